@@ -1,0 +1,45 @@
+# ETG firmware: every target works on a fresh machine with only Python 3.11.
+# `make setup` (re)creates .venv only when pyproject.toml changed.
+
+PYTHON ?= $(shell command -v python3.11 || command -v python3)
+VENV   := .venv
+BIN    := $(VENV)/bin
+STAMP  := $(VENV)/.installed
+ETG    := $(BIN)/etg
+# Tests draw with SDL's dummy driver and never need a display.
+TESTENV := SDL_VIDEODRIVER=dummy SDL_AUDIODRIVER=dummy PYGAME_HIDE_SUPPORT_PROMPT=1
+JOBS   ?= 2
+
+.PHONY: setup run test test-hil lint bench rng-check clean
+
+setup: $(STAMP)
+
+$(STAMP): pyproject.toml
+	@test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
+	$(BIN)/python -m pip install -q --upgrade pip
+	$(BIN)/python -m pip install -q -e '.[dev]'
+	@touch $(STAMP)
+
+# A simulated table: a window when there is a display, headless auto-play otherwise.
+run: setup
+	$(ETG) run --demo
+
+test: setup
+	$(TESTENV) $(BIN)/python -m pytest -n $(JOBS) tests
+
+test-hil: setup
+	$(TESTENV) $(ETG) bench run --mode hil tests/scenarios
+
+lint: setup
+	$(BIN)/ruff check firmware drivers ui rng deploy tests
+	$(BIN)/mypy
+
+bench: setup
+	$(TESTENV) $(BIN)/python -m firmware.benchmarks
+
+rng-check: setup
+	bash deploy/rng-check.sh
+
+clean:
+	rm -rf $(VENV) build *.egg-info .mypy_cache .ruff_cache .pytest_cache
+	find . -name __pycache__ -type d -prune -exec rm -rf {} +

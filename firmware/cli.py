@@ -1,0 +1,124 @@
+"""`etg`: the one command line of the firmware.
+
+Subcommands are registered in one place, :data:`COMMANDS`: each entry names a module that
+exposes ``register(subparsers, common)``, which adds its parser(s) and sets ``func`` (a
+callable taking the parsed namespace and returning an exit code). Modules keep their heavy
+imports (pygame, numpy) inside the functions, so ``etg --help`` stays fast.
+
+Bad input never shows a traceback: :class:`~firmware.errors.UserError` prints one line and
+exits 2, as do argparse errors; anything else is a bug, shown as one line with a hint to
+rerun with ``--debug`` for the traceback.
+"""
+
+from __future__ import annotations
+
+import argparse
+import importlib
+import logging
+import sys
+from collections.abc import Sequence
+from typing import Any, NoReturn
+
+from firmware import __version__
+from firmware.errors import UserError
+from firmware.logsetup import setup_logging
+
+#: (name, module) of every subcommand family, in the order `etg --help` lists them.
+COMMANDS: tuple[tuple[str, str], ...] = (
+    ("config", "firmware.config_cli"),
+)
+
+log = logging.getLogger("etg")
+
+
+class OneLineParser(argparse.ArgumentParser):
+    """argparse, but a usage error is one line on stderr and exit code 2."""
+
+    def error(self, message: str) -> NoReturn:
+        sys.stderr.write(f"{self.prog}: error: {message} (see {self.prog} --help)\n")
+        raise SystemExit(2)
+
+
+def _common_options(suppress: bool) -> argparse.ArgumentParser:
+    """Options every command takes, before or after the subcommand name."""
+    default: Any = argparse.SUPPRESS if suppress else None
+    p = argparse.ArgumentParser(add_help=False)
+    g = p.add_argument_group("common options")
+    g.add_argument(
+        "--config",
+        metavar="FILE",
+        default=default,
+        help="table configuration (default: $ETG_CONFIG, else ./table.toml, else built-in)",
+    )
+    g.add_argument(
+        "--set",
+        dest="overrides",
+        metavar="KEY=VALUE",
+        action="append",
+        default=default,
+        help="override a configuration key, e.g. --set table.variant=bingo (repeatable)",
+    )
+    g.add_argument(
+        "--log-json", action="store_true", default=default, help="log JSON lines to stderr"
+    )
+    g.add_argument(
+        "--log-level",
+        default=default,
+        choices=["debug", "info", "warning", "error"],
+        help="logging threshold (default: info)",
+    )
+    g.add_argument(
+        "--debug", action="store_true", default=default, help="show tracebacks of internal errors"
+    )
+    return p
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = OneLineParser(
+        prog="etg",
+        description="Electronic table game firmware for dealer-assisted blackjack (58 Pa. Code).",
+        parents=[_common_options(suppress=False)],
+    )
+    parser.add_argument("--version", action="version", version=f"etg {__version__}")
+    parser.set_defaults(overrides=None, log_json=False, log_level=None, debug=False, config=None)
+    sub = parser.add_subparsers(dest="command", metavar="COMMAND", parser_class=OneLineParser)
+    sub.required = True
+    common = _common_options(suppress=True)
+    for _name, module in COMMANDS:
+        importlib.import_module(module).register(sub, common)
+    return parser
+
+
+def load_table_config(args: argparse.Namespace) -> Any:
+    """The configuration a command runs with: ``--config`` and every ``--set``."""
+    from firmware.config import default_config_path, load_config
+
+    path = args.config if args.config else default_config_path()
+    return load_config(path, args.overrides or [])
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    parser = build_parser()
+    args = parser.parse_args(argv)
+    setup_logging(json_lines=bool(args.log_json), level=args.log_level or "info")
+    try:
+        return int(args.func(args) or 0)
+    except UserError as exc:
+        sys.stderr.write(f"etg: error: {exc}\n")
+        return exc.exit_code
+    except KeyboardInterrupt:
+        return 130
+    except BrokenPipeError:
+        return 0
+    except Exception as exc:  # a bug, not bad input: one line unless --debug
+        if args.debug:
+            raise
+        log.debug("internal error", exc_info=True)
+        sys.stderr.write(
+            f"etg: internal error: {type(exc).__name__}: {exc} (rerun with --debug for details)\n"
+        )
+        return 1
+
+
+if __name__ == "__main__":  # pragma: no cover
+    raise SystemExit(main())

@@ -1,0 +1,150 @@
+"""Table configuration: loading, overrides, and every validation error path (issue 2)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from firmware.config import TableConfig, describe_schema, load_config
+from firmware.errors import ConfigError
+
+REPO = Path(__file__).resolve().parents[1]
+
+
+def write(tmp_path: Path, text: str) -> Path:
+    p = tmp_path / "table.toml"
+    p.write_text(text, encoding="utf-8")
+    return p
+
+
+def test_defaults_without_file() -> None:
+    cfg = load_config(None)
+    assert isinstance(cfg, TableConfig)
+    assert cfg.table.variant == "blackjack"
+    assert cfg.table.mode == "bench"
+    assert cfg.panel.pins.rows == (5, 6, 12, 13, 16, 19, 20)
+
+
+def test_shipped_example_validates() -> None:
+    cfg = load_config(REPO / "table.toml")
+    assert cfg.shoe.port == "sim"
+    assert cfg.source.endswith("table.toml")
+
+
+def test_settings_are_immutable() -> None:
+    cfg = load_config(None)
+    with pytest.raises(AttributeError):
+        cfg.table.seats = 3  # type: ignore[misc]
+    with pytest.raises(TypeError):
+        cfg.rules["decks"] = 2  # type: ignore[index]
+
+
+def test_override_sets_typed_value(tmp_path: Path) -> None:
+    cfg = load_config(
+        write(tmp_path, "[table]\nseats = 3\n"),
+        ["table.variant=bingo", "display.width=800", "rules.decks=8", "display.enabled=false"],
+    )
+    assert cfg.table.variant == "bingo"
+    assert cfg.table.seats == 3
+    assert cfg.display.width == 800
+    assert cfg.display.enabled is False
+    assert cfg.rules["decks"] == 8
+    assert "--set" in cfg.source
+
+
+def test_override_bare_word_is_a_string() -> None:
+    assert load_config(None, ["shoe.port=/dev/ttyACM0"]).shoe.port == "/dev/ttyACM0"
+    assert load_config(None, ['shoe.port="socket://127.0.0.1:7001"']).shoe.port.startswith("socket")
+
+
+@pytest.mark.parametrize(
+    ("text", "key", "words"),
+    [
+        ("[tabel]\nseats = 3\n", "tabel", "unknown section"),
+        ("[table]\nseets = 3\n", "table.seets", "unknown key"),
+        ("[table]\nseats = 'three'\n", "table.seats", "must be an integer"),
+        ("[table]\nseats = 9\n", "table.seats", "between 1 and 7"),
+        ("[table]\nseats = 0\n", "table.seats", "between 1 and 7"),
+        ("[table]\nseats = true\n", "table.seats", "must be an integer"),
+        ("[table]\nvariant = 'poker'\n", "table.variant", "one of"),
+        ("[table]\nmode = 'demo'\n", "table.mode", "one of"),
+        ("[table]\ncertificate_holder = 5\n", "table.certificate_holder", "must be a string"),
+        ("[display]\nenabled = 'yes'\n", "display.enabled", "true or false"),
+        ("[shoe]\nsim_pace_s = 'fast'\n", "shoe.sim_pace_s", "must be a number"),
+        ("[shoe]\nsim_penetration = 1.5\n", "shoe.sim_penetration", "between"),
+        ("[panel]\npins = 3\n", "panel.pins", "must be a table"),
+        ("[panel.pins]\nrows = 5\n", "panel.pins.rows", "array"),
+        ("[panel.pins]\nrows = [5, 'x']\n", "panel.pins.rows[1]", "integer"),
+        ("[panel.pins]\nbogus = 1\n", "panel.pins.bogus", "unknown key"),
+        ("table = 3\n", "table", "must be a table"),
+        ("rules = 3\n", "rules", "must be a table"),
+        ("[rng]\nmechanism = 'mt19937'\n", "rng.mechanism", "one of"),
+        ("[rng]\nseed_hex = 'xyz'\n", "rng.seed_hex", "hexadecimal"),
+        (
+            "[table]\nmode = 'production'\n[rng]\nseed_hex = '00ff'\n",
+            "rng.seed_hex",
+            "production mode refuses",
+        ),
+    ],
+)
+def test_file_errors_name_file_key_and_allowed(
+    tmp_path: Path, text: str, key: str, words: str
+) -> None:
+    path = write(tmp_path, text)
+    with pytest.raises(ConfigError) as info:
+        load_config(path)
+    assert info.value.key == key
+    assert words in info.value.problem
+    assert str(path) in str(info.value)
+
+
+def test_missing_file(tmp_path: Path) -> None:
+    with pytest.raises(ConfigError, match="no such file"):
+        load_config(tmp_path / "absent.toml")
+
+
+def test_not_toml(tmp_path: Path) -> None:
+    with pytest.raises(ConfigError, match="not valid TOML"):
+        load_config(write(tmp_path, "[table\nseats=1"))
+
+
+def test_not_utf8(tmp_path: Path) -> None:
+    p = tmp_path / "table.toml"
+    p.write_bytes(b"\xff\xfe[table]")
+    with pytest.raises(ConfigError, match="cannot read"):
+        load_config(p)
+
+
+@pytest.mark.parametrize(
+    ("override", "key", "words"),
+    [
+        ("nosuchkey=1", "nosuchkey", "unknown section"),
+        ("table.nosuchkey=1", "table.nosuchkey", "unknown key"),
+        ("table.seats=12", "table.seats", "between"),
+        ("novalue", "novalue", "expected key=value"),
+        ("table..seats=1", "table..seats=1", "dotted key"),
+        ("=3", "=3", "dotted key"),
+        ("table.seats.x=1", "table.seats", "is a value, not a table"),
+        ("table.mode=production", None, None),
+    ],
+)
+def test_override_errors(tmp_path: Path, override: str, key: str | None, words: str | None) -> None:
+    path = write(tmp_path, "[table]\nseats = 2\n")
+    if key is None:
+        assert load_config(path, [override]).table.mode == "production"
+        return
+    with pytest.raises(ConfigError) as info:
+        load_config(path, [override])
+    assert info.value.key == key
+    assert words in info.value.problem
+
+
+def test_seed_refused_in_production_via_override() -> None:
+    with pytest.raises(ConfigError, match="bench power"):
+        load_config(None, ["table.mode=production", "rng.seed_hex=abcd"])
+
+
+def test_schema_lists_every_key() -> None:
+    keys = {row[0] for row in describe_schema()}
+    assert {"table.variant", "panel.pins.rows", "rng.seed_hex", "journal.path", "rules"} <= keys
