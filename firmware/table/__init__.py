@@ -1,0 +1,1 @@
+"""The table service: controller, journal, commands, timers, tilts and modes."""

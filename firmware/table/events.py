@@ -1,0 +1,57 @@
+"""Stable numeric codes of the journal's event log.
+
+The numbers are part of the audit record: a regulator's tool or a floor system may key on
+them, so a code is never reused or renumbered. New events get new numbers.
+"""
+
+from __future__ import annotations
+
+from enum import IntEnum
+
+
+class EventCode(IntEnum):
+    POWER_UP = 100
+    POWER_DOWN = 101
+    READY = 102
+    RECOVERED = 103  # an interrupted round was resumed from the journal
+    RECOVERY_HELD = 104  # an interrupted round could not be resumed: held in tilt
+
+    TILT = 200
+    TILT_CLEARED = 201
+
+    SHOE_FAULT = 210  # ERR frame: MISREAD, DOUBLE, JAM, SENSOR
+    SHOE_LID_OPEN = 211  # ERR,LID: tamper
+    SHOE_LINK_DOWN = 212
+    SHOE_LINK_UP = 213
+    SHOE_REBOOT = 214  # HEL in the middle of a round
+    SHOE_NEW = 215  # a new shoe was loaded (SHUFFLE)
+    SHOE_UNEXPECTED_CARD = 216
+    SHOE_CUT_CARD = 217
+    SHOE_EMPTY = 218
+
+    ROUND_VOID = 300
+
+    CONFIG_IN_FORCE = 400  # hashes of the configuration at every start
+    CONFIG_CHANGE = 401  # the hashes differ from the previous start
+
+    RNG_SELFTEST_PASS = 500
+    RNG_SELFTEST_FAIL = 501
+    RNG_FAILURE = 502
+
+    KEY_RECALL = 600  # attendant key switch turned
+    KEY_VOID = 601  # supervisor key switch turned
+    DOOR_OPEN = 602
+    STUCK_KEY = 603
+
+    JOURNAL_FAILURE = 700
+    DISPLAY_FAILURE = 701
+
+    CREDITS_IN = 800
+    CREDITS_OUT = 801
+
+    SOFTWARE_VERIFIED = 900
+    SOFTWARE_VERIFY_FAILED = 901
+
+    @property
+    def label(self) -> str:
+        return self.name.lower().replace("_", "-")

@@ -1,0 +1,50 @@
+"""systemd's notify protocol (READY=1, WATCHDOG=1, STATUS=...), without a dependency.
+
+The protocol is one datagram per message to the Unix socket named by ``NOTIFY_SOCKET``
+(an abstract socket when the name starts with ``@``). Without that variable, as on a
+bench or a desktop, every call is a cheap no-op.
+"""
+
+from __future__ import annotations
+
+import os
+import socket
+
+
+class Notifier:
+    def __init__(self, address: str | None = None) -> None:
+        addr = address if address is not None else os.environ.get("NOTIFY_SOCKET", "")
+        self._addr = ("\0" + addr[1:]) if addr.startswith("@") else addr
+        self._sock: socket.socket | None = None
+        usec = os.environ.get("WATCHDOG_USEC", "")
+        #: seconds between watchdog pings systemd expects (we ping at half of it)
+        self.watchdog_s: float | None = int(usec) / 1e6 if usec.isdigit() else None
+
+    @property
+    def enabled(self) -> bool:
+        return bool(self._addr)
+
+    def notify(self, *lines: str) -> bool:
+        if not self._addr:
+            return False
+        try:
+            if self._sock is None:
+                self._sock = socket.socket(socket.AF_UNIX, socket.SOCK_DGRAM | socket.SOCK_CLOEXEC)
+            self._sock.sendto("\n".join(lines).encode("utf-8"), self._addr)
+            return True
+        except OSError:
+            return False
+
+    def ready(self, status: str = "") -> bool:
+        return self.notify("READY=1", *([f"STATUS={status}"] if status else []))
+
+    def watchdog(self) -> bool:
+        return self.notify("WATCHDOG=1")
+
+    def stopping(self) -> bool:
+        return self.notify("STOPPING=1")
+
+    def close(self) -> None:
+        if self._sock is not None:
+            self._sock.close()
+            self._sock = None
