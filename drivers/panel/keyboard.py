@@ -1,0 +1,127 @@
+"""A desktop stand-in for the panels: the keyboard of the machine running the UI.
+
+The UI owns the pygame window and its event loop; it forwards key events here with
+:meth:`KeyboardPanel.handle_event` (a pygame event) or :meth:`KeyboardPanel.handle_key`
+(a key name or code and whether it went down). This module never imports pygame
+unless handed a key *code* to name.
+
+Key map (docs/panel.md): digits 1-7 choose the seat the letter keys act for (the
+table service may also follow the action with :meth:`select_seat`); then
+
+    B BET   C CLEAR   H HIT   S STAND   D DOUBLE   P SPLIT   R SURRENDER   I INSURANCE
+
+and for the dealer console: Return DEAL, F9 SHUFFLE, F10 VOID, F11 RECALL (held).
+A key held down reports one press and, when let go, one release, for the seat it was
+pressed for. Key auto-repeat is ignored, as the ICD says holding must not repeat.
+"""
+
+from __future__ import annotations
+
+import threading
+import time
+from collections.abc import Callable, Mapping
+from typing import Any
+
+from drivers.panel.buttons import BUTTONS, CONSOLE_BUTTONS, PanelEvent
+from drivers.panel.panel import EventSink, Panel
+
+#: Letter key -> panel button of the selected seat.
+SEAT_KEYS: Mapping[str, str] = {
+    "b": "BET", "c": "CLEAR", "h": "HIT", "s": "STAND",
+    "d": "DOUBLE", "p": "SPLIT", "r": "SURRENDER", "i": "INSURANCE",
+}
+#: Key -> dealer console input.
+CONSOLE_KEYS: Mapping[str, str] = {
+    "return": "DEAL", "enter": "DEAL", "f9": "SHUFFLE", "f10": "VOID", "f11": "RECALL",
+}
+#: Key -> seat it selects (top row digits and the keypad).
+SELECT_KEYS: Mapping[str, int] = {
+    **{str(n): n for n in range(1, 8)}, **{f"[{n}]": n for n in range(1, 8)},
+}
+
+assert set(SEAT_KEYS.values()) == set(BUTTONS)
+assert set(CONSOLE_KEYS.values()) == set(CONSOLE_BUTTONS)
+
+
+def key_name(key: str | int) -> str:
+    """pygame's name of a key code (``pygame.key.name``), lower case; names pass through."""
+    if isinstance(key, str):
+        return key.lower()
+    import pygame
+
+    return str(pygame.key.name(key)).lower()
+
+
+class KeyboardPanel(Panel):
+    """Panel events from key presses; lamps are only remembered (the UI may draw them)."""
+
+    backend = "keyboard"
+
+    def __init__(
+        self, seats: int, on_event: EventSink | None = None,
+        clock: Callable[[], float] = time.monotonic,
+    ) -> None:
+        super().__init__(seats, on_event)
+        self.clock = clock
+        self.selected = 1
+        self._down: dict[str, PanelEvent] = {}  # key name -> its press
+        self._lock = threading.Lock()
+        self._running = False
+
+    def start(self) -> None:
+        self._running = True
+
+    def stop(self) -> None:
+        self._running = False
+        with self._lock:
+            held, self._down = list(self._down.values()), {}
+        for ev in held:  # nothing stays pressed across a restart
+            self.deliver(PanelEvent("release", ev.button, ev.seat, self.clock()))
+
+    def select_seat(self, seat: int) -> None:
+        """Make the letter keys act for ``seat`` (1..seats)."""
+        if not 1 <= seat <= self.seats:
+            raise ValueError(f"seat {seat}: this table has seats 1..{self.seats}")
+        self.selected = seat
+
+    def handle_event(self, event: Any) -> bool:
+        """Feed a pygame event; True if it was a key of the map (then it is consumed)."""
+        kind = getattr(event, "type", None)
+        import pygame
+
+        if kind == pygame.KEYDOWN:
+            return self.handle_key(event.key, True)
+        if kind == pygame.KEYUP:
+            return self.handle_key(event.key, False)
+        return False
+
+    def handle_key(self, key: str | int, down: bool) -> bool:
+        """A key went down (``down``) or up: a key name (``"h"``, ``"f9"``) or pygame code.
+
+        Returns True if the key belongs to the map, whether or not it made an event.
+        """
+        if not self._running:
+            return False
+        name = key_name(key)
+        if name in SELECT_KEYS:
+            if down and SELECT_KEYS[name] <= self.seats:
+                self.selected = SELECT_KEYS[name]
+            return True
+        with self._lock:
+            if down:
+                if name in self._down:
+                    return True  # auto-repeat: holding does not repeat
+                if name in SEAT_KEYS:
+                    ev = PanelEvent("press", SEAT_KEYS[name], self.selected, self.clock())
+                elif name in CONSOLE_KEYS:
+                    ev = PanelEvent("press", CONSOLE_KEYS[name], None, self.clock())
+                else:
+                    return False
+                self._down[name] = ev
+            else:
+                pressed = self._down.pop(name, None)
+                if pressed is None:
+                    return name in SEAT_KEYS or name in CONSOLE_KEYS
+                ev = PanelEvent("release", pressed.button, pressed.seat, self.clock())
+        self.deliver(ev)
+        return True

@@ -1,0 +1,217 @@
+"""The Panel interface the table service uses, and the panel on pins (gpio or sim).
+
+Every backend delivers :class:`~drivers.panel.buttons.PanelEvent` objects without
+ever blocking the receiver: into :attr:`Panel.events` (an unbounded queue), or to an
+``on_event`` callback called from the panel's own thread (it must return quickly).
+Lamps are commanded with :meth:`Panel.set_lamps` and written only when they change.
+"""
+
+from __future__ import annotations
+
+import logging
+import queue
+import threading
+import time
+from abc import ABC, abstractmethod
+from collections.abc import Callable, Iterable, Mapping
+from types import TracebackType
+
+from drivers.panel.buttons import CONSOLE_BUTTONS, MAX_SEATS, PanelEvent
+from drivers.panel.lamps import ALL_OFF, LampChain, LampState, decode, encode
+from drivers.panel.pins import Pins
+from drivers.panel.scanner import ConsoleInputs, MatrixScanner
+from drivers.panel.sim_pins import SimPins
+from firmware.config import PanelSettings
+
+log = logging.getLogger("etg.panel")
+
+EventSink = Callable[[PanelEvent], None]
+
+
+class Panel(ABC):
+    """Player panels, lamps and dealer console, whatever the backend."""
+
+    backend = "panel"
+
+    def __init__(self, seats: int, on_event: EventSink | None = None) -> None:
+        self.seats = seats
+        self.on_event = on_event
+        self.events: queue.SimpleQueue[PanelEvent] = queue.SimpleQueue()
+        self._wanted: LampState = ALL_OFF
+
+    def deliver(self, ev: PanelEvent) -> None:
+        """Hand one event to the callback, else the queue; a failing callback is logged."""
+        log.debug("panel %s %s", ev.kind, ev.where())
+        sink = self.on_event
+        if sink is None:
+            self.events.put(ev)
+            return
+        try:
+            sink(ev)
+        except Exception:
+            log.exception("panel event callback failed on %s %s", ev.kind, ev.where())
+
+    def get_event(self, timeout: float | None = None) -> PanelEvent | None:
+        """The next queued event, waiting up to ``timeout`` seconds (None: forever)."""
+        try:
+            return self.events.get(timeout=timeout)
+        except queue.Empty:
+            return None
+
+    def set_lamps(self, lit: Mapping[int, Iterable[str]]) -> bool:
+        """Light exactly these buttons, ``{seat: {"HIT", "STAND"}, ...}``; every other
+        lamp goes dark. Returns True if the lamps had to change."""
+        state = encode(lit, self.seats)
+        if state == self._wanted:
+            return False
+        self._wanted = state
+        self._show(state)
+        return True
+
+    def lamps(self) -> dict[int, frozenset[str]]:
+        """The lamps as last commanded: {seat: {button, ...}}, dark seats left out."""
+        return decode(self._wanted)
+
+    def _show(self, state: LampState) -> None:  # noqa: B027 - optional for a backend
+        """Put ``state`` on the hardware (nothing for a backend without lamps)."""
+
+    @abstractmethod
+    def start(self) -> None:
+        """Claim the hardware and begin delivering events."""
+
+    @abstractmethod
+    def stop(self) -> None:
+        """Stop delivering events and release the hardware (lamps go dark)."""
+
+    def __enter__(self) -> Panel:
+        self.start()
+        return self
+
+    def __exit__(
+        self, t: type[BaseException] | None, e: BaseException | None, tb: TracebackType | None
+    ) -> None:
+        self.stop()
+
+
+class MatrixPanel(Panel):
+    """Panels, lamps and console on a :class:`~drivers.panel.pins.Pins` backend.
+
+    ``clock`` and ``sleep`` are injectable: with a
+    :class:`~drivers.panel.clock.ManualClock`, :meth:`step` and :meth:`run_for`
+    drive the scanner deterministically in simulated time; :meth:`start` runs the same
+    loop on a thread in real time.
+    """
+
+    def __init__(
+        self,
+        pins: Pins,
+        settings: PanelSettings,
+        seats: int,
+        on_event: EventSink | None = None,
+        clock: Callable[[], float] = time.monotonic,
+        sleep: Callable[[float], None] = time.sleep,
+    ) -> None:
+        super().__init__(seats, on_event)
+        self.backend = pins.name
+        self.pins = pins
+        self.settings = settings
+        self.clock, self.sleep = clock, sleep
+        self.period_s = settings.scan_period_ms / 1000.0
+        m = settings.pins
+        self.scanner = MatrixScanner(
+            pins, m.rows[:seats], m.columns, settings.settle_us / 1e6,
+            settings.debounce_ms / 1000.0, settings.stuck_key_s, sleep,
+        )
+        console_pins = (m.deal, m.shuffle, m.void, m.recall)
+        self.console = ConsoleInputs(
+            pins, list(zip(CONSOLE_BUTTONS, console_pins, strict=True)),
+            settings.debounce_ms / 1000.0, settings.stuck_key_s,
+        )
+        self.chain = LampChain(pins, m.lamp_data, m.lamp_clock, m.lamp_latch)
+        self._idle_rows = m.rows[seats:MAX_SEATS]
+        self._lock = threading.Lock()  # one user of the pins at a time
+        self._ready = False
+        self._stop = threading.Event()
+        self._thread: threading.Thread | None = None
+        self.scans = 0
+        self.overruns = 0
+
+    @property
+    def sim(self) -> SimPins:
+        """The bench side of a ``sim`` panel: press/release switches, read the lamps."""
+        if not isinstance(self.pins, SimPins):
+            raise AttributeError(f"panel backend {self.backend!r} has no simulator")
+        return self.pins
+
+    def setup(self) -> None:
+        """Configure every pin and blank the lamps (then show the wanted ones)."""
+        with self._lock:
+            if self._ready:
+                return
+            self.scanner.setup()
+            for row in self._idle_rows:  # rows of absent seats idle high too
+                self.pins.setup_output(row, 1)
+            self.console.setup()
+            self.chain.setup()
+            self.chain.apply(self._wanted)
+            self._ready = True
+
+    def _show(self, state: LampState) -> None:
+        with self._lock:
+            if self._ready:
+                self.chain.apply(state)
+
+    def step(self) -> list[PanelEvent]:
+        """One scan pass of every row and the console; delivers and returns its events."""
+        if not self._ready:
+            self.setup()
+        with self._lock:
+            masks = self.scanner.sample()
+            console = self.console.sample()
+            t = self.clock()
+            events = self.scanner.debounce(masks, t) + self.console.debounce(console, t)
+            self.scans += 1
+        for ev in events:
+            self.deliver(ev)
+        return events
+
+    def run_for(self, seconds: float) -> None:
+        """Scan at the scan period for ``seconds`` of the panel clock (or until stopped)."""
+        end = self.clock() + seconds
+        due = self.clock()
+        while not self._stop.is_set() and self.clock() < end:
+            self.step()
+            due += self.period_s
+            delay = due - self.clock()
+            if delay < 0:  # fell behind (a loaded machine): skip, never burst
+                self.overruns += 1
+                due = self.clock()
+                delay = 0.0
+            self.sleep(delay)
+
+    def start(self) -> None:
+        if self._thread is not None:
+            return
+        self.setup()
+        self._stop.clear()
+        self._thread = threading.Thread(target=self._run, name="panel-scan", daemon=True)
+        self._thread.start()
+
+    def _run(self) -> None:
+        try:
+            self.run_for(float("inf"))
+        except Exception as exc:  # a pin fault: the table must hear of it and tilt
+            log.exception("panel scan stopped")
+            self.deliver(PanelEvent("fault", "SCAN", None, self.clock(), str(exc)))
+
+    def stop(self) -> None:
+        self._stop.set()
+        if self._thread is not None:
+            self._thread.join(timeout=5)
+            self._thread = None
+        with self._lock:
+            if self._ready:
+                self.chain.apply(ALL_OFF)
+                self.pins.close()
+                self._ready = False
+                self.chain.shown = None
