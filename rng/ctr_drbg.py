@@ -1,0 +1,130 @@
+"""CTR_DRBG with AES-256, with and without the derivation function (SP 800-90A Rev.1, 10.2).
+
+All block encryptions go through ``cryptography``'s AES. Two identities keep the hot path
+to one cipher call per Generate, and the KATs confirm them:
+
+* the Generate loop "V = V + 1; output E(Key, V)" followed by CTR_DRBG_Update's three
+  blocks is the AES-CTR keystream starting at counter block V + 1 (ctr_len = blocklen =
+  128 bits, the full-block big-endian increment that AES-CTR performs);
+* BCC (10.3.3) is the last block of AES-CBC with a zero IV, and the output loop of
+  Block_Cipher_df ("X = E(K, X)" three times) is AES-CBC of zero blocks with IV = X.
+"""
+
+from __future__ import annotations
+
+from cryptography.hazmat.primitives.ciphers import Cipher, algorithms, modes
+
+from rng.drbg import Drbg
+
+_KEYLEN = 32  # AES-256 key, bytes
+_BLOCKLEN = 16
+_SEEDLEN = _KEYLEN + _BLOCKLEN  # 48 bytes = 384 bits
+_MOD = 1 << 128
+_ZEROS = bytes((1 << 16) + _SEEDLEN)  # the largest request plus one Update's worth
+#: Block_Cipher_df's fixed key: the bytes 0x00, 0x01, ..., 0x1F (10.3.2 step 8).
+_DF_KEY = bytes(range(_KEYLEN))
+
+
+def _keystream(key: bytes | bytearray, first_counter: int, n_bytes: int) -> bytes:
+    """E(Key, V+1) || E(Key, V+2) || ... truncated to ``n_bytes`` (counter = V + 1)."""
+    block = (first_counter % _MOD).to_bytes(_BLOCKLEN, "big")
+    enc = Cipher(algorithms.AES(bytes(key)), modes.CTR(block)).encryptor()
+    return enc.update(memoryview(_ZEROS)[:n_bytes])
+
+
+def _cbc(key: bytes, iv: bytes, data: bytes) -> bytes:
+    enc = Cipher(algorithms.AES(key), modes.CBC(iv)).encryptor()
+    return enc.update(data)
+
+
+def block_cipher_df(input_string: bytes, n_bytes: int = _SEEDLEN) -> bytes:
+    """Block_Cipher_df (10.3.2) with AES-256: ``n_bytes`` derived from ``input_string``."""
+    length = len(input_string).to_bytes(4, "big")
+    wanted = n_bytes.to_bytes(4, "big")
+    s = length + wanted + input_string + b"\x80"
+    s += bytes(-len(s) % _BLOCKLEN)
+    temp = b""
+    i = 0
+    while len(temp) < _SEEDLEN:
+        iv = i.to_bytes(4, "big") + bytes(_BLOCKLEN - 4)
+        temp += _cbc(_DF_KEY, bytes(_BLOCKLEN), iv + s)[-_BLOCKLEN:]  # BCC(K, IV || S)
+        i += 1
+    key, x = temp[:_KEYLEN], temp[_KEYLEN:_SEEDLEN]
+    out = _cbc(key, x, bytes(-(-n_bytes // _BLOCKLEN) * _BLOCKLEN))
+    return out[:n_bytes]
+
+
+def _xor(a: bytes, b: bytes) -> bytes:
+    return (int.from_bytes(a, "big") ^ int.from_bytes(b, "big")).to_bytes(len(a), "big")
+
+
+class CtrDrbg(Drbg):
+    """CTR_DRBG, AES-256, using the derivation function: entropy 256 bits, nonce 128."""
+
+    mechanism = "ctr-drbg"
+    entropy_bytes = 32
+    nonce_bytes = 16
+    use_df = True
+
+    _key: bytearray
+    _v: bytearray
+
+    def _seed_material(self, *parts: bytes) -> bytes:
+        """Derive (df) or pad (no df) the provided data to seedlen."""
+        if self.use_df:
+            return block_cipher_df(b"".join(parts), _SEEDLEN)
+        entropy, extra = parts[0], parts[-1] if len(parts) > 1 else b""
+        return _xor(entropy, extra + bytes(_SEEDLEN - len(extra)))
+
+    def _update(self, provided: bytes, temp: bytes | None = None) -> None:
+        """CTR_DRBG_Update (10.2.1.2); ``temp`` when the keystream is already at hand."""
+        if temp is None:
+            temp = _keystream(self._key, int.from_bytes(self._v, "big") + 1, _SEEDLEN)
+        if provided:
+            temp = _xor(temp, provided)
+        self._key[:] = temp[:_KEYLEN]
+        self._v[:] = temp[_KEYLEN:]
+
+    def _instantiate_algorithm(self, entropy: bytes, nonce: bytes, pers: bytes) -> None:
+        self._key = bytearray(_KEYLEN)
+        self._v = bytearray(_BLOCKLEN)
+        if self.use_df:
+            self._update(self._seed_material(entropy, nonce, pers))
+        else:
+            self._update(self._seed_material(entropy, pers))
+
+    def _reseed_algorithm(self, entropy: bytes, additional_input: bytes) -> None:
+        self._update(self._seed_material(entropy, additional_input))
+
+    def _generate_algorithm(self, n_bytes: int, additional_input: bytes) -> bytes | None:
+        if self._due_for_reseed():
+            return None
+        if additional_input:
+            if self.use_df:
+                additional_input = block_cipher_df(additional_input, _SEEDLEN)
+            else:
+                additional_input += bytes(_SEEDLEN - len(additional_input))
+            self._update(additional_input)
+        blocks = -(-n_bytes // _BLOCKLEN)
+        stream = _keystream(self._key, int.from_bytes(self._v, "big") + 1, blocks * 16 + _SEEDLEN)
+        self._update(additional_input, stream[blocks * _BLOCKLEN :])
+        return stream[:n_bytes]
+
+    def _zeroize(self) -> None:
+        for buf in (getattr(self, "_key", None), getattr(self, "_v", None)):
+            if buf is not None:
+                buf[:] = bytes(len(buf))
+
+    def state_is_zero(self) -> bool:
+        return not any(self._key) and not any(self._v)
+
+
+class CtrDrbgNoDf(CtrDrbg):
+    """CTR_DRBG, AES-256, no derivation function: full-entropy input of seedlen (384 bits),
+    no nonce, personalization string and additional input at most seedlen."""
+
+    mechanism = "ctr-drbg-no-df"
+    entropy_bytes = _SEEDLEN
+    nonce_bytes = 0
+    use_df = False
+    max_input_bytes = _SEEDLEN

@@ -1,0 +1,248 @@
+"""The table's RNG: one self-tested DRBG, background cycling, recorded Bingo draws.
+
+:func:`open_table_rng` is the only way the table gets an RNG: it opens the configured
+entropy source (start-up health tests), runs the power-up self-test of the configured
+mechanism, and instantiates the DRBG. Any failure raises
+:class:`~rng.errors.RngUnavailable` with the cause, and the table tilts; so does any
+failure later (an entropy health test failing at a reseed).
+
+**Background cycling.** Between draws a thread asks the DRBG for 16 bytes
+``cycle_hz`` times a second and throws them away, so the state a draw starts from
+depends on exactly when the draw is asked for, not only on how many draws came before.
+``cycle_hz = 0`` turns cycling off; it is always off with a bench seed, so that a seeded
+run is reproducible. Cycling counts against the reseed interval, so the DRBG also
+reseeds from the entropy source about every ``reseed_interval / cycle_hz`` seconds.
+"""
+
+from __future__ import annotations
+
+import os
+import threading
+import time
+from collections.abc import Iterable, Mapping, MutableSequence
+from dataclasses import dataclass, field
+from typing import Any, TypeVar
+
+from rng.drbg import MAX_REQUEST_BYTES, Drbg
+from rng.entropy import open_source
+from rng.errors import RngError, RngUnavailable, SeedRefused
+from rng.mechanisms import MECHANISMS
+from rng.scaling import BitSource, Scaled, normalize_weights, randbelow, shuffle, weighted_choice
+from rng.selftest import power_up_selftest
+
+T = TypeVar("T")
+_CYCLE_BYTES = 16
+_DRAW_READ = 32  # bytes per DRBG call inside one operation (enough for both Bingo draws)
+
+
+def _scaled_json(s: Scaled) -> dict[str, int]:
+    return {"bits_used": s.bits_used, "bits_rejected": s.bits_rejected}
+
+
+@dataclass(frozen=True)
+class BingoDraw:
+    """One Bingo draw (§ 633b.28(e)): target and multiplier, drawn independently.
+
+    ``record`` is the journal and lab record: round, draw number, values, the weight
+    tables drawn from, and per value the bits used and rejected (used includes rejected).
+    """
+
+    round: int
+    target: int
+    multiplier: int
+    record: Mapping[str, Any] = field(repr=False)
+
+    def to_json(self) -> dict[str, Any]:
+        """The record as plain JSON types (``json.dumps`` takes it as is)."""
+        return dict(self.record)
+
+
+class TableRng:
+    """The RNG a table draws from; thread-safe; close it to zeroize."""
+
+    def __init__(self, drbg: Drbg, source_name: str, *, cycle_hz: float) -> None:
+        self._drbg = drbg
+        self.source_name = source_name
+        self.mechanism = drbg.mechanism
+        self._lock = threading.Lock()
+        self._failure: str | None = None
+        self._stop = threading.Event()
+        self.draws = 0
+        self.cycles = 0
+        self.cycle_hz = cycle_hz
+        self._thread: threading.Thread | None = None
+        if cycle_hz > 0:
+            self._thread = threading.Thread(target=self._cycle, name="rng-cycle", daemon=True)
+            self._thread.start()
+
+    # -- draws -----------------------------------------------------------------------------
+
+    def draw_bingo(
+        self,
+        round_no: int,
+        target_weights: Mapping[int, int],
+        multiplier_weights: Mapping[int, int],
+    ) -> BingoDraw:
+        """The Bingo target and multiplier for ``round_no``, from disjoint DRBG bits."""
+        tw = normalize_weights(target_weights)
+        mw = normalize_weights(multiplier_weights)
+        with self._operation() as bits:
+            target, ts = weighted_choice(bits, tw)
+            mult, ms = weighted_choice(bits, mw)
+            self.draws += 1
+            draw_no = self.draws
+        record = {
+            "kind": "bingo-draw",
+            "round": round_no,
+            "draw": draw_no,
+            "mechanism": self.mechanism,
+            "target": {"value": target, **_scaled_json(ts)},
+            "multiplier": {"value": mult, **_scaled_json(ms)},
+            "bits_used": ts.bits_used + ms.bits_used,
+            "bits_rejected": ts.bits_rejected + ms.bits_rejected,
+            "target_weights": [[v, w] for v, w in tw],
+            "multiplier_weights": [[v, w] for v, w in mw],
+        }
+        return BingoDraw(round_no, target, mult, record)
+
+    def randbelow(self, n: int) -> int:
+        with self._operation() as bits:
+            return randbelow(bits, n).value
+
+    def weighted_choice(self, weights: Mapping[T, int] | Iterable[tuple[T, int]]) -> T:
+        with self._operation() as bits:
+            return weighted_choice(bits, weights)[0]
+
+    def shuffle(self, items: MutableSequence[Any]) -> None:
+        with self._operation(min_read=256) as bits:
+            shuffle(bits, items)
+
+    def random_bytes(self, n: int) -> bytes:
+        """``n`` raw DRBG bytes (several generate calls past 2^19 bits)."""
+        with self._operation():
+            return self._bytes(n)
+
+    # -- lifecycle -------------------------------------------------------------------------
+
+    def close(self) -> None:
+        """Stop cycling and uninstantiate (zeroize) the DRBG; the object is unusable."""
+        self._stop.set()
+        if self._thread is not None:
+            self._thread.join(timeout=5)
+        with self._lock:
+            if self._drbg.alive:
+                self._drbg.uninstantiate()
+            self._failure = self._failure or "closed"
+
+    def __enter__(self) -> TableRng:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+    def status(self) -> dict[str, Any]:
+        """Non-secret facts for diagnostics (never the state)."""
+        return {
+            "mechanism": self.mechanism,
+            "entropy": self.source_name,
+            "draws": self.draws,
+            "cycles": self.cycles,
+            "cycle_hz": self.cycle_hz,
+            "reseeds": self._drbg.reseeds,
+            "failure": self._failure,
+        }
+
+    # -- internals -------------------------------------------------------------------------
+
+    def _bytes(self, n: int) -> bytes:
+        parts = []
+        while n > 0:
+            k = min(n, MAX_REQUEST_BYTES)
+            parts.append(self._drbg.generate(k))
+            n -= k
+        return b"".join(parts)
+
+    def _operation(self, min_read: int = _DRAW_READ) -> _Operation:
+        return _Operation(self, min_read)
+
+    def _cycle(self) -> None:
+        period = 1.0 / self.cycle_hz
+        while not self._stop.wait(period):
+            with self._lock:
+                if self._failure is not None or not self._drbg.alive:
+                    return
+                try:
+                    self._drbg.generate(_CYCLE_BYTES)
+                    self.cycles += 1
+                except RngError as exc:
+                    self._failure = f"background cycling: {exc}"
+                    return
+
+
+class _Operation:
+    """Holds the lock for one operation and turns any RNG error into RngUnavailable."""
+
+    def __init__(self, rng: TableRng, min_read: int) -> None:
+        self.rng = rng
+        self.min_read = min_read
+
+    def __enter__(self) -> BitSource:
+        self.rng._lock.acquire()
+        if self.rng._failure is not None:
+            cause = self.rng._failure
+            self.rng._lock.release()
+            raise RngUnavailable(f"RNG unavailable: {cause}")
+        return BitSource(self.rng._drbg.generate, self.min_read)
+
+    def __exit__(self, exc_type: type[BaseException] | None, exc: BaseException | None,
+                 tb: object) -> None:
+        try:
+            if isinstance(exc, RngError) and not isinstance(exc, RngUnavailable):
+                self.rng._failure = str(exc)
+                raise RngUnavailable(f"RNG unavailable: {exc}") from exc
+        finally:
+            self.rng._lock.release()
+
+
+def _personalization(seeded: bool) -> bytes:
+    if seeded:
+        return b"ETG table RNG"
+    return b"ETG table RNG|%d|%d" % (os.getpid(), time.time_ns())
+
+
+def open_table_rng(settings: Any, *, bench: bool) -> TableRng:
+    """Self-test and open the table's RNG from the ``[rng]`` settings.
+
+    ``settings`` is :class:`firmware.config.RngSettings` (mechanism, entropy,
+    reseed_interval, cycle_hz, seed_hex). ``seed_hex`` is honoured only when ``bench``.
+    """
+    seed: bytes | None = None
+    if settings.seed_hex:
+        if not bench:
+            raise SeedRefused(
+                "rng.seed_hex: a fixed RNG seed is a bench power; production mode refuses it"
+            )
+        try:
+            seed = bytes.fromhex(settings.seed_hex)
+        except ValueError:
+            raise SeedRefused("rng.seed_hex: must be hexadecimal digits") from None
+    mechanism = settings.mechanism
+    if mechanism not in MECHANISMS:
+        raise RngUnavailable(f"unknown DRBG mechanism {mechanism!r}")
+    failed = [c for c in power_up_selftest(mechanism) if not c.ok]
+    if failed:
+        raise RngUnavailable("RNG power-up self-test failed: " + "; ".join(
+            f"{c.name}: {c.detail}" for c in failed))
+    try:
+        source = open_source(settings.entropy, seed)
+        drbg = MECHANISMS[mechanism](
+            source,
+            personalization=_personalization(seed is not None),
+            prediction_resistance=True,
+            reseed_interval=settings.reseed_interval,
+        )
+    except RngError as exc:
+        raise RngUnavailable(f"RNG unavailable: entropy source: {exc}") from exc
+    cycle_hz = 0.0 if seed is not None else float(settings.cycle_hz)
+    return TableRng(drbg, source.name, cycle_hz=cycle_hz)
+
