@@ -1,0 +1,194 @@
+"""The controller's side of the shoe ICD as a pure object: bytes and time in, events and
+bytes out.
+
+:class:`ControllerSession` is everything the driver knows about the protocol (decoding,
+the reliable link, what each shoe frame means and how to answer it, the resync after
+attaching to a shoe mid-stream) without a thread, a port or a clock, so the same logic is
+tested instantly with a fake clock and run for real by :mod:`drivers.shoe.driver`.
+"""
+
+from __future__ import annotations
+
+import logging
+
+from drivers.shoe import events as ev
+from drivers.shoe.events import ShoeEvent
+from drivers.shoe.framing import Decoder, Frame
+from drivers.shoe.link import (
+    ICD_TIMING,
+    Accepted,
+    Answered,
+    Duplicate,
+    Heartbeat,
+    Link,
+    Notice,
+    PeerAlive,
+    PeerSilent,
+    SendFault,
+    StaleAnswer,
+    Timing,
+)
+
+log = logging.getLogger("etg.shoe")
+
+#: Controller -> shoe frame types (ICD §5).
+COMMANDS = ("RST", "QRY", "NEW", "LCK", "ULK", "LED")
+LED_MODES = ("OFF", "GREEN", "AMBER", "RED", "BLINK")
+STATES = ("READY", "LOCKED", "EMPTY", "FAULT")
+
+
+class ControllerSession:
+    """One controller's conversation with one shoe, from port open to port close.
+
+    ``resync``: if the first valid frame after opening is not ``HEL`` (we attached to a
+    running shoe whose sequence numbers we do not know), send ``RST`` so both sides
+    restart at 00; repeat once per two heartbeat periods until a ``HEL`` arrives.
+    """
+
+    def __init__(self, timing: Timing = ICD_TIMING, *, resync: bool = True,
+                 heartbeats: bool = False) -> None:
+        self.timing = timing
+        self.resync = resync
+        self.heartbeats = heartbeats
+        self.decoder = Decoder()
+        self.link = Link(timing, watch_peer=True)
+        self.synced = False  # a HEL seen since the port opened
+        self._resync_at: float | None = None
+        self._events: list[ShoeEvent] = []
+
+    # ---- input -----------------------------------------------------------------------
+
+    def port_opened(self, now: float) -> None:
+        """A fresh port: forget partial frames and sequence state; wait for the shoe."""
+        self.decoder.reset()
+        self.link = Link(self.timing, watch_peer=True)
+        self.synced = False
+        self._resync_at = None
+
+    def port_lost(self, now: float, why: str) -> list[ShoeEvent]:
+        if self.link.peer_up:
+            self.link.peer_up = False
+            return [ShoeEvent(ev.LINK_DOWN, detail=f"port lost: {why}", at=now)]
+        return []
+
+    def feed(self, data: bytes, now: float) -> list[ShoeEvent]:
+        """Bytes from the shoe -> events (answers are queued for :meth:`take_output`)."""
+        for frame in self.decoder.feed(data):
+            for notice in self.link.receive(frame, now):
+                self._on_notice(notice, now)
+            if not self.synced and self.resync and self._resync_at is None:
+                self._resync_at = now  # first frame was not HEL: reset the shoe
+        out, self._events = self._events, []
+        return out
+
+    def poll(self, now: float) -> list[ShoeEvent]:
+        for notice in self.link.poll(now):
+            self._on_notice(notice, now)
+        if not self.synced and self._resync_at is not None and now >= self._resync_at:
+            in_flight = self.link.in_flight
+            if in_flight is None or in_flight.type != "RST":
+                log.info("shoe: attached mid-stream, sending RST to restart sequences")
+                self.link.send("RST", now=now)
+            self._resync_at = now + 2 * self.timing.heartbeat_s
+        out, self._events = self._events, []
+        return out
+
+    def command(self, type_: str, *fields: str, now: float) -> Frame:
+        """Queue a controller frame (sent in order, one in flight, retransmitted)."""
+        if type_ not in COMMANDS:
+            raise ValueError(f"{type_} is not a controller command (ICD §5: {COMMANDS})")
+        return self.link.send(type_, *fields, now=now)
+
+    def take_output(self) -> bytes:
+        return b"".join(o.data for o in self.link.take_output())
+
+    def next_deadline(self) -> float | None:
+        t = self.link.next_deadline()
+        if not self.synced and self._resync_at is not None:
+            t = self._resync_at if t is None else min(t, self._resync_at)
+        return t
+
+    # ---- meaning -----------------------------------------------------------------------
+
+    def _emit(self, event: ShoeEvent) -> None:
+        self._events.append(event)
+
+    def _on_notice(self, n: Notice, now: float) -> None:
+        if isinstance(n, PeerAlive):
+            self._emit(ShoeEvent(ev.LINK_UP, at=now))
+        elif isinstance(n, PeerSilent):
+            self._emit(ShoeEvent(ev.LINK_DOWN, detail=n.reason, at=now))
+        elif isinstance(n, Accepted):
+            self._on_shoe_frame(n.frame, now)
+        elif isinstance(n, Answered):
+            kind = ev.ACK if n.ok else ev.NAK
+            self._emit(ShoeEvent(kind, command=n.frame.type, code=n.reason, seq=n.frame.seq,
+                                 at=now))
+            if not n.ok:
+                log.warning("shoe refused %s: NAK %s", n.frame, n.reason)
+        elif isinstance(n, Heartbeat):
+            if self.heartbeats:
+                f = n.frame
+                up = int(f.fields[0]) if f.fields and f.fields[0].isdigit() else None
+                self._emit(ShoeEvent(ev.HEARTBEAT, uptime_s=up,
+                                     state=f.fields[1] if len(f.fields) > 1 else None,
+                                     seq=f.seq, raw=str(f), at=now))
+        elif isinstance(n, SendFault):
+            log.warning("shoe: no answer to %s after %d sends", n.frame, self.timing.max_sends)
+        elif isinstance(n, Duplicate | StaleAnswer):
+            log.debug("shoe: %s", n)
+
+    def _on_shoe_frame(self, f: Frame, now: float) -> None:
+        raw = str(f)
+        t, a = f.type, f.fields
+        problem: str | None = None
+        if t == "HEL":
+            if len(a) == 4 and a[0] == "1":
+                dropped = self.link.restart()
+                self.synced = True
+                self._resync_at = None
+                self.link.answer(f)
+                self._emit(ShoeEvent(ev.HELLO, proto=a[0], model=a[1], firmware=a[2],
+                                     serial=a[3], dropped=len(dropped), seq=f.seq, raw=raw,
+                                     at=now))
+                return
+            problem = "HEL needs protocol 1, model, firmware and serial"
+        elif t == "CRD":
+            if len(a) == 1 and ev.is_card(a[0]):
+                self._answer_and_emit(f, ShoeEvent(ev.CARD, card=a[0], seq=f.seq, raw=raw,
+                                                   at=now))
+                return
+            problem = "CRD needs one card, rank then suit (e.g. TD)"
+        elif t in ("CUT", "EMP"):
+            if not a:
+                kind = ev.CUT if t == "CUT" else ev.EMPTY
+                self._answer_and_emit(f, ShoeEvent(kind, seq=f.seq, raw=raw, at=now))
+                return
+            problem = f"{t} takes no field"
+        elif t == "ERR":
+            if a:
+                detail = ",".join(a[1:]) or None
+                self._answer_and_emit(f, ShoeEvent(ev.FAULT, code=a[0], detail=detail,
+                                                   seq=f.seq, raw=raw, at=now))
+                return
+            problem = "ERR needs a code"
+        elif t == "STA":
+            if len(a) == 2 and a[0] in STATES and a[1].isdigit():
+                self._answer_and_emit(f, ShoeEvent(ev.STATUS, state=a[0], count=int(a[1]),
+                                                   seq=f.seq, raw=raw, at=now))
+                return
+            problem = "STA needs a state (READY LOCKED EMPTY FAULT) and a count"
+        else:
+            # A frame type we do not know: refuse it and tilt (a new firmware must be
+            # qualified before it reaches the floor).
+            self.link.answer(f, "UNKNOWN")
+            self._emit(ShoeEvent(ev.FAULT, code=ev.PROTOCOL,
+                                 detail=f"unknown frame type {t}", seq=f.seq, raw=raw, at=now))
+            return
+        self.link.answer(f, "BADARG")
+        self._emit(ShoeEvent(ev.FAULT, code=ev.PROTOCOL, detail=problem, seq=f.seq, raw=raw,
+                             at=now))
+
+    def _answer_and_emit(self, f: Frame, event: ShoeEvent) -> None:
+        self.link.answer(f)
+        self._emit(event)
