@@ -57,10 +57,13 @@ def _test(args: argparse.Namespace) -> int:
     from drivers.panel.panel import MatrixPanel
     from drivers.panel.selftest import SelfTest, default_script, parse_script
     from firmware.cli import load_table_config
+    from firmware.config import PanelBackend
     from firmware.errors import UserError
 
     cfg = load_table_config(args)
-    backend = args.backend or (cfg.panel.backend if cfg.panel.backend != "keyboard" else "sim")
+    backend: PanelBackend = args.backend or (
+        cfg.panel.backend if cfg.panel.backend != "keyboard" else "sim"
+    )
     if args.script is not None and backend != "sim":
         raise UserError("--script presses simulated switches: use it with --backend sim")
     if args.duration is not None and args.duration < 0:

@@ -133,7 +133,8 @@ class SelfTest:
 
     def summary(self) -> str:
         with self._lock:
-            count = {k: sum(ev.kind == k for ev in self.seen) for k in ("press", "release", "stuck")}
+            kinds = [ev.kind for ev in self.seen]
+        count = {k: kinds.count(k) for k in ("press", "release", "stuck")}
         verdict = "PASS" if self.failures == 0 else f"FAIL ({self.failures} problem(s))"
         return (
             f"self-test {verdict}: {count['press']} press(es), {count['release']} release(s), "

@@ -63,6 +63,12 @@ class SimPins(Pins):
         self._record = record > 0
         self.reset()
 
+    def start_recording(self, maxlen: int = 100_000) -> None:
+        """Keep the last ``maxlen`` pin operations in :attr:`ops` from now on."""
+        with self._lock:
+            self.ops = deque(maxlen=maxlen)
+            self._record = True
+
     def _console_pins(self) -> tuple[int, ...]:
         m = self.map
         return (m.deal, m.shuffle, m.void, m.recall)
@@ -195,6 +201,11 @@ class SimPins(Pins):
             if lit:
                 out[seat] = lit
         return out
+
+    def probe(self, pin: int) -> int:
+        """The level on any pin now, as a probe would measure it (not recorded)."""
+        with self._lock:
+            return self._level(pin)
 
     def rows_low(self) -> int:
         """How many matrix rows are driven LOW right now."""

@@ -1,0 +1,96 @@
+"""`etg panel test` (issue 7 point 7) and the panel's real-time scan thread."""
+
+from __future__ import annotations
+
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+from drivers.panel import MatrixPanel, PanelEvent, open_panel
+from drivers.panel.selftest import default_script, parse_script
+from firmware.cli import main
+from firmware.config import load_config
+from firmware.errors import UserError
+
+REPO = Path(__file__).resolve().parents[2]
+
+
+def test_sim_self_test_walks_every_lamp_and_prints_presses(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    code = main(["--set", "table.seats=3", "--set", "panel.stuck_key_s=1", "panel", "test",
+                 "--lamp-step", "0", "--script", "2:BET+1200, 3:HIT, RECALL+100"])
+    out = capsys.readouterr().out
+    assert code == 0, out
+    lamp_lines = [ln for ln in out.splitlines() if ln.startswith("lamp  seat")]
+    assert len(lamp_lines) == 3 * 8 and all(ln.endswith("ok") for ln in lamp_lines)
+    for line in ("press   seat 2 BET", "stuck   seat 2 BET", "release seat 2 BET",
+                 "press   seat 3 HIT", "release seat 3 HIT",
+                 "press   console RECALL", "release console RECALL"):
+        assert line in out
+    assert "self-test PASS: 3 press(es), 3 release(s), 1 stuck" in out
+
+
+def test_script_parsing() -> None:
+    steps = parse_script("1:bet, 7:INSURANCE+200; deal", 7)
+    assert [(s.seat, s.button, s.hold_ms) for s in steps] == [
+        (1, "BET", 80), (7, "INSURANCE", 200), (None, "DEAL", 80)]
+    assert len(parse_script(default_script(7), 7)) == 11
+    for bad in ("8:BET", "1:FOLD", "FOLD", "1:BET+x"):
+        with pytest.raises(UserError):
+            parse_script(bad, 7)
+
+
+def test_ctrl_c_exits_0() -> None:
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "firmware", "panel", "test", "--lamp-step", "0",
+         "--script", "1:BET", "--duration", "60"],
+        cwd=REPO, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+    )
+    assert proc.stdout is not None
+    for line in proc.stdout:  # wait until it is listening
+        if "release seat 1 BET" in line:
+            break
+    proc.send_signal(signal.SIGINT)
+    out, err = proc.communicate(timeout=30)
+    assert proc.returncode == 0, err
+    assert "stopped" in out and "self-test PASS" in out
+
+
+def test_script_needs_the_sim(capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["panel", "test", "--backend", "gpio", "--script", "1:BET"]) == 2
+    assert "--backend sim" in capsys.readouterr().err
+
+
+def test_real_time_thread_delivers_without_blocking() -> None:
+    """The scan thread in real time: a press reaches the queue (generous timeout)."""
+    panel = open_panel(load_config(None), "sim")
+    assert isinstance(panel, MatrixPanel)
+    with panel:
+        panel.set_lamps({3: {"HIT"}})
+        panel.sim.press(3, "HIT")
+        ev = panel.get_event(timeout=5)
+        panel.sim.release(3, "HIT")
+        ev2 = panel.get_event(timeout=5)
+        assert panel.sim.lamps() == {3: frozenset({"HIT"})}
+    assert ev is not None and (ev.kind, ev.seat, ev.button) == ("press", 3, "HIT")
+    assert ev2 is not None and ev2.kind == "release"
+    assert panel.sim.lamps() == {}
+
+
+def test_pin_fault_stops_the_scan_with_a_fault_event() -> None:
+    """A hardware fault must reach the table (it tilts), not kill a thread silently."""
+    got: list[PanelEvent] = []
+    panel = open_panel(load_config(None), "sim", on_event=got.append)
+    assert isinstance(panel, MatrixPanel)
+    panel.start()
+    panel.sim.setup_input(panel.settings.pins.deal, "off")  # a broken pull-up
+    deadline = time.monotonic() + 5
+    while not got and time.monotonic() < deadline:
+        time.sleep(0.01)
+    panel.stop()
+    assert got and got[0].kind == "fault" and "floats" in got[0].detail
