@@ -1,0 +1,97 @@
+"""``expecting()``: what the table waits for, as one small value.
+
+The controller turns it into commands (unlock the shoe gate for a card, light the lamps of
+the legal buttons, ask the RNG for a draw); the UI shows its ``why`` line; the bench feeds
+the matching input. Built on demand from the state, never stored.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any
+
+from firmware.engine import phases as P
+
+if TYPE_CHECKING:
+    from firmware.engine.table import Table
+
+
+@dataclass(frozen=True)
+class Expecting:
+    """``kind``: wagers | card | decision | draw | new-shoe | console | none.
+
+    ``seat``/``hand`` name who a decision or card is for (None otherwise); ``legal`` the
+    decisions legal now; ``to`` who receives a card ("seat 1 hand 0", "dealer", "hole",
+    "burn"); ``draw`` the values an RNG draw must give; ``why`` one human line.
+    """
+
+    kind: str
+    seat: int | None = None
+    hand: int | None = None
+    legal: tuple[str, ...] = ()
+    to: str | None = None
+    why: str = ""
+    draw: dict[str, tuple[int, ...]] = field(default_factory=dict)
+
+    def to_json(self) -> dict[str, Any]:
+        out: dict[str, Any] = {
+            "kind": self.kind, "seat": self.seat, "hand": self.hand,
+            "legal": list(self.legal), "to": self.to, "why": self.why,
+        }
+        if self.draw:
+            out["draw"] = {k: list(v) for k, v in self.draw.items()}
+        return out
+
+
+def expecting_of(t: Table) -> Expecting:
+    need = t.need
+    if need == P.CARD:
+        return _card(t)
+    if need == P.DECISION:
+        if t.phase == P.INSURANCE:
+            s = t.players[t.turn_seat]
+            return Expecting(
+                P.DECISION, s.number, 0, ("insurance", "no-insurance"),
+                why=f"seat {s.number}: insurance? (up to {t.insurance_offer(s)} cents)",
+            )
+        s = t.players[t.turn_seat]
+        h = s.hands[t.turn_hand]
+        legal = tuple(t.legal_now(s, h))
+        return Expecting(
+            P.DECISION, s.number, t.turn_hand, legal,
+            why=f"seat {s.number}, hand {t.turn_hand}: decide ({', '.join(legal)})",
+        )
+    if need == P.WAGERS:
+        return Expecting(P.WAGERS, why="place wagers, then DEAL")
+    if need == P.DRAW:
+        req = t.draw_request
+        return Expecting(P.DRAW, why=req.why if req else "RNG draw",
+                         draw=dict(req.values) if req else {})
+    if need == P.SHOE:
+        return Expecting(P.SHOE, why="load a freshly shuffled shoe, then press SHUFFLE")
+    if need == P.CONSOLE:
+        tilt = t.tilt
+        why = "tilt: " + (tilt.public()["resolve"] if tilt else "press DEAL or VOID")
+        return Expecting(P.CONSOLE, why=why)
+    return Expecting(P.NOTHING, why="nothing")
+
+
+def _card(t: Table) -> Expecting:
+    phase = t.phase
+    if phase == P.NEW_SHOE:
+        return Expecting(P.CARD, to="burn", why=f"burn {t.burn_left} card(s) of the new shoe")
+    if phase == P.DEALER:
+        return Expecting(P.CARD, to="dealer", why="a card to the dealer")
+    if phase == P.DEALING:
+        target = t.deal_order[t.deal_pos]
+        if target is t.dealer:
+            to = "dealer" if t.deal_pos < len(t.deal_order) - 1 else "hole"
+            why = "a card to the dealer" if to == "dealer" else "the dealer's hole card"
+            return Expecting(P.CARD, to=to, why=why)
+        n = len(t.players)
+        s = t.players[t.deal_pos % (n + 1)]
+        return Expecting(P.CARD, s.number, 0, to=f"seat {s.number} hand 0",
+                         why=f"a card to seat {s.number}")
+    s = t.players[t.turn_seat]
+    return Expecting(P.CARD, s.number, t.turn_hand, to=f"seat {s.number} hand {t.turn_hand}",
+                     why=f"a card to seat {s.number}, hand {t.turn_hand}")

@@ -1,0 +1,61 @@
+"""Layout data for the UI, derived from the rules in force (baseline §6).
+
+The regulated inscriptions and paytables are computed from the Rules Submission values
+(``blackjack_pays`` gives "Blackjack pays 3 to 2", ``dealer_hits_soft_17`` picks the
+dealer-rule wording of the file's ``[layout]`` section), so a value is written once, in
+the Rules Submission, and the layout can never disagree with what the engine pays.
+"""
+
+from __future__ import annotations
+
+from fractions import Fraction
+from typing import Any
+
+from firmware.engine.rules import Rules
+
+
+def odds_text(odds: Fraction) -> str:
+    """3/2 -> "3 to 2"; whole odds read "N to 1"."""
+    return f"{odds.numerator} to {odds.denominator}"
+
+
+def dealer_rule(rules: Rules) -> str:
+    key = "dealer_hits_soft_17" if rules.dealer_hits_soft_17 else "dealer_stands_soft_17"
+    return str(rules.layout[key])
+
+
+def layout_for(rules: Rules) -> dict[str, Any]:
+    """``{"title", "inscriptions", "paytables", "betting_areas", "max_seats"}``."""
+    inscriptions = [
+        f"Blackjack pays {odds_text(rules.blackjack_pays)}",
+        f"Insurance pays {odds_text(rules.insurance_pays)}",
+        dealer_rule(rules),
+        *[str(s) for s in rules.layout["inscriptions"]],
+    ]
+    areas = ["blackjack", "insurance"]
+    paytables: list[dict[str, Any]] = [
+        {
+            "title": "Blackjack wager",
+            "rows": [
+                ["Blackjack", odds_text(rules.blackjack_pays)],
+                ["Winning hand", "1 to 1"],
+                ["Insurance", odds_text(rules.insurance_pays)],
+            ],
+        }
+    ]
+    for m in rules.mechanisms:
+        inscriptions.extend(m.inscriptions(rules))
+        paytables.extend(m.paytables(rules))
+        areas.extend(n for n in m.wager_names if n not in areas)
+    limit = rules.max_payout_per_round
+    if limit is not None and not rules.payout_limit_exempt:
+        paytables[0]["rows"].append(
+            ["Most paid to one player in a round", f"${limit // 100:,}.{limit % 100:02d}"]
+        )
+    return {
+        "title": rules.title,
+        "inscriptions": inscriptions,
+        "paytables": paytables,
+        "betting_areas": areas,
+        "max_seats": rules.max_seats,
+    }

@@ -1,0 +1,184 @@
+"""Mechanisms: the small, named pieces of behaviour a variation adds to the base game.
+
+A Rules Submission lists its mechanisms by name in ``[game] mechanisms``. A name such as
+``blackjack-or-bust`` is looked up in :data:`MECHANISMS`; if absent, the module
+``firmware.engine.mechanisms.blackjack_or_bust`` is imported, which registers it with
+:func:`register_mechanism`. So a variation is a TOML file plus mechanism modules: the
+engine never asks which variant it is dealing.
+
+A mechanism subclasses :class:`Mechanism` and overrides only the hooks it needs. The
+engine calls a hook only through the lists built in :func:`build_mechanisms` (one list
+per hook, holding just the mechanisms that override it), so an unused hook costs nothing
+on the hot path. Every hook is documented with *when* the engine calls it; docs/engine.md
+maps the variations of issue 4 onto them.
+"""
+
+from __future__ import annotations
+
+import importlib
+from collections.abc import Sequence
+from dataclasses import dataclass
+from fractions import Fraction
+from typing import TYPE_CHECKING, Any, ClassVar
+
+from firmware.errors import ConfigError
+
+if TYPE_CHECKING:
+    from firmware.engine.hand import Hand, Seat
+    from firmware.engine.rules import Rules
+    from firmware.engine.settle import Ledger
+    from firmware.engine.table import Table
+
+
+@dataclass(frozen=True)
+class DrawRequest:
+    """An RNG draw the table waits for: each named value and the values it may take."""
+
+    values: dict[str, tuple[int, ...]]
+    why: str = "RNG draw"
+
+
+class Mechanism:
+    """Base of every mechanism; each hook's default does nothing."""
+
+    #: the name a Rules Submission uses in ``[game] mechanisms``
+    name: ClassVar[str] = ""
+    #: wagers this mechanism places beside the Blackjack wager (names in views/layout)
+    wager_names: ClassVar[tuple[str, ...]] = ()
+    #: of those, the optional ones a player places with a SideWager input
+    optional_wagers: ClassVar[tuple[str, ...]] = ()
+
+    def __init__(self, rules: Rules) -> None:
+        self.rules = rules
+
+    # -- rules and layout ------------------------------------------------------------
+    def check_rules(self, rules: Rules, source: str) -> None:
+        """Raise ConfigError(source, 'rules.KEY', ...) when settings do not fit together."""
+
+    def inscriptions(self, rules: Rules) -> list[str]:
+        """Extra regulated layout inscriptions (after the base game's)."""
+        return []
+
+    def paytables(self, rules: Rules) -> list[dict[str, Any]]:
+        """Paytables in force: ``[{"title": str, "rows": [[hand, odds], ...]}]``."""
+        return []
+
+    # -- betting ---------------------------------------------------------------------
+    def paired_wagers(self, table: Table, seat: Seat, amount: int) -> dict[str, int]:
+        """Mandatory wagers placed with a Blackjack wager of ``amount`` (name -> cents)."""
+        return {}
+
+    def wager_refusal(self, table: Table, seat: Seat, amount: int) -> str | None:
+        """Why a Blackjack wager of ``amount`` cannot be placed (None: it can)."""
+        return None
+
+    def side_wager_refusal(self, table: Table, seat: Seat, name: str, amount: int) -> str | None:
+        """Why an optional wager ``name`` of ``amount`` cannot be placed."""
+        return None
+
+    # -- the round -------------------------------------------------------------------
+    def new_round(self, table: Table) -> None:
+        """Betting closed, a round starts: reset this mechanism's part of ``table.extra``."""
+
+    def draw_request(self, table: Table) -> DrawRequest | None:
+        """After betting closes, before the first card: an RNG draw the round needs."""
+        return None
+
+    def apply_draw(self, table: Table, values: dict[str, int]) -> None:
+        """Store a validated draw (values already checked against the request)."""
+
+    def adjust_legal(self, table: Table, seat: Seat, hand: Hand, legal: list[str]) -> None:
+        """Add or remove decisions from ``legal`` for this hand now (in place)."""
+
+    def custom_action(self, table: Table, seat: Seat, hand: Hand, action: str) -> bool:
+        """Carry out an action the base game does not know (it was legal); True if done.
+
+        The mechanism sets ``hand.status``; the engine then moves play on.
+        """
+        return False
+
+    def split_stake(self, table: Table, seat: Seat, hand: Hand) -> tuple[int, bool] | None:
+        """(cents, is_lammer) wagered on the new hand of a split; None: the base rule."""
+        return None
+
+    def double_stake(
+        self, table: Table, seat: Seat, hand: Hand, times: int
+    ) -> tuple[int, bool] | None:
+        """(cents, is_lammer) of a Double Down wager; None: ``times`` x the initial wager."""
+        return None
+
+    def keeps_turn_after_double(self, table: Table, seat: Seat, hand: Hand) -> bool:
+        """True when a doubled hand still owes a decision after its card (rescue)."""
+        return False
+
+    def dealer_needed(self, table: Table) -> bool:
+        """True when a wager of this mechanism depends on the dealer's final total."""
+        return False
+
+    # -- settlement ------------------------------------------------------------------
+    def hand_result(self, table: Table, seat: Seat, hand: Hand, result: str) -> str:
+        """Amend a standing hand's result against the dealer ('win'/'lose'/'push')."""
+        return result
+
+    def hand_odds(
+        self, table: Table, seat: Seat, hand: Hand, part: str, odds: Fraction
+    ) -> Fraction:
+        """Amend winning odds of a hand's ``part`` ('wager' or 'double')."""
+        return odds
+
+    def settle_seat(self, table: Table, seat: Seat, ledger: Ledger) -> None:
+        """Settle this mechanism's wagers and fixed bonuses through ``ledger``."""
+
+    def public_fields(self, table: Table) -> dict[str, Any]:
+        """Keys this mechanism adds to the public view (e.g. ``bingo``)."""
+        return {}
+
+
+#: name -> class of every mechanism known so far
+MECHANISMS: dict[str, type[Mechanism]] = {}
+
+HOOKS = (
+    "paired_wagers", "wager_refusal", "side_wager_refusal", "new_round", "draw_request",
+    "apply_draw", "adjust_legal", "custom_action", "split_stake", "double_stake",
+    "keeps_turn_after_double", "dealer_needed", "hand_result", "hand_odds", "settle_seat",
+    "public_fields",
+)
+
+
+def register_mechanism(cls: type[Mechanism]) -> type[Mechanism]:
+    """Class decorator: make ``cls`` available under ``cls.name``."""
+    if not cls.name:
+        raise ValueError(f"{cls.__name__} has no name")
+    MECHANISMS[cls.name] = cls
+    return cls
+
+
+def mechanism_class(name: str, source: str) -> type[Mechanism]:
+    if name not in MECHANISMS:
+        module = "firmware.engine.mechanisms." + name.replace("-", "_")
+        try:
+            importlib.import_module(module)
+        except ModuleNotFoundError as exc:
+            if exc.name != module and not module.startswith(str(exc.name)):
+                raise
+    if name not in MECHANISMS:
+        have = ", ".join(sorted(MECHANISMS)) or "none registered"
+        raise ConfigError(source, "game.mechanisms", f"unknown mechanism {name!r} (known: {have})")
+    return MECHANISMS[name]
+
+
+class Hooks:
+    """Per hook, the bound methods of the mechanisms that override it (often empty)."""
+
+    def __init__(self, mechanisms: Sequence[Mechanism]) -> None:
+        for hook in HOOKS:
+            base = getattr(Mechanism, hook)
+            bound = [getattr(m, hook) for m in mechanisms if getattr(type(m), hook) is not base]
+            setattr(self, hook, tuple(bound))
+
+    def __getattr__(self, name: str) -> tuple[Any, ...]:  # for type checkers only
+        raise AttributeError(name)
+
+
+def build_mechanisms(names: Sequence[str], rules: Rules, source: str) -> list[Mechanism]:
+    return [mechanism_class(n, source)(rules) for n in names]

@@ -1,0 +1,170 @@
+"""Settlement: every wager of the round paid, pushed or collected, exactly.
+
+Odds are Fractions; a payout that is not a whole number of cents is rounded DOWN to the
+cent and the remainder is recorded in the round's audit record (baseline §12). The
+payout limitation (§ 633a.13(o), ``max_payout_per_round``) caps what a seat wins in the
+round; the amount withheld is recorded too.
+"""
+
+from __future__ import annotations
+
+from fractions import Fraction
+from typing import TYPE_CHECKING, Any
+
+from firmware.engine.hand import BLACKJACK, BUST, RESCUED, SURRENDERED, Hand, Seat
+
+if TYPE_CHECKING:
+    from firmware.engine.table import Table
+
+ONE = Fraction(1)
+
+
+class Ledger:
+    """Pays and collects one seat's wagers; mechanisms settle their wagers through it.
+
+    ``returned`` is every cent going back to the seat's credits (stakes and winnings),
+    ``won`` the winnings alone (what the payout limitation caps).
+    """
+
+    __slots__ = ("audit", "returned", "seat", "won")
+
+    def __init__(self, seat: Seat, audit: list[tuple[Any, ...]]) -> None:
+        self.seat = seat
+        self.audit = audit
+        self.returned = 0
+        self.won = 0
+
+    def win(self, what: str, stake: int, odds: Fraction, lammer: bool = False) -> int:
+        """A winning wager: stake back (not for a lammer, which has no money) plus odds."""
+        num = stake * odds.numerator
+        den = odds.denominator
+        w = num // den
+        rem = num - w * den
+        if rem:
+            self.audit.append(("remainder", self.seat.number, what, Fraction(rem, den)))
+        self.won += w
+        back = w if lammer else stake + w
+        self.returned += back
+        return back
+
+    def push(self, what: str, stake: int, lammer: bool = False) -> int:
+        back = 0 if lammer else stake
+        self.returned += back
+        return back
+
+    def lose(self, what: str, stake: int) -> int:
+        return 0
+
+    def refund(self, what: str, stake: int, part: Fraction) -> int:
+        """Return ``part`` of a stake (surrender), rounded down with the remainder recorded."""
+        num = stake * part.numerator
+        back = num // part.denominator
+        rem = num - back * part.denominator
+        if rem:
+            rest = Fraction(rem, part.denominator)
+            self.audit.append(("remainder", self.seat.number, what, rest))
+        self.returned += back
+        return back
+
+    def bonus(self, what: str, amount: int) -> int:
+        """A fixed payout with no stake of its own (e.g. an envy bonus)."""
+        self.won += amount
+        self.returned += amount
+        return amount
+
+
+def _compare(player: int, dealer: int) -> str:
+    if dealer > 21 or player > dealer:
+        return "win"
+    return "push" if player == dealer else "lose"
+
+
+def _settle_hand(t: Table, seat: Seat, h: Hand, idx: int, ledger: Ledger, dealer_bj: bool) -> None:
+    rules = t.rules
+    hooks = t.hooks
+    before = ledger.returned
+    st = h.status
+    w, lam = (h.lammer_amount, True) if h.lammer else (h.wager, False)
+    d, dlam = (h.double, h.double_lammer)
+    if st == BUST:
+        result = "lose"  # a busted hand lost at once, whatever the dealer holds
+    elif st == RESCUED:
+        result = "rescue"
+        ledger.lose("blackjack", w)
+        ledger.push("double", d, dlam)
+    elif dealer_bj:
+        # § 633a.11(d), § 635a.10(b): only the original wager is collected.
+        if st == BLACKJACK:
+            result = "push"
+            ledger.push("blackjack", w, lam)
+        elif idx == 0 and st != SURRENDERED:
+            result = "lose"
+            ledger.lose("blackjack", w)
+            if d:
+                ledger.push("double", d, dlam)
+        elif st == SURRENDERED:
+            result = "surrender"
+            ledger.refund("surrender", w, rules.surrender_refund)
+        else:
+            result = "push"
+            ledger.push("split", w, lam)
+            if d:
+                ledger.push("double", d, dlam)
+    elif st == SURRENDERED:
+        result = "surrender"
+        ledger.refund("surrender", w, rules.surrender_refund)
+    elif st == BLACKJACK:
+        result = "blackjack"
+        odds = rules.blackjack_pays
+        for hook in hooks.hand_odds:
+            odds = hook(t, seat, h, "wager", odds)
+        ledger.win("blackjack", w, odds, lam)
+    else:
+        result = _compare(h.total, t.dealer.total)
+        for rhook in hooks.hand_result:
+            result = rhook(t, seat, h, result)
+        if result == "win":
+            odds = ONE
+            for hook in hooks.hand_odds:
+                odds = hook(t, seat, h, "wager", odds)
+            ledger.win("blackjack", w, odds, lam)
+            if d:
+                odds = ONE
+                for hook in hooks.hand_odds:
+                    odds = hook(t, seat, h, "double", odds)
+                ledger.win("double", d, odds, dlam)
+        elif result == "push":
+            ledger.push("blackjack", w, lam)
+            if d:
+                ledger.push("double", d, dlam)
+    h.result = result
+    h.paid = ledger.returned - before
+
+
+def settle_round(t: Table) -> None:
+    """Settle every seat of the round and move the money (the round is then over)."""
+    rules = t.rules
+    dealer_bj = t.dealer_bj or t.dealer.is_blackjack
+    t.dealer_bj = dealer_bj
+    limit = None if rules.payout_limit_exempt else rules.max_payout_per_round
+    audit = t.audit
+    for seat in t.players:
+        ledger = Ledger(seat, audit)
+        for idx, h in enumerate(seat.hands):
+            _settle_hand(t, seat, h, idx, ledger, dealer_bj)
+        if seat.insurance:
+            if dealer_bj:
+                ledger.win("insurance", seat.insurance, rules.insurance_pays)
+            else:
+                ledger.lose("insurance", seat.insurance)
+        for hook in t.hooks.settle_seat:
+            hook(t, seat, ledger)
+        returned = ledger.returned
+        if limit is not None and ledger.won > limit:
+            withheld = ledger.won - limit
+            returned -= withheld
+            audit.append(("payout-limit", seat.number, "withheld", withheld))
+        seat.returned = returned
+        seat.credits += returned
+        seat.net = returned - seat.staked
+        t.house += seat.staked - returned

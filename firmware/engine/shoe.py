@@ -1,0 +1,63 @@
+"""What the shoe can still contain: N decks of one kind, minus every card read so far.
+
+The engine never shuffles or draws; it only accounts. A card read that the shoe cannot
+hold (a ten-spot from a Spanish shoe, a fifth ace of spades from a four-deck shoe) proves
+the reader, the shoe or the cards are wrong, so the table tilts instead of dealing it.
+"""
+
+from __future__ import annotations
+
+from firmware.engine.cards import CODE, DECKS
+
+
+class Shoe:
+    """Remaining count of each card code in the shoe in play."""
+
+    __slots__ = ("cards_dealt", "counts", "cut_card_seen", "deck_kind", "decks", "in_play")
+
+    def __init__(self, decks: int, deck_kind: str = "standard") -> None:
+        self.decks = decks
+        self.deck_kind = deck_kind
+        self.counts = [0] * 52
+        self.cards_dealt = 0
+        self.cut_card_seen = False
+        self.in_play = False
+
+    def load(self, decks: int) -> None:
+        """A freshly shuffled shoe of ``decks`` decks is in the shoe."""
+        self.decks = decks
+        counts = [0] * 52
+        for c in DECKS[self.deck_kind]:
+            counts[c] = decks
+        self.counts = counts
+        self.cards_dealt = 0
+        self.cut_card_seen = False
+        self.in_play = True
+
+    def refusal(self, card: int) -> str | None:
+        """Why ``card`` cannot have come out of this shoe, or None when it can."""
+        if self.counts[card]:
+            return None
+        if not self.in_play:
+            return f"card {CODE[card]} read but no shoe is loaded"
+        if card not in DECKS[self.deck_kind]:
+            return f"card {CODE[card]} cannot be in a {self.deck_kind} shoe"
+        return f"card {CODE[card]}: all {self.decks} of it in this shoe were already read"
+
+    def take(self, card: int) -> None:
+        self.counts[card] -= 1
+        self.cards_dealt += 1
+
+    @property
+    def remaining(self) -> int:
+        return sum(self.counts)
+
+    def to_json(self) -> dict[str, object]:
+        return {
+            "decks": self.decks,
+            "deck_kind": self.deck_kind,
+            "in_play": self.in_play,
+            "cards_dealt": self.cards_dealt,
+            "cut_card_seen": self.cut_card_seen,
+            "remaining": {CODE[c]: n for c, n in enumerate(self.counts) if n},
+        }

@@ -1,0 +1,149 @@
+"""The public and private views of a table, as JSON-ready dicts (docs/interfaces.md).
+
+The public view is all a player may see: an unrevealed hole card is ``"??"`` and the
+dealer's total counts only the up card. The private view holds everything (hole card,
+shoe composition, audit record, cursors) for the journal and the audit; replay and the
+property tests compare private views to prove two tables are in the same state.
+"""
+
+from __future__ import annotations
+
+from fractions import Fraction
+from typing import TYPE_CHECKING, Any
+
+from firmware.engine.cards import CODE
+
+if TYPE_CHECKING:
+    from firmware.engine.hand import Hand, Seat
+    from firmware.engine.table import Table
+
+SCHEMA = 1
+
+
+def _hand(h: Hand) -> dict[str, Any]:
+    out = h.to_json()
+    out.update(
+        wager=h.lammer_amount if h.lammer else h.wager,
+        lammer=h.lammer,
+        double=h.double,
+        double_times=h.double_times,
+        double_lammer=h.double_lammer,
+        status=h.status,
+        result=h.result,
+        paid=h.paid,
+        bingo_hit=False,
+    )
+    if h.extra:
+        out.update(h.extra)
+    return out
+
+
+def _seat(t: Table, s: Seat) -> dict[str, Any]:
+    wagers = {"blackjack": s.wager, "insurance": s.insurance}
+    for m in t.rules.mechanisms:
+        for name in m.wager_names:
+            wagers[name] = 0
+    wagers.update(s.side)
+    return {
+        "seat": s.number,
+        "credits": s.credits,
+        "playing": bool(s.hands) or bool(s.wager),
+        "wagers": wagers,
+        "hands": [_hand(h) for h in s.hands],
+        "net": s.net,
+    }
+
+
+def _dealer(t: Table, reveal: bool) -> dict[str, Any]:
+    d = t.dealer
+    shown = t.hole_revealed or reveal
+    out = d.to_json(hide_second=not shown)
+    out["hole_revealed"] = t.hole_revealed
+    out["blackjack"] = d.is_blackjack if t.hole_revealed else None
+    out["bust"] = d.total > 21 if t.hole_revealed else False
+    return out
+
+
+def _tilt(t: Table) -> dict[str, Any] | None:
+    return t.tilt.public() if t.tilt else None
+
+
+def public_view(t: Table) -> dict[str, Any]:
+    """What a player may see (the UI only ever gets this)."""
+    rules = t.rules
+    view: dict[str, Any] = {
+        "schema": SCHEMA,
+        "variant": rules.variant,
+        "title": rules.title,
+        "limits": {
+            "seats": t.nseats, "min_wager": rules.min_wager, "max_wager": rules.max_wager,
+            "wager_unit": rules.wager_unit,
+        },
+        "round": t.round_no,
+        "phase": t.phase,
+        "expecting": t.expecting().to_json(),
+        "dealer": _dealer(t, reveal=False),
+        "seats": [_seat(t, s) for s in t.seats],
+        "bingo": None,
+        "tilt": _tilt(t),
+        "shoe": {
+            "decks": t.shoe.decks, "cards_dealt": t.shoe.cards_dealt,
+            "cut_card_seen": t.shoe.cut_card_seen,
+            "needs_new_shoe": t.need == "new-shoe" or not t.shoe.in_play,
+        },
+    }
+    for hook in t.hooks.public_fields:
+        view.update(hook(t))
+    return view
+
+
+def _plain(v: Any) -> Any:
+    if isinstance(v, Fraction):
+        return f"{v.numerator}/{v.denominator}"
+    if isinstance(v, tuple | list):
+        return [_plain(x) for x in v]
+    if isinstance(v, dict):
+        return {str(k): _plain(x) for k, x in v.items()}
+    return v
+
+
+def _where(t: Table, h: Hand | None) -> Any:
+    if h is None:
+        return None
+    if h is t.dealer:
+        return "dealer"
+    for s in t.players:
+        for i, x in enumerate(s.hands):
+            if x is h:
+                return [s.number, i]
+    return "?"
+
+
+def private_view(t: Table) -> dict[str, Any]:
+    """Everything, hole card included: for the journal, the audit and state comparison."""
+    view = public_view(t)
+    view["dealer"] = _dealer(t, reveal=True)
+    view["private"] = {
+        "rules": t.rules.to_json(),
+        "bench": t.bench,
+        "shoe": t.shoe.to_json(),
+        "house": t.house,
+        "funded": t.funded,
+        "dealer_blackjack": t.dealer_bj,
+        "players": [s.number for s in t.players],
+        "seat_stakes": {s.number: s.staked for s in t.seats if s.staked},
+        "insurance_decided": [s.number for s in t.players if s.insurance_decided],
+        "cursor": {
+            "deal_pos": t.deal_pos, "turn_seat": t.turn_seat, "turn_hand": t.turn_hand,
+            "card_to": _where(t, t.card_to), "doubling": t.doubling,
+            "post_double": t.post_double, "burn_left": t.burn_left, "need": t.need,
+        },
+        "tilt": t.tilt.to_json() if t.tilt else None,
+        "draw_request": {k: list(v) for k, v in t.draw_request.values.items()}
+        if t.draw_request else None,
+        "draws": dict(t.draws),
+        "extra": _plain(t.extra),
+        "audit": _plain(t.audit),
+        "hole_card": CODE[t.dealer.cards[1]] if len(t.dealer.cards) > 1 else None,
+    }
+    return view

@@ -1,0 +1,1 @@
+"""Rules Submission files, one TOML per game (data only; read by firmware.engine.rules)."""
