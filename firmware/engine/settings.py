@@ -130,8 +130,8 @@ def parse_spec(name: str, raw: Any, source: str) -> SettingSpec:
         raise ConfigError(source, key, "must be an inline table {default = ..., ...}")
     bad = sorted(set(raw) - set(SPEC_KEYS))
     if bad:
-        allowed = ", ".join(SPEC_KEYS)
-        raise ConfigError(source, f"{key}.{bad[0]}", f"unknown key (allowed: {allowed})")
+        keys = ", ".join(SPEC_KEYS)
+        raise ConfigError(source, f"{key}.{bad[0]}", f"unknown key (allowed: {keys})")
     if "default" not in raw:
         raise ConfigError(source, key, "needs a default")
     default = raw["default"]
