@@ -1,0 +1,160 @@
+"""The return of a game by calculation: every wager's expected value and the house edge.
+
+One entry point, :func:`analyse`, for every variant: it solves the total-dependent
+strategy (or takes the one given) and values it over every start of the round with exact
+three-card weights (:mod:`firmware.math.gamecalc`, :mod:`firmware.math.std`).
+
+Definitions (per round, one seat):
+
+* ``house_edge``: expected loss per unit of the initial Blackjack wager, counting every
+  wager the game requires (Blackjack or Bust in Split to Double, the Bingo activator).
+* ``house_edge_total``: the same loss per unit of everything those required wagers put at
+  stake at the start of the round (Blackjack wager + Blackjack or Bust, or + activator).
+* Optional wagers (insurance, Push 22) are reported on their own, each per unit of its
+  own stake, and are not in the two figures above.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+
+from firmware.math.composition import initial_deals, remove
+from firmware.math.gamecalc import Table, game_value, lane_pairs, solve_strategy
+from firmware.math.ruleset import GameRules
+from firmware.math.std import StdSolver, std_deal_value, std_solve_strategy
+
+METHOD = (
+    "combinatorial analysis: exact weights of the player's two cards and the dealer's up "
+    "card; exact dealer final-total law for the composition they leave (rational "
+    "arithmetic available, float64 used); the player's further cards drawn from that "
+    "composition (cards the player draws later are not removed again); split hands "
+    "resplit whenever allowed and valued independently; total-dependent basic strategy "
+    "computed from the shoe less the up card"
+)
+
+
+@dataclass
+class Analysis:
+    rules: GameRules
+    #: expected net of each wager per unit of the initial Blackjack wager
+    wagers: dict[str, float]
+    #: what each required wager puts at stake at the start, per unit of the Blackjack wager
+    stakes: dict[str, float]
+    #: optional wagers: expected net per unit of their own stake
+    optional: dict[str, float] = field(default_factory=dict)
+    #: Bingo: main wager value per (target, multiplier)
+    by_lane: dict[tuple[int, int], float] | None = None
+    p_dealer_22: float = 0.0
+    seconds: float = 0.0
+    method: str = METHOD
+
+    @property
+    def net(self) -> float:
+        return sum(self.wagers.values())
+
+    @property
+    def house_edge(self) -> float:
+        return -self.net
+
+    @property
+    def house_edge_total(self) -> float:
+        return -self.net / sum(self.stakes.values())
+
+    def to_json(self) -> dict[str, Any]:
+        out: dict[str, Any] = {
+            "variant": self.rules.variant,
+            "house_edge": self.house_edge,
+            "house_edge_total": self.house_edge_total,
+            "return_to_player": 1 - self.house_edge_total,
+            "wagers": self.wagers,
+            "stakes": self.stakes,
+            "optional_wagers": self.optional,
+            "method": self.method,
+            "rules": self.rules.to_json(),
+            "rules_hash": self.rules.rules_hash,
+            "seconds": round(self.seconds, 3),
+        }
+        if self.by_lane is not None:
+            out["bingo_by_target_multiplier"] = {
+                f"{t}x{m}": v for (t, m), v in self.by_lane.items()
+            }
+        return out
+
+
+def solve(rules: GameRules) -> Table:
+    """The total-dependent strategy table of ``rules``."""
+    if not rules.hitting:
+        return std_solve_strategy(rules)
+    return solve_strategy(rules)
+
+
+def analyse(rules: GameRules, table: Table | None = None) -> Analysis:
+    t0 = time.perf_counter()
+    if table is None:
+        table = solve(rules)
+    if not rules.hitting:
+        res = _analyse_std(rules, table)
+    else:
+        gv = game_value(rules, table)
+        wagers = {"blackjack": gv.main}
+        stakes = {"blackjack": 1.0}
+        if rules.bingo:
+            wagers["activator"] = gv.activator
+            stakes["activator"] = float(rules.activator)
+        optional: dict[str, float] = {"insurance": 0.0}
+        if gv.insurance:
+            wagers["insurance"] = gv.insurance
+        if rules.push22_pays is not None:
+            optional["push22"] = gv.push22
+        by_lane = None
+        if gv.by_lane is not None:
+            by_lane = {
+                tm: float(v) for tm, v in zip(lane_pairs(), np.asarray(gv.by_lane), strict=False)
+            }
+        res = Analysis(rules, wagers, stakes, optional, by_lane, gv.p_dealer_22)
+    res.seconds = time.perf_counter() - t0
+    return res
+
+
+def _analyse_std(rules: GameRules, table: Table) -> Analysis:
+    full = rules.shoe.counts()
+    cache: dict[Any, StdSolver] = {}
+    main = bob = 0.0
+    for a, b, up, w in initial_deals(rules.shoe):
+        counts = remove(full, a, b, up)
+        s = cache.get((counts, up))
+        if s is None:
+            s = cache[(counts, up)] = StdSolver(rules, counts, up, table.get, None)
+        m, x = std_deal_value(rules, s, a, b)
+        main += float(w) * m
+        bob += float(w) * x
+    return Analysis(
+        rules,
+        {"blackjack": main, "blackjack_or_bust": bob},
+        {"blackjack": 1.0, "blackjack_or_bust": 1.0},
+        {"insurance": 0.0},
+    )
+
+
+def bingo_total_return(
+    by_lane: Mapping[tuple[int, int], float],
+    rules: GameRules,
+    target_weights: tuple[int, ...],
+    multiplier_weights: tuple[int, ...],
+) -> float:
+    """Return to player (fraction of the 1 + activator staked) for given weight tables."""
+    from firmware.math.ruleset import BINGO_MULTIPLIERS, BINGO_TARGETS
+
+    wt = np.array(target_weights, dtype=float)
+    wm = np.array(multiplier_weights, dtype=float)
+    ev = 0.0
+    for i, t in enumerate(BINGO_TARGETS):
+        for j, m in enumerate(BINGO_MULTIPLIERS):
+            ev += wt[i] / wt.sum() * wm[j] / wm.sum() * by_lane[(t, m)]
+    stake = 1.0 + float(rules.activator)
+    return 1.0 + (ev - float(rules.activator)) / stake

@@ -1,0 +1,218 @@
+"""The rule values the math needs, as one typed, hashable object.
+
+:class:`GameRules` is the only place the calculators read rules from. It is built from
+the engine's Rules Submission (:func:`from_submission`), never typed in: a new setting in a
+``firmware/rules/<variant>.toml`` reaches the math through here. ``rules_hash`` keys every
+cache (strategy tables on disk and in memory), so a change of any rule value recomputes.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from collections.abc import Mapping
+from dataclasses import asdict, dataclass, field, replace
+from fractions import Fraction
+from typing import Any
+
+from firmware.math.composition import Shoe
+
+BINGO_TARGETS: tuple[int, ...] = tuple(range(12, 22))  # § 633b.28(e)(1)
+BINGO_MULTIPLIERS: tuple[int, ...] = (2, 5, 10, 25, 50, 100)  # § 633b.28(e)(2)
+
+
+def ratio(text: str | Fraction | int | float) -> Fraction:
+    """``"3:2"`` -> Fraction(3, 2); a number is taken as is."""
+    if isinstance(text, str):
+        if ":" in text:
+            a, b = text.split(":", 1)
+            return Fraction(int(a), int(b))
+        return Fraction(text)
+    return Fraction(text)
+
+
+@dataclass(frozen=True)
+class SpanishBonuses:
+    """§ 635a.12(b)/(c): odds of the bonus hands on a winning, undoubled Spanish 21 wager."""
+
+    five_card_21: Fraction = Fraction(3, 2)
+    six_card_21: Fraction = Fraction(2)
+    seven_card_21: Fraction = Fraction(3)
+    mixed_678: Fraction = Fraction(3, 2)
+    suited_678: Fraction = Fraction(2)
+    spades_678: Fraction = Fraction(3)
+    mixed_777: Fraction = Fraction(3, 2)
+    suited_777: Fraction = Fraction(2)
+    spades_777: Fraction = Fraction(3)
+    #: Super bonus on suited 7-7-7 against a dealer 7 up, in units of the original wager
+    #: at the reference wager the PAR sheet states (0 = not counted).
+    super_bonus_units: Fraction = Fraction(0)
+    #: Envy bonus paid to each other seat, in units of the reference wager, times the
+    #: number of other seats assumed (0 = not counted).
+    envy_units: Fraction = Fraction(0)
+
+
+@dataclass(frozen=True)
+class GameRules:
+    """Everything a calculation depends on. Money is in units of the initial wager."""
+
+    variant: str
+    decks: int
+    deck: str = "standard"
+    dealer_hits_soft_17: bool = False
+    blackjack_pays: Fraction = Fraction(3, 2)
+    insurance_pays: Fraction = Fraction(2)
+    dealer_check: bool = True
+    hitting: bool = True
+    double_times: tuple[int, ...] = (1,)
+    double_cards: str = "two"  # "two" | "any"
+    double_on: str = "any-two"  # "any-two" | "9-11" | "10-11"
+    double_after_split: bool = True
+    split_any_initial: bool = False
+    max_hands: int = 4
+    resplit_aces: bool = False
+    split_aces_one_card: bool = True
+    late_surrender: bool = True
+    surrender_refund: Fraction = Fraction(1, 2)
+    # Free Bet (baseline §4)
+    dealer_22_pushes: bool = False
+    free_split: bool = False  # every pair but ten-values splits for a lammer
+    free_double_on: tuple[int, ...] = ()  # hard two-card totals doubled for a lammer
+    push22_pays: Fraction | None = None
+    # Spanish 21 (baseline §5)
+    player_21_wins: bool = False
+    player_blackjack_wins: bool = False  # a player Blackjack beats a dealer Blackjack
+    rescue: bool = False
+    spanish_bonuses: SpanishBonuses | None = None
+    # Split to Double: Blackjack or Bust paytable (baseline §2); odds by hand line
+    bob_paytable: tuple[tuple[str, Fraction], ...] | None = None
+    # Bingo (baseline §3)
+    activator: Fraction = Fraction(0)
+    target_weights: tuple[int, ...] = ()
+    multiplier_weights: tuple[int, ...] = ()
+    multiplier_on_double: bool = False
+    extra: tuple[tuple[str, Any], ...] = field(default=())
+
+    @property
+    def shoe(self) -> Shoe:
+        return Shoe(self.decks, self.deck)
+
+    @property
+    def bingo(self) -> bool:
+        return self.activator > 0
+
+    def with_(self, **changes: Any) -> GameRules:
+        return replace(self, **changes)
+
+    def to_json(self) -> dict[str, Any]:
+        def conv(x: Any) -> Any:
+            if isinstance(x, Fraction):
+                return f"{x.numerator}:{x.denominator}"
+            if isinstance(x, dict):
+                return {k: conv(v) for k, v in x.items()}
+            if isinstance(x, (list, tuple)):
+                return [conv(v) for v in x]
+            return x
+
+        return {k: conv(v) for k, v in asdict(self).items() if k != "extra"}
+
+    @property
+    def rules_hash(self) -> str:
+        blob = json.dumps(self.to_json(), sort_keys=True).encode()
+        return hashlib.sha256(blob).hexdigest()[:16]
+
+
+def from_values(values: Mapping[str, Any]) -> GameRules:
+    """A :class:`GameRules` from the Rules Submission's effective values.
+
+    ``values`` holds the ``[game]`` facts and the ``[settings]`` in force (defaults plus
+    the table's overrides), under the names the TOML files use. Keys the math does not
+    use are ignored; a key the math needs and the submission lacks takes the base game's
+    behaviour (baseline §1).
+    """
+    v = dict(values)
+    variant = str(v.get("variant", "blackjack"))
+    g = GameRules(variant=variant, decks=int(v.get("decks", 6)))
+    ch: dict[str, Any] = {}
+
+    def take(key: str, name: str | None = None, conv: Any = None) -> None:
+        if key in v and v[key] is not None:
+            ch[name or key] = conv(v[key]) if conv else v[key]
+
+    take("deck")
+    take("dealer_hits_soft_17", conv=bool)
+    take("blackjack_pays", conv=ratio)
+    take("insurance_pays", conv=ratio)
+    take("dealer_check", conv=bool)
+    take("hitting", conv=bool)
+    take("double_times", conv=lambda x: tuple(int(i) for i in x))
+    take("double_cards", conv=str)
+    take("double_on", conv=str)
+    take("double_after_split", conv=bool)
+    take("split_any_initial", conv=bool)
+    take("max_hands", conv=int)
+    take("resplit_aces", conv=bool)
+    take("split_aces_one_card", conv=bool)
+    take("late_surrender", conv=bool)
+    take("surrender", "late_surrender", conv=bool)
+    take("surrender_refund", conv=ratio)
+    take("dealer_22_pushes", conv=bool)
+    take("free_split", conv=bool)
+    take("free_double_on", conv=_free_double_totals)
+    take("player_21_wins", conv=bool)
+    take("player_blackjack_wins", conv=bool)
+    take("rescue", conv=bool)
+    take("activator", conv=ratio)
+    take("target_weights", conv=_weights(BINGO_TARGETS))
+    take("multiplier_weights", conv=_weights(BINGO_MULTIPLIERS))
+    take("multiplier_on_double", conv=bool)
+    if (v.get("push22_offered", v.get("push22")) and "push22_pays" in v) or (
+        "push22_pays" in v and v.get("push22_offered") is None
+    ):
+        ch["push22_pays"] = ratio(v["push22_pays"])
+    if "bob_paytable" in v:
+        ch["bob_paytable"] = tuple((str(k), ratio(x)) for k, x in v["bob_paytable"])
+    if "spanish_bonuses" in v:
+        ch["spanish_bonuses"] = v["spanish_bonuses"]
+    return replace(g, **ch)
+
+
+def _free_double_totals(x: Any) -> tuple[int, ...]:
+    if isinstance(x, str):
+        if "-" in x:
+            lo, hi = x.split("-", 1)
+            return tuple(range(int(lo), int(hi) + 1))
+        return tuple(int(t) for t in x.replace(",", " ").split())
+    return tuple(int(t) for t in x)
+
+
+def _weights(keys: tuple[int, ...]) -> Any:
+    def conv(x: Any) -> tuple[int, ...]:
+        if isinstance(x, Mapping):
+            return tuple(int(x.get(str(k), x.get(k, 0))) for k in keys)
+        return tuple(int(i) for i in x)
+
+    return conv
+
+
+def as_game_rules(rules: Any) -> GameRules:
+    """``rules`` as :class:`GameRules`: an engine ``Rules`` is adapted, a GameRules kept."""
+    if isinstance(rules, GameRules):
+        return rules
+    return from_engine(rules)
+
+
+def from_engine(rules: Any) -> GameRules:
+    """Adapt the engine's loaded Rules Submission (``firmware.engine.rules.Rules``)."""
+    values: dict[str, Any] = dict(rules.game)
+    values.update(rules.settings)
+    values["variant"] = rules.variant
+    values["deck"] = rules.deck_kind
+    return from_values(values)
+
+
+def load(variant: str, overrides: Mapping[str, Any] | None = None) -> GameRules:
+    """Load ``firmware/rules/<variant>.toml`` through the engine with ``overrides``."""
+    from firmware.engine.rules import load_rules
+
+    return from_engine(load_rules(variant, dict(overrides or {}), "--set"))

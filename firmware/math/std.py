@@ -1,0 +1,227 @@
+"""Split to Double Blackjack (§ 633b.26): the hand values and the seat's total value.
+
+What makes the game its own: no hitting (a hand stands, doubles 1x-4x for one card, or
+splits); the initial two cards split whatever their values; and the mandatory Blackjack or
+Bust wager couples the seat's hands: it wins on a player Blackjack (paytable) or a dealer
+bust (1 to 1) but loses if *any* of the seat's hands busts (baseline §2). A double that
+may bust therefore costs the Blackjack or Bust wager too, and the decision weighs that.
+
+Per hand, a double's return is linear in its size, so only 1x and 4x are ever best.
+With ``c = 2 * P(dealer busts)``, a seat with one hand is worth
+``m - c * P(bust) + c - 1`` (main wager ``m``), so a hand is played to maximise
+``m - c * P(bust)`` while the Blackjack or Bust wager is still alive, and ``m`` once a
+hand of the seat has busted. Split hands are played in order with that flag, and the
+seat's value is ``E[sum of main] + c * P(no hand busts) - 1``, computed by a small dynamic
+programme over (hands made, hands waiting, still alive).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from fractions import Fraction
+from functools import cache
+from typing import Any
+
+from firmware.math.composition import probabilities, remove
+from firmware.math.dealer import I22, IBUST, blackjack_probability, dealer_distribution
+from firmware.math.handcalc import DOUBLE, DOUBLE_MAX, SPLIT, STAND, SURRENDER, total_of
+from firmware.math.ruleset import GameRules
+
+Table = dict[tuple[Any, ...], Any]
+
+#: Blackjack or Bust hand lines of § 633b.26(i), best first.
+BOB_LINES = ("ace-spades-jack-clubs-or-spades", "suited", "blackjack")
+#: Of the 64 d^2 ace / ten-value pairs of a d-deck shoe: 2 d^2 are the ace of spades
+#: with the jack of clubs or spades, 15 d^2 are suited otherwise, 47 d^2 are neither.
+BOB_BJ_SHARES = (Fraction(2, 64), Fraction(15, 64), Fraction(47, 64))
+
+
+def bob_blackjack_value(rules: GameRules) -> Fraction:
+    """Expected Blackjack or Bust payout given a player Blackjack (best line pays)."""
+    pay = dict(rules.bob_paytable or ())
+    return sum(
+        (
+            share * pay.get(line, Fraction(0))
+            for line, share in zip(BOB_LINES, BOB_BJ_SHARES, strict=False)
+        ),
+        Fraction(0),
+    )
+
+
+def bob_dealer_bust_odds(rules: GameRules) -> float:
+    return float(dict(rules.bob_paytable or ()).get("dealer-bust", Fraction(1)))
+
+
+class StdSolver:
+    """Values for one composition (player's two cards and up card removed)."""
+
+    def __init__(
+        self,
+        rules: GameRules,
+        counts: tuple[int, ...] | None,
+        up: int,
+        policy: Callable[[tuple[Any, ...]], Any] | None,
+        record: Table | None,
+    ) -> None:
+        shoe = rules.shoe
+        self.r = rules
+        self.up = up
+        self.q = probabilities(shoe, counts)
+        self.d = dealer_distribution(shoe, counts, up, rules.dealer_hits_soft_17)
+        self.pbj = float(blackjack_probability(shoe, counts, up))
+        self.p_bust = self.d[I22] + self.d[IBUST]
+        self.c = 2 * self.p_bust * bob_dealer_bust_odds(rules)
+        self.policy = policy
+        self.record = record
+        d = self.d
+        self.net = [0.0] * 22  # main wager's value standing on each total, per unit
+        for t in range(22):
+            w = self.p_bust + sum(d[i] for i, dt in enumerate(range(17, 22)) if t > dt)
+            p = sum(d[i] for i, dt in enumerate(range(17, 22)) if t == dt)
+            self.net[t] = w - (1 - w - p)
+        lo, hi = min(rules.double_times), max(rules.double_times)
+        self.multiples = (lo, hi)
+
+    def _choose(
+        self, key: tuple[Any, ...], opts: list[tuple[int, float, Any]]
+    ) -> tuple[float, Any]:
+        """Pick by score (first number); return (score, payload) of the choice."""
+        if self.policy is not None:
+            dec = self.policy(key)
+            for code, score, payload in opts:
+                if code == dec:
+                    return score, payload
+        best = max(opts, key=lambda o: o[1] + (1e-12 if o[0] == STAND else 0.0))
+        if self.record is not None:
+            self.record[key] = best[0]
+        return best[1], best[2]
+
+    def hand(self, hard: int, ace: bool, alive: bool) -> tuple[float, float]:
+        """(main value, P(bust)) of a two-card hand played by the strategy."""
+        return self._hand(hard, ace, alive)
+
+    @cache  # noqa: B019 - one solver per composition, short-lived
+    def _hand(self, hard: int, ace: bool, alive: bool) -> tuple[float, float]:
+        t = total_of(hard, ace)
+        stand = (self.net[t], 0.0)
+        opts: list[tuple[int, float, Any]] = [(STAND, stand[0], stand)]
+        for code, k in ((DOUBLE, self.multiples[0]), (DOUBLE_MAX, self.multiples[1])):
+            m = 0.0
+            pb = 0.0
+            for v in range(1, 11):
+                p = self.q[v - 1]
+                if not p:
+                    continue
+                t2 = total_of(hard + v, ace or v == 1)
+                if t2 > 21:
+                    m -= p * (1 + k)
+                    pb += p
+                else:
+                    m += p * (1 + k) * self.net[t2]
+            opts.append((code, m - (self.c * pb if alive else 0.0), (m, pb)))
+            if k == self.multiples[1] and self.multiples[0] == k:
+                break
+        _, payload = self._choose(("std-hand", self.up, hard, ace, alive), opts)
+        return payload
+
+    def resplits(self, card: int) -> bool:
+        """Whether a split hand of ``card`` that receives ``card`` is split again."""
+        if self.policy is not None:
+            dec = self.policy(("std-initial", self.up, card, card))
+            if dec is not None:
+                return bool(dec == SPLIT)
+        return True
+
+    def split(self, a: int, b: int) -> tuple[float, float]:
+        """(E[sum of main values], P(no hand busts)) of splitting cards ``a``, ``b``."""
+        q = self.q
+        r = self.r
+
+        @cache
+        def dp(n: int, pending: tuple[int, ...], alive: bool) -> tuple[float, float]:
+            if not pending:
+                return 0.0, 1.0 if alive else 0.0
+            c, rest = pending[0], pending[1:]
+            em = 0.0
+            pa = 0.0
+            for x in range(1, 11):
+                p = q[x - 1]
+                if not p:
+                    continue
+                if x == c and n < r.max_hands and self.resplits(c):
+                    sm, sa = dp(n + 1, (c, c, *rest), alive)
+                    em += p * sm
+                    pa += p * sa
+                    continue
+                m, pb = self.hand(c + x, c == 1 or x == 1, alive)
+                m1, a1 = dp(n, rest, alive)
+                em += p * (m + m1)
+                if alive:
+                    m0, _a0 = dp(n, rest, False)
+                    em += p * pb * (m0 - m1)
+                    pa += p * (1 - pb) * a1
+            return em, pa
+
+        return dp(2, (a, b), True)
+
+    def initial(self, a: int, b: int) -> tuple[float, float]:
+        """(main value, Blackjack or Bust value) of a non-Blackjack start, no dealer BJ."""
+        hard, ace = a + b, a == 1 or b == 1
+        c = self.c
+        bob_odds = bob_dealer_bust_odds(self.r)
+        opts: list[tuple[int, float, Any]] = []
+        m, pb = self.hand(hard, ace, True)
+        bob = self.p_bust * (1 - pb) * (bob_odds + 1) - 1
+        opts.append((STAND, m + bob, (m, bob)))
+        if self.r.max_hands >= 2:
+            em, pa = self.split(a, b)
+            bob_s = self.p_bust * pa * (bob_odds + 1) - 1
+            opts.append((SPLIT, em + bob_s, (em, bob_s)))
+        if self.r.late_surrender:
+            opts.append(
+                (
+                    SURRENDER,
+                    -1.0 + float(self.r.surrender_refund) - 1.0,
+                    (-1.0 + float(self.r.surrender_refund), -1.0),
+                )
+            )
+        # The stand option carries the hand's own best play (stand or double).
+        _, payload = self._choose(("std-initial", self.up, a, b), opts)
+        del c
+        return payload
+
+
+def std_deal_value(rules: GameRules, solver: StdSolver, a: int, b: int) -> tuple[float, float]:
+    """(main, Blackjack or Bust) value of one start, dealer check included."""
+    pbj = solver.pbj
+    if {a, b} == {1, 10}:
+        bob = float(bob_blackjack_value(rules))
+        return (1 - pbj) * float(rules.blackjack_pays), bob
+    m, bob = solver.initial(a, b)
+    return -pbj + (1 - pbj) * m, -pbj + (1 - pbj) * bob
+
+
+def std_solve_strategy(rules: GameRules) -> Table:
+    table: Table = {}
+    full = rules.shoe.counts()
+    for up in range(1, 11):
+        s = StdSolver(rules, remove(full, up), up, None, table)
+        # Pairs first: a split hand resplits a pair the strategy splits.
+        for a in range(1, 11):
+            s.initial(a, a)
+        s2 = StdSolver(rules, remove(full, up), up, table.get, None)
+        rec = StdSolver(rules, remove(full, up), up, None, table)
+        rec.resplits = s2.resplits  # type: ignore[method-assign]
+        for a in range(1, 11):
+            for b in range(a + 1, 11):
+                if {a, b} == {1, 10}:
+                    continue
+                rec.initial(a, b)
+        for hard in range(2, 21):
+            for ace in (False, True):
+                for alive in (True, False):
+                    rec.hand(hard, ace, alive)
+        if up == 1:
+            pbj = s.pbj
+            table[("insurance", 1)] = float(rules.insurance_pays) * pbj - (1 - pbj) > 0
+    return table

@@ -1,0 +1,281 @@
+"""The computed basic strategy, as a fast per-decision oracle for automatic players.
+
+``strategy_for(rules)`` returns a :class:`Strategy` for a Rules Submission (the engine's
+``Rules``) or a :class:`~firmware.math.ruleset.GameRules`; it is cached in memory by the
+rules hash, so every caller with the same rules shares one. ``Strategy.decide`` answers
+one decision: it values each *legal* action of the hand from the total-dependent solver
+of that up card (the shoe less the up card) and returns the best, memoised per state, so
+after the first visit of a state a decision is one dict lookup.
+
+Hands are given as point values (1 = ace, 10 = ten-value card); ``values_of`` converts
+the engine's card codes.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Collection, Sequence
+from dataclasses import dataclass
+from functools import lru_cache
+from typing import Any
+
+import numpy as np
+
+from firmware.math.composition import remove
+from firmware.math.gamecalc import Situation, lane_pairs, make_situation
+from firmware.math.handcalc import (
+    ACTION_NAMES,
+    DOUBLE,
+    DOUBLE_MAX,
+    HIT,
+    SPLIT,
+    STAND,
+    SURRENDER,
+    HandCtx,
+    total_of,
+)
+from firmware.math.ruleset import GameRules
+from firmware.math.splits import hand_start_tag, split_value
+from firmware.math.std import StdSolver, std_solve_strategy
+
+
+@dataclass(frozen=True)
+class Decision:
+    action: str  # an engine action name: hit stand double split surrender rescue ...
+    times: int = 1  # multiple of the initial wager for a double (Split to Double: 1..4)
+
+
+def values_of(cards: Sequence[int]) -> tuple[int, ...]:
+    """Point values of engine card codes (``rank * 4 + suit``)."""
+    return tuple(min(c // 4 + 1, 10) for c in cards)
+
+
+class Strategy:
+    """Decisions of the computed total-dependent basic strategy for one rule set."""
+
+    def __init__(self, rules: GameRules) -> None:
+        self.rules = rules
+        self._sits: dict[int, Situation] = {}
+        self._std: dict[int, StdSolver] = {}
+        self._std_table: dict[tuple[Any, ...], Any] | None = None
+        self._memo: dict[tuple[Any, ...], Decision] = {}
+        self._lanes = {tm: i for i, tm in enumerate(lane_pairs())} if rules.bingo else {}
+
+    # -- solvers per up card ---------------------------------------------------------
+    def _sit(self, up: int) -> Situation:
+        s = self._sits.get(up)
+        if s is None:
+            s = make_situation(self.rules, remove(self.rules.shoe.counts(), up), up, None, None)
+            self._sits[up] = s
+        return s
+
+    def _stdsolver(self, up: int) -> StdSolver:
+        if self._std_table is None:
+            self._std_table = std_solve_strategy(self.rules)
+        s = self._std.get(up)
+        if s is None:
+            s = StdSolver(
+                self.rules, remove(self.rules.shoe.counts(), up), up, self._std_table.get, None
+            )
+            self._std[up] = s
+        return s
+
+    # -- the oracle ------------------------------------------------------------------
+    def insurance(self) -> bool:
+        """Whether to take insurance (never, for every shoe these games deal)."""
+        sit = self._sit(1)
+        p = sit.p_dealer_bj
+        return float(self.rules.insurance_pays) * p - (1 - p) > 0
+
+    def decide(
+        self,
+        up: int,
+        cards: Sequence[int],
+        legal: Collection[str],
+        *,
+        split_hand: bool = False,
+        lammer: bool = False,
+        split_ace: bool = False,
+        after_double: bool = False,
+        bob_alive: bool = True,
+        bingo: tuple[int, int] | None = None,
+    ) -> Decision:
+        """The best legal action for a hand of point values ``cards`` against ``up``.
+
+        ``legal`` is the engine's list for this hand (``Table.legal_now``); the answer is
+        always one of it. ``after_double``: the double's card is dealt and the engine
+        offers ``rescue`` (Spanish 21). ``bob_alive``: Split to Double, no hand of the
+        seat has busted yet. ``bingo``: the (target, multiplier) drawn this round.
+        """
+        if "insurance" in legal or "no-insurance" in legal:
+            return Decision("insurance" if self.insurance() else "no-insurance")
+        legal_t = tuple(sorted(legal))
+        key = (
+            up,
+            tuple(sorted(cards)),
+            legal_t,
+            split_hand,
+            lammer,
+            split_ace,
+            after_double,
+            bob_alive,
+            bingo,
+        )
+        d = self._memo.get(key)
+        if d is None:
+            d = self._compute(
+                up,
+                tuple(cards),
+                legal_t,
+                split_hand,
+                lammer,
+                split_ace,
+                after_double,
+                bob_alive,
+                bingo,
+            )
+            self._memo[key] = d
+        return d
+
+    def _compute(
+        self,
+        up: int,
+        cards: tuple[int, ...],
+        legal: tuple[str, ...],
+        split_hand: bool,
+        lammer: bool,
+        split_ace: bool,
+        after_double: bool,
+        bob_alive: bool,
+        bingo: tuple[int, int] | None,
+    ) -> Decision:
+        if not self.rules.hitting:
+            return self._compute_std(up, cards, legal, split_hand, bob_alive)
+        sit = self._sit(up)
+        hs = sit.solver
+        lane = self._lanes.get(bingo) if bingo else None
+
+        def pick(v: Any) -> float:
+            if isinstance(v, np.ndarray):
+                return float(v[lane if lane is not None else 0]) if v.shape else float(v)
+            return float(v)
+
+        hard = sum(cards)
+        ace = 1 in cards
+        nc = min(len(cards), hs.nc_cap)
+        tag = hand_start_tag(hs, cards) if len(cards) <= 3 else None
+        ctx = HandCtx(split=split_hand, lammer=lammer, split_ace=split_ace)
+        if after_double:
+            if "rescue" in legal:
+                stand = pick(hs.stand(hard, ace, nc, None, ctx, 1, False))
+                if stand < -1.0:
+                    return Decision("rescue")
+            return Decision("stand")
+        opts: list[tuple[float, Decision]] = []
+        if "stand" in legal:
+            opts.append((pick(hs.stand(hard, ace, nc, tag, ctx)), Decision("stand")))
+        if "hit" in legal and total_of(hard, ace) < 21:
+            hit = 0.0
+            for v in range(1, 11):
+                p = hs.q[v - 1]
+                if p:
+                    from firmware.math.handcalc import next_tag
+
+                    if hard + v > 21:
+                        hit += p * pick(hs.stand(hard + v, False, nc + 1, None, ctx))
+                    else:
+                        hit += p * pick(
+                            hs.value(hard + v, ace or v == 1, nc + 1, next_tag(tag, v), ctx)
+                        )
+            opts.append((hit, Decision("hit")))
+        if "double" in legal:
+            for _code, k, dlam in hs.double_kinds(hard, ace, nc, ctx):
+                val = pick(hs.doubled(hard, ace, nc, tag, ctx, k, dlam))
+                opts.append((val, Decision("double", k)))
+            if not hs.double_kinds(hard, ace, nc, ctx):
+                # the engine allows a double the solver's rules did not foresee: value it
+                val = pick(hs.doubled(hard, ace, nc, tag, ctx, 1, False))
+                opts.append((val, Decision("double", 1)))
+        if "split" in legal and len(cards) == 2 and cards[0] == cards[1]:
+            opts.append((pick(split_value(hs, cards[0])), Decision("split")))
+        if "surrender" in legal:
+            opts.append((-(1.0 - float(self.rules.surrender_refund)), Decision("surrender")))
+        if not opts:
+            return Decision(legal[0])
+        return max(opts, key=lambda o: o[0] + (1e-12 if o[1].action == "stand" else 0.0))[1]
+
+    def _compute_std(
+        self,
+        up: int,
+        cards: tuple[int, ...],
+        legal: tuple[str, ...],
+        split_hand: bool,
+        bob_alive: bool,
+    ) -> Decision:
+        s = self._stdsolver(up)
+        assert self._std_table is not None
+        if len(cards) == 2 and not split_hand:
+            a, b = sorted(cards)
+            dec = self._std_table.get(("std-initial", up, a, b))
+            if dec == SPLIT and "split" in legal:
+                return Decision("split")
+            if dec == SURRENDER and "surrender" in legal:
+                return Decision("surrender")
+        pair = len(cards) == 2 and cards[0] == cards[1]
+        if pair and split_hand and "split" in legal and s.resplits(cards[0]):
+            return Decision("split")
+        hard, ace = sum(cards), 1 in cards
+        s.hand(hard, ace, bob_alive)
+        dec = self._std_table.get(("std-hand", up, hard, ace, bob_alive))
+        if dec is None:
+            rec: dict[tuple[Any, ...], Any] = {}
+            StdSolver(self.rules, remove(self.rules.shoe.counts(), up), up, None, rec).hand(
+                hard, ace, bob_alive
+            )
+            dec = rec.get(("std-hand", up, hard, ace, bob_alive), STAND)
+        if dec in (DOUBLE, DOUBLE_MAX) and "double" in legal:
+            k = min(self.rules.double_times) if dec == DOUBLE else max(self.rules.double_times)
+            return Decision("double", k)
+        return Decision("stand" if "stand" in legal else legal[0])
+
+    # -- the printed table -----------------------------------------------------------
+    def cell(self, up: int, cards: tuple[int, ...], **kw: Any) -> str:
+        """Table letter for a two-card start: S H D(h/s) P R(h/s/p) D4, H/S after."""
+        legal = ["stand", "double", "split", "surrender"]
+        if self.rules.hitting:
+            legal.append("hit")
+        if cards[0] != cards[1] and not (not self.rules.hitting and self.rules.split_any_initial):
+            legal.remove("split")
+        if not self.rules.late_surrender:
+            legal.remove("surrender")
+        first = self.decide(up, cards, legal, **kw)
+        letter = {"stand": "S", "hit": "H", "split": "P", "surrender": "R", "double": "D"}[
+            first.action
+        ]
+        if first.action == "double" and first.times > 1:
+            letter = f"D{first.times}"
+        if first.action in ("double", "surrender") or (
+            first.action == "split" and self.rules.hitting
+        ):
+            rest = [x for x in legal if x not in (first.action,) and x != "split"]
+            if first.action != "double":
+                rest = [x for x in rest if x != "double"] or rest
+            second = self.decide(up, cards, rest, **kw)
+            letter += {"stand": "s", "hit": "h", "double": "d", "surrender": "r"}.get(
+                second.action, ""
+            )
+        return letter
+
+
+@lru_cache(maxsize=32)
+def _cached(rules: GameRules) -> Strategy:
+    return Strategy(rules)
+
+
+def strategy_for(rules: Any) -> Strategy:
+    """The :class:`Strategy` of ``rules`` (engine ``Rules`` or ``GameRules``), cached."""
+    from firmware.math.ruleset import as_game_rules
+
+    return _cached(as_game_rules(rules))
+
+
+__all__ = ["ACTION_NAMES", "HIT", "Decision", "Strategy", "strategy_for", "values_of"]
