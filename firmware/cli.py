@@ -27,6 +27,8 @@ from firmware.logsetup import setup_logging
 COMMANDS: tuple[tuple[str, str], ...] = (
     ("config", "firmware.config_cli"),
     ("panel", "drivers.panel.cli"),
+    ("release", "deploy.release_cli"),
+    ("verify", "deploy.verify_cli"),
 )
 
 log = logging.getLogger("etg")
