@@ -29,6 +29,9 @@ COMMANDS: tuple[tuple[str, str], ...] = (
     ("panel", "drivers.panel.cli"),
     ("release", "deploy.release_cli"),
     ("verify", "deploy.verify_cli"),
+    ("strategy", "firmware.math.cmd_strategy"),
+    ("par", "firmware.math.cmd_par"),
+    ("rtp", "firmware.math.cmd_rtp"),
 )
 
 log = logging.getLogger("etg")

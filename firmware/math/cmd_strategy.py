@@ -1,0 +1,37 @@
+"""`etg strategy`: print the computed basic strategy of a variant as a table."""
+
+from __future__ import annotations
+
+import argparse
+from typing import Any
+
+
+def register(sub: Any, common: argparse.ArgumentParser) -> None:
+    p = sub.add_parser(
+        "strategy", parents=[common], help="print the computed basic strategy",
+        description="Compute the total-dependent basic strategy of a variant from the exact "
+        "dealer probabilities of its Rules Submission and print it as a table.",
+    )
+    from firmware.math.options import add_rules_options
+
+    add_rules_options(p)
+    p.add_argument("--bingo", metavar="TARGET:MULT", default=None,
+                   help="Bingo: the table for this drawn target and multiplier (e.g. 17:10)")
+    p.set_defaults(func=_run)
+
+
+def _run(args: argparse.Namespace) -> int:
+    from firmware.errors import UserError
+    from firmware.math.options import rules_from_args
+    from firmware.math.strategy_table import render
+
+    rules = rules_from_args(args)
+    bingo = None
+    if args.bingo:
+        try:
+            t, m = (int(x) for x in args.bingo.split(":"))
+        except ValueError:
+            raise UserError(f"--bingo {args.bingo!r}: expected TARGET:MULT, e.g. 17:10") from None
+        bingo = (t, m)
+    print(render(rules, bingo))
+    return 0
