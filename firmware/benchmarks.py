@@ -15,7 +15,10 @@ import time
 from collections.abc import Callable, Iterable
 
 #: Every benchmark, in the order `make bench` runs them.
-BENCHMARKS: tuple[tuple[str, str], ...] = ()
+BENCHMARKS: tuple[tuple[str, str], ...] = (
+    ("rng", "rng.bench:run"),
+    ("panel", "drivers.panel.bench:panel_benchmark"),
+)
 
 
 def _machine() -> str:

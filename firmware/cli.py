@@ -26,7 +26,9 @@ from firmware.logsetup import setup_logging
 #: (name, module) of every subcommand family, in the order `etg --help` lists them.
 COMMANDS: tuple[tuple[str, str], ...] = (
     ("config", "firmware.config_cli"),
+    ("shoe", "drivers.shoe.cli"),
     ("panel", "drivers.panel.cli"),
+    ("rng", "rng.cli"),
     ("release", "deploy.release_cli"),
     ("verify", "deploy.verify_cli"),
     ("strategy", "firmware.math.cmd_strategy"),

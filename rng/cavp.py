@@ -20,7 +20,6 @@ from __future__ import annotations
 import re
 from collections.abc import Iterator
 from dataclasses import dataclass, field
-from importlib import resources
 from pathlib import Path
 
 from rng.drbg import Drbg, ScriptedEntropy
@@ -160,11 +159,10 @@ class GroupResult:
 
 def shipped_vectors() -> list[Path]:
     """The vector files shipped in the package (no-reseed and PR-false sets)."""
-    root = resources.files("rng") / "vectors"
+    root = Path(__file__).resolve().parent / "vectors"
     found: list[Path] = []
     for sub in ("no_reseed", "pr_false"):
-        d = Path(str(root / sub))
-        found.extend(sorted(d.glob("*.rsp")))
+        found.extend(sorted((root / sub).glob("*.rsp")))
     return found
 
 

@@ -12,6 +12,9 @@ to one cipher call per Generate, and the KATs confirm them:
 
 from __future__ import annotations
 
+import functools
+from typing import Any
+
 from cryptography.hazmat.primitives.ciphers import Cipher, algorithms, modes
 
 from rng.drbg import Drbg
@@ -19,17 +22,27 @@ from rng.drbg import Drbg
 _KEYLEN = 32  # AES-256 key, bytes
 _BLOCKLEN = 16
 _SEEDLEN = _KEYLEN + _BLOCKLEN  # 48 bytes = 384 bits
-_MOD = 1 << 128
-_ZEROS = bytes((1 << 16) + _SEEDLEN)  # the largest request plus one Update's worth
+_MASK = (1 << 128) - 1  # V is incremented modulo 2^128 (ctr_len = blocklen)
+_Z_SEED = bytes(_SEEDLEN)
 #: Block_Cipher_df's fixed key: the bytes 0x00, 0x01, ..., 0x1F (10.3.2 step 8).
 _DF_KEY = bytes(range(_KEYLEN))
 
 
-def _keystream(key: bytes | bytearray, first_counter: int, n_bytes: int) -> bytes:
-    """E(Key, V+1) || E(Key, V+2) || ... truncated to ``n_bytes`` (counter = V + 1)."""
-    block = (first_counter % _MOD).to_bytes(_BLOCKLEN, "big")
-    enc = Cipher(algorithms.AES(bytes(key)), modes.CTR(block)).encryptor()
-    return enc.update(memoryview(_ZEROS)[:n_bytes])
+@functools.lru_cache(maxsize=8)
+def _zeros(n: int) -> bytes:
+    """Plaintext for keystream: cached, because a Generate of 2^19 bits is the hot path."""
+    return bytes(n)
+
+
+def _ctr(key: bytes | bytearray, v: bytes | bytearray) -> Any:
+    """An AES-CTR encryptor whose keystream is E(Key, V+1) || E(Key, V+2) || ..."""
+    block = ((int.from_bytes(v, "big") + 1) & _MASK).to_bytes(_BLOCKLEN, "big")
+    return Cipher(algorithms.AES(bytes(key)), modes.CTR(block)).encryptor()
+
+
+def _keystream(key: bytes | bytearray, v: bytes | bytearray, n_bytes: int) -> bytes:
+    """E(Key, V+1) || E(Key, V+2) || ... truncated to ``n_bytes``."""
+    return bytes(_ctr(key, v).update(_zeros(n_bytes)))
 
 
 def _cbc(key: bytes, iv: bytes, data: bytes) -> bytes:
@@ -79,7 +92,7 @@ class CtrDrbg(Drbg):
     def _update(self, provided: bytes, temp: bytes | None = None) -> None:
         """CTR_DRBG_Update (10.2.1.2); ``temp`` when the keystream is already at hand."""
         if temp is None:
-            temp = _keystream(self._key, int.from_bytes(self._v, "big") + 1, _SEEDLEN)
+            temp = _keystream(self._key, self._v, _SEEDLEN)
         if provided:
             temp = _xor(temp, provided)
         self._key[:] = temp[:_KEYLEN]
@@ -97,7 +110,7 @@ class CtrDrbg(Drbg):
         self._update(self._seed_material(entropy, additional_input))
 
     def _generate_algorithm(self, n_bytes: int, additional_input: bytes) -> bytes | None:
-        if self._due_for_reseed():
+        if self.reseed_counter > self.reseed_interval:
             return None
         if additional_input:
             if self.use_df:
@@ -105,10 +118,16 @@ class CtrDrbg(Drbg):
             else:
                 additional_input += bytes(_SEEDLEN - len(additional_input))
             self._update(additional_input)
-        blocks = -(-n_bytes // _BLOCKLEN)
-        stream = _keystream(self._key, int.from_bytes(self._v, "big") + 1, blocks * 16 + _SEEDLEN)
-        self._update(additional_input, stream[blocks * _BLOCKLEN :])
-        return stream[:n_bytes]
+        enc = _ctr(self._key, self._v)
+        out = enc.update(_zeros(n_bytes))
+        if n_bytes % _BLOCKLEN:  # the rest of the last output block is discarded
+            enc.update(_zeros(_BLOCKLEN - n_bytes % _BLOCKLEN))
+        temp = enc.update(_Z_SEED)
+        if additional_input:
+            temp = _xor(temp, additional_input)
+        self._key[:] = temp[:_KEYLEN]
+        self._v[:] = temp[_KEYLEN:]
+        return out
 
     def _zeroize(self) -> None:
         for buf in (getattr(self, "_key", None), getattr(self, "_v", None)):

@@ -102,10 +102,12 @@ class Drbg(ABC):
         With ``prediction_resistance`` the DRBG reseeds from the entropy source before
         generating, so the output does not depend on any state an attacker might hold.
         """
-        self._check_alive()
+        if not self._alive:
+            self._check_alive()
         if not 0 <= n_bytes <= MAX_REQUEST_BYTES:
             raise DrbgError(f"request of {n_bytes} bytes exceeds 2^19 bits per generate")
-        self._check_input("additional input", additional_input)
+        if additional_input:
+            self._check_input("additional input", additional_input)
         if prediction_resistance and not self.prediction_resistance:
             raise DrbgError("prediction resistance requested but not instantiated with it")
         reseed_required = False

@@ -86,7 +86,8 @@ class TableRng:
         """The Bingo target and multiplier for ``round_no``, from disjoint DRBG bits."""
         tw = normalize_weights(target_weights)
         mw = normalize_weights(multiplier_weights)
-        with self._operation() as bits:
+        with self._operation():
+            bits = self._bits()
             target, ts = weighted_choice(bits, tw)
             mult, ms = weighted_choice(bits, mw)
             self.draws += 1
@@ -106,21 +107,30 @@ class TableRng:
         return BingoDraw(round_no, target, mult, record)
 
     def randbelow(self, n: int) -> int:
-        with self._operation() as bits:
-            return randbelow(bits, n).value
+        with self._operation():
+            return randbelow(self._bits(), n).value
 
     def weighted_choice(self, weights: Mapping[T, int] | Iterable[tuple[T, int]]) -> T:
-        with self._operation() as bits:
-            return weighted_choice(bits, weights)[0]
+        with self._operation():
+            return weighted_choice(self._bits(), weights)[0]
 
     def shuffle(self, items: MutableSequence[Any]) -> None:
-        with self._operation(min_read=256) as bits:
-            shuffle(bits, items)
+        with self._operation():
+            shuffle(self._bits(min_read=256), items)
 
     def random_bytes(self, n: int) -> bytes:
-        """``n`` raw DRBG bytes (several generate calls past 2^19 bits)."""
-        with self._operation():
-            return self._bytes(n)
+        """``n`` raw DRBG bytes (several generate calls past 2^19 bits).
+
+        The bulk path of `etg rng stream`: the lock and failure check are inlined.
+        """
+        with self._lock:
+            if self._failure is not None:
+                raise RngUnavailable(f"RNG unavailable: {self._failure}")
+            try:
+                return self._bytes(n)
+            except RngError as exc:
+                self._failure = str(exc)
+                raise RngUnavailable(f"RNG unavailable: {exc}") from exc
 
     # -- lifecycle -------------------------------------------------------------------------
 
@@ -155,6 +165,8 @@ class TableRng:
     # -- internals -------------------------------------------------------------------------
 
     def _bytes(self, n: int) -> bytes:
+        if n <= MAX_REQUEST_BYTES:
+            return self._drbg.generate(n)
         parts = []
         while n > 0:
             k = min(n, MAX_REQUEST_BYTES)
@@ -162,8 +174,12 @@ class TableRng:
             n -= k
         return b"".join(parts)
 
-    def _operation(self, min_read: int = _DRAW_READ) -> _Operation:
-        return _Operation(self, min_read)
+    def _bits(self, min_read: int = _DRAW_READ) -> BitSource:
+        """A fresh bit reader on the DRBG: leftover bits die with it, never reused."""
+        return BitSource(self._drbg.generate, min_read)
+
+    def _operation(self) -> _Operation:
+        return _Operation(self)
 
     def _cycle(self) -> None:
         period = 1.0 / self.cycle_hz
@@ -182,17 +198,15 @@ class TableRng:
 class _Operation:
     """Holds the lock for one operation and turns any RNG error into RngUnavailable."""
 
-    def __init__(self, rng: TableRng, min_read: int) -> None:
+    def __init__(self, rng: TableRng) -> None:
         self.rng = rng
-        self.min_read = min_read
 
-    def __enter__(self) -> BitSource:
+    def __enter__(self) -> None:
         self.rng._lock.acquire()
         if self.rng._failure is not None:
             cause = self.rng._failure
             self.rng._lock.release()
             raise RngUnavailable(f"RNG unavailable: {cause}")
-        return BitSource(self.rng._drbg.generate, self.min_read)
 
     def __exit__(self, exc_type: type[BaseException] | None, exc: BaseException | None,
                  tb: object) -> None:

@@ -1,0 +1,240 @@
+"""`etg rng`: known-answer tests, self-test, raw stream and scaled draws for the lab."""
+
+from __future__ import annotations
+
+import argparse
+import dataclasses
+import os
+import sys
+from pathlib import Path
+from typing import Any, BinaryIO
+
+from firmware.errors import UserError
+
+_CHUNK = 1 << 16  # one 2^19-bit generate per write: no join, no copy
+
+
+def register(sub: Any, common: argparse.ArgumentParser) -> None:
+    p = sub.add_parser(
+        "rng",
+        help="the certified RNG: KATs, self-test, raw stream, scaled draws",
+        description="SP 800-90A DRBG of the table: known-answer tests, power-up self-test, "
+        "raw output for statistical batteries and scaled outcomes (see docs/rng.md).",
+        parents=[common],
+    )
+    rsub = p.add_subparsers(dest="rng_command", metavar="ACTION")
+    rsub.required = True
+
+    kat = rsub.add_parser(
+        "kat", parents=[common], help="run NIST CAVP known-answer vectors",
+        description="Run every case of every group we implement from CAVP .rsp files "
+        "(default: the vectors shipped in the package); list skipped groups; end with "
+        "'N passed, M failed'. Exit 0 only when nothing failed.",
+    )
+    kat.add_argument("--vectors", metavar="FILE.rsp", nargs="+", type=Path,
+                     help="vector files to run instead of the shipped ones")
+    kat.add_argument("--quiet", action="store_true", help="print only skips, failures, total")
+    kat.set_defaults(func=_kat)
+
+    st = rsub.add_parser(
+        "selftest", parents=[common], help="run the power-up self-test",
+        description="The power-up self-test of the configured mechanism (or --all), "
+        "then open the configured entropy source (start-up health tests).",
+    )
+    st.add_argument("--all", action="store_true", help="test every mechanism")
+    st.set_defaults(func=_selftest)
+
+    stream = rsub.add_parser(
+        "stream", parents=[common], help="write raw DRBG output to stdout",
+        description="Raw output of the configured DRBG on stdout, for dieharder, ent, "
+        "rngtest: `etg rng stream | dieharder -g 200 -a`. Without --bytes it runs until "
+        "the reader closes the pipe, then exits 0.",
+    )
+    stream.add_argument("--bytes", type=_count, metavar="N", help="stop after N bytes")
+    _seed_option(stream)
+    stream.set_defaults(func=_stream)
+
+    draws = rsub.add_parser(
+        "draws", parents=[common], help="write scaled outcomes (targets, cards, shoes)",
+        description="Scaled outcomes from the configured DRBG: csv has one outcome per line "
+        "(cards as codes like TD; shuffle: one shoe per line, codes comma-separated); bin "
+        "has one byte per outcome (value, or card index 0..51 in A..K of S, H, D, C).",
+    )
+    draws.add_argument("--what", required=True, choices=["target", "multiplier", "card",
+                                                         "shuffle"])
+    draws.add_argument("--n", required=True, type=_count, metavar="N", help="outcomes (shoes)")
+    draws.add_argument("--format", default="csv", choices=["csv", "bin"])
+    draws.add_argument("--weights", metavar="V:W,...",
+                       help="weight table for target/multiplier, e.g. 2:50,5:30,10:12 "
+                       "(default: the Bingo Rules Submission, firmware/rules/bingo.toml)")
+    draws.add_argument("--decks", type=int, default=1, metavar="D",
+                       help="decks per shoe for --what shuffle (default 1)")
+    draws.add_argument("--spanish", action="store_true", help="48-card decks (no tens)")
+    draws.add_argument("--output", "-o", type=Path, metavar="FILE", help="default: stdout")
+    _seed_option(draws)
+    draws.set_defaults(func=_draws)
+
+
+def _count(text: str) -> int:
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{text!r} is not a whole number") from None
+    if value < 0:
+        raise argparse.ArgumentTypeError(f"{text} must not be negative")
+    return value
+
+
+def _seed_option(p: argparse.ArgumentParser) -> None:
+    p.add_argument("--seed-hex", metavar="HEX",
+                   help="bench only: fixed seed (hex) for a reproducible run; "
+                   "refused in production mode")
+
+
+def _open(args: argparse.Namespace) -> Any:
+    """The table RNG of the configuration, without cycling, honouring a bench seed."""
+    from firmware.cli import load_table_config
+    from rng import RngUnavailable, open_table_rng
+
+    cfg = load_table_config(args)
+    settings = cfg.rng
+    seed = getattr(args, "seed_hex", None)
+    if seed is not None:
+        if not cfg.bench:
+            raise UserError(
+                "--seed-hex is a bench power; production mode (table.mode = production) "
+                "refuses it"
+            )
+        try:
+            bytes.fromhex(seed)
+        except ValueError:
+            raise UserError(f"--seed-hex: {seed!r} is not hexadecimal digits") from None
+        settings = dataclasses.replace(settings, seed_hex=seed)
+    settings = dataclasses.replace(settings, cycle_hz=0.0)
+    try:
+        return open_table_rng(settings, bench=cfg.bench)
+    except RngUnavailable as exc:
+        raise UserError(exc.cause) from None
+
+
+def _kat(args: argparse.Namespace) -> int:
+    from rng.cavp import run_file, shipped_vectors
+
+    files = args.vectors or shipped_vectors()
+    passed = failed = skipped = 0
+    for path in files:
+        try:
+            results = list(run_file(path))
+        except OSError as exc:
+            raise UserError(f"{path}: cannot read: {exc.strerror or exc}") from None
+        except (ValueError, UnicodeDecodeError) as exc:
+            raise UserError(f"{path}: not a CAVP .rsp file: {exc}") from None
+        label = f"{path.parent.name}/{path.name}"
+        quiet_skips: dict[str, int] = {}
+        for r in results:
+            if r.mechanism is None:
+                skipped += 1
+                if args.quiet:
+                    quiet_skips[r.skip_reason] = quiet_skips.get(r.skip_reason, 0) + 1
+                else:
+                    print(f"SKIP  {label} {r.group.title} ({len(r.group.cases)} cases): "
+                          f"{r.skip_reason}")
+                continue
+            passed += r.passed
+            failed += r.failed
+            if r.failed:
+                print(f"FAIL  {label} {r.group.title}: {r.failed} of "
+                      f"{r.passed + r.failed} cases failed (COUNT {r.failed_counts})")
+            elif not args.quiet:
+                print(f"PASS  {label} {r.group.title}: {r.passed} cases")
+        for reason, groups in quiet_skips.items():
+            print(f"SKIP  {label}: {groups} groups: {reason}")
+    if skipped:
+        print(f"skipped {skipped} groups (mechanisms not implemented)")
+    print(f"{passed} passed, {failed} failed")
+    return 0 if failed == 0 and passed > 0 else 1
+
+
+def _selftest(args: argparse.Namespace) -> int:
+    from firmware.cli import load_table_config
+    from rng.entropy import open_source
+    from rng.errors import RngError
+    from rng.mechanisms import MECHANISMS
+    from rng.selftest import power_up_selftest
+
+    cfg = load_table_config(args)
+    mechs = list(MECHANISMS) if args.all else [cfg.rng.mechanism]
+    ok = True
+    for mech in mechs:
+        for check in power_up_selftest(mech):
+            print(check.line())
+            ok &= check.ok
+    try:
+        source = open_source(cfg.rng.entropy)
+        source.get_entropy(48)
+        print(f"PASS  entropy source {source.name}: start-up health tests passed")
+    except RngError as exc:
+        print(f"FAIL  entropy source {cfg.rng.entropy}: {exc}")
+        ok = False
+    print("self-test passed" if ok else "self-test FAILED: the RNG is unavailable")
+    return 0 if ok else 1
+
+
+def _quiet_exit() -> int:
+    """The reader closed the pipe: silence stdout so Python's exit flush cannot complain."""
+    devnull = os.open(os.devnull, os.O_WRONLY)
+    os.dup2(devnull, sys.stdout.fileno())
+    os.close(devnull)
+    return 0
+
+
+def _stream(args: argparse.Namespace) -> int:
+    rng = _open(args)
+    out: BinaryIO = sys.stdout.buffer
+    try:
+        left = args.bytes
+        while left is None or left > 0:
+            k = _CHUNK if left is None else min(left, _CHUNK)
+            out.write(rng.random_bytes(k))
+            if left is not None:
+                left -= k
+        out.flush()
+    except BrokenPipeError:
+        return _quiet_exit()
+    finally:
+        rng.close()
+    return 0
+
+
+def _draws(args: argparse.Namespace) -> int:
+    from firmware.cli import load_table_config
+    from rng.lab import bingo_weights, outcomes, parse_weights, render
+
+    weights = None
+    if args.what in ("target", "multiplier"):
+        if args.weights:
+            weights = parse_weights(args.weights)
+        else:
+            weights = bingo_weights(args.what, load_table_config(args).rules)
+    elif args.weights:
+        raise UserError("--weights applies to --what target or multiplier only")
+    if not 1 <= args.decks <= 16:
+        raise UserError(f"--decks must be 1..16, got {args.decks}")
+    rng = _open(args)
+    try:
+        sink: BinaryIO = open(args.output, "wb") if args.output else sys.stdout.buffer  # noqa: SIM115
+    except OSError as exc:
+        rng.close()
+        raise UserError(f"{args.output}: cannot write: {exc.strerror or exc}") from None
+    try:
+        for batch in outcomes(rng.random_bytes, args.what, args.n, weights=weights,
+                              decks=args.decks, spanish=args.spanish):
+            sink.write(render(batch, args.what, args.format, spanish=args.spanish))
+        sink.flush()
+    except BrokenPipeError:
+        return _quiet_exit()
+    finally:
+        rng.close()
+        if args.output:
+            sink.close()
+    return 0
