@@ -92,3 +92,10 @@ def test_callback_delivery() -> None:
     panel.handle_key("b", True)
     assert [(e.kind, e.seat, e.button) for e in got] == [("press", 1, "BET")]
     assert panel.get_event(0) is None
+
+
+def test_keypad_digits_and_enter(kb: KeyboardPanel) -> None:
+    kb.handle_event(pygame.event.Event(pygame.KEYDOWN, key=pygame.K_KP4))
+    kb.handle_event(pygame.event.Event(pygame.KEYDOWN, key=pygame.K_s))
+    kb.handle_event(pygame.event.Event(pygame.KEYDOWN, key=pygame.K_KP_ENTER))
+    assert drain(kb) == [("press", 4, "STAND"), ("press", None, "DEAL")]
