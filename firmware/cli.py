@@ -26,6 +26,7 @@ from firmware.logsetup import setup_logging
 #: (name, module) of every subcommand family, in the order `etg --help` lists them.
 COMMANDS: tuple[tuple[str, str], ...] = (
     ("config", "firmware.config_cli"),
+    ("bench", "firmware.bench.cli"),
     ("shoe", "drivers.shoe.cli"),
     ("panel", "drivers.panel.cli"),
     ("rng", "rng.cli"),

@@ -1,0 +1,108 @@
+"""How the scenario playback talks to a table: one small protocol, one driver per depth.
+
+:class:`EngineDriver` drives the game engine in-process. The hil driver (issue 10) will
+implement the same methods against the table service process (shoe simulator on a
+pseudo-terminal, simulated GPIO panels), so :mod:`firmware.bench.playback`, the outcome
+comparison and the reports are shared by both depths.
+"""
+
+from __future__ import annotations
+
+from typing import Any, Protocol
+
+from firmware.bench.frames import frame_to_input
+from firmware.bench.scenario import Scenario
+from firmware.engine.inputs import (
+    Card, CloseBetting, Console, CreditsIn, CreditsOut, Decision, Draw, Input, Wager,
+)
+from firmware.engine.rules import load_rules
+from firmware.engine.table import Rejected, Table
+
+
+class TableDriver(Protocol):
+    """Each action returns None when the table accepted it, else the reason it refused."""
+
+    def start(self, scenario: Scenario) -> None:
+        """A table of the scenario's variant and rules, shoe in play; UserError if not."""
+
+    def expecting(self) -> dict[str, Any]:
+        """The table's ``expecting`` (public view JSON)."""
+
+    def view(self) -> dict[str, Any]:
+        """The table's public view."""
+
+    def set_credits(self, seat: int, cents: int) -> str | None: ...
+    def wager(self, seat: int, amount: int) -> str | None: ...
+    def close_betting(self) -> str | None: ...
+    def card(self, code: str) -> str | None: ...
+    def decide(self, seat: int, hand: int, do: str, times: int) -> str | None: ...
+    def draw(self, values: dict[str, int]) -> str | None: ...
+    def shoe_frame(self, body: str) -> str | None: ...
+    def console(self, press: str) -> str | None: ...
+    def stop(self) -> None: ...
+
+
+class EngineDriver:
+    """The scenario against :class:`~firmware.engine.table.Table`, in bench mode."""
+
+    def __init__(self) -> None:
+        self.table: Table | None = None
+        self.inputs: list[Input] = []
+
+    def start(self, scenario: Scenario) -> None:
+        rules = load_rules(scenario.variant, scenario.rules, source=f"{scenario.path}")
+        self.table = Table(rules, bench=True, shoe_in_play=True)
+        self.inputs = []
+
+    def _t(self) -> Table:
+        assert self.table is not None, "start() first"
+        return self.table
+
+    def _send(self, inp: Input) -> str | None:
+        try:
+            self._t().apply(inp)
+        except Rejected as exc:
+            return exc.reason
+        self.inputs.append(inp)
+        return None
+
+    def expecting(self) -> dict[str, Any]:
+        return self._t().expecting().to_json()
+
+    def view(self) -> dict[str, Any]:
+        return self._t().public_view()
+
+    def set_credits(self, seat: int, cents: int) -> str | None:
+        t = self._t()
+        if not 1 <= seat <= t.nseats:
+            return f"no seat {seat} at this table (seats 1..{t.nseats})"
+        have = t.seats[seat - 1].credits
+        if cents > have:
+            return self._send(CreditsIn(seat, cents - have))
+        if cents < have:
+            return self._send(CreditsOut(seat, have - cents))
+        return None
+
+    def wager(self, seat: int, amount: int) -> str | None:
+        return self._send(Wager(seat, amount))
+
+    def close_betting(self) -> str | None:
+        return self._send(CloseBetting())
+
+    def card(self, code: str) -> str | None:
+        return self._send(Card(code))
+
+    def decide(self, seat: int, hand: int, do: str, times: int) -> str | None:
+        return self._send(Decision(seat, hand, do, times))
+
+    def draw(self, values: dict[str, int]) -> str | None:
+        return self._send(Draw(values, forced=True))
+
+    def shoe_frame(self, body: str) -> str | None:
+        return self._send(frame_to_input(body))
+
+    def console(self, press: str) -> str | None:
+        return self._send(Console(press))
+
+    def stop(self) -> None:
+        self.table = None

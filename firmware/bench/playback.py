@@ -1,0 +1,149 @@
+"""Playing a scenario through a :class:`~firmware.bench.driver.TableDriver`.
+
+The loop asks the table what it expects and supplies it from the scenario: the next card
+of the shoe list, the next action, the forced draw. Faults and console presses go in
+right after the n-th card of the round (faults before presses at the same n). An
+insurance question the scenario does not answer is declined ("no-insurance"), so a
+scenario only lists the insurance decisions it is about.
+"""
+
+from __future__ import annotations
+
+from collections import deque
+from typing import Any
+
+from firmware.bench.compare import differences, observe
+from firmware.bench.driver import TableDriver
+from firmware.bench.scenario import START_CREDITS, Action, Round, Scenario
+
+
+class Mismatch(Exception):
+    """The table and the scenario disagree; the message is the FAIL reason."""
+
+
+def play_scenario(scenario: Scenario, driver: TableDriver) -> list[str]:
+    """Play every round; the list of differences (empty when the scenario passes)."""
+    driver.start(scenario)
+    try:
+        seats = driver.view()["seats"]
+        for s in seats:
+            why = driver.set_credits(s["seat"], START_CREDITS)
+            if why:
+                raise Mismatch(f"setting the starting credits: {why}")
+        shoe: deque[str] = deque()
+        problems: list[str] = []
+        for rnd in scenario.rounds:
+            problems.extend(_play_round(rnd, driver, shoe))
+        return problems
+    except Mismatch as exc:
+        return [str(exc)]
+    finally:
+        driver.stop()
+
+
+def _play_round(rnd: Round, driver: TableDriver, shoe: deque[str]) -> list[str]:
+    where = f"round {rnd.number}"
+    shoe.extend(rnd.shoe)
+    events = list(rnd.events)
+    dealt = 0
+
+    def inject(n: int, shuffle_only: bool = False) -> None:
+        while events and events[0].after == n:
+            e = events[0]
+            if shuffle_only and e.press != "SHUFFLE":
+                break
+            events.pop(0)
+            why = driver.shoe_frame(e.shoe) if e.shoe is not None else driver.console(str(e.press))
+            if why:
+                raise Mismatch(f"{where}: rejected: {e.describe()} after card {n}: {why}")
+
+    # A new shoe before the round (console SHUFFLE after = 0) comes before the wagers.
+    inject(0, shuffle_only=True)
+    while driver.expecting()["kind"] == "card" and shoe:  # burn card(s) of a new shoe
+        card = shoe.popleft()
+        why = driver.card(card)
+        if why:
+            raise Mismatch(f"{where}: rejected: card {card} (burn): {why}")
+        dealt += 1
+        inject(dealt)
+    before: dict[int, int] = {}
+    for s in rnd.seats:
+        if s.credits is not None:
+            why = driver.set_credits(s.seat, s.credits)
+            if why:
+                raise Mismatch(f"{where}: seat {s.seat} credits {s.credits}: {why}")
+        before[s.seat] = next(x["credits"] for x in driver.view()["seats"] if x["seat"] == s.seat)
+        why = driver.wager(s.seat, s.wager)
+        if why:
+            raise Mismatch(f"{where}: seat {s.seat} wager {s.wager} refused: {why}")
+    if rnd.seats:
+        why = driver.close_betting()
+        if why:
+            raise Mismatch(f"{where}: closing betting refused: {why}")
+    inject(dealt)
+    actions = list(rnd.actions)
+    drew = False
+    while True:
+        exp = driver.expecting()
+        kind = exp["kind"]
+        if kind == "card":
+            if not shoe:
+                raise Mismatch(
+                    f"{where}: too few cards in shoe: the table waits for a card to {exp['to']}"
+                )
+            card = shoe.popleft()
+            why = driver.card(card)
+            if why:
+                raise Mismatch(f"{where}: rejected: card {card}: {why}")
+            dealt += 1
+            inject(dealt)
+        elif kind == "decision":
+            _decide(where, exp, actions, driver)
+        elif kind == "draw":
+            if not rnd.draws:
+                raise Mismatch(f"{where}: the table asks for an RNG draw; give `draws`")
+            why = driver.draw(dict(rnd.draws))
+            if why:
+                raise Mismatch(f"{where}: rejected: draws {dict(rnd.draws)}: {why}")
+            drew = True
+        else:
+            break
+    if events:
+        e = events[0]
+        raise Mismatch(
+            f"{where}: {e.describe()} after card {e.after} never happened: "
+            f"the round ended after {dealt} cards"
+        )
+    if actions:
+        raise Mismatch(f"{where}: action {actions[0].describe()} was never asked for")
+    if rnd.draws and not drew:
+        raise Mismatch(f"{where}: `draws` given but the table never asked for a draw")
+    return differences(rnd, observe(driver.view(), before))
+
+
+def _decide(where: str, exp: dict[str, Any], actions: list[Action], driver: TableDriver) -> None:
+    seat, hand, legal = exp["seat"], exp["hand"], exp["legal"]
+    insurance = "insurance" in legal
+    nxt = actions[0] if actions else None
+    fits = nxt is not None and nxt.seat == seat and (nxt.hand is None or nxt.hand == hand)
+    if insurance and not (fits and nxt.do in ("insurance", "no-insurance")):
+        why = driver.decide(int(seat), 0, "no-insurance", 1)
+        if why:
+            raise Mismatch(f"{where}: rejected: seat {seat} no-insurance: {why}")
+        return
+    if nxt is None:
+        raise Mismatch(
+            f"{where}: no action left, the table waits for seat {seat} hand {hand} "
+            f"(legal: {', '.join(legal)})"
+        )
+    if not fits:
+        raise Mismatch(
+            f"{where}: next action is {nxt.describe()}, the table waits for seat {seat} "
+            f"hand {hand}"
+        )
+    actions.pop(0)
+    why = driver.decide(nxt.seat, int(hand), nxt.do, nxt.times)
+    if why and not nxt.rejected:
+        raise Mismatch(f"{where}: rejected: {nxt.describe()}: {why}")
+    if not why and nxt.rejected:
+        raise Mismatch(f"{where}: accepted: {nxt.describe()} (the scenario expects it refused)")

@@ -1,0 +1,56 @@
+"""Running scenario files at one depth: load, play through a driver, report.
+
+:data:`DRIVERS` maps a mode to the factory of its :class:`~firmware.bench.driver.TableDriver`.
+``engine`` is here; ``hil`` (issue 10) registers its driver with :func:`register_driver`
+and then shares everything else: scenario loading, playback, comparison and reports.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable, Iterable
+
+from firmware.bench.driver import EngineDriver, TableDriver
+from firmware.bench.playback import play_scenario
+from firmware.bench.report import Result
+from firmware.bench.scenario import load_scenario, scenario_name
+from firmware.errors import UserError
+
+DRIVERS: dict[str, Callable[[], TableDriver]] = {"engine": EngineDriver}
+#: modes that exist but whose driver is not installed yet, and why
+PENDING: dict[str, str] = {
+    "hil": "--mode hil needs the table service (issue 10), which is not built yet; "
+    "use --mode engine",
+}
+
+
+def register_driver(mode: str, factory: Callable[[], TableDriver]) -> None:
+    DRIVERS[mode] = factory
+    PENDING.pop(mode, None)
+
+
+def driver_for(mode: str) -> Callable[[], TableDriver]:
+    if mode in DRIVERS:
+        return DRIVERS[mode]
+    if mode in PENDING:
+        raise UserError(PENDING[mode])
+    raise UserError(f"unknown mode {mode!r} (allowed: {', '.join([*DRIVERS, *PENDING])})")
+
+
+def run_one(path: str, factory: Callable[[], TableDriver]) -> Result:
+    """One scenario file as a Result; a bad file or a refused setting is a FAIL, not a crash."""
+    t0 = time.perf_counter()
+    try:
+        scenario = load_scenario(path)
+    except UserError as exc:
+        return Result(path, scenario_name(path), (str(exc),), time.perf_counter() - t0)
+    try:
+        problems = play_scenario(scenario, factory())
+    except UserError as exc:  # e.g. a [rules] override the Rules Submission refuses
+        problems = [str(exc)]
+    return Result(path, scenario.name, tuple(problems), time.perf_counter() - t0)
+
+
+def run_files(paths: Iterable[str], mode: str) -> list[Result]:
+    factory = driver_for(mode)
+    return [run_one(p, factory) for p in paths]

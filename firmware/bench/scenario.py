@@ -1,0 +1,268 @@
+"""Bench scenario files (shared/spec/scenario-format.md): loaded and checked completely.
+
+Both runners (engine and hil) read scenarios through :func:`load_scenario`, so a file
+means the same at both depths. Every problem is a :class:`ScenarioError` naming the key
+and the round, which the runner reports as a FAIL line, never a traceback.
+"""
+
+from __future__ import annotations
+
+import tomllib
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from firmware.bench.frames import frame_to_input
+from firmware.engine.cards import parse_card
+from firmware.engine.inputs import ACTIONS, CONSOLE_PRESSES
+from firmware.errors import UserError
+
+VARIANTS = ("blackjack", "split-to-double", "bingo", "free-bet", "spanish21")
+RESULTS = ("win", "lose", "push", "surrender", "blackjack")
+STATES = ("settled", "voided", "tilted")
+START_CREDITS = 1_000_000
+
+
+class ScenarioError(UserError):
+    """A scenario file that does not follow the format."""
+
+
+@dataclass(frozen=True)
+class SeatPlay:
+    seat: int
+    wager: int
+    credits: int | None = None
+
+
+@dataclass(frozen=True)
+class Action:
+    seat: int
+    do: str
+    hand: int | None = None
+    times: int = 1
+    rejected: bool = False
+
+    def describe(self) -> str:
+        hand = f" hand {self.hand}" if self.hand is not None else ""
+        times = f" {self.times}x" if self.do == "double" and self.times != 1 else ""
+        return f"seat {self.seat}{hand} {self.do}{times}"
+
+
+@dataclass(frozen=True)
+class Event:
+    """A shoe fault frame or a console press injected right after the ``after``-th card."""
+
+    after: int
+    shoe: str | None = None
+    press: str | None = None
+
+    def describe(self) -> str:
+        return f"shoe {self.shoe!r}" if self.shoe is not None else f"console {self.press}"
+
+
+@dataclass(frozen=True)
+class SeatExpect:
+    seat: int
+    net: int | None = None
+    result: str | None = None
+
+
+@dataclass(frozen=True)
+class Round:
+    number: int
+    shoe: tuple[str, ...]
+    draws: Mapping[str, int]
+    seats: tuple[SeatPlay, ...]
+    actions: tuple[Action, ...]
+    events: tuple[Event, ...]          # faults before console presses at the same ``after``
+    expects: tuple[SeatExpect, ...]
+    dealer: int | str | None
+    state: str = "settled"
+
+
+@dataclass(frozen=True)
+class Scenario:
+    path: str
+    name: str
+    variant: str
+    rules: Mapping[str, Any]
+    rounds: tuple[Round, ...] = field(default_factory=tuple)
+
+
+def _int(v: Any, where: str, lo: int | None = None, hi: int | None = None) -> int:
+    if isinstance(v, bool) or not isinstance(v, int):
+        raise ScenarioError(f"{where}: must be an integer, got {v!r}")
+    if (lo is not None and v < lo) or (hi is not None and v > hi):
+        span = f"{lo if lo is not None else '...'}..{hi if hi is not None else '...'}"
+        raise ScenarioError(f"{where}: must be in {span}, got {v}")
+    return v
+
+
+def _keys(d: Any, allowed: tuple[str, ...], where: str, required: tuple[str, ...] = ()) -> None:
+    if not isinstance(d, Mapping):
+        raise ScenarioError(f"{where}: must be a table")
+    extra = sorted(set(d) - set(allowed))
+    if extra:
+        raise ScenarioError(f"{where}: unknown key {extra[0]!r} (allowed: {', '.join(allowed)})")
+    for k in required:
+        if k not in d:
+            raise ScenarioError(f"{where}: missing key {k!r}")
+
+
+def _list(d: Mapping[str, Any], key: str, where: str) -> list[Any]:
+    v = d.get(key, [])
+    if not isinstance(v, list):
+        raise ScenarioError(f"{where}: {key} must be an array")
+    return v
+
+
+def _round(n: int, r: Any) -> Round:
+    where = f"round {n}"
+    _keys(r, ("shoe", "draws", "seat", "action", "fault", "console", "expect", "dealer",
+              "outcome"), where)
+    shoe = _list(r, "shoe", where)
+    for i, c in enumerate(shoe):
+        if not isinstance(c, str):
+            raise ScenarioError(f"{where}: shoe[{i}]: a card is a string like 'TD', got {c!r}")
+        try:
+            parse_card(c)
+        except ValueError as exc:
+            raise ScenarioError(f"{where}: shoe[{i}]: {exc}") from None
+    draws = r.get("draws", {})
+    if not isinstance(draws, Mapping):
+        raise ScenarioError(f"{where}: draws must be a table like {{ bingo_target = 21 }}")
+    for k, v in draws.items():
+        _int(v, f"{where}: draws.{k}")
+    seats = []
+    for i, s in enumerate(_list(r, "seat", where)):
+        w = f"{where}: seat[{i}]"
+        _keys(s, ("seat", "wager", "credits"), w, ("seat", "wager"))
+        credits = s.get("credits")
+        seats.append(SeatPlay(
+            _int(s["seat"], f"{w}.seat", 1, 7), _int(s["wager"], f"{w}.wager", 0),
+            None if credits is None else _int(credits, f"{w}.credits", 0),
+        ))
+    if len({s.seat for s in seats}) != len(seats):
+        raise ScenarioError(f"{where}: a seat is listed twice")
+    actions = []
+    for i, a in enumerate(_list(r, "action", where)):
+        w = f"{where}: action[{i}]"
+        _keys(a, ("seat", "hand", "do", "times", "rejected"), w, ("seat", "do"))
+        if a["do"] not in ACTIONS:
+            raise ScenarioError(f"{w}.do: {a['do']!r} is not one of {', '.join(ACTIONS)}")
+        if "times" in a and a["do"] != "double":
+            raise ScenarioError(f"{w}.times: only a double takes times")
+        rejected = a.get("rejected", False)
+        if not isinstance(rejected, bool):
+            raise ScenarioError(f"{w}.rejected: must be true or false")
+        hand = a.get("hand")
+        actions.append(Action(
+            _int(a["seat"], f"{w}.seat", 1, 7), a["do"],
+            None if hand is None else _int(hand, f"{w}.hand", 0),
+            _int(a.get("times", 1), f"{w}.times", 1, 4), rejected,
+        ))
+    faults = []
+    for i, f in enumerate(_list(r, "fault", where)):
+        w = f"{where}: fault[{i}]"
+        _keys(f, ("after", "shoe"), w, ("after", "shoe"))
+        if not isinstance(f["shoe"], str):
+            raise ScenarioError(f"{w}.shoe: must be a frame body string like 'ERR,MISREAD'")
+        try:
+            frame_to_input(f["shoe"])
+        except ValueError as exc:
+            raise ScenarioError(f"{w}.shoe: {exc}") from None
+        faults.append(Event(_int(f["after"], f"{w}.after", 0), shoe=f["shoe"]))
+    presses = []
+    for i, c in enumerate(_list(r, "console", where)):
+        w = f"{where}: console[{i}]"
+        _keys(c, ("after", "press"), w, ("after", "press"))
+        if c["press"] not in CONSOLE_PRESSES:
+            raise ScenarioError(
+                f"{w}.press: {c['press']!r} is not one of {', '.join(CONSOLE_PRESSES)}"
+            )
+        presses.append(Event(_int(c["after"], f"{w}.after", 0), press=c["press"]))
+    events = sorted(faults, key=lambda e: e.after) + sorted(presses, key=lambda e: e.after)
+    events.sort(key=lambda e: e.after)  # stable: faults stay before presses at one `after`
+    expects = []
+    for i, e in enumerate(_list(r, "expect", where)):
+        w = f"{where}: expect[{i}]"
+        _keys(e, ("seat", "net", "result"), w, ("seat",))
+        if "result" in e and e["result"] not in RESULTS:
+            raise ScenarioError(f"{w}.result: {e['result']!r} is not one of {', '.join(RESULTS)}")
+        net = e.get("net")
+        expects.append(SeatExpect(
+            _int(e["seat"], f"{w}.seat", 1, 7), None if net is None else _int(net, f"{w}.net"),
+            e.get("result"),
+        ))
+    dealer = None
+    if "dealer" in r:
+        _keys(r["dealer"], ("total",), f"{where}: dealer", ("total",))
+        dealer = r["dealer"]["total"]
+        if dealer not in ("blackjack", "bust"):
+            dealer = _int(dealer, f"{where}: dealer.total", 2, 26)
+    state = "settled"
+    if "outcome" in r:
+        _keys(r["outcome"], ("state",), f"{where}: outcome", ("state",))
+        state = r["outcome"]["state"]
+        if state not in STATES:
+            raise ScenarioError(f"{where}: outcome.state: {state!r} is not one of "
+                                f"{', '.join(STATES)}")
+    return Round(n, tuple(shoe), dict(draws), tuple(seats), tuple(actions), tuple(events),
+                 tuple(expects), dealer, state)
+
+
+def parse_scenario(data: Mapping[str, Any], path: str) -> Scenario:
+    _keys(data, ("name", "variant", "rules", "round"), "file", ("name", "variant", "round"))
+    name = data["name"]
+    if not isinstance(name, str) or not name.strip():
+        raise ScenarioError("name: must be a non-empty string")
+    variant = data["variant"]
+    if variant not in VARIANTS:
+        raise ScenarioError(f"variant: {variant!r} is not one of {', '.join(VARIANTS)}")
+    rules = data.get("rules", {})
+    if not isinstance(rules, Mapping):
+        raise ScenarioError("rules: must be a table of Rules Submission settings")
+    rounds = data["round"]
+    if not isinstance(rounds, list) or not rounds:
+        raise ScenarioError("round: at least one [[round]] is needed")
+    return Scenario(path, name, variant, dict(rules),
+                    tuple(_round(i + 1, r) for i, r in enumerate(rounds)))
+
+
+def load_scenario(path: str | Path) -> Scenario:
+    """Read and check one scenario file (ScenarioError says what is wrong and where)."""
+    p = Path(path)
+    try:
+        data = tomllib.loads(p.read_text(encoding="utf-8"))
+    except (OSError, UnicodeDecodeError) as exc:
+        raise ScenarioError(f"cannot read: {exc}") from None
+    except tomllib.TOMLDecodeError as exc:
+        raise ScenarioError(f"not valid TOML: {exc}") from None
+    return parse_scenario(data, str(p))
+
+
+def scenario_name(path: str | Path) -> str:
+    """The scenario's name, or the file name when it cannot be read (for FAIL lines)."""
+    try:
+        data = tomllib.loads(Path(path).read_text(encoding="utf-8"))
+        name = data.get("name")
+        return name if isinstance(name, str) and name.strip() else Path(path).stem
+    except (OSError, UnicodeDecodeError, tomllib.TOMLDecodeError):
+        return Path(path).stem
+
+
+def find_scenarios(paths: list[str]) -> list[Path]:
+    """Every ``*.toml`` under the given files and directories, in a stable order."""
+    out: list[Path] = []
+    for text in paths:
+        p = Path(text)
+        if p.is_dir():
+            out.extend(sorted(p.rglob("*.toml")))
+        elif p.is_file():
+            out.append(p)
+        else:
+            raise UserError(f"{text}: no such scenario file or directory")
+    if not out:
+        raise UserError(f"no scenario files (*.toml) in {', '.join(paths)}")
+    return out
