@@ -38,6 +38,7 @@ class Panel(ABC):
         self.on_event = on_event
         self.events: queue.SimpleQueue[PanelEvent] = queue.SimpleQueue()
         self._wanted: LampState = ALL_OFF
+        self._lamp_lock = threading.Lock()  # keeps _wanted and the chain in step
 
     def deliver(self, ev: PanelEvent) -> None:
         """Hand one event to the callback, else the queue; a failing callback is logged."""
@@ -62,10 +63,11 @@ class Panel(ABC):
         """Light exactly these buttons, ``{seat: {"HIT", "STAND"}, ...}``; every other
         lamp goes dark. Returns True if the lamps had to change."""
         state = encode(lit, self.seats)
-        if state == self._wanted:
-            return False
-        self._wanted = state
-        self._show(state)
+        with self._lamp_lock:
+            if state == self._wanted:
+                return False
+            self._wanted = state
+            self._show(state)
         return True
 
     def lamps(self) -> dict[int, frozenset[str]]:
