@@ -1,0 +1,159 @@
+"""Rounds played through the real engine with the computed strategy (one worker's share).
+
+Each round is dealt from a freshly shuffled shoe (the model of the calculation: the first
+round after a shuffle, as on a continuous shuffler): ``NewShoe``, the burn card(s), the
+wager, DEAL, then every card, decision and RNG draw the engine asks for, exactly as a
+table would feed it. The infinite deck (``decks = 0``) is dealt from an eight-deck shoe
+with replacement: each card is drawn independently by value, and if the engine's shoe has
+no copy of the drawn card left, the suit is drawn again (a bias far below 1e-6 per round).
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+
+from firmware.math.ruleset import BINGO_MULTIPLIERS, BINGO_TARGETS, GameRules
+from firmware.math.strategy import strategy_for
+
+WAGER = 1000  # cents: $10, a multiple of every wager unit and with a whole 20% activator
+
+
+@dataclass
+class Tally:
+    """Sums of one batch of rounds, in units of the Blackjack wager."""
+
+    rounds: int = 0
+    total: float = 0.0
+    total_sq: float = 0.0
+    staked: float = 0.0
+    wagers: dict[str, float] = field(default_factory=dict)
+    #: net result of a round in cents -> rounds
+    outcomes: Counter[int] = field(default_factory=Counter)
+
+    def add(self, other: Tally) -> None:
+        self.rounds += other.rounds
+        self.total += other.total
+        self.total_sq += other.total_sq
+        self.staked += other.staked
+        for k, v in other.wagers.items():
+            self.wagers[k] = self.wagers.get(k, 0.0) + v
+        self.outcomes.update(other.outcomes)
+
+
+def engine_rules(rules: GameRules) -> Any:
+    """The engine's Rules for ``rules`` (same variant and every setting the math read)."""
+    from firmware.engine.rules import load_rules
+
+    extra = dict(rules.extra)
+    overrides = dict(extra.get("overrides", {}))
+    if rules.decks == 0:
+        overrides["decks"] = 8
+    return load_rules(rules.variant, overrides, "math")
+
+
+def play_engine_rounds(rules: GameRules, rounds: int, seed: Any) -> Tally:
+    from firmware.engine import Card, Console, CreditsIn, Decision, Draw, NewShoe, Table, Wager
+    from firmware.engine.cards import DECKS, VALUE
+    from firmware.engine.hand import BUST
+
+    er = engine_rules(rules)
+    strat = strategy_for(rules)
+    rng = np.random.default_rng(seed)
+    table = Table(er, seats=1, bench=True)
+    infinite = rules.decks == 0
+    deck = np.array(DECKS[er.deck_kind] * er.decks, dtype=np.int64)
+    by_value: list[list[int]] = [[c for c in DECKS[er.deck_kind] if VALUE[c] == v]
+                                 for v in range(1, 11)]
+    value_p = np.array([len(b) for b in by_value], dtype=float)
+    value_p /= value_p.sum()
+    tw = np.array(rules.target_weights or [1] * 10, dtype=float)
+    mw = np.array(rules.multiplier_weights or [1] * 6, dtype=float)
+    tally = Tally()
+    table.apply(CreditsIn(1, 10**12))
+    seat = table.seats[0]
+    for _ in range(rounds):
+        table.apply(NewShoe())
+        if infinite:
+            vals = rng.choice(10, size=80, p=value_p)
+            picks = rng.integers(0, 1 << 30, size=80)
+            cards = [by_value[v][p % len(by_value[v])] for v, p in zip(vals, picks, strict=True)]
+        else:
+            cards = rng.permutation(deck)[:120].tolist()
+        pos = 0
+        while table.need == "card":  # the burn card(s) of the new shoe (baseline §1.3)
+            table.apply(Card(cards[pos]))
+            pos += 1
+        credits_before = seat.credits
+        table.apply(Wager(1, WAGER))
+        staked = seat.staked
+        table.apply(Console("DEAL"))
+        while True:
+            ex = table.expecting()
+            kind = ex.kind
+            if kind == "card":
+                card = cards[pos]
+                pos += 1
+                if infinite:
+                    while table.shoe.counts[card] == 0:
+                        card = by_value[VALUE[card] - 1][int(rng.integers(0, 1 << 30)) % 4]
+                table.apply(Card(card))
+            elif kind == "decision":
+                s = table.players[0]
+                if "insurance" in ex.legal:
+                    table.apply(Decision(1, 0, "insurance" if strat.insurance() else "no-insurance"))
+                    continue
+                h = s.hands[ex.hand or 0]
+                vals_h = tuple(VALUE[c] for c in h.cards)
+                bingo = None
+                if rules.bingo:
+                    bingo = (_draw_value(table.draws, "target"), _draw_value(table.draws, "multiplier"))
+                d = strat.decide(
+                    VALUE[table.dealer.cards[0]], vals_h, ex.legal,
+                    split_hand=h.from_split, lammer=h.lammer, split_ace=h.split_ace,
+                    after_double=table.post_double,
+                    bob_alive=not any(x.status == BUST for x in s.hands), bingo=bingo,
+                )
+                table.apply(Decision(1, ex.hand or 0, d.action, times=d.times))
+            elif kind == "draw":
+                values = {}
+                for name, domain in ex.draw.items():
+                    w = tw if "target" in name else mw if "multiplier" in name else None
+                    if w is None or len(w) != len(domain):
+                        w = np.ones(len(domain))
+                    values[name] = domain[int(rng.choice(len(domain), p=w / w.sum()))]
+                table.apply(Draw(values))
+            else:
+                break
+        net = seat.credits - credits_before
+        main = 0
+        for h in seat.hands:
+            main += h.paid - (0 if h.lammer else h.wager) - (0 if h.double_lammer else h.double)
+        ins = 0
+        if seat.insurance:
+            ins = seat.insurance * 2 if table.dealer_bj else -seat.insurance
+        tally.rounds += 1
+        x = net / WAGER
+        tally.total += x
+        tally.total_sq += x * x
+        tally.staked += staked / WAGER
+        tally.outcomes[net] += 1
+        w = tally.wagers
+        w["blackjack"] = w.get("blackjack", 0.0) + main / WAGER
+        if ins:
+            w["insurance"] = w.get("insurance", 0.0) + ins / WAGER
+        side = net - main - ins
+        if side or seat.side:
+            name = "+".join(sorted(seat.side)) or "side"
+            w[name] = w.get(name, 0.0) + side / WAGER
+    return tally
+
+
+def _draw_value(draws: dict[str, int], word: str) -> int:
+    for k, v in draws.items():
+        if word in k:
+            return int(v)
+    return BINGO_TARGETS[-1] if word == "target" else BINGO_MULTIPLIERS[0]
