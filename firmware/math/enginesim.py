@@ -104,13 +104,15 @@ def play_engine_rounds(rules: GameRules, rounds: int, seed: Any) -> Tally:
             elif kind == "decision":
                 s = table.players[0]
                 if "insurance" in ex.legal:
-                    table.apply(Decision(1, 0, "insurance" if strat.insurance() else "no-insurance"))
+                    choice = "insurance" if strat.insurance() else "no-insurance"
+                    table.apply(Decision(1, 0, choice))
                     continue
                 h = s.hands[ex.hand or 0]
                 vals_h = tuple(VALUE[c] for c in h.cards)
                 bingo = None
                 if rules.bingo:
-                    bingo = (_draw_value(table.draws, "target"), _draw_value(table.draws, "multiplier"))
+                    bingo = (_draw_value(table.draws, "target"),
+                             _draw_value(table.draws, "multiplier"))
                 d = strat.decide(
                     VALUE[table.dealer.cards[0]], vals_h, ex.legal,
                     split_hand=h.from_split, lammer=h.lammer, split_ace=h.split_ace,
@@ -121,10 +123,10 @@ def play_engine_rounds(rules: GameRules, rounds: int, seed: Any) -> Tally:
             elif kind == "draw":
                 values = {}
                 for name, domain in ex.draw.items():
-                    w = tw if "target" in name else mw if "multiplier" in name else None
-                    if w is None or len(w) != len(domain):
-                        w = np.ones(len(domain))
-                    values[name] = domain[int(rng.choice(len(domain), p=w / w.sum()))]
+                    wt = tw if "target" in name else mw if "multiplier" in name else None
+                    if wt is None or len(wt) != len(domain):
+                        wt = np.ones(len(domain))
+                    values[name] = domain[int(rng.choice(len(domain), p=wt / wt.sum()))]
                 table.apply(Draw(values))
             else:
                 break
