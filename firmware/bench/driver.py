@@ -13,7 +13,15 @@ from typing import Any, Protocol
 from firmware.bench.frames import frame_to_input
 from firmware.bench.scenario import Scenario
 from firmware.engine.inputs import (
-    Card, CloseBetting, Console, CreditsIn, CreditsOut, Decision, Draw, Input, Wager,
+    Card,
+    CloseBetting,
+    Console,
+    CreditsIn,
+    CreditsOut,
+    Decision,
+    Draw,
+    Input,
+    Wager,
 )
 from firmware.engine.rules import load_rules
 from firmware.engine.table import Rejected, Table

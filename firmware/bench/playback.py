@@ -126,7 +126,7 @@ def _decide(where: str, exp: dict[str, Any], actions: list[Action], driver: Tabl
     insurance = "insurance" in legal
     nxt = actions[0] if actions else None
     fits = nxt is not None and nxt.seat == seat and (nxt.hand is None or nxt.hand == hand)
-    if insurance and not (fits and nxt.do in ("insurance", "no-insurance")):
+    if insurance and not (fits and nxt is not None and nxt.do in ("insurance", "no-insurance")):
         why = driver.decide(int(seat), 0, "no-insurance", 1)
         if why:
             raise Mismatch(f"{where}: rejected: seat {seat} no-insurance: {why}")

@@ -46,8 +46,9 @@ def write_junit(path: str | Path, results: list[Result], mode: str) -> None:
         if not r.passed:
             fail = ET.SubElement(case, "failure", message=r.problems[0])
             fail.text = "\n".join(r.problems)
-    tree = ET.ElementTree(ET.Element("testsuites"))
-    tree.getroot().append(suite)
+    root = ET.Element("testsuites")
+    root.append(suite)
+    tree = ET.ElementTree(root)
     ET.indent(tree)
     Path(path).parent.mkdir(parents=True, exist_ok=True)
     tree.write(path, encoding="utf-8", xml_declaration=True)
