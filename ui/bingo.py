@@ -1,0 +1,81 @@
+"""The Bingo display (§ 633b.28(b)(7)): the target and the multiplier of the round.
+
+Before the draw it shows empty balls; while the RNG draws it says so; once the view
+carries the draw the two balls are revealed with a short animation (they pop in and a
+ring spreads out), then stay for the rest of the round. When the engine marks a hand
+``bingo_hit`` the panel lights up.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Mapping
+from typing import Any
+
+import pygame
+
+from ui import palette
+from ui.painter import Painter
+
+REVEAL_S = 1.2  # length of the reveal animation
+
+
+def reveal_scale(progress: float) -> float:
+    """Ball size over the reveal: grows with a little overshoot, settles at 1."""
+    if progress >= 1.0:
+        return 1.0
+    k = max(0.0, progress)
+    return min(1.15, 1.0 - math.cos(k * math.pi * 1.5) * (1.0 - k)) if k > 0 else 0.0
+
+
+def _ball(p: Painter, surf: pygame.Surface, center: tuple[int, int], radius: int,
+          text: str, caption: str, scale: float, lit: bool) -> None:
+    m = p.m
+    p.text(surf, caption, m.font(18), palette.MUTED, (center[0], center[1] - radius - m.s(4)),
+           "midbottom")
+    r = round(radius * scale)
+    if r <= 0:
+        return
+    pygame.draw.circle(surf, palette.INK, (center[0], center[1] + m.s(3)), r)
+    pygame.draw.circle(surf, palette.BINGO if lit else palette.BINGO_BALL, center, r)
+    pygame.draw.circle(surf, palette.BINGO, center, r, max(1, r // 8))
+    if text:
+        px = max(8, round(m.font(58) * scale))
+        px = p.texts.fit(text, px, int(r * 1.6), 8)
+        p.text(surf, text, px, palette.INK, center, "center")
+
+
+def paint_bingo(p: Painter, surf: pygame.Surface, rect: pygame.Rect,
+                bingo: Mapping[str, Any] | None, phase: str, progress: float,
+                hit: bool) -> None:
+    """``progress`` runs 0..1 over the reveal (1 when not animating)."""
+    m = p.m
+    lit = hit
+    p.panel(surf, rect, palette.PANEL, palette.BINGO if lit else palette.PANEL_EDGE,
+            width=m.s(6 if lit else 3))
+    head = p.text(surf, "BINGO", m.font(30), palette.BINGO,
+                  (rect.left + m.s(20), rect.top + m.s(12)))
+    side = pygame.Rect(head.left, head.bottom + m.s(10), rect.width * 27 // 100 - m.s(20), 1)
+    target = bingo.get("target") if bingo else None
+    mult = bingo.get("multiplier") if bingo else None
+    drawn = isinstance(target, int) and isinstance(mult, int)
+    radius = m.s(56)
+    cy = rect.top + m.s(118)
+    left = (rect.left + rect.width * 2 // 5, cy)
+    right = (rect.left + rect.width * 4 // 5, cy)
+    if drawn:
+        scale = reveal_scale(progress)
+        if progress < 1.0:
+            ring = round(radius * (1.0 + 1.2 * progress))
+            shade = tuple(round(c * (1 - progress)) for c in palette.BINGO)
+            for c in (left, right):
+                pygame.draw.circle(surf, shade, c, ring, max(1, m.s(4)))
+        _ball(p, surf, left, radius, str(target), "TARGET", scale, lit)
+        _ball(p, surf, right, radius, f"{mult}x", "MULTIPLIER", scale, lit)
+        if lit:
+            p.paragraph(surf, "HIT!", m.font(30), palette.BINGO, side, side.top, "left")
+    else:
+        _ball(p, surf, left, radius, "", "TARGET", 1.0, False)
+        _ball(p, surf, right, radius, "", "MULTIPLIER", 1.0, False)
+        note = "drawing..." if phase == "rng" else "drawn when wagers close"
+        p.paragraph(surf, note, m.font(18), palette.MUTED, side, side.top, "left")

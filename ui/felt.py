@@ -1,0 +1,236 @@
+"""The static layer: felt, printed inscriptions, paytables, betting areas.
+
+Everything here changes only when the variation, its Rules Submission, the seat count or
+the screen size changes, so it is drawn once into a cached surface and every frame
+restores regions from it. Every inscription and paytable comes from the layout data
+(:mod:`ui.layout_data`), never from text typed here.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+import pygame
+
+from ui import palette
+from ui.geometry import TableGeometry, seat_top
+from ui.layout_data import Layout, Paytable, area_label
+from ui.money import dollars
+from ui.painter import Painter
+
+
+def _felt(surf: pygame.Surface, g: TableGeometry) -> None:
+    """Dark green cloth, lighter under the dealer's lamp, with the printed table arcs."""
+    m = g.m
+    surf.fill(palette.FELT_EDGE)
+    steps = 36
+    for i in range(steps):
+        k = i / (steps - 1)
+        color = tuple(
+            round(a + (b - a) * k) for a, b in zip(palette.FELT_DARK, palette.FELT, strict=True)
+        )
+        w = m.x(2600 - 1500 * k)
+        h = m.y(2000 - 1300 * k)
+        rect = pygame.Rect(0, 0, w, h)
+        rect.center = (m.x(960), m.y(330))
+        pygame.draw.ellipse(surf, color, rect)
+    n = len(g.seats)
+    col_w = 1888.0 / n
+    for offset, width in ((-14.0, 3), (-18.0, 1)):
+        pts = [(m.x(x), m.y(seat_top(x, col_w) + offset)) for x in range(0, 1921, 24)]
+        pygame.draw.lines(surf, palette.GOLD_DIM, False, pts, max(1, m.s(width)))
+    # the rail: padded wood along the players' edge, under the status line
+    pygame.draw.rect(surf, palette.RAIL, g.status)
+    pygame.draw.line(surf, palette.RAIL_LIGHT, g.status.topleft, g.status.topright, m.s(3))
+
+
+def _hand_width(p: Painter, pt: Paytable, px: int, width: int) -> int:
+    """Room for the hand column: what the widest odds leave (at least half the box)."""
+    odds_w = max((p.texts.width(odds, px) for _h, odds in pt.rows), default=0)
+    return max(width // 2, width - odds_w - p.m.s(16))
+
+
+def _paytable_height(p: Painter, pt: Paytable, px: int, width: int) -> int:
+    hand_w = _hand_width(p, pt, px, width)
+    line = p.texts.font(px).get_linesize()
+    h = p.texts.font(px + 2).get_linesize() + p.m.s(6)
+    for hand, _odds in pt.rows:
+        h += line * len(p.texts.wrap(hand, px, hand_w))
+    return h + p.m.s(8)
+
+
+def _draw_paytable(p: Painter, surf: pygame.Surface, pt: Paytable, px: int,
+                   box: pygame.Rect) -> int:
+    """One paytable at the top of ``box``; returns the y below it."""
+    hand_w = _hand_width(p, pt, px, box.width)
+    y = box.top
+    p.text_fit(surf, pt.title, px + 2, palette.GOLD, pygame.Rect(box.left, y, box.width, 1),
+               "topleft")
+    y += p.texts.font(px + 2).get_linesize() + p.m.s(6)
+    line = p.texts.font(px).get_linesize()
+    for hand, odds in pt.rows:
+        lines = p.texts.wrap(hand, px, hand_w)
+        for i, text in enumerate(lines):
+            img = p.texts.render(text, px, palette.CREAM)
+            surf.blit(img, (box.left, y + i * line))
+        p.model.add(p.region, "text", hand)
+        p.text_fit(surf, odds, px, palette.CREAM,
+                   pygame.Rect(box.left + hand_w, y, box.width - hand_w, 1), "topright", 8)
+        y += line * len(lines)
+    return y + p.m.s(8)
+
+
+def _place_paytables(p: Painter, tables: tuple[Paytable, ...], boxes: list[pygame.Rect],
+                     base_px: int) -> tuple[int, list[list[Paytable]]]:
+    """The largest font size at which every paytable fits in the boxes, and the placement."""
+    px = base_px
+    while True:
+        placed: list[list[Paytable]] = [[] for _ in boxes]
+        room = [b.height for b in boxes]
+        ok = True
+        for pt in tables:
+            for i, b in enumerate(boxes):
+                h = _paytable_height(p, pt, px, b.width)
+                if h <= room[i]:
+                    placed[i].append(pt)
+                    room[i] -= h
+                    break
+            else:
+                ok = False
+                break
+        if ok or px <= 8:
+            if not ok:  # last resort: put the rest in the roomiest box; never drop a table
+                done = {id(t) for col in placed for t in col}
+                rest = [t for t in tables if id(t) not in done]
+                placed[max(range(len(boxes)), key=lambda i: room[i])].extend(rest)
+            return px, placed
+        px -= 1
+
+
+def _title_block(p: Painter, surf: pygame.Surface | None, box: pygame.Rect, layout: Layout,
+                 limits: Mapping[str, Any]) -> int:
+    """Title, certificate holder (§ 633b.26(b)(1)) and limits; returns the y below them.
+
+    With ``surf`` None it only measures (the panel is sized before it is drawn).
+    """
+    m = p.m
+    lines: list[tuple[str, int, palette.Color]] = [
+        (layout.title, m.font(40), palette.GOLD),
+        (layout.certificate_holder, m.font(26), palette.CREAM),
+    ]
+    lo, hi = limits.get("min_wager"), limits.get("max_wager")
+    if isinstance(lo, int) and isinstance(hi, int):
+        lines.append((f"Wagers {dollars(lo)} to {dollars(hi)}", m.font(22), palette.MUTED))
+    y = box.top
+    for text, px, color in lines:
+        px = p.texts.fit(text, px, box.width, 9)
+        if surf is not None:
+            p.text(surf, text, px, color, (box.centerx, y), "midtop")
+        y += p.texts.font(px).get_linesize() + m.s(2)
+    return y
+
+
+def _panels(p: Painter, surf: pygame.Surface, g: TableGeometry, layout: Layout,
+            limits: Mapping[str, Any]) -> None:
+    """Title block on the left; paytables on the right (or under the title with Bingo)."""
+    m = g.m
+    pad = m.s(14)
+    inner = g.left_panel.inflate(-2 * pad, -2 * pad)
+    title_bottom = _title_block(p, None, inner, layout, limits)
+    rule_y = title_bottom + m.s(8)
+    left_box = pygame.Rect(inner.left, rule_y + m.s(12), inner.width,
+                           inner.bottom - rule_y - m.s(12))
+    right = g.right_panel
+    if g.bingo is not None:
+        right = pygame.Rect(right.left, g.bingo.bottom + m.s(8), right.width,
+                            right.bottom - g.bingo.bottom - m.s(8))
+    right_box = right.inflate(-2 * pad, -2 * pad)
+    # the roomier right panel first, unless the Bingo display took most of it
+    boxes = [left_box, right_box] if g.bingo is not None else [right_box, left_box]
+    px, placed = _place_paytables(p, layout.paytables, boxes, m.font(24))
+    by_box = dict(zip((id(b) for b in boxes), placed, strict=True))
+    left_tables, right_tables = by_box[id(left_box)], by_box[id(right_box)]
+    left = g.left_panel.copy()
+    if not left_tables:  # the panel hugs the title block
+        left.height = title_bottom + pad - left.top
+    p.panel(surf, left, palette.PANEL, palette.PANEL_EDGE)
+    _title_block(p, surf, inner, layout, limits)
+    if left_tables:
+        pygame.draw.line(surf, palette.GOLD_DIM, (inner.left, rule_y), (inner.right, rule_y),
+                         m.s(2))
+    if right_tables:
+        used = sum(_paytable_height(p, pt, px, right_box.width) for pt in right_tables)
+        right.height = min(right.height, used + 2 * pad)
+        p.panel(surf, right, palette.PANEL, palette.PANEL_EDGE)
+    for box, col in ((left_box, left_tables), (right_box, right_tables)):
+        top = box.top
+        for pt in col:
+            top = _draw_paytable(p, surf, pt, px, pygame.Rect(box.left, top, box.width,
+                                                              box.bottom - top))
+
+
+def _inscriptions(p: Painter, surf: pygame.Surface, g: TableGeometry, layout: Layout) -> None:
+    """The regulated inscriptions, word for word, centred in gold across the felt."""
+    box = g.center.inflate(-g.m.s(10), -g.m.s(8))
+    if not layout.inscriptions:
+        return
+    base = g.m.font(34)
+    px = base
+    # shrink a little to keep each inscription on one line; wrap only past that
+    while px > base * 3 // 4 and any(p.texts.width(s, px) > box.width
+                                     for s in layout.inscriptions):
+        px -= 1
+    while True:
+        line = p.texts.font(px).get_linesize()
+        total = sum(len(p.texts.wrap(s, px, box.width)) for s in layout.inscriptions) * line
+        if total <= box.height or px <= 8:
+            break
+        px -= 1
+    y = box.top + max(0, (box.height - total) // 2)
+    for text in layout.inscriptions:
+        y = p.paragraph(surf, text, px, palette.GOLD, box, y, "center", 1.0)
+
+
+def _seat_areas(p: Painter, surf: pygame.Surface, g: TableGeometry, layout: Layout) -> None:
+    m = g.m
+    for seat, sg in g.seats.items():
+        if sg.insurance.width:
+            pygame.draw.ellipse(surf, palette.GOLD_DIM, sg.insurance, m.s(2))
+            p.text_fit(surf, area_label("insurance"), m.font(14), palette.GOLD_DIM,
+                       sg.insurance.inflate(-m.s(10), 0), "center", floor=7)
+        for kind, (center, radius) in sg.spots.items():
+            pygame.draw.circle(surf, palette.FELT_DARK, center, radius)
+            pygame.draw.circle(surf, palette.GOLD, center, radius, m.s(3))
+            # the label sits under its circle, kept inside its share of the column
+            share = sg.rect.width * (0.5 if kind == "blackjack" and len(sg.spots) > 1
+                                     else 0.4 if len(sg.spots) > 1 else 0.9)
+            label_box = pygame.Rect(0, 0, round(share), 1)
+            label_box.midtop = (center[0], center[1] + radius + m.s(3))
+            label = area_label(kind)
+            px = m.font(15)
+            if p.texts.width(label, px) > label_box.width:
+                px = p.texts.fit(label, px, label_box.width, 8)
+            if p.texts.width(label, px) > label_box.width:
+                p.paragraph(surf, label, px, palette.GOLD, label_box, label_box.top, "center",
+                            0.9)
+            else:
+                p.text(surf, label, px, palette.GOLD, label_box.midtop, "midtop")
+        p.text(surf, f"SEAT {seat}  ·  CREDITS", m.font(16), palette.MUTED,
+               (sg.credits.centerx, sg.credits.top), "midtop")
+
+
+def build_static(p: Painter, g: TableGeometry, layout: Layout,
+                 limits: Mapping[str, Any]) -> pygame.Surface:
+    """The cached background of every frame for this layout and size."""
+    surf = pygame.Surface(g.size).convert() if pygame.display.get_init() and \
+        pygame.display.get_surface() is not None else pygame.Surface(g.size)
+    p.region = "static"
+    p.model.reset("static")
+    _felt(surf, g)
+    _panels(p, surf, g, layout, limits)
+    _inscriptions(p, surf, g, layout)
+    _seat_areas(p, surf, g, layout)
+    p.text(surf, "DEALER", g.m.font(20), palette.MUTED, (g.dealer.centerx, g.dealer.top + g.m.s(4)),
+           "midtop")
+    return surf

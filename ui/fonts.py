@@ -1,0 +1,72 @@
+"""Fonts and rendered text, cached.
+
+Only pygame's bundled font (FreeSans Bold, GPL with font exception, shipped inside the
+pygame wheel) is used, so nothing is downloaded and every machine draws the same glyphs.
+Rendering text is the most expensive thing the UI does per change, so each rendered
+string is kept in a bounded cache keyed by (text, size, colour).
+"""
+
+from __future__ import annotations
+
+import os
+from collections import OrderedDict
+
+import pygame
+
+from ui.palette import Color
+
+_FONT_FILE = os.path.join(os.path.dirname(pygame.__file__), pygame.font.get_default_font())
+
+
+class TextCache:
+    """Fonts by pixel size and rendered strings, least recently used dropped first."""
+
+    def __init__(self, capacity: int = 2048) -> None:
+        if not pygame.font.get_init():
+            pygame.font.init()
+        self._fonts: dict[int, pygame.font.Font] = {}
+        self._texts: OrderedDict[tuple[str, int, Color], pygame.Surface] = OrderedDict()
+        self._capacity = capacity
+
+    def font(self, px: int) -> pygame.font.Font:
+        f = self._fonts.get(px)
+        if f is None:
+            f = pygame.font.Font(_FONT_FILE, px)
+            self._fonts[px] = f
+        return f
+
+    def render(self, text: str, px: int, color: Color) -> pygame.Surface:
+        key = (text, px, color)
+        surf = self._texts.get(key)
+        if surf is not None:
+            self._texts.move_to_end(key)
+            return surf
+        surf = self.font(px).render(text, True, color)
+        self._texts[key] = surf
+        if len(self._texts) > self._capacity:
+            self._texts.popitem(last=False)
+        return surf
+
+    def width(self, text: str, px: int) -> int:
+        return self.font(px).size(text)[0]
+
+    def fit(self, text: str, px: int, max_w: int, floor: int) -> int:
+        """The largest size <= px at which ``text`` is at most ``max_w`` wide (>= floor)."""
+        while px > floor and self.width(text, px) > max_w:
+            px -= 1
+        return px
+
+    def wrap(self, text: str, px: int, max_w: int) -> list[str]:
+        """Break ``text`` into lines no wider than ``max_w`` (a long word stays whole)."""
+        lines: list[str] = []
+        line = ""
+        for word in text.split():
+            trial = f"{line} {word}" if line else word
+            if line and self.width(trial, px) > max_w:
+                lines.append(line)
+                line = word
+            else:
+                line = trial
+        if line:
+            lines.append(line)
+        return lines or [""]

@@ -1,0 +1,147 @@
+"""Drawing primitives that also write the render model.
+
+Every string, card, chip and lammer the UI puts on the screen goes through a
+:class:`Painter`, which draws it and records it under the region being painted. That is
+what lets a test assert, without reading pixels, that a hole card's face was never drawn.
+"""
+
+from __future__ import annotations
+
+import pygame
+
+from ui import palette
+from ui.cards import CardArt, is_card
+from ui.fonts import TextCache
+from ui.model import RenderModel
+from ui.money import dollars
+from ui.units import MIN_FONT_PX, Metrics
+
+Anchor = str  # a pygame.Rect attribute name: topleft, center, midtop, midright, ...
+
+
+class Painter:
+    """Draws onto a surface in one region at a time, recording what it drew."""
+
+    def __init__(self, metrics: Metrics, text: TextCache, cards: CardArt,
+                 model: RenderModel) -> None:
+        self.m = metrics
+        self.texts = text
+        self.cards = cards
+        self.model = model
+        self.region = "static"
+
+    # -- text ---------------------------------------------------------------------------
+    def text(self, surf: pygame.Surface, s: str, px: int, color: palette.Color,
+             pos: tuple[int, int], anchor: Anchor = "topleft") -> pygame.Rect:
+        img = self.texts.render(s, px, color)
+        rect = img.get_rect(**{anchor: pos})
+        surf.blit(img, rect)
+        self.model.add(self.region, "text", s)
+        return rect
+
+    def text_fit(self, surf: pygame.Surface, s: str, px: int, color: palette.Color,
+                 box: pygame.Rect, anchor: Anchor = "center",
+                 floor: int = MIN_FONT_PX) -> pygame.Rect:
+        """One line, shrunk until it fits ``box``'s width, placed at ``box``'s anchor."""
+        px = self.texts.fit(s, px, box.width, floor)
+        return self.text(surf, s, px, color, getattr(box, anchor), anchor)
+
+    def paragraph(self, surf: pygame.Surface, s: str, px: int, color: palette.Color,
+                  box: pygame.Rect, top: int, align: str = "center",
+                  line_gap: float = 1.05) -> int:
+        """Word-wrapped lines inside ``box`` from ``top``; returns the y below the last line.
+
+        Wrapped lines are recorded as the whole string once (the model holds what is
+        written, not how it was broken), so a test finds an inscription word for word.
+        """
+        lines = self.texts.wrap(s, px, box.width)
+        y = top
+        step = round(self.texts.font(px).get_linesize() * line_gap)
+        for line in lines:
+            img = self.texts.render(line, px, color)
+            if align == "center":
+                rect = img.get_rect(midtop=(box.centerx, y))
+            else:
+                rect = img.get_rect(topleft=(box.left, y))
+            surf.blit(img, rect)
+            y += step
+        self.model.add(self.region, "text", s)
+        return y
+
+    # -- cards, chips, lammers ----------------------------------------------------------
+    def card(self, surf: pygame.Surface, code: str, topleft: tuple[int, int], width: int,
+             face_down: bool = False) -> pygame.Rect:
+        """A card; anything that is not a known face code (``"??"``) is drawn as a back."""
+        if face_down or not is_card(code):
+            img = self.cards.back(width)
+            self.model.add(self.region, "card-back", "back")
+        else:
+            img = self.cards.face(code, width)
+            self.model.add(self.region, "card", code)
+        rect = img.get_rect(topleft=topleft)
+        surf.blit(img, rect)
+        return rect
+
+    def chips(self, surf: pygame.Surface, cents: int, center: tuple[int, int],
+              radius: int) -> pygame.Rect:
+        """A small stack of chips for an amount (at most 4 drawn) with no label."""
+        stack: list[palette.Color] = []
+        rest = cents
+        for value, color in palette.CHIPS:
+            while rest >= value and len(stack) < 4:
+                stack.append(color)
+                rest -= value
+        if not stack:
+            stack.append(palette.CHIPS[-1][1])
+        cx, cy = center
+        lift = max(2, radius // 4)
+        top = cy
+        for i, color in enumerate(reversed(stack)):
+            y = cy - i * lift
+            pygame.draw.circle(surf, (20, 20, 20), (cx, y + 1), radius)
+            pygame.draw.circle(surf, color, (cx, y), radius)
+            stripe = (250, 250, 250) if color != (236, 236, 236) else (60, 60, 160)
+            pygame.draw.circle(surf, stripe, (cx, y), radius, max(1, radius // 5))
+            pygame.draw.circle(surf, color, (cx, y), max(1, radius * 2 // 3))
+            top = y
+        self.model.add(self.region, "chip", str(cents))
+        return pygame.Rect(cx - radius, top - radius, 2 * radius, cy - top + 2 * radius + 1)
+
+    def lammer(self, surf: pygame.Surface, center: tuple[int, int], width: int) -> pygame.Rect:
+        """A Free Bet lammer: a marker standing for a wager, deliberately unlike a chip."""
+        h = max(8, width * 9 // 20)
+        rect = pygame.Rect(0, 0, width, h)
+        rect.center = center
+        pygame.draw.rect(surf, (60, 40, 0), rect.move(1, 2), border_radius=h // 2)
+        pygame.draw.rect(surf, palette.LAMMER, rect, border_radius=h // 2)
+        pygame.draw.rect(surf, palette.LAMMER_TEXT, rect, max(1, h // 10), border_radius=h // 2)
+        px = self.texts.fit("FREE BET", max(MIN_FONT_PX - 2, h * 6 // 10), width - h // 2, 7)
+        img = self.texts.render("FREE BET", px, palette.LAMMER_TEXT)
+        surf.blit(img, img.get_rect(center=rect.center))
+        self.model.add(self.region, "lammer", "FREE BET")
+        return rect
+
+    def wager(self, surf: pygame.Surface, cents: int, center: tuple[int, int], radius: int,
+              px: int, color: palette.Color = palette.WHITE) -> pygame.Rect:
+        """Chips with the amount written under them."""
+        r = self.chips(surf, cents, center, radius)
+        t = self.text(surf, dollars(cents), px, color, (center[0], center[1] + radius + 1),
+                      "midtop")
+        return r.union(t)
+
+    # -- panels and buttons -------------------------------------------------------------
+    def panel(self, surf: pygame.Surface, rect: pygame.Rect, fill: palette.Color,
+              edge: palette.Color | None = None, radius: int | None = None,
+              width: int | None = None) -> None:
+        r = self.m.s(14) if radius is None else radius
+        pygame.draw.rect(surf, fill, rect, border_radius=r)
+        if edge is not None:
+            pygame.draw.rect(surf, edge, rect, width or self.m.s(3), border_radius=r)
+
+    def button(self, surf: pygame.Surface, label: str, rect: pygame.Rect, px: int) -> None:
+        """A lit button of the seat panel: a legal decision now."""
+        r = rect.height // 2
+        pygame.draw.rect(surf, (40, 30, 0), rect.move(0, self.m.s(3)), border_radius=r)
+        pygame.draw.rect(surf, palette.BUTTON_LIT, rect, border_radius=r)
+        pygame.draw.rect(surf, palette.INK, rect, self.m.s(2), border_radius=r)
+        self.text_fit(surf, label, px, palette.INK, rect.inflate(-r, 0), "center")

@@ -1,0 +1,249 @@
+"""The renderer: (public view, layout, screen state, time) -> pixels and dirty rectangles.
+
+Why it is built this way: a 1920x1080 frame copy alone costs most of a millisecond, and
+a Raspberry Pi 4 has a fraction of this machine's speed. So the felt, inscriptions,
+paytables and betting areas are drawn once into a cached static layer, and the table is
+split into regions (the dealer, the Bingo display, each seat, the status line, the
+screen overlay). Each region has a key: everything its pixels depend on. A frame
+redraws only the regions whose key changed (restoring the felt under them from the
+cache) and returns their rectangles for ``pygame.display.update``.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping
+from typing import Any
+
+import pygame
+
+from ui import palette
+from ui.bingo import REVEAL_S, paint_bingo
+from ui.cards import CardArt
+from ui.dealer import paint_dealer
+from ui.felt import build_static
+from ui.fonts import TextCache
+from ui.geometry import SeatGeometry, TableGeometry, build_geometry
+from ui.layout_data import Layout
+from ui.model import RenderModel
+from ui.painter import Painter
+from ui.screens import DIM_SCREENS, overlay_key, overlay_rect, paint_overlay, paint_recall_frame
+from ui.seats import paint_seat
+from ui.state import ScreenState, resolve_screen
+from ui.status import paint_status
+from ui.units import Metrics
+
+View = Mapping[str, Any]
+_DIM = (128, 128, 128)  # multiplies the table's colours by 1/2 behind a modal screen
+#: Screens on which any change redraws everything (rare, not worth region bookkeeping).
+FULL_SCREENS = frozenset({"recall", "failure"})
+
+Paint = Callable[[pygame.Surface], None]
+
+
+class Renderer:
+    """Draws public views of one layout at one size, redrawing only what changed."""
+
+    def __init__(self, size: tuple[int, int], layout: Layout, animate: bool = True) -> None:
+        self.metrics = Metrics(*size)
+        self.layout = layout
+        self.animate = animate
+        self.model = RenderModel()
+        self.painter = Painter(self.metrics, TextCache(), CardArt(TextCache()), self.model)
+        self.buttons: list[tuple[pygame.Rect, int, str]] = []
+        self._static: pygame.Surface | None = None
+        self._static_key: tuple[Any, ...] | None = None
+        self._geom: TableGeometry | None = None
+        self._keys: dict[str, Any] = {}
+        self._frame_key: tuple[Any, ...] | None = None
+        self._bingo_seen: tuple[Any, float] | None = None
+        self.full_redraws = 0
+
+    # -- caches -------------------------------------------------------------------------
+    def invalidate(self) -> None:
+        """Forget what is on the target surface (e.g. a new window): next frame is full."""
+        self._frame_key = None
+        self._keys.clear()
+
+    def _ensure_static(self, view: View | None) -> TableGeometry:
+        limits = dict((view or {}).get("limits") or {})
+        seats = int(limits.get("seats") or self.layout.max_seats)
+        seats = min(seats, self.layout.max_seats)
+        bingo = "activator" in self.layout.betting_areas or bool((view or {}).get("bingo"))
+        key = (self.layout.key, seats, repr(sorted(limits.items())), bingo)
+        if self._static is None or self._geom is None or key != self._static_key:
+            self._geom = build_geometry(self.metrics, seats, list(self.layout.betting_areas),
+                                        bingo)
+            self._static = build_static(self.painter, self._geom, self.layout, limits)
+            self._static_key = key
+            self.invalidate()
+        return self._geom
+
+    @property
+    def geometry(self) -> TableGeometry | None:
+        return self._geom
+
+    # -- regions ------------------------------------------------------------------------
+    def _bingo_progress(self, view: View, t: float) -> float:
+        bingo = view.get("bingo") or {}
+        drawn = (view.get("round"), bingo.get("target"), bingo.get("multiplier"))
+        if bingo.get("target") is None:
+            self._bingo_seen = None
+            return 1.0
+        if not self.animate:
+            return 1.0
+        if self._bingo_seen is None or self._bingo_seen[0] != drawn:
+            self._bingo_seen = (drawn, t)
+        return min(1.0, (t - self._bingo_seen[1]) / REVEAL_S)
+
+    def _regions(self, g: TableGeometry, view: View | None,
+                 t: float) -> list[tuple[str, pygame.Rect, Any, Paint]]:
+        p = self.painter
+        out: list[tuple[str, pygame.Rect, Any, Paint]] = []
+        if not view:
+            return out
+        dealer = view.get("dealer")
+        out.append(("dealer", g.dealer, repr(dealer),
+                    lambda s: paint_dealer(p, s, g.dealer, dealer)))
+        if g.bingo is not None:
+            bingo = view.get("bingo")
+            phase = str(view.get("phase"))
+            hit = any(h.get("bingo_hit") for st in view.get("seats") or []
+                      for h in st.get("hands") or [])
+            prog = self._bingo_progress(view, t)
+            q = round(prog * 60)
+            rect = g.bingo
+            out.append(("bingo", rect, (repr(bingo), phase, hit, q),
+                        lambda s: paint_bingo(p, s, rect, bingo, phase, q / 60, hit)))
+        expecting: Mapping[str, Any] = view.get("expecting") or {}
+        target = (view.get("bingo") or {}).get("target")
+        by_seat = {st.get("seat"): st for st in view.get("seats") or []}
+        for seat, sg in g.seats.items():
+            st = by_seat.get(seat)
+            if st is None:
+                continue
+            mine = expecting.get("seat") == seat
+            key = (repr(st), (expecting.get("kind"), expecting.get("hand")) if mine else None,
+                   target)
+            out.append((f"seat-{seat}", sg.rect, key, self._seat_painter(sg, st, expecting,
+                                                                         target)))
+
+        def status(s: pygame.Surface) -> None:
+            self.buttons = paint_status(p, s, g.status, view)
+
+        out.append(("status", g.status, (repr(expecting), view.get("round"),
+                                         repr(view.get("shoe"))), status))
+        return out
+
+    def _seat_painter(self, sg: SeatGeometry, seat: Mapping[str, Any],
+                      expecting: Mapping[str, Any], target: Any) -> Paint:
+        def paint(s: pygame.Surface) -> None:
+            paint_seat(self.painter, s, sg, seat, expecting, target)
+
+        return paint
+
+    # -- frames -------------------------------------------------------------------------
+    def render(self, surf: pygame.Surface, view: View | None, state: ScreenState | None = None,
+               t: float = 0.0) -> list[pygame.Rect]:
+        """Bring ``surf`` up to date; returns the rectangles that changed."""
+        state = state or ScreenState()
+        screen = resolve_screen(view, state)
+        shown = view
+        if screen == "recall":
+            idx = max(0, min(state.recall_index, len(state.recall) - 1))
+            shown = state.recall[idx].view
+        g = self._ensure_static(shown)
+        assert self._static is not None
+        dim = screen in DIM_SCREENS
+        regions = [] if screen == "failure" else self._regions(g, shown, t)
+        o_rect = overlay_rect(screen, g)
+        o_key = overlay_key(screen, shown, self.layout, state, t, self.animate)
+        frame_key = (screen, dim, o_rect and tuple(o_rect), surf.get_size())
+        keys = {name: key for name, _r, key, _p in regions}
+        full = frame_key != self._frame_key or (
+            screen in FULL_SCREENS and (keys != self._keys or o_key != self._keys.get("@o"))
+        )
+        p = self.painter
+        if full:
+            self.full_redraws += 1
+            for name in self.model.regions():
+                if name != "static":
+                    self.model.drop(name)
+            self.buttons = []
+            surf.blit(self._static, (0, 0))
+            for name, _rect, _key, paint in regions:
+                self._paint(name, paint, surf)
+            if dim:
+                surf.fill(_DIM, special_flags=pygame.BLEND_RGB_MULT)
+            if screen == "recall":
+                p.region = "recall-frame"
+                self.model.reset("recall-frame")
+                paint_recall_frame(p, surf, g, state)
+            self._paint_overlay(screen, surf, g, shown, state, t)
+            self._keys = dict(keys)
+            self._keys["@o"] = o_key
+            self._frame_key = frame_key
+            return [surf.get_rect()]
+        dirty: list[pygame.Rect] = []
+        overlay_dirty = o_key != self._keys.get("@o")
+        todo = [r for r in regions if keys[r[0]] != self._keys.get(r[0])]
+        if overlay_dirty and o_rect is not None:
+            todo_names = {r[0] for r in todo}
+            todo += [r for r in regions if r[0] not in todo_names and r[1].colliderect(o_rect)]
+        for name, rect, key, paint in todo:
+            surf.blit(self._static, rect, rect)
+            clip = surf.get_clip()
+            surf.set_clip(rect)
+            self._paint(name, paint, surf)
+            if dim:
+                surf.fill(_DIM, rect, special_flags=pygame.BLEND_RGB_MULT)
+            surf.set_clip(clip)
+            self._keys[name] = key
+            dirty.append(rect)
+            if o_rect is not None and rect.colliderect(o_rect):
+                overlay_dirty = True
+        for name in [n for n in self._keys if n not in keys and n != "@o"]:
+            # a region that went away (a seat left the view): give the felt back
+            gone = self._region_rect(g, name)
+            if gone is not None:
+                surf.blit(self._static, gone, gone)
+                if dim:
+                    surf.fill(_DIM, gone, special_flags=pygame.BLEND_RGB_MULT)
+                dirty.append(gone)
+            self.model.drop(name)
+            del self._keys[name]
+        if overlay_dirty and o_rect is not None:
+            self._paint_overlay(screen, surf, g, shown, state, t)
+            self._keys["@o"] = o_key
+            dirty.append(o_rect)
+        return dirty
+
+    def _region_rect(self, g: TableGeometry, name: str) -> pygame.Rect | None:
+        if name.startswith("seat-"):
+            sg = g.seats.get(int(name[5:]))
+            return sg.rect if sg else None
+        return {"dealer": g.dealer, "bingo": g.bingo, "status": g.status}.get(name)
+
+    def _paint(self, name: str, paint: Paint, surf: pygame.Surface) -> None:
+        self.painter.region = name
+        self.model.reset(name)
+        paint(surf)
+
+    def _paint_overlay(self, screen: str, surf: pygame.Surface, g: TableGeometry,
+                       view: View | None, state: ScreenState, t: float) -> None:
+        self.painter.region = "overlay"
+        self.model.reset("overlay")
+        paint_overlay(self.painter, surf, screen, g, view, self.layout, state, t, self.animate)
+
+    def hit(self, pos: tuple[int, int]) -> tuple[int, str] | None:
+        """The (seat, decision) of the lit button at ``pos``, if any (touch screens)."""
+        for rect, seat, decision in self.buttons:
+            if rect.collidepoint(pos):
+                return seat, decision
+        return None
+
+
+def new_surface(size: tuple[int, int]) -> pygame.Surface:
+    """An off-screen frame (headless snapshots, benchmarks)."""
+    surf = pygame.Surface(size)
+    surf.fill(palette.BLACK)
+    return surf

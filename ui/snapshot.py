@@ -1,0 +1,143 @@
+"""Headless snapshots: a table state rendered to PNG without a display.
+
+The state is real engine output, never a hand-made view: an empty table of the variation
+(seats funded, betting open), or a bench scenario's first round fed into the engine in
+bench mode until K cards have left the shoe. SDL's dummy video driver is selected before
+pygame starts, so this runs on a server, in CI and over SSH.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import os
+from collections.abc import Mapping
+from pathlib import Path
+from typing import Any
+
+from firmware.errors import UserError
+from ui.layout_data import Layout
+from ui.model import RenderModel
+from ui.state import RecallEntry, ScreenState
+
+SNAPSHOT_CREDITS = 100_000  # cents each seat holds in an empty-table snapshot
+SNAPSHOT_T = 100.0          # the clock a snapshot is drawn at (betting closes relative to it)
+
+
+def headless() -> None:
+    """Select SDL's dummy drivers unless the caller chose others; start pygame's display."""
+    os.environ.setdefault("SDL_VIDEODRIVER", "dummy")
+    os.environ.setdefault("SDL_AUDIODRIVER", "dummy")
+    os.environ.setdefault("PYGAME_HIDE_SUPPORT_PROMPT", "1")
+    import pygame
+
+    pygame.display.init()
+    pygame.font.init()
+
+
+def empty_table_view(rules: Any, seats: int | None = None, tilt: bool = False) -> dict[str, Any]:
+    """The engine's view of a table with a shoe in play, every seat funded, betting open.
+
+    With ``tilt`` the engine is told the shoe misread a card, so the view carries the
+    engine's own tilt cause and what the dealer must do.
+    """
+    from firmware.engine import CreditsIn, Fault, Table
+
+    table = Table(rules, seats=seats, bench=True, shoe_in_play=True)
+    for seat in range(1, table.nseats + 1):
+        table.apply(CreditsIn(seat, SNAPSHOT_CREDITS))
+    if tilt:
+        table.apply(Fault("MISREAD"))
+    return table.public_view()
+
+
+class _Enough(Exception):
+    """Raised inside playback once the wanted number of cards has been dealt."""
+
+    def __init__(self, view: dict[str, Any]) -> None:
+        super().__init__("enough cards")
+        self.view = view
+
+
+def scenario_view(path: str, after_card: int | None) -> tuple[dict[str, Any], Any]:
+    """(public view, rules) of the scenario's first round after ``after_card`` cards.
+
+    ``None`` plays the whole first round. The engine runs in bench mode (a scenario may
+    force the RNG's draws).
+    """
+    from firmware.bench.driver import EngineDriver
+    from firmware.bench.playback import play_scenario
+    from firmware.bench.scenario import load_scenario
+
+    try:
+        scenario = load_scenario(path)
+    except UserError as exc:
+        raise UserError(f"{path}: {exc}") from None
+    if not scenario.rounds:
+        raise UserError(f"{path}: the scenario has no round")
+    first = dataclasses.replace(scenario, rounds=scenario.rounds[:1])
+    limit = after_card
+
+    class Stopping(EngineDriver):
+        dealt = 0
+        last: dict[str, Any] | None = None
+
+        def card(self, code: str) -> str | None:
+            if limit == 0:  # the state before the first card
+                raise _Enough(self.view())
+            why = super().card(code)
+            if why is None:
+                self.dealt += 1
+                if self.dealt == limit:  # the state right after the K-th card
+                    raise _Enough(self.view())
+            return why
+
+        def stop(self) -> None:
+            if self.table is not None:
+                self.last = self.view()
+
+    driver = Stopping()
+    try:
+        problems = play_scenario(first, driver)
+    except _Enough as enough:
+        return enough.view, driver._t().rules
+    if problems:
+        raise UserError(f"{path}: round 1 does not play: {problems[0]}")
+    assert driver.last is not None
+    if limit is not None and driver.dealt < limit:
+        raise UserError(f"{path}: round 1 deals only {driver.dealt} cards, not {limit}")
+    return driver.last, driver._t().rules
+
+
+def screen_state(screen: str, view: Mapping[str, Any], countdown: float) -> ScreenState:
+    """The screen state a snapshot of ``screen`` needs, built from the view itself."""
+    if screen == "betting":
+        return ScreenState("betting", betting_closes_at=SNAPSHOT_T + countdown,
+                           betting_opened_at=SNAPSHOT_T)
+    if screen == "recall":
+        return ScreenState("recall", recall=(RecallEntry(view, "snapshot"),))
+    if screen == "failure":
+        return ScreenState(failure={"kind": "rng", "message": "snapshot of the failure screen"})
+    return ScreenState(screen)
+
+
+def render_png(view: Mapping[str, Any], layout: Layout, state: ScreenState,
+               size: tuple[int, int], out: str | Path) -> RenderModel:
+    """Draw one frame (animations at rest) and save it; returns its render model."""
+    headless()
+    import pygame
+
+    from ui.renderer import Renderer, new_surface
+
+    out = Path(out)
+    if out.suffix.lower() != ".png":
+        raise UserError(f"--out {out}: the snapshot is a PNG file; name it *.png")
+    if not out.parent.exists():
+        raise UserError(f"--out {out}: directory {out.parent} does not exist")
+    renderer = Renderer(size, layout, animate=False)
+    surf = new_surface(size)
+    renderer.render(surf, view, state, SNAPSHOT_T)
+    try:
+        pygame.image.save(surf, str(out))
+    except (pygame.error, OSError) as exc:
+        raise UserError(f"--out {out}: cannot write: {exc}") from None
+    return renderer.model

@@ -1,0 +1,61 @@
+"""Which screen is up: derived from the public view, or set by the controller.
+
+Most screens follow the round's phase (idle -> attract, betting -> countdown, tilt,
+voided). Three things are not in a public view and come from the controller instead:
+when betting closes, the game recall records while the RECALL key is held, and an RNG
+or journal failure that closes the table.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from typing import Any
+
+SCREENS = ("auto", "table", "attract", "betting", "tilt", "void", "recall", "failure")
+PHASE_SCREENS = {"idle": "attract", "betting": "betting", "tilt": "tilt", "voided": "void"}
+RECALL_DEPTH = 10
+
+
+@dataclass(frozen=True)
+class RecallEntry:
+    """One past round for game recall: its final public view and when it ended."""
+
+    view: Mapping[str, Any]
+    ended: str = ""
+
+
+@dataclass(frozen=True)
+class ScreenState:
+    """What the controller tells the UI beyond the public view.
+
+    ``betting_closes_at`` is on the renderer's clock (the runner converts the
+    controller's "closes in N seconds"). ``failure`` is ``{"kind": "rng"|"journal",
+    "message": str}``.
+    """
+
+    screen: str = "auto"
+    betting_closes_at: float | None = None
+    betting_opened_at: float | None = None
+    recall: tuple[RecallEntry, ...] = ()
+    recall_index: int = 0
+    failure: Mapping[str, Any] | None = field(default=None)
+
+    def __post_init__(self) -> None:
+        if self.screen not in SCREENS:
+            raise ValueError(f"unknown screen {self.screen!r} (one of {', '.join(SCREENS)})")
+
+
+def resolve_screen(view: Mapping[str, Any] | None, state: ScreenState) -> str:
+    """The screen to draw now."""
+    if state.failure:
+        return "failure"
+    if state.screen == "recall":
+        return "recall" if state.recall else "table"
+    if state.screen != "auto":
+        return state.screen
+    if not view:
+        return "attract"
+    if view.get("tilt"):
+        return "tilt"
+    return PHASE_SCREENS.get(str(view.get("phase")), "table")

@@ -1,0 +1,58 @@
+"""The status line on the rail: what the table waits for, whose turn, the legal buttons.
+
+The legal buttons are exactly ``expecting.legal`` of the public view, lit like the seat
+panel's lamps. Their rectangles are kept so a touch on the screen can become a press.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+import pygame
+
+from ui import palette
+from ui.painter import Painter
+
+#: Decisions of the public view -> the seat panel button that makes them (panel ICD).
+DECISION_BUTTONS = {
+    "hit": "HIT", "stand": "STAND", "double": "DOUBLE", "split": "SPLIT",
+    "surrender": "SURRENDER", "rescue": "SURRENDER", "insurance": "INSURANCE",
+}
+
+
+def decision_label(decision: str) -> str:
+    return decision.replace("-", " ").replace("_", " ").upper()
+
+
+def paint_status(p: Painter, surf: pygame.Surface, rect: pygame.Rect,
+                 view: Mapping[str, Any]) -> list[tuple[pygame.Rect, int, str]]:
+    """Draw the status line; returns the lit buttons as (rect, seat, decision)."""
+    m = p.m
+    expecting: Mapping[str, Any] = view.get("expecting") or {}
+    why = str(expecting.get("why") or view.get("phase") or "")
+    px = m.font(22)
+    buttons: list[tuple[pygame.Rect, int, str]] = []
+    right_text = f"ROUND {view.get('round', '')}"
+    shoe = view.get("shoe") or {}
+    if shoe.get("needs_new_shoe"):
+        right_text += "  ·  NEW SHOE"
+    r_info = p.text(surf, right_text, m.font(20), palette.MUTED,
+                    (rect.right - m.s(16), rect.centery), "midright")
+    legal = list(expecting.get("legal") or []) if expecting.get("kind") == "decision" else []
+    seat = expecting.get("seat")
+    bw, gap = m.s(150), m.s(10)
+    bh = rect.height - m.s(12)
+    total_w = len(legal) * (bw + gap)
+    x = r_info.left - m.s(24) - total_w
+    for decision in legal:
+        b = pygame.Rect(x, rect.top + m.s(6), bw, bh)
+        p.button(surf, decision_label(str(decision)), b, m.font(20))
+        if isinstance(seat, int):
+            buttons.append((b, seat, str(decision)))
+        x += bw + gap
+    limit = (r_info.left - m.s(24) - total_w) - rect.left - m.s(32)
+    p.text_fit(surf, why, px, palette.CREAM,
+               pygame.Rect(rect.left + m.s(16), rect.top, max(10, limit), rect.height),
+               "midleft")
+    return buttons
