@@ -35,6 +35,7 @@ COMMANDS: tuple[tuple[str, str], ...] = (
     ("strategy", "firmware.math.cmd_strategy"),
     ("par", "firmware.math.cmd_par"),
     ("rtp", "firmware.math.cmd_rtp"),
+    ("ui", "ui.cli"),
 )
 
 log = logging.getLogger("etg")
