@@ -30,6 +30,7 @@ COMMANDS: tuple[tuple[str, str], ...] = (
     ("shoe", "drivers.shoe.cli"),
     ("panel", "drivers.panel.cli"),
     ("rng", "rng.cli"),
+    ("cert", "rng.cert.cli"),
     ("release", "deploy.release_cli"),
     ("verify", "deploy.verify_cli"),
     ("strategy", "firmware.math.cmd_strategy"),

@@ -1,0 +1,99 @@
+"""The facts that identify a certification run: which program, which configuration, when.
+
+* **program hash**: SHA-256 over the program files a release carries
+  (:func:`deploy.program.release_files`: the firmware packages and top-level files),
+  each line ``path NUL sha256 LF`` in release order, so the lab can tie the report to a
+  release manifest; the per-file digests are written to ``program-files.txt`` beside the
+  report.
+* **configuration hash**: the table-configuration fingerprint of
+  :mod:`deploy.fingerprint` (what the journal records at every start), so the report
+  names the same configuration the table would.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import platform
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import firmware
+
+
+def program_root() -> Path:
+    return Path(firmware.__file__).resolve().parent.parent
+
+
+def program_files(root: Path | None = None) -> list[tuple[str, str]]:
+    """(relative path, sha256) of every program file, in release order."""
+    from deploy.program import ProgramTreeError, release_files, sha256_file
+
+    root = root or program_root()
+    try:
+        names = release_files(root)
+    except ProgramTreeError:
+        names = sorted(
+            p.relative_to(root).as_posix()
+            for pkg in ("firmware", "drivers", "ui", "rng", "deploy")
+            for p in (root / pkg).rglob("*")
+            if p.is_file() and "__pycache__" not in p.parts
+        )
+    return [(name, sha256_file(root / name)[0]) for name in names]
+
+
+def program_hash(files: list[tuple[str, str]]) -> str:
+    h = hashlib.sha256(b"etg-program/1\n")
+    for name, digest in files:
+        h.update(name.encode("utf-8") + b"\0" + digest.encode("ascii") + b"\n")
+    return h.hexdigest()
+
+
+def config_hash(cfg: Any) -> str:
+    from deploy.fingerprint import fingerprint
+
+    return fingerprint(cfg, dict(cfg.rules)).table
+
+
+def utc_now() -> str:
+    return time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime())
+
+
+@dataclass
+class RunMetadata:
+    """Everything the report states about the run besides the results."""
+
+    command: str
+    mechanism: str = ""
+    mode: str = ""
+    seed_hex: str = ""  # only for a reproducible bench run
+    config_source: str = ""
+    config_hash: str = ""
+    program_version: str = firmware.__version__
+    program_hash: str = ""
+    program_file_count: int = 0
+    started: str = field(default_factory=utc_now)
+    finished: str = ""
+    host: str = field(default_factory=lambda: f"{platform.node()} ({platform.machine()}, "
+                      f"Python {platform.python_version()})")
+    extra: dict[str, str] = field(default_factory=dict)
+
+    def rows(self) -> list[tuple[str, str]]:
+        rows = [
+            ("command", self.command),
+            ("program version", f"etg {self.program_version}"),
+            ("program hash (SHA-256)", f"{self.program_hash} ({self.program_file_count} files)"
+             if self.program_hash else "not computed"),
+            ("configuration", self.config_source or "n/a"),
+            ("configuration hash (SHA-256)", self.config_hash or "n/a"),
+            ("mode", self.mode or "n/a"),
+            ("DRBG mechanism", self.mechanism or "n/a"),
+            ("seed", self.seed_hex if self.seed_hex else
+             "none: seeded from the entropy source (not reproducible)"),
+            ("started (UTC)", self.started),
+            ("finished (UTC)", self.finished),
+            ("host", self.host),
+        ]
+        rows.extend(self.extra.items())
+        return rows

@@ -1,0 +1,234 @@
+"""Pattern tests on the value sequence: gap, poker and coupon collector.
+
+Knuth (TAOCP vol. 2, 3rd ed., §3.3.2 C, D, E) states these for uniform digits; here each
+is generalized *exactly* to values with unequal configured probabilities p_1..p_k, so the
+Bingo tables are tested against their own weights without any approximation beyond
+Pearson's chi-square (bins pooled to expected counts >= 5, see :mod:`rng.cert.stats`).
+
+* **Gap test** (§3.3.2 D; § 810a.5(c)(3)): for an event A of probability p (a set of
+  values), the numbers of non-A outcomes between consecutive A outcomes are i.i.d.
+  geometric, P(gap = r) = p (1 - p)^r. Run for every value when there are at most 12
+  values (a rare jackpot multiplier arriving in clusters is exactly what a player would
+  notice), else for the lower half of the values.
+* **Poker test** (§3.3.2 D "partition test"; § 810a.5(c)(5)): non-overlapping hands of
+  5 outcomes classified by the number of distinct values r = 1..5. With unequal
+  probabilities, P(r distinct) = 5! [t^5 u^r] prod_i (1 + u (e^{p_i t} - 1)), computed
+  by multiplying truncated polynomials.
+* **Coupon collector** (§3.3.2 E; § 810a.5(c)(6)): lengths of consecutive segments each
+  just long enough to contain every value. The length distribution is computed exactly
+  by a Markov chain on the set of values seen (2^k states, k <= 16) or, for equal
+  probabilities, on the number seen. Segments are found in a vectorized pass: with
+  prev[j] the previous position of the value at j, a segment starting at s ends at
+  E(s) = max{ j : prev[j] < s } (the last value to appear for the first time).
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+import numpy.typing as npt
+
+from rng.cert.results import TestResult
+from rng.cert.stats import chisquare
+
+KNUTH = "Knuth, TAOCP vol. 2 (3rd ed.) §3.3.2"
+GAP_CAP = 4096  # gap lengths >= this are counted together (their probability is tiny)
+HAND = 5
+MAX_SUBSET_K = 16
+MAX_CARRY = 20_000_000  # an unfinished coupon segment longer than this: test not applicable
+
+
+class GapTest:
+    """Gap lengths between occurrences of an event (a set of values)."""
+
+    def __init__(self, members: npt.ArrayLike, probabilities: npt.ArrayLike, subject: str,
+                 label: str) -> None:
+        p = np.asarray(probabilities, dtype=np.float64)
+        self.mask = np.zeros(p.size, dtype=bool)
+        self.mask[np.asarray(members, dtype=np.int64)] = True
+        self.p_event = float(p[self.mask].sum() / p.sum())
+        self.counts = np.zeros(GAP_CAP + 1, dtype=np.int64)
+        self.run = 0  # non-events since the last event
+        self.subject = subject
+        self.label = label
+
+    def update(self, x: npt.NDArray[np.integer]) -> None:
+        hits = np.flatnonzero(self.mask[x])
+        if hits.size == 0:
+            self.run += x.size
+            return
+        gaps = np.empty(hits.size, dtype=np.int64)
+        gaps[0] = hits[0] + self.run
+        gaps[1:] = np.diff(hits) - 1
+        self.counts += np.bincount(np.minimum(gaps, GAP_CAP), minlength=GAP_CAP + 1)
+        self.run = x.size - 1 - int(hits[-1])
+
+    def results(self) -> list[TestResult]:
+        p = self.p_event
+        total = int(self.counts.sum())
+        r = np.arange(GAP_CAP)
+        probs = np.append(p * (1 - p) ** r, (1 - p) ** GAP_CAP)
+        cs = chisquare(self.counts, probs, pool=True)
+        ok = total >= 20 and cs.df >= 1 and 0 < p < 1
+        return [TestResult(
+            self.subject, f"gap test ({self.label})", cs.statistic, cs.p_value if ok else 1.0,
+            f"chi2({cs.df})", total, f"event probability {p:.4f}, {cs.bins} length classes",
+            f"{KNUTH} D", applicable=ok)]
+
+
+def poker_probabilities(p: npt.ArrayLike, hand: int = HAND) -> npt.NDArray[np.float64]:
+    """P(r distinct values among ``hand`` i.i.d. draws), r = 1..hand."""
+    probs = np.asarray(p, dtype=np.float64)
+    probs = probs / probs.sum()
+    # poly[u, t]: coefficient of u^u t^t; each factor is 1 + u * sum_{j>=1} (p t)^j / j!
+    poly = np.zeros((hand + 1, hand + 1))
+    poly[0, 0] = 1.0
+    fact = np.array([math.factorial(j) for j in range(hand + 1)], dtype=np.float64)
+    for pi in probs:
+        series = np.array([0.0] + [pi**j / fact[j] for j in range(1, hand + 1)])
+        new = poly.copy()
+        for u in range(hand):
+            # multiply row u by the series (truncated at t^hand) into row u + 1
+            new[u + 1] += np.convolve(poly[u], series)[: hand + 1]
+        poly = new
+    return np.array([poly[r, hand] * fact[hand] for r in range(1, hand + 1)])
+
+
+class PokerTest:
+    """Distinct values in non-overlapping hands of five."""
+
+    def __init__(self, probabilities: npt.ArrayLike, subject: str) -> None:
+        self.probs = poker_probabilities(probabilities)
+        self.counts = np.zeros(HAND, dtype=np.int64)
+        self.carry = np.zeros(0, dtype=np.int64)
+        self.subject = subject
+
+    def update(self, x: npt.NDArray[np.integer]) -> None:
+        data = np.concatenate([self.carry, x.astype(np.int64)]) if self.carry.size else x
+        hands = data.size // HAND
+        if hands:
+            h = np.sort(np.asarray(data[: hands * HAND]).reshape(hands, HAND), axis=1)
+            distinct = 1 + np.count_nonzero(h[:, 1:] != h[:, :-1], axis=1)
+            self.counts += np.bincount(distinct - 1, minlength=HAND)
+        self.carry = np.asarray(data[hands * HAND :], dtype=np.int64).copy()
+
+    def results(self) -> list[TestResult]:
+        total = int(self.counts.sum())
+        cs = chisquare(self.counts, self.probs, pool=True)
+        ok = total >= 20 and cs.df >= 1
+        return [TestResult(
+            self.subject, "poker test (hands of 5)", cs.statistic, cs.p_value if ok else 1.0,
+            f"chi2({cs.df})", total, f"hands by distinct values 1..5: {self.counts.tolist()}",
+            f"{KNUTH} D (partition test)", applicable=ok)]
+
+
+def coupon_probabilities(p: npt.ArrayLike, max_len: int) -> npt.NDArray[np.float64]:
+    """P(segment length = r) for r = 0..max_len-1, and P(length >= max_len) last."""
+    probs = np.asarray(p, dtype=np.float64)
+    probs = probs / probs.sum()
+    k = probs.size
+    out = np.zeros(max_len + 1)
+    if np.allclose(probs, probs[0]):
+        state = np.zeros(k + 1)
+        state[0] = 1.0
+        new_p = (k - np.arange(k + 1)) / k
+        for r in range(1, max_len):
+            nxt = state * (1 - new_p)
+            nxt[1:] += state[:-1] * new_p[:-1]
+            out[r] = nxt[k]
+            nxt[k] = 0.0
+            state = nxt
+    else:
+        if k > MAX_SUBSET_K:
+            raise ValueError("coupon collector: too many unequal values")
+        full = (1 << k) - 1
+        state = np.zeros(1 << k)
+        state[0] = 1.0
+        masks = np.arange(1 << k)
+        for r in range(1, max_len):
+            nxt = np.zeros_like(state)
+            for i in range(k):
+                bit = 1 << i
+                has = (masks & bit) != 0
+                nxt[has] += state[has] * probs[i]
+                nxt[masks[~has] | bit] += state[~has] * probs[i]
+            out[r] = nxt[full]
+            nxt[full] = 0.0
+            state = nxt
+    out[max_len] = max(0.0, 1.0 - out[:max_len].sum())
+    return out
+
+
+class CouponCollector:
+    """Segment lengths until every value has appeared."""
+
+    def __init__(self, probabilities: npt.ArrayLike, subject: str) -> None:
+        self.p = np.asarray(probabilities, dtype=np.float64)
+        self.p = self.p / self.p.sum()
+        self.k = self.p.size
+        self.lengths: list[int] = []
+        self.carry = np.zeros(0, dtype=np.int64)
+        self.gave_up = False
+        self.subject = subject
+        usable = self.k <= MAX_SUBSET_K or np.allclose(self.p, self.p[0])
+        self.usable = usable and bool((self.p > 0).all())
+
+    def update(self, x: npt.NDArray[np.integer]) -> None:
+        if not self.usable or self.gave_up:
+            return
+        data = np.concatenate([self.carry, x.astype(np.int64)]) if self.carry.size else x
+        n = data.size
+        order = np.argsort(data, kind="stable")
+        sv = data[order]
+        prev = np.full(n, -1, dtype=np.int64)
+        same = sv[1:] == sv[:-1]
+        prev[order[1:][same]] = order[:-1][same]
+        # E(s) = max{ j : prev[j] < s }: first occurrences (prev = -1) count from s = 0,
+        # every other j from s = prev[j] + 1 (each position is the prev of at most one j)
+        has_prev = prev >= 0
+        firsts = np.flatnonzero(~has_prev)
+        slot = np.full(n + 1, -1, dtype=np.int64)
+        slot[prev[has_prev] + 1] = np.flatnonzero(has_prev)
+        slot[0] = int(firsts.max()) if firsts.size else -1
+        ends = np.maximum.accumulate(slot)
+        if firsts.size < self.k:
+            last_ok = -1  # some value never appears: no segment completes
+        else:
+            group_end = np.r_[~same, True]
+            last_pos = np.full(self.k, -1, dtype=np.int64)
+            last_pos[sv[group_end]] = order[group_end]
+            last_ok = int(last_pos.min())  # a segment starting after this cannot complete
+        s = 0
+        end_list = ends.tolist()
+        lengths = self.lengths
+        while s <= last_ok:
+            e = end_list[s]
+            lengths.append(e - s + 1)
+            s = e + 1
+        self.carry = np.asarray(data[s:], dtype=np.int64).copy()
+        if self.carry.size > MAX_CARRY:
+            self.gave_up = True
+
+    def results(self) -> list[TestResult]:
+        name = "coupon collector"
+        ref = f"{KNUTH} E"
+        if not self.usable:
+            return [TestResult(self.subject, name, 0.0, 1.0, "", 0,
+                               "not applicable: a value of probability 0, or more than "
+                               f"{MAX_SUBSET_K} unequal values", ref, applicable=False)]
+        obs = np.asarray(self.lengths, dtype=np.int64)
+        total = obs.size
+        mean = float(np.sum(1.0 / np.arange(1, self.k + 1))) * self.k if np.allclose(
+            self.p, self.p[0]) else None
+        max_len = int(obs.max()) + 1 if total else self.k + 1
+        max_len = min(max(max_len, self.k + 1), 200_000)
+        probs = coupon_probabilities(self.p, max_len)
+        counts = np.bincount(np.minimum(obs, max_len), minlength=max_len + 1)
+        ok = total >= 20 and not self.gave_up
+        cs = chisquare(counts, probs, pool=True)
+        detail = f"{total} complete segments, {cs.bins} length classes"
+        if mean is not None:
+            detail += f", mean length {obs.mean() if total else 0:.1f} (expected {mean:.1f})"
+        return [TestResult(self.subject, name, cs.statistic, cs.p_value if ok else 1.0,
+                           f"chi2({cs.df})", total, detail, ref, applicable=ok)]
