@@ -16,7 +16,16 @@ from collections.abc import Callable, Sequence
 from firmware.engine import phases as P
 from firmware.engine.cards import DECKS, VALUE
 from firmware.engine.hand import Hand
-from firmware.engine.inputs import Card, CloseBetting, CreditsIn, Cut, Decision, NewShoe, Wager
+from firmware.engine.inputs import (
+    Card,
+    CloseBetting,
+    CreditsIn,
+    Cut,
+    Decision,
+    Input,
+    NewShoe,
+    Wager,
+)
 from firmware.engine.table import Table
 
 Policy = Callable[[Hand, int, Sequence[str]], str]
@@ -64,9 +73,11 @@ class AutoTable:
     def __init__(
         self, table: Table, seats: Sequence[int] = (1,), wager: int | None = None,
         seed: int = 1, policy: Policy = basic_strategy, penetration: float = 0.75,
-        insurance: bool = False,
+        insurance: bool = False, apply: Callable[[Input], None] | None = None,
     ) -> None:
         self.table = table
+        #: where inputs go (a Recorder's apply keeps them for replay)
+        self.apply = apply or table.apply
         self.rng = random.Random(seed)
         self.policy = policy
         self.penetration = penetration
@@ -90,12 +101,12 @@ class AutoTable:
         self.pos = 0
         self.cut_at = int(len(self.order) * self.penetration)
         self.cut_sent = False
-        self.table.apply(NewShoe())
+        self.apply(NewShoe())
 
     def play(self, rounds: int) -> int:
         """Play until ``rounds`` more rounds have been settled; returns the rounds played."""
         t = self.table
-        apply = t.apply
+        apply = self.apply
         cards = self.cards
         policy = self.policy
         close = CloseBetting()

@@ -1,0 +1,71 @@
+"""Helpers for the engine tests: a table with a shoe in play, and terse ways to drive it."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from firmware.engine import (
+    Card,
+    CloseBetting,
+    CreditsIn,
+    Decision,
+    Rejected,
+    Table,
+    Wager,
+    load_rules,
+)
+
+START = 1_000_000
+
+
+def table(seats: int | None = None, bench: bool = False, **overrides: Any) -> Table:
+    t = Table(load_rules("blackjack", overrides), seats=seats, bench=bench, shoe_in_play=True)
+    for s in range(1, t.nseats + 1):
+        t.apply(CreditsIn(s, START))
+    return t
+
+
+def bet(t: Table, *wagers: tuple[int, int], close: bool = True) -> None:
+    for seat, amount in wagers:
+        t.apply(Wager(seat, amount))
+    if close:
+        t.apply(CloseBetting())
+
+
+def feed(t: Table, *cards: str) -> None:
+    for c in cards:
+        t.apply(Card(c))
+
+
+def do(t: Table, seat: int, hand: int, action: str, times: int = 1) -> None:
+    t.apply(Decision(seat, hand, action, times))
+
+
+def refused(t: Table, inp: Any) -> str:
+    """Apply an input that must be refused; return the reason, check nothing changed."""
+    before = t.private_view()
+    try:
+        t.apply(inp)
+    except Rejected as exc:
+        assert t.private_view() == before
+        return exc.reason
+    raise AssertionError(f"{inp!r} was accepted")
+
+
+def net(t: Table, seat: int = 1) -> int | None:
+    return t.seats[seat - 1].net
+
+
+def conserved(t: Table) -> bool:
+    return sum(s.credits for s in t.seats) + t.at_stake() + t.house == t.funded
+
+
+def rules_with_game(overrides: dict[str, Any] | None = None, **game: Any) -> Any:
+    """The blackjack Rules Submission with some [game] keys changed (test rule sets)."""
+    import tomllib
+
+    from firmware.engine.rules import Rules, parse_rules_data, rules_path
+
+    data = tomllib.loads(rules_path("blackjack").read_text(encoding="utf-8"))
+    data["game"].update(game)
+    return Rules(parse_rules_data(data, f"test rules {game}"), overrides or {}, "")
