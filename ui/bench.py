@@ -1,0 +1,89 @@
+"""`make bench` figures for the UI: frame times at 1920x1080, seven seats mid-round.
+
+Method: the engine plays the Blackjack sample scenario (seven seats, splits, doubles) and
+every public view of the round is recorded. The renderer then draws a 60 frames-per-
+second stream on a 1920x1080 display surface (SDL dummy driver, so no GPU or compositor
+is measured): a new view every 6th frame (ten table events a second, faster than any
+dealer), ``pygame.display.update`` given the dirty rectangles. A frame's time is
+render + update; frames with nothing new cost almost nothing, so the frames that did
+redraw something are reported on their own too. Also measured: the worst case of a new
+view on every frame, and a full redraw (the first frame after a screen change; the very
+first one also fills the card and text caches).
+"""
+
+from __future__ import annotations
+
+import statistics
+import time
+from collections.abc import Iterator
+
+
+def _percentile(values: list[float], q: float) -> float:
+    ordered = sorted(values)
+    k = min(len(ordered) - 1, max(0, round(q * (len(ordered) - 1))))
+    return ordered[k]
+
+
+def ui_benchmark(frames: int = 1200) -> Iterator[str]:
+    from ui.snapshot import headless
+
+    headless()
+    import pygame
+
+    from ui.demo import recorded_round
+    from ui.layout_source import layout_for_rules, rules_for
+    from ui.readme_snapshots import scenario_for
+    from ui.renderer import Renderer
+    from ui.state import ScreenState
+
+    size = (1920, 1080)
+    rules = rules_for("blackjack")
+    layout = layout_for_rules(rules, "Benchmark Casino")
+    views = recorded_round(str(scenario_for("blackjack")))
+    mid = [v for v in views if v.get("phase") in ("dealing", "decisions", "dealer")]
+    seats = len(mid[-1]["seats"])
+    surf = pygame.display.set_mode(size)
+    renderer = Renderer(size, layout)
+    state = ScreenState()
+
+    def frame(view: object, t: float) -> float:
+        t0 = time.perf_counter()
+        dirty = renderer.render(surf, view, state, t)  # type: ignore[arg-type]
+        if dirty:
+            pygame.display.update(dirty)
+        return time.perf_counter() - t0
+
+    cold = frame(mid[0], 0.0)
+    full: list[float] = []
+    for i in range(20):
+        renderer.invalidate()
+        full.append(frame(mid[i % len(mid)], 0.0))
+    times: list[float] = []
+    changed: list[float] = []
+    t = 0.0
+    for i in range(frames):
+        view = mid[(i // 6) % len(mid)]
+        times.append(frame(view, t))
+        if i % 6 == 0:
+            changed.append(times[-1])
+        t += 1 / 60
+    every: list[float] = []
+    for i in range(300):
+        every.append(frame(mid[i % len(mid)], t))
+        t += 1 / 60
+    ms = 1000.0
+    yield ("measured: frame time (render + display.update of dirty rects), 1920x1080, "
+           f"{seats} seats mid-round, SDL video driver {pygame.display.get_driver()}")
+    yield ("stream: new public view every 6th frame (10 events/s), "
+           f"{frames} frames from {len(mid)} recorded views of the Blackjack sample round")
+    yield (f"  median {statistics.median(times) * ms:.3f} ms   p99 "
+           f"{_percentile(times, 0.99) * ms:.3f} ms   max {max(times) * ms:.3f} ms   "
+           "(target: median < 4 ms)")
+    yield (f"  frames with a new view: median {statistics.median(changed) * ms:.3f} ms   "
+           f"p99 {_percentile(changed, 0.99) * ms:.3f} ms")
+    yield (f"new view every frame: median {statistics.median(every) * ms:.3f} ms   p99 "
+           f"{_percentile(every, 0.99) * ms:.3f} ms")
+    yield (f"full redraw (screen change, caches warm): median "
+           f"{statistics.median(full) * ms:.3f} ms   max {max(full) * ms:.3f} ms; "
+           f"very first frame (caches cold) {cold * ms:.1f} ms")
+    yield "rerun: python -m firmware.benchmarks ui"

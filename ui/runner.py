@@ -1,0 +1,217 @@
+"""The UI runner: owns the pygame window in the main thread, talks through a mailbox.
+
+SDL wants its window and event loop on the main thread, and the table must never wait
+for a frame. So the controller (on its own thread) only ever *puts* into a
+:class:`UiInbox` — the newest public view replaces the previous one, control messages
+queue — which takes a lock for microseconds and never blocks on the UI. The runner
+takes what is there once per frame, draws, and hands key presses to the panel's
+keyboard backend and touches on lit buttons to a button sink. Nothing here reaches the
+shoe, the journal or the engine.
+"""
+
+from __future__ import annotations
+
+import logging
+import threading
+import time
+from collections import deque
+from collections.abc import Callable, Mapping
+from typing import Any
+
+from ui.layout_data import Layout, parse_layout
+from ui.state import RECALL_DEPTH, RecallEntry, ScreenState
+from ui.status import DECISION_BUTTONS
+
+log = logging.getLogger("etg.ui")
+
+KeyHandler = Callable[[Any], bool]           # e.g. KeyboardPanel.handle_event
+ButtonSink = Callable[[Any], None]           # receives drivers.panel PanelEvent
+
+
+class PrivateViewError(ValueError):
+    """Something other than a public view was handed to the UI."""
+
+
+def check_public(view: Mapping[str, Any]) -> None:
+    """Refuse a private view: the UI must never hold the hole card before it is revealed."""
+    if "private" in view:
+        raise PrivateViewError("the UI takes the public view only (this one has 'private')")
+    dealer = view.get("dealer") or {}
+    cards = dealer.get("cards") or []
+    if len(cards) > 1 and not dealer.get("hole_revealed") and cards[1] != "??":
+        raise PrivateViewError("the view shows an unrevealed hole card; send the public view")
+
+
+class UiInbox:
+    """Controller -> UI: the latest public view plus a queue of control messages.
+
+    Messages are plain dicts (they could cross a process boundary as they are):
+
+    - ``{"kind": "betting", "closes_in": seconds}`` — the betting countdown;
+    - ``{"kind": "recall", "entries": [{"view": ..., "ended": "..."}], "index": 0}``,
+      ``entries`` None to leave recall (RECALL key released);
+    - ``{"kind": "failure", "failure": {"kind": "rng"|"journal", "message": ...}}``,
+      ``failure`` None when cleared;
+    - ``{"kind": "screen", "screen": "attract"}`` — force a screen (e.g. attract after
+      an idle time); ``"auto"`` follows the view's phase again;
+    - ``{"kind": "layout", "layout": layout_for(...), "certificate_holder": ...}``;
+    - ``{"kind": "quit"}``.
+    """
+
+    def __init__(self) -> None:
+        self._lock = threading.Lock()
+        self._view: Mapping[str, Any] | None = None
+        self._fresh = False
+        self._messages: deque[Mapping[str, Any]] = deque(maxlen=256)
+
+    def put_view(self, view: Mapping[str, Any]) -> None:
+        """Offer a new public view (never blocks; a view not yet drawn is replaced)."""
+        check_public(view)
+        with self._lock:
+            self._view = view
+            self._fresh = True
+
+    def put(self, message: Mapping[str, Any]) -> None:
+        with self._lock:
+            self._messages.append(message)
+
+    def take(self) -> tuple[Mapping[str, Any] | None, list[Mapping[str, Any]]]:
+        """(the new view or None if unchanged, the messages since the last take)."""
+        with self._lock:
+            view = self._view if self._fresh else None
+            self._fresh = False
+            messages = list(self._messages)
+            self._messages.clear()
+        return view, messages
+
+
+class UiRunner:
+    """Draws frames from an inbox onto a surface; :meth:`run` owns a real window."""
+
+    def __init__(self, layout: Layout, inbox: UiInbox, size: tuple[int, int] = (1280, 720),
+                 fps: int = 60, on_key: KeyHandler | None = None,
+                 on_button: ButtonSink | None = None,
+                 clock: Callable[[], float] = time.monotonic) -> None:
+        from ui.renderer import Renderer
+
+        self.inbox = inbox
+        self.size = size
+        self.fps = fps
+        self.on_key = on_key
+        self.on_button = on_button
+        self.clock = clock
+        self.renderer = Renderer(size, layout)
+        self.view: Mapping[str, Any] | None = None
+        self.state = ScreenState()
+        self.running = True
+        self.frame_times: deque[float] = deque(maxlen=600)
+
+    # -- messages -----------------------------------------------------------------------
+    def _apply(self, msg: Mapping[str, Any], now: float) -> None:
+        kind = msg.get("kind")
+        st = self.state
+        if kind == "betting":
+            left = msg.get("closes_in")
+            if isinstance(left, int | float):
+                self.state = ScreenState(st.screen, now + float(left), now, st.recall,
+                                         st.recall_index, st.failure)
+            else:
+                self.state = ScreenState(st.screen, None, None, st.recall, st.recall_index,
+                                         st.failure)
+        elif kind == "recall":
+            entries = msg.get("entries")
+            if entries:
+                recall = tuple(RecallEntry(e["view"], str(e.get("ended", "")))
+                               for e in list(entries)[:RECALL_DEPTH])
+                idx = int(msg.get("index") or 0)
+                self.state = ScreenState("recall", st.betting_closes_at, st.betting_opened_at,
+                                         recall, idx, st.failure)
+            else:
+                self.state = ScreenState("auto", st.betting_closes_at, st.betting_opened_at,
+                                         (), 0, st.failure)
+        elif kind == "screen":
+            self.state = ScreenState(str(msg.get("screen", "auto")), st.betting_closes_at,
+                                     st.betting_opened_at, st.recall, st.recall_index,
+                                     st.failure)
+        elif kind == "failure":
+            self.state = ScreenState(st.screen, st.betting_closes_at, st.betting_opened_at,
+                                     st.recall, st.recall_index, msg.get("failure"))
+        elif kind == "layout":
+            from ui.renderer import Renderer
+
+            layout = parse_layout(msg["layout"], str(msg.get("certificate_holder", "")))
+            self.renderer = Renderer(self.size, layout)
+        elif kind == "quit":
+            self.running = False
+        else:
+            log.warning("ui: unknown message %r ignored", kind)
+
+    # -- one frame ----------------------------------------------------------------------
+    def step(self, surf: Any, now: float | None = None) -> list[Any]:
+        """Take what the inbox holds and bring ``surf`` up to date; the dirty rects."""
+        now = self.clock() if now is None else now
+        view, messages = self.inbox.take()
+        for msg in messages:
+            self._apply(msg, now)
+        if view is not None:
+            self.view = view
+        t0 = time.perf_counter()
+        dirty = self.renderer.render(surf, self.view, self.state, now)
+        self.frame_times.append(time.perf_counter() - t0)
+        return dirty
+
+    def handle_event(self, event: Any) -> None:
+        """Keys to the panel's keyboard backend; a touch on a lit button to the sink."""
+        import pygame
+
+        if event.type == pygame.QUIT:
+            self.running = False
+        elif event.type in (pygame.KEYDOWN, pygame.KEYUP):
+            if self.on_key is not None:
+                self.on_key(event)
+        elif event.type == pygame.MOUSEBUTTONDOWN and event.button == 1:
+            self.touch(event.pos)
+
+    def touch(self, pos: tuple[int, int]) -> bool:
+        """A press (and release) of the panel button behind a lit on-screen button."""
+        hit = self.renderer.hit(pos)
+        if hit is None or self.on_button is None:
+            return False
+        seat, decision = hit
+        button = DECISION_BUTTONS.get(decision)
+        if button is None:
+            return False  # e.g. no-insurance: no panel button makes it (panel ICD)
+        from drivers.panel.buttons import PanelEvent
+
+        t = self.clock()
+        self.on_button(PanelEvent("press", button, seat, t))
+        self.on_button(PanelEvent("release", button, seat, t))
+        return True
+
+    # -- the window ---------------------------------------------------------------------
+    def run(self, fullscreen: bool = False, max_frames: int = 0,
+            title: str = "ETG table") -> None:
+        """The main-thread loop: until a quit message, the window closes or max_frames."""
+        import pygame
+
+        pygame.display.init()
+        pygame.font.init()
+        flags = pygame.FULLSCREEN if fullscreen else 0
+        surf = pygame.display.set_mode(self.size, flags)
+        pygame.display.set_caption(title)
+        self.renderer.invalidate()
+        tick = pygame.time.Clock()
+        frames = 0
+        try:
+            while self.running:
+                for event in pygame.event.get():
+                    self.handle_event(event)
+                dirty = self.step(surf)
+                if dirty:
+                    pygame.display.update(dirty)
+                frames += 1
+                if max_frames and frames >= max_frames:
+                    break
+                tick.tick(self.fps)
+        finally:
+            pygame.display.quit()
