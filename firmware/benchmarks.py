@@ -19,6 +19,7 @@ BENCHMARKS: tuple[tuple[str, str], ...] = (
     ("rng", "rng.bench:run"),
     ("panel", "drivers.panel.bench:panel_benchmark"),
     ("engine", "firmware.bench.speed:engine_benchmark"),
+    ("ui", "ui.bench:ui_benchmark"),
 )
 
 
