@@ -335,8 +335,9 @@ install_launcher() {
     cat >"$WORK/etg" <<EOF
 #!/bin/sh
 # etg: the table's command line, running the verified release in $CURRENT.
-# -B: never write bytecode caches into the authenticated program tree.
-exec $VENV/bin/python -B -m firmware "\$@"
+# -I: import only the release and the venv (never the current directory, never PYTHON*
+# variables); -B: never write bytecode caches into the authenticated program tree.
+exec $VENV/bin/python -I -B -m firmware "\$@"
 EOF
     install_file "$WORK/etg" "$LAUNCHER" 0755
 }
@@ -487,7 +488,7 @@ main() {
     install_unit
 
     if ((!DRY_RUN && !NO_DEPS)); then
-        check env PYTHONPATH="$(p "$CURRENT")" "$(p "$VENV")/bin/python" -B -m firmware verify \
+        check env PYTHONPATH="$(p "$CURRENT")" "$(p "$VENV")/bin/python" -B -P -m firmware verify \
             --root "$(p "$CURRENT")" --pubkey "$(p "$TRUSTED_PUB")"
     fi
     if ((DRY_RUN)); then
