@@ -20,6 +20,7 @@ BENCHMARKS: tuple[tuple[str, str], ...] = (
     ("panel", "drivers.panel.bench:panel_benchmark"),
     ("engine", "firmware.bench.speed:engine_benchmark"),
     ("ui", "ui.bench:ui_benchmark"),
+    ("release", "deploy.benchmarks:release"),
 )
 
 
