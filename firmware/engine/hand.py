@@ -87,7 +87,7 @@ class Seat:
 
     __slots__ = (
         "credits", "hands", "insurance", "insurance_decided", "net", "number", "returned",
-        "side", "staked", "wager",
+        "returned_by_kind", "side", "staked", "wager",
     )
 
     def __init__(self, number: int) -> None:
@@ -100,6 +100,7 @@ class Seat:
         self.hands: list[Hand] = []
         self.staked = 0          # every cent this seat put at stake this round
         self.returned = 0        # every cent settlement gave back (stakes and wins)
+        self.returned_by_kind: dict[str, int] = {}  # the same, per wager kind (meters)
         self.net: int | None = None
 
     def clear_round(self) -> None:
@@ -110,4 +111,5 @@ class Seat:
         self.hands = []
         self.staked = 0
         self.returned = 0
+        self.returned_by_kind = {}
         self.net = None

@@ -19,6 +19,10 @@ if TYPE_CHECKING:
 ONE = Fraction(1)
 
 
+#: ledger names that are Blackjack wagers for the meters
+KIND_OF = {"split": "blackjack", "surrender": "blackjack"}
+
+
 class Ledger:
     """Pays and collects one seat's wagers; mechanisms settle their wagers through it.
 
@@ -26,13 +30,21 @@ class Ledger:
     ``won`` the winnings alone (what the payout limitation caps).
     """
 
-    __slots__ = ("audit", "returned", "seat", "won")
+    __slots__ = ("audit", "by_kind", "returned", "seat", "won")
 
     def __init__(self, seat: Seat, audit: list[tuple[Any, ...]]) -> None:
         self.seat = seat
         self.audit = audit
         self.returned = 0
         self.won = 0
+        #: what went back to the seat per wager kind, for the meters (split hands and
+        #: surrender refunds are Blackjack wagers)
+        self.by_kind: dict[str, int] = {}
+
+    def _back(self, what: str, cents: int) -> None:
+        if cents:
+            kind = KIND_OF.get(what, what)
+            self.by_kind[kind] = self.by_kind.get(kind, 0) + cents
 
     def win(self, what: str, stake: int, odds: Fraction, lammer: bool = False) -> int:
         """A winning wager: stake back (not for a lammer, which has no money) plus odds."""
@@ -45,11 +57,13 @@ class Ledger:
         self.won += w
         back = w if lammer else stake + w
         self.returned += back
+        self._back(what, back)
         return back
 
     def push(self, what: str, stake: int, lammer: bool = False) -> int:
         back = 0 if lammer else stake
         self.returned += back
+        self._back(what, back)
         return back
 
     def lose(self, what: str, stake: int) -> int:
@@ -64,12 +78,14 @@ class Ledger:
             rest = Fraction(rem, part.denominator)
             self.audit.append(("remainder", self.seat.number, what, rest))
         self.returned += back
+        self._back(what, back)
         return back
 
     def bonus(self, what: str, amount: int) -> int:
         """A fixed payout with no stake of its own (e.g. an envy bonus)."""
         self.won += amount
         self.returned += amount
+        self._back(what, amount)
         return amount
 
 
@@ -164,7 +180,9 @@ def settle_round(t: Table) -> None:
             withheld = ledger.won - limit
             returned -= withheld
             audit.append(("payout-limit", seat.number, "withheld", withheld))
+            ledger._back("blackjack", -withheld)
         seat.returned = returned
+        seat.returned_by_kind = ledger.by_kind
         seat.credits += returned
         seat.net = returned - seat.staked
         t.house += seat.staked - returned
