@@ -1,0 +1,153 @@
+"""Dense lookup tables of the computed strategy, for the vectorised fast path.
+
+Every table is filled by asking :meth:`Strategy.decide` with the legal actions the engine
+would offer in that state (the same rules: double restrictions, double after split, split
+aces, surrender only on the first two cards), so the fast path plays exactly the
+automatic player's strategy. Codes: 0 stand, 1 hit, 2 double, 3 split, 4 surrender,
+5 rescue; ``times`` tables give a double's multiple.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+
+from firmware.math.gamecalc import lane_pairs
+from firmware.math.handcalc import total_of
+from firmware.math.ruleset import GameRules
+from firmware.math.strategy import Strategy, strategy_for
+
+CODES = {"stand": 0, "hit": 1, "double": 2, "split": 3, "surrender": 4, "rescue": 5}
+
+
+@dataclass
+class FastTables:
+    lanes: int
+    #: initial two-card hand [lane, up, a, b] (values 1..10, index 0 unused)
+    init: np.ndarray
+    init_times: np.ndarray
+    #: two-card hand made by a split [lane, up, c, x, lammer, can_split, alive]
+    split2: np.ndarray
+    split2_times: np.ndarray
+    #: three or more cards [lane, up, hard, ace, nc(3..7), lammer, split]
+    more: np.ndarray
+    #: after a double's card: rescue? [lane, up, hard, ace, lammer]
+    rescue: np.ndarray
+
+
+def legal_for(rules: GameRules, cards: tuple[int, ...], *, split_hand: bool, split_ace: bool,
+              can_split: bool, first: bool) -> list[str]:
+    """The engine's legal decisions for a hand (``Table.legal_now``), from the rules."""
+    one_card = split_ace and rules.split_aces_one_card
+    n = len(cards)
+    legal = []
+    if rules.hitting and not one_card:
+        legal.append("hit")
+    legal.append("stand")
+    t = total_of(sum(cards), 1 in cards)
+    totals = {"any-two": None, "9-11": (9, 10, 11), "10-11": (10, 11)}[rules.double_on]
+    free = n == 2 and 1 not in cards and sum(cards) in rules.free_double_on
+    if (
+        not one_card
+        and (n == 2 or (rules.double_cards == "any" and n >= 2))
+        and (rules.double_after_split or not split_hand)
+        and (free or totals is None or (n == 2 and t in totals))
+    ):
+        legal.append("double")
+    if can_split:
+        legal.append("split")
+    if rules.late_surrender and rules.dealer_check and n == 2 and first:
+        legal.append("surrender")
+    return legal
+
+
+def build_tables(rules: GameRules) -> FastTables:
+    s: Strategy = strategy_for(rules)
+    pairs = lane_pairs() if rules.bingo else [None]
+    nl = len(pairs)
+    init = np.zeros((nl, 11, 11, 11), np.int8)
+    init_t = np.ones((nl, 11, 11, 11), np.int8)
+    split2 = np.zeros((nl, 11, 11, 11, 2, 2, 2), np.int8)
+    split2_t = np.ones((nl, 11, 11, 11, 2, 2, 2), np.int8)
+    more = np.zeros((nl, 11, 32, 2, 8, 2, 2), np.int8)
+    rescue = np.zeros((nl, 11, 32, 2, 2), np.int8)
+    lam_opts = (False, True) if rules.free_split else (False,)
+    alive_opts = (True, False) if not rules.hitting else (True,)
+    for li, bingo in enumerate(pairs):
+        kw: dict[str, Any] = {"bingo": bingo} if bingo else {}
+        for up in range(1, 11):
+            for a in range(1, 11):
+                for b in range(a, 11):
+                    if {a, b} == {1, 10}:
+                        continue
+                    can = rules.max_hands >= 2 and (a == b or (
+                        rules.split_any_initial and not rules.hitting))
+                    legal = legal_for(rules, (a, b), split_hand=False, split_ace=False,
+                                      can_split=can, first=True)
+                    d = s.decide(up, (a, b), legal, **kw)
+                    init[li, up, a, b] = init[li, up, b, a] = CODES[d.action]
+                    init_t[li, up, a, b] = init_t[li, up, b, a] = d.times
+                for x in range(1, 11):
+                    for lam in lam_opts:
+                        for cs in (False, True):
+                            if cs and x != a:
+                                continue
+                            if cs and a == 1 and not rules.resplit_aces:
+                                continue
+                            for alive in alive_opts:
+                                legal = legal_for(rules, (a, x), split_hand=True,
+                                                  split_ace=a == 1, can_split=cs, first=False)
+                                d = s.decide(up, (a, x), legal, split_hand=True, lammer=lam,
+                                             split_ace=a == 1, bob_alive=alive, **kw)
+                                split2[li, up, a, x, int(lam), int(cs), int(alive)] = CODES[
+                                    d.action]
+                                split2_t[li, up, a, x, int(lam), int(cs), int(alive)] = d.times
+            if not rules.hitting:
+                continue
+            for hard in range(3, 22):
+                for ace in (False, True):
+                    if total_of(hard, ace) >= 21:
+                        continue
+                    for nc in range(3, 8):
+                        cards = _cards(hard, ace, nc)
+                        if cards is None:
+                            continue
+                        for lam in lam_opts:
+                            for sp in (False, True):
+                                legal = legal_for(rules, cards, split_hand=sp, split_ace=False,
+                                                  can_split=False, first=False)
+                                d = s.decide(up, cards, legal, split_hand=sp, lammer=lam, **kw)
+                                more[li, up, hard, int(ace), nc, int(lam), int(sp)] = CODES[
+                                    d.action]
+            if rules.rescue:
+                for hard in range(3, 22):
+                    for ace in (False, True):
+                        if total_of(hard, ace) > 21:
+                            continue
+                        for lam in lam_opts:
+                            cards = _cards(hard, ace, 3) or _cards(hard, ace, 2)
+                            if cards is None:
+                                continue
+                            d = s.decide(up, cards, ["stand", "rescue"], lammer=lam,
+                                         after_double=True, **kw)
+                            rescue[li, up, hard, int(ace), int(lam)] = CODES[d.action]
+    return FastTables(nl, init, init_t, split2, split2_t, more, rescue)
+
+
+def _cards(hard: int, ace: bool, nc: int) -> tuple[int, ...] | None:
+    """Some hand of ``nc`` cards with this hard total (holding an ace iff ``ace``)."""
+    cards = [1] if ace else []
+    k = nc - len(cards)
+    lo = 1 if ace else 2
+    rest = hard - sum(cards)
+    if k < 0 or rest < lo * k or rest > 10 * k:
+        return None
+    out = [lo] * k
+    extra = rest - lo * k
+    for i in range(k):
+        add = min(extra, 10 - lo)
+        out[i] += add
+        extra -= add
+    return tuple(cards + out)
