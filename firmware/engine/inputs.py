@@ -16,7 +16,11 @@ from firmware.errors import UserError
 
 ACTIONS = ("hit", "stand", "double", "split", "surrender", "insurance", "no-insurance", "rescue")
 CONSOLE_PRESSES = ("DEAL", "VOID", "SHUFFLE")
-FAULT_CODES = ("MISREAD", "DOUBLE", "JAM", "LID", "SENSOR", "LINK", "EMPTY")
+#: shoe faults (ICD §4, link down, empty) and the table's own: a stuck panel key, a panel
+#: scan failure, a power failure during a round, an RNG or display failure
+SHOE_FAULT_CODES = ("MISREAD", "DOUBLE", "JAM", "LID", "SENSOR", "LINK", "EMPTY")
+TABLE_FAULT_CODES = ("STUCK", "PANEL", "POWER", "RNG", "DISPLAY")
+FAULT_CODES = SHOE_FAULT_CODES + TABLE_FAULT_CODES
 
 
 class InputError(UserError):

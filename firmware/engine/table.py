@@ -47,7 +47,13 @@ from firmware.engine.shoe import Shoe
 from firmware.errors import UserError
 
 #: faults that stay active until the device reports ready again
-PERSISTENT_FAULTS = frozenset(("JAM", "LID", "SENSOR", "LINK"))
+PERSISTENT_FAULTS = frozenset(("JAM", "LID", "SENSOR", "LINK", "STUCK", "PANEL", "RNG", "DISPLAY"))
+#: how a tilt's cause reads for the table's own faults (shoe faults: "shoe fault CODE")
+TABLE_FAULT_WORDS = {
+    "STUCK": "a button is stuck", "PANEL": "the button panels failed",
+    "POWER": "power failed during the round", "RNG": "the RNG failed",
+    "DISPLAY": "the display failed",
+}
 
 
 class Rejected(UserError):
@@ -480,7 +486,8 @@ class Table(RoundPlay):
         if inp.code not in FAULT_CODES:
             raise Rejected(f"unknown fault code {inp.code!r} (allowed: {', '.join(FAULT_CODES)})")
         detail = f": {inp.detail}" if inp.detail else ""
-        self._tilt(inp.code, f"shoe fault {inp.code}{detail}", inp.code in PERSISTENT_FAULTS)
+        words = TABLE_FAULT_WORDS.get(inp.code, f"shoe fault {inp.code}")
+        self._tilt(inp.code, f"{words}{detail}", inp.code in PERSISTENT_FAULTS)
 
     def _on_fault_cleared(self, inp: FaultCleared) -> None:
         if self.tilt is not None:
