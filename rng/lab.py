@@ -68,10 +68,11 @@ def _as_weights(raw: Any, where: str) -> dict[int, int]:
 
 
 def bingo_weights(
-    what: str, rules_overrides: Mapping[str, Any], rules_file: Path = BINGO_RULES
+    what: str, rules_overrides: Mapping[str, Any], rules_file: Path | None = None
 ) -> dict[int, int]:
     """The ``target_weights`` or ``multiplier_weights`` the Bingo table would use."""
     key = f"{what}_weights"
+    rules_file = rules_file or BINGO_RULES
     if key in rules_overrides:
         return _as_weights(rules_overrides[key], f"rules.{key}")
     if not rules_file.is_file():

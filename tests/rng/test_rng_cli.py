@@ -1,0 +1,144 @@
+"""`etg rng`: kat, selftest, stream (quiet on a closed pipe), draws and their formats."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from firmware.cli import main
+from rng.cavp import shipped_vectors
+from rng.shoe import deck
+
+ETG = [sys.executable, "-m", "firmware"]
+
+
+def run(argv: list[str], capsysbinary: pytest.CaptureFixture[bytes]) -> tuple[int, bytes, str]:
+    rc = main(argv)
+    out, err = capsysbinary.readouterr()
+    return rc, out, err.decode()
+
+
+def test_kat_runs_every_shipped_vector(capsysbinary: pytest.CaptureFixture[bytes]) -> None:
+    rc, out, _ = run(["rng", "kat"], capsysbinary)
+    lines = out.decode().splitlines()
+    assert rc == 0
+    assert lines[-1] == "1440 passed, 0 failed"
+    skips = [ln for ln in lines if ln.startswith("SKIP")]
+    assert len(skips) == 32 and all("Hash_DRBG is not implemented" in ln for ln in skips)
+
+
+def test_kat_fails_on_a_wrong_vector(tmp_path: Path,
+                                     capsysbinary: pytest.CaptureFixture[bytes]) -> None:
+    src = next(p for p in shipped_vectors() if p.name == "CTR_DRBG_AES-256_use_df.rsp")
+    text = src.read_text()
+    i = text.index("ReturnedBits = ") + len("ReturnedBits = ")
+    bad = tmp_path / "bad.rsp"
+    bad.write_text(text[:i] + ("f" if text[i] != "f" else "e") + text[i + 1:])
+    rc, out, _ = run(["rng", "kat", "--quiet", "--vectors", str(bad)], capsysbinary)
+    assert rc == 1
+    assert out.decode().splitlines()[-1] == "239 passed, 1 failed"
+    assert "COUNT [0]" in out.decode()
+
+
+def test_kat_reports_a_missing_file(capsysbinary: pytest.CaptureFixture[bytes]) -> None:
+    rc, _, err = run(["rng", "kat", "--vectors", "/nonexistent.rsp"], capsysbinary)
+    assert rc == 2 and err.count("\n") == 1 and "cannot read" in err
+
+
+def test_selftest_passes(capsysbinary: pytest.CaptureFixture[bytes]) -> None:
+    rc, out, _ = run(["--set", "rng.entropy=os", "rng", "selftest", "--all"], capsysbinary)
+    text = out.decode()
+    assert rc == 0 and text.rstrip().endswith("self-test passed")
+    assert text.count("known-answer tests: 480 passed, 0 failed") == 3
+
+
+def test_stream_exits_quietly_when_the_reader_closes_the_pipe() -> None:
+    """`etg rng stream | head -c 100`: 100 bytes, exit 0, nothing on stderr."""
+    proc = subprocess.run(
+        " ".join(ETG) + " rng stream | head -c 100; echo rc=${PIPESTATUS[0]} >&2",
+        shell=True, capture_output=True, executable="/bin/bash", timeout=60,
+    )
+    assert len(proc.stdout) == 100
+    assert proc.stderr.decode().strip() == "rc=0"
+
+
+def test_stream_bytes_and_seed(capsysbinary: pytest.CaptureFixture[bytes]) -> None:
+    rc, a, _ = run(["rng", "stream", "--bytes", "100000", "--seed-hex", "c0ffee"], capsysbinary)
+    _, b, _ = run(["rng", "stream", "--bytes", "100000", "--seed-hex", "c0ffee"], capsysbinary)
+    _, c, _ = run(["rng", "stream", "--bytes", "1000"], capsysbinary)
+    assert rc == 0 and len(a) == 100000 and a == b and len(c) == 1000
+
+
+@pytest.mark.parametrize("cmd", [["stream", "--bytes", "8"], ["draws", "--what", "card",
+                                                                "--n", "3"]])
+def test_seed_hex_is_refused_in_production(cmd: list[str],
+                                           capsysbinary: pytest.CaptureFixture[bytes]) -> None:
+    """Principle 7: bench powers stay on the bench."""
+    rc, out, err = run(["--set", "table.mode=production", "rng", *cmd, "--seed-hex", "00"],
+                       capsysbinary)
+    assert rc == 2 and out == b""
+    assert err.count("\n") == 1 and "--seed-hex is a bench power" in err
+
+
+def test_draws_formats(capsysbinary: pytest.CaptureFixture[bytes]) -> None:
+    seed = ["--seed-hex", "01"]
+    rc, out, _ = run(["rng", "draws", "--what", "target", "--n", "1000",
+                      "--weights", "12:1,13:2,21:3", *seed], capsysbinary)
+    values = out.decode().split()
+    assert rc == 0 and len(values) == 1000 and set(values) <= {"12", "13", "21"}
+    rc, out, _ = run(["rng", "draws", "--what", "card", "--n", "500", *seed], capsysbinary)
+    cards = out.decode().split("\n")[:-1]
+    assert rc == 0 and len(cards) == 500 and set(cards) <= set(deck())
+    rc, out, _ = run(["rng", "draws", "--what", "shuffle", "--n", "3", "--decks", "2",
+                      "--spanish", *seed], capsysbinary)
+    shoes = [line.split(",") for line in out.decode().splitlines()]
+    assert len(shoes) == 3 and all(sorted(s) == sorted(deck(spanish=True) * 2) for s in shoes)
+    rc, out, _ = run(["rng", "draws", "--what", "card", "--n", "500", "--format", "bin",
+                      *seed], capsysbinary)
+    assert [deck()[b] for b in out] == cards  # bin = card index, same draws as csv
+    rc, out, _ = run(["rng", "draws", "--what", "multiplier", "--n", "10", "--format", "bin",
+                      "--weights", "2:1,100:1", *seed], capsysbinary)
+    assert len(out) == 10 and set(out) <= {2, 100}
+
+
+def test_draws_to_a_file(tmp_path: Path, capsysbinary: pytest.CaptureFixture[bytes]) -> None:
+    target = tmp_path / "shoes.csv"
+    rc, _, _ = run(["rng", "draws", "--what", "shuffle", "--n", "2", "-o", str(target)],
+                   capsysbinary)
+    assert rc == 0 and len(target.read_text().splitlines()) == 2
+
+
+@pytest.mark.parametrize("argv,problem", [
+    (["--what", "target", "--n", "3", "--weights", "12:x"], "not VALUE:WEIGHT"),
+    (["--what", "target", "--n", "3", "--weights", "12:0"], "above 0"),
+    (["--what", "card", "--n", "3", "--weights", "12:1"], "target or multiplier only"),
+    (["--what", "shuffle", "--n", "3", "--decks", "0"], "--decks"),
+    (["--what", "target", "--n", "3", "--weights", "300:1", "--format", "bin"], "0..255"),
+    (["--what", "card", "--n", "3", "--seed-hex", "xyz"], "not hexadecimal"),
+])
+def test_draws_bad_input_is_one_line(argv: list[str], problem: str,
+                                     capsysbinary: pytest.CaptureFixture[bytes]) -> None:
+    rc, _, err = run(["rng", "draws", *argv], capsysbinary)
+    assert rc == 2 and problem in err and err.count("\n") == 1
+
+
+def test_draw_weights_default_to_the_bingo_rules(tmp_path: Path,
+                                                 monkeypatch: pytest.MonkeyPatch,
+                                                 capsysbinary: pytest.CaptureFixture[bytes],
+                                                 ) -> None:
+    import rng.lab
+
+    rules = tmp_path / "bingo.toml"
+    rules.write_text('[settings]\ntarget_weights = { default = { "12" = 0, "20" = 5 }, '
+                     'type = "weights", allowed = [12, 20] }\n')
+    monkeypatch.setattr(rng.lab, "BINGO_RULES", rules)
+    rc, out, _ = run(["rng", "draws", "--what", "target", "--n", "20"], capsysbinary)
+    assert rc == 0 and set(out.decode().split()) == {"20"}
+    rc, _, err = run(["rng", "draws", "--what", "multiplier", "--n", "2"], capsysbinary)
+    assert rc == 2 and "has no multiplier_weights" in err
+    monkeypatch.setattr(rng.lab, "BINGO_RULES", tmp_path / "missing.toml")
+    rc, _, err = run(["rng", "draws", "--what", "target", "--n", "2"], capsysbinary)
+    assert rc == 2 and "--weights" in err
