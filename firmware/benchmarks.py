@@ -18,6 +18,7 @@ from collections.abc import Callable, Iterable
 BENCHMARKS: tuple[tuple[str, str], ...] = (
     ("rng", "rng.bench:run"),
     ("panel", "drivers.panel.bench:panel_benchmark"),
+    ("shoe", "drivers.shoe.bench:shoe_benchmark"),
     ("engine", "firmware.bench.speed:engine_benchmark"),
     ("ui", "ui.bench:ui_benchmark"),
     ("release", "deploy.benchmarks:release"),

@@ -140,7 +140,8 @@ class IndependentController:
             if time.monotonic() >= end:
                 break
             self.pump(min(0.05, max(0.0, end - time.monotonic())))
-        raise AssertionError(f"no {type_} within {timeout} s; got {[r.type for r in self.log[-12:]]}")
+        recent = [r.type for r in self.log[-12:]]
+        raise AssertionError(f"no {type_} within {timeout} s; got {recent}")
 
     def collect(self, seconds: float) -> list[Rx]:
         """Everything not yet taken, plus what arrives within ``seconds``."""

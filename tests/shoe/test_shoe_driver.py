@@ -5,6 +5,7 @@ where a test says "real ICD timing"."""
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import os
 import queue
 import shutil
@@ -52,10 +53,8 @@ class Consumer:
         end = time.monotonic() + seconds
         got = []
         while time.monotonic() < end:
-            try:
+            with contextlib.suppress(queue.Empty):
                 got.append(self.driver.events.get(timeout=0.02))
-            except queue.Empty:
-                pass
         self.seen += got
         return got
 
@@ -88,7 +87,7 @@ def rig(sim_factory):
 
 
 def test_driver_delivers_every_card_in_order_with_hello_and_empty(rig) -> None:
-    sim, c = rig()
+    _sim, c = rig()
     c.next("empty")
     assert c.cards() == SCRIPT
     assert [e.kind for e in c.seen[:1]] == ["link-up"] or c.seen[0].kind == "hello"
@@ -118,7 +117,7 @@ def test_driver_commands_new_lock_unlock_led_query_reset(rig) -> None:
 
 
 def test_driver_reports_a_nak_as_an_event(rig) -> None:
-    sim, c = rig()
+    _sim, c = rig()
     c.driver.new(6)  # the gate is unlocked: the shoe refuses
     nak = c.next("nak")
     assert (nak.command, nak.code) == ("NEW", "STATE")
@@ -322,7 +321,7 @@ def test_driver_commands_never_block_even_without_a_port(tmp_path) -> None:
 
 
 def test_driver_bad_port_is_a_one_line_error_when_required(tmp_path) -> None:
-    with pytest.raises(ShoePortError, match="cannot open shoe port .*no-such"):
+    with pytest.raises(ShoePortError, match=r"cannot open shoe port .*no-such"):
         ShoeDriver(str(tmp_path / "no-such")).start(require_port=True)
 
 

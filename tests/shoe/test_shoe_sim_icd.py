@@ -8,6 +8,7 @@ test and are generous because the machine is shared and loaded.
 
 from __future__ import annotations
 
+import itertools
 import os
 import time
 import tty
@@ -29,7 +30,7 @@ def cards(rxs: list) -> list[str]:
 
 
 def test_icd_4_hel_at_start_with_protocol_1_and_seq_00(shoe) -> None:
-    sim, ctrl = shoe(greet=False)
+    _sim, ctrl = shoe(greet=False)
     hel = ctrl.expect("HEL")
     assert hel.seq == 0 and hel.fields[0] == "1" and len(hel.fields) == 4
 
@@ -49,14 +50,14 @@ def test_icd_4_hel_again_on_reconnect_sequence_restarts(shoe, controller_factory
 
 
 def test_icd_3_answer_carries_the_seq_of_the_frame_answered(shoe) -> None:
-    sim, ctrl = shoe()
+    _sim, ctrl = shoe()
     ctrl.seq = 0x3C
     ans = ctrl.command("LED", "GREEN")
     assert ans.type == "ACK" and ans.seq == 0x3C
 
 
 def test_icd_3_shoe_numbers_reliable_frames_from_00_by_one(shoe) -> None:
-    sim, ctrl = shoe(greet=False, cards=SCRIPT, pace_s=0.0)
+    _sim, ctrl = shoe(greet=False, cards=SCRIPT, pace_s=0.0)
     assert ctrl.expect("HEL").seq == 0
     unlock(ctrl)
     ctrl.expect("EMP", timeout=5)
@@ -67,7 +68,7 @@ def test_icd_3_shoe_numbers_reliable_frames_from_00_by_one(shoe) -> None:
 
 def test_icd_3_shoe_sequence_wraps_ff_to_00(shoe) -> None:
     many = (SCRIPT * 40)[:300]
-    sim, ctrl = shoe(cards=many, pace_s=0.0, cut_after=1000)
+    _sim, ctrl = shoe(cards=many, pace_s=0.0, cut_after=1000)
     unlock(ctrl)
     ctrl.expect("EMP", timeout=30)
     seqs = [r.seq for r in ctrl.log if r.type in ("CRD", "EMP")]
@@ -83,7 +84,7 @@ def test_icd_3_shoe_retransmits_every_250ms_up_to_5_sends_scaled(shoe) -> None:
     rxs = ctrl.collect(FAST.retransmit_s * 4 + FAST.fault_retry_s + 0.1)
     hels = [r for r in [ctrl.log[0], *rxs] if r.type == "HEL"]
     assert len(hels) >= 5 and {r.seq for r in hels} == {0}
-    gaps = [b.t - a.t for a, b in zip(hels, hels[1:], strict=False)]
+    gaps = [b.t - a.t for a, b in itertools.pairwise(hels)]
     assert all(FAST.retransmit_s - 0.01 <= g <= FAST.retransmit_s + 0.15 for g in gaps[:4]), gaps
     # then the link fault: no 6th send at the retransmission interval
     assert len(gaps) == 4 or gaps[4] >= FAST.retransmit_s + FAST.fault_retry_s - 0.02, gaps
@@ -101,7 +102,7 @@ def test_icd_3_shoe_link_fault_keeps_the_frame_queued(shoe) -> None:
 
 
 def test_icd_3_shoe_stop_and_wait_in_order(shoe) -> None:
-    sim, ctrl = shoe(auto_ack=False, cards=SCRIPT, pace_s=0.0, cut_after=99)
+    _sim, ctrl = shoe(auto_ack=False, cards=SCRIPT, pace_s=0.0, cut_after=99)
     ctrl.write(ctrl.frame(0, "ACK"))  # the HEL
     ctrl.command("ULK")
     first = ctrl.expect("CRD")
@@ -130,7 +131,7 @@ def test_icd_3_shoe_acks_a_duplicate_again_and_does_not_act(shoe) -> None:
 
 
 def test_icd_3_hbt_seq_is_the_last_reliable_frame_sent(shoe) -> None:
-    sim, ctrl = shoe(cards=SCRIPT, pace_s=0.0)
+    _sim, ctrl = shoe(cards=SCRIPT, pace_s=0.0)
     unlock(ctrl)
     emp = ctrl.expect("EMP")
     hbt = ctrl.expect("HBT", timeout=1.0)
@@ -140,13 +141,13 @@ def test_icd_3_hbt_seq_is_the_last_reliable_frame_sent(shoe) -> None:
 def test_icd_3_hbt_every_1000ms_real_icd_timing(shoe) -> None:
     """Real ICD timing: HBT every 1000 ms +-100 ms. Checked: the mean of 3 periods within
     +-100 ms, each period within 1000 ms -150/+300 ms (load on a shared machine)."""
-    sim, ctrl = shoe(timing=ICD_TIMING)
+    _sim, ctrl = shoe(timing=ICD_TIMING)
     beats = []
     end = time.monotonic() + 4.5
     while len(beats) < 4 and time.monotonic() < end:
         beats += [r.t for r in ctrl.pump(0.2) if r.type == "HBT"]
     assert len(beats) >= 4
-    gaps = [b - a for a, b in zip(beats, beats[1:], strict=False)]
+    gaps = [b - a for a, b in itertools.pairwise(beats)]
     assert abs(sum(gaps) / len(gaps) - 1.0) <= 0.1, gaps
     assert all(0.85 <= g <= 1.3 for g in gaps), gaps
 
@@ -154,18 +155,18 @@ def test_icd_3_hbt_every_1000ms_real_icd_timing(shoe) -> None:
 def test_icd_3_retransmit_every_250ms_5_sends_real_icd_timing(shoe) -> None:
     """Real ICD timing: sends at 0, 250, 500, 750, 1000 ms, then silence until the link
     fault retry. Tolerance: each gap 250 ms -20/+150 ms."""
-    sim, ctrl = shoe(greet=False, auto_ack=False, timing=ICD_TIMING)
+    _sim, ctrl = shoe(greet=False, auto_ack=False, timing=ICD_TIMING)
     ctrl.expect("HEL")
     rxs = ctrl.collect(1.6)
     hels = [ctrl.log[0].t] + [r.t for r in rxs if r.type == "HEL"]
     assert len(hels) == 5
-    gaps = [b - a for a, b in zip(hels, hels[1:], strict=False)]
+    gaps = [b - a for a, b in itertools.pairwise(hels)]
     assert all(0.23 <= g <= 0.4 for g in gaps), gaps
 
 
 def test_icd_3_shoe_answers_within_100ms_real_icd_timing(shoe) -> None:
     """Median answer time under 100 ms over 10 commands; none over 500 ms (load)."""
-    sim, ctrl = shoe(timing=ICD_TIMING)
+    _sim, ctrl = shoe(timing=ICD_TIMING)
     times = []
     for _ in range(10):
         t0 = ctrl.write(ctrl.frame(ctrl.seq, "LED", "AMBER"))
@@ -178,7 +179,7 @@ def test_icd_3_shoe_answers_within_100ms_real_icd_timing(shoe) -> None:
 
 
 def test_icd_5_gate_locked_after_power_up(shoe) -> None:
-    sim, ctrl = shoe(cards=SCRIPT, pace_s=0.01)
+    _sim, ctrl = shoe(cards=SCRIPT, pace_s=0.01)
     assert cards(ctrl.collect(0.3)) == []
     assert ctrl.command("QRY").type == "ACK"
     assert ctrl.expect("STA").fields == ["LOCKED", "0"]
@@ -186,7 +187,7 @@ def test_icd_5_gate_locked_after_power_up(shoe) -> None:
 
 def test_icd_5_unlocked_deals_a_card_every_pace(shoe) -> None:
     """Pace 0.1 s: mean interval between 0.09 and 0.25 s (load tolerance)."""
-    sim, ctrl = shoe(cards=SCRIPT, pace_s=0.1, cut_after=100)
+    _sim, ctrl = shoe(cards=SCRIPT, pace_s=0.1, cut_after=100)
     unlock(ctrl)
     rxs = []
     end = time.monotonic() + 3
@@ -200,7 +201,7 @@ def test_icd_5_unlocked_deals_a_card_every_pace(shoe) -> None:
 
 
 def test_icd_5_no_crd_follows_lck_until_ulk(shoe) -> None:
-    sim, ctrl = shoe(cards=SCRIPT * 4, pace_s=0.02, cut_after=1000)
+    _sim, ctrl = shoe(cards=SCRIPT * 4, pace_s=0.02, cut_after=1000)
     unlock(ctrl)
     ctrl.expect("CRD")
     lck_seq = ctrl.send("LCK")
@@ -222,7 +223,7 @@ def test_icd_5_no_crd_follows_lck_until_ulk(shoe) -> None:
 
 
 def test_icd_5_new_resets_count_and_clears_cut_and_emp(shoe) -> None:
-    sim, ctrl = shoe(pace_s=0.0, decks=1, penetration=0.5)
+    _sim, ctrl = shoe(pace_s=0.0, decks=1, penetration=0.5)
     assert ctrl.command("NEW", "1").type == "ACK"
     unlock(ctrl)
     ctrl.expect("EMP", timeout=5)
@@ -241,7 +242,7 @@ def test_icd_5_new_resets_count_and_clears_cut_and_emp(shoe) -> None:
 
 
 def test_icd_4_cut_card_at_the_configured_penetration(shoe) -> None:
-    sim, ctrl = shoe(pace_s=0.0, decks=1, penetration=0.75)
+    _sim, ctrl = shoe(pace_s=0.0, decks=1, penetration=0.75)
     ctrl.command("NEW", "1")
     unlock(ctrl)
     ctrl.expect("EMP", timeout=5)
@@ -250,14 +251,14 @@ def test_icd_4_cut_card_at_the_configured_penetration(shoe) -> None:
 
 
 def test_icd_4_emp_when_the_shoe_is_empty_and_no_card_after(shoe) -> None:
-    sim, ctrl = shoe(cards=SCRIPT[:3], pace_s=0.0, cut_after=99)
+    _sim, ctrl = shoe(cards=SCRIPT[:3], pace_s=0.0, cut_after=99)
     unlock(ctrl)
     ctrl.expect("EMP")
     assert cards(ctrl.collect(0.3)) == [] and cards(ctrl.log) == SCRIPT[:3]
 
 
 def test_icd_5_qry_is_acked_then_answered_by_sta(shoe) -> None:
-    sim, ctrl = shoe(cards=SCRIPT * 5, pace_s=0.05, cut_after=99)
+    _sim, ctrl = shoe(cards=SCRIPT * 5, pace_s=0.05, cut_after=99)
     unlock(ctrl)
     ctrl.expect("CRD")
     ctrl.command("LCK")
@@ -271,7 +272,7 @@ def test_icd_5_qry_is_acked_then_answered_by_sta(shoe) -> None:
 
 
 def test_icd_5_rst_is_acked_then_hel_and_the_gate_is_locked(shoe) -> None:
-    sim, ctrl = shoe(cards=SCRIPT * 3, pace_s=0.02, cut_after=99)
+    _sim, ctrl = shoe(cards=SCRIPT * 3, pace_s=0.02, cut_after=99)
     unlock(ctrl)
     ctrl.expect("CRD")
     seq = ctrl.send("RST")
@@ -302,7 +303,7 @@ def test_icd_5_led_modes_are_accepted(shoe, mode: str) -> None:
 ])
 def test_icd_4_shoe_naks_unknown_and_bad_arguments(shoe, frame: tuple[str, ...],
                                                   reason: str) -> None:
-    sim, ctrl = shoe()
+    _sim, ctrl = shoe()
     ans = ctrl.command(*frame)
     assert (ans.type, ans.fields) == ("NAK", [reason])
 
