@@ -69,7 +69,7 @@ def test_production_refuses_a_seed_loudly() -> None:
     with pytest.raises(SeedRefused, match="bench power"):
         open_table_rng(RngSettings(seed_hex="00"), bench=False)
     assert issubclass(SeedRefused, RngUnavailable) and issubclass(SeedRefused, UserError)
-    with pytest.raises(ConfigError, match="rng.seed_hex"):
+    with pytest.raises(ConfigError, match=r"rng\.seed_hex"):
         load_config(None, ["table.mode=production", "rng.seed_hex=00"])
 
 
