@@ -43,10 +43,14 @@ class Mechanism:
 
     #: the name a Rules Submission uses in ``[game] mechanisms``
     name: ClassVar[str] = ""
-    #: wagers this mechanism places beside the Blackjack wager (names in views/layout)
-    wager_names: ClassVar[tuple[str, ...]] = ()
+    #: wagers this mechanism places beside the Blackjack wager (names in views/layout);
+    #: an instance may narrow both to what its settings offer (e.g. an optional wager off)
+    wager_names: tuple[str, ...] = ()
     #: of those, the optional ones a player places with a SideWager input
-    optional_wagers: ClassVar[tuple[str, ...]] = ()
+    optional_wagers: tuple[str, ...] = ()
+    #: ``[game]`` keys of a Rules Submission this mechanism reads (name -> default): the
+    #: regulation's facts it applies (odds, paytables), so they live in the rules file
+    game_keys: ClassVar[dict[str, Any]] = {}
 
     def __init__(self, rules: Rules) -> None:
         self.rules = rules
@@ -111,13 +115,17 @@ class Mechanism:
         """True when a doubled hand still owes a decision after its card (rescue)."""
         return False
 
+    def hand_busted(self, table: Table, seat: Seat, hand: Hand) -> None:
+        """A player's hand just went over 21 (before play moves on): e.g. collect it now."""
+
     def dealer_needed(self, table: Table) -> bool:
         """True when a wager of this mechanism depends on the dealer's final total."""
         return False
 
     # -- settlement ------------------------------------------------------------------
     def hand_result(self, table: Table, seat: Seat, hand: Hand, result: str) -> str:
-        """Amend a standing hand's result against the dealer ('win'/'lose'/'push')."""
+        """Amend a hand's result against the dealer ('win'/'lose'/'push'); also asked for a
+        player Blackjack against a dealer Blackjack ('push'; 'win' pays Blackjack odds)."""
         return result
 
     def hand_odds(
@@ -140,8 +148,8 @@ MECHANISMS: dict[str, type[Mechanism]] = {}
 HOOKS = (
     "paired_wagers", "wager_refusal", "side_wager_refusal", "new_round", "draw_request",
     "apply_draw", "adjust_legal", "custom_action", "split_stake", "double_stake",
-    "keeps_turn_after_double", "dealer_needed", "hand_result", "hand_odds", "settle_seat",
-    "public_fields",
+    "keeps_turn_after_double", "hand_busted", "dealer_needed", "hand_result", "hand_odds",
+    "settle_seat", "public_fields",
 )
 
 

@@ -303,6 +303,8 @@ class RoundPlay:
             self.doubling = False
             if h.total > 21:
                 h.status = BUST
+                if self.hooks.hand_busted:
+                    self._busted(h)
             else:
                 h.status = DOUBLED
                 seat = self.players[self.turn_seat]
@@ -313,8 +315,15 @@ class RoundPlay:
             self.turn_hand += 1
         elif h.total > 21:
             h.status = BUST
+            if self.hooks.hand_busted:
+                self._busted(h)
             self.turn_hand += 1
         self._next_turn()
+
+    def _busted(self, h: Hand) -> None:
+        seat = self.players[self.turn_seat]
+        for hook in self.hooks.hand_busted:
+            hook(self, seat, h)
 
     # -- the dealer (baseline §1.10) -------------------------------------------------
     def _dealer_turn(self) -> None:

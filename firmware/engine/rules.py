@@ -72,12 +72,25 @@ class RulesFile:
     specs: Mapping[str, SettingSpec]
 
 
+def _mechanism_keys(source: str, names: Any) -> dict[str, Any]:
+    """The ``[game]`` keys (with defaults) the listed mechanisms read."""
+    if not isinstance(names, list) or not all(isinstance(m, str) for m in names):
+        raise ConfigError(source, "game.mechanisms", "must be a list of mechanism names")
+    from firmware.engine.mechanism import mechanism_class
+
+    keys: dict[str, Any] = {}
+    for name in names:
+        keys.update(mechanism_class(name, source).game_keys)
+    return keys
+
+
 def _check_game(source: str, game: Mapping[str, Any]) -> dict[str, Any]:
-    out = dict(GAME_KEYS)
-    unknown = sorted(set(game) - set(GAME_KEYS))
+    known = {**GAME_KEYS, **_mechanism_keys(source, game.get("mechanisms", []))}
+    out = dict(known)
+    unknown = sorted(set(game) - set(known))
     if unknown:
         raise ConfigError(
-            source, f"game.{unknown[0]}", f"unknown key (allowed: {', '.join(GAME_KEYS)})"
+            source, f"game.{unknown[0]}", f"unknown key (allowed: {', '.join(known)})"
         )
     out.update(game)
     for key in ("variant", "title"):

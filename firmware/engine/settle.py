@@ -95,6 +95,13 @@ def _compare(player: int, dealer: int) -> str:
     return "push" if player == dealer else "lose"
 
 
+def _pay_blackjack(t: Table, seat: Seat, h: Hand, ledger: Ledger, w: int, lam: bool) -> None:
+    odds = t.rules.blackjack_pays
+    for hook in t.hooks.hand_odds:
+        odds = hook(t, seat, h, "wager", odds)
+    ledger.win("blackjack", w, odds, lam)
+
+
 def _settle_hand(t: Table, seat: Seat, h: Hand, idx: int, ledger: Ledger, dealer_bj: bool) -> None:
     rules = t.rules
     hooks = t.hooks
@@ -111,8 +118,15 @@ def _settle_hand(t: Table, seat: Seat, h: Hand, idx: int, ledger: Ledger, dealer
     elif dealer_bj:
         # § 633a.11(d), § 635a.10(b): only the original wager is collected.
         if st == BLACKJACK:
+            # A player Blackjack pushes unless the variant says otherwise (baseline §1.4).
             result = "push"
-            ledger.push("blackjack", w, lam)
+            for rhook in hooks.hand_result:
+                result = rhook(t, seat, h, result)
+            if result == "win":
+                result = "blackjack"
+                _pay_blackjack(t, seat, h, ledger, w, lam)
+            else:
+                ledger.push("blackjack", w, lam)
         elif idx == 0 and st != SURRENDERED:
             result = "lose"
             ledger.lose("blackjack", w)
@@ -131,10 +145,7 @@ def _settle_hand(t: Table, seat: Seat, h: Hand, idx: int, ledger: Ledger, dealer
         ledger.refund("surrender", w, rules.surrender_refund)
     elif st == BLACKJACK:
         result = "blackjack"
-        odds = rules.blackjack_pays
-        for hook in hooks.hand_odds:
-            odds = hook(t, seat, h, "wager", odds)
-        ledger.win("blackjack", w, odds, lam)
+        _pay_blackjack(t, seat, h, ledger, w, lam)
     else:
         result = _compare(h.total, t.dealer.total)
         for rhook in hooks.hand_result:
