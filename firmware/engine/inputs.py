@@ -8,6 +8,7 @@ it is in. Decisions use the button names of the panel ICD in lower case.
 
 from __future__ import annotations
 
+import inspect
 from collections.abc import Mapping
 from typing import Any, ClassVar
 
@@ -235,8 +236,14 @@ _FIELD_TYPES: dict[str, tuple[type, ...]] = {
     "record": (dict, type(None)), "proto": (str,), "model": (str,), "fw": (str,),
     "serial": (str,),
 }
-_OPTIONAL = {"times", "amount", "decks", "detail", "forced", "record", "code",
-             "proto", "model", "fw", "serial"}
+
+
+def _optional(cls: type[Input]) -> frozenset[str]:
+    params = inspect.signature(cls.__init__).parameters.values()
+    return frozenset(p.name for p in params if p.default is not inspect.Parameter.empty)
+
+
+_OPTIONAL = {cls: _optional(cls) for cls in INPUT_TYPES.values()}
 
 
 def input_from_json(data: Any) -> Input:
@@ -254,7 +261,7 @@ def input_from_json(data: Any) -> Input:
     kwargs: dict[str, Any] = {}
     for f in fields:
         if f not in data:
-            if f in _OPTIONAL:
+            if f in _OPTIONAL[cls]:
                 continue
             raise InputError(f"{kind}: missing field {f!r}")
         v = data[f]
