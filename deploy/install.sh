@@ -173,9 +173,9 @@ check_tools() {
 
 # The bundle's signature over every byte before it, checked with openssl alone.
 verify_bundle() {
-    local bundle=$1 pub=$2 size
-    openssl pkey -pubin -in "$pub" -noout -text 2>/dev/null | head -n 1 | grep -q ED25519 ||
-        die "$PUBKEY: not an Ed25519 public key (PEM)"
+    local bundle=$1 pub=$2 size text
+    text=$(openssl pkey -pubin -in "$pub" -noout -text 2>/dev/null) || text=""
+    [[ $text == *ED25519* ]] || die "$PUBKEY: not an Ed25519 public key (PEM)"
     size=$(stat -c %s "$bundle")
     ((size > SIG_COMMENT_LEN + 22)) || refuse "$BUNDLE is not a release bundle (too short)"
     if [[ $(tail -c "$SIG_COMMENT_LEN" "$bundle" | head -c "${#SIG_PREFIX}") != "$SIG_PREFIX" ]]
@@ -255,7 +255,7 @@ ensure_user() {
             sys_act usermod -a -G "$group" "$ETG_USER"
         elif ! getent group "$group" >/dev/null; then
             warn "group $group does not exist on this system (not a Raspberry Pi OS image?)"
-        elif id -nG "$ETG_USER" 2>/dev/null | tr ' ' '\n' | grep -qx "$group"; then
+        elif [[ " $(id -nG "$ETG_USER" 2>/dev/null) " == *" $group "* ]]; then
             say "unchanged $ETG_USER in group $group"
         else
             sys_act usermod -a -G "$group" "$ETG_USER"

@@ -93,6 +93,15 @@ def test_prefix_install_lays_out_the_real_tree(installed_prefix, keys, real_bund
     )
     assert probe.returncode == 0, probe.stderr
     assert Path(probe.stdout.strip()).resolve().is_relative_to(release.root.resolve())
+    # the installed program authenticates itself (what the installer runs with deps)
+    own = subprocess.run(
+        [sys.executable, "-B", "-P", "-m", "firmware", "verify", "--root", str(current),
+         "--pubkey", str(prefix / "etc/etg/release.pub")],
+        env={**os.environ, "PYTHONPATH": str(current)}, capture_output=True, text=True,
+        cwd=prefix,
+    )
+    assert own.returncode == 0 and "OK:" in own.stdout, own.stdout + own.stderr
+    assert not list(current.rglob("__pycache__"))  # -B: no caches in the release tree
     launcher = (prefix / "usr/local/bin/etg").read_text()
     assert "exec /opt/etg/venv/bin/python -I -B -m firmware" in launcher
     assert os.access(prefix / "usr/local/bin/etg", os.X_OK)
