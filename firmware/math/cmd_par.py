@@ -22,6 +22,8 @@ def register(sub: Any, common: argparse.ArgumentParser) -> None:
     p.add_argument("--sim-rounds", type=int, default=2_000_000, metavar="N",
                    help="rounds of the fast simulation for the outcome distribution in the "
                         "PAR sheet (default 2,000,000)")
+    p.add_argument("--choose-weights", action="store_true",
+                   help="Bingo: compute and print default weight tables for a 97%% return")
     p.set_defaults(func=_run)
 
 
@@ -31,6 +33,17 @@ def _run(args: argparse.Namespace) -> int:
 
     rules = rules_from_args(args)
     res = analyse(rules)
+    if args.choose_weights:
+        from firmware.errors import UserError
+        from firmware.math.bingo_weights import choose_weights
+
+        if res.by_lane is None:
+            raise UserError("--choose-weights is for Bingo (--variant bingo)")
+        ch = choose_weights(res.by_lane, rules)
+        print(json.dumps({"target_weights": list(ch.target_weights),
+                          "multiplier_weights": list(ch.multiplier_weights),
+                          "alpha": ch.alpha, "return_to_player": ch.rtp}, indent=2))
+        return 0
     if args.out:
         from firmware.math.parsheet import write_par_sheet
 
