@@ -267,3 +267,44 @@ def test_ctr_counter_wraps_modulo_2_to_the_128() -> None:
     ref = RefCtr(use_df=True)
     ref.key, ref.v = bytes(drbg._key), b"\xff" * 16
     assert drbg.generate(64) == ref.generate(64)
+
+
+def _pr_true_rsp(mech: str) -> str:
+    """A CAVP-format PredictionResistance = True file written from the re-derivation."""
+    cls = MECHANISMS[mech]
+    header = {"hmac-drbg": ("HMAC", "SHA-256"), "ctr-drbg": ("CTR", "AES-256 use df"),
+              "ctr-drbg-no-df": ("CTR", "AES-256 no df")}[mech]
+    lines = [f"# {header[0]}_DRBG options: test", "", f"[{header[1]}]",
+             "[PredictionResistance = True]", f"[EntropyInputLen = {cls.entropy_bytes * 8}]",
+             f"[NonceLen = {cls.nonce_bytes * 8}]", "[PersonalizationStringLen = 256]",
+             "[AdditionalInputLen = 256]", "[ReturnedBitsLen = 512]", ""]
+    for count in range(3):
+        e = [_bytes(cls.entropy_bytes, 20 + 3 * count + i) for i in range(3)]
+        nonce, pers = _bytes(cls.nonce_bytes, 40 + count), _bytes(32, 50 + count)
+        adds = [_bytes(32, 60 + count), _bytes(32, 70 + count)]
+        ref = RefHmac() if mech == "hmac-drbg" else RefCtr(use_df=mech == "ctr-drbg")
+        ref.instantiate(e[0], nonce, pers)
+        for i in range(2):
+            ref.reseed(e[1 + i], adds[i])
+            out = ref.generate(64)
+        lines += [f"COUNT = {count}", f"EntropyInput = {e[0].hex()}", f"Nonce = {nonce.hex()}",
+                  f"PersonalizationString = {pers.hex()}",
+                  f"AdditionalInput = {adds[0].hex()}", f"EntropyInputPR = {e[1].hex()}",
+                  f"AdditionalInput = {adds[1].hex()}", f"EntropyInputPR = {e[2].hex()}",
+                  f"ReturnedBits = {out.hex()}", ""]
+    return "\n".join(lines)
+
+
+@pytest.mark.parametrize("mech", list(MECHANISMS))
+def test_prediction_resistance_groups_of_a_cavp_file_run(mech: str, tmp_path: Path) -> None:
+    """`etg rng kat --vectors` runs PredictionResistance = True groups a lab brings."""
+    path = tmp_path / "pr_true.rsp"
+    path.write_text(_pr_true_rsp(mech))
+    (result,) = list(run_file(path))
+    assert result.mechanism == mech and (result.passed, result.failed) == (3, 0)
+    lines = path.read_text().splitlines()
+    i = next(i for i, line in enumerate(lines) if line.startswith("ReturnedBits"))
+    lines[i] = lines[i][:-1] + ("0" if lines[i][-1] != "0" else "1")
+    path.write_text("\n".join(lines))
+    (result,) = list(run_file(path))
+    assert (result.passed, result.failed, result.failed_counts) == (2, 1, [0])

@@ -1,4 +1,6 @@
-"""Exhaustive proofs that scaling has no bias: every possible input of a small fake byte
+"""58 Pa. Code § 810a.5(d) (the scaling method must preserve the distribution).
+
+Exhaustive proofs that scaling has no bias: every possible input of a small fake byte
 source is mapped, and every outcome must come out exactly as often as its weight says.
 
 Why this proves it: the scaling consumes bits from the source and either finishes or runs
