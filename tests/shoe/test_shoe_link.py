@@ -7,6 +7,8 @@ own times (250 ms, 5 sends, 1000 ms, 3000 ms) and no sleeping.
 from __future__ import annotations
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from drivers.shoe.controller import ControllerSession
 from drivers.shoe.framing import Decoder, Frame, encode
@@ -284,3 +286,19 @@ def test_decoder_stats_are_exposed_for_technicians() -> None:
     s = ControllerSession(ICD_TIMING)
     s.feed(b"junk$01,CRD,AS*0000\r\n", 0)
     assert isinstance(s.decoder, Decoder) and s.decoder.stats.bad_crc == 1
+
+
+@settings(max_examples=150, deadline=None)
+@given(st.lists(st.tuples(
+    st.integers(0, 255),
+    st.sampled_from(["HEL", "CRD", "CUT", "EMP", "ERR", "STA", "HBT", "ACK", "NAK", "XYZ"]),
+    st.lists(st.sampled_from(["1", "AS", "ZZ", "READY", "7", "JAM", "x y"]), max_size=5),
+    st.floats(0, 0.5)), max_size=40))
+def test_fuzz_controller_session_never_raises_on_any_valid_frames(items) -> None:
+    s = ControllerSession(ICD_TIMING)
+    now = 0.0
+    for seq, type_, fields, dt in items:
+        now += dt
+        s.feed(encode(seq, type_, *fields), now)
+        s.poll(now)
+        s.take_output()

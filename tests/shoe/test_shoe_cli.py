@@ -1,0 +1,161 @@
+"""`etg shoe sim`, `etg shoe monitor` and `etg shoe ctl` as a technician and a bench use
+them: real processes, real pseudo-terminals, real signals."""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import subprocess
+import sys
+import time
+from collections.abc import Iterator
+
+import pytest
+
+from drivers.shoe.cli import parse_cards
+from drivers.shoe.sim_control import control
+from firmware.errors import UserError
+
+ETG = [sys.executable, "-m", "firmware.cli"]
+ENV = {**os.environ, "PYTHONUNBUFFERED": "1"}
+
+
+def etg(*args: str, timeout: float = 20) -> subprocess.CompletedProcess[str]:
+    return subprocess.run([*ETG, *args], capture_output=True, text=True, timeout=timeout,
+                          env=ENV, cwd=os.path.dirname(os.path.dirname(os.path.dirname(
+                              os.path.abspath(__file__)))))
+
+
+@pytest.fixture
+def sim_process(tmp_path) -> Iterator[tuple[subprocess.Popen[str], str, str]]:
+    """`etg shoe sim --pty --control SOCK` in its own process: (process, pty path, socket)."""
+    sock = str(tmp_path / "shoe.ctl")
+    proc = subprocess.Popen(
+        [*ETG, "shoe", "sim", "--pty", "--cards", "AS,KD,7C,2H,9S,QH", "--pace", "0.02",
+         "--cut-after", "4", "--control", sock, "--time-scale", "0.2"],
+        stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=ENV)
+    try:
+        assert proc.stdout is not None
+        path = proc.stdout.readline().strip()  # the FIRST line is the pty path
+        assert path.startswith("/dev/pts/"), path
+        end = time.monotonic() + 10
+        while not os.path.exists(sock) and time.monotonic() < end:
+            time.sleep(0.02)
+        yield proc, path, sock
+    finally:
+        if proc.poll() is None:
+            proc.send_signal(signal.SIGINT)
+            try:
+                proc.wait(5)
+            except subprocess.TimeoutExpired:
+                proc.kill()
+                proc.wait()
+
+
+def test_sim_pty_prints_the_path_first_and_monitor_json_shows_every_event(sim_process) -> None:
+    _proc, path, _sock = sim_process
+    out = etg("shoe", "monitor", "--port", path, "--json", "--unlock", "--cards", "6",
+              "--time-scale", "0.2")
+    assert out.returncode == 0, out.stderr
+    events = [json.loads(line) for line in out.stdout.splitlines()]
+    kinds = [e["event"] for e in events]
+    assert kinds[:2] == ["link-up", "hello"]
+    assert [e["card"] for e in events if e["event"] == "card"] == ["AS", "KD", "7C", "2H",
+                                                                   "9S", "QH"]
+    assert "cut" in kinds and kinds.index("cut") == kinds.index("card") + 4
+
+
+def test_monitor_human_output_new_query_and_fault_code(sim_process) -> None:
+    _proc, path, sock = sim_process
+    assert control(sock, "fault lid") == "ok"
+    out = etg("shoe", "monitor", "--port", path, "--query", "--lock", "--duration", "1.0",
+              "--json", "--time-scale", "0.2")
+    events = [json.loads(line) for line in out.stdout.splitlines()]
+    faults = [e for e in events if e["event"] == "fault"]
+    assert faults and faults[0]["code"] == "LID"
+    assert any(e["event"] == "status" and e["state"] == "FAULT" for e in events)
+    human = etg("shoe", "monitor", "--port", path, "--new", "6", "--duration", "0.8",
+                "--time-scale", "0.2")
+    assert human.returncode == 0 and "hello: ETG-SHOE-SIM" in human.stdout
+    assert "nak NEW" not in human.stdout  # locked gate (reconnect): NEW is accepted
+
+
+def test_monitor_ctrl_c_exits_0_quietly(sim_process) -> None:
+    _proc, path, _sock = sim_process
+    mon = subprocess.Popen([*ETG, "shoe", "monitor", "--port", path, "--time-scale", "0.2"],
+                           stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=ENV)
+    assert mon.stdout is not None
+    mon.stdout.readline()  # "monitoring the shoe on ..."
+    time.sleep(0.5)
+    mon.send_signal(signal.SIGINT)
+    _out, err = mon.communicate(timeout=10)
+    assert mon.returncode == 0 and "Traceback" not in err and "KeyboardInterrupt" not in err
+
+
+def test_monitor_bad_port_is_a_one_line_error() -> None:
+    out = etg("shoe", "monitor", "--port", "/dev/no-such-shoe")
+    assert out.returncode == 2
+    assert out.stderr.strip().count("\n") == 0
+    assert "cannot open shoe port /dev/no-such-shoe" in out.stderr
+
+
+def test_ctl_commands_a_simulator_in_another_process(sim_process) -> None:
+    proc, _path, sock = sim_process
+    out = etg("shoe", "ctl", "--control", sock, "status")
+    assert out.returncode == 0 and out.stdout.startswith("ok ")
+    status = json.loads(out.stdout[3:])
+    assert status["state"] == "LOCKED" and status["remaining"] == 6
+    assert control(sock, "cards TD 9C") == "ok"
+    assert json.loads(control(sock, "status")[3:])["remaining"] == 2
+    assert control(sock, "pace 0.5") == "ok"
+    assert control(sock, "frame ERR,MISREAD") == "ok"
+    assert control(sock, "fault nosuch").startswith("error: unknown fault")
+    bad = etg("shoe", "ctl", "--control", sock, "cards", "ZZ")
+    assert bad.returncode == 2 and "not a card" in bad.stdout
+    assert control(sock, "stop") == "ok"
+    assert proc.wait(10) == 0
+
+
+def test_sim_seed_hex_is_refused_in_production_mode() -> None:
+    """Guide principle 7: bench powers stay on the bench."""
+    out = etg("--set", "table.mode=production", "shoe", "sim", "--pty", "--seed-hex", "00ff")
+    assert out.returncode == 2 and "production mode refuses it" in out.stderr
+    assert out.stdout == ""
+
+
+def test_sim_listen_serves_tcp_on_loopback() -> None:
+    proc = subprocess.Popen([*ETG, "shoe", "sim", "--listen", "0", "--cards", "AS,KD",
+                             "--pace", "0"], stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                            text=True, env=ENV)
+    try:
+        assert proc.stdout is not None
+        url = proc.stdout.readline().strip()
+        assert url.startswith("socket://127.0.0.1:")
+        out = etg("shoe", "monitor", "--port", url, "--json", "--unlock", "--cards", "2")
+        assert out.returncode == 0, out.stderr
+        assert [json.loads(x).get("card") for x in out.stdout.splitlines()
+                if '"card"' in x] == ["AS", "KD"]
+    finally:
+        proc.send_signal(signal.SIGINT)
+        proc.wait(10)
+
+
+@pytest.mark.parametrize("args, message", [
+    (["--pty", "--decks", "9"], "1 to 8 decks"),
+    (["--pty", "--penetration", "1.5"], "--penetration"),
+    (["--pty", "--fault", "bogus"], "unknown fault"),
+    (["--pty", "--cards", "AS,XX"], "'XX' is not a card"),
+    (["--listen", "nope:x"], "[HOST:]PORT"),
+])
+def test_sim_bad_options_are_one_line_errors(args: list[str], message: str) -> None:
+    out = etg("shoe", "sim", *args)
+    assert out.returncode == 2 and message in out.stderr and "Traceback" not in out.stderr
+
+
+def test_parse_cards_reads_a_file_with_comments(tmp_path) -> None:
+    f = tmp_path / "cards.txt"
+    f.write_text("# round 1\nAS KD\n7c, 2H  # dealer\n")
+    assert parse_cards(str(f)) == ["AS", "KD", "7C", "2H"]
+    with pytest.raises(UserError):
+        parse_cards("")
