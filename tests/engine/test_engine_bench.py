@@ -1,0 +1,165 @@
+"""`etg bench run --mode engine` (shared/spec/scenario-format.md): lines, exit codes,
+JUnit, and every malformed file reported as a FAIL with its reason, never a traceback."""
+
+from __future__ import annotations
+
+import xml.etree.ElementTree as ET
+from pathlib import Path
+
+import pytest
+
+from firmware.bench.driver import EngineDriver
+from firmware.bench.runner import run_one
+from firmware.cli import main
+
+REPO = Path(__file__).resolve().parents[2]
+SCENARIOS = REPO / "tests" / "scenarios" / "blackjack"
+
+GOOD = '''
+name = "stand on 19"
+variant = "blackjack"
+[[round]]
+shoe = ["TS", "8H", "9D", "KC"]
+  [[round.seat]]
+  seat = 1
+  wager = 1000
+  [[round.action]]
+  seat = 1
+  do = "stand"
+  [[round.expect]]
+  seat = 1
+  net = NET
+  result = "win"
+  [round.dealer]
+  total = 18
+'''
+
+
+def write(tmp_path: Path, text: str, name: str = "s.toml") -> str:
+    p = tmp_path / name
+    p.write_text(text, encoding="utf-8")
+    return str(p)
+
+
+def test_every_blackjack_scenario_passes_in_engine_mode(capsys: pytest.CaptureFixture[str]) -> None:
+    files = sorted(SCENARIOS.glob("*.toml"))
+    assert len(files) >= 15
+    for f in files:
+        text = f.read_text(encoding="utf-8")
+        assert any(k in text for k in ("§", "ICD", "issue 3", "scenario format")), f
+    rc = main(["bench", "run", "--mode", "engine", str(SCENARIOS)])
+    out = capsys.readouterr().out.splitlines()
+    assert rc == 0, "\n".join(line for line in out if line.startswith("FAIL"))
+    assert out[-1] == f"{len(files)} passed, 0 failed"
+    assert all(line.startswith("PASS ") for line in out[:-1])
+
+
+def test_pass_and_fail_lines_exit_code_and_junit(tmp_path: Path,
+                                                 capsys: pytest.CaptureFixture[str]) -> None:
+    ok = write(tmp_path, GOOD.replace("NET", "1000"), "a.toml")
+    bad = write(tmp_path, GOOD.replace("NET", "999"), "b.toml")
+    junit = tmp_path / "out" / "report.xml"
+    rc = main(["bench", "run", ok, bad, "--junit", str(junit)])
+    out = capsys.readouterr().out.splitlines()
+    assert rc == 1
+    assert out[0] == f"PASS {ok}: stand on 19"
+    assert out[1] == f"FAIL {bad}: stand on 19: round 1: seat 1 net 1000, expected 999"
+    assert out[2] == "1 passed, 1 failed"
+    suite = ET.parse(junit).getroot().find("testsuite")
+    assert suite is not None and suite.get("tests") == "2" and suite.get("failures") == "1"
+    fail = suite.findall("testcase")[1].find("failure")
+    assert fail is not None and "expected 999" in str(fail.get("message"))
+
+
+def test_hil_mode_is_one_clear_line(capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["bench", "run", "--mode", "hil", str(SCENARIOS)]) == 2
+    err = capsys.readouterr().err.strip().splitlines()
+    assert len(err) == 1 and "table service" in err[0]
+
+
+def test_missing_path_is_one_clear_line(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["bench", "run", str(tmp_path / "nope.toml")]) == 2
+    assert "no such scenario" in capsys.readouterr().err
+    assert main(["bench", "run", str(tmp_path)]) == 2
+    assert "no scenario files" in capsys.readouterr().err
+
+
+BASE = GOOD.replace("NET", "1000")
+
+
+@pytest.mark.parametrize(
+    ("text", "reason"),
+    [
+        ("name = 'x'\nvariant = \n", "not valid TOML"),
+        (BASE.replace('name = "stand on 19"\n', ""), "missing key 'name'"),
+        (BASE.replace('variant = "blackjack"', 'variant = "poker"'), "variant: 'poker'"),
+        (BASE + "colour = 1\n", "unknown key 'colour'"),
+        (BASE.replace('"KC"]', '"KX"]'), "round 1: shoe[3]: 'KX' is not a card"),
+        (BASE.replace('do = "stand"', 'do = "fly"'), "round 1: action[0].do: 'fly'"),
+        (BASE.replace("  seat = 1\n  wager = 1000", "  seat = 9\n  wager = 1000"),
+         "round 1: seat[0].seat: must be in 1..7"),
+        (BASE.replace('total = 18', 'total = "high"'), "round 1: dealer.total"),
+        (BASE + '[[round.fault]]\nafter = 1\nshoe = "ERR,FIRE"\n', "fault[0].shoe: ERR needs"),
+        (BASE + '[[round.console]]\nafter = 1\npress = "EJECT"\n', "console[0].press"),
+        (BASE + '[round.outcome]\nstate = "exploded"\n', "outcome.state"),
+        (BASE.replace('do = "stand"', 'do = "stand"\n  times = 2'), "only a double takes"),
+        ('name = "n"\nvariant = "blackjack"\nround = []\n', "at least one [[round]]"),
+        ('name = "n"\nvariant = "blackjack"\n[rules]\ndecks = 99\n' + BASE.split('"blackjack"')[1],
+         "rules.decks: must be an integer from 1 to 8"),
+        ('name = "n"\nvariant = "blackjack"\n[rules]\nfoo = 1\n' + BASE.split('"blackjack"')[1],
+         "rules.foo: unknown setting"),
+    ],
+)
+def test_malformed_file_is_a_fail_with_the_reason(tmp_path: Path, text: str, reason: str) -> None:
+    r = run_one(write(tmp_path, text), EngineDriver)
+    assert not r.passed
+    assert reason in r.problems[0], r.problems
+
+
+@pytest.mark.parametrize(
+    ("change", "reason"),
+    [
+        (lambda t: t.replace('"9D", "KC"]', '"9D"]'),
+         "round 1: too few cards in shoe: the table waits for a card to hole"),
+        (lambda t: t.replace('do = "stand"', 'do = "hit"'),
+         "round 1: too few cards in shoe: the table waits for a card to seat 1 hand 0"),
+        (lambda t: t.replace('  seat = 1\n  do = "stand"', '  seat = 2\n  do = "stand"'),
+         "round 1: next action is seat 2 stand, the table waits for seat 1 hand 0"),
+        (lambda t: t.replace('do = "stand"', 'do = "split"'),
+         "round 1: rejected: seat 1 split: split is not legal now"),
+        (lambda t: t.replace('do = "stand"', 'do = "stand"\n  rejected = true'),
+         "accepted: seat 1 stand (the scenario expects it refused)"),
+        (lambda t: t + '  [[round.action]]\n  seat = 1\n  do = "hit"\n',
+         "round 1: action seat 1 hit was never asked for"),
+        (lambda t: t.replace("[[round.action]]\n  seat = 1\n  do = \"stand\"\n", ""),
+         "no action left, the table waits for seat 1 hand 0"),
+        (lambda t: t.replace("wager = 1000", "wager = 1000\n  credits = 10"),
+         "round 1: seat 1 wager 1000 refused: seat 1 has 10 cents"),
+        (lambda t: t.replace('[[round]]\n', '[[round]]\ndraws = { bingo_target = 12 }\n'),
+         "`draws` given but the table never asked for a draw"),
+        (lambda t: t + '  [[round.fault]]\n  after = 9\n  shoe = "ERR,JAM"\n',
+         "shoe 'ERR,JAM' after card 9 never happened"),
+        (lambda t: t + '  [[round.console]]\n  after = 2\n  press = "DEAL"\n',
+         "rejected: console DEAL after card 2"),
+        (lambda t: t + '  [round.outcome]\n  state = "voided"\n',
+         "outcome state settled, expected voided"),
+        (lambda t: t.replace('result = "win"', 'result = "push"'),
+         "seat 1 result win, expected push"),
+        (lambda t: t.replace("total = 18", "total = 19"), "dealer 18, expected 19"),
+        (lambda t: t + "  [[round.expect]]\n  seat = 4\n  net = 0\n", "seat 4 did not play"),
+    ],
+)
+def test_table_disagreement_is_a_fail_with_the_reason(
+    tmp_path: Path, change: object, reason: str
+) -> None:
+    r = run_one(write(tmp_path, change(BASE)), EngineDriver)  # type: ignore[operator]
+    assert not r.passed
+    assert reason in "; ".join(r.problems), r.problems
+
+
+def test_round_waiting_for_new_shoe_fails_clearly(tmp_path: Path) -> None:
+    text = (SCENARIOS / "16-cut-card-new-shoe-burn.toml").read_text(encoding="utf-8")
+    text = text.replace('  [[round.console]]\n  after = 0\n  press = "SHUFFLE"\n', "")
+    r = run_one(write(tmp_path, text), EngineDriver)
+    assert "round 2: seat 1 wager 1000 refused: wager: the table waits for a new shoe" in (
+        r.problems[0])
