@@ -63,12 +63,6 @@ class Scaled(NamedTuple):
     bits_used: int
     bits_rejected: int
 
-    @property
-    def attempts(self) -> int:
-        return 0 if self.bits_used == 0 else self.bits_used // (
-            self.bits_used - self.bits_rejected
-        )
-
 
 def randbelow(bits: BitSource, n: int) -> Scaled:
     """A uniform integer in [0, n) by rejection; n = 1 costs no bits."""
