@@ -364,3 +364,23 @@ def test_driver_survives_a_consumer_that_raises(sim_factory) -> None:
         while "empty" not in got and time.monotonic() < end:
             time.sleep(0.01)
     assert got.count("card") == 4
+
+
+def test_open_shoe_from_the_configuration_with_a_simulated_shoe() -> None:
+    from drivers.shoe.setup import open_shoe
+    from firmware.config import load_config
+
+    cfg = load_config(None, ["shoe.port=sim", "shoe.sim_pace_s=0.0"])
+    driver, sim = open_shoe(cfg)
+    try:
+        assert sim is not None
+        c = Consumer(driver)
+        c.next("hello")
+        driver.new(1)
+        driver.unlock()
+        c.next("empty", timeout=20)
+        assert len(c.cards()) == 52 and len(set(c.cards())) == 52  # one shuffled deck
+    finally:
+        driver.stop()
+        if sim is not None:
+            sim.stop()
