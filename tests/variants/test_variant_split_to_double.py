@@ -1,0 +1,388 @@
+"""Split to Double Blackjack, § 633b.26 (seed, binding) and rules-baseline.md §2.
+
+Each test names the clause it checks. One seat: the shoe order is seat card, dealer up
+card, seat card, hole card, then the seat's cards and the dealer's draws.
+"""
+
+from __future__ import annotations
+
+import pytest
+from variant_helpers import START, bet, conserved, do, feed, net, refused, vtable
+
+from firmware.engine import CloseBetting, CreditsOut, Decision, Wager, layout_for, load_rules
+from firmware.errors import ConfigError
+
+V = "split-to-double"
+
+
+def test_633b26_a_no_hitting_ever() -> None:
+    """§ 633b.26(a): cards only by splitting or doubling down; hit is never legal."""
+    t = vtable(V, seats=1)
+    bet(t, (1, 1000))
+    feed(t, "5S", "9H", "6D", "8C")
+    e = t.expecting()
+    assert "hit" not in e.legal
+    assert "hit" in refused(t, Decision(1, 0, "hit"))
+    do(t, 1, 0, "stand")  # an 11 stands: the dealer draws 17+ then settles
+    feed(t, "2C")  # 9 + 8 + 2 = 19
+    assert net(t) == -2000  # Blackjack wager and Blackjack or Bust wager both lost
+
+
+def test_633b26_b_layout_betting_areas_inscriptions_paytables() -> None:
+    """§ 633b.26(b)(2)-(6), baseline §6: areas, inscriptions word for word, paytables."""
+    lay = layout_for(load_rules(V))
+    assert lay["betting_areas"][:1] == ["blackjack"] and "blackjack_or_bust" in lay[
+        "betting_areas"]
+    assert lay["inscriptions"] == [
+        "Blackjack pays 2 to 1",
+        "Insurance pays 2 to 1",
+        "Dealer shall draw to hard 17 and stand on all 18s",
+        "Hitting is not available",
+    ]
+    titles = [p["title"] for p in lay["paytables"]]
+    assert titles == ["Blackjack wager", "Blackjack or Bust wager (Paytable 1)"]
+    # (b)(5): no optional wager is offered, so no area beyond the two wagers and insurance
+    assert set(lay["betting_areas"]) == {"blackjack", "blackjack_or_bust", "insurance"}
+
+
+@pytest.mark.parametrize(("table", "rows"), [
+    (1, ["20 to 1", "5 to 1", "2 to 1", "1 to 1"]),
+    (2, ["20 to 1", "6 to 1", "2 to 1", "1 to 1"]),
+    (3, ["25 to 1", "5 to 1", "2 to 1", "1 to 1"]),
+])
+def test_633b26_i_paytables_on_the_layout(table: int, rows: list[str]) -> None:
+    """§ 633b.26(i) and (b)(6): the paytable in force, derived from the rules."""
+    lay = layout_for(load_rules(V, {"paytable": table}))
+    bob = lay["paytables"][1]
+    assert bob["title"] == f"Blackjack or Bust wager (Paytable {table})"
+    assert [r[0] for r in bob["rows"]] == [
+        "Player Blackjack (ace of spades and jack of clubs or spades)",
+        "Player Blackjack (suited)", "Player Blackjack", "Dealer busts",
+    ]
+    assert [r[1] for r in bob["rows"]] == rows
+
+
+def test_633b26_c_at_least_six_decks() -> None:
+    """§ 633b.26(c): at least six decks; fewer is refused naming the key."""
+    assert load_rules(V).decks == 6
+    assert load_rules(V, {"decks": 8}).decks == 8
+    with pytest.raises(ConfigError, match=r"rules\.decks"):
+        load_rules(V, {"decks": 4})
+
+
+def test_633b26_d_both_wagers_in_equal_amounts() -> None:
+    """§ 633b.26(d): the Blackjack or Bust wager is placed with, and equal to, the wager."""
+    t = vtable(V, seats=1)
+    t.apply(Wager(1, 2500))
+    s = t.seats[0]
+    assert s.side == {"blackjack_or_bust": 2500}
+    assert s.credits == START - 5000
+    assert t.public_view()["seats"][0]["wagers"]["blackjack_or_bust"] == 2500
+    t2 = vtable(V, seats=1)
+    t2.apply(CreditsOut(1, START - 1500))
+    assert "need 2000" in refused(t2, Wager(1, 1000))  # 1,500 cents cannot cover both
+
+
+def test_633b26_e_only_five_decisions() -> None:
+    """§ 633b.26(e): split, double, stand, surrender, insurance, nothing else."""
+    t = vtable(V, seats=1)
+    bet(t, (1, 1000))
+    feed(t, "8S", "AH", "3D", "9C")
+    assert set(t.expecting().legal) == {"insurance", "no-insurance"}
+    do(t, 1, 0, "no-insurance")
+    assert set(t.expecting().legal) <= {"split", "double", "stand", "surrender"}
+
+
+def test_633b26_e1_i_initial_hand_splits_regardless_of_value() -> None:
+    """§ 633b.26(e)(1)(i): a 9 and a 5 split."""
+    t = vtable(V, seats=1)
+    bet(t, (1, 1000))
+    feed(t, "9S", "7H", "5D", "TC")
+    assert "split" in t.expecting().legal
+    do(t, 1, 0, "split")
+    feed(t, "KD")  # hand 0: 9 K = 19
+    assert [len(h.cards) for h in t.seats[0].hands] == [2, 1]
+    assert t.seats[0].staked == 3000
+
+
+def test_633b26_e1_ii_later_hands_split_only_when_identical_in_value() -> None:
+    """§ 633b.26(e)(1)(ii), (iii): a split hand splits only a pair; else stand or double."""
+    t = vtable(V, seats=1)
+    bet(t, (1, 1000))
+    feed(t, "9S", "7H", "5D", "TC")
+    do(t, 1, 0, "split")
+    feed(t, "9H")  # hand 0: 9 9, a pair
+    assert "split" in t.expecting().legal
+    do(t, 1, 0, "split")
+    feed(t, "2C")  # hand 0: 9 2, not a pair
+    assert t.expecting().legal == ("stand", "double")
+    assert "split" in refused(t, Decision(1, 0, "split"))
+
+
+def test_633b26_e1_max_hands() -> None:
+    """baseline §2: splits up to max_hands (default 4)."""
+    t = vtable(V, seats=1)
+    bet(t, (1, 1000))
+    feed(t, "8S", "7H", "8D", "TC")
+    for card in ("8H", "8C", "8S"):
+        do(t, 1, 0, "split")
+        feed(t, card)
+    assert len(t.seats[0].hands) == 4
+    assert "split" not in t.expecting().legal
+
+
+@pytest.mark.parametrize("times", [1, 2, 3, 4])
+def test_633b26_e2_i_double_one_to_four_times_the_initial_wager(times: int) -> None:
+    """§ 633b.26(e)(2)(i): the Double Down wager is 1x to 4x the initial Blackjack wager."""
+    t = vtable(V, seats=1)
+    bet(t, (1, 1000))
+    feed(t, "6S", "9H", "5D", "7C")
+    do(t, 1, 0, "double", times)
+    feed(t, "TD")  # 21 for one card; dealer 16 draws
+    feed(t, "TH")  # dealer busts
+    h = t.seats[0].hands[0]
+    assert (h.double, h.double_times) == (1000 * times, times)
+    # wager 1:1, double 1:1, Blackjack or Bust 1:1 on the dealer's bust
+    assert net(t) == 1000 + 1000 * times + 1000
+
+
+def test_633b26_e2_i_five_times_refused() -> None:
+    t = vtable(V, seats=1)
+    bet(t, (1, 1000))
+    feed(t, "6S", "9H", "5D", "7C")
+    assert "not allowed" in refused(t, Decision(1, 0, "double", 5))
+
+
+def test_633b26_e2_double_on_split_hands_uses_the_initial_wager() -> None:
+    """§ 633b.26(e)(2), (e)(1)(iii): a split hand doubles 1x-4x of the INITIAL wager."""
+    t = vtable(V, seats=1)
+    bet(t, (1, 1000))
+    feed(t, "5S", "9H", "6D", "7C")
+    do(t, 1, 0, "split")
+    feed(t, "5H")  # hand 0: 5 5
+    do(t, 1, 0, "double", 3)
+    feed(t, "KD")  # hand 0: 20, one card only
+    feed(t, "4C")  # hand 1: 6 4
+    do(t, 1, 1, "double", 2)
+    feed(t, "AD")  # hand 1: 21
+    feed(t, "TS")  # dealer 16 + 10: bust
+    hands = t.seats[0].hands
+    assert [h.double for h in hands] == [3000, 2000]
+    assert net(t) == (1000 + 3000) + (1000 + 2000) + 1000
+    assert conserved(t)
+
+
+def test_633b26_e2_no_double_on_blackjack() -> None:
+    """§ 633b.26(e)(2): a Blackjack never doubles (it owes no decision)."""
+    t = vtable(V, seats=2)
+    bet(t, (1, 1000), (2, 1000))
+    feed(t, "AS", "5H", "9D", "KD", "7C", "9C")  # seat 1 A K Blackjack; seat 2 5 7
+    e = t.expecting()
+    assert (e.seat, e.kind) == (2, "decision")
+    assert "double" in refused(t, Decision(1, 0, "double"))
+
+
+def test_633b26_e2_ii_double_down_one_card() -> None:
+    """§ 633b.26(e)(2)(ii) via § 633a.10: exactly one card; the hand is then complete."""
+    t = vtable(V, seats=1)
+    bet(t, (1, 1000))
+    feed(t, "2S", "9H", "3D", "7C")
+    do(t, 1, 0, "double")
+    feed(t, "4D")  # 9: stands after one card
+    assert t.seats[0].hands[0].status == "doubled"
+    assert t.phase == "dealer" or t.phase == "settled"
+
+
+def test_633b26_e3_stand() -> None:
+    """§ 633b.26(e)(3): a player may stand and receives no additional cards."""
+    t = vtable(V, seats=1)
+    bet(t, (1, 1000))
+    feed(t, "TS", "6H", "9D", "TC")
+    do(t, 1, 0, "stand")
+    assert len(t.seats[0].hands[0].cards) == 2
+    feed(t, "5S")  # dealer 21
+    assert net(t) == -2000
+
+
+def test_633b26_e4_surrender_pushes_the_wager_and_loses_blackjack_or_bust() -> None:
+    """§ 633b.26(e)(4)(i), (ii): surrender: Blackjack wager returned, Blackjack or Bust lost."""
+    t = vtable(V, seats=1)
+    bet(t, (1, 1000))
+    feed(t, "TS", "TH", "6D", "9C")
+    do(t, 1, 0, "surrender")
+    assert t.phase == "settled"
+    assert t.seats[0].hands[0].result == "surrender"
+    assert net(t) == -1000
+
+
+def test_633b26_e4_surrender_only_the_initial_hand() -> None:
+    """§ 633b.26(e)(4): only the initial two-card hand; a split hand cannot surrender."""
+    t = vtable(V, seats=1)
+    bet(t, (1, 1000))
+    feed(t, "TS", "9H", "6D", "9C")
+    do(t, 1, 0, "split")
+    feed(t, "5H")
+    assert "surrender" not in t.expecting().legal
+
+
+def test_633b26_e4_no_surrender_when_dealer_has_blackjack() -> None:
+    """§ 633b.26(e)(4): the dealer's Blackjack ends the round before any surrender."""
+    t = vtable(V, seats=1)
+    bet(t, (1, 1000))
+    feed(t, "TS", "KH", "6D", "AC")
+    assert t.phase == "settled"
+    assert net(t) == -2000
+
+
+def test_633b26_e5_h_insurance_pays_2_to_1() -> None:
+    """§ 633b.26(e)(5), (h): insurance pays 2 to 1 on a dealer Blackjack."""
+    t = vtable(V, seats=1)
+    bet(t, (1, 1000))
+    feed(t, "TS", "AH", "9D", "KC")
+    do(t, 1, 0, "insurance")
+    assert t.phase == "settled"
+    # Blackjack wager -1000, Blackjack or Bust -1000, insurance +1000 (500 at 2 to 1)
+    assert net(t) == -1000
+
+
+def test_633b26_f1_blackjack_or_bust_wins_on_dealer_bust() -> None:
+    """§ 633b.26(f)(1): the dealer busts: Blackjack or Bust wins 1 to 1."""
+    t = vtable(V, seats=1)
+    bet(t, (1, 1000))
+    feed(t, "TS", "6H", "4D", "TC")
+    do(t, 1, 0, "stand")  # player 14 stands
+    feed(t, "8H")  # dealer 16 + 8: bust
+    assert net(t) == 2000
+
+
+def test_633b26_f2_blackjack_or_bust_loses_when_a_hand_busts_even_if_dealer_busts() -> None:
+    """§ 633b.26(f)(2), baseline §2: ANY busted hand loses it, whatever the dealer does."""
+    t = vtable(V, seats=1)
+    bet(t, (1, 1000))
+    feed(t, "9S", "6H", "9D", "TC")
+    do(t, 1, 0, "split")
+    feed(t, "5H")  # hand 0: 9 5
+    do(t, 1, 0, "double")
+    feed(t, "KD")  # hand 0: 24, bust
+    feed(t, "2C")  # hand 1: 9 2
+    do(t, 1, 1, "stand")
+    feed(t, "8D")  # dealer 16 + 8 = 24, bust
+    hands = t.seats[0].hands
+    assert [h.status for h in hands] == ["bust", "stood"]
+    # hand 0 -2000 (wager and double), hand 1 +1000, Blackjack or Bust -1000
+    assert net(t) == -2000 + 1000 - 1000
+    assert hands[0].extra == {"blackjack_or_bust": "lose"}
+
+
+def test_633b26_g_blackjack_pays_2_to_1_and_wins_1_to_1() -> None:
+    """§ 633b.26(g): Blackjack 2 to 1 (and the Blackjack or Bust 'Player Blackjack' line)."""
+    t = vtable(V, seats=1)
+    bet(t, (1, 1000))
+    feed(t, "AH", "9H", "KD", "7C")  # mixed suits: plain Blackjack line, 2 to 1
+    assert net(t) == 2000 + 2000
+    t = vtable(V, seats=1)
+    bet(t, (1, 1000))
+    feed(t, "TS", "9H", "9D", "8C")
+    do(t, 1, 0, "stand")
+    assert net(t) == 1000 - 1000  # 19 beats 17 at 1 to 1; no dealer bust
+
+
+@pytest.mark.parametrize(("cards", "table", "bob"), [
+    (("AS", "JC"), 1, 20_000), (("AS", "JS"), 1, 20_000), (("AS", "JC"), 3, 25_000),
+    (("AS", "QS"), 1, 5000), (("KH", "AH"), 2, 6000), (("AD", "JS"), 1, 2000),
+    (("AC", "JC"), 3, 5000),
+])
+def test_633b26_i_blackjack_or_bust_best_line_only(
+    cards: tuple[str, str], table: int, bob: int
+) -> None:
+    """§ 633b.26(i), baseline §2: a Blackjack pays only its best paytable line."""
+    t = vtable(V, seats=1, paytable=table)
+    bet(t, (1, 1000))
+    feed(t, cards[0], "9H", cards[1], "7C")
+    assert net(t) == 2000 + bob
+
+
+def test_633b26_f1_blackjack_or_bust_wins_on_blackjack_against_dealer_blackjack() -> None:
+    """baseline §2: a player Blackjack wins Blackjack or Bust even on a dealer Blackjack."""
+    t = vtable(V, seats=1)
+    bet(t, (1, 1000))
+    feed(t, "AS", "AH", "JC", "KC")
+    do(t, 1, 0, "no-insurance")
+    assert t.dealer_bj
+    assert t.seats[0].hands[0].result == "push"
+    assert net(t) == 20_000  # Blackjack wager pushes; Blackjack or Bust 20 to 1
+
+
+def test_633b26_j_exempt_from_the_payout_limitation() -> None:
+    """§ 633b.26(j): max_payout_per_round does not cap this game."""
+    t = vtable(V, seats=1, max_payout_per_round=1000, paytable=3)
+    bet(t, (1, 10_000))
+    feed(t, "AS", "9H", "JC", "7C")
+    assert net(t) == 20_000 + 250_000
+    assert not any(a[0] == "payout-limit" for a in t.audit)
+    assert all("Most paid" not in r[0] for p in layout_for(t.rules)["paytables"]
+               for r in p["rows"])
+
+
+def test_baseline_2_dealer_hits_soft_17_stands_on_soft_18() -> None:
+    """baseline §2: 'draw to hard 17 and stand on all 18s' = hits soft 17, stands on 18s."""
+    t = vtable(V, seats=1)
+    bet(t, (1, 1000))
+    feed(t, "TS", "6H", "9D", "AC")  # dealer soft 17
+    do(t, 1, 0, "stand")
+    assert t.need == "card" and t.phase == "dealer"
+    feed(t, "AD")  # soft 18: stands
+    assert t.phase == "settled" and t.dealer.total == 18
+    t = vtable(V, seats=1)
+    bet(t, (1, 1000))
+    feed(t, "TS", "TH", "9D", "7C")  # hard 17 stands
+    do(t, 1, 0, "stand")
+    assert t.phase == "settled"
+    with pytest.raises(ConfigError, match="dealer_hits_soft_17"):
+        load_rules(V, {"dealer_hits_soft_17": False})
+
+
+def test_baseline_2_split_aces_resplit_and_double() -> None:
+    """baseline §2: the base game's split-ace limits do not apply."""
+    t = vtable(V, seats=1)
+    bet(t, (1, 1000))
+    feed(t, "AS", "7H", "AD", "TC")
+    do(t, 1, 0, "split")
+    feed(t, "AH")  # hand 0: A A again
+    assert "split" in t.expecting().legal
+    do(t, 1, 0, "split")
+    feed(t, "5C")  # hand 0: A 5, soft 16
+    assert "double" in t.expecting().legal
+    do(t, 1, 0, "double", 2)
+    feed(t, "5D")  # soft 21
+    assert t.seats[0].hands[0].total == 21
+    with pytest.raises(ConfigError, match="resplit_aces"):
+        load_rules(V, {"resplit_aces": False})
+
+
+def test_baseline_2_split_ace_and_ten_is_21_not_blackjack() -> None:
+    """baseline §1.8 kept in §2: an ace and a 10 after a split is 21, not a Blackjack."""
+    t = vtable(V, seats=1)
+    bet(t, (1, 1000))
+    feed(t, "AS", "7H", "AD", "TC")
+    do(t, 1, 0, "split")
+    feed(t, "KH")  # hand 0: A K = 21, stands by itself
+    feed(t, "9C")  # hand 1: A 9
+    do(t, 1, 1, "stand")
+    assert t.seats[0].hands[0].status == "stood"
+    # both beat 17 at 1 to 1; no Blackjack or Bust line (no Blackjack, no dealer bust)
+    assert net(t) == 2000 - 1000
+
+
+def test_baseline_2_betting_paired_wager_follows_the_wager() -> None:
+    """§ 633b.26(d): changing the wager during betting changes the paired wager with it."""
+    t = vtable(V, seats=1)
+    t.apply(Wager(1, 1000))
+    t.apply(Wager(1, 3000))
+    assert t.seats[0].side == {"blackjack_or_bust": 3000}
+    assert t.seats[0].credits == START - 6000
+    t.apply(Wager(1, 0))
+    assert t.seats[0].credits == START
+    t.apply(Wager(1, 500))
+    t.apply(CloseBetting())
+    assert t.seats[0].staked == 1000

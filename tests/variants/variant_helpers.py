@@ -1,0 +1,33 @@
+"""Helpers for the variation tests: a table of any variant, reusing the engine's helpers.
+
+The terse drivers (``bet``, ``feed``, ``do``, ``refused``, ``net``, ``conserved``) are the
+engine tests' own (tests/engine/engine_helpers.py); only building a table of a variant
+and the round-level shortcuts the variations need are added here.
+"""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+from typing import Any
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "engine"))
+
+from engine_helpers import START, bet, conserved, do, feed, net, refused
+
+from firmware.engine import CreditsIn, Draw, Table, load_rules
+
+__all__ = ["START", "bet", "conserved", "do", "draw", "feed", "net", "refused", "vtable"]
+
+
+def vtable(variant: str, seats: int | None = None, bench: bool = True, **overrides: Any) -> Table:
+    """A ``variant`` table, shoe in play, every seat holding START cents."""
+    t = Table(load_rules(variant, overrides), seats=seats, bench=bench, shoe_in_play=True)
+    for s in range(1, t.nseats + 1):
+        t.apply(CreditsIn(s, START))
+    return t
+
+
+def draw(t: Table, target: int, multiplier: int) -> None:
+    """Force the Bingo draw (a bench power)."""
+    t.apply(Draw({"bingo_target": target, "bingo_multiplier": multiplier}, forced=True))
