@@ -203,19 +203,23 @@ def _seat_areas(p: Painter, surf: pygame.Surface, g: TableGeometry, layout: Layo
             pygame.draw.circle(surf, palette.FELT_DARK, center, radius)
             pygame.draw.circle(surf, palette.GOLD, center, radius, m.s(3))
             # the label sits under its circle, kept inside its share of the column
-            share = sg.rect.width * (0.5 if kind == "blackjack" and len(sg.spots) > 1
-                                     else 0.4 if len(sg.spots) > 1 else 0.9)
+            share = sg.rect.width * (0.5 if len(sg.spots) > 1 else 0.9)
             label_box = pygame.Rect(0, 0, round(share), 1)
             label_box.midtop = (center[0], center[1] + radius + m.s(3))
             label = area_label(kind)
             px = m.font(15)
-            if p.texts.width(label, px) > label_box.width:
-                px = p.texts.fit(label, px, label_box.width, 8)
-            if p.texts.width(label, px) > label_box.width:
+            # two lines at full size read better than one squeezed line
+            lines = p.texts.wrap(label, px, label_box.width)
+            widest = max(p.texts.width(line, px) for line in lines)
+            while (len(lines) > 2 or widest > label_box.width) and px > 8:
+                px -= 1
+                lines = p.texts.wrap(label, px, label_box.width)
+                widest = max(p.texts.width(line, px) for line in lines)
+            if len(lines) == 1:
+                p.text(surf, label, px, palette.GOLD, label_box.midtop, "midtop")
+            else:
                 p.paragraph(surf, label, px, palette.GOLD, label_box, label_box.top, "center",
                             0.9)
-            else:
-                p.text(surf, label, px, palette.GOLD, label_box.midtop, "midtop")
         p.text(surf, f"SEAT {seat}  ·  CREDITS", m.font(16), palette.MUTED,
                (sg.credits.centerx, sg.credits.top), "midtop")
 

@@ -83,7 +83,8 @@ def build_geometry(m: Metrics, seats: int, betting_areas: list[str], bingo: bool
             side_r = m.s(min(40, col_w * 0.14))
             n = len(sides)
             for i, kind in enumerate(sides):
-                sy = spot_y + (i - (n - 1) / 2) * 88
+                # raised a little, so its label sits above the main spot's label
+                sy = spot_y - 34 + (i - (n - 1) / 2) * 88
                 spots[kind] = ((m.x(left + col_w * 0.79), m.y(sy)), side_r)
         else:
             spots["blackjack"] = ((m.x(cx), m.y(spot_y)), m.s(min(58, col_w * 0.22)))

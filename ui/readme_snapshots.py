@@ -19,7 +19,7 @@ SCENARIOS = Path(__file__).resolve().parent / "scenarios"
 #: Cards into the first round at which each README snapshot is taken.
 AFTER_CARD = {
     "blackjack": 19,
-    "split-to-double": 18,
+    "split-to-double": 19,
     "bingo": 19,
     "free-bet": 18,
     "spanish21": 19,

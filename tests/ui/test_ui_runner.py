@@ -1,0 +1,105 @@
+"""The runner: public snapshots in, button events out, and the controller never waits."""
+
+from __future__ import annotations
+
+import threading
+from typing import Any
+
+import pygame
+from conftest import layout_of, load_json
+
+from drivers.panel.buttons import PanelEvent
+from ui.renderer import new_surface
+from ui.runner import UiInbox, UiRunner
+
+
+def test_inbox_keeps_the_newest_view_and_every_message() -> None:
+    inbox = UiInbox()
+    a, b = load_json("blackjack-betting"), load_json("blackjack-decisions")
+    inbox.put_view(a)
+    inbox.put_view(b)
+    inbox.put({"kind": "betting", "closes_in": 5})
+    view, messages = inbox.take()
+    assert view is b and messages == [{"kind": "betting", "closes_in": 5}]
+    assert inbox.take() == (None, [])
+
+
+def test_a_slow_frame_never_delays_the_controller() -> None:
+    """The controller's puts complete while a frame is still being drawn."""
+    inbox = UiInbox()
+    runner = UiRunner(layout_of("blackjack"), inbox, (640, 360))
+    in_frame, release = threading.Event(), threading.Event()
+    real = runner.renderer.render
+
+    def slow_render(*args: Any, **kw: Any) -> Any:
+        in_frame.set()
+        release.wait(30)
+        return real(*args, **kw)
+
+    runner.renderer.render = slow_render  # type: ignore[method-assign]
+    inbox.put_view(load_json("blackjack-betting"))
+    ui = threading.Thread(target=runner.step, args=(new_surface((640, 360)), 1.0))
+    ui.start()
+    assert in_frame.wait(30)
+    for _ in range(100):  # the frame is stuck; the controller goes on regardless
+        inbox.put_view(load_json("blackjack-decisions"))
+        inbox.put({"kind": "betting", "closes_in": None})
+    assert ui.is_alive()  # still drawing: none of the puts waited for it
+    release.set()
+    ui.join(30)
+    view, messages = inbox.take()
+    assert view is not None and view["phase"] == "decisions" and len(messages) == 100
+
+
+def test_runner_applies_controller_messages() -> None:
+    inbox = UiInbox()
+    runner = UiRunner(layout_of("bingo"), inbox, (640, 360), clock=lambda: 100.0)
+    surf = new_surface((640, 360))
+    inbox.put_view(load_json("bingo-betting"))
+    inbox.put({"kind": "betting", "closes_in": 7.5})
+    runner.step(surf, 100.0)
+    assert runner.state.betting_closes_at == 107.5
+    assert "8" in runner.renderer.model.texts("overlay")
+    settled = load_json("bingo-settled")
+    inbox.put({"kind": "recall", "entries": [{"view": settled, "ended": "14:00"}]})
+    runner.step(surf, 101.0)
+    assert "GAME RECALL" in runner.renderer.model.texts("overlay")
+    inbox.put({"kind": "recall", "entries": None})
+    inbox.put({"kind": "failure", "failure": {"kind": "rng", "message": "stuck output"}})
+    runner.step(surf, 102.0)
+    assert "RNG FAILURE" in runner.renderer.model.texts("overlay")
+    inbox.put({"kind": "failure", "failure": None})
+    inbox.put({"kind": "screen", "screen": "attract"})
+    runner.step(surf, 103.0)
+    assert runner.renderer.model.texts("overlay")[0] == runner.renderer.layout.title
+    inbox.put({"kind": "quit"})
+    runner.step(surf, 104.0)
+    assert not runner.running
+
+
+def test_touching_a_lit_button_presses_the_panel_button() -> None:
+    events: list[PanelEvent] = []
+    inbox = UiInbox()
+    runner = UiRunner(layout_of("split-to-double"), inbox, (1280, 720),
+                      on_button=events.append, clock=lambda: 5.0)
+    inbox.put_view(load_json("split-to-double-decisions"))
+    runner.step(new_surface((1280, 720)), 1.0)
+    rect, _seat, _decision = next(b for b in runner.renderer.buttons if b[2] == "double")
+    assert runner.touch(rect.center)
+    assert [(e.kind, e.button, e.seat) for e in events] == [
+        ("press", "DOUBLE", 3), ("release", "DOUBLE", 3)]
+    assert not runner.touch((1, 1))
+
+
+def test_keys_go_to_the_panel_keyboard_backend() -> None:
+    from drivers.panel.keyboard import KeyboardPanel
+
+    events: list[PanelEvent] = []
+    panel = KeyboardPanel(7, on_event=events.append)
+    panel.start()
+    runner = UiRunner(layout_of("blackjack"), UiInbox(), (640, 360), on_key=panel.handle_event)
+    for kind, key in ((pygame.KEYDOWN, pygame.K_3), (pygame.KEYUP, pygame.K_3),
+                      (pygame.KEYDOWN, pygame.K_h), (pygame.KEYUP, pygame.K_h)):
+        runner.handle_event(pygame.event.Event(kind, key=key))
+    assert [(e.kind, e.button, e.seat) for e in events] == [
+        ("press", "HIT", 3), ("release", "HIT", 3)]
