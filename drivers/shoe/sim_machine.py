@@ -132,8 +132,8 @@ class ShoeMachine:
     # ---- the shoe's contents -----------------------------------------------------------
 
     def _load(self, decks: int) -> None:
-        if self._script is not None:
-            self.content, self._script = self._script, []
+        if self._script is not None:  # scripted: the next shoe is what remains
+            self.content = self._script if not self.shoes_loaded else self.content[self.pos:]
         else:
             seed = self.s.seed
             if seed is not None:  # one fixed seed, a different shoe each load

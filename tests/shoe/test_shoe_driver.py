@@ -384,3 +384,44 @@ def test_open_shoe_from_the_configuration_with_a_simulated_shoe() -> None:
         driver.stop()
         if sim is not None:
             sim.stop()
+
+
+def test_icd_1_driver_opens_115200_8n1_without_flow_control(sim_factory) -> None:
+    from drivers.shoe.driver import open_port
+
+    sim = sim_factory()
+    port = open_port(sim.path)
+    try:
+        assert (port.baudrate, port.bytesize, port.parity, port.stopbits) == (115200, 8, "N", 1)
+        assert not port.xonxoff and not port.rtscts and not port.dsrdtr
+    finally:
+        port.close()
+
+
+def test_icd_3_driver_answers_within_100ms_real_icd_timing() -> None:
+    """The controller's ACK: median under 100 ms over 20 cards, none over 500 ms (load)."""
+    import tty
+
+    from drivers.shoe.framing import Decoder, encode
+
+    master, slave = os.openpty()
+    tty.setraw(slave)
+    try:
+        with ShoeDriver(os.ttyname(slave)):
+            time.sleep(0.2)  # let the driver open (and flush) the port
+            os.write(master, encode(0, "HEL", "1", "M", "1", "S"))
+            dec = Decoder()
+            times = []
+            for i in range(1, 21):
+                t0 = time.monotonic()
+                os.write(master, encode(i, "CRD", "AS"))
+                while True:
+                    frames = dec.feed(os.read(master, 256))
+                    if any(f.type == "ACK" and f.seq == i for f in frames):
+                        break
+                times.append(time.monotonic() - t0)
+        times.sort()
+        assert times[len(times) // 2] < 0.1 and times[-1] < 0.5, times
+    finally:
+        os.close(master)
+        os.close(slave)

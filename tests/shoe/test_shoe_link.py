@@ -302,3 +302,36 @@ def test_fuzz_controller_session_never_raises_on_any_valid_frames(items) -> None
         s.feed(encode(seq, type_, *fields), now)
         s.poll(now)
         s.take_output()
+
+
+def test_icd_7_example_dialogue_from_the_shoe_side() -> None:
+    """ICD §7 replayed against the simulated shoe (pure machine, fake clock), byte for byte."""
+    from drivers.shoe.sim_machine import ShoeMachine, SimSettings
+
+    m = ShoeMachine(SimSettings(model="ETG-SHOE-S1", firmware="2.3.0", serial="SN004211",
+                                cards=["AS", "TD", "9C"], pace_s=0.25, cut_after=99), 0.0)
+    m.connect(0.0)
+    assert m.take_output() == b"$00,HEL,1,ETG-SHOE-S1,2.3.0,SN004211*38DA\r\n"
+    m.feed(b"$00,ACK*DEA3\r\n$00,NEW,6*D2DD\r\n", 0.01)
+    assert m.take_output() == b"$00,ACK*DEA3\r\n"
+    m.feed(b"$01,ULK*FB6F\r\n", 0.02)
+    assert m.take_output() == b"$01,ACK*74F2\r\n"
+    m.poll(0.3)
+    assert m.take_output() == b"$01,CRD,AS*2702\r\n"
+    m.feed(b"$01,ACK*74F2\r\n", 0.31)
+    m.feed(b"$01,LCK*" + b"%04X" % crc16_of("01,LCK") + b"\r\n", 0.32)  # a duplicate SEQ
+    assert m.take_output() == b"$01,ACK*74F2\r\n" and not m.gate_locked  # not acted on
+    m.poll(0.6)
+    assert m.take_output() == b"$02,CRD,TD*7127\r\n"
+    m.feed(b"$02,ACK*9A20\r\n", 0.61)
+    m.next_deal = float("inf")  # the dealer pauses
+    m.poll(5123.0)  # uptime 5123 s, as in the example
+    assert m.take_output() == b"$02,HBT,5123,READY*EABB\r\n"
+    m.inject("misread", None, 5123.1)
+    assert m.take_output() == b"$03,ERR,MISREAD*9DF2\r\n"
+
+
+def crc16_of(body: str) -> int:
+    from drivers.shoe.framing import crc16
+
+    return crc16(body.encode())
