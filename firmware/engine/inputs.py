@@ -112,7 +112,11 @@ class Card(Input):
     TYPE = "card"
 
     def __init__(self, card: int | str) -> None:
-        self.card = parse_card(card) if isinstance(card, str) else card
+        if isinstance(card, str):
+            card = parse_card(card)
+        elif isinstance(card, bool) or not isinstance(card, int) or not 0 <= card < 52:
+            raise ValueError(f"not a card: {card!r} (a code 0..51 or text like 'TD')")
+        self.card = card
 
     def to_json(self) -> dict[str, Any]:
         return {"type": "card", "card": CODE[self.card]}

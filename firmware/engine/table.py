@@ -216,7 +216,9 @@ class Table(RoundPlay):
     def _open_betting(self) -> None:
         """After a settled or voided round, the first wager starts a fresh one."""
         if self.phase != P.BETTING:
-            for s in self.seats:
+            # only the last round's players hold round state (all seats after a void
+            # during betting, when no round was dealt)
+            for s in self.players or self.seats:
                 s.clear_round()
             self._reset_round()
             self.phase = P.BETTING
@@ -328,18 +330,17 @@ class Table(RoundPlay):
     # -- cards -----------------------------------------------------------------------
     def _on_card(self, inp: Card) -> None:
         card = inp.card
-        if not isinstance(card, int) or isinstance(card, bool) or not 0 <= card < 52:
-            raise Rejected(f"not a card: {card!r}")
         if self.need != P.CARD:
             self._tilt("UNEXPECTED", f"card {CODE[card]} left the shoe when none was due")
             if not self.shoe.refusal(card):
                 self.shoe.take(card)
             return
-        why = self.shoe.refusal(card)
-        if why:
-            self._tilt("BADCARD", why)
+        shoe = self.shoe
+        if not shoe.counts[card]:
+            self._tilt("BADCARD", str(shoe.refusal(card)))
             return
-        self.shoe.take(card)
+        shoe.counts[card] -= 1
+        shoe.cards_dealt += 1
         phase = self.phase
         if phase == P.DEALING:
             self._deal_card(card)
