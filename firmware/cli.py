@@ -25,6 +25,8 @@ from firmware.logsetup import setup_logging
 
 #: (name, module) of every subcommand family, in the order `etg --help` lists them.
 COMMANDS: tuple[tuple[str, str], ...] = (
+    ("run", "firmware.table.cli"),  # also `etg credits`
+    ("recall", "firmware.table.attendant"),  # also `etg meters`, `etg events`, `etg audit`
     ("config", "firmware.config_cli"),
     ("bench", "firmware.bench.cli"),
     ("shoe", "drivers.shoe.cli"),

@@ -1,0 +1,172 @@
+"""Attendant commands: recall, meters, events, audit verify, credits — all on the journal.
+
+They read the journal file directly (SQLite allows readers beside the running table), so
+they work whether the table runs or not. ``credits add`` is the one writer: it appends
+through the journal's single-writer rule (see :func:`firmware.table.credits.add_credits`).
+"""
+
+from __future__ import annotations
+
+import argparse
+import datetime as dt
+import json
+from typing import Any
+
+from firmware.errors import UserError
+
+
+def _journal_arg(p: argparse.ArgumentParser) -> None:
+    p.add_argument(
+        "--journal",
+        metavar="PATH",
+        help="journal file (default: journal.path of the table configuration)",
+    )
+
+
+def _journal_path(args: argparse.Namespace) -> str:
+    if getattr(args, "journal", None):
+        return str(args.journal)
+    from firmware.cli import load_table_config
+
+    return str(load_table_config(args).journal.path)
+
+
+def _when(ts_ns: int) -> str:
+    return dt.datetime.fromtimestamp(ts_ns / 1e9, tz=dt.UTC).strftime("%Y-%m-%d %H:%M:%S.%f")[:-3]
+
+
+def register(sub: Any, common: argparse.ArgumentParser) -> None:
+    p = sub.add_parser(
+        "recall", parents=[common], help="game recall: the last rounds from the journal",
+        description="Show the last rounds: cards, decisions, draws and results per seat.",
+    )
+    _journal_arg(p)
+    p.add_argument("--last", type=int, default=10, metavar="N", help="how many rounds (10)")
+    p.add_argument("--json", action="store_true", help="one JSON object per round")
+    p.set_defaults(func=cmd_recall)
+
+    p = sub.add_parser(
+        "meters", parents=[common], help="the table's meters (integer cents)",
+        description="Games, wagered, paid, credits in and out, and credits, per seat and "
+        "wager kind. credits == credits_in - credits_out - wagered + paid always.",
+    )
+    _journal_arg(p)
+    p.add_argument("--json", action="store_true", help="print one JSON object")
+    p.set_defaults(func=cmd_meters)
+
+    p = sub.add_parser(
+        "events", parents=[common], help="the event log with its numeric codes",
+        description="Power up and down, tilts, shoe faults, voids, configuration changes, ...",
+    )
+    _journal_arg(p)
+    p.add_argument(
+        "--since", metavar="T", help="ISO time (2026-11-30T08:00) or seconds ago (e.g. 3600s)"
+    )
+    p.add_argument("--json", action="store_true", help="one JSON object per event")
+    p.set_defaults(func=cmd_events)
+
+    p = sub.add_parser(
+        "audit", parents=[common], help="audit the journal (hash chain)",
+        description="Audit commands on the journal.",
+    )
+    asub = p.add_subparsers(dest="audit_command", metavar="ACTION")
+    asub.required = True
+    v = asub.add_parser(
+        "verify", parents=[common], help="walk the SHA-256 chain of every record",
+        description="Recompute every record's hash; exit 1 at the first broken link.",
+    )
+    _journal_arg(v)
+    v.set_defaults(func=cmd_audit_verify)
+
+
+def _since_ns(text: str | None) -> int | None:
+    if not text:
+        return None
+    import time
+
+    if text.endswith("s") and text[:-1].isdigit():
+        return time.time_ns() - int(text[:-1]) * 1_000_000_000
+    try:
+        when = dt.datetime.fromisoformat(text)
+    except ValueError:
+        raise UserError(
+            f"--since {text!r}: give an ISO time (2026-11-30T08:00) or e.g. 600s"
+        ) from None
+    if when.tzinfo is None:
+        when = when.replace(tzinfo=dt.UTC)
+    return int(when.timestamp() * 1e9)
+
+
+def cmd_meters(args: argparse.Namespace) -> int:
+    from firmware.table.journal import open_existing
+    from firmware.table.meters import summarize
+
+    j = open_existing(_journal_path(args))
+    m = summarize(j.meters())
+    if args.json:
+        print(json.dumps(m, sort_keys=True))
+        return 0
+    print(f"games played {m['games_played']}, voided {m['games_voided']}")
+    for name in ("wagered", "paid", "credits_in", "credits_out", "credits"):
+        print(f"{name:12} {m[name]:>14,} cents")
+    print(f"balanced     {m['balanced']}")
+    for s in m["seats"]:  # type: ignore[attr-defined]
+        print(
+            f"seat {s['seat']}: games {s['games_played']}, wagered {s['wagered']:,}, "
+            f"paid {s['paid']:,}, in {s['credits_in']:,}, out {s['credits_out']:,}, "
+            f"credits {s['credits']:,}"
+        )
+    return 0
+
+
+def cmd_events(args: argparse.Namespace) -> int:
+    from firmware.table.events import EventCode
+    from firmware.table.journal import open_existing
+
+    j = open_existing(_journal_path(args))
+    for r in j.records(kinds=["event"], since_ns=_since_ns(args.since)):
+        try:
+            label = EventCode(r.code).label if r.code is not None else "-"
+        except ValueError:
+            label = "unknown"
+        if args.json:
+            print(json.dumps({"seq": r.seq, "time": _when(r.ts_ns), "code": r.code,
+                              "event": label, "round": r.round_no, **r.body}, sort_keys=True))
+        else:
+            detail = ", ".join(f"{k}={v}" for k, v in sorted(r.body.items()))
+            rnd = f" round {r.round_no}" if r.round_no is not None else ""
+            print(f"{_when(r.ts_ns)} {r.code} {label}{rnd} {detail}".rstrip())
+    return 0
+
+
+def cmd_audit_verify(args: argparse.Namespace) -> int:
+    from firmware.table.journal import open_existing
+
+    j = open_existing(_journal_path(args))
+    res = j.verify()
+    if res.ok:
+        print(f"ok: {res.records} records, hash chain intact")
+        return 0
+    print(f"BROKEN at record {res.first_bad}: {res.problem} "
+          f"({res.records} records verified before)")
+    return 1
+
+
+def cmd_recall(args: argparse.Namespace) -> int:
+    from firmware.table.journal import open_existing
+    from firmware.table.recall import format_round, last_rounds
+
+    if args.last < 1:
+        raise UserError("--last must be at least 1")
+    j = open_existing(_journal_path(args))
+    rounds = last_rounds(j, args.last)
+    if not rounds:
+        print("no rounds in the journal yet")
+        return 0
+    for rnd in rounds:
+        if args.json:
+            print(json.dumps(rnd, sort_keys=True))
+        else:
+            print("\n".join(format_round(rnd)))
+            print()
+    return 0

@@ -1,0 +1,204 @@
+"""Automatic players and an automatic dealer that act through the simulated panel.
+
+For demos and soak runs: each auto-player watches the public view (what a player at the
+table would see: never the hole card) and presses switches on the simulated key matrix,
+so its presses go through the real scanner, debouncer and controller like a person's.
+Decisions come from the computed basic strategy of ``firmware.math`` (falling back to a
+plain rule if it cannot be computed for these rules); the dealer closes betting when every
+auto seat has wagered, loads a new shoe when one is needed, and resolves tilts (resume
+when the fault has cleared, void when it stays active).
+"""
+
+from __future__ import annotations
+
+import logging
+import threading
+import time
+from collections.abc import Callable, Mapping, Sequence
+from typing import Any
+
+from firmware.engine.cards import VALUE, parse_card
+
+log = logging.getLogger("etg.autoplay")
+
+ACTION_BUTTON = {
+    "hit": "HIT", "stand": "STAND", "double": "DOUBLE", "split": "SPLIT",
+    "surrender": "SURRENDER", "rescue": "SURRENDER", "insurance": "INSURANCE",
+    "no-insurance": "STAND",
+}
+#: how long a finger stays on a switch (debounce needs 2 scans and 20 ms)
+HOLD_S = 0.045
+#: re-press when the table has not moved on after this long (a press lost to bounce)
+RETRY_S = 1.0
+#: a tilt whose fault stays active this long is voided by the auto-dealer
+VOID_AFTER_S = 3.0
+
+
+def _value(code: str) -> int:
+    return int(VALUE[parse_card(code)])
+
+
+class Policy:
+    """Which action to take, from what a player sees; strategy computed from the rules."""
+
+    def __init__(self, rules: Any) -> None:
+        self._strategy: Any = None
+        try:
+            from firmware.math.strategy import strategy_for
+
+            self._strategy = strategy_for(rules)
+        except Exception as exc:  # the auto-player must play on with a plain rule
+            log.warning("computed strategy unavailable (%s); auto-players use a plain rule", exc)
+
+    def decide(self, view: Mapping[str, Any], seat: int, hand: int, legal: Sequence[str]) -> str:
+        if "no-insurance" in legal:
+            return "no-insurance"
+        s = next(x for x in view["seats"] if x["seat"] == seat)
+        h = s["hands"][hand]
+        up_code = view["dealer"]["cards"][0]
+        cards = [_value(c) for c in h["cards"]]
+        if self._strategy is not None:
+            try:
+                bingo = view.get("bingo") or None
+                pair = None
+                if bingo and bingo.get("target") and bingo.get("multiplier"):
+                    pair = (int(bingo["target"]), int(bingo["multiplier"]))
+                d = self._strategy.decide(
+                    _value(up_code), cards, legal, split_hand=len(s["hands"]) > 1,
+                    lammer=bool(h.get("lammer")), after_double="rescue" in legal, bingo=pair,
+                )
+                action = getattr(d, "action", d)
+                if action in legal:
+                    return str(action)
+            except Exception as exc:
+                log.debug("strategy failed (%s); plain rule", exc)
+        total = int(h.get("total") or 0)
+        if total < 17 and "hit" in legal:
+            return "hit"
+        return "stand" if "stand" in legal else legal[0]
+
+
+class AutoPlay:
+    """A thread pressing simulated switches for ``seats`` and the console."""
+
+    def __init__(
+        self,
+        sim: Any,
+        rules: Any,
+        seats: Sequence[int],
+        *,
+        wager_presses: int = 1,
+        dealer: bool = True,
+    ) -> None:
+        self.sim = sim
+        self.seats = tuple(seats)
+        self.policy = Policy(rules)
+        self.wager_presses = wager_presses
+        self.dealer = dealer
+        self._view: Mapping[str, Any] | None = None
+        self._changed = threading.Event()
+        self._stop = threading.Event()
+        self._thread = threading.Thread(target=self._run, name="autoplay", daemon=True)
+        self._last_key: Any = None
+        self._last_at = 0.0
+        self._tilt_since: float | None = None
+
+    def offer(self, view: Mapping[str, Any]) -> None:
+        """Called with every public snapshot (never blocks)."""
+        self._view = view
+        self._changed.set()
+
+    def start(self) -> AutoPlay:
+        self._thread.start()
+        return self
+
+    def stop(self) -> None:
+        self._stop.set()
+        self._changed.set()
+        self._thread.join(2.0)
+
+    def _run(self) -> None:
+        while not self._stop.is_set():
+            self._changed.wait(0.2)
+            self._changed.clear()
+            view = self._view
+            if view is not None:
+                try:
+                    self._act(view)
+                except Exception:  # never let a demo player take the table down
+                    log.exception("auto-play step failed")
+
+    def _press(self, seat: int | None, button: str) -> None:
+        if seat is None:
+            self.sim.press_console(button)
+            time.sleep(HOLD_S)
+            self.sim.release_console(button)
+        else:
+            self.sim.press(seat, button)
+            time.sleep(HOLD_S)
+            self.sim.release(seat, button)
+        time.sleep(HOLD_S)
+
+    def _once(self, key: Any, seat: int | None, button: str) -> None:
+        """Press once per state; again only if the table has not moved on for a while."""
+        now = time.monotonic()
+        if key == self._last_key and now - self._last_at < RETRY_S:
+            return
+        self._last_key, self._last_at = key, now
+        self._press(seat, button)
+
+    def _act(self, view: Mapping[str, Any]) -> None:
+        ctl = view.get("controller") or {}
+        if ctl.get("failure"):
+            return
+        exp = view["expecting"]
+        kind = exp["kind"]
+        rnd = view["round"]
+        if kind != "console":
+            self._tilt_since = None
+        pd = ctl.get("pending_double")
+        if pd is not None:
+            if pd["seat"] in self.seats:
+                self._once(("confirm", rnd, pd["seat"], pd["times"]), pd["seat"], "STAND")
+            return
+        if kind == "wagers":
+            waiting = []
+            for s in view["seats"]:
+                placed = view["phase"] == "betting" and s["wagers"].get("blackjack")
+                if s["seat"] in self.seats and not placed:
+                    waiting.append(s["seat"])
+            for seat in waiting:
+                self._once(("bet", rnd, seat, view["phase"]), seat, "BET")
+            if not waiting and self.dealer:
+                self._once(("deal", rnd, view["phase"]), None, "DEAL")
+        elif kind == "new-shoe" and self.dealer:
+            self._once(("shuffle", rnd, view["shoe"]["cards_dealt"]), None, "SHUFFLE")
+        elif kind == "console" and self.dealer:
+            tilt = view.get("tilt") or {}
+            now = time.monotonic()
+            if self._tilt_since is None:
+                self._tilt_since = now
+            active = "clear the fault" in str(tilt.get("resolve", ""))
+            if not active:
+                self._once(("resume", rnd, tilt.get("cause")), None, "DEAL")
+            elif now - self._tilt_since > VOID_AFTER_S:
+                self._once(("void", rnd, tilt.get("cause")), None, "VOID")
+        elif kind == "decision" and exp["seat"] in self.seats:
+            seat, hand, legal = exp["seat"], exp["hand"] or 0, exp["legal"]
+            action = self.policy.decide(view, seat, hand, legal)
+            key = ("decide", rnd, seat, hand, tuple(legal), _cards_seen(view, seat))
+            if action == "double":
+                self._double(view, key, seat)
+            else:
+                self._once(key, seat, ACTION_BUTTON[action])
+
+    def _double(self, view: Mapping[str, Any], key: Any, seat: int) -> None:
+        self._once(key, seat, "DOUBLE")
+
+
+def _cards_seen(view: Mapping[str, Any], seat: int) -> int:
+    s = next(x for x in view["seats"] if x["seat"] == seat)
+    return sum(len(h["cards"]) for h in s["hands"])
+
+
+RoundPrinter = Callable[[dict[str, Any]], None]

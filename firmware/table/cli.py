@@ -1,0 +1,106 @@
+"""`etg run` and `etg credits`: the table service and the attendant's credit transfers."""
+
+from __future__ import annotations
+
+import argparse
+import dataclasses
+from typing import Any
+
+from firmware.config import VARIANTS
+from firmware.errors import UserError
+
+
+def register(sub: Any, common: argparse.ArgumentParser) -> None:
+    p = sub.add_parser(
+        "run", parents=[common], help="run the table (shoe, panels, RNG, engine, UI, journal)",
+        description="Run one table from the configuration. Without a display (or with "
+        "--headless) it prints a line per round.",
+    )
+    p.add_argument("--variant", choices=VARIANTS, help="the game (table.variant)")
+    p.add_argument("--shoe", metavar="URL|sim", help="shoe port: a pyserial URL or sim")
+    p.add_argument("--panel", choices=["gpio", "sim", "keyboard"], help="panel backend")
+    p.add_argument("--headless", action="store_true", help="no window; a line per round")
+    p.add_argument("--auto-play", action="store_true",
+                   help="automatic players on the simulated panel and an automatic dealer")
+    p.add_argument("--seats", type=int, metavar="N",
+                   help="seats in play (default: 3 with --auto-play, else table.seats)")
+    p.add_argument("--rounds", type=int, default=0, metavar="N", help="stop after N rounds")
+    p.add_argument("--journal", metavar="PATH", help="journal file (journal.path)")
+    p.add_argument("--pace", type=float, metavar="S",
+                   help="simulated shoe: seconds between cards (shoe.sim_pace_s)")
+    p.add_argument("--control", metavar="SOCKET",
+                   help="bench only: open the bench control channel on this Unix socket")
+    p.add_argument("--demo", action="store_true",
+                   help="what `make run` does: a simulated table; keyboard panel in a "
+                   "window, auto-play headless when there is no display")
+    p.add_argument("--quiet", action="store_true", help="no line per round")
+    p.set_defaults(func=cmd_run)
+
+    c = sub.add_parser(
+        "credits", parents=[common], help="attendant credit transfers to and from seats",
+        description="Add or pay out credits of a seat; recorded in the journal and meters.",
+    )
+    csub = c.add_subparsers(dest="credits_command", metavar="ACTION")
+    csub.required = True
+    for name, what in (("add", "add credits to a seat"), ("out", "pay credits out of a seat")):
+        a = csub.add_parser(name, parents=[common], help=what, description=what)
+        a.add_argument("--seat", type=int, required=True, metavar="N")
+        a.add_argument("--cents", type=int, required=True, metavar="C")
+        a.add_argument("--journal", metavar="PATH", help="journal file (journal.path)")
+        a.set_defaults(func=cmd_credits, sign=1 if name == "add" else -1)
+
+
+def _effective(args: argparse.Namespace) -> Any:
+    from firmware.cli import load_table_config
+    from firmware.config import load_config
+
+    extra = list(args.overrides or [])
+    if getattr(args, "variant", None):
+        extra.append(f"table.variant={args.variant}")
+    if getattr(args, "shoe", None):
+        extra.append(f'shoe.port="{args.shoe}"')
+    if getattr(args, "panel", None):
+        extra.append(f"panel.backend={args.panel}")
+    if getattr(args, "journal", None):
+        extra.append(f'journal.path="{args.journal}"')
+    if extra != list(args.overrides or []):
+        from firmware.config import default_config_path
+
+        return load_config(args.config or default_config_path(), extra)
+    return load_table_config(args)
+
+
+def cmd_run(args: argparse.Namespace) -> int:
+    from firmware.table.service import RunOptions, run_table
+    from firmware.table.ui_bridge import display_available
+
+    if args.demo:
+        if not args.shoe:
+            args.shoe = "sim"
+        if display_available() and not args.headless:
+            args.panel = args.panel or "keyboard"
+        else:
+            args.headless = True
+            args.auto_play = True
+    cfg = _effective(args)
+    seats = args.seats if args.seats is not None else (3 if args.auto_play else cfg.table.seats)
+    if not 1 <= seats <= 7:
+        raise UserError(f"--seats {seats}: a table has 1 to 7 seats")
+    cfg = dataclasses.replace(cfg, table=dataclasses.replace(cfg.table, seats=seats))
+    if args.rounds < 0:
+        raise UserError("--rounds must be 0 (no limit) or more")
+    opts = RunOptions(seats=seats, auto_play=args.auto_play, rounds=args.rounds,
+                      headless=args.headless, control=args.control, pace=args.pace,
+                      quiet=args.quiet)
+    return run_table(cfg, opts)
+
+
+def cmd_credits(args: argparse.Namespace) -> int:
+    from firmware.table.service import add_credits_offline
+
+    if args.cents <= 0:
+        raise UserError("--cents must be more than 0")
+    cfg = _effective(args)
+    msg = add_credits_offline(cfg, args.seat, args.sign * args.cents, cfg.journal.path)
+    print(msg)
+    return 0

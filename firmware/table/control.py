@@ -1,0 +1,141 @@
+"""The bench control channel: a local Unix socket into a table running in bench mode.
+
+Only ``etg run --control PATH`` opens it, and only in bench mode (production refuses);
+the socket file is created with mode 0600 inside a directory of the bench's choosing, so
+it is reachable by the bench user on this machine only — never a network port.
+
+Protocol: one JSON object per line each way. Requests (``cmd``):
+
+- ``status``: the public view, rounds recorded, the controller's failure (if any)
+- ``press`` ``{"seat": 1, "button": "HIT", "hold_ms": 45}``: a switch on the simulated
+  matrix (``seat`` null for the console); ``release`` likewise; ``tap`` presses and
+  releases
+- ``force-draw`` ``{"values": {"bingo_target": 21, "bingo_multiplier": 10}}``: the next
+  RNG draw (bench power)
+- ``credits-in`` / ``credits-out`` ``{"seat": 1, "cents": 1000}``
+- ``shoe`` ``{"line": "frame ERR,MISREAD"}``: a command for the shoe simulator's own
+  control socket (docs/shoe.md)
+
+Replies: ``{"ok": true, ...}`` or ``{"ok": false, "error": "..."}``.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import logging
+import os
+import queue
+import socket
+import threading
+import time
+from typing import Any
+
+from firmware.table.controller import CommandHappening, Controller
+
+log = logging.getLogger("etg.table.control")
+
+
+class ControlServer:
+    def __init__(self, path: str, ctl: Controller, shoe_control: str | None) -> None:
+        self.path = path
+        self.ctl = ctl
+        self.shoe_control = shoe_control
+        with contextlib.suppress(FileNotFoundError):
+            os.unlink(path)
+        self._sock = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+        old = os.umask(0o177)
+        try:
+            self._sock.bind(path)
+        finally:
+            os.umask(old)
+        self._sock.listen(4)
+        self._stop = threading.Event()
+        self._thread = threading.Thread(target=self._serve, name="bench-control", daemon=True)
+
+    def start(self) -> ControlServer:
+        self._thread.start()
+        return self
+
+    def stop(self) -> None:
+        self._stop.set()
+        with contextlib.suppress(OSError):
+            self._sock.close()
+        with contextlib.suppress(FileNotFoundError):
+            os.unlink(self.path)
+
+    def _serve(self) -> None:
+        while not self._stop.is_set():
+            try:
+                conn, _ = self._sock.accept()
+            except OSError:
+                return
+            threading.Thread(target=self._client, args=(conn,), daemon=True).start()
+
+    def _client(self, conn: socket.socket) -> None:
+        with conn, conn.makefile("rw", encoding="utf-8", newline="\n") as f:
+            for line in f:
+                try:
+                    req = json.loads(line)
+                    if not isinstance(req, dict):
+                        raise ValueError("a request is a JSON object")
+                    reply = self.handle(req)
+                except Exception as exc:  # the bench gets the reason, never a dead socket
+                    reply = {"ok": False, "error": f"{type(exc).__name__}: {exc}"}
+                f.write(json.dumps(reply, separators=(",", ":")) + "\n")
+                f.flush()
+
+    def handle(self, req: dict[str, Any]) -> dict[str, Any]:
+        cmd = req.get("cmd")
+        ctl = self.ctl
+        if cmd == "status":
+            reply: queue.Queue[tuple[bool, str]] = queue.Queue()
+            ctl.put(CommandHappening("status", {}, reply))
+            ok, msg = reply.get(timeout=10)
+            return {"ok": ok, **json.loads(msg)}
+        if cmd in ("press", "release", "tap"):
+            sim = getattr(ctl.panel, "sim", None)
+            if sim is None:
+                return {"ok": False, "error": "the panel is not the simulated matrix"}
+            seat, button = req.get("seat"), str(req["button"])
+            hold = float(req.get("hold_ms", 45)) / 1000
+            if cmd in ("press", "tap"):
+                (sim.press_console(button) if seat is None else sim.press(int(seat), button))
+            if cmd == "tap":
+                time.sleep(hold)
+            if cmd in ("release", "tap"):
+                (sim.release_console(button) if seat is None else
+                 sim.release(int(seat), button))
+            if cmd == "tap":
+                time.sleep(hold)
+            return {"ok": True}
+        if cmd in ("force-draw", "credits-in", "credits-out", "fault"):
+            reply = queue.Queue()
+            args = {k: v for k, v in req.items() if k != "cmd"}
+            ctl.put(CommandHappening(str(cmd), args, reply))
+            ok, msg = reply.get(timeout=10)
+            return {"ok": ok, "message": msg} if ok else {"ok": False, "error": msg}
+        if cmd == "shoe":
+            if not self.shoe_control:
+                return {"ok": False, "error": "no simulated shoe behind this table"}
+            from drivers.shoe.sim_control import control
+
+            answer = control(self.shoe_control, str(req["line"]))
+            return {"ok": not answer.startswith("error"), "reply": answer}
+        return {"ok": False, "error": f"unknown cmd {cmd!r}"}
+
+
+def request(path: str, req: dict[str, Any], timeout: float = 10.0) -> dict[str, Any]:
+    """One request to a table's control socket (the bench's client)."""
+    with socket.socket(socket.AF_UNIX, socket.SOCK_STREAM) as s:
+        s.settimeout(timeout)
+        s.connect(path)
+        s.sendall((json.dumps(req) + "\n").encode())
+        buf = b""
+        while not buf.endswith(b"\n"):
+            chunk = s.recv(65536)
+            if not chunk:
+                break
+            buf += chunk
+    reply: dict[str, Any] = json.loads(buf)
+    return reply

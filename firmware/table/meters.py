@@ -1,0 +1,113 @@
+"""Meters: what the table has taken and paid, per seat and per wager kind.
+
+The journal keeps meter values keyed ``(name, seat, wager)``; seat 0 and wager ``''``
+are the table totals. The controller changes them only together with the round or
+credits record that justifies the change, so ``history == meters`` always holds.
+
+Names (integer cents unless said otherwise):
+
+- ``games_played`` (count), ``games_voided`` (count)
+- ``wagered``: every stake of settled rounds (coin in, § 605a.5(d)(1))
+- ``paid``: everything returned to players by settled rounds, stakes included (coin out,
+  § 605a.5(d)(2)); a push returns its stake, a void returns every stake
+- ``credits_in`` / ``credits_out``: attendant credit transfers (§ 605a.5 cancelled credits)
+- ``credits``: each seat's balance at the last round boundary
+
+Invariant checked by ``etg meters`` and the soak: for every seat and the table,
+``credits == credits_in - credits_out - wagered + paid``.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass
+
+MeterKey = tuple[str, int, str]
+MONEY = ("wagered", "paid", "credits_in", "credits_out", "credits")
+COUNTS = ("games_played", "games_voided")
+
+
+@dataclass(frozen=True)
+class SeatMeters:
+    seat: int
+    wagered: int = 0
+    paid: int = 0
+    credits_in: int = 0
+    credits_out: int = 0
+    credits: int = 0
+    games_played: int = 0
+
+    @property
+    def balanced(self) -> bool:
+        return self.credits == self.credits_in - self.credits_out - self.wagered + self.paid
+
+
+def round_deltas(
+    seat_stakes: Mapping[int, Mapping[str, int]],
+    seat_returns: Mapping[int, Mapping[str, int]],
+    *,
+    voided: bool,
+) -> dict[MeterKey, int]:
+    """Meter changes of one finished round from its stakes and returns per seat and kind."""
+    d: dict[MeterKey, int] = {}
+
+    def add(key: MeterKey, v: int) -> None:
+        if v:
+            d[key] = d.get(key, 0) + v
+
+    add(("games_voided" if voided else "games_played", 0, ""), 1)
+    for seat, stakes in seat_stakes.items():
+        add(("games_voided" if voided else "games_played", seat, ""), 1)
+        returns = seat_returns.get(seat, {})
+        for kind in set(stakes) | set(returns):
+            s, r = stakes.get(kind, 0), returns.get(kind, 0)
+            for name, v in (("wagered", s), ("paid", r)):
+                add((name, seat, kind), v)
+                add((name, seat, ""), v)
+                add((name, 0, kind), v)
+                add((name, 0, ""), v)
+        net = sum(returns.values()) - sum(stakes.values())
+        add(("credits", seat, ""), net)
+        add(("credits", 0, ""), net)
+    return d
+
+
+def credit_deltas(seat: int, cents: int) -> dict[MeterKey, int]:
+    """Meter changes of an attendant transfer: positive in, negative out."""
+    name = "credits_in" if cents >= 0 else "credits_out"
+    v = abs(cents)
+    return {
+        (name, seat, ""): v,
+        (name, 0, ""): v,
+        ("credits", seat, ""): cents,
+        ("credits", 0, ""): cents,
+    }
+
+
+def summarize(raw: Mapping[MeterKey, int]) -> dict[str, object]:
+    """The JSON shape of ``etg meters --json``: totals, per seat, per wager kind."""
+    def total(name: str, seat: int = 0, wager: str = "") -> int:
+        return int(raw.get((name, seat, wager), 0))
+
+    seats = sorted({s for (_n, s, _w) in raw if s > 0})
+    kinds = sorted({w for (n, _s, w) in raw if w and n in ("wagered", "paid")})
+    out: dict[str, object] = {name: total(name) for name in COUNTS + MONEY}
+    out["balanced"] = total("credits") == (
+        total("credits_in") - total("credits_out") - total("wagered") + total("paid")
+    )
+    out["seats"] = [
+        {
+            "seat": s,
+            **{name: total(name, s) for name in ("games_played", *MONEY)},
+            "by_wager": {
+                k: {"wagered": total("wagered", s, k), "paid": total("paid", s, k)}
+                for k in kinds
+                if (("wagered", s, k) in raw or ("paid", s, k) in raw)
+            },
+        }
+        for s in seats
+    ]
+    out["by_wager"] = {
+        k: {"wagered": total("wagered", 0, k), "paid": total("paid", 0, k)} for k in kinds
+    }
+    return out

@@ -1,0 +1,97 @@
+"""Game recall: the last rounds as the journal recorded them.
+
+A round record is written when a round is settled or voided (see the controller). For the
+attendant's ``etg recall`` it is shown in full; for the recall screen at the table it is
+turned back into a public view, where a hole card that was never revealed (a voided round)
+stays face down.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+from collections.abc import Mapping
+from typing import Any
+
+from firmware.table.journal import Journal
+
+
+def last_rounds(journal: Journal, n: int) -> list[dict[str, Any]]:
+    """The last ``n`` round records, oldest first, each with its time and inputs."""
+    rounds = [r for r in journal.records(kinds=["round"])][-n:]
+    out: list[dict[str, Any]] = []
+    for r in rounds:
+        body = dict(r.body)
+        body["ended"] = dt.datetime.fromtimestamp(r.ts_ns / 1e9, tz=dt.UTC).isoformat(
+            timespec="milliseconds")
+        first = body.get("first_seq")
+        if isinstance(first, int):
+            body["inputs"] = [
+                x.body for x in journal.records(since_seq=first - 1, kinds=["input"])
+                if x.seq < r.seq
+            ]
+        out.append(body)
+    return out
+
+
+def _hand_text(h: Mapping[str, Any]) -> str:
+    cards = " ".join(h.get("cards", []))
+    bits = [f"{cards} ({h.get('total')})"]
+    if h.get("lammer"):
+        bits.append("lammer")
+    if h.get("double"):
+        bits.append(f"double {h['double']}")
+    if h.get("result"):
+        bits.append(str(h["result"]))
+    bits.append(f"paid {h.get('paid', 0)}")
+    return ", ".join(bits)
+
+
+def format_round(rec: Mapping[str, Any]) -> list[str]:
+    d = rec.get("dealer") or {}
+    lines = [
+        f"RECALL round {rec.get('round')} ({rec.get('variant')}) {rec.get('state')} "
+        f"ended {rec.get('ended', '')}",
+        f"  dealer: {' '.join(d.get('cards', []))} total {d.get('total')}"
+        + (" blackjack" if d.get("blackjack") else "") + (" bust" if d.get("bust") else ""),
+    ]
+    bingo = rec.get("bingo")
+    if bingo:
+        lines.append(f"  bingo: target {bingo.get('target')} multiplier {bingo.get('multiplier')}")
+    for s in rec.get("seats", []):
+        stakes = (rec.get("stakes") or {}).get(str(s["seat"]), {})
+        lines.append(f"  seat {s['seat']}: net {s.get('net')}, stakes {stakes}")
+        for i, h in enumerate(s.get("hands", [])):
+            lines.append(f"    hand {i}: {_hand_text(h)}")
+    decisions = [
+        x["input"] for x in rec.get("inputs", []) if x.get("input", {}).get("type") in
+        ("decision", "draw", "console", "fault")
+    ]
+    for inp in decisions:
+        detail = {k: v for k, v in inp.items() if k not in ("type", "record")}
+        lines.append(f"  {inp['type']}: {detail}")
+    return lines
+
+
+def recall_view(rec: Mapping[str, Any]) -> dict[str, Any]:
+    """A public view of a recorded round for the recall screen (no unrevealed hole card)."""
+    dealer = dict(rec.get("dealer") or {})
+    cards = list(dealer.get("cards", []))
+    if len(cards) > 1 and not dealer.get("hole_revealed"):
+        cards[1] = "??"
+        dealer["total"] = None
+    dealer["cards"] = cards
+    return {
+        "schema": 1,
+        "variant": rec.get("variant"),
+        "round": rec.get("round"),
+        "phase": rec.get("state"),
+        "expecting": {"kind": "none", "seat": None, "hand": None, "legal": [], "to": None,
+                      "why": "recall"},
+        "dealer": dealer,
+        "seats": list(rec.get("seats", [])),
+        "bingo": rec.get("bingo"),
+        "tilt": None,
+        "limits": {"seats": len(rec.get("seats", [])), "min_wager": 0, "max_wager": 0,
+                   "wager_unit": 1},
+        "shoe": {"decks": 0, "cards_dealt": 0, "cut_card_seen": False, "needs_new_shoe": False},
+    }

@@ -1,0 +1,130 @@
+"""Power-fail recovery: rebuild the table from the journal, exactly.
+
+The journal is divided into *epochs*. An epoch starts with a ``meta`` record holding the
+rules in force, the seat count, the mode and the credits carried in from the previous
+epoch; every ``input`` record after it is replayed, in order, through a fresh engine.
+Because the engine is pure, the table that comes out is the table that was running when
+the power went, to the last card.
+
+A new epoch starts on the first start of a journal and whenever the configuration's rules,
+seats or mode change — which is allowed only between rounds: a round in progress keeps
+the rules it started with, so a changed configuration is refused until it is finished or
+voided under the old one.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import logging
+from dataclasses import dataclass
+from typing import Any
+
+from firmware.engine import phases as P
+from firmware.engine.inputs import CreditsIn, input_from_json
+from firmware.engine.rules import Rules, rules_from_json
+from firmware.engine.table import Rejected, Table
+from firmware.errors import UserError
+from firmware.table.journal import Journal
+
+log = logging.getLogger("etg.table.recovery")
+
+
+@dataclass
+class Recovered:
+    table: Table
+    epoch_seq: int
+    inputs: int  # replayed
+    finals: int  # settled or voided rounds seen while replaying this epoch
+    finals_recorded: int  # round records written in this epoch
+    in_round: bool  # a round was in progress when the table stopped
+    new_epoch: bool
+
+
+def epoch_body(rules: Rules, seats: int, bench: bool, carry: dict[int, int]) -> dict[str, Any]:
+    return {
+        "epoch": {
+            "rules": rules.to_json(),
+            "seats": seats,
+            "bench": bench,
+            "carry": {str(k): v for k, v in sorted(carry.items()) if v},
+        }
+    }
+
+
+def _table_from_epoch(body: dict[str, Any]) -> Table:
+    ep = body["epoch"]
+    rules = rules_from_json(ep["rules"])
+    table = Table(rules, seats=int(ep["seats"]), bench=bool(ep["bench"]))
+    for seat, cents in ep.get("carry", {}).items():
+        table.apply(CreditsIn(int(seat), int(cents)))
+    return table
+
+
+def in_round(table: Table) -> bool:
+    """A round is in progress: cards or wagers at stake that are not settled."""
+    if table.phase in P.IN_ROUND or table.phase == P.TILT:
+        return True
+    return table.phase == P.BETTING and any(s.staked for s in table.seats)
+
+
+def replay(journal: Journal) -> Recovered | None:
+    """The table as the journal's last epoch left it (None for a journal without one)."""
+    last_epoch = None
+    for r in journal.records(kinds=["meta"]):
+        if "epoch" in r.body:
+            last_epoch = r
+    if last_epoch is None:
+        return None
+    table = _table_from_epoch(last_epoch.body)
+    inputs = finals = recorded = 0
+    was_final = table.phase in (P.SETTLED, P.VOIDED)
+    for r in journal.records(since_seq=last_epoch.seq, kinds=["input", "round"]):
+        if r.kind == "round":
+            recorded += 1
+            continue
+        inputs += 1
+        inp = input_from_json(r.body["input"])
+        with contextlib.suppress(Rejected):  # refused live too: the engine is deterministic
+            table.apply(inp)
+        final = table.phase in (P.SETTLED, P.VOIDED)
+        if final and not was_final:
+            finals += 1
+        was_final = final
+    return Recovered(table, last_epoch.seq, inputs, finals, recorded, in_round(table), False)
+
+
+def same_setup(table: Table, rules: Rules, seats: int, bench: bool) -> bool:
+    return (
+        table.rules.to_json() == rules.to_json() and table.nseats == seats and table.bench == bench
+    )
+
+
+def open_table(journal: Journal, rules: Rules, seats: int, bench: bool) -> Recovered:
+    """Recover the table from ``journal``, starting a new epoch when the setup changed."""
+    rec = replay(journal)
+    if rec is not None and same_setup(rec.table, rules, seats, bench):
+        return rec
+    carry: dict[int, int] = {}
+    if rec is not None:
+        old = rec.table
+        if rec.in_round:
+            raise UserError(
+                f"{journal.path}: a round is in progress under the previous configuration "
+                f"({old.rules.variant}, {old.nseats} seats, "
+                f"{'bench' if old.bench else 'production'} mode); start the table with that "
+                "configuration to finish or void it before changing rules, seats or mode"
+            )
+        for s in old.seats:
+            if s.credits and s.number > seats:
+                raise UserError(
+                    f"seat {s.number} still holds {s.credits} cents; pay it out "
+                    f"(etg credits out) before reducing the table to {seats} seats"
+                )
+            if s.credits:
+                carry[s.number] = s.credits
+        log.info("configuration changed: new journal epoch (credits carried: %s)", carry)
+    rec_meta = journal.append_one("meta", epoch_body(rules, seats, bench, carry))
+    table = Table(rules, seats=seats, bench=bench)
+    for seat, cents in carry.items():
+        table.apply(CreditsIn(seat, cents))
+    return Recovered(table, rec_meta.seq, 0, 0, 0, False, True)

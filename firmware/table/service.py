@@ -1,0 +1,340 @@
+"""`etg run`: the table service, composed from the configuration.
+
+Power-up order: journal (locked against a second process, chain verified in production),
+power-up event, configuration fingerprint, software authentication (production), the RNG
+with its self-test, recovery of the table from the journal, then the drivers (shoe on its
+serial URL — or a simulator on a fresh pseudo-terminal — and the panel backend), the UI,
+and only then READY to systemd. Every device talks to the controller through its inbox.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import fcntl
+import logging
+import os
+import select
+import signal
+import subprocess
+import sys
+import threading
+import time
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from firmware.config import TableConfig
+from firmware.engine.inputs import Fault
+from firmware.engine.rules import Rules, load_rules
+from firmware.errors import UserError
+from firmware.table.controller import (
+    Controller,
+    PanelHappening,
+    ShoeHappening,
+    StopHappening,
+)
+from firmware.table.events import EventCode
+from firmware.table.journal import Journal, JournalError
+from firmware.table.recovery import Recovered, open_table
+from firmware.table.sdnotify import Notifier
+
+log = logging.getLogger("etg.table")
+
+AUTO_CREDITS = 1_000_000
+
+
+@dataclass
+class RunOptions:
+    seats: int
+    auto_play: bool = False
+    rounds: int = 0
+    headless: bool = False
+    control: str | None = None  # bench control socket (bench mode only)
+    pace: float | None = None
+    quiet: bool = False
+
+
+class JournalLock:
+    """One table process per journal: an exclusive lock beside the file."""
+
+    def __init__(self, journal_path: Path) -> None:
+        self.path = journal_path.with_name(journal_path.name + ".lock")
+        self.path.parent.mkdir(parents=True, exist_ok=True)
+        self._fd = os.open(self.path, os.O_RDWR | os.O_CREAT, 0o600)
+        try:
+            fcntl.flock(self._fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except BlockingIOError:
+            os.close(self._fd)
+            raise UserError(
+                f"{journal_path}: another table process is running on this journal"
+            ) from None
+
+    def release(self) -> None:
+        with contextlib.suppress(OSError):
+            fcntl.flock(self._fd, fcntl.LOCK_UN)
+            os.close(self._fd)
+
+
+class SimulatedShoe:
+    """The shoe simulator as its own process on a fresh pseudo-terminal (as on a bench):
+    the driver talks the ICD to it over the pty exactly as it would to the real shoe."""
+
+    def __init__(self, rules: Rules, cfg: TableConfig, pace: float | None,
+                 control: str | None) -> None:
+        cmd = [
+            sys.executable, "-m", "firmware", "shoe", "sim", "--pty",
+            "--decks", str(rules.decks),
+            "--pace", str(cfg.shoe.sim_pace_s if pace is None else pace),
+            "--penetration", str(cfg.shoe.sim_penetration),
+            "--set", f"table.mode={cfg.table.mode}",
+        ]
+        if rules.deck_kind == "spanish":
+            cmd.append("--spanish")
+        if cfg.rng.seed_hex and cfg.bench:
+            cmd += ["--seed-hex", cfg.rng.seed_hex]
+        if control:
+            cmd += ["--control", control]
+        self.proc = subprocess.Popen(
+            cmd, stdout=subprocess.PIPE, stdin=subprocess.DEVNULL, text=True, bufsize=1
+        )
+        assert self.proc.stdout is not None
+        ready, _, _ = select.select([self.proc.stdout], [], [], 30)
+        line = self.proc.stdout.readline().strip() if ready else ""
+        if not line.startswith("/"):
+            self.stop()
+            raise UserError(f"the shoe simulator did not start (got {line!r})")
+        self.path = line
+
+    def stop(self) -> None:
+        if self.proc.poll() is None:
+            self.proc.terminate()
+            try:
+                self.proc.wait(3)
+            except subprocess.TimeoutExpired:
+                self.proc.kill()
+
+
+def _selftests(cfg: TableConfig, journal: Journal, ctl_event: Any) -> None:
+    """Production power-up checks: journal chain and installed software."""
+    res = journal.verify()
+    if not res.ok:
+        raise UserError(
+            f"{journal.path}: journal integrity check failed at record {res.first_bad}: "
+            f"{res.problem}; the table will not start (call a technician)"
+        )
+    try:
+        from deploy.manifest import verify_installed
+
+        verify_installed()
+    except ImportError:
+        raise UserError("software authentication unavailable (deploy package missing)") from None
+    except UserError:
+        ctl_event(EventCode.SOFTWARE_VERIFY_FAILED)
+        raise
+    ctl_event(EventCode.SOFTWARE_VERIFIED)
+
+
+def _config_hashes(cfg: TableConfig, rules: Rules, journal: Journal) -> None:
+    """Journal the fingerprint of the configuration in force; a change is its own event
+    with the old and new hashes (deploy.fingerprint documents the hashing)."""
+    from deploy.fingerprint import fingerprint, record_config_at_start
+
+    record_config_at_start(journal, fingerprint(cfg, rules.to_json()))
+
+
+def _round_line(rec: dict[str, Any]) -> str:
+    d = rec.get("dealer") or {}
+    dealer = "blackjack" if d.get("blackjack") else (
+        "bust" if d.get("bust") else str(d.get("total", "?")))
+    seats = "  ".join(
+        f"seat {s['seat']} {s['net']:+d}" for s in rec.get("seats", []) if s.get("net") is not None
+    )
+    bingo = rec.get("bingo") or {}
+    extra = f"  bingo {bingo.get('target')}x{bingo.get('multiplier')}" if bingo else ""
+    return f"round {rec['round']} {rec['state']}: dealer {dealer}  {seats}{extra}"
+
+
+def run_table(cfg: TableConfig, opts: RunOptions) -> int:
+    """Run the table until stopped (signal, window closed, or ``opts.rounds`` rounds)."""
+    rules = load_rules(cfg.table.variant, dict(cfg.rules), cfg.source)
+    bench = cfg.bench
+    if opts.control and not bench:
+        raise UserError("the bench control channel is a bench power; production mode refuses it")
+    jpath = Path(cfg.journal.path)
+    lock = JournalLock(jpath)
+    notifier = Notifier()
+    started = time.monotonic()
+    try:
+        journal = Journal(jpath)
+    except JournalError as exc:
+        lock.release()
+        raise UserError(str(exc)) from None
+    fresh = journal.created
+
+    def early_event(code: EventCode, **body: Any) -> None:
+        journal.append_one("event", body, code=int(code))
+
+    early_event(EventCode.POWER_UP, mode=cfg.table.mode, variant=rules.variant,
+                pid=os.getpid())
+    if not bench:
+        _selftests(cfg, journal, early_event)
+    _config_hashes(cfg, rules, journal)
+
+    table_rng: Any = None
+    rng_failure: str | None = None
+    try:
+        import rng as rngmod
+
+        table_rng = rngmod.open_table_rng(cfg.rng, bench=bench)
+        early_event(EventCode.RNG_SELFTEST_PASS, mechanism=cfg.rng.mechanism)
+    except Exception as exc:
+        rng_failure = str(getattr(exc, "cause", exc))
+        early_event(EventCode.RNG_SELFTEST_FAIL, reason=rng_failure)
+        log.error("RNG unavailable: %s", rng_failure)
+
+    rec: Recovered = open_table(journal, rules, opts.seats, bench)
+    table = rec.table
+    from firmware.table.ui_bridge import UiBridge
+
+    bridge = UiBridge(cfg, rules, headless=opts.headless, quiet=opts.quiet)
+    autoplay: Any = None
+    ctl = Controller(
+        table, journal, rng=table_rng, publish=bridge.publish, on_round=bridge.round_done,
+        finals_recorded=rec.finals_recorded,
+    )
+    if rng_failure:
+        ctl.failure = f"RNG failure: {rng_failure}"
+    if fresh and opts.auto_play:
+        for seat in range(1, opts.seats + 1):
+            ctl.command("credits-in", {"seat": seat, "cents": AUTO_CREDITS})
+    if rec.finals > rec.finals_recorded:
+        ctl._record_round()  # the power failed between a round's last input and its record
+    if rec.in_round:
+        ctl.event(EventCode.RECOVERED, table.round_no, inputs=rec.inputs)
+        if table.tilt is None:
+            ctl.feed(Fault("POWER", "check the layout against the display"), "recovery")
+    elif rec.inputs:
+        ctl.event(EventCode.RECOVERED, table.round_no, inputs=rec.inputs)
+
+    sim_shoe: SimulatedShoe | None = None
+    driver: Any = None
+    panel: Any = None
+    control_server: Any = None
+    stop_reason = "stop"
+    try:
+        from drivers.shoe.driver import ShoeDriver
+
+        shoe_url = cfg.shoe.port
+        shoe_control = None
+        if shoe_url == "sim":
+            if opts.control:
+                shoe_control = opts.control + ".shoe"
+            sim_shoe = SimulatedShoe(rules, cfg, opts.pace, shoe_control)
+            shoe_url = sim_shoe.path
+        driver = ShoeDriver(shoe_url, on_event=lambda e: ctl.put(ShoeHappening(e)))
+        driver.start()
+        ctl.shoe = driver
+
+        from drivers.panel import open_panel
+
+        backend = "sim" if opts.auto_play else cfg.panel.backend
+        panel = open_panel(
+            cfg, backend=backend,
+            on_event=lambda e: ctl.put(PanelHappening(e.kind, e.button, e.seat, e.detail)),
+        )
+        panel.start()
+        ctl.panel = panel
+        bridge.attach_panel(panel)
+        if opts.auto_play:
+            from firmware.table.autoplay import AutoPlay
+
+            autoplay = AutoPlay(panel.sim, rules, list(range(1, opts.seats + 1))).start()
+            bridge.autoplay = autoplay
+        if opts.control:
+            from firmware.table.control import ControlServer
+
+            control_server = ControlServer(opts.control, ctl, shoe_control).start()
+
+        rounds_at_start = ctl.finals
+
+        def until() -> bool:
+            if not bridge.alive:
+                return True
+            return bool(opts.rounds) and ctl.finals - rounds_at_start >= opts.rounds
+
+        def on_signal(signum: int, frame: Any) -> None:
+            ctl.put(StopHappening(f"signal {signum}"))
+            bridge.close()
+
+        for sig in (signal.SIGTERM, signal.SIGINT):
+            signal.signal(sig, on_signal)
+        ready_s = time.monotonic() - started
+        notifier.ready(f"table {cfg.table.table_id} {rules.variant}")
+        log.info("table ready in %.2f s (%s, %s mode, journal %s)", ready_s, rules.variant,
+                 cfg.table.mode, jpath)
+        journal.set_info("last_ready_s", f"{ready_s:.4f}")
+        watchdog = notifier.watchdog_s
+
+        def loop() -> None:
+            last_ping = 0.0
+
+            def stop_or_ping() -> bool:
+                nonlocal last_ping
+                now = time.monotonic()
+                if watchdog and now - last_ping >= watchdog / 2:
+                    notifier.watchdog()
+                    last_ping = now
+                return until()
+
+            ctl.run(until=stop_or_ping)
+            bridge.close()
+
+        if bridge.has_window:
+            worker = threading.Thread(target=loop, name="controller", daemon=True)
+            worker.start()
+            bridge.run_window()  # SDL wants the main thread
+            ctl.put(StopHappening("window closed"))
+            worker.join(5)
+        else:
+            loop()
+        stop_reason = "rounds done" if opts.rounds else "stopped"
+    finally:
+        notifier.stopping()
+        if autoplay is not None:
+            autoplay.stop()
+        if control_server is not None:
+            control_server.stop()
+        if driver is not None:
+            driver.lock()
+            time.sleep(0.05)
+            driver.stop()
+        if panel is not None:
+            panel.stop()
+        if sim_shoe is not None:
+            sim_shoe.stop()
+        with contextlib.suppress(JournalError):
+            journal.append_one("event", {"reason": stop_reason}, code=int(EventCode.POWER_DOWN))
+        if table_rng is not None:
+            table_rng.close()
+        journal.close()
+        lock.release()
+    return 0
+
+
+def add_credits_offline(cfg: TableConfig, seat: int, cents: int, journal_path: str) -> str:
+    """``etg credits add`` while no table process runs: recover, apply, journal, meter."""
+    rules = load_rules(cfg.table.variant, dict(cfg.rules), cfg.source)
+    jpath = Path(journal_path)
+    lock = JournalLock(jpath)
+    try:
+        journal = Journal(jpath)
+        rec = open_table(journal, rules, cfg.table.seats, cfg.bench)
+        ctl = Controller(rec.table, journal, finals_recorded=rec.finals_recorded)
+        ok, msg = ctl.command("credits-in" if cents >= 0 else "credits-out",
+                              {"seat": seat, "cents": abs(cents)})
+        journal.close()
+    finally:
+        lock.release()
+    if not ok:
+        raise UserError(msg)
+    return msg

@@ -1,0 +1,176 @@
+"""From hardware happenings to engine inputs: pure functions, no state of their own.
+
+The controller asks these what a shoe event or a button press *means* given what the
+table expects now. Keeping them pure makes every mapping testable without a thread,
+a pty or a pin, and keeps game logic out of the drivers (they only report what happened).
+
+Panel conventions (the panel ICD leaves them to us; docs/table.md lists them):
+
+- ``BET``: the first press places the table minimum (one wager unit below it would not
+  be a legal wager), each further press adds one wager unit, up to the maximum.
+- ``STAND`` declines insurance when insurance is offered; ``INSURANCE`` takes it.
+- ``SURRENDER`` means *rescue* when the engine offers rescue (Spanish 21, after a double).
+- ``DOUBLE`` where the game allows several double sizes (Split to Double: 1x–4x) starts a
+  pending double at the smallest size; each further press raises it one step; it is
+  placed when the largest size is reached or when no press came for the confirm time.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+from drivers.shoe.events import ShoeEvent
+from firmware.engine.inputs import (
+    Card,
+    Console,
+    Cut,
+    Decision,
+    Empty,
+    Fault,
+    FaultCleared,
+    Hello,
+    Input,
+    Wager,
+)
+
+#: the decision a button asks for, in decision phases
+BUTTON_ACTION = {
+    "HIT": "hit",
+    "STAND": "stand",
+    "DOUBLE": "double",
+    "SPLIT": "split",
+    "SURRENDER": "surrender",
+    "INSURANCE": "insurance",
+}
+
+
+def shoe_inputs(ev: ShoeEvent) -> list[Input]:
+    """The engine inputs a shoe event stands for (none for ack/status/heartbeat)."""
+    k = ev.kind
+    if k == "card" and ev.card:
+        return [Card.of(ev.card)]
+    if k == "cut":
+        return [Cut()]
+    if k == "empty":
+        return [Empty()]
+    if k == "fault" and ev.code in ("MISREAD", "DOUBLE", "JAM", "LID", "SENSOR"):
+        return [Fault(ev.code, ev.detail or "")]
+    if k == "link-down":
+        return [Fault("LINK", ev.detail or "no frame from the shoe")]
+    if k == "link-up":
+        return [FaultCleared("LINK")]
+    if k == "hello":
+        return [Hello(ev.proto or "1", ev.model or "", ev.firmware or "", ev.serial or "")]
+    if k == "status" and ev.state in ("READY", "LOCKED", "EMPTY"):
+        return [FaultCleared(ev.state)]
+    return []
+
+
+def current_wager(view: Mapping[str, Any], seat: Mapping[str, Any]) -> int:
+    """The seat's Blackjack wager for the coming round (the last round's does not count)."""
+    return int(seat["wagers"].get("blackjack", 0)) if view["phase"] == "betting" else 0
+
+
+def wager_after_bet(current: int, limits: Mapping[str, int], credits: int) -> int | None:
+    """The seat's new Blackjack wager after one ``BET`` press (None: no change possible)."""
+    lo, hi, unit = limits["min_wager"], limits["max_wager"], limits["wager_unit"]
+    new = lo if current < lo else current + unit
+    if new > hi:
+        return None
+    return new
+
+
+def button_legal(phase_kind: str, legal: Sequence[str]) -> set[str]:
+    """Which panel buttons of the seat whose turn it is are lit for ``expecting``."""
+    if phase_kind != "decision":
+        return set()
+    lit: set[str] = set()
+    for button, action in BUTTON_ACTION.items():
+        if action in legal:
+            lit.add(button)
+    if "no-insurance" in legal:
+        lit.add("STAND")
+    if "rescue" in legal:
+        lit.add("SURRENDER")
+    return lit
+
+
+def lamps_for(view: Mapping[str, Any]) -> dict[int, set[str]]:
+    """Every seat's lit buttons for a public view: lit when the press would be taken now.
+
+    ``BET`` is lit while one more press stays within the maximum and the seat's credits
+    cover the step; the engine still has the last word (paired wagers it adds), and a
+    press it refuses is only logged.
+    """
+    exp = view["expecting"]
+    kind = exp["kind"]
+    lamps: dict[int, set[str]] = {s["seat"]: set() for s in view["seats"]}
+    if kind == "wagers":
+        limits = view["limits"]
+        for s in view["seats"]:
+            bj = current_wager(view, s)
+            new = wager_after_bet(bj, limits, s["credits"])
+            if new is not None and s["credits"] >= new - bj:
+                lamps[s["seat"]].add("BET")
+            if bj:
+                lamps[s["seat"]].add("CLEAR")
+    elif kind == "decision" and exp["seat"] is not None:
+        lamps[exp["seat"]] = button_legal(kind, exp["legal"])
+    return lamps
+
+
+def press_input(
+    button: str, seat: int, view: Mapping[str, Any], *, double_times: Sequence[int] = (1,)
+) -> Input | str | None:
+    """The input a player's press means now; ``"pending-double"`` starts a 1x–4x double;
+    None: the press is not accepted now (its lamp is dark)."""
+    exp = view["expecting"]
+    kind = exp["kind"]
+    if kind == "wagers":
+        s = next((x for x in view["seats"] if x["seat"] == seat), None)
+        if s is None:
+            return None
+        bj = current_wager(view, s)
+        if button == "BET":
+            new = wager_after_bet(bj, view["limits"], s["credits"])
+            return None if new is None else Wager(seat, new)
+        if button == "CLEAR" and bj:
+            return Wager(seat, 0)
+        return None
+    if kind != "decision" or exp["seat"] != seat:
+        return None
+    legal = exp["legal"]
+    hand = exp["hand"] or 0
+    if "insurance" in legal or "no-insurance" in legal:
+        if button == "INSURANCE" and "insurance" in legal:
+            return Decision(seat, hand, "insurance")
+        if button == "STAND" and "no-insurance" in legal:
+            return Decision(seat, hand, "no-insurance")
+        return None
+    if button == "SURRENDER" and "rescue" in legal:
+        return Decision(seat, hand, "rescue")
+    action = BUTTON_ACTION.get(button)
+    if action is None or action not in legal:
+        return None
+    if action == "double" and len(double_times) > 1:
+        return "pending-double"
+    if action == "double":
+        return Decision(seat, hand, "double", times=double_times[0])
+    return Decision(seat, hand, action)
+
+
+def console_input(button: str, view: Mapping[str, Any]) -> Input | None:
+    """The input a dealer console press means now, or None when it would be refused (so
+    idle presses do not fill the journal). RECALL is a display matter only."""
+    phase = view["phase"]
+    staked = phase == "betting" and any(current_wager(view, s) for s in view["seats"])
+    if button == "DEAL":
+        ok = phase == "tilt" or staked
+    elif button == "VOID":
+        ok = phase in ("rng", "dealing", "insurance", "decisions", "dealer", "tilt") or staked
+    elif button == "SHUFFLE":
+        ok = phase in ("new-shoe", "settled", "voided") or (phase == "betting" and not staked)
+    else:
+        ok = False
+    return Console(button) if ok else None

@@ -1,0 +1,119 @@
+"""Between the controller and whatever shows the table: a window, or a line per round.
+
+The controller calls :meth:`UiBridge.publish` with every public snapshot and
+:meth:`UiBridge.round_done` with every finished round; both only hand data over (the UI's
+inbox keeps the newest view), so a slow frame can never hold up a card or a journal write.
+With no display (or ``--headless``) the bridge prints one line per round instead.
+"""
+
+from __future__ import annotations
+
+import logging
+import os
+import sys
+import threading
+from collections import deque
+from collections.abc import Mapping
+from typing import Any
+
+from firmware.config import TableConfig
+from firmware.engine.layout import layout_for
+from firmware.engine.rules import Rules
+
+log = logging.getLogger("etg.ui")
+
+
+def display_available() -> bool:
+    """A window can be opened: an X or Wayland display, or an explicit SDL video driver."""
+    if os.environ.get("SDL_VIDEODRIVER") in ("kmsdrm", "x11", "wayland", "fbcon"):
+        return True
+    return bool(os.environ.get("DISPLAY") or os.environ.get("WAYLAND_DISPLAY"))
+
+
+class UiBridge:
+    def __init__(self, cfg: TableConfig, rules: Rules, *, headless: bool, quiet: bool = False,
+                 on_failure: Any = None):
+        self.cfg = cfg
+        self.rules = rules
+        self.quiet = quiet
+        self.has_window = bool(cfg.display.enabled) and not headless and display_available()
+        self.alive = True
+        self.autoplay: Any = None
+        self.on_failure = on_failure
+        self.recent: deque[dict[str, Any]] = deque(maxlen=10)
+        self._lock = threading.Lock()
+        self._runner: Any = None
+        self._inbox: Any = None
+        self._recall_shown = False
+        self._failure_shown: str | None = None
+        if self.has_window:
+            from ui.layout_data import parse_layout
+            from ui.runner import UiInbox, UiRunner
+
+            layout = parse_layout(layout_for(rules), cfg.table.certificate_holder)
+            self._inbox = UiInbox()
+            self._runner = UiRunner(
+                layout, self._inbox, size=(cfg.display.width, cfg.display.height),
+                fps=cfg.display.fps,
+            )
+
+    def attach_panel(self, panel: Any) -> None:
+        """Keyboard panel: the window's key events go to it; touches become presses."""
+        if self._runner is None:
+            return
+        handler = getattr(panel, "handle_event", None)
+        if handler is not None:
+            self._runner.on_key = handler
+        deliver = getattr(panel, "deliver", None)
+        if deliver is not None:
+            self._runner.on_button = deliver
+
+    # -- from the controller's thread -----------------------------------------------------
+
+    def publish(self, view: dict[str, Any]) -> None:
+        if self.autoplay is not None:
+            self.autoplay.offer(view)
+        if self._inbox is None:
+            return
+        ctl = view.get("controller") or {}
+        self._inbox.put_view({k: v for k, v in view.items() if k != "controller"})
+        recall = bool(ctl.get("recall"))
+        if recall != self._recall_shown:
+            self._recall_shown = recall
+            entries = [{"view": r["view"], "ended": r["ended"]} for r in reversed(self.recent)]
+            self._inbox.put({"kind": "recall", "entries": entries if recall else None})
+        failure = ctl.get("failure")
+        if failure != self._failure_shown:
+            self._failure_shown = failure
+            kind = "journal" if failure and "journal" in failure else "rng"
+            self._inbox.put({"kind": "failure",
+                             "failure": {"kind": kind, "message": failure} if failure else None})
+
+    def round_done(self, record: Mapping[str, Any]) -> None:
+        from firmware.table.recall import recall_view
+
+        with self._lock:
+            self.recent.append({"view": recall_view(record), "ended": str(record.get("round"))})
+        if self._inbox is None and not self.quiet:
+            from firmware.table.service import _round_line
+
+            print(_round_line(dict(record)), flush=True)
+
+    # -- the main thread -------------------------------------------------------------------
+
+    def run_window(self) -> None:
+        try:
+            self._runner.run(fullscreen=self.cfg.display.fullscreen,
+                             title=f"ETG {self.rules.title}")
+        except Exception as exc:  # a display failure must not take the table down silently
+            log.error("display failure: %s", exc)
+            print(f"etg: display failure: {exc}", file=sys.stderr)
+            if self.on_failure is not None:
+                self.on_failure(str(exc))
+        finally:
+            self.alive = False
+
+    def close(self) -> None:
+        self.alive = False
+        if self._inbox is not None:
+            self._inbox.put({"kind": "quit"})
