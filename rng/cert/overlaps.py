@@ -32,6 +32,8 @@ _BASE = np.uint64(0x9E3779B97F4A7C15)  # odd multiplier of the polynomial hash
 STRIDE = 64
 TARGET_LAMBDA = 1e-3
 MAX_W = 512
+_BITMAP_BITS = 24
+_LOW = np.uint64((1 << _BITMAP_BITS) - 1)
 
 
 def window_length(q: float, planned_n: int, stride: int = STRIDE) -> int:
@@ -61,6 +63,7 @@ class RepeatTest:
         self.pairs = 0.0  # compared (sampled i, window j) pairs with i <= j - w
         self.subject = subject
         self.example: tuple[int, int] | None = None
+        self.bitmap = np.zeros(1 << _BITMAP_BITS, dtype=bool)
 
     def _hashes(self, data: npt.NDArray[np.int64]) -> npt.NDArray[np.uint64]:
         nwin = data.size - self.w + 1
@@ -81,14 +84,16 @@ class RepeatTest:
         starts = self.pos + np.arange(h.size, dtype=np.int64)
         sampled = (starts % self.stride) == 0
         self._add_keys(h[sampled], starts[sampled])
-        # look every window up among sampled windows that end before it starts
-        idx = np.searchsorted(self.keys, h)
-        idx = np.minimum(idx, self.keys.size - 1)
-        hit = (self.keys[idx] == h) & (self.first[idx] <= starts - self.w)
+        # look every window up among sampled windows that end before it starts; a bitmap
+        # of the keys' low bits lets most windows skip the binary search
+        cand = np.flatnonzero(self.bitmap[(h & _LOW).astype(np.int64)])
+        hc = h[cand]
+        idx = np.minimum(np.searchsorted(self.keys, hc), self.keys.size - 1)
+        hit = (self.keys[idx] == hc) & (self.first[idx] <= starts[cand] - self.w)
         n_hit = int(np.count_nonzero(hit))
         if n_hit and self.example is None:
             j = int(np.flatnonzero(hit)[0])
-            self.example = (int(self.first[idx[j]]), int(starts[j]))
+            self.example = (int(self.first[idx[j]]), int(starts[cand[j]]))
         self.matches += n_hit
         # sampled positions i <= j - w for each window j: floor((j - w) / s) + 1 if j >= w
         eligible = starts[starts >= self.w] - self.w
@@ -106,6 +111,7 @@ class RepeatTest:
         keys, first = keys[order], first[order]
         uniq = np.r_[True, keys[1:] != keys[:-1]]
         self.keys, self.first = keys[uniq], first[uniq]
+        self.bitmap[(h & _LOW).astype(np.int64)] = True
 
     def results(self) -> list[TestResult]:
         lam = (self.q**self.w + 2.0**-64) * self.pairs

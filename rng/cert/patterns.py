@@ -168,7 +168,7 @@ class CouponCollector:
         self.p = self.p / self.p.sum()
         self.k = self.p.size
         self.lengths: list[int] = []
-        self.carry = np.zeros(0, dtype=np.int64)
+        self.carry = np.zeros(0, dtype=np.int16)
         self.gave_up = False
         self.subject = subject
         usable = self.k <= MAX_SUBSET_K or np.allclose(self.p, self.p[0])
@@ -177,7 +177,9 @@ class CouponCollector:
     def update(self, x: npt.NDArray[np.integer]) -> None:
         if not self.usable or self.gave_up:
             return
-        data = np.concatenate([self.carry, x.astype(np.int64)]) if self.carry.size else x
+        # 16-bit values let the stable argsort use a radix sort
+        data = np.concatenate([self.carry, x.astype(np.int16)]) if self.carry.size else (
+            x.astype(np.int16))
         n = data.size
         order = np.argsort(data, kind="stable")
         sv = data[order]
@@ -200,13 +202,12 @@ class CouponCollector:
             last_pos[sv[group_end]] = order[group_end]
             last_ok = int(last_pos.min())  # a segment starting after this cannot complete
         s = 0
-        end_list = ends.tolist()
         lengths = self.lengths
-        while s <= last_ok:
-            e = end_list[s]
+        while s <= last_ok:  # one step per segment: N / (k H_k) steps in all
+            e = int(ends[s])
             lengths.append(e - s + 1)
             s = e + 1
-        self.carry = np.asarray(data[s:], dtype=np.int64).copy()
+        self.carry = data[s:].copy()
         if self.carry.size > MAX_CARRY:
             self.gave_up = True
 

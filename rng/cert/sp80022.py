@@ -163,40 +163,23 @@ class BitBattery:
         self._tail = data[max(0, data.size - (length - 1)) :].copy()
 
     def _count_windows(self, data: Bits) -> None:
-        length = self._pat_len
-        nwin = data.size - length + 1
-        if nwin <= 0:
-            return
-        val = np.zeros(nwin, dtype=np.int64)
-        for t in range(length):
-            val <<= 1
-            val |= data[t : t + nwin]
-        self._pat_counts += np.bincount(val, minlength=1 << length)
+        self._pat_counts += pattern_counts(data, self._pat_len)
 
     def _update_cusum(self, bits: Bits) -> None:
-        steps = bits.astype(np.int64) * 2 - 1
-        partial = np.cumsum(steps) + self._s
-        # S_j for j = 0..n-1 excludes the final sum: the previous running value is S_j for
-        # the first bit of this chunk; the last partial sum waits for the next chunk.
-        before = np.concatenate([[self._s], partial[:-1]])
-        self._s_min = min(self._s_min, int(before.min()))
-        self._s_max = max(self._s_max, int(before.max()))
-        self._s_max_abs = max(self._s_max_abs, int(np.abs(partial).max()))
-        self._s = int(partial[-1])
+        c = np.cumsum(bits.astype(np.int8) * 2 - 1, dtype=np.int64)
+        s = self._s
+        # S_j for j = 0..n-1 excludes the final sum: this chunk contributes S (its first
+        # S_j) and S + c[:-1]; the last partial sum waits for the next chunk.
+        self._s_min = min(self._s_min, s, s + int(c[:-1].min(initial=0)))
+        self._s_max = max(self._s_max, s, s + int(c[:-1].max(initial=0)))
+        self._s_max_abs = max(self._s_max_abs, abs(s + int(c.max())), abs(s + int(c.min())))
+        self._s = s + int(c[-1])
 
     # -- results ---------------------------------------------------------------------------
 
     def _finish_patterns(self) -> npt.NDArray[np.int64]:
-        counts = self._pat_counts.copy()
         wrap = np.concatenate([self._tail, self._head])
-        nwin = wrap.size - self._pat_len + 1
-        if nwin > 0:
-            val = np.zeros(nwin, dtype=np.int64)
-            for t in range(self._pat_len):
-                val <<= 1
-                val |= wrap[t : t + nwin]
-            counts += np.bincount(val, minlength=1 << self._pat_len)
-        return counts
+        return self._pat_counts + pattern_counts(wrap, self._pat_len)
 
     def results(self) -> list[TestResult]:
         if self.seen != self.p.n:
@@ -275,19 +258,37 @@ class BitBattery:
 
 def longest_run_classes(blocks: Bits, m: int) -> npt.NDArray[np.int64]:
     """Class counts (2.4.4) of the longest run of ones in each row of ``blocks``."""
-    rows = blocks.shape[0]
-    padded = np.zeros((rows, m + 2), dtype=np.uint8)
-    padded[:, 1:-1] = blocks == 0
-    padded[:, 0] = padded[:, -1] = 1  # virtual zeros at both ends of every block
-    flat = np.flatnonzero(padded.ravel())
-    gaps = np.diff(flat) - 1  # ones between consecutive zeros
-    row_of = flat[:-1] // (m + 2)
-    same = row_of == (flat[1:] // (m + 2))
-    longest = np.zeros(rows, dtype=np.int64)
-    np.maximum.at(longest, row_of[same], gaps[same])
+    ones = np.cumsum(blocks, axis=1, dtype=np.int32)
+    # ones counted up to the last zero at or before each position: a run is the difference
+    at_zero = np.maximum.accumulate(np.where(blocks == 0, ones, 0), axis=1)
+    longest = (ones - at_zero).max(axis=1)
     edges = _LONGEST_RUN[m][0]
     cls = np.clip(longest, edges[0], edges[-1]) - edges[0]
     return np.bincount(cls, minlength=len(edges)).astype(np.int64)
+
+
+def pattern_counts(bits: Bits, length: int) -> npt.NDArray[np.int64]:
+    """Counts of the overlapping ``length``-bit patterns (MSB first) inside ``bits``.
+
+    Works on packed bytes: the window at bit 8i + r is read from the 32-bit big-endian
+    word at byte i, so eight vectorized passes over n/8 words do the work (length <= 25).
+    """
+    nwin = bits.size - length + 1
+    counts = np.zeros(1 << length, dtype=np.int64)
+    if nwin <= 0:
+        return counts
+    if length > 25:
+        raise ValueError("pattern length above 25 bits")
+    packed = np.concatenate([np.packbits(bits), np.zeros(4, dtype=np.uint8)]).astype(np.int64)
+    words = packed[:-3] << 24 | packed[1:-2] << 16 | packed[2:-1] << 8 | packed[3:]
+    mask = (1 << length) - 1
+    for r in range(8):
+        count_r = (nwin - r + 7) // 8  # window starts 8i + r below nwin
+        if count_r <= 0:
+            continue
+        vals = (words[:count_r] >> (32 - length - r)) & mask
+        counts += np.bincount(vals, minlength=1 << length)
+    return counts
 
 
 def _psi2(n: int, m: int, pattern_counts: object) -> float:
