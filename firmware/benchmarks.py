@@ -17,6 +17,7 @@ from collections.abc import Callable, Iterable
 #: Every benchmark, in the order `make bench` runs them.
 BENCHMARKS: tuple[tuple[str, str], ...] = (
     ("rng", "rng.bench:run"),
+    ("cert", "rng.cert.bench:run"),
     ("panel", "drivers.panel.bench:panel_benchmark"),
     ("shoe", "drivers.shoe.bench:shoe_benchmark"),
     ("engine", "firmware.bench.speed:engine_benchmark"),
