@@ -291,6 +291,8 @@ class Table(RoundPlay):
     def _on_close(self, inp: CloseBetting | None) -> None:
         if self.phase != P.BETTING:
             raise Rejected(f"no betting to close (phase {self.phase})")
+        if self.need == P.SHOE:
+            raise Rejected("the table waits for a new shoe")
         players = [s for s in self.seats if s.wager]
         if not players:
             raise Rejected("no wagers: place a Blackjack wager before closing betting")
@@ -480,8 +482,8 @@ class Table(RoundPlay):
         self.shoe.cut_card_seen = True
         if self.phase in P.IN_ROUND or self.phase == P.TILT:
             self._tilt("EMPTY", "the shoe is empty")
-        elif self.phase in (P.SETTLED, P.VOIDED, P.BETTING):
-            self.need = P.SHOE if self.phase != P.BETTING else self.need
+        elif self.phase in P.BETWEEN:
+            self.need = P.SHOE  # nothing left to deal: wagers placed wait for the new shoe
 
     def _on_fault(self, inp: Fault) -> None:
         if inp.code not in FAULT_CODES:

@@ -151,3 +151,16 @@ def test_console_deal_closes_betting() -> None:
     t.apply(Console("DEAL"))
     assert t.phase == "dealing"
     assert "unknown console" in refused(t, Console("RECALL"))
+
+
+def test_empty_shoe_between_rounds_waits_for_new_shoe_keeping_wagers() -> None:
+    t = table()
+    t.apply(Wager(1, 1000))
+    t.apply(Empty())
+    assert t.expecting().kind == "new-shoe"
+    assert "new shoe" in refused(t, Console("DEAL"))
+    t.apply(Console("SHUFFLE"))
+    feed(t, "5C")  # burn
+    assert t.seats[0].wager == 1000
+    t.apply(Console("DEAL"))
+    assert t.phase == "dealing"
