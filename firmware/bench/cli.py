@@ -37,6 +37,14 @@ def _run(args: argparse.Namespace) -> int:
     from firmware.bench.scenario import find_scenarios
 
     factory = driver_for(args.mode)
+    if args.mode == "engine":
+        # The configuration's mode decides the table's: production refuses forced draws.
+        from functools import partial
+
+        from firmware.bench.driver import EngineDriver
+        from firmware.cli import load_table_config
+
+        factory = partial(EngineDriver, bench=load_table_config(args).bench)
     files = find_scenarios(args.paths)
     results = []
     for path in files:

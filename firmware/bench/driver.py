@@ -51,15 +51,20 @@ class TableDriver(Protocol):
 
 
 class EngineDriver:
-    """The scenario against :class:`~firmware.engine.table.Table`, in bench mode."""
+    """The scenario against :class:`~firmware.engine.table.Table`.
 
-    def __init__(self) -> None:
+    ``bench`` comes from the table configuration's mode: a production configuration
+    builds a production table, which refuses a scenario's forced ``draws`` (principle 7).
+    """
+
+    def __init__(self, bench: bool = True) -> None:
+        self.bench = bench
         self.table: Table | None = None
         self.inputs: list[Input] = []
 
     def start(self, scenario: Scenario) -> None:
         rules = load_rules(scenario.variant, scenario.rules, source=f"{scenario.path}")
-        self.table = Table(rules, bench=True, shoe_in_play=True)
+        self.table = Table(rules, bench=self.bench, shoe_in_play=True)
         self.inputs = []
 
     def _t(self) -> Table:

@@ -1,0 +1,113 @@
+"""The Bingo target and multiplier (§ 633b.28(e), (f), (g); baseline §3).
+
+After betting closes and before the first card the table asks for an RNG draw of the
+target hand total and the multiplier (independent draws; the RNG weighs them with the
+Rules Submission's ``target_weights`` and ``multiplier_weights``). A hand whose final total
+equals the target and whose Blackjack wager wins is paid its odds times the multiplier:
+1 to 1 becomes m to 1 and a Blackjack on target 21 becomes 3m to 2. Split hands count; a
+Double Down wager is paid 1 to 1 unless ``multiplier_on_double``. A target-matching push
+stays a push (the activator is lost by its own mechanism).
+"""
+
+from __future__ import annotations
+
+from fractions import Fraction
+from typing import TYPE_CHECKING, Any, ClassVar
+
+from firmware.engine.layout import odds_text
+from firmware.engine.mechanism import DrawRequest, Mechanism, register_mechanism
+from firmware.errors import ConfigError
+
+if TYPE_CHECKING:
+    from firmware.engine.hand import Hand, Seat
+    from firmware.engine.rules import Rules
+    from firmware.engine.settle import Ledger
+    from firmware.engine.table import Table
+
+TARGET = "bingo_target"
+MULTIPLIER = "bingo_multiplier"
+WINS = ("win", "blackjack")
+
+
+@register_mechanism
+class BingoMultiplier(Mechanism):
+    name = "bingo-multiplier"
+    game_keys: ClassVar[dict[str, Any]] = {
+        "bingo_targets": list(range(12, 22)),          # § 633b.28(e)(1)
+        "bingo_multipliers": [2, 5, 10, 25, 50, 100],  # § 633b.28(e)(2)
+    }
+
+    def __init__(self, rules: Rules) -> None:
+        super().__init__(rules)
+        src = rules.file.source
+        for key in ("bingo_targets", "bingo_multipliers"):
+            v = rules.game[key]
+            if not isinstance(v, list) or not v or not all(
+                isinstance(x, int) and not isinstance(x, bool) and x > 0 for x in v
+            ):
+                raise ConfigError(src, f"game.{key}", "must be a list of positive integers")
+        self.targets = tuple(int(x) for x in rules.game["bingo_targets"])
+        self.multipliers = tuple(int(x) for x in rules.game["bingo_multipliers"])
+        self.on_double = bool(rules.settings.get("multiplier_on_double", False))
+        self.request = DrawRequest(
+            {TARGET: self.targets, MULTIPLIER: self.multipliers},
+            why="RNG draw: the Bingo target and the Bingo multiplier",
+        )
+
+    def check_rules(self, rules: Rules, source: str) -> None:
+        for key, values in (("target_weights", self.targets),
+                            ("multiplier_weights", self.multipliers)):
+            w = rules.settings.get(key)
+            if not isinstance(w, dict) or set(w) != {str(v) for v in values}:
+                raise ConfigError(source, f"rules.{key}",
+                                  f"needs an integer weight for each of {list(values)}")
+
+    def paytables(self, rules: Rules) -> list[dict[str, Any]]:
+        bj = rules.blackjack_pays
+        rows = []
+        for m in self.multipliers:
+            rows.append([f"Winning hand on the Bingo target, {m}x", odds_text(Fraction(m))])
+            rows.append([f"Blackjack on Bingo target 21, {m}x", odds_text(bj * m)])
+        dbl = "its odds x the multiplier" if self.on_double else "1 to 1"
+        rows.append(["Double Down wager on the Bingo target", dbl])
+        targets = ", ".join(str(t) for t in self.targets)
+        rows.append(["Bingo targets", targets])
+        return [{"title": "Bingo target and multiplier", "rows": rows}]
+
+    # -- the round -------------------------------------------------------------------
+    def new_round(self, table: Table) -> None:
+        table.extra["bingo"] = {"target": None, "multiplier": None}
+
+    def draw_request(self, table: Table) -> DrawRequest | None:
+        return self.request
+
+    def apply_draw(self, table: Table, values: dict[str, int]) -> None:
+        table.extra["bingo"] = {"target": values[TARGET], "multiplier": values[MULTIPLIER]}
+
+    def _drawn(self, table: Table) -> tuple[int, int] | None:
+        b = table.extra.get("bingo")
+        if not b or b["target"] is None:
+            return None
+        return b["target"], b["multiplier"]
+
+    def hand_odds(
+        self, table: Table, seat: Seat, hand: Hand, part: str, odds: Fraction
+    ) -> Fraction:
+        drawn = self._drawn(table)
+        if drawn is None or hand.total != drawn[0]:
+            return odds
+        if part == "wager" or self.on_double:
+            return odds * drawn[1]
+        return odds
+
+    def settle_seat(self, table: Table, seat: Seat, ledger: Ledger) -> None:
+        drawn = self._drawn(table)
+        if drawn is None:
+            return
+        for h in seat.hands:
+            if h.result in WINS and h.total == drawn[0]:
+                h.extra = {**(h.extra or {}), "bingo_hit": True}
+
+    def public_fields(self, table: Table) -> dict[str, Any]:
+        b = table.extra.get("bingo") or {"target": None, "multiplier": None}
+        return {"bingo": dict(b)}
