@@ -182,8 +182,8 @@ def _round(n: int, r: Any) -> Round:
                 f"{w}.press: {c['press']!r} is not one of {', '.join(CONSOLE_PRESSES)}"
             )
         presses.append(Event(_int(c["after"], f"{w}.after", 0), press=c["press"]))
-    events = sorted(faults, key=lambda e: e.after) + sorted(presses, key=lambda e: e.after)
-    events.sort(key=lambda e: e.after)  # stable: faults stay before presses at one `after`
+    # a stable sort keeps faults before presses at the same `after`, each in file order
+    events = sorted(faults + presses, key=lambda e: e.after)
     expects = []
     for i, e in enumerate(_list(r, "expect", where)):
         w = f"{where}: expect[{i}]"
