@@ -23,6 +23,7 @@ BENCHMARKS: tuple[tuple[str, str], ...] = (
     ("engine", "firmware.bench.speed:engine_benchmark"),
     ("ui", "ui.bench:ui_benchmark"),
     ("release", "deploy.benchmarks:release"),
+    ("math", "firmware.math.bench:run"),
 )
 
 

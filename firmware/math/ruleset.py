@@ -63,6 +63,9 @@ class GameRules:
     blackjack_pays: Fraction = Fraction(3, 2)
     insurance_pays: Fraction = Fraction(2)
     dealer_check: bool = True
+    #: baseline §1.6, as the engine plays it: a hand reaching 21 stands by itself (so a
+    #: split 21 in Split to Double cannot double; see docs/math.md)
+    stand_on_21: bool = True
     hitting: bool = True
     double_times: tuple[int, ...] = (1,)
     double_cards: str = "two"  # "two" | "any"
@@ -170,6 +173,10 @@ def from_values(values: Mapping[str, Any]) -> GameRules:
         "push22_pays" in v and v.get("push22_offered") is None
     ):
         ch["push22_pays"] = ratio(v["push22_pays"])
+    tables = v.get("blackjack_or_bust_paytables")
+    if tables:
+        col = int(v.get("paytable", 1)) - 1
+        ch["bob_paytable"] = tuple((str(row["line"]), ratio(row["odds"][col])) for row in tables)
     if "bob_paytable" in v:
         ch["bob_paytable"] = tuple((str(k), ratio(x)) for k, x in v["bob_paytable"])
     if "spanish_bonuses" in v:
