@@ -1,0 +1,59 @@
+"""The optional Push 22 wager of Free Bet Blackjack (§ 672a.2(b)(4); baseline §4).
+
+Offered only when the Rules Submission setting ``push22`` is on (off by default); it
+wins ``push22_pays`` (default 11 to 1) when the dealer's final hand totals 22 and loses
+otherwise (a dealer Blackjack included). While a seat holds it, the dealer's final total
+matters, so the dealer draws even when every main wager is already decided.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
+from firmware.engine.layout import odds_text
+from firmware.engine.mechanism import Mechanism, register_mechanism
+
+if TYPE_CHECKING:
+    from firmware.engine.hand import Seat
+    from firmware.engine.rules import Rules
+    from firmware.engine.settle import Ledger
+    from firmware.engine.table import Table
+
+WAGER = "push22"
+
+
+@register_mechanism
+class Push22(Mechanism):
+    name = "push-22"
+
+    def __init__(self, rules: Rules) -> None:
+        super().__init__(rules)
+        self.offered = bool(rules.settings.get("push22", False))
+        self.pays = rules.settings.get("push22_pays")
+        # Not offered: no betting area, no wager name in the views (§ 672a.2(b)(4)).
+        self.wager_names = (WAGER,) if self.offered else ()
+        self.optional_wagers = self.wager_names
+
+    def paytables(self, rules: Rules) -> list[dict[str, Any]]:
+        if not self.offered or self.pays is None:
+            return []
+        return [{"title": "Push 22 wager",
+                 "rows": [["Dealer's hand totals 22", odds_text(self.pays)]]}]
+
+    def side_wager_refusal(self, table: Table, seat: Seat, name: str, amount: int) -> str | None:
+        rules = table.rules
+        if amount and not rules.min_wager <= amount <= rules.max_wager:
+            return f"Push 22 wager {amount} is outside {rules.min_wager}..{rules.max_wager}"
+        return None
+
+    def dealer_needed(self, table: Table) -> bool:
+        return any(s.side.get(WAGER) for s in table.players)
+
+    def settle_seat(self, table: Table, seat: Seat, ledger: Ledger) -> None:
+        stake = seat.side.get(WAGER, 0)
+        if not stake:
+            return
+        if table.dealer.total == 22 and self.pays is not None:
+            ledger.win(WAGER, stake, self.pays)
+        else:
+            ledger.lose(WAGER, stake)

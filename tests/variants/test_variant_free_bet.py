@@ -1,0 +1,347 @@
+"""Free Bet Blackjack: § 672a.10 (seed, binding), § 672a.2 (partial), rules-baseline.md §4.
+
+One seat: the shoe order is seat card, dealer up card, seat card, hole card, then the
+seat's cards and the dealer's draws.
+"""
+
+from __future__ import annotations
+
+import pytest
+from variant_helpers import START, bet, conserved, do, feed, net, refused, vtable
+
+from firmware.engine import (
+    CreditsOut,
+    Decision,
+    SideWager,
+    Table,
+    Wager,
+    layout_for,
+    load_rules,
+)
+from firmware.errors import ConfigError, UserError
+
+V = "free-bet"
+
+
+def fb(seats: int = 1, **rules: object) -> Table:
+    return vtable(V, seats=seats, **rules)
+
+
+def split_8s(t: Table) -> None:
+    """Seat 1: 8S 8D against dealer 9H, hole 7C (16); split for a lammer."""
+    bet(t, (1, 1000))
+    feed(t, "8S", "9H", "8D", "7C")
+    do(t, 1, 0, "split")
+
+
+def test_672a2_a_six_seats_at_most() -> None:
+    """§ 672a.2(a), baseline §1.1: no more than six betting positions."""
+    assert Table(load_rules(V)).nseats == 6
+    with pytest.raises(UserError, match="at most 6"):
+        Table(load_rules(V), seats=7)
+    assert layout_for(load_rules(V))["max_seats"] == 6
+
+
+def test_672a2_b_layout_inscriptions_word_for_word() -> None:
+    """§ 672a.2(b)(2), (b)(3)(i)-(v), baseline §6."""
+    lay = layout_for(load_rules(V))
+    assert lay["inscriptions"] == [
+        "Blackjack pays 3 to 2",
+        "Insurance pays 2 to 1",
+        "Dealer shall draw to 16 and stand on all 17s",
+        "Blackjack Wagers will push if the dealer's hand has a total point count of 22",
+        "Surrender is not available",
+    ]
+    assert lay["betting_areas"] == ["blackjack", "insurance"]
+    rows = dict(r for p in lay["paytables"] for r in p["rows"])
+    assert rows["Free double: hard 9, 10, 11 on two cards"].endswith("pays 1 to 1")
+    assert "Free split: any pair except 10-value cards" in rows
+
+
+def test_672a2_b4_push22_area_only_when_offered() -> None:
+    """§ 672a.2(b)(4), (b)(5): the Push 22 area and its odds only when it is offered."""
+    lay = layout_for(load_rules(V, {"push22": True, "push22_pays": "15:1"}))
+    assert "push22" in lay["betting_areas"]
+    assert {"title": "Push 22 wager", "rows": [["Dealer's hand totals 22", "15 to 1"]]} in lay[
+        "paytables"]
+
+
+def test_672a10_a_identical_value_pairs_split() -> None:
+    """§ 672a.10(a): two 7s, or a king and a 10, may be split; a 7 and an 8 may not."""
+    for cards, ok in ((("7S", "7D"), True), (("KS", "TD"), True), (("7S", "8D"), False)):
+        t = fb()
+        bet(t, (1, 1000))
+        feed(t, cards[0], "9H", cards[1], "7C")
+        assert ("split" in t.expecting().legal) is ok
+
+
+def test_672a10_b1_ten_value_pair_needs_a_real_wager() -> None:
+    """§ 672a.10(b)(1): a 10-value pair splits only with a wager equal to the original."""
+    t = fb()
+    bet(t, (1, 1000))
+    feed(t, "KS", "9H", "TD", "7C")
+    do(t, 1, 0, "split")
+    hands = t.seats[0].hands
+    assert (hands[1].lammer, hands[1].wager) == (False, 1000)
+    assert t.seats[0].credits == START - 2000
+    t = fb()
+    bet(t, (1, 1000))
+    t.apply(CreditsOut(1, t.seats[0].credits))
+    feed(t, "KS", "9H", "TD", "7C")
+    assert "split" not in t.expecting().legal  # no money for the real wager
+
+
+def test_672a10_b2_other_pairs_split_free_with_a_lammer() -> None:
+    """§ 672a.10(b)(2)(i), (ii): the wager stays with hand 1, a lammer is hand 2's wager."""
+    t = fb()
+    split_8s(t)
+    hands = t.seats[0].hands
+    assert (hands[0].wager, hands[0].lammer) == (1000, False)
+    assert (hands[1].wager, hands[1].lammer, hands[1].lammer_amount) == (0, True, 1000)
+    assert t.seats[0].credits == START - 1000  # no new money
+    pv = t.public_view()["seats"][0]["hands"]
+    assert [(h["wager"], h["lammer"]) for h in pv] == [(1000, False), (1000, True)]
+
+
+def test_672a10_b2_aces_split_free() -> None:
+    t = fb()
+    bet(t, (1, 1000))
+    feed(t, "AS", "9H", "AD", "7C")
+    do(t, 1, 0, "split")
+    assert t.seats[0].hands[1].lammer
+
+
+def test_672a10_c_first_hand_completed_before_the_second_gets_a_card() -> None:
+    """§ 672a.10(c): the first split hand is dealt and completed before the second."""
+    t = fb()
+    split_8s(t)
+    assert t.expecting().to == "seat 1 hand 0"
+    feed(t, "2H")  # hand 0: 8 2
+    assert (t.expecting().kind, t.expecting().hand) == ("decision", 0)
+    assert len(t.seats[0].hands[1].cards) == 1
+    do(t, 1, 0, "hit")
+    feed(t, "5H")  # 15
+    do(t, 1, 0, "stand")
+    assert t.expecting().to == "seat 1 hand 1"
+
+
+def test_672a10_c1_busted_hand_without_lammers_collected_at_once() -> None:
+    """§ 672a.10(c)(1): no lammer: the losing wager is collected when the hand busts."""
+    t = fb()
+    bet(t, (1, 1000))
+    feed(t, "KS", "9H", "TD", "7C")
+    do(t, 1, 0, "split")  # 10-values: a real wager, no lammer
+    feed(t, "6H")  # hand 0: 16
+    do(t, 1, 0, "hit")
+    feed(t, "9S")  # 25: bust
+    h0 = t.seats[0].hands[0]
+    assert t.phase == "decisions"
+    assert h0.status == "bust" and h0.result == "lose"
+    assert t.public_view()["seats"][0]["hands"][0]["collected"] is True
+
+
+def test_672a10_c2_busted_hand_with_a_lammer_tucked_until_settled() -> None:
+    """§ 672a.10(c)(2): with a lammer the busted cards stay tucked until settlement."""
+    t = fb()
+    split_8s(t)
+    feed(t, "6H")  # hand 0: 14
+    do(t, 1, 0, "hit")
+    feed(t, "TS")  # 24: bust
+    h0 = t.seats[0].hands[0]
+    assert h0.status == "bust" and h0.result is None
+    assert t.public_view()["seats"][0]["hands"][0]["tucked"] is True
+    feed(t, "KH")  # hand 1: 18 (lammer)
+    do(t, 1, 1, "stand")
+    feed(t, "TD")  # dealer 26: bust
+    assert [h.result for h in t.seats[0].hands] == ["lose", "win"]
+    assert net(t) == -1000 + 1000  # the lammer wins 1 to 1 in money
+    assert t.public_view()["seats"][0]["hands"][0]["tucked"] is False
+
+
+def test_672a10_c2_all_split_hands_bust_collected_together() -> None:
+    """§ 672a.10(c)(2): 'until ... the split hand or hands bust as well'."""
+    t = fb()
+    split_8s(t)
+    feed(t, "6H")
+    do(t, 1, 0, "hit")
+    feed(t, "TS")  # hand 0 busts: tucked
+    feed(t, "5C")  # hand 1: 13
+    do(t, 1, 1, "hit")
+    feed(t, "KC")  # 23: bust as well
+    hands = t.seats[0].hands
+    assert [h.result for h in hands] == ["lose", "lose"]
+    assert all(h.extra and h.extra["collected"] and not h.extra["tucked"] for h in hands)
+    assert t.phase == "settled"
+    assert net(t) == -1000  # the lammer cost nothing
+
+
+def test_672a10_d_decisions_after_second_card_and_resplit_to_four() -> None:
+    """§ 672a.10(d): stand, draw, double down or resplit; up to four hands in total."""
+    t = fb()
+    split_8s(t)
+    feed(t, "8H")
+    assert set(t.expecting().legal) == {"hit", "stand", "double", "split"}
+    do(t, 1, 0, "split")
+    feed(t, "8C")
+    do(t, 1, 0, "split")
+    feed(t, "2C")
+    hands = t.seats[0].hands
+    assert len(hands) == 4 and [h.lammer for h in hands] == [False, True, True, True]
+    assert "split" not in t.expecting().legal
+    with pytest.raises(ConfigError, match=r"rules\.max_hands"):
+        load_rules(V, {"max_hands": 5})
+
+
+def test_baseline_4_free_double_on_hard_9_10_11() -> None:
+    """baseline §4: a hard 9, 10 or 11 on two cards doubles for a lammer."""
+    t = fb()
+    bet(t, (1, 1000))
+    feed(t, "6S", "9H", "4D", "7C")  # 10 against 16
+    do(t, 1, 0, "double")
+    h = t.seats[0].hands[0]
+    assert (h.double, h.double_lammer) == (1000, True)
+    assert t.seats[0].credits == START - 1000
+    feed(t, "TD")  # 20
+    feed(t, "5S")  # dealer 21
+    assert net(t) == -1000  # the double lammer cost nothing
+    t = fb()
+    bet(t, (1, 1000))
+    feed(t, "6S", "9H", "5D", "7C")
+    do(t, 1, 0, "double")
+    feed(t, "TD")  # 21
+    feed(t, "TS")  # dealer busts
+    assert net(t) == 2000  # wager 1:1 and the lammer 1:1 in money
+
+
+def test_baseline_4_other_doubles_are_real_wagers() -> None:
+    """baseline §4: soft totals and other hard totals double with real money."""
+    for cards in (("AS", "8D"), ("7S", "5D")):  # soft 19 (hard 9 with an ace), hard 12
+        t = fb()
+        bet(t, (1, 1000))
+        feed(t, cards[0], "9H", cards[1], "7C")
+        do(t, 1, 0, "double")
+        h = t.seats[0].hands[0]
+        assert (h.double, h.double_lammer) == (1000, False)
+        assert t.seats[0].credits == START - 2000
+
+
+def test_baseline_4_free_double_on_split_hands_and_setting() -> None:
+    """baseline §4 (RS free_double_on): split hands included; the totals are a setting."""
+    t = fb()
+    split_8s(t)
+    feed(t, "3H")  # hand 0: 11
+    do(t, 1, 0, "double")
+    assert t.seats[0].hands[0].double_lammer
+    t = fb(free_double_on=[10, 11])
+    bet(t, (1, 1000))
+    feed(t, "5S", "9H", "4D", "7C")  # hard 9: now real
+    do(t, 1, 0, "double")
+    assert not t.seats[0].hands[0].double_lammer
+
+
+def test_baseline_4_dealer_22_pushes_standing_wagers() -> None:
+    """§ 672a.2(b)(3)(iv), baseline §4: dealer 22 pushes every main wager still standing."""
+    t = fb()
+    split_8s(t)
+    feed(t, "3H")
+    do(t, 1, 0, "double")  # free double
+    feed(t, "KD")  # 21
+    feed(t, "TC")  # hand 1: 18
+    do(t, 1, 1, "stand")
+    feed(t, "6D")  # dealer 22
+    assert [h.result for h in t.seats[0].hands] == ["push", "push"]
+    assert net(t) == 0
+    assert conserved(t)
+
+
+def test_baseline_4_player_blackjack_paid_before_dealer_22() -> None:
+    """baseline §4: a player Blackjack has already been paid 3 to 2."""
+    t = fb(seats=2)
+    bet(t, (1, 1000), (2, 1000))
+    feed(t, "AS", "TS", "TD", "KD", "6H", "6C")  # seat 1 Blackjack; seat 2 16; dealer 16
+    do(t, 2, 0, "stand")
+    feed(t, "6D")  # dealer 22
+    assert net(t, 1) == 1500 and net(t, 2) == 0
+
+
+def test_672a2_b3_v_no_surrender() -> None:
+    """§ 672a.2(b)(3)(v), baseline §4: surrender is not available."""
+    t = fb()
+    bet(t, (1, 1000))
+    feed(t, "TS", "TH", "6D", "9C")
+    assert "surrender" not in t.expecting().legal
+    assert "surrender" in refused(t, Decision(1, 0, "surrender"))
+    with pytest.raises(ConfigError, match="late_surrender"):
+        load_rules(V, {"late_surrender": True})
+
+
+def test_672a2_b3_ii_insurance_pays_2_to_1() -> None:
+    t = fb()
+    bet(t, (1, 1000))
+    feed(t, "TS", "AH", "9D", "KC")
+    do(t, 1, 0, "insurance")
+    assert net(t) == 0  # wager -1000, insurance 500 at 2 to 1
+
+
+def test_672a2_b3_iii_dealer_stands_on_soft_17() -> None:
+    t = fb()
+    bet(t, (1, 1000))
+    feed(t, "TS", "6H", "8D", "AC")
+    do(t, 1, 0, "stand")
+    assert t.phase == "settled" and t.dealer.total == 17
+    with pytest.raises(ConfigError, match="dealer_hits_soft_17"):
+        load_rules(V, {"dealer_hits_soft_17": True})
+
+
+def test_baseline_4_six_or_eight_decks() -> None:
+    assert load_rules(V).decks == 6 and load_rules(V, {"decks": 8}).decks == 8
+    with pytest.raises(ConfigError, match=r"rules\.decks"):
+        load_rules(V, {"decks": 7})
+
+
+def test_baseline_4_push22_off_by_default() -> None:
+    """baseline §4: the Push 22 wager is off by default."""
+    t = fb()
+    t.apply(Wager(1, 1000))
+    assert "no optional wager" in refused(t, SideWager(1, "push22", 500))
+
+
+def test_baseline_4_push22_pays_11_to_1_on_dealer_22() -> None:
+    """baseline §4 (RS push22_pays 11:1): wins on a dealer 22; the dealer draws for it."""
+    t = fb(push22=True)
+    t.apply(Wager(1, 1000))
+    t.apply(SideWager(1, "push22", 500))
+    bet(t)
+    feed(t, "TS", "6H", "6D", "TC")  # player 16, dealer 16
+    do(t, 1, 0, "hit")
+    feed(t, "KH")  # player busts: the dealer still draws for the Push 22 wager
+    assert t.phase == "dealer"
+    feed(t, "6C")  # dealer 22
+    assert net(t) == -1000 + 5500
+
+
+def test_baseline_4_push22_loses_otherwise() -> None:
+    t = fb(push22=True, push22_pays="15:1")
+    t.apply(Wager(1, 1000))
+    t.apply(SideWager(1, "push22", 500))
+    bet(t)
+    feed(t, "TS", "6H", "9D", "TC")
+    do(t, 1, 0, "stand")
+    feed(t, "5C")  # dealer 21
+    assert net(t) == -1500
+    assert t.public_view()["seats"][0]["wagers"]["push22"] == 500
+
+
+def test_baseline_4_lammer_never_costs_money() -> None:
+    """baseline §4: a losing or pushing lammer costs nothing; a winning one pays 1 to 1."""
+    t = fb()
+    split_8s(t)
+    feed(t, "TH")  # hand 0: 18
+    do(t, 1, 0, "stand")
+    feed(t, "9C")  # hand 1 (lammer): 17
+    do(t, 1, 1, "stand")
+    feed(t, "AD")  # dealer 16 + A = 17: hand 0 wins, hand 1 (lammer) pushes
+    assert [h.result for h in t.seats[0].hands] == ["win", "push"]
+    assert [h.paid for h in t.seats[0].hands] == [2000, 0]
+    assert net(t) == 1000
+    assert conserved(t)
