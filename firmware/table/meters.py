@@ -59,6 +59,11 @@ def round_deltas(
     for seat, stakes in seat_stakes.items():
         add(("games_voided" if voided else "games_played", seat, ""), 1)
         returns = seat_returns.get(seat, {})
+        net = sum(returns.values()) - sum(stakes.values())
+        add(("credits", seat, ""), net)
+        add(("credits", 0, ""), net)
+        if voided:  # a void returns every stake: no game, nothing wagered or paid
+            continue
         for kind in set(stakes) | set(returns):
             s, r = stakes.get(kind, 0), returns.get(kind, 0)
             for name, v in (("wagered", s), ("paid", r)):
@@ -66,9 +71,6 @@ def round_deltas(
                 add((name, seat, ""), v)
                 add((name, 0, kind), v)
                 add((name, 0, ""), v)
-        net = sum(returns.values()) - sum(stakes.values())
-        add(("credits", seat, ""), net)
-        add(("credits", 0, ""), net)
     return d
 
 

@@ -1,0 +1,196 @@
+"""The controller: journal before engine, commands from `expecting`, rounds and meters."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+from table_helpers import FakePanel, FakeShoe, card, press, shoe
+
+from firmware.engine import Table, load_rules
+from firmware.engine.inputs import CreditsIn
+from firmware.table.controller import Controller, PanelHappening
+from firmware.table.journal import Journal, JournalError
+from firmware.table.meters import summarize
+from firmware.table.recovery import open_table, replay
+
+
+def make(tmp_path: Path, bench: bool = True, **over: object) -> tuple[Controller, FakeShoe,
+                                                                      FakePanel]:
+    rules = load_rules("blackjack", dict(over))
+    journal = Journal(tmp_path / "j.sqlite")
+    rec = open_table(journal, rules, 2, bench)
+    sh, pa = FakeShoe(), FakePanel()
+    ctl = Controller(rec.table, journal, shoe=sh, panel=pa)
+    ctl.command("credits-in", {"seat": 1, "cents": 100_000})
+    ctl.command("credits-in", {"seat": 2, "cents": 100_000})
+    for h in press(None, "SHUFFLE"):
+        ctl.handle(h)
+    ctl.handle(card("2C"))  # the burn card (baseline §1.3)
+    return ctl, sh, pa
+
+
+def play(ctl: Controller, *happenings: object) -> None:
+    for h in happenings:
+        if isinstance(h, list):
+            for x in h:
+                ctl.handle(x)
+        else:
+            ctl.handle(h)  # type: ignore[arg-type]
+
+
+def test_shuffle_sends_new_and_burn_opens_betting(tmp_path: Path) -> None:
+    ctl, sh, pa = make(tmp_path)
+    assert ("NEW", "6") in sh.sent
+    assert ctl.table.phase == "betting"
+    assert sh.gate == "LCK"  # no card due while betting (shoe ICD §5)
+    assert pa.lit[1] == {"BET"}
+
+
+def test_a_round_through_the_controller(tmp_path: Path) -> None:
+    ctl, sh, pa = make(tmp_path)
+    play(ctl, press(1, "BET"), press(None, "DEAL"))
+    assert ctl.table.phase == "dealing" and sh.gate == "ULK"
+    play(ctl, card("TS"), card("6H"), card("9D"), card("TC"))
+    assert ctl.table.expecting().kind == "decision"
+    assert sh.gate == "LCK" and pa.lit[1] == {"HIT", "STAND", "DOUBLE", "SURRENDER"}
+    play(ctl, press(1, "STAND"))
+    assert ctl.table.expecting().kind == "card" and sh.gate == "ULK"  # the dealer draws
+    play(ctl, card("5S"))  # dealer 6+10+5 = 21
+    assert ctl.table.phase == "settled"
+    rounds = list(ctl.journal.records(kinds=["round"]))
+    assert len(rounds) == 1 and rounds[0].body["seats"][0]["net"] == -500
+    m = summarize(ctl.journal.meters())
+    assert m["games_played"] == 1 and m["wagered"] == 500 and m["paid"] == 0
+    assert m["balanced"] and m["credits"] == 200_000 - 500
+
+
+def test_every_input_is_journaled_before_it_takes_effect(tmp_path: Path) -> None:
+    ctl, _, _ = make(tmp_path)
+    applied: list[int] = []
+    table = ctl.table
+
+    class Spy:
+        """The table, but noting the journal's last record whenever an input is applied."""
+
+        def __getattr__(self, name: str) -> object:
+            return getattr(table, name)
+
+        def apply(self, inp: object) -> None:
+            applied.append(ctl.journal.last_seq)
+            table.apply(inp)  # type: ignore[arg-type]
+
+    ctl.table = Spy()  # type: ignore[assignment]
+    before = ctl.journal.last_seq
+    play(ctl, press(1, "BET"))
+    assert applied and applied[0] == before + 1  # the record exists when apply runs
+    last = list(ctl.journal.records(kinds=["input"]))[-1]
+    assert last.body["input"] == {"type": "wager", "seat": 1, "amount": 500}
+
+
+def test_journal_failure_stops_the_table(tmp_path: Path) -> None:
+    ctl, sh, _ = make(tmp_path)
+
+    def broken(*a: object, **k: object) -> None:
+        raise JournalError("disk gone")
+
+    ctl.journal.append_one = broken  # type: ignore[method-assign,assignment]
+    play(ctl, press(1, "BET"))
+    assert ctl.failure and "journal" in ctl.failure
+    assert ctl.table.seats[0].wager == 0  # nothing took effect
+    assert sh.gate == "LCK" and ("LED", "RED") in sh.sent
+
+
+def test_fault_tilts_logs_and_deal_resumes(tmp_path: Path) -> None:
+    ctl, sh, _ = make(tmp_path)
+    play(ctl, press(1, "BET"), press(None, "DEAL"), card("TS"))
+    play(ctl, shoe("fault", code="MISREAD", raw="$03,ERR,MISREAD*9DF2"))
+    assert ctl.table.phase == "tilt" and sh.gate == "LCK" and ("LED", "RED") in sh.sent
+    codes = [r.code for r in ctl.journal.records(kinds=["event"])]
+    assert 210 in codes and 200 in codes  # shoe fault, tilt (ICD §6: logged)
+    play(ctl, press(None, "DEAL"))
+    assert ctl.table.phase == "dealing" and 201 in [
+        r.code for r in ctl.journal.records(kinds=["event"])]
+
+
+def test_void_returns_wagers_and_records_the_round(tmp_path: Path) -> None:
+    ctl, _, _ = make(tmp_path)
+    play(ctl, press(1, "BET"), press(None, "DEAL"), card("TS"), card("6H"))
+    play(ctl, press(None, "VOID"))
+    assert ctl.table.phase == "voided"
+    rec = list(ctl.journal.records(kinds=["round"]))[-1].body
+    assert rec["state"] == "voided"
+    m = summarize(ctl.journal.meters())
+    assert m["games_voided"] == 1 and m["wagered"] == 0 and m["credits"] == 200_000
+
+
+def test_stuck_key_tilts(tmp_path: Path) -> None:
+    ctl, _, _ = make(tmp_path)
+    ctl.handle(PanelHappening("stuck", "HIT", 2))
+    assert ctl.table.phase == "tilt" and ctl.table.tilt is not None
+    assert "stuck" in ctl.table.tilt.public()["cause"]
+
+
+def test_forced_draw_is_a_bench_power(tmp_path: Path) -> None:
+    ctl, _, _ = make(tmp_path, bench=False)
+    ok, msg = ctl.command("force-draw", {"values": {"bingo_target": 21}})
+    assert not ok and "production" in msg
+
+
+def test_pending_double_counts_presses(tmp_path: Path) -> None:
+    ctl, _, _ = make(tmp_path)
+    t = [0.0]
+    ctl.clock = lambda: t[0]
+    ctl.rules.double_times = (1, 2, 3, 4)  # as Split to Double's 1x-4x (§ 633b.26(e)(2)(i))
+    play(ctl, press(1, "BET"), press(None, "DEAL"))
+    play(ctl, card("5S"), card("6H"), card("6D"), card("TC"))
+    play(ctl, press(1, "DOUBLE"), press(1, "DOUBLE"))
+    assert ctl.pending_double is not None and ctl.pending_double.times == 2
+    t[0] = 5.0
+    ctl.tick()
+    assert ctl.pending_double is None
+    assert ctl.table.seats[0].hands[0].double == 1000  # 2x the 500 initial wager
+
+
+def test_recovery_replays_to_the_same_state(tmp_path: Path) -> None:
+    ctl, _, _ = make(tmp_path)
+    play(ctl, press(1, "BET"), press(2, "BET"), press(2, "BET"), press(None, "DEAL"))
+    play(ctl, card("TS"), card("9H"), card("6H"), card("8D"), card("7C"))
+    live = ctl.table.private_view()
+    ctl.journal.close()
+    again = replay(Journal(tmp_path / "j.sqlite"))
+    assert again is not None and again.in_round
+    assert again.table.private_view() == live
+
+
+def test_changed_rules_refused_mid_round_allowed_between(tmp_path: Path) -> None:
+    from firmware.errors import UserError
+
+    ctl, _, _ = make(tmp_path)
+    play(ctl, press(1, "BET"), press(None, "DEAL"), card("TS"))
+    ctl.journal.close()
+    j = Journal(tmp_path / "j.sqlite")
+    with pytest.raises(UserError, match="round is in progress"):
+        open_table(j, load_rules("blackjack", {"decks": 8}), 2, True)
+    rec = open_table(j, load_rules("blackjack"), 2, True)
+    ctl2 = Controller(rec.table, j, shoe=FakeShoe(), panel=FakePanel())
+    play(ctl2, press(None, "VOID"))
+    new = open_table(j, load_rules("blackjack", {"decks": 8}), 2, True)
+    assert new.new_epoch and new.table.seats[0].credits == 100_000  # credits carried
+
+
+def test_credits_in_offline_and_meters(tmp_path: Path) -> None:
+    ctl, _, _ = make(tmp_path)
+    m = summarize(ctl.journal.meters())
+    assert m["credits_in"] == 200_000 and m["balanced"]
+    ok, _ = ctl.command("credits-out", {"seat": 1, "cents": 5_000})
+    assert ok
+    m = summarize(ctl.journal.meters())
+    assert m["credits_out"] == 5_000 and m["credits"] == 195_000 and m["balanced"]
+    ok, why = ctl.command("credits-out", {"seat": 2, "cents": 10**9})
+    assert not ok and "cannot pay out" in why
+
+
+def test_table_is_a_table() -> None:
+    assert isinstance(Table(load_rules("blackjack"), seats=1), Table)
+    CreditsIn(1, 1)

@@ -1,0 +1,94 @@
+"""End to end: `etg run` with the shoe simulator on a real pty and the simulated panel,
+then the attendant commands on its journal (issue 9)."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+REPO = Path(__file__).resolve().parents[2]
+
+
+def etg(*args: str, timeout: float = 180, cwd: Path | None = None) -> subprocess.CompletedProcess[str]:
+    env = dict(os.environ, SDL_VIDEODRIVER="dummy")
+    env.pop("DISPLAY", None)
+    return subprocess.run([sys.executable, "-m", "firmware", *args], capture_output=True,
+                          text=True, timeout=timeout, cwd=cwd or REPO, env=env)
+
+
+@pytest.fixture(scope="module")
+def played(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, subprocess.CompletedProcess[str]]:
+    j = tmp_path_factory.mktemp("e2e") / "journal.sqlite"
+    out = etg("run", "--headless", "--auto-play", "--seats", "3", "--rounds", "6",
+              "--pace", "0.03", "--journal", str(j))
+    return j, out
+
+
+def test_headless_auto_play_prints_a_line_per_round(played: tuple[Path, object]) -> None:
+    _, out = played
+    assert out.returncode == 0, out.stderr[-2000:]  # type: ignore[attr-defined]
+    lines = [x for x in out.stdout.splitlines() if x.startswith("round ")]  # type: ignore[attr-defined]
+    assert len(lines) >= 6
+
+
+def test_meters_balance_and_credits_in_recorded(played: tuple[Path, object]) -> None:
+    j, _ = played
+    out = etg("meters", "--json", "--journal", str(j))
+    assert out.returncode == 0, out.stderr
+    m = json.loads(out.stdout)
+    for key in ("games_played", "wagered", "paid", "credits_in", "credits_out", "credits"):
+        assert isinstance(m[key], int)
+    assert m["credits_in"] == 3 * 1_000_000  # the auto-players' first credits
+    assert m["credits"] == m["credits_in"] - m["credits_out"] - m["wagered"] + m["paid"]
+    assert m["games_played"] + m["games_voided"] >= 6
+    for s in m["seats"]:
+        assert s["credits"] == s["credits_in"] - s["credits_out"] - s["wagered"] + s["paid"]
+
+
+def test_audit_chain_verifies(played: tuple[Path, object]) -> None:
+    j, _ = played
+    out = etg("audit", "verify", "--journal", str(j))
+    assert out.returncode == 0 and out.stdout.startswith("ok:")
+
+
+def test_recall_and_events(played: tuple[Path, object]) -> None:
+    j, _ = played
+    out = etg("recall", "--last", "2", "--journal", str(j))
+    assert out.returncode == 0 and out.stdout.count("RECALL round") == 2
+    out = etg("recall", "--last", "1", "--json", "--journal", str(j))
+    rec = json.loads(out.stdout.splitlines()[0])
+    assert rec["state"] in ("settled", "voided") and rec["inputs"]
+    out = etg("events", "--json", "--journal", str(j))
+    codes = [json.loads(x)["code"] for x in out.stdout.splitlines()]
+    assert 100 in codes and 101 in codes and 400 in codes  # power up, down, config
+
+
+def test_attendant_commands_need_a_journal(tmp_path: Path) -> None:
+    out = etg("meters", "--journal", str(tmp_path / "none.sqlite"))
+    assert out.returncode == 2 and "no journal" in out.stderr and "Traceback" not in out.stderr
+
+
+def test_credits_add_offline_then_meters(tmp_path: Path) -> None:
+    j = tmp_path / "j.sqlite"
+    out = etg("credits", "add", "--seat", "2", "--cents", "2500", "--journal", str(j))
+    assert out.returncode == 0, out.stderr
+    m = json.loads(etg("meters", "--json", "--journal", str(j)).stdout)
+    assert m["credits_in"] == 2500 and m["credits"] == 2500
+    bad = etg("credits", "out", "--seat", "2", "--cents", "9999", "--journal", str(j))
+    assert bad.returncode == 2 and "cannot pay out" in bad.stderr
+
+
+def test_unknown_key_on_run_names_it() -> None:
+    out = etg("--set", "nosuchkey=1", "run")
+    assert out.returncode == 2 and "nosuchkey" in out.stderr
+
+
+def test_production_refuses_the_bench_control_channel(tmp_path: Path) -> None:
+    out = etg("--set", "table.mode=production", "run", "--headless", "--control",
+              str(tmp_path / "c.sock"), "--journal", str(tmp_path / "j.sqlite"))
+    assert out.returncode == 2 and "bench power" in out.stderr
