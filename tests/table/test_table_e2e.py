@@ -14,7 +14,10 @@ import pytest
 REPO = Path(__file__).resolve().parents[2]
 
 
-def etg(*args: str, timeout: float = 180, cwd: Path | None = None) -> subprocess.CompletedProcess[str]:
+Done = subprocess.CompletedProcess[str]
+
+
+def etg(*args: str, timeout: float = 180, cwd: Path | None = None) -> Done:
     env = dict(os.environ, SDL_VIDEODRIVER="dummy")
     env.pop("DISPLAY", None)
     return subprocess.run([sys.executable, "-m", "firmware", *args], capture_output=True,
@@ -22,7 +25,7 @@ def etg(*args: str, timeout: float = 180, cwd: Path | None = None) -> subprocess
 
 
 @pytest.fixture(scope="module")
-def played(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, subprocess.CompletedProcess[str]]:
+def played(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, Done]:
     j = tmp_path_factory.mktemp("e2e") / "journal.sqlite"
     out = etg("run", "--headless", "--auto-play", "--seats", "3", "--rounds", "6",
               "--pace", "0.03", "--journal", str(j))
