@@ -119,7 +119,8 @@ def test_ctl_commands_a_simulator_in_another_process(sim_process) -> None:
 
 def test_sim_seed_hex_is_refused_in_production_mode() -> None:
     """Guide principle 7: bench powers stay on the bench."""
-    out = etg("--set", "table.mode=production", "shoe", "sim", "--pty", "--seed-hex", "00ff")
+    out = etg("--set", "table.mode=production", "--set", "shoe.port=/dev/etg-shoe",
+              "shoe", "sim", "--pty", "--seed-hex", "00ff")
     assert out.returncode == 2 and "production mode refuses it" in out.stderr
     assert out.stdout == ""
 
