@@ -187,6 +187,14 @@ def _check_bench_powers(cfg: TableConfig) -> None:
 
 register_validator(_check_bench_powers)
 
+#: Modules that register whole-configuration checks; imported before every validation so
+#: the checks never depend on what else happened to be imported.
+VALIDATOR_MODULES: tuple[str, ...] = (
+    "firmware.engine.config_check",
+    "drivers.panel.pinmap",
+    "firmware.table.modes",
+)
+
 
 def _describe(tp: Any) -> str:
     origin = get_origin(tp)
@@ -323,6 +331,10 @@ def load_config(path: str | Path | None = None, overrides: Iterable[str] = ()) -
     label = source if not over else f"{source} with --set"
     cfg: TableConfig = _build(TableConfig, data, label)
     cfg = dataclasses.replace(cfg, source=label)
+    import importlib
+
+    for module in VALIDATOR_MODULES:
+        importlib.import_module(module)
     for check in list(_validators):
         check(cfg)
     return cfg

@@ -126,7 +126,7 @@ def test_not_utf8(tmp_path: Path) -> None:
         ("table..seats=1", "table..seats=1", "dotted key"),
         ("=3", "=3", "dotted key"),
         ("table.seats.x=1", "table.seats", "is a value, not a table"),
-        ("table.mode=production", None, None),
+        ("table.mode=production", "shoe.port", "real shoe"),
     ],
 )
 def test_override_errors(tmp_path: Path, override: str, key: str | None, words: str | None) -> None:
@@ -138,6 +138,14 @@ def test_override_errors(tmp_path: Path, override: str, key: str | None, words: 
         load_config(path, [override])
     assert info.value.key == key
     assert words in info.value.problem
+
+
+def test_production_takes_real_hardware_only() -> None:
+    cfg = load_config(None, ["table.mode=production", "shoe.port=/dev/etg-shoe",
+                             "panel.backend=gpio"])
+    assert cfg.table.mode == "production" and not cfg.bench
+    with pytest.raises(ConfigError, match="gpio panels"):
+        load_config(None, ["table.mode=production", "shoe.port=/dev/etg-shoe"])
 
 
 def test_seed_refused_in_production_via_override() -> None:

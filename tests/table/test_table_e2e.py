@@ -92,6 +92,7 @@ def test_unknown_key_on_run_names_it() -> None:
 
 
 def test_production_refuses_the_bench_control_channel(tmp_path: Path) -> None:
-    out = etg("--set", "table.mode=production", "run", "--headless", "--control",
+    out = etg("--set", "table.mode=production", "--set", "shoe.port=/dev/null", "--set",
+              "panel.backend=gpio", "run", "--headless", "--control",
               str(tmp_path / "c.sock"), "--journal", str(tmp_path / "j.sqlite"))
     assert out.returncode == 2 and "bench power" in out.stderr
