@@ -1,0 +1,46 @@
+"""Rescue after a double down (§ 635a.10(d); baseline §5).
+
+After the Double Down wager's one card, when the hand is not over 21, the player may
+"rescue": take back the Double Down wager and forfeit the original wager. The doubled
+hand therefore keeps its turn for one more decision (stand or rescue); the panel's
+SURRENDER button means rescue then (the controller maps it). Settlement of a rescued
+hand is the engine's: the original wager lost, the Double Down wager returned.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any, ClassVar
+
+from firmware.engine.hand import RESCUED
+from firmware.engine.mechanism import Mechanism, register_mechanism
+
+if TYPE_CHECKING:
+    from firmware.engine.hand import Hand, Seat
+    from firmware.engine.rules import Rules
+    from firmware.engine.table import Table
+
+ACTION = "rescue"
+
+
+@register_mechanism
+class Rescue(Mechanism):
+    name = "rescue"
+    game_keys: ClassVar[dict[str, Any]] = {"rescue": False}
+
+    def __init__(self, rules: Rules) -> None:
+        super().__init__(rules)
+        self.on = bool(rules.game["rescue"])
+
+    def keeps_turn_after_double(self, table: Table, seat: Seat, hand: Hand) -> bool:
+        # Called only when the double's card left the hand at 21 or less (§ 635a.10(d)).
+        return self.on and not hand.double_lammer
+
+    def adjust_legal(self, table: Table, seat: Seat, hand: Hand, legal: list[str]) -> None:
+        if table.post_double and self.on:
+            legal.append(ACTION)
+
+    def custom_action(self, table: Table, seat: Seat, hand: Hand, action: str) -> bool:
+        if action != ACTION:
+            return False
+        hand.status = RESCUED
+        return True
