@@ -59,8 +59,8 @@ def paint_bingo(p: Painter, surf: pygame.Surface, rect: pygame.Rect,
     target = bingo.get("target") if bingo else None
     mult = bingo.get("multiplier") if bingo else None
     drawn = isinstance(target, int) and isinstance(mult, int)
-    radius = m.s(56)
-    cy = rect.top + m.s(118)
+    radius = m.s(50)
+    cy = rect.top + m.s(104)
     left = (rect.left + rect.width * 2 // 5, cy)
     right = (rect.left + rect.width * 4 // 5, cy)
     if drawn:

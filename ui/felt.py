@@ -9,15 +9,17 @@ restores regions from it. Every inscription and paytable comes from the layout d
 from __future__ import annotations
 
 from collections.abc import Mapping
+from dataclasses import dataclass
 from typing import Any
 
 import pygame
 
-from ui import palette
+from ui import palette, paytables
 from ui.geometry import TableGeometry, seat_top
-from ui.layout_data import Layout, Paytable, area_label
+from ui.layout_data import Layout, area_label
 from ui.money import dollars
 from ui.painter import Painter
+from ui.units import MIN_FONT_PX
 
 
 def _felt(surf: pygame.Surface, g: TableGeometry) -> None:
@@ -45,69 +47,6 @@ def _felt(surf: pygame.Surface, g: TableGeometry) -> None:
     pygame.draw.line(surf, palette.RAIL_LIGHT, g.status.topleft, g.status.topright, m.s(3))
 
 
-def _hand_width(p: Painter, pt: Paytable, px: int, width: int) -> int:
-    """Room for the hand column: what the widest odds leave (at least half the box)."""
-    odds_w = max((p.texts.width(odds, px) for _h, odds in pt.rows), default=0)
-    return max(width // 2, width - odds_w - p.m.s(16))
-
-
-def _paytable_height(p: Painter, pt: Paytable, px: int, width: int) -> int:
-    hand_w = _hand_width(p, pt, px, width)
-    line = p.texts.font(px).get_linesize()
-    h = p.texts.font(px + 2).get_linesize() + p.m.s(6)
-    for hand, _odds in pt.rows:
-        h += line * len(p.texts.wrap(hand, px, hand_w))
-    return h + p.m.s(8)
-
-
-def _draw_paytable(p: Painter, surf: pygame.Surface, pt: Paytable, px: int,
-                   box: pygame.Rect) -> int:
-    """One paytable at the top of ``box``; returns the y below it."""
-    hand_w = _hand_width(p, pt, px, box.width)
-    y = box.top
-    p.text_fit(surf, pt.title, px + 2, palette.GOLD, pygame.Rect(box.left, y, box.width, 1),
-               "topleft")
-    y += p.texts.font(px + 2).get_linesize() + p.m.s(6)
-    line = p.texts.font(px).get_linesize()
-    for hand, odds in pt.rows:
-        lines = p.texts.wrap(hand, px, hand_w)
-        for i, text in enumerate(lines):
-            img = p.texts.render(text, px, palette.CREAM)
-            surf.blit(img, (box.left, y + i * line))
-        p.model.add(p.region, "text", hand)
-        p.text_fit(surf, odds, px, palette.CREAM,
-                   pygame.Rect(box.left + hand_w, y, box.width - hand_w, 1), "topright", 8)
-        y += line * len(lines)
-    return y + p.m.s(8)
-
-
-def _place_paytables(p: Painter, tables: tuple[Paytable, ...], boxes: list[pygame.Rect],
-                     base_px: int) -> tuple[int, list[list[Paytable]]]:
-    """The largest font size at which every paytable fits in the boxes, and the placement."""
-    px = base_px
-    while True:
-        placed: list[list[Paytable]] = [[] for _ in boxes]
-        room = [b.height for b in boxes]
-        ok = True
-        for pt in tables:
-            for i, b in enumerate(boxes):
-                h = _paytable_height(p, pt, px, b.width)
-                if h <= room[i]:
-                    placed[i].append(pt)
-                    room[i] -= h
-                    break
-            else:
-                ok = False
-                break
-        if ok or px <= 8:
-            if not ok:  # last resort: put the rest in the roomiest box; never drop a table
-                done = {id(t) for col in placed for t in col}
-                rest = [t for t in tables if id(t) not in done]
-                placed[max(range(len(boxes)), key=lambda i: room[i])].extend(rest)
-            return px, placed
-        px -= 1
-
-
 def _title_block(p: Painter, surf: pygame.Surface | None, box: pygame.Rect, layout: Layout,
                  limits: Mapping[str, Any]) -> int:
     """Title, certificate holder (§ 633b.26(b)(1)) and limits; returns the y below them.
@@ -131,8 +70,20 @@ def _title_block(p: Painter, surf: pygame.Surface | None, box: pygame.Rect, layo
     return y
 
 
+@dataclass
+class PaytablePlan:
+    """Where the paytables go: one page drawn into the static layer, or pages in turn."""
+
+    boxes: list[pygame.Rect]
+    pages: list[paytables.Page]
+
+    @property
+    def paged(self) -> bool:
+        return len(self.pages) > 1
+
+
 def _panels(p: Painter, surf: pygame.Surface, g: TableGeometry, layout: Layout,
-            limits: Mapping[str, Any]) -> None:
+            limits: Mapping[str, Any]) -> PaytablePlan:
     """Title block on the left; paytables on the right (or under the title with Bingo)."""
     m = g.m
     pad = m.s(14)
@@ -148,26 +99,32 @@ def _panels(p: Painter, surf: pygame.Surface, g: TableGeometry, layout: Layout,
     right_box = right.inflate(-2 * pad, -2 * pad)
     # the roomier right panel first, unless the Bingo display took most of it
     boxes = [left_box, right_box] if g.bingo is not None else [right_box, left_box]
-    px, placed = _place_paytables(p, layout.paytables, boxes, m.font(24))
+    pages = paytables.plan_pages(p, layout.paytables, boxes, m.font(24), MIN_FONT_PX)
+    if len(pages) > 1:  # keep a line at the bottom of the first box for "page k/n"
+        boxes[0].height -= p.texts.font(m.font(16)).get_linesize()
+        pages = paytables.plan_pages(p, layout.paytables, boxes, m.font(24), MIN_FONT_PX)
+    plan = PaytablePlan(boxes, pages)
+    px, placed = pages[0]
     by_box = dict(zip((id(b) for b in boxes), placed, strict=True))
-    left_tables, right_tables = by_box[id(left_box)], by_box[id(right_box)]
+    left_used = plan.paged or bool(by_box[id(left_box)])
+    right_used = plan.paged or bool(by_box[id(right_box)])
     left = g.left_panel.copy()
-    if not left_tables:  # the panel hugs the title block
+    if not left_used:  # the panel hugs the title block
         left.height = title_bottom + pad - left.top
     p.panel(surf, left, palette.PANEL, palette.PANEL_EDGE)
     _title_block(p, surf, inner, layout, limits)
-    if left_tables:
+    if left_used:
         pygame.draw.line(surf, palette.GOLD_DIM, (inner.left, rule_y), (inner.right, rule_y),
                          m.s(2))
-    if right_tables:
-        used = sum(_paytable_height(p, pt, px, right_box.width) for pt in right_tables)
-        right.height = min(right.height, used + 2 * pad)
+    if right_used:
+        if not plan.paged:
+            used = paytables.used_height(p, px, by_box[id(right_box)], right_box.width)
+            right.height = min(right.height, used + 2 * pad)
         p.panel(surf, right, palette.PANEL, palette.PANEL_EDGE)
-    for box, col in ((left_box, left_tables), (right_box, right_tables)):
-        top = box.top
-        for pt in col:
-            top = _draw_paytable(p, surf, pt, px, pygame.Rect(box.left, top, box.width,
-                                                              box.bottom - top))
+    if not plan.paged:
+        for box, col in zip(boxes, placed, strict=True):
+            paytables.draw_box(p, surf, box, px, col)
+    return plan
 
 
 def _inscriptions(p: Painter, surf: pygame.Surface, g: TableGeometry, layout: Layout) -> None:
@@ -225,16 +182,17 @@ def _seat_areas(p: Painter, surf: pygame.Surface, g: TableGeometry, layout: Layo
 
 
 def build_static(p: Painter, g: TableGeometry, layout: Layout,
-                 limits: Mapping[str, Any]) -> pygame.Surface:
-    """The cached background of every frame for this layout and size."""
+                 limits: Mapping[str, Any]) -> tuple[pygame.Surface, PaytablePlan]:
+    """The cached background of every frame for this layout and size, and the paytables'
+    plan (when they are paged, the renderer draws them as a region of their own)."""
     surf = pygame.Surface(g.size).convert() if pygame.display.get_init() and \
         pygame.display.get_surface() is not None else pygame.Surface(g.size)
     p.region = "static"
     p.model.reset("static")
     _felt(surf, g)
-    _panels(p, surf, g, layout, limits)
+    plan = _panels(p, surf, g, layout, limits)
     _inscriptions(p, surf, g, layout)
     _seat_areas(p, surf, g, layout)
     p.text(surf, "DEALER", g.m.font(20), palette.MUTED, (g.dealer.centerx, g.dealer.top + g.m.s(4)),
            "midtop")
-    return surf
+    return surf, plan

@@ -57,7 +57,7 @@ def build_geometry(m: Metrics, seats: int, betting_areas: list[str], bingo: bool
     seats = max(1, min(MAX_SEATS, seats))
     left_panel = m.rect(16, 14, 524, 392)
     right_panel = m.rect(1380, 14, 524, 392)
-    bingo_rect = m.rect(1380, 14, 524, 196) if bingo else None
+    bingo_rect = m.rect(1380, 14, 524, 172) if bingo else None
     dealer = m.rect(580, 8, 760, 224)
     center = m.rect(548, 236, 824, 200)
     status = m.rect(0, 1030, 1920, 50)

@@ -115,7 +115,7 @@ class Painter:
         pygame.draw.rect(surf, (60, 40, 0), rect.move(1, 2), border_radius=h // 2)
         pygame.draw.rect(surf, palette.LAMMER, rect, border_radius=h // 2)
         pygame.draw.rect(surf, palette.LAMMER_TEXT, rect, max(1, h // 10), border_radius=h // 2)
-        px = self.texts.fit("FREE BET", max(MIN_FONT_PX - 2, h * 6 // 10), width - h // 2, 7)
+        px = self.texts.fit("FREE BET", max(MIN_FONT_PX - 2, h * 6 // 10), width - h // 2, 6)
         img = self.texts.render("FREE BET", px, palette.LAMMER_TEXT)
         surf.blit(img, img.get_rect(center=rect.center))
         self.model.add(self.region, "lammer", "FREE BET")

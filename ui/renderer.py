@@ -16,11 +16,11 @@ from typing import Any
 
 import pygame
 
-from ui import palette
+from ui import palette, paytables
 from ui.bingo import REVEAL_S, paint_bingo
 from ui.cards import CardArt
 from ui.dealer import paint_dealer
-from ui.felt import build_static
+from ui.felt import PaytablePlan, build_static
 from ui.fonts import TextCache
 from ui.geometry import SeatGeometry, TableGeometry, build_geometry
 from ui.layout_data import Layout
@@ -36,6 +36,7 @@ View = Mapping[str, Any]
 _DIM = (128, 128, 128)  # multiplies the table's colours by 1/2 behind a modal screen
 #: Screens on which any change redraws everything (rare, not worth region bookkeeping).
 FULL_SCREENS = frozenset({"recall", "failure"})
+PAYTABLE_PAGE_S = 6.0  # a small screen shows its paytables a page at a time
 
 Paint = Callable[[pygame.Surface], None]
 
@@ -52,6 +53,7 @@ class Renderer:
         self.buttons: list[tuple[pygame.Rect, int, str]] = []
         self._static: pygame.Surface | None = None
         self._static_key: tuple[Any, ...] | None = None
+        self._paytables: PaytablePlan | None = None
         self._geom: TableGeometry | None = None
         self._keys: dict[str, Any] = {}
         self._frame_key: tuple[Any, ...] | None = None
@@ -73,7 +75,8 @@ class Renderer:
         if self._static is None or self._geom is None or key != self._static_key:
             self._geom = build_geometry(self.metrics, seats, list(self.layout.betting_areas),
                                         bingo)
-            self._static = build_static(self.painter, self._geom, self.layout, limits)
+            self._static, self._paytables = build_static(self.painter, self._geom, self.layout,
+                                                         limits)
             self._static_key = key
             self.invalidate()
         return self._geom
@@ -99,6 +102,19 @@ class Renderer:
                  t: float) -> list[tuple[str, pygame.Rect, Any, Paint]]:
         p = self.painter
         out: list[tuple[str, pygame.Rect, Any, Paint]] = []
+        plan = self._paytables
+        if plan is not None and plan.paged:
+            n = len(plan.pages)
+            page = int(t / PAYTABLE_PAGE_S) % n if self.animate else 0
+            px, placed = plan.pages[page]
+            for b, box in enumerate(plan.boxes):
+                rect = box.copy()
+                if b == 0:  # the first box lost a line at its foot to "page k/n"
+                    rect.height += self.painter.texts.font(self.metrics.font(16)).get_linesize()
+                out.append((f"paytables-{b}", rect, (page, n),
+                            self._page_painter(rect, box, px, placed[b], page if b == 0 else -1,
+                                               n)))
+
         if not view:
             return out
         dealer = view.get("dealer")
@@ -138,6 +154,16 @@ class Renderer:
                       expecting: Mapping[str, Any], target: Any) -> Paint:
         def paint(s: pygame.Surface) -> None:
             paint_seat(self.painter, s, sg, seat, expecting, target)
+
+        return paint
+
+    def _page_painter(self, rect: pygame.Rect, box: pygame.Rect, px: int,
+                      placed: list[paytables.Placed], page: int, pages: int) -> Paint:
+        def paint(s: pygame.Surface) -> None:
+            paytables.draw_box(self.painter, s, box, px, placed)
+            if page >= 0:
+                self.painter.text(s, f"paytables {page + 1}/{pages}", self.metrics.font(16),
+                                  palette.MUTED, rect.bottomright, "bottomright")
 
         return paint
 
@@ -221,6 +247,8 @@ class Renderer:
         if name.startswith("seat-"):
             sg = g.seats.get(int(name[5:]))
             return sg.rect if sg else None
+        if name.startswith("paytables-"):
+            return None  # paytable regions never go away while the layout stays
         return {"dealer": g.dealer, "bingo": g.bingo, "status": g.status}.get(name)
 
     def _paint(self, name: str, paint: Paint, surf: pygame.Surface) -> None:

@@ -108,18 +108,24 @@ def _hand(p: Painter, surf: pygame.Surface, cell: pygame.Rect, hand: Mapping[str
         label = f"DOUBLE x{times}" if isinstance(times, int) and times > 1 else "DOUBLE"
         rows.append((label, int(hand.get("double") or 0), bool(hand.get("double_lammer"))))
     lam_w = min(inner.width * 6 // 10, m.s(96))
+    text_h = p.texts.font(small).get_linesize()
+    lam_h = lam_w * 9 // 20 + m.s(4)
     for label, cents, lammer in rows:
-        line_h = p.texts.font(small).get_linesize()
-        if lammer:
-            line_h = max(line_h, lam_w * 9 // 20 + m.s(4))
+        line_h = max(text_h, lam_h) if lammer else text_h
         row = pygame.Rect(inner.left, y, inner.width, line_h)
-        if lammer:
-            if label:
-                r = p.text(surf, label, small, palette.MUTED, (row.centerx - m.s(4), row.centery),
-                           "midright")
-                p.lammer(surf, (r.right + m.s(8) + lam_w // 2, row.centery), lam_w)
-            else:
-                p.lammer(surf, row.center, lam_w)
+        if lammer and label:
+            gap = m.s(8)
+            total = p.texts.width(label, small) + gap + lam_w
+            if total <= inner.width:  # "DOUBLE [FREE BET]" on one line
+                r = p.text(surf, label, small, palette.MUTED,
+                           (row.centerx - total // 2, row.centery), "midleft")
+                p.lammer(surf, (r.right + gap + lam_w // 2, row.centery), lam_w)
+            else:  # too narrow: the label over its lammer
+                p.text(surf, label, small, palette.MUTED, row.midtop, "midtop")
+                p.lammer(surf, (row.centerx, row.top + text_h + lam_h // 2), lam_w)
+                line_h = text_h + lam_h
+        elif lammer:
+            p.lammer(surf, row.center, lam_w)
         elif cents:
             text = f"{label} {dollars(cents)}" if label else dollars(cents)
             p.text_fit(surf, text, small, palette.CREAM, row, "center", floor=8)
@@ -167,12 +173,22 @@ def paint_seat(p: Painter, surf: pygame.Surface, sg: SeatGeometry, seat: Mapping
                     m.font(18))
     box = sg.credits
     credits = seat.get("credits")
-    y = box.bottom
-    if isinstance(credits, int):
-        r = p.text_fit(surf, dollars(credits), m.font(28), palette.CREAM,
-                       pygame.Rect(box.left, box.bottom, box.width, 1), "midbottom")
-        y = r.top
+    if not isinstance(credits, int):
+        return
     net = seat.get("net")
+    parts = [(dollars(credits), palette.CREAM)]
     if isinstance(net, int) and hands:
         color = palette.WIN if net > 0 else palette.LOSE if net < 0 else palette.PUSH
-        p.text(surf, dollars(net, sign=True), m.font(20), color, (box.right, y), "bottomright")
+        parts.append((dollars(net, sign=True), color))
+    # credits and, once settled, the round's net on one line, shrunk together to fit
+    px, gap = m.font(28), m.s(12)
+    while px > 9 and sum(p.texts.width(t, px) for t, _c in parts) + gap * (len(parts) - 1) \
+            > box.width:
+        px -= 1
+    widths = [p.texts.width(t, px) for t, _c in parts]
+    x = box.centerx - (sum(widths) + gap * (len(parts) - 1)) // 2
+    for (text, color), w in zip(parts, widths, strict=True):
+        size = px if color == palette.CREAM else max(9, px * 3 // 4)
+        p.text(surf, text, size, color, (x + (w - p.texts.width(text, size)) // 2,
+                                         box.bottom), "bottomleft")
+        x += w + gap

@@ -15,16 +15,23 @@ from conftest import HOLDER, VARIANTS, engine_variants, layout_of, load_json
 
 from ui.layout_data import AREA_LABELS, parse_layout
 from ui.layout_source import layout_for_variant
-from ui.renderer import Renderer, new_surface
+from ui.renderer import PAYTABLE_PAGE_S, Renderer, new_surface
 from ui.state import ScreenState
 
 UI_DIR = Path(__file__).resolve().parents[2] / "ui"
 
 
 def _texts(layout: Any, view: Any, size: tuple[int, int] = (1280, 720)) -> list[str]:
-    r = Renderer(size, layout, animate=False)
-    r.render(new_surface(size), view, ScreenState("table"), 0.0)
-    return r.model.texts()
+    """Everything written on the table, over every page of paged paytables."""
+    r = Renderer(size, layout, animate=True)
+    surf = new_surface(size)
+    r.render(surf, view, ScreenState("table"), 0.0)
+    texts = r.model.texts()
+    plan = r._paytables
+    for k in range(1, len(plan.pages) if plan else 1):
+        r.render(surf, view, ScreenState("table"), k * PAYTABLE_PAGE_S + 0.01)
+        texts += [d.value for d in r.model.of_kind("text") if d.region.startswith("paytables-")]
+    return texts
 
 
 def _engine_view(variant: str) -> dict[str, Any]:
@@ -108,7 +115,9 @@ def test_certificate_holder_and_a_betting_area_per_seat_and_wager(variant: str) 
 
 def test_633b28_b7_bingo_target_and_multiplier_are_indicated() -> None:
     """§ 633b.28(b)(7): a means of indicating the Bingo target and multiplier."""
-    texts = _texts(layout_of("bingo"), load_json("bingo-decisions"))
+    r = Renderer((1280, 720), layout_of("bingo"), animate=False)
+    r.render(new_surface((1280, 720)), load_json("bingo-decisions"), ScreenState(), 0.0)
+    texts = r.model.texts()
     assert "TARGET" in texts and "MULTIPLIER" in texts
     assert "17" in texts and "10x" in texts
 
@@ -135,3 +144,24 @@ def test_a_malformed_layout_is_one_clear_error() -> None:
     with pytest.raises(UserError, match=r"paytables\[0\]\.rows"):
         parse_layout({"title": "x", "inscriptions": [], "betting_areas": [],
                       "paytables": [{"title": "t", "rows": [["only one"]]}]}, HOLDER)
+
+
+@pytest.mark.parametrize("size", [(1920, 1080), (1280, 720), (800, 480)], ids=str)
+def test_baseline_6_every_paytable_is_shown_on_small_screens_a_page_at_a_time(
+        size: tuple[int, int]) -> None:
+    """A screen too small for every paytable at a readable size shows them in turn."""
+    layout = layout_of("bingo")
+    view = load_json("bingo-decisions")
+    r = Renderer(size, layout, animate=True)
+    surf = new_surface(size)
+    r.render(surf, view, ScreenState(), 0.0)
+    plan = r._paytables
+    assert plan is not None
+    shown: set[str] = set()
+    for k in range(len(plan.pages)):
+        dirty = r.render(surf, view, ScreenState(), k * PAYTABLE_PAGE_S + 0.01)
+        assert (dirty != []) == (k > 0)  # a new page redraws only its panels
+        shown |= {t.title for t in layout.paytables if t.title in r.model.texts()}
+    assert shown == {t.title for t in layout.paytables}
+    if size == (800, 480):
+        assert plan.paged
