@@ -43,9 +43,9 @@ def test_golden_value_from_the_documented_spelling() -> None:
 def test_content_not_spelling_decides(tmp_path) -> None:
     a = tmp_path / "a.toml"
     b = tmp_path / "b.toml"
-    a.write_text('[table]\nvariant = "bingo"\nseats = 5\n[rules]\ndecks = 8\n')
+    a.write_text('[table]\nvariant = "blackjack"\nseats = 5\n[rules]\ndecks = 8\n')
     b.write_text('# the same table\n[rules]\ndecks = 8\n\n[table]\nseats = 5   # five\n'
-                 'variant = "bingo"\n')
+                 'variant = "blackjack"\n')
     ca, cb = load_config(a), load_config(b)
     assert ca.source != cb.source  # where it came from is not part of the hash
     assert fingerprint(ca, RULES) == fingerprint(cb, RULES)
