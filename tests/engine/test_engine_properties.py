@@ -30,6 +30,7 @@ from firmware.engine import (
     Input,
     NewShoe,
     Rejected,
+    SideWager,
     Table,
     Wager,
     load_rules,
@@ -78,11 +79,15 @@ def chaos(rng: random.Random, t: Table) -> Input:
 
 def session(
     seed: int, overrides: dict[str, Any], rounds: int, chaos_rate: float,
-    check_refusals: bool = False, check_hole: bool = False,
+    check_refusals: bool = False, check_hole: bool = False, variant: str = "blackjack",
 ) -> tuple[Table, Recorder]:
+    """Random legal play (with chaos) on a full ``variant`` table; the variations' property
+    tests (tests/variants) reuse it: RNG draws, 1x-4x doubles and optional wagers too."""
     rng = random.Random(seed)
-    rules = load_rules("blackjack", overrides)
-    t = Table(rules, seats=7)
+    rules = load_rules(variant, overrides)
+    t = Table(rules, seats=rules.max_seats)
+    n = t.nseats
+    optional = [w for m in rules.mechanisms for w in m.optional_wagers]
     rec = Recorder(t)
     deck = list(DECKS[rules.deck_kind]) * rules.decks
     order: list[int] = []
@@ -138,7 +143,12 @@ def session(
             amount = None
             if "insurance" in e.legal and rng.random() < 0.3:
                 amount = rng.randint(1, max(1, t.insurance_offer(t.seats[e.seat - 1])))
-            send(Decision(e.seat, e.hand, rng.choice(e.legal), rng.randint(1, 1), amount))
+            act = rng.choice(e.legal)
+            times = rng.choice(rules.double_times) if act == "double" else 1
+            send(Decision(e.seat, e.hand, act, times, amount))
+        elif need == "draw":
+            e = t.expecting()
+            send(Draw({k: rng.choice(v) for k, v in e.draw.items()}, record={"seed": seed}))
         elif need == "console":
             if not send(Console(rng.choice(["DEAL", "DEAL", "VOID"]))):
                 send(FaultCleared())
@@ -148,12 +158,15 @@ def session(
                 steps_in_round = 0
                 if done >= rounds:
                     break
-            for s in rng.sample(range(1, 8), rng.randint(1, 7)):
+            for s in rng.sample(range(1, n + 1), rng.randint(1, n)):
                 if t.seats[s - 1].credits < 200_000:
                     send(CreditsIn(s, 1_000_000))
                 send(Wager(s, rng.choice([500, 1000, 1500, 2500, 10_000, 100_000])))
+                for name in optional:
+                    if rng.random() < 0.3:
+                        send(SideWager(s, name, rng.choice([500, 1000])))
             send(CloseBetting() if rng.random() < 0.5 else Console("DEAL"))
-        else:  # pragma: no cover - the blackjack table never waits for anything else
+        else:  # pragma: no cover - a table never waits for anything else
             raise AssertionError(f"unexpected need {need}")
     return t, rec
 

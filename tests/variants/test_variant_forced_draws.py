@@ -25,7 +25,9 @@ def test_scenario_draws_accepted_in_bench_mode(capsys: pytest.CaptureFixture[str
 def test_scenario_draws_refused_by_a_production_configuration(
     capsys: pytest.CaptureFixture[str],
 ) -> None:
-    rc = main(["--set", "table.mode=production", "bench", "run", "--mode", "engine", str(BINGO)])
+    production = ["--set", "table.mode=production", "--set", "shoe.port=/dev/etg-shoe",
+                  "--set", "panel.backend=gpio"]  # a production configuration needs hardware
+    rc = main([*production, "bench", "run", "--mode", "engine", str(BINGO)])
     out = capsys.readouterr().out
     assert rc == 1
     fail = out.splitlines()[0]

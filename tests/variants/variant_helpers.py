@@ -1,8 +1,8 @@
 """Helpers for the variation tests: a table of any variant, reusing the engine's helpers.
 
-The terse drivers (``bet``, ``feed``, ``do``, ``refused``, ``net``, ``conserved``) are the
-engine tests' own (tests/engine/engine_helpers.py); only building a table of a variant
-and the round-level shortcuts the variations need are added here.
+The terse drivers (``bet``, ``feed``, ``do``, ``refused``, ``net``, ``conserved``) and the
+random-play ``session`` of the property tests are the engine tests' own (tests/engine);
+only building a table of a variant and the Bingo draw shortcut are added here.
 """
 
 from __future__ import annotations
@@ -14,10 +14,12 @@ from typing import Any
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "engine"))
 
 from engine_helpers import START, bet, conserved, do, feed, net, refused
+from test_engine_properties import session
 
 from firmware.engine import CreditsIn, Draw, Table, load_rules
 
-__all__ = ["START", "bet", "conserved", "do", "draw", "feed", "net", "refused", "vtable"]
+__all__ = ["START", "bet", "conserved", "do", "draw", "feed", "net", "refused", "session",
+           "vtable"]
 
 
 def vtable(variant: str, seats: int | None = None, bench: bool = True, **overrides: Any) -> Table:
