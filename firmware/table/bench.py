@@ -24,7 +24,7 @@ import time
 import tty
 from collections.abc import Iterator
 from pathlib import Path
-from typing import Any
+from typing import Any, cast
 
 
 def _pct(xs: list[float], q: float) -> float:
@@ -52,7 +52,17 @@ def _card_to_screen(rounds: int = 18, seats: int = 7) -> list[float]:
     journal = Journal(Path(tmp) / "j.sqlite")
     inbox = UiInbox()
     runner = UiRunner(parse_layout(layout_for(rules), "Bench"), inbox, size=(1920, 1080))
-    ctl = Controller(table, journal, publish=lambda v: inbox.put_view(
+    class BenchController(Controller):
+        """Runs the benchmark's own steps (wagers, void) on the controller's thread."""
+
+        def handle(self, h: Any) -> None:
+            if isinstance(h, _Call):
+                h.fn()
+                self.refresh()
+            else:
+                super().handle(h)
+
+    ctl = BenchController(table, journal, publish=lambda v: inbox.put_view(
         {k: x for k, x in v.items() if k != "controller"}))
     for s in range(1, seats + 1):
         ctl.feed(CreditsIn(s, 10_000_000), "bench")
@@ -97,7 +107,7 @@ def _card_to_screen(rounds: int = 18, seats: int = 7) -> list[float]:
             time.sleep(0.02)
             answer_commands()
         for _ in range(rounds):
-            ctl.put(_Call(lambda: _new_round(ctl, seats, Wager, CloseBetting)))
+            ctl.put(cast(Any, _Call(lambda: _new_round(ctl, seats, Wager, CloseBetting))))
             for _ in range(5):
                 time.sleep(0.02)
                 answer_commands()
@@ -116,7 +126,7 @@ def _card_to_screen(rounds: int = 18, seats: int = 7) -> list[float]:
                         f"tilt {v.get('tilt')}, expecting {v.get('expecting')}")
                 lat.append(time.perf_counter() - t0)
                 answer_commands()
-            ctl.put(_Call(lambda: ctl.feed(Console("VOID"), "bench")))
+            ctl.put(cast(Any, _Call(lambda: ctl.feed(Console("VOID"), "bench"))))
             for _ in range(5):
                 time.sleep(0.02)
                 answer_commands()
@@ -217,23 +227,7 @@ def _idle() -> tuple[float, float, float, float]:
 
 
 def table_benchmark() -> Iterator[str]:
-    from firmware.table import controller as C
-
-    # let the benchmark's _Call happenings run on the controller thread
-    original = C.Controller.handle
-
-    def handle(self: Any, h: Any) -> None:
-        if isinstance(h, _Call):
-            h.fn()
-            self.refresh()
-        else:
-            original(self, h)
-
-    C.Controller.handle = handle  # type: ignore[method-assign]
-    try:
-        lat = _card_to_screen()
-    finally:
-        C.Controller.handle = original  # type: ignore[method-assign]
+    lat = _card_to_screen()
     ms = [x * 1000 for x in lat]
     yield (f"card to screen (pty frame written -> end of the 1920x1080 frame showing it, "
            f"UI at 60 fps, 7 seats, {len(ms)} cards): p50 {statistics.median(ms):.1f} ms, "
