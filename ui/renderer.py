@@ -196,8 +196,11 @@ class Renderer:
                     self.model.drop(name)
             self.buttons = []
             surf.blit(self._static, (0, 0))
-            for name, _rect, _key, paint in regions:
+            for name, rect, _key, paint in regions:
+                # clipped exactly as an incremental redraw is, so both give the same pixels
+                surf.set_clip(rect)
                 self._paint(name, paint, surf)
+            surf.set_clip(None)
             if dim:
                 surf.fill(_DIM, special_flags=pygame.BLEND_RGB_MULT)
             if screen == "recall":

@@ -171,6 +171,14 @@ def paint_seat(p: Painter, surf: pygame.Surface, sg: SeatGeometry, seat: Mapping
         if cents:
             p.wager(surf, cents, (center[0], center[1] - radius // 4), max(4, radius * 5 // 9),
                     m.font(18))
+        # a side wager's result, as the engine reports it on the seat's first hand
+        outcome = hands[0].get(kind) if hands and kind != "blackjack" else None
+        if isinstance(outcome, str):
+            color = RESULT_COLORS.get(outcome, palette.PUSH)
+            tag = pygame.Rect(0, 0, radius * 2, m.s(24))
+            tag.center = (center[0], center[1] - radius)
+            pygame.draw.rect(surf, color, tag, border_radius=tag.height // 2)
+            p.text_fit(surf, outcome.upper(), m.font(16), palette.INK, tag, "center", 7)
     box = sg.credits
     credits = seat.get("credits")
     if not isinstance(credits, int):

@@ -7,6 +7,8 @@ give the real thing (its public view, ``layout_for``), the tests use the engine.
 
 from __future__ import annotations
 
+import dataclasses
+import functools
 import json
 from collections.abc import Callable
 from pathlib import Path
@@ -53,3 +55,27 @@ def _pygame() -> Any:
 @pytest.fixture
 def fixture_view() -> Callable[[str], Any]:
     return load_json
+
+
+@functools.cache
+def engine_round(variant: str) -> tuple[tuple[dict[str, Any], dict[str, Any]], ...]:
+    """(public, private) views after every input of the variation's sample round (engine,
+    bench mode). Cached: callers must not modify them."""
+    from firmware.bench.driver import EngineDriver
+    from firmware.bench.playback import play_scenario
+    from firmware.bench.scenario import load_scenario
+    from ui.readme_snapshots import scenario_for
+
+    pairs: list[tuple[dict[str, Any], dict[str, Any]]] = []
+
+    class Both(EngineDriver):
+        def _send(self, inp: Any) -> str | None:
+            why = super()._send(inp)
+            if why is None:
+                t = self._t()
+                pairs.append((t.public_view(), t.private_view()))
+            return why
+
+    sc = load_scenario(scenario_for(variant))
+    assert play_scenario(dataclasses.replace(sc, rounds=sc.rounds[:1]), Both()) == []
+    return tuple(pairs)

@@ -7,11 +7,9 @@ card face drawn is recorded) and on pixels, with real engine views.
 
 from __future__ import annotations
 
-from typing import Any
-
 import pygame
 import pytest
-from conftest import layout_of, load_json
+from conftest import VARIANTS, engine_round, layout_of, load_json
 
 from ui.dealer import HOLE_INDEX
 from ui.renderer import Renderer, new_surface
@@ -19,33 +17,10 @@ from ui.runner import PrivateViewError, UiInbox, check_public
 from ui.state import ScreenState
 
 
-def _round_with_private_views() -> list[tuple[dict[str, Any], dict[str, Any]]]:
-    """(public, private) views after every input of the Blackjack sample round."""
-    import dataclasses
-
-    from firmware.bench.driver import EngineDriver
-    from firmware.bench.playback import play_scenario
-    from firmware.bench.scenario import load_scenario
-    from ui.readme_snapshots import scenario_for
-
-    pairs: list[tuple[dict[str, Any], dict[str, Any]]] = []
-
-    class Both(EngineDriver):
-        def _send(self, inp: Any) -> str | None:
-            why = super()._send(inp)
-            if why is None:
-                t = self._t()
-                pairs.append((t.public_view(), t.private_view()))
-            return why
-
-    sc = load_scenario(scenario_for("blackjack"))
-    assert play_scenario(dataclasses.replace(sc, rounds=sc.rounds[:1]), Both()) == []
-    return pairs
-
-
-def test_baseline_1_4_hole_card_face_is_never_drawn_before_reveal() -> None:
-    pairs = _round_with_private_views()
-    r = Renderer((1280, 720), layout_of("blackjack"), animate=False)
+@pytest.mark.parametrize("variant", VARIANTS)
+def test_baseline_1_4_hole_card_face_is_never_drawn_before_reveal(variant: str) -> None:
+    pairs = engine_round(variant)
+    r = Renderer((1280, 720), layout_of(variant), animate=False)
     surf = new_surface((1280, 720))
     checked = revealed = 0
     for i, (public, private) in enumerate(pairs):
@@ -89,7 +64,7 @@ def test_principle_8_a_leaked_hole_card_is_still_drawn_face_down() -> None:
 
 
 def test_principle_8_the_ui_refuses_a_private_view() -> None:
-    pairs = _round_with_private_views()
+    pairs = engine_round("blackjack")
     public, private = next((p, q) for p, q in pairs if not p["dealer"]["hole_revealed"]
                            and len(p["dealer"]["cards"]) == 2)
     check_public(public)

@@ -1,0 +1,55 @@
+"""Real engine output on the screen: every view of each variation's sample round.
+
+The fixtures under fixtures/ are hand-written public views; these tests feed the engine's
+own views (docs/interfaces.md, producer ``Table.public_view``) through the renderer at the
+three sizes, and check that the fixtures have exactly the engine's shape.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pygame
+import pytest
+from conftest import SIZES, VARIANTS, engine_round, layout_of, load_json
+
+from ui.renderer import Renderer, new_surface
+from ui.state import ScreenState
+
+
+@pytest.mark.parametrize("size", SIZES, ids=lambda s: f"{s[0]}x{s[1]}")
+@pytest.mark.parametrize("variant", VARIANTS)
+def test_every_engine_view_of_a_round_renders(variant: str, size: tuple[int, int]) -> None:
+    views = [pub for pub, _priv in engine_round(variant)]
+    layout = layout_of(variant)
+    live = Renderer(size, layout, animate=False)
+    surf = new_surface(size)
+    for i, view in enumerate(views):
+        live.render(surf, view, ScreenState(), float(i))
+    last = views[-1]
+    assert last["phase"] == "settled"
+    texts = live.model.texts()
+    for seat in last["seats"]:
+        for hand in seat["hands"]:
+            assert any(t.startswith(str(hand["result"]).upper()) for t in texts), hand
+    fresh = new_surface(size)
+    Renderer(size, layout, animate=False).render(fresh, last, ScreenState(), 0.0)
+    assert pygame.image.tobytes(surf, "RGB") == pygame.image.tobytes(fresh, "RGB")
+
+
+def _shape(obj: Any) -> Any:
+    """The keys of a view, recursively (lists by the shape of their first element)."""
+    if isinstance(obj, dict):
+        return {k: _shape(v) for k, v in obj.items() if k not in ("bingo", "tilt")}
+    if isinstance(obj, list) and obj and isinstance(obj[0], dict):
+        return [_shape(obj[0])]
+    return None
+
+
+@pytest.mark.parametrize("variant", VARIANTS)
+def test_fixtures_have_exactly_the_engine_views_shape(variant: str) -> None:
+    """docs/interfaces.md: the hand-written fixtures follow the public view exactly."""
+    engine = {pub["phase"]: pub for pub, _ in engine_round(variant)}
+    fixture = load_json(f"{variant}-settled")
+    assert _shape(fixture) == _shape(engine["settled"])
+    assert (fixture["bingo"] is None) == (engine["settled"]["bingo"] is None)
