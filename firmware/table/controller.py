@@ -17,6 +17,7 @@ from __future__ import annotations
 import logging
 import queue
 import time
+from collections import Counter
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import Any, Protocol
@@ -136,6 +137,9 @@ class Controller:
         self._was_tilted = table.phase == P.TILT
         self._round_first_seq: int | None = None
         self.stopped = False
+        #: happenings handled and inputs taken, by kind ("shoe:card", "panel:press",
+        #: "input:accepted", "input:refused"): the bench waits on these, never on a clock
+        self.handled: Counter[str] = Counter()
 
     # -- the loop -------------------------------------------------------------------------
 
@@ -163,8 +167,10 @@ class Controller:
             return
         if isinstance(h, ShoeHappening):
             self._on_shoe(h.event)
+            self.handled["shoe:" + h.event.kind] += 1
         elif isinstance(h, PanelHappening):
             self._on_panel(h)
+            self.handled["panel:" + h.kind] += 1
         elif isinstance(h, CommandHappening):
             self._on_command(h)
         self.refresh()
@@ -203,7 +209,9 @@ class Controller:
             t.apply(inp)
         except Rejected as exc:
             log.debug("refused %s from %s: %s", inp.TYPE, source, exc.reason)
+            self.handled["input:refused"] += 1
             return False
+        self.handled["input:accepted"] += 1
         self._after_change()
         return True
 
@@ -455,8 +463,13 @@ class Controller:
             import json
 
             view = t.public_view()
-            return True, json.dumps({"view": view, "rounds": self.finals,
-                                     "failure": self.failure})
+            pd = self.pending_double
+            return True, json.dumps({
+                "view": view, "rounds": self.finals, "failure": self.failure,
+                "handled": dict(self.handled), "forced_draws": len(self.forced_draws),
+                "pending_double": None if pd is None else {
+                    "seat": pd.seat, "hand": pd.hand, "times": pd.times},
+            })
         if name == "fault":
             ok = self.feed(Fault(str(args["code"]), str(args.get("detail", ""))), "table")
             return ok, "tilted" if ok else "refused"

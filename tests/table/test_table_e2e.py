@@ -96,3 +96,22 @@ def test_production_refuses_the_bench_control_channel(tmp_path: Path) -> None:
               "panel.backend=gpio", "run", "--headless", "--control",
               str(tmp_path / "c.sock"), "--journal", str(tmp_path / "j.sqlite"))
     assert out.returncode == 2 and "bench power" in out.stderr
+
+
+def test_production_start_runs_software_authentication(tmp_path: Path) -> None:
+    """Production power-up self-tests: without a signed manifest the table refuses to
+    start, says why in one line, and journals the failed check (event 901)."""
+    j = tmp_path / "j.sqlite"
+    env_key = tmp_path / "absent.pub"
+    out = subprocess.run(
+        [sys.executable, "-m", "firmware", "--set", "table.mode=production", "--set",
+         "shoe.port=/dev/null", "--set", "panel.backend=gpio", "run", "--headless",
+         "--journal", str(j)],
+        capture_output=True, text=True, timeout=120, cwd=REPO,
+        env=dict(os.environ, ETG_RELEASE_PUBKEY=str(env_key)),
+    )
+    assert out.returncode == 2 and "Traceback" not in out.stderr
+    assert len(out.stderr.strip().splitlines()) == 1
+    codes = [json.loads(x)["code"] for x in etg("events", "--json", "--journal", str(j)).stdout
+             .splitlines()]
+    assert 100 in codes and 901 in codes
