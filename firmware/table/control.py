@@ -15,6 +15,12 @@ Protocol: one JSON object per line each way. Requests (``cmd``):
 - ``credits-in`` / ``credits-out`` ``{"seat": 1, "cents": 1000}``
 - ``shoe`` ``{"line": "frame ERR,MISREAD"}``: a command for the shoe simulator's own
   control socket (docs/shoe.md)
+- ``wait`` ``{"handled": {"shoe:card": 12, "panel:release": 40}, "timeout_s": 5}``: returns
+  the ``status`` reply once the controller has handled at least that many happenings of
+  each kind (``shoe:<event>``, ``panel:<press|release|stuck|fault>``,
+  ``input:accepted``, ``input:refused``; ``status`` reports the counts under
+  ``handled``), with ``"waited": false`` if the time ran out first. The bench waits on
+  what the table did, never on a guessed delay.
 
 Replies: ``{"ok": true, ...}`` or ``{"ok": false, "error": "..."}``.
 """
@@ -93,6 +99,8 @@ class ControlServer:
             ctl.put(CommandHappening("status", {}, reply))
             ok, msg = reply.get(timeout=10)
             return {"ok": ok, **json.loads(msg)}
+        if cmd == "wait":
+            return self._wait(req)
         if cmd in ("press", "release", "tap"):
             sim = getattr(ctl.panel, "sim", None)
             if sim is None:
@@ -123,6 +131,20 @@ class ControlServer:
             answer = control(self.shoe_control, str(req["line"]))
             return {"ok": not answer.startswith("error"), "reply": answer}
         return {"ok": False, "error": f"unknown cmd {cmd!r}"}
+
+
+    def _wait(self, req: dict[str, Any]) -> dict[str, Any]:
+        wanted = {str(k): int(v) for k, v in dict(req.get("handled") or {}).items()}
+        deadline = time.monotonic() + float(req.get("timeout_s", 5.0))
+        handled = self.ctl.handled  # read-only from this thread: one key at a time
+        while True:
+            done = all(handled.get(k, 0) >= n for k, n in wanted.items())
+            if done or time.monotonic() >= deadline or self._stop.is_set():
+                break
+            time.sleep(0.001)
+        reply = self.handle({"cmd": "status"})
+        reply["waited"] = done
+        return reply
 
 
 def request(path: str, req: dict[str, Any], timeout: float = 10.0) -> dict[str, Any]:
