@@ -206,6 +206,7 @@ def run_table(cfg: TableConfig, opts: RunOptions) -> int:
         ctl._record_round()  # the power failed between a round's last input and its record
     if rec.in_round:
         ctl.event(EventCode.RECOVERED, table.round_no, inputs=rec.inputs)
+        ctl.event(EventCode.RECOVERY_HELD, table.round_no, phase=table.phase)
         if table.tilt is None:
             ctl.feed(Fault("POWER", "check the layout against the display"), "recovery")
     elif rec.inputs:
@@ -268,6 +269,7 @@ def run_table(cfg: TableConfig, opts: RunOptions) -> int:
         log.info("table ready in %.2f s (%s, %s mode, journal %s)", ready_s, rules.variant,
                  cfg.table.mode, jpath)
         journal.set_info("last_ready_s", f"{ready_s:.4f}")
+        ctl.event(EventCode.READY, table.round_no, seconds=round(ready_s, 3))
         watchdog = notifier.watchdog_s
 
         def loop() -> None:
