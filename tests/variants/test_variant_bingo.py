@@ -253,3 +253,18 @@ def test_baseline_3_draw_is_an_input_replayed_exactly() -> None:
     assert t.seats[0].hands[0].paid == 1000 + 75_000  # 3 to 2 x 50 = 75 to 1
     again = replay(t.rules, inputs, seats=1, bench=True, shoe_in_play=True)
     assert again.private_view() == t.private_view()
+
+
+def test_633b28_f_after_the_reveal_the_round_follows_633a7() -> None:
+    """§ 633b.28(f): once the target and multiplier are revealed, dealing follows the base
+    procedure (baseline §1.2): seat, dealer up, seat, hole; then decisions in seat order."""
+    t = vtable(V, seats=2)
+    bet(t, (1, 1000), (2, 1000))
+    draw(t, 15, 5)
+    seen = []
+    for c in ("2S", "3S", "4S", "5S", "6S", "KD"):
+        seen.append(t.expecting().to)
+        feed(t, c)
+    assert seen == ["seat 1 hand 0", "seat 2 hand 0", "dealer", "seat 1 hand 0",
+                    "seat 2 hand 0", "hole"]
+    assert (t.expecting().kind, t.expecting().seat) == ("decision", 1)

@@ -386,3 +386,13 @@ def test_baseline_2_betting_paired_wager_follows_the_wager() -> None:
     t.apply(Wager(1, 500))
     t.apply(CloseBetting())
     assert t.seats[0].staked == 1000
+
+
+def test_633b26_b1_certificate_holder_name_from_the_table_configuration() -> None:
+    """§ 633b.26(b)(1), § 633b.28(b)(1): the name comes from `table.certificate_holder`
+    (docs/interfaces.md), never from the rules; the layout data does not repeat it."""
+    from firmware.config import load_config
+
+    cfg = load_config(None, ["table.certificate_holder=Keystone Casino"])
+    assert cfg.table.certificate_holder == "Keystone Casino"
+    assert "Keystone Casino" not in str(layout_for(load_rules(V)))
