@@ -29,6 +29,7 @@ class Painter:
         self.cards = cards
         self.model = model
         self.region = "static"
+        self._chips: dict[tuple[tuple[palette.Color, ...], int], pygame.Surface] = {}
 
     # -- text ---------------------------------------------------------------------------
     def text(self, surf: pygame.Surface, s: str, px: int, color: palette.Color,
@@ -93,19 +94,26 @@ class Painter:
                 rest -= value
         if not stack:
             stack.append(palette.CHIPS[-1][1])
-        cx, cy = center
+        key = (tuple(stack), radius)
+        img = self._chips.get(key)
         lift = max(2, radius // 4)
-        top = cy
-        for i, color in enumerate(reversed(stack)):
-            y = cy - i * lift
-            pygame.draw.circle(surf, (20, 20, 20), (cx, y + 1), radius)
-            pygame.draw.circle(surf, color, (cx, y), radius)
-            stripe = (250, 250, 250) if color != (236, 236, 236) else (60, 60, 160)
-            pygame.draw.circle(surf, stripe, (cx, y), radius, max(1, radius // 5))
-            pygame.draw.circle(surf, color, (cx, y), max(1, radius * 2 // 3))
-            top = y
+        if img is None:  # drawn once per stack and size: circles are not cheap
+            height = 2 * radius + 2 + lift * (len(stack) - 1)
+            img = pygame.Surface((2 * radius + 1, height), pygame.SRCALPHA)
+            base = height - radius - 2
+            for i, color in enumerate(reversed(stack)):
+                y = base - i * lift
+                pygame.draw.circle(img, (20, 20, 20), (radius, y + 1), radius)
+                pygame.draw.circle(img, color, (radius, y), radius)
+                stripe = (250, 250, 250) if color != (236, 236, 236) else (60, 60, 160)
+                pygame.draw.circle(img, stripe, (radius, y), radius, max(1, radius // 5))
+                pygame.draw.circle(img, color, (radius, y), max(1, radius * 2 // 3))
+            self._chips[key] = img
+        cx, cy = center
+        rect = img.get_rect(bottomleft=(cx - radius, cy + radius + 2))
+        surf.blit(img, rect)
         self.model.add(self.region, "chip", str(cents))
-        return pygame.Rect(cx - radius, top - radius, 2 * radius, cy - top + 2 * radius + 1)
+        return rect
 
     def lammer(self, surf: pygame.Surface, center: tuple[int, int], width: int) -> pygame.Rect:
         """A Free Bet lammer: a marker standing for a wager, deliberately unlike a chip."""
