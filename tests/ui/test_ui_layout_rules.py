@@ -165,3 +165,15 @@ def test_baseline_6_every_paytable_is_shown_on_small_screens_a_page_at_a_time(
     assert shown == {t.title for t in layout.paytables}
     if size == (800, 480):
         assert plan.paged
+
+
+def test_672a2_b4_push22_area_per_seat_only_when_offered() -> None:
+    """§ 672a.2(b)(4): a Push 22 area for each player if the certificate holder offers it."""
+    view = _engine_view("free-bet")
+    off = _texts(layout_for_variant("free-bet", HOLDER), view)
+    assert AREA_LABELS["push22"] not in off
+    on_layout = layout_for_variant("free-bet", HOLDER, {"push22": True})
+    on = _texts(on_layout, view)
+    assert on.count(AREA_LABELS["push22"]) == view["limits"]["seats"]
+    for table in on_layout.paytables:
+        assert table.title in on
