@@ -46,6 +46,8 @@ class SettingSpec:
     def describe(self) -> str:
         """What this setting accepts, for messages and `etg config keys`-style listings."""
         if self.type == "bool":
+            if self.allowed is not None and len(set(self.allowed)) == 1:
+                return f"{str(self.allowed[0]).lower()} (the only value allowed)"
             return "true or false"
         if self.type == "weights":
             keys = ", ".join(str(a) for a in self.allowed or ())
