@@ -90,27 +90,42 @@ def test_icd_3_shoe_sequence_wraps_ff_to_00(shoe) -> None:
     assert seqs[wrap + 1] == 0x00 and cards(ctrl.log) == many
 
 
+def wait_link_fault(sim, ctrl: IndependentController, timeout: float = 5.0) -> list:
+    """Read (without answering) until the shoe reports its link fault."""
+    got: list = []
+    end = time.monotonic() + timeout
+    while not sim.status()["link_fault"] and time.monotonic() < end:
+        got += ctrl.collect(0.02)
+    return got
+
+
 def test_icd_3_shoe_retransmits_every_250ms_up_to_5_sends_scaled(shoe) -> None:
-    """5 sends at retransmit_s intervals (50 ms here; tolerance -10 ms/+150 ms each)."""
+    """5 sends at retransmit_s intervals (50 ms here). Times are taken when our reader
+    wakes, so on a loaded machine one gap may look short by the previous read's delay:
+    each gap within [25 ms, 200 ms], the four together at least 180 ms; then no send at
+    the retransmission interval (the link fault)."""
     sim, ctrl = shoe(greet=False, auto_ack=False)
-    ctrl.expect("HEL")
-    rxs = ctrl.collect(FAST.retransmit_s * 4 + FAST.fault_retry_s + 0.1)
-    hels = [r for r in [ctrl.log[0], *rxs] if r.type == "HEL"]
+    rxs = wait_link_fault(sim, ctrl)
+    rxs += ctrl.collect(FAST.fault_retry_s + 0.1)
+    hels = [r for r in rxs if r.type == "HEL"]
     assert len(hels) >= 5 and {r.seq for r in hels} == {0}
     gaps = [b.t - a.t for a, b in itertools.pairwise(hels)]
-    assert all(FAST.retransmit_s - 0.01 <= g <= FAST.retransmit_s + 0.15 for g in gaps[:4]), gaps
-    # then the link fault: no 6th send at the retransmission interval
-    assert len(gaps) == 4 or gaps[4] >= FAST.retransmit_s + FAST.fault_retry_s - 0.02, gaps
+    r = FAST.retransmit_s
+    assert all(r / 2 <= g <= r + 0.15 for g in gaps[:4]), gaps
+    assert sum(gaps[:4]) >= 4 * r - 0.02, gaps
+    assert len(gaps) == 4 or gaps[4] >= r + FAST.fault_retry_s - 0.03, gaps
     assert sim.status()["link_fault"] is True and sim.status()["led"] == "RED"
 
 
 def test_icd_3_shoe_link_fault_keeps_the_frame_queued(shoe) -> None:
     sim, ctrl = shoe(greet=False, auto_ack=False)
-    ctrl.collect(FAST.retransmit_s * 5 + 0.1)
+    wait_link_fault(sim, ctrl)
     assert sim.status()["link_fault"]
     ctrl.auto_ack = True
-    ctrl.expect("HEL", timeout=FAST.fault_retry_s + 1.0)  # still queued, sent again
-    time.sleep(0.1)
+    ctrl.expect("HEL", timeout=FAST.fault_retry_s + 2.0)  # still queued, sent again
+    end = time.monotonic() + 3
+    while sim.status()["pending_frames"] and time.monotonic() < end:
+        time.sleep(0.02)
     assert sim.status()["pending_frames"] == 0 and not sim.status()["link_fault"]
 
 
@@ -167,14 +182,16 @@ def test_icd_3_hbt_every_1000ms_real_icd_timing(shoe) -> None:
 
 def test_icd_3_retransmit_every_250ms_5_sends_real_icd_timing(shoe) -> None:
     """Real ICD timing: sends at 0, 250, 500, 750, 1000 ms, then silence until the link
-    fault retry. Tolerance: each gap 250 ms -20/+150 ms."""
+    fault retry (at 2250 ms). Tolerance (reader wake-up jitter on a loaded machine): each
+    gap 250 ms -50/+150 ms, the four together 1000 ms -20/+300 ms."""
     _sim, ctrl = shoe(greet=False, auto_ack=False, timing=ICD_TIMING)
     ctrl.expect("HEL")
-    rxs = ctrl.collect(1.6)
+    rxs = ctrl.collect(1.8)
     hels = [ctrl.log[0].t] + [r.t for r in rxs if r.type == "HEL"]
     assert len(hels) == 5
     gaps = [b - a for a, b in itertools.pairwise(hels)]
-    assert all(0.23 <= g <= 0.4 for g in gaps), gaps
+    assert all(0.2 <= g <= 0.4 for g in gaps), gaps
+    assert 0.98 <= sum(gaps) <= 1.3, gaps
 
 
 def test_icd_3_shoe_answers_within_100ms_real_icd_timing(shoe) -> None:
