@@ -32,8 +32,7 @@ _BASE = np.uint64(0x9E3779B97F4A7C15)  # odd multiplier of the polynomial hash
 STRIDE = 64
 TARGET_LAMBDA = 1e-3
 MAX_W = 512
-_BITMAP_BITS = 24
-_LOW = np.uint64((1 << _BITMAP_BITS) - 1)
+_MAX_BITMAP_BITS = 24
 
 
 def window_length(q: float, planned_n: int, stride: int = STRIDE) -> int:
@@ -63,7 +62,10 @@ class RepeatTest:
         self.pairs = 0.0  # compared (sampled i, window j) pairs with i <= j - w
         self.subject = subject
         self.example: tuple[int, int] | None = None
-        self.bitmap = np.zeros(1 << _BITMAP_BITS, dtype=bool)
+        # about 16 bitmap slots per kept key, so most lookups end at the bitmap
+        bits = min(_MAX_BITMAP_BITS, max(12, (max(planned_n, 1) // stride).bit_length() + 4))
+        self.bitmap = np.zeros(1 << bits, dtype=bool)
+        self.low = np.uint64((1 << bits) - 1)
 
     def _hashes(self, data: npt.NDArray[np.int64]) -> npt.NDArray[np.uint64]:
         nwin = data.size - self.w + 1
@@ -86,7 +88,7 @@ class RepeatTest:
         self._add_keys(h[sampled], starts[sampled])
         # look every window up among sampled windows that end before it starts; a bitmap
         # of the keys' low bits lets most windows skip the binary search
-        cand = np.flatnonzero(self.bitmap[(h & _LOW).astype(np.int64)])
+        cand = np.flatnonzero(self.bitmap[(h & self.low).astype(np.int64)])
         hc = h[cand]
         idx = np.minimum(np.searchsorted(self.keys, hc), self.keys.size - 1)
         hit = (self.keys[idx] == hc) & (self.first[idx] <= starts[cand] - self.w)
@@ -111,7 +113,7 @@ class RepeatTest:
         keys, first = keys[order], first[order]
         uniq = np.r_[True, keys[1:] != keys[:-1]]
         self.keys, self.first = keys[uniq], first[uniq]
-        self.bitmap[(h & _LOW).astype(np.int64)] = True
+        self.bitmap[(h & self.low).astype(np.int64)] = True
 
     def results(self) -> list[TestResult]:
         lam = (self.q**self.w + 2.0**-64) * self.pairs

@@ -67,9 +67,14 @@ class GapTest:
     def results(self) -> list[TestResult]:
         p = self.p_event
         total = int(self.counts.sum())
-        r = np.arange(GAP_CAP)
-        probs = np.append(p * (1 - p) ** r, (1 - p) ** GAP_CAP)
-        cs = chisquare(self.counts, probs, pool=True)
+        # lengths whose expected count in the whole sample is below 1e-3 join one tail bin
+        cap = GAP_CAP
+        if 0 < p < 1 and total:
+            cap = int(min(GAP_CAP, max(1, math.ceil(math.log(1e-3 / total) / math.log(1 - p)))))
+        r = np.arange(cap)
+        probs = np.append(p * (1 - p) ** r, (1 - p) ** cap)
+        counts = np.append(self.counts[:cap], self.counts[cap:].sum())
+        cs = chisquare(counts, probs, pool=True)
         ok = total >= 20 and cs.df >= 1 and 0 < p < 1
         return [TestResult(
             self.subject, f"gap test ({self.label})", cs.statistic, cs.p_value if ok else 1.0,
@@ -143,19 +148,21 @@ def coupon_probabilities(p: npt.ArrayLike, max_len: int) -> npt.NDArray[np.float
         if k > MAX_SUBSET_K:
             raise ValueError("coupon collector: too many unequal values")
         full = (1 << k) - 1
+        masks = np.arange(1 << k)
+        member = (masks[:, None] >> np.arange(k)) & 1
+        stay = member @ probs  # probability the next value was already seen
+        without = [masks[member[:, i] == 0] for i in range(k)]
         state = np.zeros(1 << k)
         state[0] = 1.0
-        masks = np.arange(1 << k)
         for r in range(1, max_len):
-            nxt = np.zeros_like(state)
+            nxt = state * stay
             for i in range(k):
-                bit = 1 << i
-                has = (masks & bit) != 0
-                nxt[has] += state[has] * probs[i]
-                nxt[masks[~has] | bit] += state[~has] * probs[i]
+                nxt[without[i] | (1 << i)] += state[without[i]] * probs[i]
             out[r] = nxt[full]
             nxt[full] = 0.0
             state = nxt
+            if state.sum() < 1e-17:
+                break
     out[max_len] = max(0.0, 1.0 - out[:max_len].sum())
     return out
 

@@ -86,7 +86,7 @@ def pair_moments(m: npt.ArrayLike) -> tuple[npt.NDArray[np.float64], float, floa
 class ShuffleBattery:
     """Feed shoes (rows of code indexes, one composition), then :meth:`results`."""
 
-    def __init__(self, multiplicities: npt.ArrayLike, subject: str = "shuffled shoes") -> None:
+    def __init__(self, multiplicities: npt.ArrayLike, subject: str = "Shuffled shoes") -> None:
         self.m = np.asarray(multiplicities, dtype=np.int64)
         self.k = self.m.size
         self.n = int(self.m.sum())

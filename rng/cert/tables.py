@@ -48,9 +48,11 @@ class OutcomeTable:
     @property
     def title(self) -> str:
         return {"target": "Bingo targets", "multiplier": "Bingo multipliers",
-                "card": "card draws"}.get(self.kind, self.kind)
+                "card": "Card draws"}.get(self.kind, self.kind)
 
     def describe(self) -> str:
+        if len(set(self.weights)) == 1:
+            return f"uniform over the {self.k} values {self.labels[0]}..{self.labels[-1]}"
         return ", ".join(f"{lab}:{w}" for lab, w in zip(self.labels, self.weights, strict=True))
 
 
