@@ -71,10 +71,18 @@ def test_pass_and_fail_lines_exit_code_and_junit(tmp_path: Path,
     assert fail is not None and "expected 999" in str(fail.get("message"))
 
 
-def test_hil_mode_is_one_clear_line(capsys: pytest.CaptureFixture[str]) -> None:
-    assert main(["bench", "run", "--mode", "hil", str(SCENARIOS)]) == 2
-    err = capsys.readouterr().err.strip().splitlines()
-    assert len(err) == 1 and "table service" in err[0]
+def test_a_mode_without_its_driver_is_one_clear_user_error(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """A depth whose driver is not installed (hil before issue 10) is a UserError line."""
+    from firmware.bench import runner
+    from firmware.errors import UserError
+
+    monkeypatch.setitem(runner.PENDING, "warp", "--mode warp needs the warp drive")
+    with pytest.raises(UserError, match="needs the warp drive"):
+        runner.driver_for("warp")
+    with pytest.raises(UserError, match="unknown mode 'nope'"):
+        runner.driver_for("nope")
 
 
 def test_missing_path_is_one_clear_line(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
