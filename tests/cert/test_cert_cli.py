@@ -171,3 +171,34 @@ def test_seed_is_refused_in_production(tmp_path: Path, capsys: pytest.CaptureFix
     assert code == 2
     assert "production mode" in capsys.readouterr().err
     assert not (tmp_path / "x").exists()
+
+
+def test_batch_scaling_and_spanish_shoes(tmp_path: Path, capsys: pytest.CaptureFixture) -> None:
+    out = tmp_path / "b"
+    code = main(["--set", "table.mode=bench", "cert", "run", "--draws", "2000", "--shoes",
+                 "40", "--decks", "2", "--spanish", "--stream-bytes", "4096", "--seed-hex",
+                 "ab", "--scaling", "batch", "--target-weights", TW, "--multiplier-weights",
+                 MW, "--dieharder", "none", "--out", str(out)])
+    assert code in (0, 1)
+    first = (out / "draws" / "shuffles.csv").read_text().splitlines()[0].split(",")
+    assert len(first) == 96 and not any(c.startswith("T") for c in first)
+    assert "rng.batch" in (out / "report.md").read_text()
+    capsys.readouterr()
+    assert main(["cert", "analyze", str(out / "draws" / "cards.csv"), "--what", "card",
+                 "--spanish"]) in (0, 1)
+
+
+def test_failed_self_test_stops_the_run(tmp_path: Path, capsys: pytest.CaptureFixture,
+                                        monkeypatch: pytest.MonkeyPatch) -> None:
+    """A power-up self-test failure makes the RNG unavailable: no draws, exit 1."""
+    import rng.selftest
+    from rng.selftest import Check
+
+    monkeypatch.setattr(rng.selftest, "power_up_selftest",
+                        lambda mech: [Check(f"{mech} known-answer tests", False, "1 failed")])
+    out = tmp_path / "f"
+    assert main(["cert", "run", "--draws", "1000", "--out", str(out), "--target-weights", TW,
+                 "--multiplier-weights", MW]) == 1
+    assert "FAIL  ctr-drbg known-answer tests" in capsys.readouterr().out
+    assert "self-test failed" in (out / "report.md").read_text()
+    assert not (out / "draws").exists()
