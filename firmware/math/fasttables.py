@@ -74,7 +74,7 @@ def build_tables(rules: GameRules) -> FastTables:
     more = np.zeros((nl, 11, 32, 2, 8, 2, 2), np.int8)
     rescue = np.zeros((nl, 11, 32, 2, 2), np.int8)
     lam_opts = (False, True) if rules.free_split else (False,)
-    alive_opts = (True, False) if not rules.hitting else (True,)
+    alive_opts = (True, False)  # (only Split to Double reads it; filled for every game)
     for li, bingo in enumerate(pairs):
         kw: dict[str, Any] = {"bingo": bingo} if bingo else {}
         for up in range(1, 11):
