@@ -165,11 +165,13 @@ def test_run_reproducible_bench_run(tmp_path: Path, capsys: pytest.CaptureFixtur
 
 def test_seed_is_refused_in_production(tmp_path: Path, capsys: pytest.CaptureFixture) -> None:
     """Guide principle 7: bench powers stay on the bench."""
-    code = main(["--set", "table.mode=production", "cert", "run", "--draws", "1000",
+    code = main(["--set", "table.mode=production", "--set", "shoe.port=/dev/etg-shoe",
+                 "--set", "panel.backend=gpio", "cert", "run", "--draws", "1000",
                  "--out", str(tmp_path / "x"), "--seed-hex", "00", "--target-weights", TW,
                  "--multiplier-weights", MW])
     assert code == 2
-    assert "production mode" in capsys.readouterr().err
+    err = capsys.readouterr().err
+    assert "production mode" in err and "seed" in err
     assert not (tmp_path / "x").exists()
 
 

@@ -77,8 +77,9 @@ def test_stream_bytes_and_seed(capsysbinary: pytest.CaptureFixture[bytes]) -> No
 def test_seed_hex_is_refused_in_production(cmd: list[str],
                                            capsysbinary: pytest.CaptureFixture[bytes]) -> None:
     """Principle 7: bench powers stay on the bench."""
-    rc, out, err = run(["--set", "table.mode=production", "rng", *cmd, "--seed-hex", "00"],
-                       capsysbinary)
+    prod = ["--set", "table.mode=production", "--set", "shoe.port=/dev/etg-shoe",
+            "--set", "panel.backend=gpio"]
+    rc, out, err = run([*prod, "rng", *cmd, "--seed-hex", "00"], capsysbinary)
     assert rc == 2 and out == b""
     assert err.count("\n") == 1 and "--seed-hex is a bench power" in err
 
