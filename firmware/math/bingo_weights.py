@@ -9,7 +9,11 @@ player per unit staked (Blackjack wager + 20% activator) is
 
 The rule used for the defaults (reproducible with ``etg par --variant bingo --choose-weights``):
 
-* every target equally likely (weight 1 each): no target is a trap for the player;
+* target weights inversely proportional to how often a target pays: with
+  ``W_t = (R(t, 5) - R(t, 2)) / 3``, the main wager's gain per unit of multiplier on
+  target ``t``, the weight of ``t`` is ``TARGET_SCALE * max(W) / W_t`` rounded, so every
+  target adds the same to the return (a target that only a dealer bust pays, 12-16, is
+  drawn more often than 20 or 21, and none dominates the game's return);
 * multiplier weights proportional to ``m ** -alpha``: each step up the multiplier ladder
   is rarer in a fixed proportion, so 100x stays a rare jackpot;
 * ``alpha`` is found by bisection so that the return is :data:`TARGET_RTP` (the middle of
@@ -27,6 +31,7 @@ from firmware.math.ruleset import BINGO_MULTIPLIERS, BINGO_TARGETS, GameRules
 
 TARGET_RTP = 0.97
 SCALE = 10_000
+TARGET_SCALE = 10
 
 
 @dataclass(frozen=True)
@@ -48,7 +53,8 @@ def total_return(by_lane: Mapping[tuple[int, int], float], rules: GameRules,
 
 def choose_weights(by_lane: Mapping[tuple[int, int], float], rules: GameRules,
                    target_rtp: float = TARGET_RTP) -> WeightChoice:
-    tw = (1,) * len(BINGO_TARGETS)
+    gain = [(by_lane[(t, 5)] - by_lane[(t, 2)]) / 3 for t in BINGO_TARGETS]
+    tw = tuple(max(1, round(TARGET_SCALE * max(gain) / g)) for g in gain)
 
     def mw_of(alpha: float) -> tuple[float, ...]:
         return tuple((m / BINGO_MULTIPLIERS[0]) ** -alpha for m in BINGO_MULTIPLIERS)
