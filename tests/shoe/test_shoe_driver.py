@@ -366,26 +366,6 @@ def test_driver_survives_a_consumer_that_raises(sim_factory) -> None:
     assert got.count("card") == 4
 
 
-def test_open_shoe_from_the_configuration_with_a_simulated_shoe() -> None:
-    from drivers.shoe.setup import open_shoe
-    from firmware.config import load_config
-
-    cfg = load_config(None, ["shoe.port=sim", "shoe.sim_pace_s=0.0"])
-    driver, sim = open_shoe(cfg)
-    try:
-        assert sim is not None
-        c = Consumer(driver)
-        c.next("hello")
-        driver.new(1)
-        driver.unlock()
-        c.next("empty", timeout=20)
-        assert len(c.cards()) == 52 and len(set(c.cards())) == 52  # one shuffled deck
-    finally:
-        driver.stop()
-        if sim is not None:
-            sim.stop()
-
-
 def test_icd_1_driver_opens_115200_8n1_without_flow_control(sim_factory) -> None:
     from drivers.shoe.driver import open_port
 
