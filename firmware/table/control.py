@@ -18,7 +18,8 @@ Protocol: one JSON object per line each way. Requests (``cmd``):
 - ``wait`` ``{"handled": {"shoe:card": 12, "panel:release": 40}, "timeout_s": 5}``: returns
   the ``status`` reply once the controller has handled at least that many happenings of
   each kind (``shoe:<event>``, ``panel:<press|release|stuck|fault>``,
-  ``input:accepted``, ``input:refused``; ``status`` reports the counts under
+  ``input:accepted``, ``input:refused``, and per input source e.g.
+  ``input:accepted:panel``; ``status`` reports the counts under
   ``handled``), with ``"waited": false`` if the time ran out first. The bench waits on
   what the table did, never on a guessed delay.
 

@@ -24,7 +24,7 @@ from typing import Any, Protocol
 
 from drivers.shoe.events import ShoeEvent
 from firmware.engine import phases as P
-from firmware.engine.inputs import Decision, Draw, Fault, Input
+from firmware.engine.inputs import Decision, Draw, Fault, FaultCleared, Input
 from firmware.engine.table import Rejected, Table
 from firmware.table import translate
 from firmware.table.accounting import round_accounts
@@ -127,7 +127,9 @@ class Controller:
         self.forced_draws: list[dict[str, int]] = []
         self.pending_double: PendingDouble | None = None
         self.recall_held = False
-        self.failure: str | None = None  # journal or RNG failure: the table stops
+        self.failure: str | None = None  # journal failure: the table takes no input at all
+        self.rng_failure: str | None = None  # shown; a round needing a draw tilts (RNG)
+        self.stuck: set[tuple[int | None, str]] = set()
         self.finals = finals_recorded  # rounds recorded (settled or voided) in the journal
         self._gate: str | None = None
         self._led: str | None = None
@@ -138,7 +140,8 @@ class Controller:
         self._round_first_seq: int | None = None
         self.stopped = False
         #: happenings handled and inputs taken, by kind ("shoe:card", "panel:press",
-        #: "input:accepted", "input:refused"): the bench waits on these, never on a clock
+        #: "input:accepted", "input:refused", and per source "input:accepted:console"):
+        #: the bench waits on these, never on a clock
         self.handled: Counter[str] = Counter()
 
     # -- the loop -------------------------------------------------------------------------
@@ -210,8 +213,10 @@ class Controller:
         except Rejected as exc:
             log.debug("refused %s from %s: %s", inp.TYPE, source, exc.reason)
             self.handled["input:refused"] += 1
+            self.handled["input:refused:" + source] += 1
             return False
         self.handled["input:accepted"] += 1
+        self.handled["input:accepted:" + source] += 1
         self._after_change()
         return True
 
@@ -279,7 +284,7 @@ class Controller:
                 "seat": self.pending_double.seat, "hand": self.pending_double.hand,
                 "times": self.pending_double.times},
             "recall": self.recall_held,
-            "failure": self.failure,
+            "failure": self.failure or self.rng_failure,
         }
         self.publish(view)
 
@@ -297,15 +302,20 @@ class Controller:
             self.feed(Draw(values, forced=True), "bench")
             return
         if self.rng is None:
-            self._fail("RNG unavailable: no RNG configured for a game that draws",
-                       EventCode.RNG_FAILURE)
+            self._rng_failed(self.rng_failure or "no RNG is available")
             return
         try:
             values, record = draw_values(self.rng, self.rules, t.round_no, domain)
         except Exception as exc:  # rng.RngUnavailable and any failure of the generator
-            self._fail(f"RNG failure: {getattr(exc, 'cause', exc)}", EventCode.RNG_FAILURE)
+            self._rng_failed(str(getattr(exc, "cause", exc)))
             return
         self.feed(Draw(values, forced=False, record=record), "rng")
+
+    def _rng_failed(self, why: str) -> None:
+        """The round waits for a draw the RNG cannot give: tilt (the supervisor voids)."""
+        self.rng_failure = f"RNG failure: {why}"
+        self.event(EventCode.RNG_FAILURE, self.table.round_no, reason=why)
+        self.feed(Fault("RNG", why), "table")
 
     # -- rounds: record and meters --------------------------------------------------------
 
@@ -371,8 +381,14 @@ class Controller:
         t = self.table
         if h.kind == "stuck":
             where = f"seat {h.seat} {h.button}" if h.seat else f"console {h.button}"
+            self.stuck.add((h.seat, h.button))
             self.event(EventCode.STUCK_KEY, t.round_no, where=where)
             self.feed(Fault("STUCK", f"{where} held down"), "panel")
+            return
+        if h.kind == "release" and (h.seat, h.button) in self.stuck:
+            self.stuck.discard((h.seat, h.button))
+            if not self.stuck:
+                self.feed(FaultCleared("STUCK"), "panel")
             return
         if h.kind == "fault":
             self.feed(Fault("PANEL", h.detail or "panel scan stopped"), "panel")

@@ -28,6 +28,7 @@ from firmware.engine.inputs import Fault
 from firmware.engine.rules import Rules, load_rules
 from firmware.errors import UserError
 from firmware.table.controller import (
+    CommandHappening,
     Controller,
     PanelHappening,
     ShoeHappening,
@@ -191,14 +192,22 @@ def run_table(cfg: TableConfig, opts: RunOptions) -> int:
     table = rec.table
     from firmware.table.ui_bridge import UiBridge
 
-    bridge = UiBridge(cfg, rules, headless=opts.headless, quiet=opts.quiet)
+    ctl_box: list[Controller] = []
+
+    def display_failed(why: str) -> None:
+        if ctl_box:
+            ctl_box[0].put(CommandHappening("fault", {"code": "DISPLAY", "detail": why}))
+
+    bridge = UiBridge(cfg, rules, headless=opts.headless, quiet=opts.quiet,
+                      on_failure=display_failed)
     autoplay: Any = None
     ctl = Controller(
         table, journal, rng=table_rng, publish=bridge.publish, on_round=bridge.round_done,
         finals_recorded=rec.finals_recorded,
     )
+    ctl_box.append(ctl)
     if rng_failure:
-        ctl.failure = f"RNG failure: {rng_failure}"
+        ctl.rng_failure = f"RNG failure: {rng_failure}"
     if fresh and opts.auto_play:
         for seat in range(1, opts.seats + 1):
             ctl.command("credits-in", {"seat": seat, "cents": AUTO_CREDITS})

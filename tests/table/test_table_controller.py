@@ -194,3 +194,26 @@ def test_credits_in_offline_and_meters(tmp_path: Path) -> None:
 def test_table_is_a_table() -> None:
     assert isinstance(Table(load_rules("blackjack"), seats=1), Table)
     CreditsIn(1, 1)
+
+
+def test_stuck_key_released_clears_the_fault(tmp_path: Path) -> None:
+    ctl, _, _ = make(tmp_path)
+    ctl.handle(PanelHappening("stuck", "HIT", 2))
+    assert ctl.table.tilt is not None and ctl.table.tilt.active
+    ctl.handle(PanelHappening("release", "HIT", 2))
+    assert ctl.table.tilt is not None and not ctl.table.tilt.active
+    play(ctl, press(None, "DEAL"))
+    assert ctl.table.phase != "tilt"
+
+
+def test_rng_failure_tilts_the_round_that_needs_a_draw(tmp_path: Path) -> None:
+    rules = load_rules("blackjack")
+    journal = Journal(tmp_path / "j.sqlite")
+    rec = open_table(journal, rules, 1, True)
+    ctl = Controller(rec.table, journal, shoe=FakeShoe(), panel=FakePanel())
+    ctl.rng_failure = "RNG failure: health test"
+    ctl._draw({"bingo_target": (12, 21)})
+    tilt = ctl.table.tilt
+    assert ctl.table.phase == "tilt" and tilt is not None and "RNG" in tilt.public()["cause"]
+    codes = [r.code for r in journal.records(kinds=["event"])]
+    assert 502 in codes
