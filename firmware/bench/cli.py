@@ -35,14 +35,19 @@ def _run(args: argparse.Namespace) -> int:
     from firmware.bench.report import summary, write_junit
     from firmware.bench.runner import driver_for, run_one
     from firmware.bench.scenario import find_scenarios
+    from firmware.cli import load_table_config
 
-    factory = driver_for(args.mode)
+    if args.mode == "hil":
+        from firmware.bench.hil import hil_factory
+
+        factory = hil_factory(load_table_config(args))
+    else:
+        factory = driver_for(args.mode)
     if args.mode == "engine":
         # The configuration's mode decides the table's: production refuses forced draws.
         from functools import partial
 
         from firmware.bench.driver import EngineDriver
-        from firmware.cli import load_table_config
 
         factory = partial(EngineDriver, bench=load_table_config(args).bench)
     files = find_scenarios(args.paths)

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from typing import Any, Protocol
 
-from firmware.bench.frames import frame_to_input
+from firmware.bench.frames import frame_inputs
 from firmware.bench.scenario import Scenario
 from firmware.engine.inputs import (
     Card,
@@ -112,7 +112,11 @@ class EngineDriver:
         return self._send(Draw(values, forced=True))
 
     def shoe_frame(self, body: str) -> str | None:
-        return self._send(frame_to_input(body))
+        for inp in frame_inputs(body):  # what the controller makes of it (maybe nothing)
+            why = self._send(inp)
+            if why:
+                return why
+        return None
 
     def console(self, press: str) -> str | None:
         return self._send(Console(press))

@@ -1,12 +1,14 @@
 """Running scenario files at one depth: load, play through a driver, report.
 
 :data:`DRIVERS` maps a mode to the factory of its :class:`~firmware.bench.driver.TableDriver`.
-``engine`` is here; ``hil`` (issue 10) registers its driver with :func:`register_driver`
-and then shares everything else: scenario loading, playback, comparison and reports.
+``engine`` is here; ``hil`` (:mod:`firmware.bench.hil`, imported on first use) registers
+its driver with :func:`register_driver` and then shares everything else: scenario
+loading, playback, comparison and reports.
 """
 
 from __future__ import annotations
 
+import importlib
 import time
 from collections.abc import Callable, Iterable
 
@@ -18,10 +20,9 @@ from firmware.errors import UserError
 
 DRIVERS: dict[str, Callable[[], TableDriver]] = {"engine": EngineDriver}
 #: modes that exist but whose driver is not installed yet, and why
-PENDING: dict[str, str] = {
-    "hil": "--mode hil needs the table service (issue 10), which is not built yet; "
-    "use --mode engine",
-}
+PENDING: dict[str, str] = {}
+#: modes whose driver module registers itself when first imported
+LAZY: dict[str, str] = {"hil": "firmware.bench.hil"}
 
 
 def register_driver(mode: str, factory: Callable[[], TableDriver]) -> None:
@@ -30,11 +31,14 @@ def register_driver(mode: str, factory: Callable[[], TableDriver]) -> None:
 
 
 def driver_for(mode: str) -> Callable[[], TableDriver]:
+    if mode not in DRIVERS and mode in LAZY:
+        importlib.import_module(LAZY[mode])
     if mode in DRIVERS:
         return DRIVERS[mode]
     if mode in PENDING:
         raise UserError(PENDING[mode])
-    raise UserError(f"unknown mode {mode!r} (allowed: {', '.join([*DRIVERS, *PENDING])})")
+    known = sorted({*DRIVERS, *PENDING, *LAZY})
+    raise UserError(f"unknown mode {mode!r} (allowed: {', '.join(known)})")
 
 
 def run_one(path: str, factory: Callable[[], TableDriver]) -> Result:

@@ -1,0 +1,29 @@
+"""`etg bench run --mode hil`: the hil driver registered with the shared runner.
+
+Importing this module installs :class:`~firmware.bench.hil_driver.HilDriver` as the
+``hil`` mode of :mod:`firmware.bench.runner`; loading, playback, comparison, the PASS/FAIL
+lines, the exit code and the JUnit report are the engine mode's own.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+from firmware.bench.driver import TableDriver
+from firmware.bench.hil_driver import HilDriver
+from firmware.bench.runner import register_driver
+from firmware.config import TableConfig
+from firmware.errors import UserError
+
+register_driver("hil", HilDriver)
+
+
+def hil_factory(cfg: TableConfig) -> Callable[[], TableDriver]:
+    """The hil driver for this configuration; production refuses the bench's powers."""
+    if not cfg.bench:
+        raise UserError(
+            "--mode hil drives the table through the bench control channel, a bench power: "
+            "this configuration is in production mode (table.mode = \"production\"), "
+            "which refuses it"
+        )
+    return HilDriver
