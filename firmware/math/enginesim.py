@@ -19,7 +19,7 @@ import numpy as np
 from firmware.math.ruleset import BINGO_MULTIPLIERS, BINGO_TARGETS, GameRules
 from firmware.math.strategy import strategy_for
 
-WAGER = 1000  # cents: $10, a multiple of every wager unit and with a whole 20% activator
+WAGER = 1000  # cents: $10 (GameRules.reference_wager), with a whole 20% activator
 
 
 @dataclass
@@ -61,6 +61,7 @@ def play_engine_rounds(rules: GameRules, rounds: int, seed: Any) -> Tally:
     from firmware.engine.hand import BUST
 
     er = engine_rules(rules)
+    wager = rules.reference_wager
     strat = strategy_for(rules)
     rng = np.random.default_rng(seed)
     table = Table(er, seats=1, bench=True)
@@ -88,7 +89,7 @@ def play_engine_rounds(rules: GameRules, rounds: int, seed: Any) -> Tally:
             table.apply(Card(cards[pos]))
             pos += 1
         credits_before = seat.credits
-        table.apply(Wager(1, WAGER))
+        table.apply(Wager(1, wager))
         staked = seat.staked
         table.apply(Console("DEAL"))
         while True:
@@ -138,19 +139,19 @@ def play_engine_rounds(rules: GameRules, rounds: int, seed: Any) -> Tally:
         if seat.insurance:
             ins = seat.insurance * 2 if table.dealer_bj else -seat.insurance
         tally.rounds += 1
-        x = net / WAGER
+        x = net / wager
         tally.total += x
         tally.total_sq += x * x
-        tally.staked += staked / WAGER
+        tally.staked += staked / wager
         tally.outcomes[net] += 1
         w = tally.wagers
-        w["blackjack"] = w.get("blackjack", 0.0) + main / WAGER
+        w["blackjack"] = w.get("blackjack", 0.0) + main / wager
         if ins:
-            w["insurance"] = w.get("insurance", 0.0) + ins / WAGER
+            w["insurance"] = w.get("insurance", 0.0) + ins / wager
         side = net - main - ins
         if side or seat.side:
             name = "+".join(sorted(seat.side)) or "side"
-            w[name] = w.get(name, 0.0) + side / WAGER
+            w[name] = w.get(name, 0.0) + side / wager
     return tally
 
 

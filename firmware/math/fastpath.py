@@ -15,7 +15,7 @@ from collections import Counter
 
 import numpy as np
 
-from firmware.math.enginesim import WAGER, Tally
+from firmware.math.enginesim import Tally
 from firmware.math.fasttables import FastTables, build_tables
 from firmware.math.ruleset import BINGO_MULTIPLIERS, BINGO_TARGETS, GameRules
 from firmware.math.strategy import strategy_for
@@ -64,7 +64,7 @@ def play_fast_rounds(rules: GameRules, rounds: int, seed: object) -> Tally:
         if rules.bingo or not rules.hitting:
             name = "activator" if rules.bingo else "blackjack_or_bust"
             tally.wagers[name] = tally.wagers.get(name, 0.0) + float(side.sum())
-        cents = np.rint(net * WAGER).astype(np.int64)
+        cents = np.rint(net * rules.reference_wager).astype(np.int64)
         vals, counts = np.unique(cents, return_counts=True)
         tally.outcomes.update(Counter(dict(zip(vals.tolist(), counts.tolist(), strict=True))))
         done += n

@@ -94,6 +94,12 @@ class GameRules:
     target_weights: tuple[int, ...] = ()
     multiplier_weights: tuple[int, ...] = ()
     multiplier_on_double: bool = False
+    #: the Blackjack wager (cents) fixed payouts are expressed against: the Spanish 21
+    #: super bonus is a fixed amount, so its value per unit depends on the wager ($10)
+    reference_wager: int = 1000
+    #: Spanish 21 envy bonus to each other seat per super bonus, cents (not in the edge of
+    #: a seat's own wagers; the PAR sheet reports it per other seat)
+    envy_cents: int = 0
     extra: tuple[tuple[str, Any], ...] = field(default=())
 
     @property
@@ -181,7 +187,24 @@ def from_values(values: Mapping[str, Any]) -> GameRules:
         ch["bob_paytable"] = tuple((str(k), ratio(x)) for k, x in v["bob_paytable"])
     if "spanish_bonuses" in v:
         ch["spanish_bonuses"] = v["spanish_bonuses"]
+    if v.get("bonus_odds"):
+        ch["spanish_bonuses"] = _spanish(v, int(v.get("reference_wager", 1000)))
+        if v.get("envy_bonus", False):
+            ch["envy_cents"] = int(v.get("envy_bonus_cents", 0))
     return replace(g, **ch)
+
+
+def _spanish(v: Mapping[str, Any], wager: int) -> SpanishBonuses:
+    """§ 635a.12(b) odds and the (c) super bonus per unit of a ``wager``-cent wager."""
+    odds = {k: ratio(x) for k, x in dict(v["bonus_odds"]).items()}
+    sb = dict(v.get("super_bonus") or {})
+    amount = 0
+    if sb and sb.get("from", 0) <= wager < sb.get("below", 0):
+        amount = int(sb.get("pays", 0))
+    elif sb and wager >= sb.get("below", 0):
+        amount = int(v.get("super_bonus_25_or_more", 0))
+    fields = {k: odds[k] for k in odds if k in SpanishBonuses.__dataclass_fields__}
+    return SpanishBonuses(**fields, super_bonus_units=Fraction(amount, wager))
 
 
 def _free_double_totals(x: Any) -> tuple[int, ...]:
