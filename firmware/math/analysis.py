@@ -50,6 +50,8 @@ class Analysis:
     #: Bingo: main wager value per (target, multiplier)
     by_lane: dict[tuple[int, int], float] | None = None
     p_dealer_22: float = 0.0
+    #: further figures a lab needs (Spanish 21 super and envy bonus), named
+    figures: dict[str, float] = field(default_factory=dict)
     seconds: float = 0.0
     method: str = METHOD
 
@@ -75,6 +77,7 @@ class Analysis:
             "stakes": self.stakes,
             "optional_wagers": self.optional,
             "method": self.method,
+            "figures": self.figures,
             "rules": self.rules.to_json(),
             "rules_hash": self.rules.rules_hash,
             "seconds": round(self.seconds, 3),
@@ -117,6 +120,19 @@ def analyse(rules: GameRules, table: Table | None = None) -> Analysis:
                 tm: float(v) for tm, v in zip(lane_pairs(), np.asarray(gv.by_lane), strict=False)
             }
         res = Analysis(rules, wagers, stakes, optional, by_lane, gv.p_dealer_22)
+        b = rules.spanish_bonuses
+        if b is not None and b.super_bonus_units:
+            from dataclasses import replace
+            from fractions import Fraction
+
+            plain = rules.with_(spanish_bonuses=replace(b, super_bonus_units=Fraction(0)))
+            contrib = gv.main - game_value(plain, solve_strategy(plain)).main
+            p_super = contrib / float(b.super_bonus_units)
+            res.figures["super_bonus_contribution"] = contrib
+            res.figures["p_super_bonus_per_round"] = p_super
+            res.figures["reference_wager_cents"] = float(rules.reference_wager)
+            res.figures["envy_per_other_seat_per_round"] = (
+                p_super * rules.envy_cents / rules.reference_wager)
     res.seconds = time.perf_counter() - t0
     return res
 

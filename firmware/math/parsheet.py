@@ -56,6 +56,11 @@ def write_par_sheet(res: Analysis, out_dir: str, sim_rounds: int = 2_000_000) ->
     for k, v in res.optional.items():
         L.append(f"* Optional wager {k}: {v:+.6f} per unit of its own stake"
                  + (" (not taken by the strategy)" if k == "insurance" and v == 0 else ""))
+    for k, v in res.figures.items():
+        L.append(f"* {k.replace('_', ' ')}: {v:.6g}")
+    if res.figures:
+        L.append("  (super bonus counted at the reference wager; the envy bonus is paid to "
+                 "other seats, so it is not in this seat's house edge)")
     L += ["", f"Method: {res.method}. Computed in {res.seconds:.1f} s.", ""]
     # dealer table
     L += ["## Dealer final totals (shoe less the up card, after the Blackjack check)", ""]
