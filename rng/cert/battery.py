@@ -9,6 +9,8 @@ N / 64 hashes), so 10^8 outcomes analyse in a few hundred megabytes.
 
 from __future__ import annotations
 
+import zlib
+
 import numpy as np
 import numpy.typing as npt
 
@@ -16,7 +18,7 @@ from rng.cert.frequency import FrequencyCounter, IndependenceCounter
 from rng.cert.overlaps import RepeatTest
 from rng.cert.patterns import CouponCollector, GapTest, PokerTest
 from rng.cert.results import TestResult
-from rng.cert.serial import PitStream, RunsUpDown, SerialCorrelation
+from rng.cert.serial import PIT_SEED, PitStream, RunsUpDown, SerialCorrelation
 from rng.cert.tables import OutcomeTable
 
 MAX_GAP_VALUES = 12
@@ -32,7 +34,8 @@ class OutcomeBattery:
         p = table.probabilities
         self.frequency = FrequencyCounter(p, subject)
         self.serial = SerialCorrelation(subject)
-        self.pit = PitStream(p)
+        # a tie-breaking stream of its own per kind, so two kinds never share jitter
+        self.pit = PitStream(p, seed=PIT_SEED + zlib.crc32(",".join(table.labels).encode()))
         self.runs = RunsUpDown(subject)
         self.gaps: list[GapTest] = []
         if table.k <= MAX_GAP_VALUES:

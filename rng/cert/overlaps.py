@@ -127,4 +127,4 @@ class RepeatTest:
         return [TestResult(self.subject, "repeated subsequences (overlaps)", float(self.matches),
                            p if ok else 1.0, f"Poisson({lam:.2e})", self.pos + self.carry.size,
                            detail, "Marsaglia birthday/overlap tests; Chen-Stein Poisson "
-                           "approximation", applicable=ok)]
+                           "approximation", applicable=ok, continuous=False)]

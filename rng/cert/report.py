@@ -80,7 +80,8 @@ def _second_level(v: FamilyVerdict) -> list[str]:
         f"Tests judged: {v.m}; p-values below 0.01: {v.raw_failures} "
         f"(expected {v.expected_failures:.2f}; binomial P(at least this many) = "
         f"{fmt_p(v.binomial_p)}).",
-        f"Kolmogorov-Smirnov test of all p-values against uniform: D = {v.ks_statistic:.4f}, "
+        f"Kolmogorov-Smirnov test of the p-values against uniform (repeat tests left out): "
+        f"D = {v.ks_statistic:.4f}, "
         f"p = {fmt_p(v.ks_p)} (supporting evidence only; see the method).",
         f"Holm rejections at family-wise 1%: {len(v.rejected)}.",
     ]

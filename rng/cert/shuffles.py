@@ -158,7 +158,7 @@ class ShuffleBattery:
         return TestResult(
             self.subject, "repeated shoes", float(self.repeats), p, "Poisson", s,
             f"{s} shoes, 10^{log_orders / math.log(10):.0f} possible orders",
-            "birthday bound", applicable=s >= 2)
+            "birthday bound", applicable=s >= 2, continuous=False)
 
     def plot_data(self) -> dict[str, object]:
         exp = self.shoes * self.m[:, None] / self.n
