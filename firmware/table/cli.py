@@ -91,7 +91,7 @@ def cmd_run(args: argparse.Namespace) -> int:
         raise UserError("--rounds must be 0 (no limit) or more")
     opts = RunOptions(seats=seats, auto_play=args.auto_play, rounds=args.rounds,
                       headless=args.headless, control=args.control, pace=args.pace,
-                      quiet=args.quiet)
+                      quiet=args.quiet, demo=args.demo)
     return run_table(cfg, opts)
 
 

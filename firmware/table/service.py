@@ -53,6 +53,7 @@ class RunOptions:
     control: str | None = None  # bench control socket (bench mode only)
     pace: float | None = None
     quiet: bool = False
+    demo: bool = False  # `make run`: every seat starts with credits on a new journal
 
 
 class JournalLock:
@@ -208,7 +209,7 @@ def run_table(cfg: TableConfig, opts: RunOptions) -> int:
     ctl_box.append(ctl)
     if rng_failure:
         ctl.rng_failure = f"RNG failure: {rng_failure}"
-    if fresh and opts.auto_play:
+    if fresh and (opts.auto_play or opts.demo) and bench:
         for seat in range(1, opts.seats + 1):
             ctl.command("credits-in", {"seat": seat, "cents": AUTO_CREDITS})
     if rec.finals > rec.finals_recorded:
