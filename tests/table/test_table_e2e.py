@@ -115,3 +115,29 @@ def test_production_start_runs_software_authentication(tmp_path: Path) -> None:
     codes = [json.loads(x)["code"] for x in etg("events", "--json", "--journal", str(j)).stdout
              .splitlines()]
     assert 100 in codes and 901 in codes
+
+
+def test_sd_notify_ready_and_watchdog(tmp_path: Path) -> None:
+    """systemd: READY=1 once the devices are up, WATCHDOG=1 at half of WATCHDOG_USEC."""
+    import socket
+
+    addr = str(tmp_path / "notify.sock")
+    sock = socket.socket(socket.AF_UNIX, socket.SOCK_DGRAM)
+    sock.bind(addr)
+    sock.settimeout(60)
+    env = dict(os.environ, SDL_VIDEODRIVER="dummy", NOTIFY_SOCKET=addr, WATCHDOG_USEC="400000")
+    env.pop("DISPLAY", None)
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "firmware", "run", "--headless", "--auto-play", "--seats", "1",
+         "--rounds", "2", "--pace", "0.02", "--quiet", "--journal", str(tmp_path / "j.sqlite")],
+        cwd=REPO, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+    )
+    got: list[str] = []
+    try:
+        while not ("READY=1" in got and "WATCHDOG=1" in got):
+            got += sock.recv(4096).decode().splitlines()
+    finally:
+        proc.wait(120)
+        sock.close()
+    assert got.index("READY=1") < got.index("WATCHDOG=1")
+    assert proc.returncode == 0
