@@ -85,11 +85,14 @@ def write_par_sheet(res: Analysis, out_dir: str, sim_rounds: int = 2_000_000) ->
         L += ["", "### Weight tables", "",
               f"In force: target_weights {list(tw)}, multiplier_weights {list(mw)}: return "
               f"**{total_return(res.by_lane, r, tw, mw):.4%}**.", "",
-              "Derivation of the defaults (firmware/math/bingo_weights.py): targets equally "
-              "likely; multiplier weight proportional to m^-alpha, alpha found by bisection "
-              f"for a 97% return: alpha = {ch.alpha:.4f}, scaled to 10000 for 2x and rounded: "
-              f"multiplier_weights {list(ch.multiplier_weights)}, return "
-              f"**{ch.rtp:.4%}** (band 95%-99%).", ""]
+              "Derivation of the defaults (firmware/math/bingo_weights.py, reproduced by "
+              "`etg par --variant bingo --choose-weights`): target weight inversely "
+              "proportional to W_t = (R(t,5x) - R(t,2x)) / 3, the gain per unit of "
+              "multiplier on target t, so every target adds the same to the return "
+              f"(target_weights {list(ch.target_weights)}); multiplier weight proportional "
+              f"to m^-alpha, alpha found by bisection for a 97% return: alpha = "
+              f"{ch.alpha:.4f}, scaled to 10000 for 2x and rounded: multiplier_weights "
+              f"{list(ch.multiplier_weights)}, return **{ch.rtp:.4%}** (band 95%-99%).", ""]
         fig, ax = plt.subplots(figsize=(7, 5))
         grid = np.array([[res.by_lane[(t, m)] for m in BINGO_MULTIPLIERS] for t in BINGO_TARGETS])
         im = ax.imshow(grid, aspect="auto", cmap="viridis")
