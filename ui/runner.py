@@ -180,7 +180,7 @@ class UiRunner:
         seat, decision = hit
         button = DECISION_BUTTONS.get(decision)
         if button is None:
-            return False  # e.g. no-insurance: no panel button makes it (panel ICD)
+            return False  # a decision no panel button makes
         from drivers.panel.buttons import PanelEvent
 
         t = self.clock()

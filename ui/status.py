@@ -14,10 +14,13 @@ import pygame
 from ui import palette
 from ui.painter import Painter
 
-#: Decisions of the public view -> the seat panel button that makes them (panel ICD).
+#: Decisions of the public view -> the seat panel button that makes them. The ICD has no
+#: "no insurance" or "rescue" button; the table's panel conventions
+#: (firmware/table/translate.py) give STAND and SURRENDER those meanings when offered.
 DECISION_BUTTONS = {
     "hit": "HIT", "stand": "STAND", "double": "DOUBLE", "split": "SPLIT",
     "surrender": "SURRENDER", "rescue": "SURRENDER", "insurance": "INSURANCE",
+    "no-insurance": "STAND",
 }
 
 

@@ -91,6 +91,33 @@ def test_touching_a_lit_button_presses_the_panel_button() -> None:
     assert not runner.touch((1, 1))
 
 
+
+def test_touching_no_insurance_presses_stand() -> None:
+    """The panel convention (firmware/table/translate.py): STAND declines insurance when
+    insurance is offered, so the on-screen NO INSURANCE button presses STAND, and the
+    table reads that press as declining insurance."""
+    from firmware.engine.inputs import Decision
+    from firmware.table.translate import press_input
+
+    view = load_json("blackjack-insurance")
+    events: list[PanelEvent] = []
+    inbox = UiInbox()
+    runner = UiRunner(layout_of("blackjack"), inbox, (1280, 720),
+                      on_button=events.append, clock=lambda: 5.0)
+    inbox.put_view(view)
+    runner.step(new_surface((1280, 720)), 1.0)
+    seat = view["expecting"]["seat"]
+    pressed: list[tuple[str, str, int]] = []
+    for decision in ("no-insurance", "insurance"):
+        rect, _seat, _ = next(b for b in runner.renderer.buttons if b[2] == decision)
+        assert runner.touch(rect.center), decision
+        press, release = events[-2:]
+        pressed += [(press.kind, press.button, press.seat), (release.kind, release.button,
+                                                              release.seat)]
+        assert press_input(press.button, press.seat, view) == Decision(seat, 0, decision)
+    assert pressed == [("press", "STAND", seat), ("release", "STAND", seat),
+                       ("press", "INSURANCE", seat), ("release", "INSURANCE", seat)]
+
 def test_keys_go_to_the_panel_keyboard_backend() -> None:
     from drivers.panel.keyboard import KeyboardPanel
 
