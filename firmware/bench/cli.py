@@ -9,6 +9,8 @@ from typing import Any
 # Importing the engine registers its configuration validator (rules overrides, seats),
 # so every `etg` command validates `[rules]` against the Rules Submission.
 import firmware.engine  # noqa: F401
+from firmware.bench.scenario import VARIANTS
+from firmware.errors import UserError
 
 
 def register(sub: Any, common: argparse.ArgumentParser) -> None:
@@ -29,6 +31,27 @@ def register(sub: Any, common: argparse.ArgumentParser) -> None:
                      help="engine: in-process game engine; hil: the real table service")
     run.add_argument("--junit", metavar="PATH", help="also write a JUnit XML report")
     run.set_defaults(func=_run)
+    soak = bsub.add_parser(
+        "soak", help="long auto-played run with shoe faults, panel bounce and kill -9 restarts",
+        parents=[common],
+        description="Run the table service with auto-players for N rounds while injecting "
+        "random shoe faults, panel bounce and service restarts, then check the journal: "
+        "meters balance, every round settled or voided exactly once, history equals "
+        "meters, the audit chain verifies, no journal gap. Exits 1 on any violation.",
+    )
+    soak.add_argument("--variant", required=True, choices=list(VARIANTS), help="the game")
+    soak.add_argument("--rounds", type=int, required=True, metavar="N",
+                      help="rounds to play (settled or voided)")
+    soak.add_argument("--faults", type=float, default=0.2, metavar="RATE",
+                      help="disturbances per round, on average (default 0.2)")
+    soak.add_argument("--seed", type=int, default=1, metavar="S",
+                      help="seed of the disturbances and of the shoe's shuffles (default 1)")
+    soak.add_argument("--seats", type=int, default=3, metavar="K",
+                      help="auto-played seats (default 3)")
+    soak.add_argument("--junit", metavar="PATH", help="also write a JUnit XML report")
+    soak.add_argument("--keep", metavar="DIR",
+                      help="keep the journal and the logs of the run in DIR")
+    soak.set_defaults(func=_soak)
 
 
 def _run(args: argparse.Namespace) -> int:
@@ -64,3 +87,27 @@ def _run(args: argparse.Namespace) -> int:
             sys.stderr.write(f"etg: error: cannot write {args.junit}: {exc}\n")
             return 2
     return 0 if all(r.passed for r in results) else 1
+
+
+def _soak(args: argparse.Namespace) -> int:
+    from firmware.bench.hil import hil_factory
+    from firmware.bench.soak import Soak
+    from firmware.bench.soak_report import write_soak_junit
+    from firmware.cli import load_table_config
+
+    hil_factory(load_table_config(args))  # production refuses the bench's powers
+    if not 1 <= args.seats <= 7:
+        raise UserError("--seats must be 1..7")
+    from pathlib import Path
+
+    keep = Path(args.keep) if args.keep else None
+    result = Soak(args.variant, args.rounds, args.faults, args.seed, args.seats).run(keep)
+    for line in result.lines():
+        print(line, flush=True)
+    if args.junit:
+        try:
+            write_soak_junit(args.junit, result)
+        except OSError as exc:
+            sys.stderr.write(f"etg: error: cannot write {args.junit}: {exc}\n")
+            return 2
+    return 0 if result.ok else 1
