@@ -21,6 +21,7 @@ from firmware.engine.inputs import (
     Decision,
     Draw,
     Input,
+    SideWager,
     Wager,
 )
 from firmware.engine.rules import load_rules
@@ -41,6 +42,8 @@ class TableDriver(Protocol):
 
     def set_credits(self, seat: int, cents: int) -> str | None: ...
     def wager(self, seat: int, amount: int) -> str | None: ...
+    # Optional: ``side_wager(seat, name, amount) -> str | None`` places an optional wager
+    # (``push22``, our format extension); playback reports a depth without it clearly.
     def close_betting(self) -> str | None: ...
     def card(self, code: str) -> str | None: ...
     def decide(self, seat: int, hand: int, do: str, times: int) -> str | None: ...
@@ -98,6 +101,9 @@ class EngineDriver:
 
     def wager(self, seat: int, amount: int) -> str | None:
         return self._send(Wager(seat, amount))
+
+    def side_wager(self, seat: int, name: str, amount: int) -> str | None:
+        return self._send(SideWager(seat, name, amount))
 
     def close_betting(self) -> str | None:
         return self._send(CloseBetting())

@@ -67,7 +67,10 @@ def _play_round(rnd: Round, driver: TableDriver, shoe: deque[str]) -> list[str]:
         dealt += 1
         inject(dealt)
     before: dict[int, int] = {}
+    at_table = {x["seat"] for x in driver.view()["seats"]}
     for s in rnd.seats:
+        if s.seat not in at_table:
+            raise Mismatch(f"{where}: no seat {s.seat} at this table (seats 1..{len(at_table)})")
         if s.credits is not None:
             why = driver.set_credits(s.seat, s.credits)
             if why:
@@ -76,6 +79,11 @@ def _play_round(rnd: Round, driver: TableDriver, shoe: deque[str]) -> list[str]:
         why = driver.wager(s.seat, s.wager)
         if why:
             raise Mismatch(f"{where}: seat {s.seat} wager {s.wager} refused: {why}")
+        for name, amount in s.side.items():
+            place = getattr(driver, "side_wager", None)  # a depth may not offer it yet
+            why = place(s.seat, name, amount) if place else "this depth places no side wager"
+            if why:
+                raise Mismatch(f"{where}: seat {s.seat} {name} {amount} refused: {why}")
     if rnd.seats:
         why = driver.close_betting()
         if why:

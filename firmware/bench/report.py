@@ -2,10 +2,26 @@
 
 from __future__ import annotations
 
+import re
 import xml.etree.ElementTree as ET
 from collections.abc import Iterable
 from dataclasses import dataclass
 from pathlib import Path
+
+#: control characters: a scenario's name (a TOML string may hold "\n" or "\u0001") must
+#: not break the one-line-per-file output, nor make the JUnit XML ill-formed
+_CONTROL = re.compile(r"[\x00-\x1f\x7f]")
+#: what XML 1.0 cannot hold at all (also lone surrogates and U+FFFE/U+FFFF)
+_NOT_XML = re.compile("[^\x09\x0a\x0d\x20-\ud7ff\ue000-\ufffd\U00010000-\U0010ffff]")
+
+
+def one_line(text: str) -> str:
+    """``text`` with every control character (newlines included) shown as a space."""
+    return _CONTROL.sub(" ", text)
+
+
+def _xml(text: str) -> str:
+    return _NOT_XML.sub("\ufffd", text)
 
 
 @dataclass(frozen=True)
@@ -20,9 +36,10 @@ class Result:
         return not self.problems
 
     def line(self) -> str:
+        head = f"{one_line(self.path)}: {one_line(self.name)}"
         if self.passed:
-            return f"PASS {self.path}: {self.name}"
-        return f"FAIL {self.path}: {self.name}: {'; '.join(self.problems)}"
+            return f"PASS {head}"
+        return f"FAIL {head}: {one_line('; '.join(self.problems))}"
 
 
 def summary(results: Iterable[Result]) -> str:
@@ -41,11 +58,12 @@ def write_junit(path: str | Path, results: list[Result], mode: str) -> None:
     )
     for r in results:
         case = ET.SubElement(
-            suite, "testcase", classname=r.path, name=r.name, time=f"{r.seconds:.3f}"
+            suite, "testcase", classname=_xml(one_line(r.path)), name=_xml(one_line(r.name)),
+            time=f"{r.seconds:.3f}",
         )
         if not r.passed:
-            fail = ET.SubElement(case, "failure", message=r.problems[0])
-            fail.text = "\n".join(r.problems)
+            fail = ET.SubElement(case, "failure", message=_xml(one_line(r.problems[0])))
+            fail.text = _xml("\n".join(one_line(p) for p in r.problems))
     root = ET.Element("testsuites")
     root.append(suite)
     tree = ET.ElementTree(root)

@@ -3,10 +3,13 @@ JUnit, and every malformed file reported as a FAIL with its reason, never a trac
 
 from __future__ import annotations
 
+import contextlib
 import xml.etree.ElementTree as ET
 from pathlib import Path
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from firmware.bench.driver import EngineDriver
 from firmware.bench.runner import run_one
@@ -171,3 +174,104 @@ def test_round_waiting_for_new_shoe_fails_clearly(tmp_path: Path) -> None:
     r = run_one(write(tmp_path, text), EngineDriver)
     assert "round 2: seat 1 wager 1000 refused: wager: the table waits for a new shoe" in (
         r.problems[0])
+
+
+@pytest.mark.parametrize(
+    ("text", "reason"),
+    [
+        (BASE.replace('"TS", "8H"', '"ts", "8H"'), "round 1: shoe[0]: 'ts' is not a card"),
+        (BASE.replace('"8H"', '" 8H"'), "round 1: shoe[1]: ' 8H' is not a card"),
+        (BASE.replace("  net = 1000\n", ""), "round 1: expect[0]: missing key 'net'"),
+        (BASE.replace("[[round]]\n", "[[round]]\ndraws = { bingo_targt = 21 }\n"),
+         "round 1: draws: unknown key 'bingo_targt' (allowed: bingo_target, bingo_multiplier)"),
+        (BASE.replace("wager = 1000", "wager = 1000\n  push22 = -5"),
+         "round 1: seat[0].push22: must be in 0..."),
+        (BASE.replace("wager = 1000", "wager = 1000\n  push22 = 500"),
+         "round 1: seat 1 push22 500 refused: Blackjack offers no optional wager 'push22'"),
+        (BASE.replace('variant = "blackjack"', 'variant = "free-bet"').replace(
+            "  seat = 1\n  wager = 1000", "  seat = 7\n  wager = 1000"),
+         "round 1: no seat 7 at this table (seats 1..6)"),
+    ],
+)
+def test_scenario_format_keys_checked_exactly(tmp_path: Path, text: str, reason: str) -> None:
+    """scenario format: card codes exactly as written there, `net` required, `draws` keys,
+    the `push22` seat key (our extension), a seat the variant's table does not have."""
+    r = run_one(write(tmp_path, text), EngineDriver)
+    assert not r.passed
+    assert reason in "; ".join(r.problems), r.problems
+
+
+def test_push22_seat_key_places_the_optional_wager(tmp_path: Path) -> None:
+    """§ 672a.2(b)(4), baseline §4 through the scenario extension `push22` (docs/bench.md)."""
+    text = (REPO / "tests/scenarios/free-bet/16-push22-wager.toml").read_text(encoding="utf-8")
+    assert run_one(write(tmp_path, text), EngineDriver).passed
+    wrong = text.replace("net = 5500", "net = 0", 1)
+    r = run_one(write(tmp_path, wrong, "w.toml"), EngineDriver)
+    assert r.problems == ("round 1: seat 1 net 5500, expected 0",)
+
+
+def test_control_characters_keep_one_line_and_valid_junit(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """scenario format: one line per file, and `--junit` stays well-formed XML."""
+    text = BASE.replace('name = "stand on 19"', 'name = "two\\nlines \\u0001 & <x>"')
+    ok = write(tmp_path, text, "a.toml")
+    bad = write(tmp_path, text.replace("net = 1000", "net = 1"), "b.toml")
+    (tmp_path / "dir.toml").mkdir()  # a directory named like a scenario is not one
+    junit = tmp_path / "r.xml"
+    assert main(["bench", "run", str(tmp_path), "--junit", str(junit)]) == 1
+    out = capsys.readouterr().out.splitlines()
+    assert out == [f"PASS {ok}: two lines   & <x>",
+                   f"FAIL {bad}: two lines   & <x>: round 1: seat 1 net 1000, expected 1",
+                   "1 passed, 1 failed"]
+    suite = ET.parse(junit).getroot().find("testsuite")
+    assert suite is not None and suite.get("tests") == "2" and suite.get("failures") == "1"
+    names = [c.get("name") for c in suite.iter("testcase")]
+    assert names == ["two lines   & <x>", "two lines   & <x>"]
+
+
+_ODD_VALUES = [None, 0, -1, 1, 7, 99, 10**12, 1.5, True, "", "x", "AS", "ts", [], ["AS"], {},
+               {"a": 1}, "ERR,MISREAD", "HEL,1,X,1,SN1", "CUT", "LINK-DOWN", "CRD,XX", "VOID",
+               "DEAL", "SHUFFLE", "double", "rescue", "blackjack", "bust", "tilted", 26]
+
+
+def _paths(d: object, pre: tuple[object, ...] = ()) -> list[tuple[object, ...]]:
+    out: list[tuple[object, ...]] = []
+    items = d.items() if isinstance(d, dict) else enumerate(d) if isinstance(d, list) else []
+    for k, v in items:
+        out.append((*pre, k))
+        out.extend(_paths(v, (*pre, k)))
+    return out
+
+
+@settings(max_examples=150, deadline=None)
+@given(st.data())
+def test_any_mangled_scenario_is_a_fail_or_pass_never_a_traceback(data: st.DataObject) -> None:
+    """scenario format: "a file that does not follow this format is reported as FAIL with the
+    reason (which key, which round), never a traceback" — real files, keys and values
+    mangled at random, played through the engine driver."""
+    import copy
+    import tomllib
+
+    from firmware.bench.playback import play_scenario
+    from firmware.bench.scenario import parse_scenario
+    from firmware.errors import UserError
+
+    files = sorted((REPO / "tests" / "scenarios").rglob("*.toml"))
+    f = data.draw(st.sampled_from(files))
+    doc = copy.deepcopy(tomllib.loads(f.read_text(encoding="utf-8")))
+    for _ in range(data.draw(st.integers(1, 3))):
+        paths = _paths(doc)
+        if not paths:
+            break
+        path = data.draw(st.sampled_from(paths))
+        parent: object = doc
+        for k in path[:-1]:
+            parent = parent[k]  # type: ignore[index]
+        if data.draw(st.booleans()) and isinstance(parent, dict):
+            del parent[path[-1]]
+        else:
+            odd = copy.deepcopy(data.draw(st.sampled_from(_ODD_VALUES)))
+            parent[path[-1]] = odd  # type: ignore[index]
+    with contextlib.suppress(UserError):  # a UserError is reported as a FAIL by run_one
+        play_scenario(parse_scenario(doc, str(f)), EngineDriver())
