@@ -17,7 +17,7 @@ from typing import Any
 
 from cryptography.hazmat.primitives.ciphers import Cipher, algorithms, modes
 
-from rng.drbg import Drbg
+from rng.drbg import MAX_REQUEST_BYTES, Drbg
 
 _KEYLEN = 32  # AES-256 key, bytes
 _BLOCKLEN = 16
@@ -101,6 +101,9 @@ class CtrDrbg(Drbg):
     def _instantiate_algorithm(self, entropy: bytes, nonce: bytes, pers: bytes) -> None:
         self._key = bytearray(_KEYLEN)
         self._v = bytearray(_BLOCKLEN)
+        # Output buffer of the largest request, the Update blocks and the slack older
+        # ``cryptography`` releases demand of update_into (one block less one byte).
+        self._out = bytearray(MAX_REQUEST_BYTES + _BLOCKLEN + _SEEDLEN + _BLOCKLEN)
         if self.use_df:
             self._update(self._seed_material(entropy, nonce, pers))
         else:
@@ -110,6 +113,14 @@ class CtrDrbg(Drbg):
         self._update(self._seed_material(entropy, additional_input))
 
     def _generate_algorithm(self, n_bytes: int, additional_input: bytes) -> bytes | None:
+        view = self._generate_view_algorithm(n_bytes, additional_input)
+        return None if view is None else bytes(view)
+
+    def _generate_view_algorithm(self, n_bytes: int, additional_input: bytes
+                                 ) -> memoryview | None:
+        """Generate (10.2.1.5) as ONE keystream call into the DRBG's own buffer: the
+        requested bits, the discarded rest of the last block, then the three blocks of
+        CTR_DRBG_Update, which become the new Key and V and are wiped from the buffer."""
         if self.reseed_counter > self.reseed_interval:
             return None
         if additional_input:
@@ -118,24 +129,26 @@ class CtrDrbg(Drbg):
             else:
                 additional_input += bytes(_SEEDLEN - len(additional_input))
             self._update(additional_input)
-        enc = _ctr(self._key, self._v)
-        out = enc.update(_zeros(n_bytes))
-        if n_bytes % _BLOCKLEN:  # the rest of the last output block is discarded
-            enc.update(_zeros(_BLOCKLEN - n_bytes % _BLOCKLEN))
-        temp = enc.update(_Z_SEED)
+        end = n_bytes + (-n_bytes % _BLOCKLEN)
+        total = end + _SEEDLEN
+        buf = self._out
+        _ctr(self._key, self._v).update_into(_zeros(total), buf)
+        temp = bytes(buf[end:total])
+        buf[end:total] = _Z_SEED
         if additional_input:
             temp = _xor(temp, additional_input)
         self._key[:] = temp[:_KEYLEN]
         self._v[:] = temp[_KEYLEN:]
-        return out
+        return memoryview(buf).toreadonly()[:n_bytes]
 
     def _zeroize(self) -> None:
-        for buf in (getattr(self, "_key", None), getattr(self, "_v", None)):
+        for buf in (getattr(self, "_key", None), getattr(self, "_v", None),
+                    getattr(self, "_out", None)):
             if buf is not None:
                 buf[:] = bytes(len(buf))
 
     def state_is_zero(self) -> bool:
-        return not any(self._key) and not any(self._v)
+        return not any(self._key) and not any(self._v) and not self._out.strip(b"\0")
 
 
 class CtrDrbgNoDf(CtrDrbg):

@@ -119,15 +119,24 @@ class TableRng:
             shuffle(self._bits(min_read=256), items)
 
     def random_bytes(self, n: int) -> bytes:
-        """``n`` raw DRBG bytes (several generate calls past 2^19 bits).
-
-        The bulk path of `etg rng stream`: the lock and failure check are inlined.
-        """
+        """``n`` raw DRBG bytes (several generate calls past 2^19 bits)."""
         with self._lock:
             if self._failure is not None:
                 raise RngUnavailable(f"RNG unavailable: {self._failure}")
             try:
                 return self._bytes(n)
+            except RngError as exc:
+                self._failure = str(exc)
+                raise RngUnavailable(f"RNG unavailable: {exc}") from exc
+
+    def stream_chunk(self) -> memoryview:
+        """The next 2^19 bits of raw DRBG output (one generate request) without a copy:
+        the bulk path of `etg rng stream`. Valid until the next call; write it at once."""
+        with self._lock:
+            if self._failure is not None:
+                raise RngUnavailable(f"RNG unavailable: {self._failure}")
+            try:
+                return self._drbg.generate_view(MAX_REQUEST_BYTES)
             except RngError as exc:
                 self._failure = str(exc)
                 raise RngUnavailable(f"RNG unavailable: {exc}") from exc

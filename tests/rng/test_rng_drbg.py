@@ -308,3 +308,23 @@ def test_prediction_resistance_groups_of_a_cavp_file_run(mech: str, tmp_path: Pa
     path.write_text("\n".join(lines))
     (result,) = list(run_file(path))
     assert (result.passed, result.failed, result.failed_counts) == (2, 1, [0])
+
+
+@pytest.mark.parametrize("cls", [CtrDrbg, CtrDrbgNoDf, HmacDrbg])
+def test_generate_view_gives_the_bits_generate_gives(cls: type[Drbg]) -> None:
+    """The stream's zero-copy path is the same Generate: identical output, state and
+    counter as `generate` from the same seed, request after request (full and partial
+    blocks), and the output buffer is wiped on uninstantiate."""
+    a, _ = _drbg(cls)
+    b, _ = _drbg(cls)
+    for n in (MAX_REQUEST_BYTES, 17, 0, MAX_REQUEST_BYTES, 1000):
+        assert bytes(a.generate_view(n)) == b.generate(n)
+        assert a.reseed_counter == b.reseed_counter
+    assert a.generate(64) == b.generate(64)
+    with pytest.raises(DrbgError, match="2\\^19"):
+        a.generate_view(MAX_REQUEST_BYTES + 1)
+    view = a.generate_view(32)
+    a.uninstantiate()
+    assert a.state_is_zero()
+    if isinstance(a, CtrDrbg):  # the output buffer is the DRBG's own: wiped with it
+        assert not any(view)
