@@ -50,7 +50,7 @@ def test_672a2_b_layout_inscriptions_word_for_word() -> None:
         "Insurance pays 2 to 1",
         "Dealer shall draw to 16 and stand on all 17s",
         "Blackjack Wagers will push if the dealer's hand has a total point count of 22",
-        "Surrender is not available",
+        "Surrender is not available on a Free Bet Blackjack table",
     ]
     assert lay["betting_areas"] == ["blackjack", "insurance"]
     rows = dict(r for p in lay["paytables"] for r in p["rows"])

@@ -37,7 +37,7 @@ def test_633b26_b_layout_betting_areas_inscriptions_paytables() -> None:
         "Blackjack pays 2 to 1",
         "Insurance pays 2 to 1",
         "Dealer shall draw to hard 17 and stand on all 18s",
-        "Hitting is not available",
+        "Hitting is not available on a Split to Double Blackjack table",
     ]
     titles = [p["title"] for p in lay["paytables"]]
     assert titles == ["Blackjack wager", "Blackjack or Bust wager (Paytable 1)"]
