@@ -6,6 +6,8 @@ card, dealer up card, seat card, hole card, then the seat's cards and the dealer
 
 from __future__ import annotations
 
+from fractions import Fraction
+
 import pytest
 from variant_helpers import START, bet, draw, feed, net, refused, vtable
 
@@ -268,3 +270,63 @@ def test_633b28_f_after_the_reveal_the_round_follows_633a7() -> None:
     assert seen == ["seat 1 hand 0", "seat 2 hand 0", "dealer", "seat 1 hand 0",
                     "seat 2 hand 0", "hole"]
     assert (t.expecting().kind, t.expecting().seat) == ("decision", 1)
+
+
+def test_633b28_b3_separate_activator_betting_area() -> None:
+    """§ 633b.28(b)(3): a separate betting area for each player's Bingo activator wager."""
+    assert "activator" in layout_for(load_rules(V))["betting_areas"]
+    t = vtable(V)
+    bet(t, (1, 1000), (5, 2500), close=False)
+    wagers = {s["seat"]: s["wagers"] for s in t.public_view()["seats"]}
+    assert all("activator" in w for w in wagers.values())
+    assert (wagers[1]["activator"], wagers[5]["activator"]) == (200, 500)
+
+
+def test_633b28_b4_inscriptions_word_for_word() -> None:
+    """§ 633b.28(b)(4), (b)(4)(i), (b)(4)(iii): the inscriptions, each from the rule in force
+    (Blackjack 3 to 2; the dealer stands on all 17s, the only value allowed)."""
+    rules = load_rules(V)
+    assert (rules.blackjack_pays, rules.dealer_hits_soft_17) == (Fraction(3, 2), False)
+    assert layout_for(rules)["inscriptions"] == [
+        "Blackjack pays 3 to 2",
+        "Insurance pays 2 to 1",
+        "Dealer shall draw to hard 16 and stand on all 17s",
+    ]
+
+
+def test_633b28_b4_ii_insurance_pays_2_to_1() -> None:
+    """§ 633b.28(b)(4)(ii): "Insurance pays 2 to 1" is inscribed and paid."""
+    assert layout_for(load_rules(V))["inscriptions"][1] == "Insurance pays 2 to 1"
+    t = vtable(V, seats=1)
+    bet(t, (1, 1000))
+    draw(t, 19, 5)
+    feed(t, "9S", "AH", "8D", "KC")
+    t.apply(Decision(1, 0, "insurance"))  # 500
+    assert t.phase == "settled" and t.dealer_bj
+    # wager -1000, activator -200, insurance +1000 (2 to 1)
+    assert net(t) == -200
+
+
+def test_633b28_b5_no_optional_wager_no_extra_area() -> None:
+    """§ 633b.28(b)(5): an area per optional wager offered; none is, so none is drawn."""
+    rules = load_rules(V)
+    assert [n for m in rules.mechanisms for n in m.optional_wagers] == []
+    assert sorted(layout_for(rules)["betting_areas"]) == ["activator", "blackjack", "insurance"]
+
+
+def test_633b28_b6_payout_odds_of_every_permissible_wager() -> None:
+    """§ 633b.28(b)(6): the layout advises the odds of the Blackjack wager, insurance, the
+    activator (never returned) and every multiplied payout, derived from the rules."""
+    lay = layout_for(load_rules(V, {"multiplier_on_double": True}))
+    tables = {p["title"]: dict(p["rows"]) for p in lay["paytables"]}
+    assert tables["Blackjack wager"] == {
+        "Blackjack": "3 to 2", "Winning hand": "1 to 1", "Insurance": "2 to 1"}
+    assert "never returned" in tables["Bingo activator wager"][
+        "Placed with every Blackjack wager"]
+    bingo = tables["Bingo target and multiplier"]
+    for m in (2, 5, 10, 25, 50, 100):
+        assert bingo[f"Winning hand on the Bingo target, {m}x"] == f"{m} to 1"
+        bj = Fraction(3, 2) * m
+        assert bingo[f"Blackjack on Bingo target 21, {m}x"] == (
+            f"{bj.numerator} to {bj.denominator}")
+    assert bingo["Double Down wager on the Bingo target"] == "its odds x the multiplier"

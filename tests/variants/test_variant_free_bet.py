@@ -345,3 +345,42 @@ def test_baseline_4_lammer_never_costs_money() -> None:
     assert [h.paid for h in t.seats[0].hands] == [2000, 0]
     assert net(t) == 1000
     assert conserved(t)
+
+
+@pytest.mark.parametrize(("pair", "lammer", "cost"), [
+    (("KS", "TD"), False, 1000),   # (b)(1): 10-value cards, a real wager
+    (("QS", "JD"), False, 1000),
+    (("8S", "8D"), True, 0),       # (b)(2): any other pair, no new wager
+    (("AS", "AD"), True, 0),
+    (("2S", "2D"), True, 0),
+])
+def test_672a10_b_what_a_split_costs_depends_on_the_pair(
+    pair: tuple[str, str], lammer: bool, cost: int
+) -> None:
+    """§ 672a.10(b): the wager on the second hand of a split by the pair split: a real
+    wager equal to the original for 10-value cards, a Free Bet lammer for any other."""
+    t = fb()
+    bet(t, (1, 1000))
+    feed(t, pair[0], "9H", pair[1], "7C")
+    before = t.seats[0].credits
+    do(t, 1, 0, "split")
+    second = t.seats[0].hands[1]
+    assert (second.lammer, before - t.seats[0].credits) == (lammer, cost)
+    assert (second.lammer_amount if lammer else second.wager) == 1000
+
+
+def test_672a10_b2_ii_original_wager_with_first_hand_lammer_for_second() -> None:
+    """§ 672a.10(b)(2)(ii): the original Blackjack wager moves with the first split hand and
+    the Free Bet lammer is the second hand's wager: both win, the money wager is paid
+    1 to 1 with its stake back, the lammer 1 to 1 in money only."""
+    t = fb()
+    split_8s(t)
+    feed(t, "TH")  # hand 0: 18
+    do(t, 1, 0, "stand")
+    feed(t, "QH")  # hand 1: 18
+    do(t, 1, 1, "stand")
+    feed(t, "TD")  # dealer 16 + 10 = 26
+    h0, h1 = t.seats[0].hands
+    assert (h0.wager, h0.lammer, h0.result, h0.paid) == (1000, False, "win", 2000)
+    assert (h1.wager, h1.lammer, h1.result, h1.paid) == (0, True, "win", 1000)
+    assert net(t) == 2000 and conserved(t)

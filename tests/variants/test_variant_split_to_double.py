@@ -396,3 +396,99 @@ def test_633b26_b1_certificate_holder_name_from_the_table_configuration() -> Non
     cfg = load_config(None, ["table.certificate_holder=Keystone Casino"])
     assert cfg.table.certificate_holder == "Keystone Casino"
     assert "Keystone Casino" not in str(layout_for(load_rules(V)))
+
+
+def test_633b26_b3_separate_blackjack_or_bust_betting_area() -> None:
+    """§ 633b.26(b)(3): a separate betting area for each player's Blackjack or Bust wager."""
+    assert "blackjack_or_bust" in layout_for(load_rules(V))["betting_areas"]
+    t = vtable(V)
+    bet(t, (1, 1000), (4, 500), close=False)
+    wagers = {s["seat"]: s["wagers"] for s in t.public_view()["seats"]}
+    assert all("blackjack_or_bust" in w for w in wagers.values())  # every seat has the area
+    assert (wagers[1]["blackjack_or_bust"], wagers[4]["blackjack_or_bust"]) == (1000, 500)
+
+
+def test_633b26_b4_i_inscription_blackjack_pays_2_to_1() -> None:
+    """§ 633b.26(b)(4), (b)(4)(i): "Blackjack pays 2 to 1", from the odds the engine pays."""
+    rules = load_rules(V)
+    assert rules.blackjack_pays == 2
+    assert layout_for(rules)["inscriptions"][0] == "Blackjack pays 2 to 1"
+
+
+def test_633b26_b4_ii_inscription_insurance_pays_2_to_1() -> None:
+    """§ 633b.26(b)(4)(ii): "Insurance pays 2 to 1", from the odds the engine pays."""
+    rules = load_rules(V)
+    assert rules.insurance_pays == 2
+    assert layout_for(rules)["inscriptions"][1] == "Insurance pays 2 to 1"
+
+
+def test_633b26_b4_iii_inscription_dealer_rule() -> None:
+    """§ 633b.26(b)(4)(iii): the dealer-rule inscription word for word, with the rule it
+    names (hits soft 17, baseline §2) as the only one the Rules Submission allows."""
+    rules = load_rules(V)
+    assert rules.dealer_hits_soft_17 is True
+    assert layout_for(rules)["inscriptions"][2] == (
+        "Dealer shall draw to hard 17 and stand on all 18s")
+    with pytest.raises(ConfigError, match=r"rules\.dealer_hits_soft_17"):
+        load_rules(V, {"dealer_hits_soft_17": False})
+
+
+def test_633b26_b4_iv_inscription_hitting_not_available() -> None:
+    """§ 633b.26(b)(4)(iv): the regulation's sentence on the layout (so no sign is needed),
+    and the engine indeed offers no hit."""
+    rules = load_rules(V)
+    assert rules.hitting is False
+    assert layout_for(rules)["inscriptions"][3] == (
+        "Hitting is not available on a Split to Double Blackjack table")
+
+
+def test_633b26_b5_no_optional_wager_no_extra_area() -> None:
+    """§ 633b.26(b)(5): an area per optional wager offered; none is, so none is drawn."""
+    rules = load_rules(V)
+    assert [n for m in rules.mechanisms for n in m.optional_wagers] == []
+    assert layout_for(rules)["betting_areas"] == ["blackjack", "insurance", "blackjack_or_bust"]
+
+
+def test_633b26_b6_payout_odds_of_every_permissible_wager() -> None:
+    """§ 633b.26(b)(6): the layout advises the odds of every wager: Blackjack (2 to 1,
+    winning hand 1 to 1), insurance 2 to 1 and the Blackjack or Bust paytable in force."""
+    lay = layout_for(load_rules(V, {"paytable": 2}))
+    tables = {p["title"]: dict(p["rows"]) for p in lay["paytables"]}
+    assert tables["Blackjack wager"] == {
+        "Blackjack": "2 to 1", "Winning hand": "1 to 1", "Insurance": "2 to 1"}
+    assert tables["Blackjack or Bust wager (Paytable 2)"]["Player Blackjack (suited)"] == "6 to 1"
+    assert set(lay["betting_areas"]) <= {"blackjack", "insurance", "blackjack_or_bust"}
+
+
+def test_633b26_e4_ii_surrender_blackjack_wager_pushes() -> None:
+    """§ 633b.26(e)(4)(ii): on surrender the Blackjack wager pushes: all of it comes back
+    (not half, as in the base game's late surrender)."""
+    t = vtable(V, seats=1)
+    bet(t, (1, 2500))
+    feed(t, "TS", "9H", "6D", "8C")
+    do(t, 1, 0, "surrender")
+    h = t.seats[0].hands[0]
+    assert (h.result, h.paid) == ("surrender", 2500)
+    assert t.seats[0].returned_by_kind == {"blackjack": 2500}  # (e)(4)(i): BoB not back
+    assert net(t) == -2500 and conserved(t)
+
+
+def test_633b26_f_blackjack_or_bust_settled_with_the_round() -> None:
+    """§ 633b.26(f): the Blackjack or Bust wager is settled with the round's settlement
+    (§ 633a.7(o)), not when a hand busts: until then it stays on the layout."""
+    t = vtable(V, seats=1)
+    bet(t, (1, 1000))
+    feed(t, "9S", "6H", "9D", "TC")
+    do(t, 1, 0, "split")
+    feed(t, "5H")
+    do(t, 1, 0, "double")
+    feed(t, "KD")  # hand 0 busts: the Blackjack or Bust wager is lost, but not yet settled
+    s = t.seats[0]
+    assert s.side == {"blackjack_or_bust": 1000} and s.net is None
+    assert s.hands[0].extra is None
+    assert t.public_view()["seats"][0]["wagers"]["blackjack_or_bust"] == 1000
+    feed(t, "2C")
+    do(t, 1, 1, "stand")
+    feed(t, "8D")  # dealer busts; the round settles, the wager with it
+    assert t.phase == "settled" and s.net is not None
+    assert s.hands[0].extra == {"blackjack_or_bust": "lose"}
