@@ -56,10 +56,14 @@ def randbelow_batch(read: ByteSource, n: int, count: int) -> IntArray:
 
 def weighted_batch(read: ByteSource, weights: Sequence[int], count: int) -> IntArray:
     """``count`` indexes i, each with probability weights[i] / sum(weights), exactly."""
-    w = np.asarray(weights, dtype=np.int64)
-    if (w < 0).any() or int(w.sum()) <= 0:
+    # The total is checked in Python integers first: an int64 cumsum would wrap silently
+    # and skew the draws.
+    total = sum(int(x) for x in weights)
+    if any(int(x) < 0 for x in weights) or total <= 0:
         raise ValueError("weights must be non-negative with a positive total")
-    cum = np.cumsum(w)
+    if total >= 1 << 63:
+        raise ValueError(f"weights total {total} is not below 2^63")
+    cum = np.cumsum(np.asarray(weights, dtype=np.int64))
     r = randbelow_batch(read, int(cum[-1]), count)
     return np.searchsorted(cum, r, side="right").astype(np.int64)
 

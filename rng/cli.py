@@ -108,7 +108,8 @@ def _open(args: argparse.Namespace) -> Any:
         try:
             bytes.fromhex(seed)
         except ValueError:
-            raise UserError(f"--seed-hex: {seed!r} is not hexadecimal digits") from None
+            raise UserError(f"--seed-hex: {seed!r} is not an even number of hexadecimal "
+                            "digits (two per byte)") from None
         settings = dataclasses.replace(settings, seed_hex=seed)
     settings = dataclasses.replace(settings, cycle_hz=0.0)
     try:

@@ -53,7 +53,18 @@ def parse_weights(text: str) -> dict[int, int]:
         out[v] = w
     if not any(out.values()):
         raise UserError("--weights: at least one weight must be above 0")
-    return out
+    return _in_range(out, "--weights")
+
+
+def _in_range(table: dict[int, int], where: str) -> dict[int, int]:
+    """Values and the weight total must fit the 64-bit integers the batch draws use."""
+    for v in table:
+        if not -(1 << 63) <= v < 1 << 63:
+            raise UserError(f"{where}: value {v} is outside the 64-bit integer range")
+    total = sum(table.values())
+    if total >= 1 << 63:
+        raise UserError(f"{where}: weights total {total}, must be below 2^63")
+    return table
 
 
 def _as_weights(raw: Any, where: str) -> dict[int, int]:
@@ -62,9 +73,12 @@ def _as_weights(raw: Any, where: str) -> dict[int, int]:
     if not isinstance(raw, Mapping):
         raise UserError(f"{where}: expected a table of value = weight")
     try:
-        return {int(k): int(v) for k, v in raw.items()}
+        table = {int(k): int(v) for k, v in raw.items()}
     except (TypeError, ValueError):
         raise UserError(f"{where}: values and weights must be integers") from None
+    if any(w < 0 for w in table.values()) or not any(table.values()):
+        raise UserError(f"{where}: weights must be non-negative with a positive total")
+    return _in_range(table, where)
 
 
 def bingo_weights(

@@ -118,7 +118,10 @@ def test_draws_to_a_file(tmp_path: Path, capsysbinary: pytest.CaptureFixture[byt
     (["--what", "card", "--n", "3", "--weights", "12:1"], "target or multiplier only"),
     (["--what", "shuffle", "--n", "3", "--decks", "0"], "--decks"),
     (["--what", "target", "--n", "3", "--weights", "300:1", "--format", "bin"], "0..255"),
-    (["--what", "card", "--n", "3", "--seed-hex", "xyz"], "not hexadecimal"),
+    (["--what", "card", "--n", "3", "--seed-hex", "xyz"], "hexadecimal digits"),
+    (["--what", "card", "--n", "3", "--seed-hex", "abc"], "even number"),
+    (["--what", "target", "--n", "3", "--weights", f"{1 << 64}:1"], "64-bit"),
+    (["--what", "target", "--n", "3", "--weights", f"1:{1 << 62},2:{1 << 62}"], "below 2^63"),
 ])
 def test_draws_bad_input_is_one_line(argv: list[str], problem: str,
                                      capsysbinary: pytest.CaptureFixture[bytes]) -> None:

@@ -179,3 +179,12 @@ def test_batch_uses_integers_only_and_real_permutations() -> None:
         randbelow_batch(read, 0, 1)
     with pytest.raises(ValueError):
         weighted_batch(read, [0, 0], 1)
+
+
+def test_batch_weights_whose_total_would_wrap_int64_are_refused() -> None:
+    """Three weights of 2^63 - 1 wrap an int64 cumsum to a positive total; the batch must
+    refuse them rather than draw from a silently skewed table."""
+    read = cycling_source(2)
+    with pytest.raises(ValueError, match="2\\^63"):
+        weighted_batch(read, [(1 << 63) - 1] * 3, 1)
+    assert set(weighted_batch(read, [1, (1 << 63) - 2], 200).tolist()) <= {0, 1}
