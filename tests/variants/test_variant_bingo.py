@@ -7,6 +7,7 @@ card, dealer up card, seat card, hole card, then the seat's cards and the dealer
 from __future__ import annotations
 
 from fractions import Fraction
+from typing import Any
 
 import pytest
 from variant_helpers import START, bet, draw, feed, net, refused, vtable
@@ -29,7 +30,7 @@ V = "bingo"
 
 
 def play(target: int, mult: int, cards: tuple[str, ...], actions: tuple[tuple[int, str], ...]
-         = (), wager: int = 1000, **rules: object) -> Table:
+         = (), wager: int = 1000, **rules: Any) -> Table:
     t = vtable(V, seats=1, **rules)
     bet(t, (1, wager))
     draw(t, target, mult)

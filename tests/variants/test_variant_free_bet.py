@@ -6,6 +6,8 @@ seat's cards and the dealer's draws.
 
 from __future__ import annotations
 
+from typing import Any
+
 import pytest
 from variant_helpers import START, bet, conserved, do, feed, net, refused, vtable
 
@@ -23,7 +25,7 @@ from firmware.errors import ConfigError, UserError
 V = "free-bet"
 
 
-def fb(seats: int = 1, **rules: object) -> Table:
+def fb(seats: int = 1, **rules: Any) -> Table:
     return vtable(V, seats=seats, **rules)
 
 

@@ -7,6 +7,7 @@ seat's cards and the dealer's draws. The decks hold no ten-spot cards (J, Q, K r
 from __future__ import annotations
 
 import tomllib
+from typing import Any
 
 import pytest
 from variant_helpers import bet, conserved, do, feed, net, refused, vtable
@@ -18,12 +19,12 @@ from firmware.errors import ConfigError
 V = "spanish21"
 
 
-def sp(seats: int = 1, **rules: object) -> Table:
+def sp(seats: int = 1, **rules: Any) -> Table:
     return vtable(V, seats=seats, **rules)
 
 
 def round1(cards: tuple[str, ...], *actions: tuple[int, str], wager: int = 1000,
-           **rules: object) -> Table:
+           **rules: Any) -> Table:
     """One seat: deal the first four cards, then each (hand, action) and the rest."""
     t = sp(**rules)
     bet(t, (1, wager))
