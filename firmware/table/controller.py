@@ -31,6 +31,7 @@ from firmware.table.accounting import round_accounts
 from firmware.table.events import EventCode
 from firmware.table.journal import Entry, Journal, JournalError
 from firmware.table.meters import credit_deltas, round_deltas
+from firmware.table.recovery import round_ended
 
 log = logging.getLogger("etg.table")
 
@@ -135,7 +136,7 @@ class Controller:
         self._led: str | None = None
         self._lamps: dict[int, set[str]] | None = None
         self._last_query = 0.0
-        self._was_final = table.phase in (P.SETTLED, P.VOIDED)
+        self._was_final = round_ended(table)
         self._was_tilted = table.phase == P.TILT
         self._round_first_seq: int | None = None
         self.stopped = False
@@ -241,7 +242,7 @@ class Controller:
 
     def _after_change(self) -> None:
         t = self.table
-        final = t.phase in (P.SETTLED, P.VOIDED)
+        final = round_ended(t)
         if final and not self._was_final:
             self._record_round()
         self._was_final = final

@@ -60,6 +60,14 @@ def _table_from_epoch(body: dict[str, Any]) -> Table:
     return table
 
 
+def round_ended(table: Table) -> bool:
+    """The last round is settled or voided — also while a tilt that came after it (a
+    stray card between rounds) pauses the table: resuming must not end it a second time."""
+    if table.phase == P.TILT and table.tilt is not None:
+        return table.tilt.resume_phase in (P.SETTLED, P.VOIDED)
+    return table.phase in (P.SETTLED, P.VOIDED)
+
+
 def in_round(table: Table) -> bool:
     """A round is in progress: cards or wagers at stake that are not settled."""
     if table.phase in P.IN_ROUND or table.phase == P.TILT:
@@ -77,7 +85,7 @@ def replay(journal: Journal) -> Recovered | None:
         return None
     table = _table_from_epoch(last_epoch.body)
     inputs = finals = recorded = 0
-    was_final = table.phase in (P.SETTLED, P.VOIDED)
+    was_final = round_ended(table)
     for r in journal.records(since_seq=last_epoch.seq, kinds=["input", "round"]):
         if r.kind == "round":
             recorded += 1
@@ -86,7 +94,7 @@ def replay(journal: Journal) -> Recovered | None:
         inp = input_from_json(r.body["input"])
         with contextlib.suppress(Rejected):  # refused live too: the engine is deterministic
             table.apply(inp)
-        final = table.phase in (P.SETTLED, P.VOIDED)
+        final = round_ended(table)
         if final and not was_final:
             finals += 1
         was_final = final
