@@ -4,12 +4,13 @@ After a soak the table service is stopped and its journal is read as an auditor 
 
 - **audit chain**: every record's SHA-256 recomputed, each chained to the one before
   (``Journal.verify``, what ``etg audit verify`` runs);
-- **no journal gap**: record numbers run 1..N without a hole, and replaying every input
-  of the journal through a fresh engine gives back each seat's credits meter (what is
-  still at stake in an unfinished round counts as the seat's);
+- **no journal gap**: record numbers run 1..N without a hole;
+- **replay equals meters**: replaying every input of the journal through a fresh engine
+  gives back each seat's credits meter (what is still at stake in an unfinished round
+  counts as the seat's);
 - **rounds exactly once**: every settled or voided round has exactly one round record —
   the replay's round endings equal the records, which are numbered 1..F without a
-  repeat or a hole;
+  repeat or a hole, and no two records settle the same hands of the same round;
 - **meters balance**: for every seat and the table, ``credits == credits_in -
   credits_out - wagered + paid``;
 - **history equals meters**: the meters recomputed from the round records and the
@@ -24,7 +25,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from firmware.table.events import EventCode
-from firmware.table.journal import Journal, MeterKey
+from firmware.table.journal import Journal, MeterKey, canonical
 from firmware.table.meters import credit_deltas, round_deltas, summarize
 from firmware.table.recovery import replay
 
@@ -40,7 +41,8 @@ def check_journal(path: str | Path) -> list[Check]:
     """Every invariant of the module docstring on the journal at ``path``."""
     j = Journal(path)
     try:
-        return [_chain(j), _gap(j), _exactly_once(j), _balance(j), _history(j)]
+        return [_chain(j), _gap(j), _replay(j), _exactly_once(j), _balance(j),
+                _history(j)]
     finally:
         j.close()
 
@@ -57,9 +59,14 @@ def _gap(j: Journal) -> Check:
     if seqs != list(range(1, len(seqs) + 1)):
         missing = next(i for i, s in enumerate(seqs, start=1) if s != i)
         return Check("no journal gap", False, f"record {missing} is missing")
+    starts = sum(1 for r in j.records(kinds=["event"]) if r.code == EventCode.POWER_UP)
+    return Check("no journal gap", True, f"records 1..{len(seqs)} ({starts} power-ups)")
+
+
+def _replay(j: Journal) -> Check:
     rec = replay(j)
     if rec is None:
-        return Check("no journal gap", False, "no epoch record: the journal cannot be replayed")
+        return Check("replay equals meters", False, "no epoch record: nothing to replay")
     meters = _seat_credits(j.meters())
     bad = []
     for s in rec.table.seats:
@@ -67,10 +74,9 @@ def _gap(j: Journal) -> Check:
         if live != meters.get(s.number, 0):
             bad.append(f"seat {s.number}: replay {live}, meter {meters.get(s.number, 0)}")
     if bad:
-        return Check("no journal gap", False, "replaying the journal does not give the "
-                     "meters: " + "; ".join(bad))
-    return Check("no journal gap", True, f"records 1..{len(seqs)}; {rec.inputs} inputs "
-                 "replayed give every seat's credits meter")
+        return Check("replay equals meters", False, "; ".join(bad))
+    return Check("replay equals meters", True, f"{rec.inputs} inputs replayed give every "
+                 "seat's credits meter")
 
 
 def _exactly_once(j: Journal) -> Check:
@@ -84,6 +90,15 @@ def _exactly_once(j: Journal) -> Check:
     if ended != len(rounds):
         return Check("rounds exactly once", False, f"the inputs end {ended} rounds but the "
                      f"journal holds {len(rounds)} round records")
+    seen: dict[str, int] = {}
+    for b in rounds:
+        key = canonical({"round": b.get("round"), "dealer": (b.get("dealer") or {}).get("cards"),
+                         "hands": [[h.get("cards") for h in s.get("hands", [])]
+                                   for s in b.get("seats", [])]})
+        if key in seen and (b.get("dealer") or {}).get("cards"):
+            return Check("rounds exactly once", False, f"round {b.get('round')} is settled "
+                         f"twice (records {seen[key]} and {b.get('final')})")
+        seen[key] = int(b.get("final", 0))
     voided = sum(b.get("state") == "voided" for b in rounds)
     return Check("rounds exactly once", True, f"{len(rounds)} rounds ended ({voided} voided), "
                  "each recorded once")

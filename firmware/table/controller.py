@@ -373,6 +373,16 @@ class Controller:
             self.event(EventCode.SHOE_EMPTY, t.round_no)
         elif k == "card" and t.expecting().kind != "card":
             self.event(EventCode.SHOE_UNEXPECTED_CARD, t.round_no, raw=ev.raw or "")
+        elif k == "nak" and ev.command == "ULK":
+            # The gate stayed shut (a shoe still in FAULT answers NAK,STATE): a card that is
+            # due will never come, so pause the round until the shoe reports itself clear;
+            # resuming sends ULK again.
+            self._gate = None
+            if t.expecting().kind == "card":
+                detail = f"the shoe refused to open its gate (NAK {ev.code or ''})".strip()
+                self.event(EventCode.SHOE_FAULT, t.round_no, code="GATE", detail=detail,
+                           raw=ev.raw or "")
+                self.feed(Fault("SENSOR", detail), "shoe")
         for inp in translate.shoe_inputs(ev):
             self.feed(inp, "shoe")
 
