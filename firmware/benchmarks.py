@@ -21,6 +21,7 @@ BENCHMARKS: tuple[tuple[str, str], ...] = (
     ("panel", "drivers.panel.bench:panel_benchmark"),
     ("shoe", "drivers.shoe.bench:shoe_benchmark"),
     ("engine", "firmware.bench.speed:engine_benchmark"),
+    ("bench", "firmware.bench.hil_bench:hil_benchmark"),
     ("table", "firmware.table.bench:table_benchmark"),
     ("ui", "ui.bench:ui_benchmark"),
     ("release", "deploy.benchmarks:release"),

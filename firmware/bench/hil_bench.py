@@ -1,0 +1,56 @@
+"""`make bench` figures of the hil bench: scenarios per second against the real service,
+and soak rounds per second with faults."""
+
+from __future__ import annotations
+
+import os
+import time
+from collections.abc import Iterator
+from pathlib import Path
+
+from firmware.bench.hil_driver import HilDriver
+from firmware.bench.runner import run_one
+from firmware.bench.soak import Soak
+
+ROOT = Path(__file__).resolve().parents[2]
+#: a mix of variants, decisions and faults (no 500-press wagers, no link-down silences)
+SCENARIOS = (
+    "blackjack/01-dealing-order-stand-win.toml",
+    "blackjack/09-split-eights-633a11b.toml",
+    "blackjack/17-three-seats-dealing-order.toml",
+    "split-to-double/04-double-four-times.toml",
+    "bingo/01-blackjack-on-21-at-10x.toml",
+    "free-bet/01-free-split-lammer-wins.toml",
+    "faults/03-jam-cleared-resume.toml",
+    "faults/10-empty-mid-round-void.toml",
+)
+
+
+def hil_benchmark() -> Iterator[str]:
+    load = os.getloadavg()[0] if hasattr(os, "getloadavg") else float("nan")
+    yield "what: scenario files at hil depth: a fresh `etg run` process per file (bench mode,"
+    yield "      new journal), bench shoe on a pty, presses through the simulated key matrix,"
+    yield "      outcome from the journal; and an auto-played soak with injected faults"
+    yield "rerun: python -m firmware.benchmarks bench"
+    yield f"machine load average (1 min) at start: {load:.2f} on {os.cpu_count()} cores"
+    files = [str(ROOT / "tests" / "scenarios" / f) for f in SCENARIOS]
+    files = [f for f in files if Path(f).is_file()]
+    t0 = time.perf_counter()
+    results = [run_one(f, HilDriver) for f in files]
+    wall = time.perf_counter() - t0
+    passed = sum(r.passed for r in results)
+    rounds = sum(_rounds(f) for f in files)
+    yield (f"hil scenarios: {len(files) / wall:.2f} scenarios/s ({len(files)} files, "
+           f"{rounds} rounds, {wall:.1f} s, {passed} passed; service start included)")
+    for faults in (0.0, 0.5):
+        res = Soak("blackjack", 30, faults, seed=5).run()
+        ok = "invariants held" if res.ok else "INVARIANT VIOLATED"
+        yield (f"soak blackjack, 3 auto seats, --faults {faults}: {res.rate:.2f} rounds/s "
+               f"({res.rounds} rounds in {res.seconds:.1f} s, {sum(res.injected.values())} "
+               f"disturbances; {ok})")
+
+
+def _rounds(path: str) -> int:
+    from firmware.bench.scenario import load_scenario
+
+    return len(load_scenario(path).rounds)
