@@ -12,6 +12,9 @@ from typing import Any
 from firmware.bench.scenario import Round
 
 STATE_OF_PHASE = {"settled": "settled", "voided": "voided", "tilt": "tilted"}
+#: engine hand results outside the format's five, as the main wager's result: a rescued
+#: hand forfeits its original wager (§ 635a.10(d)), so that wager lost
+RESULT_OF_HAND = {"rescue": "lose"}
 
 
 @dataclass(frozen=True)
@@ -48,7 +51,8 @@ def observe(view: dict[str, Any], credits_before: dict[int, int]) -> Observed:
         if s["net"] is None:  # not settled: what is still on the table is the seat's
             after += _stake_on_table(s)
         nets[n] = after - credits_before[n]
-        results[n] = s["hands"][0]["result"] if s["hands"] else None
+        first = s["hands"][0]["result"] if s["hands"] else None
+        results[n] = RESULT_OF_HAND.get(first, first) if first is not None else None
     d = view["dealer"]
     dealer: int | str | None
     if not d["hole_revealed"]:
