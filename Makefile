@@ -27,8 +27,9 @@ run: setup
 test: setup
 	$(TESTENV) $(BIN)/python -m pytest -n $(JOBS) tests
 
+# Every scenario file at both depths, compared (make test runs a subset of them in hil).
 test-hil: setup
-	$(TESTENV) $(ETG) bench run --mode hil tests/scenarios
+	$(TESTENV) ETG_HIL_ALL=1 $(BIN)/python -m pytest -n $(JOBS) -q tests/bench_hil/test_hil_equivalence.py
 
 lint: setup
 	$(BIN)/ruff check firmware drivers ui rng deploy tests
