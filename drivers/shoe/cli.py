@@ -110,6 +110,8 @@ def parse_cards(text: str) -> list[str]:
     from drivers.shoe.events import is_card
 
     path = Path(text)
+    if not path.is_file() and any(ch in text for ch in "/.\\"):  # no card has these
+        raise UserError(f"--cards {text}: " + ("not a file" if path.exists() else "no such file"))
     if path.is_file():
         try:
             lines = path.read_text(encoding="utf-8").splitlines()
@@ -190,7 +192,10 @@ def _sim(args: argparse.Namespace) -> int:
     if args.link and not args.pty:
         raise UserError("--link makes a symlink to the pty: use it with --pty")
     if args.pty:
-        sim = ShoeSimulator.on_pty(settings, link=args.link)
+        try:
+            sim = ShoeSimulator.on_pty(settings, link=args.link)
+        except OSError as exc:
+            raise UserError(f"--link {args.link}: {exc.strerror or exc}") from None
     elif args.listen:
         host, port = _listen_address(args.listen)
         try:

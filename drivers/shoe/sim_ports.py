@@ -48,9 +48,16 @@ class PtyPort:
         os.set_blocking(self.master, False)
         self.link = link
         if link:
-            with contextlib.suppress(FileNotFoundError):
-                os.unlink(link)
-            os.symlink(self.path, link)
+            try:
+                # Replace a stale link from an earlier run, never a file someone keeps there.
+                if os.path.lexists(link) and not os.path.islink(link):
+                    raise FileExistsError(errno.EEXIST, "exists and is not a symlink", link)
+                with contextlib.suppress(FileNotFoundError):
+                    os.unlink(link)
+                os.symlink(self.path, link)
+            except OSError:
+                os.close(self.master)
+                raise
         self.description = f"pty {self.path}" + (f" (as {link})" if link else "")
         self._poll = select.poll()
         self._poll.register(self.master, select.POLLIN | select.POLLHUP | select.POLLERR)

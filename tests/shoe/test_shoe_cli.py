@@ -160,6 +160,8 @@ def test_sim_listen_serves_tcp_on_loopback() -> None:
     (["--pty", "--fault", "bogus"], "unknown fault"),
     (["--pty", "--cards", "AS,XX"], "'XX' is not a card"),
     (["--listen", "nope:x"], "[HOST:]PORT"),
+    (["--pty", "--cards", "/no/such/round.txt"], "no such file"),
+    (["--pty", "--link", "/no/such/dir/etg-shoe"], "--link /no/such/dir/etg-shoe"),
 ])
 def test_sim_bad_options_are_one_line_errors(args: list[str], message: str) -> None:
     out = etg("shoe", "sim", *args)
@@ -172,3 +174,12 @@ def test_parse_cards_reads_a_file_with_comments(tmp_path) -> None:
     assert parse_cards(str(f)) == ["AS", "KD", "7C", "2H"]
     with pytest.raises(UserError):
         parse_cards("")
+
+
+def test_sim_link_never_replaces_a_file(tmp_path) -> None:
+    """--link replaces a stale symlink of an earlier run, but not a file kept there."""
+    keep = tmp_path / "keep"
+    keep.write_text("precious")
+    out = etg("shoe", "sim", "--pty", "--link", str(keep))
+    assert out.returncode == 2 and "not a symlink" in out.stderr
+    assert keep.read_text() == "precious"
