@@ -249,6 +249,12 @@ class HilDriver:
                 return why
         return None
 
+    def side_wager(self, seat: int, name: str, amount: int) -> str | None:
+        """An optional wager: the player panel has no button for one (panel ICD), so a
+        player cannot place it and neither can the bench."""
+        return (f"a player cannot place a {name} wager: the panel ICD has no button for it "
+                "(BET CLEAR HIT STAND DOUBLE SPLIT SURRENDER INSURANCE)")
+
     def _press_for(self, seat: int | None, button: str, what: str) -> str | None:
         source = "panel" if seat is not None else "console"
         before = self._counts(source)

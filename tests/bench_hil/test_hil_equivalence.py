@@ -51,10 +51,19 @@ HIL_SUBSET = (
 )
 
 
-def _hil_files() -> list[str]:
-    if os.environ.get("ETG_HIL_ALL"):
-        return [str(p.relative_to(SCENARIOS)) for p in find_scenarios([str(SCENARIOS)])]
-    return [f for f in HIL_SUBSET if (SCENARIOS / f).is_file()]
+#: files a player cannot play on the panel: known gaps, reported, failing visibly here
+PANEL_GAPS = {
+    "free-bet/16-push22-wager.toml": "the panel ICD has no button for the optional Push 22 "
+    "wager, so no player (and no hil bench) can place it",
+}
+
+
+def _hil_files() -> list[object]:
+    files = ([str(p.relative_to(SCENARIOS)) for p in find_scenarios([str(SCENARIOS)])]
+             if os.environ.get("ETG_HIL_ALL") else
+             [f for f in HIL_SUBSET if (SCENARIOS / f).is_file()])
+    return [pytest.param(f, marks=pytest.mark.xfail(reason=PANEL_GAPS[f], strict=True))
+            if f in PANEL_GAPS else f for f in files]
 
 
 def test_hil_subset_spans_variants_and_faults() -> None:
