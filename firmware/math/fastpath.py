@@ -81,7 +81,6 @@ def simulate(
     R = codes.shape[0]
     H = max(1, rules.max_hands)
     vals = np.minimum(codes // 4 + 1, 10).astype(np.int16)
-    rows = np.arange(R)
     up = vals[:, 1]
     p1, p2, hole = vals[:, 0], vals[:, 2], vals[:, 3]
     ptr = np.full(R, 4, np.int16)
@@ -149,16 +148,18 @@ def simulate(
            dbl, dlam, state, fromsplit, first3, nh, draw, add_card, total, free_dbl, lane, up,
            codes, ptr)
     # the rest of the hands, one decision per round per step
-    while True:
-        cur_state = state[rows, np.minimum(ci, H - 1)]
-        finished = (ci >= nh) | ~live
+    # rounds with a hand still to play; the set only shrinks, so each step touches few rows
+    todo = np.nonzero(live & (state[:, 0] != DONE) | (nh > 1))[0]
+    while len(todo):
+        cur_state = state[todo, np.minimum(ci[todo], H - 1)]
+        finished = ci[todo] >= nh[todo]
         adv = ~finished & (cur_state >= DONE)
-        ci[adv] += 1
-        active = np.nonzero(~finished & ~adv)[0]
-        if len(active) == 0:
-            if not adv.any():
-                break
+        ci[todo[adv]] += 1
+        keep = ~finished
+        todo = todo[keep]
+        if adv[keep].any():
             continue
+        active = todo
         hi = ci[active]
         st = state[active, hi]
         pend = st == PENDING
