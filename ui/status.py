@@ -44,13 +44,18 @@ def paint_status(p: Painter, surf: pygame.Surface, rect: pygame.Rect,
                     (rect.right - m.s(16), rect.centery), "midright")
     legal = list(expecting.get("legal") or []) if expecting.get("kind") == "decision" else []
     seat = expecting.get("seat")
-    bw, gap = m.s(150), m.s(10)
+    gap = m.s(10)
     bh = rect.height - m.s(12)
-    total_w = len(legal) * (bw + gap)
+    # A button is as wide as its label needs (fonts shrink less than lengths on a small
+    # screen, so a fixed width would clip SURRENDER or NO INSURANCE at 800x480).
+    labels = [decision_label(str(d)) for d in legal]
+    label_font = p.texts.font(m.font(20))
+    widths = [max(m.s(150), label_font.size(label)[0] + bh + m.s(8)) for label in labels]
+    total_w = sum(w + gap for w in widths)
     x = r_info.left - m.s(24) - total_w
-    for decision in legal:
+    for decision, label, bw in zip(legal, labels, widths, strict=True):
         b = pygame.Rect(x, rect.top + m.s(6), bw, bh)
-        p.button(surf, decision_label(str(decision)), b, m.font(20))
+        p.button(surf, label, b, m.font(20))
         if isinstance(seat, int):
             buttons.append((b, seat, str(decision)))
         x += bw + gap

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import itertools
 from typing import Any
 
 import pytest
@@ -48,6 +49,28 @@ def test_whose_turn_and_the_legal_buttons() -> None:
     assert "HIT" not in labels  # § 633b.26(e): no hitting, so no HIT button
     assert {seat for _r, seat, _d in r.buttons} == {3}
     assert view["expecting"]["why"] in labels
+
+
+
+@pytest.mark.parametrize("size", [(1920, 1080), (1280, 720), (800, 480)])
+@pytest.mark.parametrize(("variant", "fixture"), [("split-to-double", "split-to-double-decisions"),
+                                                  ("blackjack", "blackjack-insurance")])
+def test_button_labels_fit_their_buttons(size: tuple[int, int], variant: str,
+                                         fixture: str) -> None:
+    """SURRENDER and NO INSURANCE stay whole at 800x480: a button is as wide as its label
+    at the status font size, and the buttons stay on the rail, clear of each other."""
+    from ui.status import decision_label
+
+    r = Renderer(size, layout_of(variant), animate=False)
+    r.render(new_surface(size), load_json(fixture), ScreenState(), 0.0)
+    font = r.painter.texts.font(r.metrics.font(20))
+    assert r.buttons
+    for rect, _seat, decision in r.buttons:
+        inner = rect.width - rect.height // 2  # the label box inside the rounded ends
+        assert font.size(decision_label(decision))[0] <= inner, (size, decision)
+        assert rect.left >= 0 and rect.right <= size[0]
+    lefts = sorted(r.buttons, key=lambda b: b[0].left)
+    assert all(a[0].right <= b[0].left for a, b in itertools.pairwise(lefts))
 
 
 def test_results_and_payouts_per_hand() -> None:
