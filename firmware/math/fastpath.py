@@ -257,7 +257,8 @@ def _apply(rules, ft, ia, ih, act, times, hard, ace, nc, fv, lam, dbl, dlam, sta
         v2 = np.minimum(second // 4 + 1, 10)
         new = nh[a].astype(np.int64)
         nh[a] += 1
-        free = rules.free_split & (v2 != 10) if rules.free_split else np.zeros(len(a), bool)
+        free = (~np.isin(v2, rules.real_split_values) if rules.free_split
+                else np.zeros(len(a), bool))
         for (hh, vv, cc) in ((h, v1, first), (new, v2, second)):
             hard[a, hh] = vv
             ace[a, hh] = vv == 1

@@ -79,7 +79,8 @@ class GameRules:
     surrender_refund: Fraction = Fraction(1, 2)
     # Free Bet (baseline §4)
     dealer_22_pushes: bool = False
-    free_split: bool = False  # every pair but ten-values splits for a lammer
+    free_split: bool = False  # pairs split for a lammer, except real_split_values
+    real_split_values: tuple[int, ...] = (10,)
     free_double_on: tuple[int, ...] = ()  # hard two-card totals doubled for a lammer
     push22_pays: Fraction | None = None
     # Spanish 21 (baseline §5)
@@ -168,6 +169,13 @@ def from_values(values: Mapping[str, Any]) -> GameRules:
     take("dealer_22_pushes", conv=bool)
     take("free_split", conv=bool)
     take("free_double_on", conv=_free_double_totals)
+    take("real_split_values", conv=lambda x: tuple(int(i) for i in x))
+    for key, lanes in (("bingo_targets", BINGO_TARGETS), ("bingo_multipliers", BINGO_MULTIPLIERS)):
+        if key in v and tuple(int(i) for i in v[key]) != lanes:
+            from firmware.errors import UserError
+
+            raise UserError(f"{key} {list(v[key])}: the math knows § 633b.28(e)'s "
+                            f"{list(lanes)} only")
     take("player_21_wins", conv=bool)
     take("player_blackjack_wins", conv=bool)
     take("rescue", conv=bool)

@@ -33,7 +33,7 @@ def split_value(solver: HandSolver, pair: int) -> Value:
     """Expected value of splitting a pair of ``pair`` (all hands, in units of one wager)."""
     r = solver.r
     q = solver.q
-    free = r.free_split and pair != 10
+    free = r.free_split and pair not in r.real_split_values
     can_resplit = pair != 1 or r.resplit_aces
 
     def final(lammer: bool, x: int) -> Value:
