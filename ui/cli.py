@@ -40,8 +40,10 @@ def register(sub: Any, common: argparse.ArgumentParser) -> None:
         "readme", parents=[common], help="render the README snapshots (one per variation)",
         description="Render docs/snapshots/<variant>.png: each variation's layout mid-round, "
                     "from the scenarios shipped in ui/scenarios/.")
-    readme.add_argument("--out-dir", default="docs/snapshots", help="(default docs/snapshots)")
-    readme.add_argument("--size", metavar="WxH", default="1920x1080")
+    readme.add_argument("--out-dir", default="docs/snapshots",
+                        help="directory to write the PNGs to (default docs/snapshots)")
+    readme.add_argument("--size", metavar="WxH", default="1920x1080",
+                        help="pixels of each picture (default 1920x1080, as the README shows)")
     readme.set_defaults(func=_readme)
     demo = usub.add_parser(
         "demo", parents=[common], help="open a window cycling through the table's states",
