@@ -68,10 +68,19 @@ def _test(args: argparse.Namespace) -> int:
         raise UserError("--script presses simulated switches: use it with --backend sim")
     if args.duration is not None and args.duration < 0:
         raise UserError("--duration must be 0 or more seconds")
+    if args.lamp_step is not None and args.lamp_step < 0:
+        raise UserError("--lamp-step must be 0 or more seconds")
     steps = (
-        parse_script(args.script or default_script(cfg.table.seats), cfg.table.seats)
+        parse_script(default_script(cfg.table.seats) if args.script is None else args.script,
+                     cfg.table.seats)
         if backend == "sim" else []
     )
+    shortest = cfg.panel.debounce_ms + 2 * cfg.panel.scan_period_ms
+    for step in steps:
+        if step.hold_ms < shortest:
+            raise UserError(
+                f"--script: a hold of {step.hold_ms} ms is shorter than the debounce lets "
+                f"through ({shortest:g} ms: {cfg.panel.debounce_ms:g} ms and two scans)")
     lamp_step = args.lamp_step if args.lamp_step is not None else (
         0.01 if backend == "sim" else 0.25
     )

@@ -44,6 +44,8 @@ def parse_script(text: str, seats: int) -> list[ScriptStep]:
             hold_ms = int(hold) if hold else DEFAULT_HOLD_MS
         except ValueError:
             raise UserError(f"--script {item!r}: hold time must be milliseconds") from None
+        if hold_ms < 0:
+            raise UserError(f"--script {item!r}: hold time must be 0 or more milliseconds")
         seat_txt, sep, button = body.partition(":")
         if not sep:
             name = seat_txt.strip().upper()
@@ -60,6 +62,8 @@ def parse_script(text: str, seats: int) -> list[ScriptStep]:
         if name not in BUTTONS:
             raise UserError(f"--script {item!r}: button must be one of {' '.join(BUTTONS)}")
         steps.append(ScriptStep(int(seat_txt), name, hold_ms))
+    if not steps:
+        raise UserError("--script: no press given, e.g. '1:BET, 3:HIT+200, DEAL'")
     return steps
 
 

@@ -94,3 +94,17 @@ def test_pin_fault_stops_the_scan_with_a_fault_event() -> None:
         time.sleep(0.01)
     panel.stop()
     assert got and got[0].kind == "fault" and "floats" in got[0].detail
+
+
+@pytest.mark.parametrize("argv,problem", [
+    (["--script", "DEAL+-5"], "0 or more milliseconds"),
+    (["--script", ",,"], "no press given"),
+    (["--script", "1:BET+5"], "shorter than the debounce"),
+    (["--lamp-step", "-1"], "--lamp-step"),
+    (["--duration", "-1"], "--duration"),
+])
+def test_bad_self_test_options_are_one_line(argv: list[str], problem: str,
+                                            capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["panel", "test", "--backend", "sim", *argv]) == 2
+    err = capsys.readouterr().err
+    assert problem in err and err.count("\n") == 1
