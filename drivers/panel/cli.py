@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import argparse
-import time
 from typing import Any
 
 import drivers.panel.pinmap  # noqa: F401  (registers the pin-map check for `etg config`)
@@ -98,11 +97,14 @@ def _test(args: argparse.Namespace) -> int:
         if steps:
             test.play(steps)
         if args.duration is not None:
-            time.sleep(args.duration)
+            test.faulted.wait(args.duration)
         elif backend != "sim":
             print("press any button or key switch; Ctrl-C ends", flush=True)
-            while True:
-                time.sleep(3600)
+            while not test.faulted.wait(3600):
+                pass
+        if test.faulted.is_set():
+            print("the scan stopped on a pin fault: check the wiring and the pin map",
+                  flush=True)
     except KeyboardInterrupt:
         print("stopped", flush=True)
     finally:

@@ -84,13 +84,19 @@ class SelfTest:
         self.failures = 0
         self._t0 = time.monotonic()
         self._lock = threading.Lock()
+        #: Set when the scan stopped on a pin fault: nothing more can be heard.
+        self.faulted = threading.Event()
         panel.on_event = self._on_event
 
     def _on_event(self, ev: PanelEvent) -> None:
         with self._lock:
             self.seen.append(ev)
+            if ev.kind == "fault":
+                self.failures += 1
         extra = f" ({ev.detail})" if ev.detail else ""
         self.out(f"{time.monotonic() - self._t0:8.3f}  {ev.kind:<7} {ev.where()}{extra}")
+        if ev.kind == "fault":
+            self.faulted.set()
 
     def walk_lamps(self) -> None:
         p = self.panel
@@ -138,9 +144,10 @@ class SelfTest:
     def summary(self) -> str:
         with self._lock:
             kinds = [ev.kind for ev in self.seen]
-        count = {k: kinds.count(k) for k in ("press", "release", "stuck")}
+        count = {k: kinds.count(k) for k in ("press", "release", "stuck", "fault")}
         verdict = "PASS" if self.failures == 0 else f"FAIL ({self.failures} problem(s))"
+        faults = f", {count['fault']} scan fault(s)" if count["fault"] else ""
         return (
             f"self-test {verdict}: {count['press']} press(es), {count['release']} release(s), "
-            f"{count['stuck']} stuck, {self.panel.scans} scans"
+            f"{count['stuck']} stuck{faults}, {self.panel.scans} scans"
         )

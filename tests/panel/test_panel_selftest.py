@@ -108,3 +108,21 @@ def test_bad_self_test_options_are_one_line(argv: list[str], problem: str,
     assert main(["panel", "test", "--backend", "sim", *argv]) == 2
     err = capsys.readouterr().err
     assert problem in err and err.count("\n") == 1
+
+
+def test_a_scan_fault_fails_the_self_test_and_ends_the_listening() -> None:
+    """On the table a pin fault stops the scan: the technician must see FAIL, not a PASS
+    after listening to a dead panel."""
+    from drivers.panel.selftest import SelfTest
+
+    lines: list[str] = []
+    panel = open_panel(load_config(None), "sim")
+    assert isinstance(panel, MatrixPanel)
+    test = SelfTest(panel, lines.append, 0.0)
+    panel.start()
+    panel.sim.setup_input(panel.settings.pins.deal, "off")  # a broken pull-up
+    assert test.faulted.wait(5)
+    panel.stop()
+    assert test.failures >= 1
+    assert test.summary().startswith("self-test FAIL") and "scan fault" in test.summary()
+    assert any("fault" in line and "SCAN" in line for line in lines)
