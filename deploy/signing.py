@@ -42,8 +42,12 @@ def generate(name: str | Path, *, encrypt: bool = False) -> tuple[Path, Path, st
     for path in (key_path, pub_path):
         if path.exists():
             raise DeployError(f"{path}: already exists; refusing to overwrite a release key")
-    if not base.parent.is_dir():
-        raise DeployError(f"{base.parent}: no such directory")
+    if base.parent.exists() and not base.parent.is_dir():
+        raise DeployError(f"{base.parent}: not a directory")
+    try:  # `--out keys/etg-release` as the README says: a private directory for the keys
+        base.parent.mkdir(mode=0o700, parents=True, exist_ok=True)
+    except OSError as exc:
+        raise DeployError(f"{base.parent}: cannot create: {exc.strerror or exc}") from None
     encryption: serialization.KeySerializationEncryption = serialization.NoEncryption()
     if encrypt:
         passphrase = os.environ.get(PASSPHRASE_ENV, "")

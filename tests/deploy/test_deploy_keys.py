@@ -29,6 +29,17 @@ def test_keygen_writes_pkcs8_and_spki_pem(tmp_path, no_release_env) -> None:
     assert not signing.verify(public, b"d", b"message", signature[:-1])
 
 
+def test_keygen_makes_the_key_directory_as_the_readme_shows(tmp_path, no_release_env) -> None:
+    """`etg release keygen --out keys/etg-release` on a fresh checkout: keys/ is made,
+    private (0700); a file in the way is one clear error."""
+    key, pub, _ = signing.generate(tmp_path / "keys" / "etg-release")
+    assert key.is_file() and pub.is_file()
+    assert stat.S_IMODE((tmp_path / "keys").stat().st_mode) == 0o700
+    (tmp_path / "afile").write_text("x")
+    with pytest.raises(DeployError, match="not a directory"):
+        signing.generate(tmp_path / "afile" / "k")
+
+
 def test_keygen_never_overwrites(tmp_path, no_release_env) -> None:
     signing.generate(tmp_path / "k")
     before = (tmp_path / "k.key").read_bytes()
