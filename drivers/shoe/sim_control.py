@@ -12,9 +12,11 @@ only, never the network). The protocol is one line per command, one line per rep
 from __future__ import annotations
 
 import contextlib
+import errno
 import json
 import os
 import socket
+import stat
 import threading
 from typing import Any
 
@@ -81,15 +83,27 @@ class ControlServer:
     def __init__(self, sim: ShoeSimulator, path: str) -> None:
         self.sim = sim
         self.path = path
+        # Replace a stale socket of an earlier run, never a file someone keeps there.
         with contextlib.suppress(FileNotFoundError):
+            if not stat.S_ISSOCK(os.lstat(path).st_mode):
+                raise FileExistsError(errno.EEXIST, "exists and is not a socket", path)
             os.unlink(path)
         self.sock = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+        # Bound and listening under a temporary name, then renamed: whoever sees PATH
+        # appear can connect at once (a bench waiting for the file raced listen()).
+        tmp = f"{path}.{os.getpid()}.tmp"
         old = os.umask(0o177)
         try:
-            self.sock.bind(path)
+            self.sock.bind(tmp)
+            self.sock.listen(4)
+            os.rename(tmp, path)
+        except OSError:
+            self.sock.close()
+            with contextlib.suppress(OSError):
+                os.unlink(tmp)
+            raise
         finally:
             os.umask(old)
-        self.sock.listen(4)
         self.sock.settimeout(0.2)
         self._stop = threading.Event()
         self._thread = threading.Thread(target=self._serve, name="shoe-sim-control",

@@ -183,3 +183,28 @@ def test_sim_link_never_replaces_a_file(tmp_path) -> None:
     out = etg("shoe", "sim", "--pty", "--link", str(keep))
     assert out.returncode == 2 and "not a symlink" in out.stderr
     assert keep.read_text() == "precious"
+
+
+def test_sim_control_never_replaces_a_file_and_is_ready_when_it_appears(tmp_path) -> None:
+    """--control replaces a stale socket only; the socket appears already listening (a
+    bench that waits for the file and connects at once is never refused)."""
+    keep = tmp_path / "keep"
+    keep.write_text("precious")
+    out = etg("shoe", "sim", "--pty", "--control", str(keep))
+    assert out.returncode == 2 and "not a socket" in out.stderr
+    assert keep.read_text() == "precious"
+    sock = str(tmp_path / "shoe.ctl")
+    proc = subprocess.Popen([*ETG, "shoe", "sim", "--pty", "--control", sock],
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=ENV)
+    try:
+        end = time.monotonic() + 15
+        while not os.path.exists(sock) and time.monotonic() < end:
+            time.sleep(0.001)
+        assert control(sock, "status").startswith("ok")
+    finally:
+        proc.send_signal(signal.SIGINT)
+        try:
+            proc.wait(5)
+        except subprocess.TimeoutExpired:
+            proc.kill()
+            proc.wait()
