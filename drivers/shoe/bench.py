@@ -91,7 +91,7 @@ def _ingest(n: int, batch: int = 50) -> float:
 
 def _protocol(seconds: float) -> tuple[int, float]:
     """Cards per second with the simulator at pace 0: stop-and-wait, every ACK awaited."""
-    from drivers.shoe.sim_machine import SimSettings
+    from drivers.shoe.sim_settings import SimSettings
     from drivers.shoe.simulator import ShoeSimulator
 
     cards = CARDS * 1000

@@ -35,7 +35,7 @@ def register(sub: Any, common: argparse.ArgumentParser) -> None:
 
 
 def _sim_parser(ssub: Any, common: argparse.ArgumentParser) -> None:
-    from drivers.shoe.sim_machine import FAULT_KINDS
+    from drivers.shoe.sim_settings import FAULT_KINDS
 
     s = ssub.add_parser(
         "sim", parents=[common], help="run a simulated shoe (the vendor's side of the ICD)",
@@ -141,7 +141,7 @@ def _listen_address(text: str) -> tuple[str, int]:
 
 def _sim_settings(args: argparse.Namespace) -> Any:
     from drivers.shoe.link import ICD_TIMING
-    from drivers.shoe.sim_machine import ScheduledFault, SimSettings
+    from drivers.shoe.sim_settings import ScheduledFault, SimSettings
     from firmware.cli import load_table_config
 
     cfg = load_table_config(args)
