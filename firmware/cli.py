@@ -21,7 +21,7 @@ from typing import Any, NoReturn
 
 from firmware import __version__
 from firmware.errors import UserError
-from firmware.logsetup import setup_logging
+from firmware.logsetup import setup_logging, wants_json
 
 #: (name, module) of every subcommand family, in the order `etg --help` lists them.
 COMMANDS: tuple[tuple[str, str], ...] = (
@@ -44,12 +44,43 @@ COMMANDS: tuple[tuple[str, str], ...] = (
 log = logging.getLogger("etg")
 
 
+#: Where the deepest (sub)command parser that took part in a parse records its name, so
+#: an unrecognized option is reported by the command it was given to.
+_PROG_ATTR = "_etg_prog"
+
+
 class OneLineParser(argparse.ArgumentParser):
-    """argparse, but a usage error is one line on stderr and exit code 2."""
+    """argparse, but a usage error is one line on stderr and exit code 2, and it names the
+    (sub)command that rejected the input."""
+
+    def parse_known_args(  # type: ignore[override]
+        self, args: Sequence[str] | None = None, namespace: argparse.Namespace | None = None
+    ) -> tuple[argparse.Namespace, list[str]]:
+        self._etg_args = list(sys.argv[1:] if args is None else args)
+        ns, extras = super().parse_known_args(args, namespace)
+        if not hasattr(ns, _PROG_ATTR):
+            setattr(ns, _PROG_ATTR, self.prog)  # the innermost parser finishes first
+        return ns, extras
 
     def error(self, message: str) -> NoReturn:
+        if message.startswith("the following arguments are required"):
+            # `etg --bogus` would otherwise say a COMMAND is missing: the unknown option
+            # is the real mistake.
+            unknown = [a for a in getattr(self, "_etg_args", []) if self._unknown_option(a)]
+            if unknown:
+                message = f"unrecognized arguments: {' '.join(unknown)}"
+        self.fail(message)
+
+    def fail(self, message: str) -> NoReturn:
         sys.stderr.write(f"{self.prog}: error: {message} (see {self.prog} --help)\n")
         raise SystemExit(2)
+
+    def _unknown_option(self, arg: str) -> bool:
+        if not arg.startswith("-") or arg in ("-", "--") or arg[1:2].isdigit():
+            return False
+        name = arg.split("=", 1)[0]
+        known = self._option_string_actions
+        return name not in known and not any(k.startswith(name) for k in known)
 
 
 def _common_options(suppress: bool) -> argparse.ArgumentParser:
@@ -72,7 +103,10 @@ def _common_options(suppress: bool) -> argparse.ArgumentParser:
         help="override a configuration key, e.g. --set table.variant=bingo (repeatable)",
     )
     g.add_argument(
-        "--log-json", action="store_true", default=default, help="log JSON lines to stderr"
+        "--log-json",
+        action="store_true",
+        default=default,
+        help="log JSON lines to stderr, here and in the processes etg starts ($ETG_LOG_JSON=1)",
     )
     g.add_argument(
         "--log-level",
@@ -112,8 +146,15 @@ def load_table_config(args: argparse.Namespace) -> Any:
 
 def main(argv: Sequence[str] | None = None) -> int:
     parser = build_parser()
-    args = parser.parse_args(argv)
-    setup_logging(json_lines=bool(args.log_json), level=args.log_level or "info")
+    args, extras = parser.parse_known_args(argv)
+    if extras:
+        # argparse would blame `etg`; the options were given to the subcommand.
+        prog = str(getattr(args, _PROG_ATTR, parser.prog))
+        OneLineParser(prog=prog).fail(f"unrecognized arguments: {' '.join(extras)}")
+    setup_logging(
+        json_lines=wants_json(bool(args.log_json)),
+        level=args.log_level or "info",
+    )
     try:
         return int(args.func(args) or 0)
     except UserError as exc:
