@@ -15,11 +15,20 @@ class UserError(Exception):
     exit_code = 2
 
 
+#: The ``key`` of a problem with the file as a whole (missing, unreadable, not TOML).
+WHOLE_FILE = "-"
+
+
 class ConfigError(UserError):
-    """A table configuration (or an override of it) that does not validate."""
+    """A table configuration (or an override of it) that does not validate.
+
+    The message names the file, the dotted key and what is allowed; a problem with the
+    file as a whole (``key`` :data:`WHOLE_FILE`) names only the file.
+    """
 
     def __init__(self, source: str, key: str, problem: str) -> None:
         self.source = source
         self.key = key
         self.problem = problem
-        super().__init__(f"{source}: {key}: {problem}")
+        where = source if key in ("", WHOLE_FILE) else f"{source}: {key}"
+        super().__init__(f"{where}: {problem}")
