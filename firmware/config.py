@@ -40,6 +40,11 @@ def _doc(doc: str) -> dict[str, Any]:
     return {"doc": doc}
 
 
+def _text(doc: str) -> dict[str, Any]:
+    """A string that means nothing when empty (a name, a path, a port)."""
+    return {"doc": doc, "nonempty": True}
+
+
 @dataclass(frozen=True)
 class TableSettings:
     variant: Variant = field(default="blackjack", metadata=_doc("the game this table deals"))
@@ -49,16 +54,16 @@ class TableSettings:
         metadata=_doc("production (casino floor) or bench (test rig: forced draws, seeds)"),
     )
     certificate_holder: str = field(
-        default="Certificate Holder", metadata=_doc("name shown on the layout (§ 633b.26(b)(1))")
+        default="Certificate Holder", metadata=_text("name shown on the layout (§ 633b.26(b)(1))")
     )
-    table_id: str = field(default="BJ-01", metadata=_doc("table number for recall and meters"))
+    table_id: str = field(default="BJ-01", metadata=_text("table number for recall and meters"))
 
 
 @dataclass(frozen=True)
 class ShoeSettings:
     port: str = field(
         default="sim",
-        metadata=_doc("pyserial URL of the shoe (/dev/etg-shoe, socket://host:port) or 'sim'"),
+        metadata=_text("pyserial URL of the shoe (/dev/etg-shoe, socket://host:port) or 'sim'"),
     )
     sim_pace_s: float = field(
         default=0.2, metadata=_range(0.0, 10.0, "simulated shoe: seconds between cards")
@@ -116,7 +121,7 @@ class DisplaySettings:
 
 @dataclass(frozen=True)
 class JournalSettings:
-    path: str = field(default="var/journal.sqlite", metadata=_doc("SQLite journal file"))
+    path: str = field(default="var/journal.sqlite", metadata=_text("SQLite journal file"))
 
 
 @dataclass(frozen=True)
@@ -244,9 +249,12 @@ def _convert(tp: Any, value: Any, meta: Mapping[str, Any], source: str, key: str
     elif tp is str:
         if not isinstance(value, str):
             raise ConfigError(source, key, f"must be a string, got {value!r}")
+        if meta.get("nonempty") and not value.strip():
+            raise ConfigError(source, key, "must not be empty")
         return value
     lo, hi = meta.get("min"), meta.get("max")
-    if (lo is not None and value < lo) or (hi is not None and value > hi):
+    # written as "not inside" so that nan (which TOML allows) is out of every range
+    if (lo is not None and not value >= lo) or (hi is not None and not value <= hi):
         raise ConfigError(source, key, f"must be between {lo:g} and {hi:g}, got {value!r}")
     return value
 
@@ -358,5 +366,7 @@ def describe_schema(cls: type = TableConfig, prefix: str = "") -> list[tuple[str
             default = dict(default)
         lo, hi = f.metadata.get("min"), f.metadata.get("max")
         allowed = _describe(tp) + (f" in [{lo:g}, {hi:g}]" if lo is not None else "")
+        if f.metadata.get("nonempty"):
+            allowed += ", not empty"
         rows.append((prefix + f.name, allowed, repr(default), f.metadata.get("doc", "")))
     return rows
