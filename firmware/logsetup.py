@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import json
 import logging
+import os
 import sys
 import time
 from typing import Any
@@ -36,8 +37,23 @@ class JsonLineFormatter(logging.Formatter):
         return json.dumps(obj, separators=(",", ":"))
 
 
+#: Carries ``--log-json`` to the processes an `etg` command starts (the simulated shoe of
+#: `etg run`, the table of `etg bench run --mode hil`), so that one command's stderr is all
+#: JSON lines or all readable lines.
+ENV_JSON = "ETG_LOG_JSON"
+
+
+def wants_json(flag: bool) -> bool:
+    """``--log-json`` given, or inherited from the `etg` process that started this one."""
+    return flag or os.environ.get(ENV_JSON, "") == "1"
+
+
 def setup_logging(*, json_lines: bool = False, level: str = "INFO") -> None:
     """Configure the root logger once per process (idempotent, safe in tests)."""
+    if json_lines:
+        os.environ[ENV_JSON] = "1"
+    else:
+        os.environ.pop(ENV_JSON, None)
     root = logging.getLogger()
     for handler in list(root.handlers):
         if getattr(handler, "_etg", False):
