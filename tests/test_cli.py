@@ -2,9 +2,11 @@
 
 from __future__ import annotations
 
+import argparse
 import subprocess
 import sys
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -85,3 +87,89 @@ def test_log_json_writes_json_lines(capsys: pytest.CaptureFixture[str]) -> None:
     obj = json.loads(line)
     assert obj["msg"] == "hello" and obj["seat"] == 3 and obj["level"] == "info"
     setup_logging()
+
+
+def _parsers() -> list[tuple[str, Any]]:
+    """Every (sub)command parser of `etg`, with its full name."""
+    from firmware.cli import build_parser
+
+    found: list[tuple[str, Any]] = []
+
+    def walk(parser: Any, name: str) -> None:
+        found.append((name, parser))
+        for action in parser._actions:
+            if isinstance(action, argparse._SubParsersAction):
+                for sub_name, sub in action.choices.items():
+                    walk(sub, f"{name} {sub_name}")
+
+    walk(build_parser(), "etg")
+    return found
+
+
+def test_every_subcommand_and_action_explains_itself() -> None:
+    """`etg SUB --help` and `etg SUB ACTION --help` say what the command does."""
+    for name, parser in _parsers():
+        assert parser.prog == name
+        assert parser.description and len(parser.description) > 15, name
+        assert "usage:" in parser.format_help()
+
+
+@pytest.mark.parametrize(
+    ("argv", "prog", "words"),
+    [
+        (["--bogus"], "etg", "unrecognized arguments: --bogus"),
+        (["shoe", "frobnicate"], "etg shoe", "invalid choice: 'frobnicate'"),
+        (["rng", "--bogus"], "etg rng", "unrecognized arguments: --bogus"),
+        (["rng", "kat", "--bogus"], "etg rng kat", "unrecognized arguments: --bogus"),
+        (["bench", "run", "--mode", "nope", "x"], "etg bench run", "invalid choice: 'nope'"),
+        (["config", "check", "--nope=3"], "etg config check", "unrecognized arguments: --nope=3"),
+        (["ui", "snapshot", "--size"], "etg ui snapshot", "expected one argument"),
+        (["credits", "add", "--seat", "x"], "etg credits add", "invalid int value"),
+    ],
+)
+def test_nested_usage_errors_are_one_line_naming_the_command(
+    argv: list[str], prog: str, words: str, capsys: pytest.CaptureFixture[str]
+) -> None:
+    with pytest.raises(SystemExit) as info:
+        main(argv)
+    assert info.value.code == 2
+    err = capsys.readouterr().err
+    assert len(err.strip().splitlines()) == 1, err
+    assert err.startswith(f"{prog}: error: ") and words in err, err
+    assert f"(see {prog} --help)" in err and "Traceback" not in err
+
+
+def test_set_nosuchkey_run_names_the_key() -> None:
+    """Done-when of issue 2: `etg --set nosuchkey=1 run` fails with the key named."""
+    out = etg("--set", "nosuchkey=1", "run")
+    assert out.returncode == 2
+    assert out.stderr.strip().splitlines() == [
+        "etg: error: --set: nosuchkey: unknown section "
+        "(allowed: display, journal, panel, rng, rules, shoe, table)"
+    ]
+
+
+def test_log_json_reaches_the_processes_etg_starts(
+    monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """`--log-json` is exported so that a started process (the simulated shoe of `etg run`)
+    logs JSON too, and a process started with it inherited logs JSON without the flag."""
+    import json
+    import logging
+    import os
+
+    from firmware.logsetup import ENV_JSON, setup_logging
+
+    monkeypatch.delenv(ENV_JSON, raising=False)
+    try:
+        assert main(["--log-json", "config", "check"]) == 0
+        assert os.environ.get(ENV_JSON) == "1"
+        setup_logging()
+        assert ENV_JSON not in os.environ
+        monkeypatch.setenv(ENV_JSON, "1")
+        assert main(["config", "check"]) == 0
+        capsys.readouterr()
+        logging.getLogger("etg.test").info("inherited")
+        assert json.loads(capsys.readouterr().err.strip().splitlines()[-1])["msg"] == "inherited"
+    finally:
+        setup_logging()

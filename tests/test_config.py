@@ -80,6 +80,11 @@ def test_override_bare_word_is_a_string() -> None:
         ("table = 3\n", "table", "must be a table"),
         ("rules = 3\n", "rules", "must be a table"),
         ("[rng]\nmechanism = 'mt19937'\n", "rng.mechanism", "one of"),
+        ("[shoe]\nsim_pace_s = nan\n", "shoe.sim_pace_s", "between"),
+        ("[shoe]\nsim_pace_s = inf\n", "shoe.sim_pace_s", "between"),
+        ("[display]\nwidth = 1280.0\n", "display.width", "must be an integer"),
+        ("[table]\ncertificate_holder = ' '\n", "table.certificate_holder", "not be empty"),
+        ("[journal]\npath = ''\n", "journal.path", "not be empty"),
         ("[rng]\nseed_hex = 'xyz'\n", "rng.seed_hex", "hexadecimal"),
         (
             "[table]\nmode = 'production'\n[rng]\nseed_hex = '00ff'\n",
@@ -102,6 +107,47 @@ def test_file_errors_name_file_key_and_allowed(
 def test_missing_file(tmp_path: Path) -> None:
     with pytest.raises(ConfigError, match="no such file"):
         load_config(tmp_path / "absent.toml")
+
+
+def test_whole_file_problems_name_the_file_only(tmp_path: Path) -> None:
+    with pytest.raises(ConfigError) as info:
+        load_config(tmp_path / "absent.toml")
+    assert str(info.value) == f"{tmp_path / 'absent.toml'}: no such file"
+
+
+def test_a_directory_is_not_a_configuration(tmp_path: Path) -> None:
+    with pytest.raises(ConfigError, match="cannot read"):
+        load_config(tmp_path)
+
+
+def test_where_the_configuration_comes_from(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """--config FILE, else $ETG_CONFIG, else ./table.toml, else built-in defaults."""
+    from firmware.config import default_config_path
+
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.delenv("ETG_CONFIG", raising=False)
+    assert default_config_path() is None
+    write(tmp_path, "[table]\nseats = 4\n")
+    assert default_config_path() == Path("table.toml")
+    assert load_config(default_config_path()).table.seats == 4
+    other = tmp_path / "other.toml"
+    other.write_text("[table]\nseats = 2\n", encoding="utf-8")
+    monkeypatch.setenv("ETG_CONFIG", str(other))
+    assert default_config_path() == other
+
+
+def test_command_line_reads_the_file_it_is_given(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    from firmware.cli import main
+
+    path = write(tmp_path, "[table]\nseats = 9\n")
+    assert main(["--config", str(path), "config", "check"]) == 2
+    assert capsys.readouterr().err.strip() == (
+        f"etg: error: {path}: table.seats: must be between 1 and 7, got 9"
+    )
 
 
 def test_not_toml(tmp_path: Path) -> None:
@@ -127,13 +173,12 @@ def test_not_utf8(tmp_path: Path) -> None:
         ("=3", "=3", "dotted key"),
         ("table.seats.x=1", "table.seats", "is a value, not a table"),
         ("table.mode=production", "shoe.port", "real shoe"),
+        ("shoe.sim_pace_s=nan", "shoe.sim_pace_s", "between"),
+        ("table.certificate_holder=''", "table.certificate_holder", "not be empty"),
     ],
 )
-def test_override_errors(tmp_path: Path, override: str, key: str | None, words: str | None) -> None:
+def test_override_errors(tmp_path: Path, override: str, key: str, words: str) -> None:
     path = write(tmp_path, "[table]\nseats = 2\n")
-    if key is None:
-        assert load_config(path, [override]).table.mode == "production"
-        return
     with pytest.raises(ConfigError) as info:
         load_config(path, [override])
     assert info.value.key == key
