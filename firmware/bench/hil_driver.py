@@ -142,8 +142,21 @@ class HilDriver:
         reply = self._check(svc.control("wait", handled=want, timeout_s=timeout), what)
         if not reply.get("waited"):
             alive = "" if svc.alive() else f" (etg run died: {svc.last_log_line()})"
-            raise ServiceError(f"{what}: the table did not react within {timeout:.0f} s{alive}")
+            raise ServiceError(f"{what}: the table did not react within {timeout:.0f} s{alive}"
+                               f" ({self._diagnosis(reply)})")
         return reply
+
+    def _diagnosis(self, reply: dict[str, Any]) -> str:
+        """What the table waits for and what the shoe is doing, for a stuck step."""
+        why = (reply.get("view") or {}).get("expecting", {}).get("why", "?")
+        shoe = ""
+        with contextlib.suppress(Exception):
+            st = self.shoe.status()
+            shoe = (f"; shoe {st['state']}, gate {st['gate']}, {st['pending_frames']} frames "
+                    f"unanswered, {len(self.shoe.machine.ready)} cards handed over, "
+                    f"last received {[str(f) for f in self.shoe.received()[-3:]]}")
+        return f"table: {why}{shoe}; service log: {self._svc().last_log_line()}"
+
 
     def _counts(self, source: str) -> tuple[int, int]:
         h = self.st.get("handled", {})
