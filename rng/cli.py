@@ -130,7 +130,9 @@ def _kat(args: argparse.Namespace) -> int:
             raise UserError(f"{path}: cannot read: {exc.strerror or exc}") from None
         except (ValueError, UnicodeDecodeError) as exc:
             raise UserError(f"{path}: not a CAVP .rsp file: {exc}") from None
-        label = f"{path.parent.name}/{path.name}"
+        if not results:
+            raise UserError(f"{path}: not a CAVP .rsp file: no test group in it")
+        label = f"{path.parent.name}/{path.name}" if path.parent.name else path.name
         quiet_skips: dict[str, int] = {}
         for r in results:
             if r.mechanism is None:

@@ -48,6 +48,20 @@ def test_kat_reports_a_missing_file(capsysbinary: pytest.CaptureFixture[bytes]) 
     assert rc == 2 and err.count("\n") == 1 and "cannot read" in err
 
 
+@pytest.mark.parametrize("content,problem", [
+    (b"", "no test group"),
+    (b"# only a comment\n", "no test group"),
+    (b"\xff\xfe", "not a CAVP .rsp file"),
+    (b"[HMAC_DRBG]\nCOUNT = 0\nEntropyInput = zz\n", "not a CAVP .rsp file"),
+])
+def test_kat_bad_vector_files_are_one_line(content: bytes, problem: str, tmp_path: Path,
+                                           capsysbinary: pytest.CaptureFixture[bytes]) -> None:
+    bad = tmp_path / "bad.rsp"
+    bad.write_bytes(content)
+    rc, _, err = run(["rng", "kat", "--vectors", str(bad)], capsysbinary)
+    assert rc == 2 and err.count("\n") == 1 and problem in err
+
+
 def test_selftest_passes(capsysbinary: pytest.CaptureFixture[bytes]) -> None:
     rc, out, _ = run(["--set", "rng.entropy=os", "rng", "selftest", "--all"], capsysbinary)
     text = out.decode()
