@@ -224,7 +224,21 @@ class Table(RoundPlay):
             self.phase = P.BETTING
             self.need = P.WAGERS
 
-    def _on_wager(self, inp: Wager) -> None:
+    def wager_refusal(self, seat: int, amount: int) -> str | None:
+        """Why ``Wager(seat, amount)`` would be refused now, or None: a pure query.
+
+        Panels light a BET lamp only for a press the table takes; the paired wagers of a
+        variation (an activator, an equal wager) and the seat's credits are judged here
+        exactly as when the wager is placed, so callers never guess them."""
+        try:
+            self._wager_plan(Wager(seat, amount))
+        except Rejected as exc:
+            return exc.reason
+        return None
+
+    def _wager_plan(self, inp: Wager) -> tuple[Seat, int, int, int, dict[str, int]]:
+        """``(seat, amount, old stake, new total stake, side wagers)`` or :class:`Rejected`;
+        changes nothing."""
         seat = self._betting_seat(inp.seat, "wager")
         amount = self._amount(inp.amount, "a wager")
         rules = self.rules
@@ -252,10 +266,14 @@ class Table(RoundPlay):
             raise Rejected(
                 f"seat {seat.number} has {seat.credits + old} cents, the wagers need {total}"
             )
+        return seat, amount, old, total, {**paired, **options}
+
+    def _on_wager(self, inp: Wager) -> None:
+        seat, amount, old, total, side = self._wager_plan(inp)
         self._open_betting()
         seat.credits += old - total
         seat.wager = amount
-        seat.side = {**paired, **options}
+        seat.side = side
         seat.staked = total
 
     def _optional(self, name: str) -> bool:
