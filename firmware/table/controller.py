@@ -97,6 +97,8 @@ class PendingDouble:
     hand: int
     times: int
     since: float
+    #: the double sizes the engine would take for this hand (the seat can cover them)
+    sizes: tuple[int, ...] = (1, 2, 3, 4)
 
 
 class Controller:
@@ -273,10 +275,13 @@ class Controller:
                 self.shoe.led(led)
                 self._led = led
         if self.panel is not None:
-            lamps = {} if self.failure else translate.lamps_for(view)
+            lamps = {} if self.failure else translate.lamps_for(view, t.wager_refusal)
             pd = self.pending_double
             if pd is not None:
-                lamps = {pd.seat: {"DOUBLE", "STAND"}}
+                # DOUBLE raises the pending double while a bigger size is covered; STAND
+                # places it
+                raise_ok = any(x > pd.times for x in pd.sizes)
+                lamps = {pd.seat: {"DOUBLE", "STAND"} if raise_ok else {"STAND"}}
             if lamps != self._lamps:
                 self.panel.set_lamps(lamps)
                 self._lamps = {k: set(v) for k, v in lamps.items()}
@@ -414,17 +419,33 @@ class Controller:
             return
         view = t.public_view()
         what = translate.press_input(
-            h.button, h.seat, view, double_times=tuple(self.rules.double_times)
+            h.button, h.seat, view, double_times=tuple(self.rules.double_times),
+            wager_refusal=t.wager_refusal,
         )
         if what is None:
             log.debug("seat %s %s: not accepted now", h.seat, h.button)
         elif what == "pending-double":
-            exp = view["expecting"]
-            self.pending_double = PendingDouble(
-                h.seat, exp["hand"] or 0, min(self.rules.double_times), self.clock()
-            )
+            hand = view["expecting"]["hand"] or 0
+            sizes = self._double_sizes(h.seat, hand)
+            if sizes:
+                self.pending_double = PendingDouble(h.seat, hand, sizes[0], self.clock(), sizes)
         elif isinstance(what, Input):
             self.feed(what, "panel")
+
+    def _double_sizes(self, seat: int, hand: int) -> tuple[int, ...]:
+        """The double sizes the engine would take now (a trial on a copy: the seat's
+        credits, the variation's stake rules and the legal actions all decide)."""
+        import copy
+
+        sizes = []
+        for times in sorted(self.rules.double_times):
+            trial = copy.deepcopy(self.table)
+            try:
+                trial.apply(Decision(seat, hand, "double", times=times))
+            except Rejected:
+                continue
+            sizes.append(times)
+        return tuple(sizes)
 
     def _on_pending_double_press(self, h: PanelHappening) -> None:
         pd = self.pending_double
@@ -432,7 +453,7 @@ class Controller:
         if h.seat != pd.seat:
             return
         if h.button == "DOUBLE":
-            sizes = sorted(self.rules.double_times)
+            sizes = list(pd.sizes)
             bigger = [x for x in sizes if x > pd.times]
             if bigger:
                 pd.times = bigger[0]

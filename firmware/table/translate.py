@@ -17,7 +17,7 @@ Panel conventions (the panel ICD leaves them to us; docs/table.md lists them):
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
 from drivers.shoe.events import ShoeEvent
@@ -96,12 +96,21 @@ def button_legal(phase_kind: str, legal: Sequence[str]) -> set[str]:
     return lit
 
 
-def lamps_for(view: Mapping[str, Any]) -> dict[int, set[str]]:
-    """Every seat's lit buttons for a public view: lit when the press would be taken now.
+#: the engine's answer to "would ``Wager(seat, amount)`` be taken now?": a reason, or None
+#: (``firmware.engine.table.Table.wager_refusal``)
+WagerRefusal = Callable[[int, int], "str | None"]
 
-    ``BET`` is lit while one more press stays within the maximum and the seat's credits
-    cover the step; the engine still has the last word (paired wagers it adds), and a
-    press it refuses is only logged.
+
+def lamps_for(
+    view: Mapping[str, Any], wager_refusal: WagerRefusal | None = None
+) -> dict[int, set[str]]:
+    """Every seat's lit buttons for a public view: lit when, and only when, the press
+    would be taken now.
+
+    ``BET``: the engine judges the wager the press would place (``wager_refusal``), with
+    the paired wagers of the variation (Bingo's activator, Split to Double's equal
+    Blackjack or Bust wager) against the seat's credits; without the engine at hand, only
+    the Blackjack wager's step is weighed against the credits.
     """
     exp = view["expecting"]
     kind = exp["kind"]
@@ -111,8 +120,13 @@ def lamps_for(view: Mapping[str, Any]) -> dict[int, set[str]]:
         for s in view["seats"]:
             bj = current_wager(view, s)
             new = wager_after_bet(bj, limits, s["credits"])
-            if new is not None and s["credits"] >= new - bj:
-                lamps[s["seat"]].add("BET")
+            if new is not None:
+                if wager_refusal is not None:
+                    ok = wager_refusal(s["seat"], new) is None
+                else:
+                    ok = s["credits"] >= new - bj
+                if ok:
+                    lamps[s["seat"]].add("BET")
             if bj:
                 lamps[s["seat"]].add("CLEAR")
     elif kind == "decision" and exp["seat"] is not None:
@@ -121,10 +135,15 @@ def lamps_for(view: Mapping[str, Any]) -> dict[int, set[str]]:
 
 
 def press_input(
-    button: str, seat: int, view: Mapping[str, Any], *, double_times: Sequence[int] = (1,)
+    button: str,
+    seat: int,
+    view: Mapping[str, Any],
+    *,
+    double_times: Sequence[int] = (1,),
+    wager_refusal: WagerRefusal | None = None,
 ) -> Input | str | None:
     """The input a player's press means now; ``"pending-double"`` starts a 1x–4x double;
-    None: the press is not accepted now (its lamp is dark)."""
+    None: the press is not accepted now (its lamp is dark, and it is not journaled)."""
     exp = view["expecting"]
     kind = exp["kind"]
     if kind == "wagers":
@@ -134,7 +153,9 @@ def press_input(
         bj = current_wager(view, s)
         if button == "BET":
             new = wager_after_bet(bj, view["limits"], s["credits"])
-            return None if new is None else Wager(seat, new)
+            if new is None or (wager_refusal is not None and wager_refusal(seat, new)):
+                return None
+            return Wager(seat, new)
         if button == "CLEAR" and bj:
             return Wager(seat, 0)
         return None
