@@ -51,8 +51,14 @@ class Policy:
             log.warning("computed strategy unavailable (%s); auto-players use a plain rule", exc)
 
     def decide(self, view: Mapping[str, Any], seat: int, hand: int, legal: Sequence[str]) -> str:
+        return self.decide_times(view, seat, hand, legal)[0]
+
+    def decide_times(
+        self, view: Mapping[str, Any], seat: int, hand: int, legal: Sequence[str]
+    ) -> tuple[str, int]:
+        """``(action, times)``: times is the double's multiple (Split to Double: 1..4)."""
         if "no-insurance" in legal:
-            return "no-insurance"
+            return "no-insurance", 1
         s = next(x for x in view["seats"] if x["seat"] == seat)
         h = s["hands"][hand]
         up_code = view["dealer"]["cards"][0]
@@ -63,19 +69,23 @@ class Policy:
                 pair = None
                 if bingo and bingo.get("target") and bingo.get("multiplier"):
                     pair = (int(bingo["target"]), int(bingo["multiplier"]))
+                split_hand = len(s["hands"]) > 1
                 d = self._strategy.decide(
-                    _value(up_code), cards, legal, split_hand=len(s["hands"]) > 1,
+                    _value(up_code), cards, legal, split_hand=split_hand,
                     lammer=bool(h.get("lammer")), after_double="rescue" in legal, bingo=pair,
+                    # every hand of a split begins with a card of the pair
+                    split_ace=split_hand and bool(cards) and cards[0] == 1,
+                    bob_alive=not any(x.get("status") == "bust" for x in s["hands"]),
                 )
                 action = getattr(d, "action", d)
                 if action in legal:
-                    return str(action)
+                    return str(action), int(getattr(d, "times", 1) or 1)
             except Exception as exc:
                 log.debug("strategy failed (%s); plain rule", exc)
         total = int(h.get("total") or 0)
         if total < 17 and "hit" in legal:
-            return "hit"
-        return "stand" if "stand" in legal else legal[0]
+            return "hit", 1
+        return ("stand" if "stand" in legal else legal[0]), 1
 
 
 class AutoPlay:
@@ -102,6 +112,8 @@ class AutoPlay:
         self._last_key: Any = None
         self._last_at = 0.0
         self._tilt_since: float | None = None
+        #: the double size the strategy chose, per (round, seat, hand), while it is pressed
+        self._double_times: dict[tuple[Any, int, int], int] = {}
 
     def offer(self, view: Mapping[str, Any]) -> None:
         """Called with every public snapshot (never blocks)."""
@@ -159,7 +171,11 @@ class AutoPlay:
         pd = ctl.get("pending_double")
         if pd is not None:
             if pd["seat"] in self.seats:
-                self._once(("confirm", rnd, pd["seat"], pd["times"]), pd["seat"], "STAND")
+                want = self._double_times.get((rnd, pd["seat"], pd["hand"]), pd["times"])
+                # each further DOUBLE press raises the pending double one step; STAND places it
+                button = "DOUBLE" if pd["times"] < want else "STAND"
+                self._once(("double", rnd, pd["seat"], pd["hand"], pd["times"], button),
+                           pd["seat"], button)
             return
         if kind == "wagers":
             waiting = []
@@ -185,15 +201,11 @@ class AutoPlay:
                 self._once(("void", rnd, tilt.get("cause")), None, "VOID")
         elif kind == "decision" and exp["seat"] in self.seats:
             seat, hand, legal = exp["seat"], exp["hand"] or 0, exp["legal"]
-            action = self.policy.decide(view, seat, hand, legal)
+            action, times = self.policy.decide_times(view, seat, hand, legal)
             key = ("decide", rnd, seat, hand, tuple(legal), _cards_seen(view, seat))
             if action == "double":
-                self._double(view, key, seat)
-            else:
-                self._once(key, seat, ACTION_BUTTON[action])
-
-    def _double(self, view: Mapping[str, Any], key: Any, seat: int) -> None:
-        self._once(key, seat, "DOUBLE")
+                self._double_times = {(rnd, seat, hand): times}
+            self._once(key, seat, ACTION_BUTTON[action])
 
 
 def _cards_seen(view: Mapping[str, Any], seat: int) -> int:
