@@ -63,6 +63,15 @@ def _effective(args: argparse.Namespace) -> Any:
         extra.append(f"panel.backend={args.panel}")
     if getattr(args, "journal", None):
         extra.append(f'journal.path="{args.journal}"')
+    seats = getattr(args, "seats", None)
+    if seats is None and getattr(args, "auto_play", False):
+        seats = 3
+    if seats is not None:
+        # validated with the rest (Free Bet seats at most 6: --seats 6 must not meet the
+        # configured 7 first)
+        if not 1 <= seats <= 7:
+            raise UserError(f"--seats {seats}: a table has 1 to 7 seats")
+        extra.append(f"table.seats={seats}")
     if extra != list(args.overrides or []):
         from firmware.config import default_config_path
 
