@@ -1,5 +1,5 @@
 """The driver against the simulator over real pseudo-terminals (and TCP, and socat), with
-every fault the simulator can inject. Protocol times scaled by SCALE (conftest) except
+every fault the simulator can inject. Protocol times scaled by SCALE (shoe_support) except
 where a test says "real ICD timing"."""
 
 from __future__ import annotations
@@ -15,7 +15,7 @@ import time
 from collections.abc import Callable
 
 import pytest
-from conftest import FAST, plain_shoe
+from shoe_support import FAST, plain_shoe
 
 from drivers.shoe.driver import ShoeDriver, ShoePortError, asyncio_sink
 from drivers.shoe.events import ShoeEvent

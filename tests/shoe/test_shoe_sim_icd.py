@@ -1,5 +1,5 @@
 """The simulated shoe against the ICD, over a real pseudo-terminal, judged by the small
-independent controller of conftest.py (its own CRC and parser).
+independent controller of shoe_support.py (its own CRC and parser).
 
 Timings: most tests run the protocol at SCALE=0.2 (retransmit 50 ms, HBT 200 ms); the
 tests marked "real ICD timing" use the ICD's own numbers. Tolerances are stated in each
@@ -14,7 +14,7 @@ import time
 import tty
 
 import pytest
-from conftest import FAST, SCALE, IndependentController
+from shoe_support import FAST, SCALE, IndependentController
 
 from drivers.shoe.link import ICD_TIMING
 
