@@ -519,7 +519,10 @@ class Controller:
                     "seat": pd.seat, "hand": pd.hand, "times": pd.times},
             })
         if name == "fault":
-            ok = self.feed(Fault(str(args["code"]), str(args.get("detail", ""))), "table")
+            code, detail = str(args["code"]), str(args.get("detail", ""))
+            if code == "DISPLAY":
+                self.event(EventCode.DISPLAY_FAILURE, t.round_no, detail=detail)
+            ok = self.feed(Fault(code, detail), "table")
             return ok, "tilted" if ok else "refused"
         if name == "force-draw":
             if not t.bench:
@@ -531,30 +534,32 @@ class Controller:
         return False, f"unknown command {name!r}"
 
     def _credits(self, inp: Input, seat: int, signed: int) -> tuple[bool, str]:
+        """A credit transfer: the input, its event and its meters in ONE durable
+        transaction, then the engine. A kill -9 between two transactions would leave the
+        replayed credits and the meters apart, so the engine is asked first (on a copy:
+        transfers are rare) and a refused transfer writes nothing."""
+        import copy
+
         if self.failure:
             return False, self.failure
         t = self.table
         try:
-            self.journal.append_one(
-                "input", {"input": inp.to_json(), "source": "attendant"}, round_no=t.round_no,
-                meters=None,
-            )
-        except JournalError as exc:
-            self._fail(f"journal failure: {exc}", None)
-            return False, str(exc)
-        try:
-            t.apply(inp)
+            copy.deepcopy(t).apply(inp)
         except Rejected as exc:
             return False, exc.reason
         code = EventCode.CREDITS_IN if signed >= 0 else EventCode.CREDITS_OUT
         try:
             self.journal.append(
-                [Entry("event", {"seat": seat, "cents": abs(signed)}, t.round_no, int(code))],
+                [
+                    Entry("input", {"input": inp.to_json(), "source": "attendant"}, t.round_no),
+                    Entry("event", {"seat": seat, "cents": abs(signed)}, t.round_no, int(code)),
+                ],
                 credit_deltas(seat, signed),
             )
         except JournalError as exc:
             self._fail(f"journal failure: {exc}", None)
             return False, str(exc)
+        t.apply(inp)  # the copy took it: the engine is deterministic
         return True, f"seat {seat}: {signed:+d} cents"
 
 

@@ -59,7 +59,7 @@ class RunOptions:
 class JournalLock:
     """One table process per journal: an exclusive lock beside the file."""
 
-    def __init__(self, journal_path: Path) -> None:
+    def __init__(self, journal_path: Path, running: str | None = None) -> None:
         self.path = journal_path.with_name(journal_path.name + ".lock")
         self.path.parent.mkdir(parents=True, exist_ok=True)
         self._fd = os.open(self.path, os.O_RDWR | os.O_CREAT, 0o600)
@@ -68,7 +68,7 @@ class JournalLock:
         except BlockingIOError:
             os.close(self._fd)
             raise UserError(
-                f"{journal_path}: another table process is running on this journal"
+                f"{journal_path}: {running or 'another table process is running on this journal'}"
             ) from None
 
     def release(self) -> None:
@@ -123,7 +123,8 @@ def _selftests(journal: Journal) -> None:
     res = journal.verify()
     if not res.ok:
         raise UserError(
-            f"{journal.path}: journal integrity check failed at record {res.first_bad}: "
+            f"{journal.path}: journal integrity check failed"
+            f"{'' if res.first_bad is None else f' at record {res.first_bad}'}: "
             f"{res.problem}; the table will not start (call a technician)"
         )
     from deploy.manifest import record_software_check
@@ -329,13 +330,30 @@ def run_table(cfg: TableConfig, opts: RunOptions) -> int:
 
 
 def add_credits_offline(cfg: TableConfig, seat: int, cents: int, journal_path: str) -> str:
-    """``etg credits add`` while no table process runs: recover, apply, journal, meter."""
-    rules = load_rules(cfg.table.variant, dict(cfg.rules), cfg.source)
+    """``etg credits add`` while no table process runs: recover, apply, journal, meter.
+
+    The transfer goes to the table as the journal last ran it (its epoch's rules, seats
+    and mode), not as the configuration file now reads: an attendant's transfer never
+    starts a new epoch, and works while a round is held after a power failure."""
+    from firmware.table.recovery import replay
+
     jpath = Path(journal_path)
-    lock = JournalLock(jpath)
+    if not jpath.is_file():
+        raise UserError(
+            f"{jpath}: no journal here (give --journal PATH, or start the table once with "
+            "etg run to create it)"
+        )
+    lock = JournalLock(jpath, running="the table is running on this journal; transfer "
+                       "credits while it is stopped")
     try:
-        journal = Journal(jpath)
-        rec = open_table(journal, rules, cfg.table.seats, cfg.bench)
+        try:
+            journal = Journal(jpath)
+        except JournalError as exc:
+            raise UserError(str(exc)) from None
+        rec = replay(journal)
+        if rec is None:  # created but never started: the configuration's table
+            rules = load_rules(cfg.table.variant, dict(cfg.rules), cfg.source)
+            rec = open_table(journal, rules, cfg.table.seats, cfg.bench)
         ctl = Controller(rec.table, journal, finals_recorded=rec.finals_recorded)
         ok, msg = ctl.command("credits-in" if cents >= 0 else "credits-out",
                               {"seat": seat, "cents": abs(cents)})
