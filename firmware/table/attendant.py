@@ -147,8 +147,11 @@ def cmd_audit_verify(args: argparse.Namespace) -> int:
     if res.ok:
         print(f"ok: {res.records} records, hash chain intact")
         return 0
-    print(f"BROKEN at record {res.first_bad}: {res.problem} "
-          f"({res.records} records verified before)")
+    if res.first_bad is None:
+        print(f"BROKEN meters: {res.problem} ({res.records} records, hash chain intact)")
+    else:
+        print(f"BROKEN at record {res.first_bad}: {res.problem} "
+              f"({res.records} records verified before)")
     return 1
 
 

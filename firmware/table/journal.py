@@ -174,6 +174,12 @@ class Journal:
                         Record(seq, ts, e.kind, e.code, e.round_no, json.loads(body), head, digest)
                     )
                     head = digest
+                # the head beside the chain: removing records from the end is evident too
+                self._db.execute(
+                    "INSERT INTO info(key, value) VALUES ('head', ?)"
+                    " ON CONFLICT(key) DO UPDATE SET value = excluded.value",
+                    (f"{seq}:{head}",),
+                )
                 for (name, seat, wager), delta in (meters or {}).items():
                     if delta:
                         self._db.execute(
@@ -260,7 +266,20 @@ class Journal:
             )
 
     def verify(self) -> VerifyResult:
-        """Walk the chain from the first record: every hash recomputed, no gap in seq."""
+        """Walk the chain from the first record: every hash recomputed, no gap in seq, the
+        last record the journal's recorded head, and the meters equal to what the chained
+        round records and credit transfers add up to (the meters table is not chained).
+        One read transaction: a table writing beside the audit does not disturb it."""
+        with self._lock:
+            self._db.execute("BEGIN")
+            try:
+                return self._verify()
+            finally:
+                self._rollback()
+
+    def _verify(self) -> VerifyResult:
+        from firmware.table.meters import history_meters
+
         head, expected, n = GENESIS, 1, 0
         for r in self._raw_rows():
             seq, ts, kind, code, rnd, body, prev, digest = r
@@ -271,6 +290,27 @@ class Journal:
             if record_hash(prev, seq, ts, kind, code, rnd, body) != digest:
                 return VerifyResult(False, n, seq, "content does not match its hash")
             head, expected, n = digest, seq + 1, n + 1
+        recorded = self.info("head")
+        if recorded is not None:
+            last_seq, _, last_hash = recorded.partition(":")
+            if int(last_seq) != n or last_hash != head:
+                return VerifyResult(
+                    False, n, n + 1 if int(last_seq) > n else int(last_seq),
+                    f"the journal's head is record {last_seq} but the chain ends at record "
+                    f"{n}: records removed from the end or the head altered",
+                )
+        have = {k: v for k, v in self.meters().items() if v}
+        want = history_meters(self.records(kinds=["round", "event"]))
+        if have != want:
+            (name, seat, wager) = min(k for k in set(have) | set(want)
+                                      if have.get(k, 0) != want.get(k, 0))
+            where = f"seat {seat}" if seat else "table"
+            return VerifyResult(
+                False, n, None,
+                f"meter {name} ({where}{', ' + wager if wager else ''}) is "
+                f"{have.get((name, seat, wager), 0)} but the chained records add up to "
+                f"{want.get((name, seat, wager), 0)}",
+            )
         return VerifyResult(True, n)
 
     def _raw_rows(self) -> Iterator[tuple[Any, ...]]:

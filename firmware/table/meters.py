@@ -19,8 +19,9 @@ Invariant checked by ``etg meters`` and the soak: for every seat and the table,
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
+from typing import Any
 
 MeterKey = tuple[str, int, str]
 MONEY = ("wagered", "paid", "credits_in", "credits_out", "credits")
@@ -113,3 +114,29 @@ def summarize(raw: Mapping[MeterKey, int]) -> dict[str, object]:
         k: {"wagered": total("wagered", 0, k), "paid": total("paid", 0, k)} for k in kinds
     }
     return out
+
+
+#: event codes of attendant transfers (firmware.table.events.EventCode.CREDITS_IN / _OUT)
+_CREDITS_IN, _CREDITS_OUT = 800, 801
+
+
+def history_meters(records: Iterable[Any]) -> dict[MeterKey, int]:
+    """The meters recomputed from the chained records alone (round records and credit
+    transfer events): what the meters table must hold, key by key. The meters table is
+    not itself chained, so the audit compares it with this."""
+    want: dict[MeterKey, int] = {}
+
+    def add(deltas: Mapping[MeterKey, int]) -> None:
+        for k, v in deltas.items():
+            want[k] = want.get(k, 0) + v
+
+    for r in records:
+        b = r.body
+        if r.kind == "round":
+            stakes = {int(k): v for k, v in b["stakes"].items()}
+            returns = {int(k): v for k, v in b["returns"].items()}
+            add(round_deltas(stakes, returns, voided=b["state"] == "voided"))
+        elif r.kind == "event" and r.code in (_CREDITS_IN, _CREDITS_OUT):
+            sign = 1 if r.code == _CREDITS_IN else -1
+            add(credit_deltas(int(b["seat"]), sign * int(b["cents"])))
+    return {k: v for k, v in want.items() if v}

@@ -11,6 +11,7 @@ import pytest
 
 from firmware.table.events import EventCode
 from firmware.table.journal import GENESIS, Entry, Journal, JournalError
+from firmware.table.meters import round_deltas
 
 
 def test_wal_and_synchronous_full(tmp_path: Path) -> None:
@@ -57,15 +58,50 @@ def test_tamper_is_detected(tmp_path: Path, tamper: str) -> None:
     assert not result.ok and result.first_bad is not None and result.problem
 
 
+def _round(n: int, staked: int) -> tuple[Entry, dict[tuple[str, int, str], int]]:
+    stakes = {1: {"blackjack": staked}}
+    body = {"round": n, "state": "settled", "stakes": {"1": stakes[1]}, "returns": {"1": {}}}
+    return Entry("round", body, n), round_deltas(stakes, {}, voided=False)
+
+
 def test_meters_change_only_with_their_record(tmp_path: Path) -> None:
     j = Journal(tmp_path / "j.sqlite")
-    j.append([Entry("round", {"round": 1}, 1)], {("wagered", 1, "blackjack"): 500})
-    j.append([Entry("round", {"round": 2}, 2)], {("wagered", 1, "blackjack"): 300})
+    for n, staked in ((1, 500), (2, 300)):
+        entry, deltas = _round(n, staked)
+        j.append([entry], deltas)
     assert j.meters()[("wagered", 1, "blackjack")] == 800
     with pytest.raises(ValueError):
         j.append([Entry("round", {"round": 3}, 3), Entry("bogus", {})], {("paid", 1, ""): 5})
     assert ("paid", 1, "") not in j.meters()
     assert j.last_seq == 2 and j.verify().ok
+
+
+@pytest.mark.parametrize(
+    ("tamper", "problem"),
+    [
+        ("UPDATE meters SET value = value + 100 WHERE name = 'credits' AND seat = 1",
+         "meter credits (seat 1)"),
+        ("DELETE FROM meters WHERE name = 'wagered' AND seat = 0 AND wager = ''",
+         "meter wagered (table)"),
+        ("DELETE FROM records WHERE seq = 2", "records removed from the end"),
+    ],
+)
+def test_audit_catches_meters_and_a_cut_tail(tmp_path: Path, tamper: str, problem: str) -> None:
+    """The meters table is not chained: the audit recomputes it from the chained round
+    records; and a journal cut short at its end no longer passes (its head is kept)."""
+    path = tmp_path / "j.sqlite"
+    j = Journal(path)
+    for n, staked in ((1, 500), (2, 300)):
+        entry, deltas = _round(n, staked)
+        j.append([entry], deltas)
+    assert j.verify().ok
+    j.close()
+    db = sqlite3.connect(path)
+    db.execute(tamper)
+    db.commit()
+    db.close()
+    result = Journal(path).verify()
+    assert not result.ok and problem in result.problem
 
 
 def test_unwritable_journal_is_a_journal_error(tmp_path: Path) -> None:
@@ -86,7 +122,9 @@ def test_killed_writer_leaves_whole_records(tmp_path: Path) -> None:
         "print('go', flush=True)\n"
         "while True:\n"
         "    i += 1\n"
-        "    j.append_one('input', {'n': i, 'pad': 'x' * 200}, meters={('n', 0, ''): 1})\n"
+        "    j.append_one('event', {'seat': 1, 'cents': 1, 'pad': 'x' * 200}, code=800,\n"
+        "                 meters={('credits_in', 1, ''): 1, ('credits_in', 0, ''): 1,\n"
+        "                         ('credits', 1, ''): 1, ('credits', 0, ''): 1})\n"
     )
     proc = subprocess.Popen([sys.executable, "-c", code], stdout=subprocess.PIPE, text=True)
     assert proc.stdout is not None and proc.stdout.readline().strip() == "go"
@@ -98,4 +136,4 @@ def test_killed_writer_leaves_whole_records(tmp_path: Path) -> None:
     j = Journal(path)
     v = j.verify()
     assert v.ok and v.records > 0
-    assert j.meters()[("n", 0, "")] == v.records
+    assert j.meters()[("credits_in", 1, "")] == v.records  # meters in the same commit
