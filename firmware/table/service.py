@@ -97,7 +97,8 @@ class SimulatedShoe:
         if control:
             cmd += ["--control", control]
         self.proc = subprocess.Popen(
-            cmd, stdout=subprocess.PIPE, stdin=subprocess.DEVNULL, text=True, bufsize=1
+            cmd, stdout=subprocess.PIPE, stdin=subprocess.DEVNULL, text=True, bufsize=1,
+            preexec_fn=_die_with_parent,
         )
         assert self.proc.stdout is not None
         ready, _, _ = select.select([self.proc.stdout], [], [], 30)
@@ -114,6 +115,16 @@ class SimulatedShoe:
                 self.proc.wait(3)
             except subprocess.TimeoutExpired:
                 self.proc.kill()
+
+
+def _die_with_parent() -> None:
+    """In the simulator's child process (Linux): end it when the table process dies, even
+    by kill -9, so a crashed table leaves no orphaned simulator holding its pty."""
+    with contextlib.suppress(Exception):
+        import ctypes
+
+        pr_set_pdeathsig = 1
+        ctypes.CDLL(None).prctl(pr_set_pdeathsig, int(signal.SIGTERM))
 
 
 def _selftests(journal: Journal) -> None:
