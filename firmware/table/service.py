@@ -169,6 +169,9 @@ def run_table(cfg: TableConfig, opts: RunOptions) -> int:
     bench = cfg.bench
     if opts.control and not bench:
         raise UserError("the bench control channel is a bench power; production mode refuses it")
+    if (opts.auto_play or opts.demo) and not bench:
+        raise UserError("automatic players (--auto-play, --demo) press a simulated panel: a "
+                        "bench power; production mode refuses them")
     jpath = Path(cfg.journal.path)
     lock = JournalLock(jpath)
     notifier = Notifier()
