@@ -160,7 +160,7 @@ class RoundPlay:
                     one_card_done = (
                         h.split_ace and rules.split_aces_one_card and not self._can_split(seat, h)
                     )
-                    if h.total == 21 or one_card_done:
+                    if (h.total == 21 and rules.auto_stand_21) or one_card_done:
                         h.status = STOOD
                     else:
                         self.need = P.DECISION

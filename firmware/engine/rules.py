@@ -40,6 +40,9 @@ GAME_KEYS: dict[str, Any] = {
     "surrender_refund": "1:2",
     "dealer_check": True,
     "payout_limit_exempt": False,
+    # baseline §1.6: a hand reaching 21 stands by itself; false: it still owes a decision
+    # (Split to Double: a split 21 may double, § 633b.26(e)(1)(iii), (e)(2))
+    "auto_stand_21": True,
 }
 LAYOUT_KEYS: dict[str, Any] = {
     "dealer_stands_soft_17": "Dealer shall draw to 16 and stand on all 17s",
@@ -97,7 +100,7 @@ def _check_game(source: str, game: Mapping[str, Any]) -> dict[str, Any]:
         if not isinstance(out[key], str) or not out[key]:
             raise ConfigError(source, f"game.{key}", "must be a non-empty string")
     for key in ("hitting", "split_any_initial", "split_aces_one_card", "dealer_check",
-                "payout_limit_exempt"):
+                "payout_limit_exempt", "auto_stand_21"):
         if not isinstance(out[key], bool):
             raise ConfigError(source, f"game.{key}", f"must be true or false, got {out[key]!r}")
     ms = out["max_seats"]
@@ -203,6 +206,7 @@ class Rules:
         self.surrender_refund: Fraction = parse_ratio(g["surrender_refund"])
         self.dealer_check: bool = g["dealer_check"]
         self.payout_limit_exempt: bool = g["payout_limit_exempt"]
+        self.auto_stand_21: bool = g["auto_stand_21"]
         s = settings
         self.decks: int = s["decks"]
         self.burn_cards: int = s["burn_cards"]

@@ -170,7 +170,7 @@ def simulate(
             state[ia, ih] = PLAYING
         ia, ih = active, hi
         tot = total(hard[ia, ih], ace[ia, ih])
-        auto = tot >= 21
+        auto = (tot > 21) | ((tot == 21) & rules.auto_stand_21)  # baseline §1.6
         state[ia[auto], ih[auto]] = DONE
         ia, ih = ia[~auto], ih[~auto]
         if len(ia) == 0:

@@ -63,9 +63,10 @@ class GameRules:
     blackjack_pays: Fraction = Fraction(3, 2)
     insurance_pays: Fraction = Fraction(2)
     dealer_check: bool = True
-    #: baseline §1.6, as the engine plays it: a hand reaching 21 stands by itself (so a
-    #: split 21 in Split to Double cannot double; see docs/math.md)
-    stand_on_21: bool = True
+    #: ``[game] auto_stand_21`` of the Rules Submission, the engine's own key: a hand
+    #: reaching 21 stands by itself (baseline §1.6); false in Split to Double, where a
+    #: split 21 may double (§ 633b.26(e)(1)(iii), (e)(2))
+    auto_stand_21: bool = True
     hitting: bool = True
     double_times: tuple[int, ...] = (1,)
     double_cards: str = "two"  # "two" | "any"
@@ -154,6 +155,7 @@ def from_values(values: Mapping[str, Any]) -> GameRules:
     take("blackjack_pays", conv=ratio)
     take("insurance_pays", conv=ratio)
     take("dealer_check", conv=bool)
+    take("auto_stand_21", conv=bool)
     take("hitting", conv=bool)
     take("double_times", conv=lambda x: tuple(int(i) for i in x))
     take("double_cards", conv=str)
@@ -199,7 +201,13 @@ def from_values(values: Mapping[str, Any]) -> GameRules:
         ch["spanish_bonuses"] = _spanish(v, int(v.get("reference_wager", 1000)))
         if v.get("envy_bonus", False):
             ch["envy_cents"] = int(v.get("envy_bonus_cents", 0))
-    return replace(g, **ch)
+    out = replace(g, **ch)
+    if out.hitting and not out.auto_stand_21:
+        from firmware.errors import UserError
+
+        raise UserError("auto_stand_21 = false: the math values it only for games without "
+                        "hitting (Split to Double)")
+    return out
 
 
 def _spanish(v: Mapping[str, Any], wager: int) -> SpanishBonuses:

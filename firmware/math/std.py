@@ -104,7 +104,7 @@ class StdSolver:
     def _hand(self, hard: int, ace: bool, alive: bool) -> tuple[float, float]:
         t = total_of(hard, ace)
         stand = (self.net[t], 0.0)
-        if t > 21 or (t == 21 and self.r.stand_on_21):  # baseline §1.6
+        if t > 21 or (t == 21 and self.r.auto_stand_21):  # baseline §1.6 unless the rules
             return stand
         opts: list[tuple[int, float, Any]] = [(STAND, stand[0], stand)]
         for code, k in ((DOUBLE, self.multiples[0]), (DOUBLE_MAX, self.multiples[1])):

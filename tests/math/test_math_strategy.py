@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-from fractions import Fraction
-
 import pytest
 
 from firmware.math.ruleset import GameRules, load
@@ -59,12 +57,24 @@ def test_cached_by_rules_hash() -> None:
 
 
 def std_rules(decks: int = 6) -> GameRules:
-    pt = (("ace-spades-jack-clubs-or-spades", Fraction(20)), ("suited", Fraction(5)),
-          ("blackjack", Fraction(2)), ("dealer-bust", Fraction(1)))
-    return GameRules("split-to-double", decks, dealer_hits_soft_17=True,
-                     blackjack_pays=Fraction(2), hitting=False, double_times=(1, 2, 3, 4),
-                     split_any_initial=True, resplit_aces=True, split_aces_one_card=False,
-                     surrender_refund=Fraction(1), bob_paytable=pt)
+    """Split to Double as its Rules Submission has it (decks may go to 0, infinite)."""
+    return load("split-to-double").with_(decks=decks)
+
+
+def test_633b26_e2_strategy_doubles_a_split_ace_and_ten() -> None:
+    """633b.26(e)(1)(iii), 633b.26(e)(2): the rules let a split 21 double, and with 4x
+    doubles the ace as 1 (hard 11) is worth more doubled than 21 standing against most
+    up cards; the engine's legal list for that hand is ["stand", "double"]."""
+    rules = std_rules()
+    assert rules.auto_stand_21 is False
+    s = strategy_for(rules)
+    acts = {up: s.decide(up, (1, 10), ["stand", "double"], split_hand=True).action
+            for up in range(1, 11)}
+    assert "double" in acts.values()
+    # the engine's Rules object gives the same strategy (the auto-player passes it)
+    from firmware.engine import load_rules
+
+    assert strategy_for(load_rules("split-to-double")) is s
 
 
 def test_split_to_double_doubles_only_1x_or_4x_and_never_hits() -> None:

@@ -366,12 +366,55 @@ def test_baseline_2_split_ace_and_ten_is_21_not_blackjack() -> None:
     bet(t, (1, 1000))
     feed(t, "AS", "7H", "AD", "TC")
     do(t, 1, 0, "split")
-    feed(t, "KH")  # hand 0: A K = 21, stands by itself
+    feed(t, "KH")  # hand 0: A K = 21, not a Blackjack: the player decides (e)(1)(iii)
+    do(t, 1, 0, "stand")
     feed(t, "9C")  # hand 1: A 9
     do(t, 1, 1, "stand")
     assert t.seats[0].hands[0].status == "stood"
     # both beat 17 at 1 to 1; no Blackjack or Bust line (no Blackjack, no dealer bust)
     assert net(t) == 2000 - 1000
+
+
+def test_633b26_e1_iii_split_21_does_not_stand_by_itself() -> None:
+    """§ 633b.26(e)(1)(iii): a two-card hand made by a split, not splittable again, has the
+    decisions of (e)(2) and (e)(3): an ace and a 10 (21, not a Blackjack) may double or
+    stand; it does not stand by itself as baseline §1.6 has it for the other games."""
+    t = vtable(V, seats=1)
+    bet(t, (1, 1000))
+    feed(t, "AS", "7H", "5D", "TC")
+    do(t, 1, 0, "split")  # any two cards split (e)(1)(i)
+    feed(t, "KH")  # hand 0: A K = 21
+    e = t.expecting()
+    assert (e.seat, e.hand) == (1, 0)
+    assert list(e.legal) == ["stand", "double"]
+    assert t.seats[0].hands[0].status == "playing"
+
+
+@pytest.mark.parametrize("times", [1, 4])
+def test_633b26_e2_split_21_doubles_one_to_four_times(times: int) -> None:
+    """§ 633b.26(e)(2): "except when they have a Blackjack": a split A+T is not one, so it
+    doubles 1x-4x the initial wager; the ace then counts 1 (hard 11 + the card)."""
+    t = vtable(V, seats=1)
+    bet(t, (1, 1000))
+    feed(t, "AS", "7H", "5D", "TC")  # dealer 17
+    do(t, 1, 0, "split")
+    feed(t, "KH")  # hand 0: A K = 21 (soft)
+    do(t, 1, 0, "double", times)
+    feed(t, "9C")  # hand 0: A K 9 = 20
+    feed(t, "AC")  # hand 1: 5 A = 16
+    do(t, 1, 1, "stand")
+    h0 = t.seats[0].hands[0]
+    assert (h0.total, h0.double, h0.status) == (20, 1000 * times, "doubled")
+    # hand 0 beats 17 (wager and double 1:1), hand 1 loses; Blackjack or Bust lost
+    assert net(t) == (1000 + 1000 * times) - 1000 - 1000
+    assert conserved(t)
+
+
+def test_baseline_1_6_other_games_still_stand_on_21() -> None:
+    """baseline §1.6: in every other game a hand reaching 21 stands by itself."""
+    for variant in ("blackjack", "bingo", "free-bet", "spanish21"):
+        assert load_rules(variant).auto_stand_21 is True, variant
+    assert load_rules(V).auto_stand_21 is False
 
 
 def test_baseline_2_betting_paired_wager_follows_the_wager() -> None:
