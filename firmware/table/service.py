@@ -352,11 +352,6 @@ def add_credits_offline(cfg: TableConfig, seat: int, cents: int, journal_path: s
     from firmware.table.recovery import replay
 
     jpath = Path(journal_path)
-    if not jpath.is_file():
-        raise UserError(
-            f"{jpath}: no journal here (give --journal PATH, or start the table once with "
-            "etg run to create it)"
-        )
     lock = JournalLock(jpath, running="the table is running on this journal; transfer "
                        "credits while it is stopped")
     try:
@@ -365,7 +360,7 @@ def add_credits_offline(cfg: TableConfig, seat: int, cents: int, journal_path: s
         except JournalError as exc:
             raise UserError(str(exc)) from None
         rec = replay(journal)
-        if rec is None:  # created but never started: the configuration's table
+        if rec is None:  # a new journal (credits before the first start): the configured table
             rules = load_rules(cfg.table.variant, dict(cfg.rules), cfg.source)
             rec = open_table(journal, rules, cfg.table.seats, cfg.bench)
         ctl = Controller(rec.table, journal, finals_recorded=rec.finals_recorded)
