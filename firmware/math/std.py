@@ -151,7 +151,8 @@ class StdSolver:
                 if not p:
                     continue
                 if x == c and n < r.max_hands and self.resplits(c):
-                    sm, sa = dp(n + 1, (c, c, *rest), alive)
+                    # the new hand is played last, as the engine appends it to the seat
+                    sm, sa = dp(n + 1, (c, *rest, c), alive)
                     em += p * sm
                     pa += p * sa
                     continue
