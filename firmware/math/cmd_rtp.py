@@ -12,8 +12,8 @@ def register(sub: Any, common: argparse.ArgumentParser) -> None:
     p = sub.add_parser(
         "rtp", parents=[common], help="return to player by Monte Carlo simulation",
         description="Play rounds with the computed strategy through the real engine (or the "
-        "vectorised fast path) on every core; print the house edge, its standard error, a 95%% "
-        "interval and each wager's return.",
+        "compiled fast path, numba) on every core; print the house edge, its standard error, "
+        "a 95%% interval and each wager's return.",
     )
     from firmware.math.options import add_rules_options
 
@@ -24,7 +24,7 @@ def register(sub: Any, common: argparse.ArgumentParser) -> None:
     p.add_argument("--seed", type=int, default=None, metavar="S",
                    help="seed for a reproducible run (default: fresh entropy)")
     p.add_argument("--fast", action="store_true",
-                   help="use the vectorised numpy fast path instead of the engine")
+                   help="use the compiled fast path (numba) instead of the engine")
     p.add_argument("--json", action="store_true", help="print one JSON object")
     p.set_defaults(func=_run)
 

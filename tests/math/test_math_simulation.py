@@ -56,3 +56,21 @@ def test_seeded_runs_repeat_whatever_the_jobs(rules) -> None:  # type: ignore[no
     a = run_rtp(rules, 4000, jobs=1, seed=3)
     b = run_rtp(rules, 4000, jobs=2, seed=3)
     assert a.tally.total == b.tally.total and a.tally.rounds == b.tally.rounds == 4000
+
+
+def test_fast_path_without_numba_is_one_clear_line(rules, monkeypatch) -> None:  # type: ignore[no-untyped-def]
+    """numba is the optional `math` extra: without it --fast names what to install."""
+    import sys
+
+    from firmware.errors import UserError
+
+    monkeypatch.setitem(sys.modules, "numba", None)
+    monkeypatch.delitem(sys.modules, "firmware.math.fastkernel", raising=False)
+    with pytest.raises(UserError, match=r"needs numba.*etg-firmware\[math\]"):
+        play_fast_rounds(rules, 10, 1)
+
+
+def test_fast_path_seeded_runs_repeat(rules) -> None:  # type: ignore[no-untyped-def]
+    a = play_fast_rounds(rules, 20_000, np.random.SeedSequence(9))
+    b = play_fast_rounds(rules, 20_000, np.random.SeedSequence(9))
+    assert (a.total, a.outcomes) == (b.total, b.outcomes)
