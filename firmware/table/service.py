@@ -181,7 +181,6 @@ def run_table(cfg: TableConfig, opts: RunOptions) -> int:
     except JournalError as exc:
         lock.release()
         raise UserError(str(exc)) from None
-    fresh = journal.created
 
     def early_event(code: EventCode, **body: Any) -> None:
         journal.append_one("event", body, code=int(code))
@@ -224,9 +223,15 @@ def run_table(cfg: TableConfig, opts: RunOptions) -> int:
     ctl_box.append(ctl)
     if rng_failure:
         ctl.rng_failure = f"RNG failure: {rng_failure}"
-    if fresh and (opts.auto_play or opts.demo) and bench:
+    if (opts.auto_play or opts.demo) and bench:
+        # "the first time the journal is created": per seat, until its grant is journaled
+        # (each grant is one transaction, so a kill -9 during the first start cannot leave
+        # a seat without its credits for good, nor grant them twice)
+        granted = {int(r.body["seat"]) for r in journal.records(kinds=["event"])
+                   if r.code == int(EventCode.CREDITS_IN)}
         for seat in range(1, opts.seats + 1):
-            ctl.command("credits-in", {"seat": seat, "cents": AUTO_CREDITS})
+            if seat not in granted:
+                ctl.command("credits-in", {"seat": seat, "cents": AUTO_CREDITS})
     if rec.finals > rec.finals_recorded:
         ctl._record_round()  # the power failed between a round's last input and its record
     if rec.in_round:
