@@ -45,6 +45,9 @@ class RecordingDriver:
     def wager(self, seat: int, amount: int) -> str | None:
         return self.inner.wager(seat, amount)
 
+    def side_wager(self, seat: int, name: str, amount: int) -> str | None:
+        return self.inner.side_wager(seat, name, amount)
+
     def close_betting(self) -> str | None:
         return self.inner.close_betting()
 

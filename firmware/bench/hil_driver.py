@@ -263,10 +263,20 @@ class HilDriver:
         return None
 
     def side_wager(self, seat: int, name: str, amount: int) -> str | None:
-        """An optional wager: the player panel has no button for one (panel ICD), so a
-        player cannot place it and neither can the bench."""
-        return (f"a player cannot place a {name} wager: the panel ICD has no button for it "
-                "(BET CLEAR HIT STAND DOUBLE SPLIT SURRENDER INSURANCE)")
+        """An optional wager (Push 22): the panel ICD has no button of its own for one, so
+        the table's convention is INSURANCE during betting (docs/table.md): the first
+        press places the table minimum, each further press one unit more."""
+        assert self.rules is not None
+        r = self.rules
+        lo, hi, unit = r.min_wager, r.max_wager, r.wager_unit
+        if amount < lo or amount > hi or (amount - lo) % unit:
+            return (f"the panel cannot place a {name} wager of {amount} cents: INSURANCE "
+                    f"places {lo}, then {unit} more per press, up to {hi}")
+        for _ in range((amount - lo) // unit + 1):
+            why = self._press_for(seat, "INSURANCE", f"{name} (INSURANCE)")
+            if why:
+                return why
+        return None
 
     def _press_for(self, seat: int | None, button: str, what: str) -> str | None:
         source = "panel" if seat is not None else "console"

@@ -279,7 +279,18 @@ class Table(RoundPlay):
     def _optional(self, name: str) -> bool:
         return any(name in m.optional_wagers for m in self.rules.mechanisms)
 
-    def _on_side_wager(self, inp: SideWager) -> None:
+    def side_wager_refusal(self, seat: int, name: str, amount: int) -> str | None:
+        """Why ``SideWager(seat, name, amount)`` would be refused now, or None: a pure
+        query (the panel lights the button of an optional wager only when it would be
+        taken)."""
+        try:
+            self._side_wager_plan(SideWager(seat, name, amount))
+        except Rejected as exc:
+            return exc.reason
+        return None
+
+    def _side_wager_plan(self, inp: SideWager) -> tuple[Seat, int, int]:
+        """``(seat, amount, credits it takes)`` or :class:`Rejected`; changes nothing."""
         seat = self._betting_seat(inp.seat, "side wager")
         amount = self._amount(inp.amount, "a side wager")
         if not self._optional(inp.name):
@@ -299,6 +310,10 @@ class Table(RoundPlay):
         delta = amount - seat.side.get(inp.name, 0)
         if delta > seat.credits:
             raise Rejected(f"seat {seat.number} has {seat.credits} cents, needs {delta} more")
+        return seat, amount, delta
+
+    def _on_side_wager(self, inp: SideWager) -> None:
+        seat, amount, delta = self._side_wager_plan(inp)
         seat.credits -= delta
         seat.staked += delta
         if amount:

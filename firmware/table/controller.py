@@ -275,7 +275,8 @@ class Controller:
                 self.shoe.led(led)
                 self._led = led
         if self.panel is not None:
-            lamps = {} if self.failure else translate.lamps_for(view, t.wager_refusal)
+            lamps = {} if self.failure else translate.lamps_for(
+                view, t.wager_refusal, self._optional_wager())
             pd = self.pending_double
             if pd is not None:
                 # DOUBLE raises the pending double while a bigger size is covered; STAND
@@ -420,7 +421,7 @@ class Controller:
         view = t.public_view()
         what = translate.press_input(
             h.button, h.seat, view, double_times=tuple(self.rules.double_times),
-            wager_refusal=t.wager_refusal,
+            wager_refusal=t.wager_refusal, optional=self._optional_wager(),
         )
         if what is None:
             log.debug("seat %s %s: not accepted now", h.seat, h.button)
@@ -431,6 +432,12 @@ class Controller:
                 self.pending_double = PendingDouble(h.seat, hand, sizes[0], self.clock(), sizes)
         elif isinstance(what, Input):
             self.feed(what, "panel")
+
+    def _optional_wager(self) -> translate.OptionalWager | None:
+        """The optional wager the rules offer (Push 22), placed with INSURANCE during
+        betting (docs/table.md), judged by the engine."""
+        names = [n for m in self.rules.mechanisms for n in m.optional_wagers]
+        return (names[0], self.table.side_wager_refusal) if names else None
 
     def _double_sizes(self, seat: int, hand: int) -> tuple[int, ...]:
         """The double sizes the engine would take now (a trial on a copy: the seat's

@@ -31,6 +31,7 @@ from firmware.engine.inputs import (
     FaultCleared,
     Hello,
     Input,
+    SideWager,
     Wager,
 )
 
@@ -99,10 +100,31 @@ def button_legal(phase_kind: str, legal: Sequence[str]) -> set[str]:
 #: the engine's answer to "would ``Wager(seat, amount)`` be taken now?": a reason, or None
 #: (``firmware.engine.table.Table.wager_refusal``)
 WagerRefusal = Callable[[int, int], "str | None"]
+#: why SideWager(seat, name, amount) would be refused (the engine's pure query)
+SideRefusal = Callable[[int, str, int], "str | None"]
+#: the optional wager a table offers (e.g. Free Bet's Push 22) and the engine's judge of it
+OptionalWager = tuple[str, SideRefusal]
+
+
+def optional_step(view: Mapping[str, Any], seat: Mapping[str, Any], opt: OptionalWager) -> (
+    Input | None
+):
+    """The optional wager one ``INSURANCE`` press places during betting (our panel
+    convention, docs/table.md): the first press the table minimum, then one unit more;
+    only beside a Blackjack wager, and only when the engine would take it."""
+    name, refusal = opt
+    if not current_wager(view, seat):
+        return None
+    have = int(seat["wagers"].get(name, 0)) if view["phase"] == "betting" else 0
+    new = wager_after_bet(have, view["limits"], seat["credits"])
+    if new is None or refusal(seat["seat"], name, new):
+        return None
+    return SideWager(seat["seat"], name, new)
 
 
 def lamps_for(
-    view: Mapping[str, Any], wager_refusal: WagerRefusal | None = None
+    view: Mapping[str, Any], wager_refusal: WagerRefusal | None = None,
+    optional: OptionalWager | None = None,
 ) -> dict[int, set[str]]:
     """Every seat's lit buttons for a public view: lit when, and only when, the press
     would be taken now.
@@ -129,6 +151,8 @@ def lamps_for(
                     lamps[s["seat"]].add("BET")
             if bj:
                 lamps[s["seat"]].add("CLEAR")
+            if optional is not None and optional_step(view, s, optional) is not None:
+                lamps[s["seat"]].add("INSURANCE")
     elif kind == "decision" and exp["seat"] is not None:
         lamps[exp["seat"]] = button_legal(kind, exp["legal"])
     return lamps
@@ -141,6 +165,7 @@ def press_input(
     *,
     double_times: Sequence[int] = (1,),
     wager_refusal: WagerRefusal | None = None,
+    optional: OptionalWager | None = None,
 ) -> Input | str | None:
     """The input a player's press means now; ``"pending-double"`` starts a 1x–4x double;
     None: the press is not accepted now (its lamp is dark, and it is not journaled)."""
@@ -158,6 +183,8 @@ def press_input(
             return Wager(seat, new)
         if button == "CLEAR" and bj:
             return Wager(seat, 0)
+        if button == "INSURANCE" and optional is not None:
+            return optional_step(view, s, optional)
         return None
     if kind != "decision" or exp["seat"] != seat:
         return None

@@ -217,3 +217,31 @@ def test_rng_failure_tilts_the_round_that_needs_a_draw(tmp_path: Path) -> None:
     assert ctl.table.phase == "tilt" and tilt is not None and "RNG" in tilt.public()["cause"]
     codes = [r.code for r in journal.records(kinds=["event"])]
     assert 502 in codes
+
+
+def test_push22_is_placed_with_insurance_during_betting(tmp_path: Path) -> None:
+    """Free Bet's optional Push 22 wager (baseline §4; § 672a.2(b)(4)): the panel ICD has
+    no button for it, so INSURANCE — never meaningful during betting — places it: the
+    table minimum, then a unit per press, lit only beside a Blackjack wager."""
+    rules = load_rules("free-bet", {"push22": True})
+    journal = Journal(tmp_path / "j.sqlite")
+    rec = open_table(journal, rules, 6, True)
+    pa = FakePanel()
+    ctl = Controller(rec.table, journal, shoe=FakeShoe(), panel=pa)
+    ctl.command("credits-in", {"seat": 1, "cents": 100_000})
+    play(ctl, press(None, "SHUFFLE"), card("2C"))
+    assert "INSURANCE" not in pa.lit[1]  # no Blackjack wager yet
+    play(ctl, press(1, "INSURANCE"))
+    assert not ctl.table.seats[0].side
+    play(ctl, press(1, "BET"))
+    assert "INSURANCE" in pa.lit[1]
+    play(ctl, press(1, "INSURANCE"), press(1, "INSURANCE"))
+    assert ctl.table.seats[0].side == {"push22": 600}
+    play(ctl, press(1, "CLEAR"))
+    assert not ctl.table.seats[0].side and ctl.table.seats[0].wager == 0
+
+
+def test_no_optional_wager_no_insurance_lamp_while_betting(tmp_path: Path) -> None:
+    ctl, _, pa = make(tmp_path)
+    play(ctl, press(1, "BET"))
+    assert "INSURANCE" not in pa.lit[1]
