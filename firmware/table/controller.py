@@ -39,6 +39,10 @@ log = logging.getLogger("etg.table")
 DOUBLE_CONFIRM_S = 1.5
 #: seconds between shoe status queries while a fault is active
 QUERY_EVERY_S = 1.0
+#: while a card is due and none comes, the gate command is sent again this often: a
+#: command lost to a shoe restart (the driver drops unanswered commands at HEL) must not
+#: leave the table waiting on a locked gate; ULK is idempotent (shoe ICD §5)
+GATE_REASSERT_S = 2.0
 
 
 class ShoePort(Protocol):
@@ -135,6 +139,7 @@ class Controller:
         self.stuck: set[tuple[int | None, str]] = set()
         self.finals = finals_recorded  # rounds recorded (settled or voided) in the journal
         self._gate: str | None = None
+        self._gate_at = 0.0  # when the gate was last commanded or a card last came
         self._led: str | None = None
         self._lamps: dict[int, set[str]] | None = None
         self._last_query = 0.0
@@ -193,6 +198,12 @@ class Controller:
         ):
             self._last_query = now
             self.shoe.query()
+        if (
+            self.shoe is not None and self._gate == "open"
+            and now - self._gate_at >= GATE_REASSERT_S
+        ):
+            self._gate_at = now
+            self.shoe.unlock()
 
     # -- inputs: journal first, then the engine ----------------------------------------------
 
@@ -269,6 +280,7 @@ class Controller:
             if gate != self._gate:
                 (self.shoe.unlock if gate == "open" else self.shoe.lock)()
                 self._gate = gate
+                self._gate_at = self.clock()
             led = "RED" if (t.phase == P.TILT or self.failure) else (
                 "GREEN" if gate == "open" else "AMBER")
             if led != self._led:
@@ -361,6 +373,8 @@ class Controller:
     def _on_shoe(self, ev: ShoeEvent) -> None:
         t = self.table
         k = ev.kind
+        if k == "card":
+            self._gate_at = self.clock()
         if k == "fault":
             code = EventCode.SHOE_LID_OPEN if ev.code == "LID" else EventCode.SHOE_FAULT
             self.event(code, t.round_no, code=ev.code, detail=ev.detail or "", raw=ev.raw or "")

@@ -245,3 +245,23 @@ def test_no_optional_wager_no_insurance_lamp_while_betting(tmp_path: Path) -> No
     ctl, _, pa = make(tmp_path)
     play(ctl, press(1, "BET"))
     assert "INSURANCE" not in pa.lit[1]
+
+
+def test_gate_is_reasserted_while_a_card_is_due_and_none_comes(tmp_path: Path) -> None:
+    """A ULK lost to a shoe restart must not leave the table waiting on a locked gate."""
+    ctl, sh, _ = make(tmp_path)
+    t = [100.0]
+    ctl.clock = lambda: t[0]
+    play(ctl, press(1, "BET"), press(None, "DEAL"))
+    assert sh.gate == "ULK"
+    before = sh.sent.count(("ULK",))
+    t[0] += 1.0
+    ctl.tick()
+    assert sh.sent.count(("ULK",)) == before  # not yet
+    t[0] += 1.5
+    ctl.tick()
+    assert sh.sent.count(("ULK",)) == before + 1
+    play(ctl, press(None, "VOID"))  # no card due: no more ULK
+    t[0] += 10
+    ctl.tick()
+    assert sh.gate == "LCK"
