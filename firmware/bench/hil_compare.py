@@ -46,7 +46,11 @@ class RecordingDriver:
         return self.inner.wager(seat, amount)
 
     def side_wager(self, seat: int, name: str, amount: int) -> str | None:
-        return self.inner.side_wager(seat, name, amount)
+        place = getattr(self.inner, "side_wager", None)  # optional in TableDriver
+        if place is None:
+            return "this depth places no side wager"
+        why: str | None = place(seat, name, amount)
+        return why
 
     def close_betting(self) -> str | None:
         return self.inner.close_betting()
