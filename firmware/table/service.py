@@ -56,6 +56,10 @@ class RunOptions:
     demo: bool = False  # `make run`: every seat starts with credits on a new journal
 
 
+class TableRunning(UserError):
+    """Another table process holds the journal."""
+
+
 class JournalLock:
     """One table process per journal: an exclusive lock beside the file."""
 
@@ -67,7 +71,7 @@ class JournalLock:
             fcntl.flock(self._fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
         except BlockingIOError:
             os.close(self._fd)
-            raise UserError(
+            raise TableRunning(
                 f"{journal_path}: {running or 'another table process is running on this journal'}"
             ) from None
 
@@ -246,6 +250,7 @@ def run_table(cfg: TableConfig, opts: RunOptions) -> int:
     driver: Any = None
     panel: Any = None
     control_server: Any = None
+    attendant: Any = None
     stop_reason = "stop"
     try:
         from drivers.shoe.driver import ShoeDriver
@@ -276,6 +281,9 @@ def run_table(cfg: TableConfig, opts: RunOptions) -> int:
 
             autoplay = AutoPlay(panel.sim, rules, list(range(1, opts.seats + 1))).start()
             bridge.autoplay = autoplay
+        from firmware.table.attendant_socket import AttendantServer
+
+        attendant = AttendantServer(jpath, ctl).start()
         if opts.control:
             from firmware.table.control import ControlServer
 
@@ -331,6 +339,8 @@ def run_table(cfg: TableConfig, opts: RunOptions) -> int:
             autoplay.stop()
         if control_server is not None:
             control_server.stop()
+        if attendant is not None:
+            attendant.stop()
         if driver is not None:
             driver.lock()
             time.sleep(0.05)
@@ -357,8 +367,10 @@ def add_credits_offline(cfg: TableConfig, seat: int, cents: int, journal_path: s
     from firmware.table.recovery import replay
 
     jpath = Path(journal_path)
-    lock = JournalLock(jpath, running="the table is running on this journal; transfer "
-                       "credits while it is stopped")
+    try:
+        lock = JournalLock(jpath)
+    except TableRunning:
+        return _credits_to_running_table(jpath, seat, cents)
     try:
         try:
             journal = Journal(jpath)
@@ -374,6 +386,23 @@ def add_credits_offline(cfg: TableConfig, seat: int, cents: int, journal_path: s
         journal.close()
     finally:
         lock.release()
+    if not ok:
+        raise UserError(msg)
+    return msg
+
+
+def _credits_to_running_table(jpath: Path, seat: int, cents: int) -> str:
+    """The table holds the journal: hand the transfer to it (attendant socket)."""
+    from firmware.table.attendant_socket import transfer
+
+    try:
+        ok, msg = transfer(jpath, "credits-in" if cents >= 0 else "credits-out", seat,
+                           abs(cents))
+    except OSError as exc:
+        raise UserError(
+            f"{jpath}: the table is running on this journal but its attendant channel "
+            f"does not answer ({exc.strerror or exc})"
+        ) from None
     if not ok:
         raise UserError(msg)
     return msg

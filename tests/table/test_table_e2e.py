@@ -141,3 +141,30 @@ def test_sd_notify_ready_and_watchdog(tmp_path: Path) -> None:
         sock.close()
     assert got.index("READY=1") < got.index("WATCHDOG=1")
     assert proc.returncode == 0
+
+
+def test_credits_to_a_running_table_go_through_the_attendant_channel(tmp_path: Path) -> None:
+    """`etg credits add` while the table runs: the table process journals the transfer."""
+    j = tmp_path / "j.sqlite"
+    env = dict(os.environ, SDL_VIDEODRIVER="dummy")
+    env.pop("DISPLAY", None)
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "firmware", "run", "--headless", "--seats", "2", "--quiet",
+         "--journal", str(j)], cwd=REPO, env=env, stdout=subprocess.DEVNULL,
+        stderr=subprocess.PIPE, text=True)
+    try:
+        assert proc.stderr is not None
+        for line in proc.stderr:
+            if "table ready" in line:
+                break
+        out = etg("credits", "add", "--seat", "2", "--cents", "4200", "--journal", str(j))
+        assert out.returncode == 0, out.stderr
+        assert "+4200" in out.stdout
+        bad = etg("credits", "out", "--seat", "1", "--cents", "1", "--journal", str(j))
+        assert bad.returncode == 2 and "cannot pay out" in bad.stderr
+        m = json.loads(etg("meters", "--json", "--journal", str(j)).stdout)
+        assert m["credits_in"] == 4200 and m["credits"] == 4200 and m["balanced"]
+    finally:
+        proc.terminate()
+        proc.wait(30)
+    assert not (tmp_path / "j.sqlite.attendant.sock").exists()
