@@ -19,18 +19,25 @@ import queue
 import time
 from collections import Counter
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass, field
 from typing import Any, Protocol
 
-from drivers.shoe.events import ShoeEvent
 from firmware.engine import phases as P
-from firmware.engine.inputs import Decision, Draw, Fault, FaultCleared, Input
+from firmware.engine.inputs import Draw, Fault, Input
 from firmware.engine.table import Rejected, Table
 from firmware.table import translate
 from firmware.table.accounting import round_accounts
+from firmware.table.commands import Commands
+from firmware.table.device_events import DeviceEvents, PendingDouble
 from firmware.table.events import EventCode
+from firmware.table.happenings import (
+    CommandHappening,
+    Happening,
+    PanelHappening,
+    ShoeHappening,
+    StopHappening,
+)
 from firmware.table.journal import Entry, Journal, JournalError
-from firmware.table.meters import credit_deltas, round_deltas
+from firmware.table.meters import round_deltas
 from firmware.table.recovery import round_ended
 
 log = logging.getLogger("etg.table")
@@ -62,51 +69,13 @@ class RngPort(Protocol):
     def weighted_choice(self, weights: Mapping[int, int]) -> int: ...
 
 
-# -- happenings: what arrives in the inbox ----------------------------------------------
+class Controller(DeviceEvents, Commands):
+    """Owns the engine; see the module docstring. Not thread-safe: one thread calls it.
 
-
-@dataclass(frozen=True)
-class ShoeHappening:
-    event: ShoeEvent
-
-
-@dataclass(frozen=True)
-class PanelHappening:
-    kind: str  # press | release | stuck | fault
-    button: str
-    seat: int | None = None
-    detail: str = ""
-
-
-@dataclass(frozen=True)
-class CommandHappening:
-    """An attendant or bench request; ``reply`` receives (ok, message)."""
-
-    name: str
-    args: dict[str, Any] = field(default_factory=dict)
-    reply: queue.Queue[tuple[bool, str]] | None = None
-
-
-@dataclass(frozen=True)
-class StopHappening:
-    reason: str = "stop"
-
-
-Happening = ShoeHappening | PanelHappening | CommandHappening | StopHappening
-
-
-@dataclass
-class PendingDouble:
-    seat: int
-    hand: int
-    times: int
-    since: float
-    #: the double sizes the engine would take for this hand (the seat can cover them)
-    sizes: tuple[int, ...] = (1, 2, 3, 4)
-
-
-class Controller:
-    """Owns the engine; see the module docstring. Not thread-safe: one thread calls it."""
+    The handling of shoe events, buttons and console keys is in
+    firmware.table.device_events, the attendant and bench commands in
+    firmware.table.commands; the happenings themselves are in firmware.table.happenings.
+    """
 
     def __init__(
         self,
@@ -367,222 +336,6 @@ class Controller:
             self.event(EventCode.ROUND_VOID, t.round_no, seats=sorted(stakes))
         self._round_first_seq = None
         self.on_round(record)
-
-    # -- shoe events -----------------------------------------------------------------------
-
-    def _on_shoe(self, ev: ShoeEvent) -> None:
-        t = self.table
-        k = ev.kind
-        if k == "card":
-            self._gate_at = self.clock()
-        if k == "fault":
-            code = EventCode.SHOE_LID_OPEN if ev.code == "LID" else EventCode.SHOE_FAULT
-            self.event(code, t.round_no, code=ev.code, detail=ev.detail or "", raw=ev.raw or "")
-        elif k == "link-down":
-            self.event(EventCode.SHOE_LINK_DOWN, t.round_no, detail=ev.detail or "")
-        elif k == "link-up":
-            self.event(EventCode.SHOE_LINK_UP, t.round_no)
-        elif k == "hello":
-            self.resync_shoe()
-            if t.phase in P.IN_ROUND or t.phase == P.TILT:
-                self.event(EventCode.SHOE_REBOOT, t.round_no, serial=ev.serial or "",
-                           raw=ev.raw or "")
-        elif k == "cut":
-            self.event(EventCode.SHOE_CUT_CARD, t.round_no)
-        elif k == "empty":
-            self.event(EventCode.SHOE_EMPTY, t.round_no)
-        elif k == "card" and t.expecting().kind != "card":
-            self.event(EventCode.SHOE_UNEXPECTED_CARD, t.round_no, raw=ev.raw or "")
-        elif k == "nak" and ev.command == "ULK":
-            # The gate stayed shut (a shoe still in FAULT answers NAK,STATE): a card that is
-            # due will never come, so pause the round until the shoe reports itself clear;
-            # resuming sends ULK again.
-            self._gate = None
-            if t.expecting().kind == "card":
-                detail = f"the shoe refused to open its gate (NAK {ev.code or ''})".strip()
-                self.event(EventCode.SHOE_FAULT, t.round_no, code="GATE", detail=detail,
-                           raw=ev.raw or "")
-                self.feed(Fault("SENSOR", detail), "shoe")
-        for inp in translate.shoe_inputs(ev):
-            self.feed(inp, "shoe")
-
-    # -- buttons ---------------------------------------------------------------------------
-
-    def _on_panel(self, h: PanelHappening) -> None:
-        t = self.table
-        if h.kind == "stuck":
-            where = f"seat {h.seat} {h.button}" if h.seat else f"console {h.button}"
-            self.stuck.add((h.seat, h.button))
-            self.event(EventCode.STUCK_KEY, t.round_no, where=where)
-            self.feed(Fault("STUCK", f"{where} held down"), "panel")
-            return
-        if h.kind == "release" and (h.seat, h.button) in self.stuck:
-            self.stuck.discard((h.seat, h.button))
-            if not self.stuck:
-                self.feed(FaultCleared("STUCK"), "panel")
-            return
-        if h.kind == "fault":
-            self.feed(Fault("PANEL", h.detail or "panel scan stopped"), "panel")
-            return
-        if h.seat is None:
-            self._on_console(h)
-            return
-        if h.kind != "press":
-            return
-        if self.pending_double is not None:
-            self._on_pending_double_press(h)
-            return
-        view = t.public_view()
-        what = translate.press_input(
-            h.button, h.seat, view, double_times=tuple(self.rules.double_times),
-            wager_refusal=t.wager_refusal, optional=self._optional_wager(),
-        )
-        if what is None:
-            log.debug("seat %s %s: not accepted now", h.seat, h.button)
-        elif what == "pending-double":
-            hand = view["expecting"]["hand"] or 0
-            sizes = self._double_sizes(h.seat, hand)
-            if sizes:
-                self.pending_double = PendingDouble(h.seat, hand, sizes[0], self.clock(), sizes)
-        elif isinstance(what, Input):
-            self.feed(what, "panel")
-
-    def _optional_wager(self) -> translate.OptionalWager | None:
-        """The optional wager the rules offer (Push 22), placed with INSURANCE during
-        betting (docs/table.md), judged by the engine."""
-        names = [n for m in self.rules.mechanisms for n in m.optional_wagers]
-        return (names[0], self.table.side_wager_refusal) if names else None
-
-    def _double_sizes(self, seat: int, hand: int) -> tuple[int, ...]:
-        """The double sizes the engine would take now (a trial on a copy: the seat's
-        credits, the variation's stake rules and the legal actions all decide)."""
-        import copy
-
-        sizes = []
-        for times in sorted(self.rules.double_times):
-            trial = copy.deepcopy(self.table)
-            try:
-                trial.apply(Decision(seat, hand, "double", times=times))
-            except Rejected:
-                continue
-            sizes.append(times)
-        return tuple(sizes)
-
-    def _on_pending_double_press(self, h: PanelHappening) -> None:
-        pd = self.pending_double
-        assert pd is not None
-        if h.seat != pd.seat:
-            return
-        if h.button == "DOUBLE":
-            sizes = list(pd.sizes)
-            bigger = [x for x in sizes if x > pd.times]
-            if bigger:
-                pd.times = bigger[0]
-                pd.since = self.clock()
-            if not bigger or pd.times == sizes[-1]:
-                self._place_double()
-        elif h.button == "STAND":
-            self._place_double()  # STAND while a double is pending confirms it
-
-    def _place_double(self) -> None:
-        pd = self.pending_double
-        self.pending_double = None
-        if pd is not None:
-            self.feed(Decision(pd.seat, pd.hand, "double", times=pd.times), "panel")
-            self.refresh()
-
-    def _on_console(self, h: PanelHappening) -> None:
-        t = self.table
-        if h.button == "RECALL":
-            held = h.kind == "press"
-            if held != self.recall_held:
-                self.recall_held = held
-                if held:
-                    self.event(EventCode.KEY_RECALL, t.round_no)
-            return
-        if h.kind != "press":
-            return
-        if h.button == "VOID":
-            self.event(EventCode.KEY_VOID, t.round_no)
-        inp = translate.console_input(h.button, t.public_view())
-        if inp is None:
-            return
-        accepted = self.feed(inp, "console")
-        if accepted and h.button == "SHUFFLE":
-            self.event(EventCode.SHOE_NEW, t.round_no, decks=self.rules.decks)
-            if self.shoe is not None:
-                self.shoe.new(self.rules.decks)
-
-    # -- attendant and bench commands -------------------------------------------------------
-
-    def _on_command(self, h: CommandHappening) -> None:
-        ok, msg = self.command(h.name, h.args)
-        if h.reply is not None:
-            h.reply.put((ok, msg))
-
-    def command(self, name: str, args: Mapping[str, Any]) -> tuple[bool, str]:
-        t = self.table
-        if name in ("credits-in", "credits-out"):
-            from firmware.engine.inputs import CreditsIn, CreditsOut
-
-            seat, cents = int(args["seat"]), int(args["cents"])
-            inp = CreditsIn(seat, cents) if name == "credits-in" else CreditsOut(seat, cents)
-            return self._credits(inp, seat, cents if name == "credits-in" else -cents)
-        if name == "status":
-            import json
-
-            view = t.public_view()
-            pd = self.pending_double
-            return True, json.dumps({
-                "view": view, "rounds": self.finals, "failure": self.failure,
-                "handled": dict(self.handled), "forced_draws": len(self.forced_draws),
-                "pending_double": None if pd is None else {
-                    "seat": pd.seat, "hand": pd.hand, "times": pd.times},
-            })
-        if name == "fault":
-            code, detail = str(args["code"]), str(args.get("detail", ""))
-            if code == "DISPLAY":
-                self.event(EventCode.DISPLAY_FAILURE, t.round_no, detail=detail)
-            ok = self.feed(Fault(code, detail), "table")
-            return ok, "tilted" if ok else "refused"
-        if name == "force-draw":
-            if not t.bench:
-                return False, "forced draws are a bench power; production mode refuses them"
-            self.forced_draws.append({str(k): int(v) for k, v in args["values"].items()})
-            if t.expecting().kind == "draw":
-                self._draw(t.expecting().draw)
-            return True, "queued"
-        return False, f"unknown command {name!r}"
-
-    def _credits(self, inp: Input, seat: int, signed: int) -> tuple[bool, str]:
-        """A credit transfer: the input, its event and its meters in ONE durable
-        transaction, then the engine. A kill -9 between two transactions would leave the
-        replayed credits and the meters apart, so the engine is asked first (on a copy:
-        transfers are rare) and a refused transfer writes nothing."""
-        import copy
-
-        if self.failure:
-            return False, self.failure
-        t = self.table
-        try:
-            copy.deepcopy(t).apply(inp)
-        except Rejected as exc:
-            return False, exc.reason
-        code = EventCode.CREDITS_IN if signed >= 0 else EventCode.CREDITS_OUT
-        try:
-            self.journal.append(
-                [
-                    Entry("input", {"input": inp.to_json(), "source": "attendant"}, t.round_no),
-                    Entry("event", {"seat": seat, "cents": abs(signed)}, t.round_no, int(code)),
-                ],
-                credit_deltas(seat, signed),
-            )
-        except JournalError as exc:
-            self._fail(f"journal failure: {exc}", None)
-            return False, str(exc)
-        t.apply(inp)  # the copy took it: the engine is deterministic
-        return True, f"seat {seat}: {signed:+d} cents"
-
 
 def draw_values(
     rng: RngPort, rules: Any, round_no: int, domain: Mapping[str, tuple[int, ...]]

@@ -10,13 +10,9 @@ and only then READY to systemd. Every device talks to the controller through its
 from __future__ import annotations
 
 import contextlib
-import fcntl
 import logging
 import os
-import select
 import signal
-import subprocess
-import sys
 import threading
 import time
 from dataclasses import dataclass
@@ -27,17 +23,21 @@ from firmware.config import TableConfig
 from firmware.engine.inputs import Fault
 from firmware.engine.rules import Rules, load_rules
 from firmware.errors import UserError
-from firmware.table.controller import (
+from firmware.table.controller import Controller
+from firmware.table.credits import add_credits_offline as add_credits_offline
+from firmware.table.events import EventCode
+from firmware.table.happenings import (
     CommandHappening,
-    Controller,
     PanelHappening,
     ShoeHappening,
     StopHappening,
 )
-from firmware.table.events import EventCode
 from firmware.table.journal import Journal, JournalError
+from firmware.table.journal_lock import JournalLock
+from firmware.table.journal_lock import TableRunning as TableRunning
 from firmware.table.recovery import Recovered, open_table
 from firmware.table.sdnotify import Notifier
+from firmware.table.simulated_shoe import SimulatedShoe
 
 log = logging.getLogger("etg.table")
 
@@ -55,80 +55,6 @@ class RunOptions:
     quiet: bool = False
     demo: bool = False  # `make run`: every seat starts with credits on a new journal
 
-
-class TableRunning(UserError):
-    """Another table process holds the journal."""
-
-
-class JournalLock:
-    """One table process per journal: an exclusive lock beside the file."""
-
-    def __init__(self, journal_path: Path, running: str | None = None) -> None:
-        self.path = journal_path.with_name(journal_path.name + ".lock")
-        self.path.parent.mkdir(parents=True, exist_ok=True)
-        self._fd = os.open(self.path, os.O_RDWR | os.O_CREAT, 0o600)
-        try:
-            fcntl.flock(self._fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
-        except BlockingIOError:
-            os.close(self._fd)
-            raise TableRunning(
-                f"{journal_path}: {running or 'another table process is running on this journal'}"
-            ) from None
-
-    def release(self) -> None:
-        with contextlib.suppress(OSError):
-            fcntl.flock(self._fd, fcntl.LOCK_UN)
-            os.close(self._fd)
-
-
-class SimulatedShoe:
-    """The shoe simulator as its own process on a fresh pseudo-terminal (as on a bench):
-    the driver talks the ICD to it over the pty exactly as it would to the real shoe."""
-
-    def __init__(self, rules: Rules, cfg: TableConfig, pace: float | None,
-                 control: str | None) -> None:
-        cmd = [
-            sys.executable, "-m", "firmware", "shoe", "sim", "--pty",
-            "--decks", str(rules.decks),
-            "--pace", str(cfg.shoe.sim_pace_s if pace is None else pace),
-            "--penetration", str(cfg.shoe.sim_penetration),
-            "--set", f"table.mode={cfg.table.mode}",
-        ]
-        if rules.deck_kind == "spanish":
-            cmd.append("--spanish")
-        if cfg.rng.seed_hex and cfg.bench:
-            cmd += ["--seed-hex", cfg.rng.seed_hex]
-        if control:
-            cmd += ["--control", control]
-        self.proc = subprocess.Popen(
-            cmd, stdout=subprocess.PIPE, stdin=subprocess.DEVNULL, text=True, bufsize=1,
-            preexec_fn=_die_with_parent,
-        )
-        assert self.proc.stdout is not None
-        ready, _, _ = select.select([self.proc.stdout], [], [], 30)
-        line = self.proc.stdout.readline().strip() if ready else ""
-        if not line.startswith("/"):
-            self.stop()
-            raise UserError(f"the shoe simulator did not start (got {line!r})")
-        self.path = line
-
-    def stop(self) -> None:
-        if self.proc.poll() is None:
-            self.proc.terminate()
-            try:
-                self.proc.wait(3)
-            except subprocess.TimeoutExpired:
-                self.proc.kill()
-
-
-def _die_with_parent() -> None:
-    """In the simulator's child process (Linux): end it when the table process dies, even
-    by kill -9, so a crashed table leaves no orphaned simulator holding its pty."""
-    with contextlib.suppress(Exception):
-        import ctypes
-
-        pr_set_pdeathsig = 1
-        ctypes.CDLL(None).prctl(pr_set_pdeathsig, int(signal.SIGTERM))
 
 
 def _selftests(journal: Journal) -> None:
@@ -356,53 +282,3 @@ def run_table(cfg: TableConfig, opts: RunOptions) -> int:
         journal.close()
         lock.release()
     return 0
-
-
-def add_credits_offline(cfg: TableConfig, seat: int, cents: int, journal_path: str) -> str:
-    """``etg credits add`` while no table process runs: recover, apply, journal, meter.
-
-    The transfer goes to the table as the journal last ran it (its epoch's rules, seats
-    and mode), not as the configuration file now reads: an attendant's transfer never
-    starts a new epoch, and works while a round is held after a power failure."""
-    from firmware.table.recovery import replay
-
-    jpath = Path(journal_path)
-    try:
-        lock = JournalLock(jpath)
-    except TableRunning:
-        return _credits_to_running_table(jpath, seat, cents)
-    try:
-        try:
-            journal = Journal(jpath)
-        except JournalError as exc:
-            raise UserError(str(exc)) from None
-        rec = replay(journal)
-        if rec is None:  # a new journal (credits before the first start): the configured table
-            rules = load_rules(cfg.table.variant, dict(cfg.rules), cfg.source)
-            rec = open_table(journal, rules, cfg.table.seats, cfg.bench)
-        ctl = Controller(rec.table, journal, finals_recorded=rec.finals_recorded)
-        ok, msg = ctl.command("credits-in" if cents >= 0 else "credits-out",
-                              {"seat": seat, "cents": abs(cents)})
-        journal.close()
-    finally:
-        lock.release()
-    if not ok:
-        raise UserError(msg)
-    return msg
-
-
-def _credits_to_running_table(jpath: Path, seat: int, cents: int) -> str:
-    """The table holds the journal: hand the transfer to it (attendant socket)."""
-    from firmware.table.attendant_socket import transfer
-
-    try:
-        ok, msg = transfer(jpath, "credits-in" if cents >= 0 else "credits-out", seat,
-                           abs(cents))
-    except OSError as exc:
-        raise UserError(
-            f"{jpath}: the table is running on this journal but its attendant channel "
-            f"does not answer ({exc.strerror or exc})"
-        ) from None
-    if not ok:
-        raise UserError(msg)
-    return msg

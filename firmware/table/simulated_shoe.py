@@ -1,0 +1,64 @@
+"""The shoe simulator run for the table service (``shoe.port = "sim"``): its own
+process on a fresh pseudo-terminal, ended with the table process."""
+
+from __future__ import annotations
+
+import contextlib
+import select
+import signal
+import subprocess
+import sys
+
+from firmware.config import TableConfig
+from firmware.engine.rules import Rules
+from firmware.errors import UserError
+
+
+class SimulatedShoe:
+    """The shoe simulator as its own process on a fresh pseudo-terminal (as on a bench):
+    the driver talks the ICD to it over the pty exactly as it would to the real shoe."""
+
+    def __init__(self, rules: Rules, cfg: TableConfig, pace: float | None,
+                 control: str | None) -> None:
+        cmd = [
+            sys.executable, "-m", "firmware", "shoe", "sim", "--pty",
+            "--decks", str(rules.decks),
+            "--pace", str(cfg.shoe.sim_pace_s if pace is None else pace),
+            "--penetration", str(cfg.shoe.sim_penetration),
+            "--set", f"table.mode={cfg.table.mode}",
+        ]
+        if rules.deck_kind == "spanish":
+            cmd.append("--spanish")
+        if cfg.rng.seed_hex and cfg.bench:
+            cmd += ["--seed-hex", cfg.rng.seed_hex]
+        if control:
+            cmd += ["--control", control]
+        self.proc = subprocess.Popen(
+            cmd, stdout=subprocess.PIPE, stdin=subprocess.DEVNULL, text=True, bufsize=1,
+            preexec_fn=_die_with_parent,
+        )
+        assert self.proc.stdout is not None
+        ready, _, _ = select.select([self.proc.stdout], [], [], 30)
+        line = self.proc.stdout.readline().strip() if ready else ""
+        if not line.startswith("/"):
+            self.stop()
+            raise UserError(f"the shoe simulator did not start (got {line!r})")
+        self.path = line
+
+    def stop(self) -> None:
+        if self.proc.poll() is None:
+            self.proc.terminate()
+            try:
+                self.proc.wait(3)
+            except subprocess.TimeoutExpired:
+                self.proc.kill()
+
+
+def _die_with_parent() -> None:
+    """In the simulator's child process (Linux): end it when the table process dies, even
+    by kill -9, so a crashed table leaves no orphaned simulator holding its pty."""
+    with contextlib.suppress(Exception):
+        import ctypes
+
+        pr_set_pdeathsig = 1
+        ctypes.CDLL(None).prctl(pr_set_pdeathsig, int(signal.SIGTERM))
