@@ -7,8 +7,6 @@ that triggered it was fully validated, so they mutate freely.
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
-
 from firmware.engine import phases as P
 from firmware.engine.cards import VALUE
 from firmware.engine.hand import (
@@ -22,67 +20,14 @@ from firmware.engine.hand import (
     Seat,
 )
 from firmware.engine.settle import settle_round
-
-if TYPE_CHECKING:
-    from firmware.engine.mechanism import DrawRequest, Hooks
-    from firmware.engine.rules import Rules
-    from firmware.engine.shoe import Shoe
+from firmware.engine.state import TableState
 
 
-class RoundPlay:
-    """Dealing and playing a round (the base of Table, which holds the slots' values)."""
+class RoundPlay(TableState):
+    """Dealing and playing a round (a base of Table; the state is declared in
+    :class:`~firmware.engine.state.TableState`)."""
 
-    __slots__ = (
-        "_dispatch",
-        "audit",
-        "bench",
-        "burn_left",
-        "card_to",
-        "deal_order",
-        "deal_pos",
-        "dealer",
-        "dealer_bj",
-        "doubling",
-        "draw_request",
-        "draws",
-        "extra",
-        "funded",
-        "hole_revealed",
-        "hooks",
-        "house",
-        "need",
-        "nseats",
-        "phase",
-        "players",
-        "post_double",
-        "round_no",
-        "rules",
-        "seats",
-        "shoe",
-        "tilt",
-        "turn_hand",
-        "turn_seat",
-    )
-    rules: Rules
-    hooks: Hooks
-    shoe: Shoe
-    seats: list[Seat]
-    players: list[Seat]
-    dealer: Hand
-    phase: str
-    need: str
-    deal_order: list[Hand]
-    deal_pos: int
-    turn_seat: int
-    turn_hand: int
-    card_to: Hand | None
-    doubling: bool
-    post_double: bool
-    hole_revealed: bool
-    dealer_bj: bool
-    draw_request: DrawRequest | None
-    extra: dict[str, Any]
-    audit: list[tuple[Any, ...]]
+    __slots__ = ()
 
     # -- dealing (baseline §1.2) -----------------------------------------------------
     def _start_dealing(self) -> None:

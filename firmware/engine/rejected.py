@@ -1,0 +1,17 @@
+"""``Rejected``: an input that does not fit the table's state (the state is unchanged).
+
+It lives apart from :mod:`firmware.engine.table` so the table's parts (betting, tilts)
+raise it without importing the table; ``firmware.engine.table.Rejected`` is the same class.
+"""
+
+from __future__ import annotations
+
+from firmware.errors import UserError
+
+
+class Rejected(UserError):
+    """An input that does not fit the table's state; the state is unchanged."""
+
+    def __init__(self, reason: str) -> None:
+        self.reason = reason
+        super().__init__(reason)
