@@ -275,11 +275,18 @@ class ShoeMachine:
         t = self.link.next_deadline()
         if t is not None:
             times.append(t)
+        times.extend(self._deal_deadlines())
+        return min(times)
+
+    def _deal_deadlines(self) -> list[float]:
+        """When dealing (or a scheduled fault) next needs the machine; a variant of the
+        shoe (the bench's) overrides only this."""
+        times: list[float] = []
         if not (self.gate_locked or self.fault_code or self.emp_sent or self.link.pending):
             times.append(self.next_deal)
         if self._schedule and self.dealt_total >= self._schedule[0].after_cards:
             times.append(0.0)
-        return min(times)
+        return times
 
     def take_output(self) -> bytes:
         """The bytes to write now, after the injected link faults have had their way."""

@@ -80,20 +80,8 @@ class BenchShoeMachine(ShoeMachine):
         self.counters["cards"] += 1
         self.link.send("CRD", card, now=now)
 
-    def next_deadline(self) -> float | None:
-        if not self.connected:
-            return None
-        if self.reboot_at is not None:
-            return self.reboot_at
-        if self.silent_until is not None:
-            return self.silent_until
-        times = [self.next_hbt]
-        t = self.link.next_deadline()
-        if t is not None:
-            times.append(t)
-        if self._dealable(0.0):
-            times.append(self.next_deal)
-        return min(times)
+    def _deal_deadlines(self) -> list[float]:
+        return [self.next_deal] if self._dealable(0.0) else []
 
 
 def bench_shoe(decks: int, spanish: bool = False, pace_s: float = 0.0) -> ShoeSimulator:
