@@ -28,69 +28,25 @@ Replies: ``{"ok": true, ...}`` or ``{"ok": false, "error": "..."}``.
 
 from __future__ import annotations
 
-import contextlib
 import json
 import logging
-import os
 import queue
-import socket
-import threading
 import time
 from typing import Any
 
 from firmware.table.controller import CommandHappening, Controller
+from firmware.table.local_socket import JsonLineServer
 
 log = logging.getLogger("etg.table.control")
 
 
-class ControlServer:
+class ControlServer(JsonLineServer):
+    name = "bench-control"
+
     def __init__(self, path: str, ctl: Controller, shoe_control: str | None) -> None:
-        self.path = path
+        super().__init__(path)
         self.ctl = ctl
         self.shoe_control = shoe_control
-        with contextlib.suppress(FileNotFoundError):
-            os.unlink(path)
-        self._sock = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
-        old = os.umask(0o177)
-        try:
-            self._sock.bind(path)
-        finally:
-            os.umask(old)
-        self._sock.listen(4)
-        self._stop = threading.Event()
-        self._thread = threading.Thread(target=self._serve, name="bench-control", daemon=True)
-
-    def start(self) -> ControlServer:
-        self._thread.start()
-        return self
-
-    def stop(self) -> None:
-        self._stop.set()
-        with contextlib.suppress(OSError):
-            self._sock.close()
-        with contextlib.suppress(FileNotFoundError):
-            os.unlink(self.path)
-
-    def _serve(self) -> None:
-        while not self._stop.is_set():
-            try:
-                conn, _ = self._sock.accept()
-            except OSError:
-                return
-            threading.Thread(target=self._client, args=(conn,), daemon=True).start()
-
-    def _client(self, conn: socket.socket) -> None:
-        with conn, conn.makefile("rw", encoding="utf-8", newline="\n") as f:
-            for line in f:
-                try:
-                    req = json.loads(line)
-                    if not isinstance(req, dict):
-                        raise ValueError("a request is a JSON object")
-                    reply = self.handle(req)
-                except Exception as exc:  # the bench gets the reason, never a dead socket
-                    reply = {"ok": False, "error": f"{type(exc).__name__}: {exc}"}
-                f.write(json.dumps(reply, separators=(",", ":")) + "\n")
-                f.flush()
 
     def handle(self, req: dict[str, Any]) -> dict[str, Any]:
         cmd = req.get("cmd")
@@ -140,25 +96,9 @@ class ControlServer:
         handled = self.ctl.handled  # read-only from this thread: one key at a time
         while True:
             done = all(handled.get(k, 0) >= n for k, n in wanted.items())
-            if done or time.monotonic() >= deadline or self._stop.is_set():
+            if done or time.monotonic() >= deadline or self.stopping.is_set():
                 break
             time.sleep(0.001)
         reply = self.handle({"cmd": "status"})
         reply["waited"] = done
         return reply
-
-
-def request(path: str, req: dict[str, Any], timeout: float = 10.0) -> dict[str, Any]:
-    """One request to a table's control socket (the bench's client)."""
-    with socket.socket(socket.AF_UNIX, socket.SOCK_STREAM) as s:
-        s.settimeout(timeout)
-        s.connect(path)
-        s.sendall((json.dumps(req) + "\n").encode())
-        buf = b""
-        while not buf.endswith(b"\n"):
-            chunk = s.recv(65536)
-            if not chunk:
-                break
-            buf += chunk
-    reply: dict[str, Any] = json.loads(buf)
-    return reply
