@@ -96,12 +96,30 @@ def cmd_run(args: argparse.Namespace) -> int:
     if not 1 <= seats <= 7:
         raise UserError(f"--seats {seats}: a table has 1 to 7 seats")
     cfg = dataclasses.replace(cfg, table=dataclasses.replace(cfg.table, seats=seats))
+    if args.demo and not args.journal:
+        cfg = dataclasses.replace(cfg, journal=dataclasses.replace(
+            cfg.journal, path=demo_journal_path(cfg.journal.path, cfg.table.variant, seats,
+                                                args.auto_play)))
     if args.rounds < 0:
         raise UserError("--rounds must be 0 (no limit) or more")
     opts = RunOptions(seats=seats, auto_play=args.auto_play, rounds=args.rounds,
                       headless=args.headless, control=args.control, pace=args.pace,
                       quiet=args.quiet, demo=args.demo)
     return run_table(cfg, opts)
+
+
+def demo_journal_path(configured: str, variant: str, seats: int, auto_play: bool) -> str:
+    """The journal of one demo configuration, beside the configured one.
+
+    `make run` is headless auto-play (3 seats) on one machine and a 7-seat window on
+    another, or both on the same one in either order: each configuration keeps its own
+    journal and resumes it, so a round left in play under one never blocks the other.
+    """
+    from pathlib import Path
+
+    where = Path(configured).parent
+    how = "auto" if auto_play else "window"
+    return str(where / f"demo-{variant}-{seats}-{how}.sqlite")
 
 
 def cmd_credits(args: argparse.Namespace) -> int:

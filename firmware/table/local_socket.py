@@ -17,6 +17,8 @@ import threading
 from pathlib import Path
 from typing import Any
 
+from firmware.errors import UserError
+
 
 class JsonLineServer:
     """Subclasses implement :meth:`handle`: one request object in, one reply object out."""
@@ -31,6 +33,11 @@ class JsonLineServer:
         old = os.umask(0o177)
         try:
             self._sock.bind(str(self.path))
+        except OSError as exc:
+            self._sock.close()
+            # e.g. "AF_UNIX path too long": a Unix socket path holds at most 107 bytes
+            raise UserError(f"cannot open the local socket {self.path} ({exc}); "
+                            "use a shorter journal path (--journal)") from None
         finally:
             os.umask(old)
         self._sock.listen(4)

@@ -119,8 +119,11 @@ def open_table(journal: Journal, rules: Rules, seats: int, bench: bool) -> Recov
             raise UserError(
                 f"{journal.path}: a round is in progress under the previous configuration "
                 f"({old.rules.variant}, {old.nseats} seats, "
-                f"{'bench' if old.bench else 'production'} mode); start the table with that "
-                "configuration to finish or void it before changing rules, seats or mode"
+                f"{'bench' if old.bench else 'production'} mode). To change rules, seats "
+                f"or mode, first start the table as it was (etg run --variant "
+                f"{old.rules.variant} --seats {old.nseats}, same rules and mode), finish the "
+                "round or VOID it (supervisor key), stop it, then start the new "
+                "configuration; or give the new one its own journal (--journal PATH)"
             )
         for s in old.seats:
             if s.credits and s.number > seats:
