@@ -55,6 +55,9 @@ class ControllerSession:
         self.synced = False  # a HEL seen since the port opened
         self._resync_at: float | None = None
         self._events: list[ShoeEvent] = []
+        #: when the port opened and no valid frame has come since (a shoe that is not
+        #: there, or a cable to nothing): silent that long is a link-down from the start
+        self._silent_since: float | None = None
 
     # ---- input -----------------------------------------------------------------------
 
@@ -64,6 +67,7 @@ class ControllerSession:
         self.link = Link(self.timing, watch_peer=True)
         self.synced = False
         self._resync_at = None
+        self._silent_since = now
 
     def port_lost(self, now: float, why: str) -> list[ShoeEvent]:
         if self.link.peer_up:
@@ -84,6 +88,12 @@ class ControllerSession:
     def poll(self, now: float) -> list[ShoeEvent]:
         for notice in self.link.poll(now):
             self._on_notice(notice, now)
+        since = self._silent_since
+        if since is not None and now - since >= self.timing.link_down_s:
+            self._silent_since = None
+            self._emit(ShoeEvent(ev.LINK_DOWN, at=now, detail=(
+                f"no valid frame from the shoe in {self.timing.link_down_s * 1000:.0f} ms "
+                "since the port opened")))
         if not self.synced and self._resync_at is not None and now >= self._resync_at:
             in_flight = self.link.in_flight
             if in_flight is None or in_flight.type != "RST":
@@ -104,6 +114,9 @@ class ControllerSession:
 
     def next_deadline(self) -> float | None:
         t = self.link.next_deadline()
+        if self._silent_since is not None:
+            silent = self._silent_since + self.timing.link_down_s
+            t = silent if t is None else min(t, silent)
         if not self.synced and self._resync_at is not None:
             t = self._resync_at if t is None else min(t, self._resync_at)
         return t
@@ -115,6 +128,7 @@ class ControllerSession:
 
     def _on_notice(self, n: Notice, now: float) -> None:
         if isinstance(n, PeerAlive):
+            self._silent_since = None
             self._emit(ShoeEvent(ev.LINK_UP, at=now))
         elif isinstance(n, PeerSilent):
             self._emit(ShoeEvent(ev.LINK_DOWN, detail=n.reason, at=now))

@@ -97,6 +97,8 @@ class ShoeDriver:
         self._port: Any = None
         self._lock = threading.Lock()
         self.reopens = 0
+        #: a link-down was delivered and no link-up since (one report per outage)
+        self._down = False
 
     # ---- life ----------------------------------------------------------------------------
 
@@ -178,7 +180,15 @@ class ShoeDriver:
 
     def _deliver(self, events: list[ShoeEvent]) -> None:
         for event in events:
-            if event.kind in (ev.FAULT, ev.LINK_DOWN, ev.HELLO):
+            if event.kind == ev.LINK_DOWN:
+                if self._down:
+                    log.debug("shoe still down: %s", event.detail)
+                    continue
+                self._down = True
+                log.warning("shoe link down: %s", event.detail)
+            elif event.kind == ev.LINK_UP:
+                self._down = False
+            if event.kind in (ev.FAULT, ev.HELLO):
                 log.info("shoe %s %s", event.describe(), event.raw or "")
             try:
                 self._sink(event)
@@ -202,6 +212,10 @@ class ShoeDriver:
                 try:
                     self._port = open_port(self.url)
                 except ShoePortError as exc:
+                    # missing from the start (or gone): a link-down the table tilts on,
+                    # reported once; the retries back off up to the longest wait
+                    self._deliver([ShoeEvent(ev.LINK_DOWN, at=time.monotonic(), detail=(
+                        f"{exc}; retrying every {self._backoff[1]:g} s at most"))])
                     log.debug("%s; retrying in %.1f s", exc, delay)
                     self._stop.wait(delay)
                     delay = min(delay * 2, self._backoff[1])

@@ -145,6 +145,10 @@ def run_table(cfg: TableConfig, opts: RunOptions) -> int:
 
     bridge = UiBridge(cfg, rules, headless=opts.headless, quiet=opts.quiet,
                       on_failure=display_failed)
+    if bridge.has_window:
+        from firmware.table.recall import recent_rounds
+
+        bridge.preload(recent_rounds(journal, bridge.recent.maxlen or 10))
     autoplay: Any = None
     ctl = Controller(
         table, journal, rng=table_rng, publish=bridge.publish, on_round=bridge.round_done,
@@ -258,7 +262,8 @@ def run_table(cfg: TableConfig, opts: RunOptions) -> int:
             worker.join(5)
         else:
             loop()
-        stop_reason = "rounds done" if opts.rounds else "stopped"
+        done = bool(opts.rounds) and ctl.finals - rounds_at_start >= opts.rounds
+        stop_reason = "rounds done" if done else "stopped"
     finally:
         notifier.stopping()
         if autoplay is not None:
