@@ -319,6 +319,7 @@ class Controller(DeviceEvents, Commands):
             "round": t.round_no,
             "state": "voided" if voided else "settled",
             "variant": t.rules.variant,
+            "limits": priv["limits"],  # the table's seats and wager limits (recall screen)
             "dealer": priv["dealer"],
             "seats": [s for s in priv["seats"] if s["seat"] in stakes],
             "bingo": priv.get("bingo"),

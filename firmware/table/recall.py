@@ -9,20 +9,31 @@ stays face down.
 from __future__ import annotations
 
 import datetime as dt
+from collections import deque
 from collections.abc import Mapping
 from typing import Any
 
-from firmware.table.journal import Journal
+from firmware.table.journal import Journal, Record
+
+
+def _with_time(r: Record) -> dict[str, Any]:
+    body = dict(r.body)
+    body["ended"] = dt.datetime.fromtimestamp(r.ts_ns / 1e9, tz=dt.UTC).isoformat(
+        timespec="milliseconds")
+    return body
+
+
+def recent_rounds(journal: Journal, n: int) -> list[dict[str, Any]]:
+    """The last ``n`` round records, oldest first, each with its time (no inputs)."""
+    return [_with_time(r) for r in deque(journal.records(kinds=["round"]), maxlen=n)]
 
 
 def last_rounds(journal: Journal, n: int) -> list[dict[str, Any]]:
     """The last ``n`` round records, oldest first, each with its time and inputs."""
-    rounds = [r for r in journal.records(kinds=["round"])][-n:]
+    rounds = deque(journal.records(kinds=["round"]), maxlen=n)
     out: list[dict[str, Any]] = []
     for r in rounds:
-        body = dict(r.body)
-        body["ended"] = dt.datetime.fromtimestamp(r.ts_ns / 1e9, tz=dt.UTC).isoformat(
-            timespec="milliseconds")
+        body = _with_time(r)
         first = body.get("first_seq")
         if isinstance(first, int):
             body["inputs"] = [
@@ -72,8 +83,22 @@ def format_round(rec: Mapping[str, Any]) -> list[str]:
     return lines
 
 
-def recall_view(rec: Mapping[str, Any]) -> dict[str, Any]:
-    """A public view of a recorded round for the recall screen (no unrevealed hole card)."""
+def ended_text(rec: Mapping[str, Any]) -> str:
+    """When a recorded round ended, in the table's local time, for the recall screen."""
+    iso = rec.get("ended")
+    if not isinstance(iso, str) or not iso:
+        return dt.datetime.now().strftime("%Y-%m-%d %H:%M:%S")
+    return dt.datetime.fromisoformat(iso).astimezone().strftime("%Y-%m-%d %H:%M:%S")
+
+
+def recall_view(rec: Mapping[str, Any],
+                limits: Mapping[str, int] | None = None) -> dict[str, Any]:
+    """A public view of a recorded round for the recall screen (no unrevealed hole card).
+
+    The seats that played keep their numbers (the screen draws them in their places on a
+    table of the recorded size) and the wager limits are the round's own; ``limits`` is
+    the fallback for a record written before rounds carried theirs.
+    """
     dealer = dict(rec.get("dealer") or {})
     cards = list(dealer.get("cards", []))
     if len(cards) > 1 and not dealer.get("hole_revealed"):
@@ -91,7 +116,8 @@ def recall_view(rec: Mapping[str, Any]) -> dict[str, Any]:
         "seats": list(rec.get("seats", [])),
         "bingo": rec.get("bingo"),
         "tilt": None,
-        "limits": {"seats": len(rec.get("seats", [])), "min_wager": 0, "max_wager": 0,
-                   "wager_unit": 1},
+        "limits": dict(rec.get("limits") or limits or {
+            "seats": max([int(s["seat"]) for s in rec.get("seats", [])] or [1]),
+            "min_wager": 0, "max_wager": 0, "wager_unit": 1}),
         "shoe": {"decks": 0, "cards_dealt": 0, "cut_card_seen": False, "needs_new_shoe": False},
     }

@@ -89,11 +89,27 @@ class UiBridge:
             self._inbox.put({"kind": "failure",
                              "failure": {"kind": kind, "message": failure} if failure else None})
 
-    def round_done(self, record: Mapping[str, Any]) -> None:
-        from firmware.table.recall import recall_view
+    def _limits(self) -> dict[str, int]:
+        r = self.rules
+        return {"seats": self.cfg.table.seats, "min_wager": r.min_wager,
+                "max_wager": r.max_wager, "wager_unit": r.wager_unit}
+
+    def preload(self, records: list[dict[str, Any]]) -> None:
+        """The rounds the journal already holds (from ``recall.last_rounds``): RECALL
+        after a restart still shows the last rounds played."""
+        from firmware.table.recall import ended_text, recall_view
 
         with self._lock:
-            self.recent.append({"view": recall_view(record), "ended": str(record.get("round"))})
+            for record in records:
+                self.recent.append({"view": recall_view(record, self._limits()),
+                                    "ended": ended_text(record)})
+
+    def round_done(self, record: Mapping[str, Any]) -> None:
+        from firmware.table.recall import ended_text, recall_view
+
+        with self._lock:
+            self.recent.append({"view": recall_view(record, self._limits()),
+                                "ended": ended_text(record)})
         if self._inbox is None and not self.quiet:
             from firmware.table.service import _round_line
 
