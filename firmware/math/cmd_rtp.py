@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import argparse
 import json
-import os
 from typing import Any
 
 
@@ -12,15 +11,16 @@ def register(sub: Any, common: argparse.ArgumentParser) -> None:
     p = sub.add_parser(
         "rtp", parents=[common], help="return to player by Monte Carlo simulation",
         description="Play rounds with the computed strategy through the real engine (or the "
-        "compiled fast path, numba) on every core; print the house edge, its standard error, "
-        "a 95%% interval and each wager's return.",
+        "compiled fast path, numba) on a Dask cluster (by default a local one on every core); "
+        "print the house edge, its standard error, a 95%% interval and each wager's return.",
     )
     from firmware.math.options import add_rules_options
+    from lab.options import add_cluster_options, count
 
     add_rules_options(p)
-    p.add_argument("--rounds", type=int, required=True, metavar="N", help="rounds to play")
-    p.add_argument("--jobs", type=int, default=os.cpu_count() or 1, metavar="K",
-                   help="worker processes (default: every core)")
+    p.add_argument("--rounds", type=count, required=True, metavar="N",
+                   help="rounds to play (1000000, 1e6 or 10^6)")
+    add_cluster_options(p)
     p.add_argument("--seed", type=int, default=None, metavar="S",
                    help="seed for a reproducible run (default: fresh entropy)")
     p.add_argument("--fast", action="store_true",
@@ -39,7 +39,8 @@ def _run(args: argparse.Namespace) -> int:
     if args.jobs < 1:
         raise UserError("--jobs must be at least 1")
     rules = rules_from_args(args)
-    res = run_rtp(rules, args.rounds, jobs=args.jobs, seed=args.seed, fast=args.fast)
+    res = run_rtp(rules, args.rounds, jobs=args.jobs, seed=args.seed, fast=args.fast,
+                  scheduler=args.scheduler, checkpoint=args.checkpoint)
     if args.json:
         print(json.dumps(res.to_json(), indent=2, sort_keys=True))
     else:

@@ -1,17 +1,24 @@
-"""`etg rtp`: Monte Carlo return on every core, with standard error and a 95% interval.
+"""`etg rtp`: Monte Carlo return on a Dask cluster, with standard error and a 95% interval.
 
-Rounds are cut into chunks of :data:`CHUNK`; chunk ``i`` is seeded from
-``SeedSequence(seed).spawn`` so a run with ``--seed`` gives the same figures whatever
-``--jobs`` is. The progress bar (tqdm) goes to stderr and only when it is a terminal.
+Rounds are cut into tasks of :data:`CHUNK` (engine) or :data:`FAST_CHUNK` (fast path)
+rounds; task ``i`` plays from ``SeedSequence(seed, spawn_key=(i,))`` (the ``i``-th child
+of ``SeedSequence(seed).spawn``), and the tallies are folded in task order, so a seeded
+run gives the same figures on one core or a hundred. Without ``--seed`` the seed is
+fresh entropy, and it is reported so the run can be repeated. The tasks run on an
+embedded Dask ``LocalCluster`` of ``--jobs`` processes, or on an existing cluster
+(``--scheduler``; :mod:`lab.cluster`); ``--jobs 1`` without a scheduler plays them in
+this process. ``--checkpoint FILE`` records every finished task's tally
+(:mod:`lab.checkpoint`) and a rerun with the same file plays only the rest. The progress
+bar (tqdm) on stderr counts the rounds of the whole run.
 """
 
 from __future__ import annotations
 
 import math
-import multiprocessing as mp
 import sys
 import time
-from dataclasses import dataclass
+from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Any
 
 import numpy as np
@@ -30,6 +37,13 @@ class RtpResult:
     seconds: float
     jobs: int
     fast: bool
+    seed: int = 0
+    played: int = 0  # rounds played by this attempt (the others came from a checkpoint)
+    tasks: int = 0
+    task_rounds: int = 0
+    resumed_tasks: int = 0
+    cluster: str = "this process"
+    notes: list[str] = field(default_factory=list)
 
     @property
     def mean(self) -> float:
@@ -68,8 +82,14 @@ class RtpResult:
             "wagers": {k: v / n for k, v in self.tally.wagers.items()},
             "path": "fast" if self.fast else "engine",
             "jobs": self.jobs,
+            "seed": self.seed,
+            "tasks": self.tasks,
+            "task_rounds": self.task_rounds,
+            "task_seed": "SeedSequence(seed, spawn_key=(task,))",
+            "resumed_tasks": self.resumed_tasks,
+            "cluster": self.cluster,
             "seconds": round(self.seconds, 3),
-            "rounds_per_second": n / self.seconds if self.seconds else None,
+            "rounds_per_second": self.played / self.seconds if self.seconds else None,
             "rules_hash": self.rules.rules_hash,
         }
 
@@ -78,8 +98,12 @@ class RtpResult:
         lo, hi = j["ci95"]
         lines = [
             f"{self.rules.variant}: {j['rounds']:,} rounds through the "
-            f"{'fast path' if self.fast else 'engine'} on {self.jobs} process(es) in "
+            f"{'fast path' if self.fast else 'engine'} on {self.cluster} in "
             f"{self.seconds:.1f} s ({j['rounds_per_second']:,.0f} rounds/s)",
+            f"  seed {self.seed}; {self.tasks:,} task(s) of {self.task_rounds:,} rounds, task i "
+            "seeded by SeedSequence(seed, spawn_key=(i,))"
+            + (f"; {self.resumed_tasks:,} task(s) read from the checkpoint"
+               if self.resumed_tasks else ""),
             f"  house edge   {self.house_edge:+.5%}  (standard error {self.stderr:.5%}; "
             f"95% interval {lo:+.5%} .. {hi:+.5%})",
             f"  house edge per unit staked {self.house_edge_total:+.5%}; "
@@ -90,8 +114,8 @@ class RtpResult:
         return "\n".join(lines)
 
 
-def _work(args: tuple[GameRules, int, Any, bool]) -> Tally:
-    rules, n, seed, fast = args
+def play_task(rules: GameRules, n: int, seed: Any, fast: bool) -> Tally:
+    """One task: ``n`` rounds from ``seed`` (runs on a Dask worker or in this process)."""
     if fast:
         from firmware.math.fastpath import play_fast_rounds
 
@@ -99,33 +123,69 @@ def _work(args: tuple[GameRules, int, Any, bool]) -> Tally:
     return play_engine_rounds(rules, n, seed)
 
 
-def run_rtp(
-    rules: GameRules, rounds: int, *, jobs: int = 1, seed: int | None = None, fast: bool = False
-) -> RtpResult:
+def plan(rules: GameRules, rounds: int, seed: int, fast: bool) -> list[Any]:
+    """The run's tasks: sizes from the chunk of its path, seeds from (seed, index)."""
+    from lab.tasks import Task
+
     chunk = FAST_CHUNK if fast else CHUNK
     sizes = [chunk] * (rounds // chunk) + ([rounds % chunk] if rounds % chunk else [])
-    seeds = np.random.SeedSequence(seed).spawn(len(sizes))
-    tasks = [(rules, n, s, fast) for n, s in zip(sizes, seeds, strict=True)]
+    return [Task(i, n, (rules, n, np.random.SeedSequence(seed, spawn_key=(i,)), fast))
+            for i, n in enumerate(sizes)]
+
+
+def run_rtp(
+    rules: GameRules, rounds: int, *, jobs: int = 1, seed: int | None = None,
+    fast: bool = False, scheduler: str | None = None, checkpoint: Path | None = None,
+    progress: Any = None,
+) -> RtpResult:
+    """Play ``rounds`` rounds; ``progress``: a bar-like object, or None for tqdm on a tty."""
+    from lab.checkpoint import Checkpoint
+    from lab.tasks import run_here, run_tasks
+
+    if seed is None and not (checkpoint and checkpoint.exists() and checkpoint.stat().st_size):
+        seed = int(np.random.SeedSequence().entropy)  # type: ignore[arg-type]
+    identity = {"command": "etg rtp", "rules_hash": rules.rules_hash, "rounds": rounds,
+                "fast": fast, "seed": seed}
+    ck = Checkpoint(checkpoint, identity) if checkpoint else None
+    if ck is not None:
+        seed = ck.open(adopt=("seed",))["seed"]
+    assert seed is not None
+    tasks = plan(rules, rounds, seed, fast)
     total = Tally()
-    t0 = time.perf_counter()
-    bar = None
-    if sys.stderr.isatty():
+    done: dict[int, Tally] = dict(ck.done) if ck else {}
+    for t in tasks:  # what an earlier attempt finished, folded in task order first
+        if t.index in done:
+            total.add(done[t.index])
+    bar = progress
+    own_bar = None
+    if bar is None and sys.stderr.isatty():
         from tqdm import tqdm
 
-        bar = tqdm(total=rounds, unit="round", file=sys.stderr, smoothing=0.1)
-    if jobs == 1 or len(tasks) == 1:
-        for t in tasks:
-            part = _work(t)
-            total.add(part)
-            if bar:
-                bar.update(part.rounds)
-    else:
-        ctx = mp.get_context("fork" if sys.platform != "win32" else "spawn")
-        with ctx.Pool(min(jobs, len(tasks))) as pool:
-            for part in pool.imap_unordered(_work, tasks):
-                total.add(part)
-                if bar:
-                    bar.update(part.rounds)
-    if bar:
-        bar.close()
-    return RtpResult(rules, total, time.perf_counter() - t0, jobs, fast)
+        own_bar = bar = tqdm(total=rounds, unit="round", unit_scale=True, file=sys.stderr,
+                             smoothing=0.1, initial=total.rounds)
+
+    def fold(task: Any, part: Tally) -> None:
+        total.add(part)
+        if ck is not None:
+            ck.append(task.index, part)
+
+    t0 = time.perf_counter()
+    where = "this process"
+    try:
+        if jobs == 1 and scheduler is None:
+            run_here(play_task, tasks, fold, skip=done, progress=bar)
+        else:
+            from lab.cluster import describe, open_client
+
+            with open_client(scheduler, jobs) as client:
+                where = describe(client).describe()
+                run_tasks(client, play_task, tasks, fold, skip=done, progress=bar)
+    finally:
+        if own_bar is not None:
+            own_bar.close()
+        if ck is not None:
+            ck.close()
+    return RtpResult(rules, total, time.perf_counter() - t0, jobs, fast, seed=seed,
+                     tasks=len(tasks), task_rounds=FAST_CHUNK if fast else CHUNK,
+                     resumed_tasks=len(done), cluster=where,
+                     played=total.rounds - sum(d.rounds for d in done.values()))

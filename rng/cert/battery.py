@@ -14,9 +14,10 @@ import zlib
 import numpy as np
 import numpy.typing as npt
 
+from rng.cert.coupon import CouponCollector, CouponPiece
 from rng.cert.frequency import FrequencyCounter, IndependenceCounter
 from rng.cert.overlaps import RepeatTest
-from rng.cert.patterns import CouponCollector, GapTest, PokerTest
+from rng.cert.patterns import GapTest, PokerTest
 from rng.cert.results import TestResult
 from rng.cert.serial import PIT_SEED, PitStream, RunsUpDown, SerialCorrelation
 from rng.cert.tables import OutcomeTable
@@ -27,15 +28,18 @@ MAX_GAP_VALUES = 12
 class OutcomeBattery:
     """Every test of one outcome kind; :meth:`update` with chunks, then :meth:`results`."""
 
-    def __init__(self, table: OutcomeTable, planned_n: int, subject: str | None = None) -> None:
+    def __init__(self, table: OutcomeTable, planned_n: int, subject: str | None = None,
+                 offset: int = 0) -> None:
         self.table = table
+        self.offset = offset  # position of this battery's first outcome in the run
         subject = subject or table.title
         self.subject = subject
         p = table.probabilities
         self.frequency = FrequencyCounter(p, subject)
         self.serial = SerialCorrelation(subject)
         # a tie-breaking stream of its own per kind, so two kinds never share jitter
-        self.pit = PitStream(p, seed=PIT_SEED + zlib.crc32(",".join(table.labels).encode()))
+        self.pit = PitStream(p, seed=PIT_SEED + zlib.crc32(",".join(table.labels).encode()),
+                             offset=offset)
         self.runs = RunsUpDown(subject)
         self.gaps: list[GapTest] = []
         if table.k <= MAX_GAP_VALUES:
@@ -46,12 +50,50 @@ class OutcomeBattery:
             half = table.k // 2
             self.gaps.append(GapTest(range(half), p, subject,
                                      f"first {half} of {table.k} values"))
-        self.poker = PokerTest(p, subject)
+        self.poker = PokerTest(p, subject, offset=offset)
         self.coupon = CouponCollector(p, subject)
-        self.repeat = RepeatTest(p, subject, planned_n)
+        self.coupon_piece: CouponPiece | None = None  # a block's piece (see part())
+        self.repeat = RepeatTest(p, subject, planned_n, offset=offset)
         self.n = 0
 
+    @classmethod
+    def part(cls, table: OutcomeTable, planned_n: int, x: npt.NDArray[np.integer],
+             offset: int, subject: str | None = None) -> OutcomeBattery:
+        """The battery of one block of a run (outcomes ``offset`` .. ``offset + len(x)``),
+        drawn on some worker, to :meth:`merge` in order into the run's battery."""
+        bat = cls(table, planned_n, subject, offset=offset)
+        bat._update(x, coupon=False)
+        # the piece continues any state; the block's own state is the piece from the start
+        bat.coupon_piece = bat.coupon.piece(np.asarray(x))
+        bat.coupon.absorb(bat.coupon_piece)
+        return bat
+
+    def merge(self, later: OutcomeBattery) -> None:
+        """Continue with the block that follows this battery's outcomes.
+
+        Every statistic but the overlaps test comes out exactly as one battery fed the
+        whole sequence would compute it (tests/cert/test_cert_merge.py); the overlaps test
+        compares windows within each block and sampled windows across blocks.
+        """
+        if later.offset != self.offset + self.n:
+            raise ValueError(f"blocks merge in order: expected the block at {self.offset + self.n},"
+                             f" got {later.offset}")
+        if later.coupon_piece is None and later.n and self.coupon.usable:
+            raise ValueError("merge a battery made by OutcomeBattery.part()")
+        self.n += later.n
+        self.frequency.merge(later.frequency)
+        self.serial.merge(later.serial)
+        self.runs.merge(later.runs)
+        for g, h in zip(self.gaps, later.gaps, strict=True):
+            g.merge(h)
+        self.poker.merge(later.poker)
+        self.coupon.absorb(later.coupon_piece)
+        self.repeat.merge(later.repeat)
+
     def update(self, x: npt.NDArray[np.integer]) -> None:
+        self._update(x, coupon=True)
+
+    def _update(self, x: npt.NDArray[np.integer], *, coupon: bool) -> None:
         if x.size == 0:
             return
         if int(x.min()) < 0 or int(x.max()) >= self.table.k:
@@ -63,7 +105,8 @@ class OutcomeBattery:
         for g in self.gaps:
             g.update(x)
         self.poker.update(x)
-        self.coupon.update(x)
+        if coupon:
+            self.coupon.update(x)
         self.repeat.update(x)
 
     def results(self) -> list[TestResult]:

@@ -34,6 +34,9 @@ class FrequencyCounter:
     def update(self, x: npt.NDArray[np.integer]) -> None:
         self.counts += np.bincount(x, minlength=self.p.size)[: self.p.size]
 
+    def merge(self, later: FrequencyCounter) -> None:
+        self.counts += later.counts
+
     def results(self) -> list[TestResult]:
         n = int(self.counts.sum())
         cs = chisquare(self.counts, self.p, pool=True)
@@ -58,6 +61,9 @@ class IndependenceCounter:
             raise ValueError("independence test needs pairs: both sequences of equal length")
         flat = a.astype(np.int64) * self.kb + b
         self.table += np.bincount(flat, minlength=self.ka * self.kb).reshape(self.ka, self.kb)
+
+    def merge(self, later: IndependenceCounter) -> None:
+        self.table += later.table
 
     def results(self) -> list[TestResult]:
         t = self.table

@@ -48,7 +48,7 @@ class RepeatTest:
     """Streams outcomes; counts windows that repeat an earlier sampled window."""
 
     def __init__(self, probabilities: npt.ArrayLike, subject: str, planned_n: int,
-                 stride: int = STRIDE) -> None:
+                 stride: int = STRIDE, offset: int = 0) -> None:
         p = np.asarray(probabilities, dtype=np.float64)
         p = p / p.sum()
         self.q = float(np.sum(p * p))
@@ -57,7 +57,10 @@ class RepeatTest:
         self.keys = np.zeros(0, dtype=np.uint64)  # sorted unique sampled hashes
         self.first = np.zeros(0, dtype=np.int64)  # earliest position of each
         self.carry = np.zeros(0, dtype=np.int64)
-        self.pos = 0  # global position of carry[0]
+        self.pos = offset  # global position of carry[0]
+        self.start = offset
+        self.sampled = 0  # sampled windows kept (before removing equal ones)
+        self.across = 0  # matches found by merge() between blocks
         self.matches = 0
         self.pairs = 0.0  # compared (sampled i, window j) pairs with i <= j - w
         self.subject = subject
@@ -107,6 +110,7 @@ class RepeatTest:
     def _add_keys(self, h: npt.NDArray[np.uint64], pos: npt.NDArray[np.int64]) -> None:
         if h.size == 0:
             return
+        self.sampled += h.size
         keys = np.concatenate([self.keys, h])
         first = np.concatenate([self.first, pos])
         order = np.lexsort((first, keys))  # by hash, then earliest position first
@@ -114,6 +118,29 @@ class RepeatTest:
         uniq = np.r_[True, keys[1:] != keys[:-1]]
         self.keys, self.first = keys[uniq], first[uniq]
         self.bitmap[(h & self.low).astype(np.int64)] = True
+
+    def merge(self, later: RepeatTest) -> None:
+        """Add a block tested on its own elsewhere: its sampled windows are looked up among
+        this one's (windows across the seam are not formed; both blocks' own counts stay)."""
+        if later.keys.size and self.keys.size:
+            idx = np.minimum(np.searchsorted(self.keys, later.keys), self.keys.size - 1)
+            hit = self.keys[idx] == later.keys
+            n_hit = int(np.count_nonzero(hit))
+            if n_hit and self.example is None:
+                j = int(np.flatnonzero(hit)[0])
+                self.example = (int(self.first[idx[j]]), int(later.first[j]))
+            self.across += n_hit
+            self.matches += n_hit
+        self.pairs += later.pairs + float(self.sampled) * float(later.sampled)
+        self.matches += later.matches
+        if self.example is None:
+            self.example = later.example
+        sampled = self.sampled + later.sampled
+        self._add_keys(later.keys, later.first)
+        self.sampled = sampled
+        self.bitmap |= later.bitmap
+        self.pos = later.pos
+        self.carry = later.carry
 
     def results(self) -> list[TestResult]:
         lam = (self.q**self.w + 2.0**-64) * self.pairs
@@ -125,6 +152,7 @@ class RepeatTest:
                       f"{self.example[0]}"
         ok = self.pairs > 0
         return [TestResult(self.subject, "repeated subsequences (overlaps)", float(self.matches),
-                           p if ok else 1.0, f"Poisson({lam:.2e})", self.pos + self.carry.size,
+                           p if ok else 1.0, f"Poisson({lam:.2e})",
+                           self.pos + self.carry.size - self.start,
                            detail, "Marsaglia birthday/overlap tests; Chen-Stein Poisson "
                            "approximation", applicable=ok, continuous=False)]

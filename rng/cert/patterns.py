@@ -36,7 +36,6 @@ KNUTH = "Knuth, TAOCP vol. 2 (3rd ed.) §3.3.2"
 GAP_CAP = 4096  # gap lengths >= this are counted together (their probability is tiny)
 HAND = 5
 MAX_SUBSET_K = 16
-MAX_CARRY = 20_000_000  # an unfinished coupon segment longer than this: test not applicable
 
 
 class GapTest:
@@ -50,6 +49,7 @@ class GapTest:
         self.p_event = float(p[self.mask].sum() / p.sum())
         self.counts = np.zeros(GAP_CAP + 1, dtype=np.int64)
         self.run = 0  # non-events since the last event
+        self.first: int | None = None  # the first gap counted (from the block's start)
         self.subject = subject
         self.label = label
 
@@ -61,8 +61,23 @@ class GapTest:
         gaps = np.empty(hits.size, dtype=np.int64)
         gaps[0] = hits[0] + self.run
         gaps[1:] = np.diff(hits) - 1
+        if self.first is None:
+            self.first = int(gaps[0])
         self.counts += np.bincount(np.minimum(gaps, GAP_CAP), minlength=GAP_CAP + 1)
         self.run = x.size - 1 - int(hits[-1])
+
+    def merge(self, later: GapTest) -> None:
+        """Continue with the gaps of the block that follows: its first gap started here."""
+        if later.first is None:
+            self.run += later.run
+            return
+        self.counts += later.counts
+        self.counts[min(later.first, GAP_CAP)] -= 1
+        joined = self.run + later.first
+        self.counts[min(joined, GAP_CAP)] += 1
+        if self.first is None:
+            self.first = joined
+        self.run = later.run
 
     def results(self) -> list[TestResult]:
         p = self.p_event
@@ -103,13 +118,23 @@ def poker_probabilities(p: npt.ArrayLike, hand: int = HAND) -> npt.NDArray[np.fl
 class PokerTest:
     """Distinct values in non-overlapping hands of five."""
 
-    def __init__(self, probabilities: npt.ArrayLike, subject: str) -> None:
+    def __init__(self, probabilities: npt.ArrayLike, subject: str, offset: int = 0) -> None:
         self.probs = poker_probabilities(probabilities)
         self.counts = np.zeros(HAND, dtype=np.int64)
         self.carry = np.zeros(0, dtype=np.int64)
+        # a block starting at ``offset`` first completes the hand the blocks before began
+        self.skip = (-offset) % HAND
+        self.head = np.zeros(0, dtype=np.int64)
         self.subject = subject
 
     def update(self, x: npt.NDArray[np.integer]) -> None:
+        if self.skip:
+            take = np.asarray(x[: self.skip], dtype=np.int64)
+            self.head = np.concatenate([self.head, take])
+            self.skip -= take.size
+            x = x[take.size :]
+            if x.size == 0:
+                return
         data = np.concatenate([self.carry, x.astype(np.int64)]) if self.carry.size else x
         hands = data.size // HAND
         if hands:
@@ -117,6 +142,18 @@ class PokerTest:
             distinct = 1 + np.count_nonzero(h[:, 1:] != h[:, :-1], axis=1)
             self.counts += np.bincount(distinct - 1, minlength=HAND)
         self.carry = np.asarray(data[hands * HAND :], dtype=np.int64).copy()
+
+    def merge(self, later: PokerTest) -> None:
+        """Continue with the block that follows; its head completes this carry's hand."""
+        if self.skip:
+            raise ValueError("poker test blocks merge in order from the start of the run")
+        join = np.concatenate([self.carry, later.head])
+        if join.size == HAND:
+            self.counts[np.unique(join).size - 1] += 1
+            self.carry = later.carry
+        else:
+            self.carry = np.concatenate([join, later.carry])
+        self.counts += later.counts
 
     def results(self) -> list[TestResult]:
         total = int(self.counts.sum())
@@ -165,78 +202,3 @@ def coupon_probabilities(p: npt.ArrayLike, max_len: int) -> npt.NDArray[np.float
                 break
     out[max_len] = max(0.0, 1.0 - out[:max_len].sum())
     return out
-
-
-class CouponCollector:
-    """Segment lengths until every value has appeared."""
-
-    def __init__(self, probabilities: npt.ArrayLike, subject: str) -> None:
-        self.p = np.asarray(probabilities, dtype=np.float64)
-        self.p = self.p / self.p.sum()
-        self.k = self.p.size
-        self.lengths: list[int] = []
-        self.carry = np.zeros(0, dtype=np.int16)
-        self.gave_up = False
-        self.subject = subject
-        usable = self.k <= MAX_SUBSET_K or np.allclose(self.p, self.p[0])
-        self.usable = usable and bool((self.p > 0).all())
-
-    def update(self, x: npt.NDArray[np.integer]) -> None:
-        if not self.usable or self.gave_up:
-            return
-        # 16-bit values let the stable argsort use a radix sort
-        data = np.concatenate([self.carry, x.astype(np.int16)]) if self.carry.size else (
-            x.astype(np.int16))
-        n = data.size
-        order = np.argsort(data, kind="stable")
-        sv = data[order]
-        prev = np.full(n, -1, dtype=np.int64)
-        same = sv[1:] == sv[:-1]
-        prev[order[1:][same]] = order[:-1][same]
-        # E(s) = max{ j : prev[j] < s }: first occurrences (prev = -1) count from s = 0,
-        # every other j from s = prev[j] + 1 (each position is the prev of at most one j)
-        has_prev = prev >= 0
-        firsts = np.flatnonzero(~has_prev)
-        slot = np.full(n + 1, -1, dtype=np.int64)
-        slot[prev[has_prev] + 1] = np.flatnonzero(has_prev)
-        slot[0] = int(firsts.max()) if firsts.size else -1
-        ends = np.maximum.accumulate(slot)
-        if firsts.size < self.k:
-            last_ok = -1  # some value never appears: no segment completes
-        else:
-            group_end = np.r_[~same, True]
-            last_pos = np.full(self.k, -1, dtype=np.int64)
-            last_pos[sv[group_end]] = order[group_end]
-            last_ok = int(last_pos.min())  # a segment starting after this cannot complete
-        s = 0
-        lengths = self.lengths
-        while s <= last_ok:  # one step per segment: N / (k H_k) steps in all
-            e = int(ends[s])
-            lengths.append(e - s + 1)
-            s = e + 1
-        self.carry = data[s:].copy()
-        if self.carry.size > MAX_CARRY:
-            self.gave_up = True
-
-    def results(self) -> list[TestResult]:
-        name = "coupon collector"
-        ref = f"{KNUTH} E"
-        if not self.usable:
-            return [TestResult(self.subject, name, 0.0, 1.0, "", 0,
-                               "not applicable: a value of probability 0, or more than "
-                               f"{MAX_SUBSET_K} unequal values", ref, applicable=False)]
-        obs = np.asarray(self.lengths, dtype=np.int64)
-        total = obs.size
-        mean = float(np.sum(1.0 / np.arange(1, self.k + 1))) * self.k if np.allclose(
-            self.p, self.p[0]) else None
-        max_len = int(obs.max()) + 1 if total else self.k + 1
-        max_len = min(max(max_len, self.k + 1), 200_000)
-        probs = coupon_probabilities(self.p, max_len)
-        counts = np.bincount(np.minimum(obs, max_len), minlength=max_len + 1)
-        ok = total >= 20 and not self.gave_up
-        cs = chisquare(counts, probs, pool=True)
-        detail = f"{total} complete segments, {cs.bins} length classes"
-        if mean is not None:
-            detail += f", mean length {obs.mean() if total else 0:.1f} (expected {mean:.1f})"
-        return [TestResult(self.subject, name, cs.statistic, cs.p_value if ok else 1.0,
-                           f"chi2({cs.df})", total, detail, ref, applicable=ok)]

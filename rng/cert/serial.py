@@ -57,6 +57,21 @@ class SerialCorrelation:
         self.sumsq += int(np.dot(v, v))
         self.tail = ext[-self.max_lag :].copy()
 
+    def merge(self, later: SerialCorrelation) -> None:
+        """Continue with the sums of the block that follows (products across the seam)."""
+        ext = np.concatenate([self.tail, later.head])
+        seam = self.tail.size
+        for lag in range(1, self.max_lag + 1):
+            a = np.arange(max(seam - lag, 0), seam)
+            a = a[a + lag < ext.size]
+            cross = int(np.dot(ext[a], ext[a + lag])) if a.size else 0
+            self.lagged[lag] += later.lagged[lag] + cross
+        self.head = np.concatenate([self.head, later.head])[: self.max_lag]
+        self.tail = np.concatenate([self.tail, later.tail])[-self.max_lag :].copy()
+        self.n += later.n
+        self.sum += later.sum
+        self.sumsq += later.sumsq
+
     def correlations(self) -> list[float]:
         n = self.n
         mean = self.sum / n
@@ -88,11 +103,17 @@ class SerialCorrelation:
 class PitStream:
     """Randomized probability integral transform of index sequences to exact uniforms."""
 
-    def __init__(self, probabilities: npt.ArrayLike, seed: int = PIT_SEED) -> None:
+    def __init__(self, probabilities: npt.ArrayLike, seed: int = PIT_SEED,
+                 offset: int = 0) -> None:
         p = np.asarray(probabilities, dtype=np.float64)
         self.p = p / p.sum()
         self.cdf_before = np.concatenate([[0.0], np.cumsum(self.p)[:-1]])
-        self.rng = np.random.Generator(np.random.PCG64(seed))
+        # one 64-bit draw per uniform, so the block starting at ``offset`` of a run gets
+        # exactly the jitter a single pass over the run would give it
+        bits = np.random.PCG64(seed)
+        if offset:
+            bits.advance(offset)
+        self.rng = np.random.Generator(bits)
 
     def transform(self, x: npt.NDArray[np.integer]) -> npt.NDArray[np.float64]:
         v = self.rng.random(x.size)
@@ -108,13 +129,19 @@ class RunsUpDown:
         self.runs = 0
         self._last_u: float | None = None
         self._last_dir = 0
+        self._first_u: float | None = None
+        self._first_dir = 0  # first nonzero direction, for merging
 
     def update(self, u: npt.NDArray[np.float64]) -> None:
         if u.size == 0:
             return
+        if self._first_u is None:
+            self._first_u = float(u[0])
         ext = u if self._last_u is None else np.concatenate([[self._last_u], u])
         d = np.sign(np.diff(ext)).astype(np.int8)
         d = d[d != 0]
+        if d.size and not self._first_dir:
+            self._first_dir = int(d[0])
         if d.size:
             changes = int(np.count_nonzero(d[1:] != d[:-1]))
             if self._last_dir == 0:
@@ -124,6 +151,30 @@ class RunsUpDown:
             self._last_dir = int(d[-1])
         self.n += u.size
         self._last_u = float(u[-1])
+
+    def merge(self, later: RunsUpDown) -> None:
+        """Continue with the runs of the block that follows (the step across the seam)."""
+        if later.n == 0:
+            return
+        if self.n == 0 or self._last_u is None or later._first_u is None:
+            self.__dict__.update(later.__dict__, subject=self.subject)
+            return
+        step = int(np.sign(later._first_u - self._last_u))
+        last = self._last_dir
+        if step:
+            if last != step:
+                self.runs += 1
+            if not self._first_dir:
+                self._first_dir = step
+            last = step
+        if later._first_dir:
+            self.runs += later.runs - (1 if last == later._first_dir else 0)
+            if not self._first_dir:
+                self._first_dir = later._first_dir
+            last = later._last_dir
+        self._last_dir = last
+        self.n += later.n
+        self._last_u = later._last_u
 
     def results(self) -> list[TestResult]:
         n = self.n

@@ -117,6 +117,18 @@ class ShuffleBattery:
                 self.digests.add(dig)
         self.shoes += s
 
+    def merge(self, later: ShuffleBattery) -> None:
+        """Add the shoes of another block (a shoe equal to an earlier one is a repeat)."""
+        self.position += later.position
+        self.pairs += later.pairs
+        self.repeats += later.repeats
+        for dig in later.digests:
+            if dig in self.digests:
+                self.repeats += 1
+            else:
+                self.digests.add(dig)
+        self.shoes += later.shoes
+
     def results(self) -> list[TestResult]:
         return [self._position(), self._pairs(), self._repeats()]
 

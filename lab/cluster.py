@@ -1,0 +1,100 @@
+"""Where a run runs: an embedded Dask ``LocalCluster`` or an existing Dask cluster.
+
+We never run a scheduler of our own: the default is Dask's ``LocalCluster`` with one
+single-threaded worker process per core (the work is CPU-bound Python and numba, so
+processes, not threads), and ``--scheduler tcp://HOST:PORT`` (or Dask's configuration
+key ``scheduler-address``, e.g. ``DASK_SCHEDULER_ADDRESS`` or a YAML file in
+``~/.config/dask/``) connects to a cluster started with ``dask scheduler`` and
+``dask worker``. Workers of an existing cluster must have this package installed at the
+same version (the tasks are functions of it).
+"""
+
+from __future__ import annotations
+
+import contextlib
+import logging
+import re
+from collections.abc import Iterator
+from dataclasses import dataclass
+from typing import Any
+
+from firmware.errors import UserError
+
+INSTALL_HINT = "pip install 'etg-firmware[lab]'"
+_ADDRESS = re.compile(r"^(tcp|tls|ws|wss)://[A-Za-z0-9.\-\[\]:]+:\d{1,5}$")
+
+
+@dataclass(frozen=True)
+class ClusterInfo:
+    """What a report says about where the run ran."""
+
+    scheduler: str  # the scheduler's address ("local" cluster addresses included)
+    local: bool  # an embedded LocalCluster of this process
+    workers: int  # worker processes when the run started
+    threads: int  # task slots when the run started
+
+    def describe(self) -> str:
+        kind = "embedded local Dask cluster" if self.local else "Dask cluster"
+        return f"{kind} at {self.scheduler}, {self.workers} worker(s), {self.threads} slot(s)"
+
+
+def check_address(text: str) -> str:
+    """``text`` as a scheduler address, or one line saying what one looks like."""
+    address = text.strip()
+    if not _ADDRESS.match(address):
+        raise UserError(f"--scheduler {text!r}: expected a Dask scheduler address such as "
+                        "tcp://HOST:8786")
+    return address
+
+
+def configured_scheduler() -> str | None:
+    """Dask's own ``scheduler-address`` setting (environment or YAML), if any."""
+    import dask
+
+    value = dask.config.get("scheduler-address", None)
+    return str(value) if value else None
+
+
+def _dask() -> Any:
+    try:
+        import dask.distributed as dd
+    except ImportError as exc:
+        raise UserError(f"running on a Dask cluster needs dask.distributed, not importable "
+                        f"here (missing {exc.name or 'distributed'}): {INSTALL_HINT}, or "
+                        "run with --jobs 1 (one process, no cluster)") from None
+    return dd
+
+
+@contextlib.contextmanager
+def open_client(scheduler: str | None, workers: int) -> Iterator[Any]:
+    """A connected ``dask.distributed.Client``; a local cluster of ``workers`` by default."""
+    dd = _dask()
+    # the run's own progress and report say what happened; Dask's INFO lines would bury them
+    logging.getLogger("distributed").setLevel(logging.WARNING)
+    address = check_address(scheduler) if scheduler else configured_scheduler()
+    if address:
+        try:
+            client = dd.Client(address, timeout="15s")
+        except (OSError, TimeoutError) as exc:
+            raise UserError(f"--scheduler {address}: no Dask scheduler answered "
+                            f"({type(exc).__name__}); start one with `dask scheduler` and "
+                            "`dask worker ADDRESS`") from None
+        with client:
+            yield client
+        return
+    with (
+        dd.LocalCluster(n_workers=max(1, workers), threads_per_worker=1, processes=True,
+                        dashboard_address=None, silence_logs=logging.ERROR) as cluster,
+        dd.Client(cluster) as client,
+    ):
+        yield client
+
+
+def describe(client: Any) -> ClusterInfo:
+    """Address, workers and task slots of the cluster ``client`` is connected to."""
+    info = client.scheduler_info()
+    ws = info.get("workers", {})
+    threads = sum(int(w.get("nthreads", 1)) for w in ws.values())
+    local = type(getattr(client, "cluster", None)).__name__ == "LocalCluster"
+    return ClusterInfo(str(info.get("address", client.scheduler.address)), local, len(ws),
+                       threads)
