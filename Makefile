@@ -10,7 +10,7 @@ ETG    := $(BIN)/etg
 TESTENV := SDL_VIDEODRIVER=dummy SDL_AUDIODRIVER=dummy PYGAME_HIDE_SUPPORT_PROMPT=1
 JOBS   ?= 2
 
-.PHONY: setup run test test-hil lint bench rng-check clean
+.PHONY: setup run test test-hil lint bench rng-check pi-check clean
 
 setup: $(STAMP)
 
@@ -40,6 +40,11 @@ bench: setup
 
 rng-check: setup
 	bash deploy/rng-check.sh
+
+# The signed release on Debian Bookworm arm64 under qemu-user-static (root; minutes; the
+# root file system is built once and cached in /var/cache/etg-pi-check). docs/deploy.md.
+pi-check: setup
+	bash deploy/pi-check.sh
 
 clean:
 	rm -rf $(VENV) build *.egg-info .mypy_cache .ruff_cache .pytest_cache

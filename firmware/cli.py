@@ -120,7 +120,24 @@ def _common_options(suppress: bool) -> argparse.ArgumentParser:
     return p
 
 
-def build_parser() -> argparse.ArgumentParser:
+#: global options that take a value in the next word (for :func:`_family`)
+_VALUE_OPTIONS = ("--config", "--set", "--log-level")
+
+
+def _family(argv: Sequence[str]) -> str | None:
+    """The module of the command family the first command word names (``etg run ...``:
+    the table's), so only it is imported: the table starts without loading the lab's,
+    the bench's or the math's commands. None (import all) for anything else."""
+    words = iter(argv)
+    for word in words:
+        if word in _VALUE_OPTIONS:
+            next(words, None)
+        elif not word.startswith("-"):
+            return dict(COMMANDS).get(word)
+    return None
+
+
+def build_parser(argv: Sequence[str] | None = None) -> argparse.ArgumentParser:
     parser = OneLineParser(
         prog="etg",
         description="Electronic table game firmware for dealer-assisted blackjack (58 Pa. Code).",
@@ -131,8 +148,10 @@ def build_parser() -> argparse.ArgumentParser:
     sub = parser.add_subparsers(dest="command", metavar="COMMAND", parser_class=OneLineParser)
     sub.required = True
     common = _common_options(suppress=True)
+    only = _family(argv) if argv is not None else None
     for _name, module in COMMANDS:
-        importlib.import_module(module).register(sub, common)
+        if only is None or module == only:
+            importlib.import_module(module).register(sub, common)
     return parser
 
 
@@ -145,7 +164,7 @@ def load_table_config(args: argparse.Namespace) -> Any:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    parser = build_parser()
+    parser = build_parser(sys.argv[1:] if argv is None else argv)
     args, extras = parser.parse_known_args(argv)
     if extras:
         # argparse would blame `etg`; the options were given to the subcommand.

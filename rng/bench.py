@@ -1,8 +1,10 @@
 """`make bench` figures for the RNG, each next to raw AES-256-CTR keystream of the same run.
 
-Targets (issue 5): bulk stream >= 50% of raw keystream throughput; >= 1,000,000 scaled
-draws per second in batch; one Bingo draw (target and multiplier) < 100 us. Figures are
-printed, never asserted. Rerun: ``python -m firmware.benchmarks rng``.
+Targets: the in-process CTR_DRBG stream >= 60% of raw AES-256-CTR keystream, and
+`etg rng stream` read through a pipe >= 80% of the in-process DRBG, all three measured
+interleaved in one run (issue 21; issue 5 asked for 50%); >= 1,000,000 scaled draws per
+second in batch; one Bingo draw (target and multiplier) < 100 us. Figures are printed,
+never asserted. Rerun: ``python -m firmware.benchmarks rng``.
 """
 
 from __future__ import annotations
@@ -35,14 +37,49 @@ def _best_rate(fn: Callable[[], int], seconds: float = 0.4, repeats: int = 3) ->
 
 
 def _raw_keystream(chunk: int) -> Callable[[], int]:
+    """The fastest keystream ``cryptography`` gives: one context, ``update_into`` a
+    preallocated buffer (no allocation per call)."""
     zeros = bytes(chunk)
+    out = bytearray(chunk + 16)
     enc = Cipher(algorithms.AES(bytes(range(32))), modes.CTR(bytes(16))).encryptor()
 
     def step() -> int:
-        enc.update(zeros)
+        enc.update_into(zeros, out)
         return chunk
 
     return step
+
+
+class _Stream:
+    """`etg rng stream` in its own process, read here through a pipe as a lab's test
+    battery would read it; rate from the first byte (start-up not counted)."""
+
+    def __init__(self, total: int) -> None:
+        import subprocess
+        import sys
+
+        self.proc = subprocess.Popen(
+            [sys.executable, "-m", "firmware", "--set", "rng.entropy=os", "rng", "stream",
+             "--bytes", str(total)], stdout=subprocess.PIPE)
+        assert self.proc.stdout is not None
+        self.fd = self.proc.stdout.fileno()
+        self.view = memoryview(bytearray(1 << 20))
+        os.readv(self.fd, [self.view])  # wait for the first bytes
+
+    def rate(self, seconds: float) -> float:
+        """Bytes per second read over ``seconds`` (0.0 once the stream has ended)."""
+        got = 0
+        t0 = time.perf_counter()
+        while (dt := time.perf_counter() - t0) < seconds:
+            n = os.readv(self.fd, [self.view])
+            if not n:
+                return 0.0
+            got += n
+        return got / dt
+
+    def close(self) -> None:
+        self.proc.kill()
+        self.proc.wait()
 
 
 def run() -> Iterator[str]:
@@ -51,29 +88,39 @@ def run() -> Iterator[str]:
     from rng.table import open_table_rng
 
     yield ("method: time.perf_counter; each figure is the best of 7 runs of 0.25 s, runs of "
-           "the DRBG and of raw keystream interleaved so both see the same machine load")
+           "raw keystream, of the DRBGs and of `etg rng stream` interleaved so all see the "
+           "same machine load")
     raw = _raw_keystream(_MIB)
+    stream = _Stream(64 << 30)
     rngs = {
         mech: open_table_rng(RngSettings(mechanism=mech, entropy="os", cycle_hz=0.0),
                              bench=True)
         for mech in ("ctr-drbg", "ctr-drbg-no-df", "hmac-drbg")
     }
-    best = dict.fromkeys(["raw", *rngs], 0.0)
-    for _ in range(7):
-        best["raw"] = max(best["raw"], _best_rate(raw, 0.25, 1))
-        for mech, r in rngs.items():
-            best[mech] = max(best[mech], _best_rate(
-                lambda r=r: len(r.stream_chunk()), 0.25, 1))  # type: ignore[misc]
+    best = dict.fromkeys(["raw", "stream", *rngs], 0.0)
+    try:
+        for _ in range(7):
+            best["raw"] = max(best["raw"], _best_rate(raw, 0.25, 1))
+            for mech, r in rngs.items():
+                best[mech] = max(best[mech], _best_rate(
+                    lambda r=r: len(r.stream_chunk()), 0.25, 1))  # type: ignore[misc]
+            best["stream"] = max(best["stream"], stream.rate(0.25))
+    finally:
+        stream.close()
     raw_rate = best["raw"]
-    yield (f"raw AES-256-CTR keystream (cryptography, one context, 1 MiB of zeros per call): "
-           f"{raw_rate / _MIB:8.1f} MiB/s")
+    yield (f"raw AES-256-CTR keystream (cryptography, one context, update_into a preallocated "
+           f"buffer, 1 MiB of zeros per call): {raw_rate / _MIB:8.1f} MiB/s")
     for mech, r in rngs.items():
         r.close()
         rate = best[mech]
         yield (f"stream {mech:15} (TableRng.stream_chunk(), 2^19 bits as `etg rng stream` "
                f"writes): "
                f"{rate / _MIB:8.1f} MiB/s = {100 * rate / raw_rate:5.1f}% of raw keystream"
-               + (" (target >= 50%)" if mech == "ctr-drbg" else ""))
+               + (" (target >= 60%)" if mech == "ctr-drbg" else ""))
+    ctr = best["ctr-drbg"]
+    yield (f"etg rng stream (ctr-drbg, its own process, read through a pipe here): "
+           f"{best['stream'] / _MIB:8.1f} MiB/s = {100 * best['stream'] / ctr:5.1f}% of the "
+           f"in-process ctr-drbg stream (target >= 80%)")
 
     rng = open_table_rng(RngSettings(entropy="os", cycle_hz=0.0), bench=True)
     count = 1_000_000

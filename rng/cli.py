@@ -3,15 +3,18 @@
 from __future__ import annotations
 
 import argparse
+import contextlib
 import dataclasses
 import os
 import sys
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any, BinaryIO
 
 from firmware.errors import UserError
 
 _CHUNK = 1 << 16  # one 2^19-bit generate per write, from the DRBG's buffer: no copy
+_PIPE_BYTES = 1 << 20  # the pipe size `etg rng stream` asks for
 
 
 def register(sub: Any, common: argparse.ArgumentParser) -> None:
@@ -191,18 +194,51 @@ def _quiet_exit() -> int:
     return 0
 
 
-def _stream(args: argparse.Namespace) -> int:
-    rng = _open(args)
-    out: BinaryIO = sys.stdout.buffer
+def _grow_pipe(fd: int) -> None:
+    """Let a pipe on ``fd`` hold 1 MiB (Linux; 64 KiB by default): the reader then takes
+    16 requests per read, and the two processes switch 16 times less often."""
+    import fcntl
+
+    with contextlib.suppress(OSError, AttributeError):  # not a pipe, not Linux, capped
+        fcntl.fcntl(fd, fcntl.F_SETPIPE_SZ, _PIPE_BYTES)  # type: ignore[attr-defined]
+
+
+def _writer() -> Callable[[memoryview], None]:
+    """write(2) on standard output's descriptor, every byte; or, where standard output is
+    not a file (captured in-process), its binary stream."""
     try:
+        sys.stdout.flush()
+        fd = sys.stdout.fileno()
+    except (OSError, ValueError, AttributeError):  # io.UnsupportedOperation is OSError
+        out = sys.stdout.buffer
+
+        def to_stream(data: memoryview) -> None:
+            out.write(data)
+            out.flush()
+
+        return to_stream
+    _grow_pipe(fd)
+
+    def to_fd(data: memoryview) -> None:
+        while data:
+            data = data[os.write(fd, data):]
+
+    return to_fd
+
+
+def _stream(args: argparse.Namespace) -> int:
+    """Raw DRBG output straight from the DRBG's own buffer to the file descriptor: one
+    generate request of 2^19 bits per write(2), no copy in Python, no buffering layer."""
+    rng = _open(args)
+    try:
+        write = _writer()
         left = args.bytes
         while left is None or left >= _CHUNK:
-            out.write(rng.stream_chunk())
+            write(rng.stream_chunk())
             if left is not None:
                 left -= _CHUNK
         if left:
-            out.write(rng.random_bytes(left))
-        out.flush()
+            write(memoryview(rng.random_bytes(left)))
     except BrokenPipeError:
         return _quiet_exit()
     finally:

@@ -3,7 +3,11 @@
 Checks, each reported with a one-line result:
 
 * known-answer tests: every shipped CAVP case of the mechanism (instantiate, reseed,
-  generate, with and without personalization string and additional input);
+  generate, with and without personalization string and additional input) for
+  `etg rng selftest`; at a table's power-up the first case of every CAVP group, so each
+  function and each combination of inputs is still checked (SP 800-90A 11.3 asks for a
+  known answer per function, not a count) in a few milliseconds instead of a third of a
+  second;
 * prediction resistance: a generate with prediction resistance takes fresh entropy
   from the source and equals an explicit reseed followed by a plain generate;
 * reseed counter: with reseed interval 1 the second generate reseeds by itself;
@@ -35,10 +39,17 @@ class Check:
         return f"{'PASS' if self.ok else 'FAIL'}  {self.name}: {self.detail}"
 
 
-def _kat(mechanism: str) -> Check:
+#: The shipped vector files that hold each mechanism's groups (the others are not read).
+_VECTOR_FILES = {"ctr-drbg": "_use_df", "ctr-drbg-no-df": "_no_df", "hmac-drbg": "HMAC_"}
+
+
+def _kat(mechanism: str, cases_per_group: int | None = None) -> Check:
     passed = failed = 0
+    part = _VECTOR_FILES.get(mechanism, "")
     for path in shipped_vectors():
-        for result in run_file(path, only={mechanism}):
+        if part not in path.name:
+            continue
+        for result in run_file(path, only={mechanism}, cases_per_group=cases_per_group):
             passed += result.passed
             failed += result.failed
     ok = failed == 0 and passed > 0
@@ -123,10 +134,11 @@ def _health() -> Check:
     )
 
 
-def power_up_selftest(mechanism: str) -> list[Check]:
-    """Run every check for ``mechanism``; a check that raises counts as failed."""
+def power_up_selftest(mechanism: str, cases_per_group: int | None = None) -> list[Check]:
+    """Run every check for ``mechanism``; a check that raises counts as failed.
+    ``cases_per_group`` limits the known-answer tests to the first cases of each group."""
     steps: list[tuple[str, Callable[[], Check]]] = [
-        ("known-answer tests", lambda: _kat(mechanism)),
+        ("known-answer tests", lambda: _kat(mechanism, cases_per_group)),
         ("prediction resistance", lambda: _prediction_resistance(mechanism)),
         ("reseed counter", lambda: _reseed_counter(mechanism)),
         ("health tests", _health),

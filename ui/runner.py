@@ -7,6 +7,12 @@ queue — which takes a lock for microseconds and never blocks on the UI. The ru
 takes what is there once per frame, draws, and hands key presses to the panel's
 keyboard backend and touches on lit buttons to a button sink. Nothing here reaches the
 shoe, the journal or the engine.
+
+The loop does not tick at a fixed rate: between frames it sleeps on the inbox, which
+wakes it the moment a view or message arrives (a card is drawn at once, not at the next
+tick). While the picture moves (an animation, a countdown) it draws at ``fps``; when a
+frame changed nothing it sleeps up to :data:`IDLE_WAIT_S` between looks at the window's
+events, so an idle table draws nothing.
 """
 
 from __future__ import annotations
@@ -23,6 +29,10 @@ from ui.state import RECALL_DEPTH, RecallEntry, ScreenState
 from ui.status import DECISION_BUTTONS
 
 log = logging.getLogger("etg.ui")
+
+#: The longest the loop sleeps when nothing moves: the window's own events (keys,
+#: touches, close) are looked at least this often.
+IDLE_WAIT_S = 0.05
 
 KeyHandler = Callable[[Any], bool]           # e.g. KeyboardPanel.handle_event
 ButtonSink = Callable[[Any], None]           # receives drivers.panel PanelEvent
@@ -63,6 +73,7 @@ class UiInbox:
         self._view: Mapping[str, Any] | None = None
         self._fresh = False
         self._messages: deque[Mapping[str, Any]] = deque(maxlen=256)
+        self._arrived = threading.Event()  # something to take: wakes the UI loop
 
     def put_view(self, view: Mapping[str, Any]) -> None:
         """Offer a new public view (never blocks; a view not yet drawn is replaced)."""
@@ -70,14 +81,21 @@ class UiInbox:
         with self._lock:
             self._view = view
             self._fresh = True
+        self._arrived.set()
 
     def put(self, message: Mapping[str, Any]) -> None:
         with self._lock:
             self._messages.append(message)
+        self._arrived.set()
+
+    def wait(self, timeout: float | None) -> bool:
+        """Sleep until something arrives (True) or ``timeout`` seconds pass (False)."""
+        return self._arrived.wait(timeout)
 
     def take(self) -> tuple[Mapping[str, Any] | None, list[Mapping[str, Any]]]:
         """(the new view or None if unchanged, the messages since the last take)."""
         with self._lock:
+            self._arrived.clear()
             view = self._view if self._fresh else None
             self._fresh = False
             messages = list(self._messages)
@@ -200,18 +218,32 @@ class UiRunner:
         surf = pygame.display.set_mode(self.size, flags)
         pygame.display.set_caption(title)
         self.renderer.invalidate()
-        tick = pygame.time.Clock()
-        frames = 0
         try:
-            while self.running:
-                for event in pygame.event.get():
-                    self.handle_event(event)
-                dirty = self.step(surf)
-                if dirty:
-                    pygame.display.update(dirty)
-                frames += 1
-                if max_frames and frames >= max_frames:
-                    break
-                tick.tick(self.fps)
+            self.loop(surf, pygame.display.update, max_frames=max_frames)
         finally:
             pygame.display.quit()
+
+    def loop(self, surf: Any, present: Callable[[list[Any]], None], max_frames: int = 0,
+             on_frame: Callable[[], None] | None = None) -> None:
+        """Draw frames onto ``surf`` (``present`` shows the dirty rectangles) until a
+        quit message or ``max_frames``; ``on_frame`` runs after each frame is shown.
+
+        Between frames it sleeps on the inbox: a new view wakes it at once. After a frame
+        that changed pixels the next comes at most one frame period later (animations run
+        at ``fps``); after one that changed nothing, up to :data:`IDLE_WAIT_S` later."""
+        import pygame
+
+        period = 1.0 / self.fps if self.fps > 0 else 0.0
+        frames = 0
+        while self.running:
+            for event in pygame.event.get():
+                self.handle_event(event)
+            dirty = self.step(surf)
+            if dirty:
+                present(dirty)
+            if on_frame is not None:
+                on_frame()
+            frames += 1
+            if max_frames and frames >= max_frames:
+                break
+            self.inbox.wait(period if dirty else max(period, IDLE_WAIT_S))

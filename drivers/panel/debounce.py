@@ -47,6 +47,11 @@ class GroupDebouncer:
         self._count = [0] * width
         self._last = [float("-inf")] * width  # time of the last accepted change
 
+    def at_rest(self) -> bool:
+        """Nothing pressed and nothing pending: further samples of all-open switches
+        would change nothing, so a scanner may stop sampling until an edge."""
+        return not (self.stable or self._pending)
+
     def update(self, raw: int, t: float) -> list[Change]:
         """Feed one scan's sample (bit set = switch reads closed) taken at time ``t``."""
         diff = raw ^ self.stable

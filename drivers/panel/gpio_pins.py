@@ -9,6 +9,7 @@ one clear line, not a traceback.
 from __future__ import annotations
 
 import importlib
+from collections.abc import Callable, Sequence
 from types import ModuleType
 from typing import Any
 
@@ -42,6 +43,7 @@ class GpioPins(Pins):
         self.gpio.setmode(self.gpio.BCM)
         self._used: list[int] = []
         self._watched: set[int] = set()
+        self._waking: set[int] = set()
 
     def _edge(self, edge: Edge) -> Any:
         g = self.gpio
@@ -83,7 +85,25 @@ class GpioPins(Pins):
         got = self.gpio.wait_for_edge(pin, self._edge(edge), timeout=max(1, int(timeout_s * 1000)))
         return got is not None
 
+    def wake_on_edges(self, pins: Sequence[int], edge: Edge, wake: Callable[[], None]) -> None:
+        """RPi.GPIO's edge detection (the kernel's GPIO interrupts): ``wake`` runs on
+        RPi.GPIO's own callback thread, once per edge."""
+        g = self.gpio
+        for pin in pins:
+            if pin in self._watched or pin in self._waking:
+                g.remove_event_detect(pin)
+                self._watched.discard(pin)
+            g.add_event_detect(pin, self._edge(edge), callback=lambda _channel: wake())
+            self._waking.add(pin)
+
+    def stop_waking(self, pins: Sequence[int]) -> None:
+        for pin in pins:
+            if pin in self._waking:
+                self.gpio.remove_event_detect(pin)
+                self._waking.discard(pin)
+
     def close(self) -> None:
+        self.stop_waking(sorted(self._waking))
         for pin in sorted(self._watched):
             self.gpio.remove_event_detect(pin)
         self._watched.clear()

@@ -18,7 +18,7 @@ from types import TracebackType
 
 from drivers.panel.buttons import CONSOLE_BUTTONS, MAX_SEATS, PanelEvent
 from drivers.panel.lamps import ALL_OFF, LampChain, LampState, decode, encode
-from drivers.panel.pins import Pins
+from drivers.panel.pins import HIGH, LOW, Pins
 from drivers.panel.scanner import ConsoleInputs, MatrixScanner
 from drivers.panel.sim_pins import SimPins
 from firmware.config import PanelSettings
@@ -100,8 +100,15 @@ class MatrixPanel(Panel):
 
     ``clock`` and ``sleep`` are injectable: with a
     :class:`~drivers.panel.clock.ManualClock`, :meth:`step` and :meth:`run_for`
-    drive the scanner deterministically in simulated time; :meth:`start` runs the same
-    loop on a thread in real time.
+    drive the scanner deterministically in simulated time.
+
+    :meth:`start` runs the table's loop on a thread in real time, which sleeps while no
+    key is down: every seat row is driven LOW at once, so any closed switch pulls its
+    column LOW, and the thread waits for a falling edge on any column or console input
+    (:meth:`idle_wait`; GPIO interrupts on the Pi). On an edge it scans at the scan
+    period, the same passes and debouncer as :meth:`run_for`, until every switch is
+    released and settled (:meth:`settled`), then sleeps again. An idle table costs no
+    CPU, and a press is seen at the first pass after its edge.
     """
 
     def __init__(
@@ -134,9 +141,12 @@ class MatrixPanel(Panel):
         self._lock = threading.Lock()  # one user of the pins at a time
         self._ready = False
         self._stop = threading.Event()
+        self._wake = threading.Event()  # an edge while idle, or stop()
         self._thread: threading.Thread | None = None
+        self._edge_pins = (*m.columns, *console_pins)
         self.scans = 0
         self.overruns = 0
+        self.wakeups = 0  # idle sleeps ended by an edge (or a key found already down)
 
     @property
     def sim(self) -> SimPins:
@@ -177,12 +187,15 @@ class MatrixPanel(Panel):
             self.deliver(ev)
         return events
 
-    def run_for(self, seconds: float) -> None:
-        """Scan at the scan period for ``seconds`` of the panel clock (or until stopped)."""
+    def run_for(self, seconds: float, until_settled: bool = False) -> None:
+        """Scan at the scan period for ``seconds`` of the panel clock (or until stopped;
+        with ``until_settled``, also until every switch is released and at rest)."""
         end = self.clock() + seconds
         due = self.clock()
         while not self._stop.is_set() and self.clock() < end:
             self.step()
+            if until_settled and self.settled():
+                return
             due += self.period_s
             delay = due - self.clock()
             if delay < 0:  # fell behind (a loaded machine): skip, never burst
@@ -190,6 +203,38 @@ class MatrixPanel(Panel):
                 due = self.clock()
                 delay = 0.0
             self.sleep(delay)
+
+    def settled(self) -> bool:
+        """No switch reads closed or is accepted pressed, and no change is pending: the
+        debouncer has nothing left to decide, so the panel may stop scanning."""
+        return all(d.at_rest() for d in (*self.scanner.debouncers, self.console.debouncer))
+
+    def idle_wait(self, timeout_s: float | None = None) -> bool:
+        """Sleep until a key may be down: all seat rows LOW, wait for a falling edge on a
+        column or console input (or ``timeout_s``, or :meth:`stop`). True if woken by an
+        edge or a console input already LOW; the rows are HIGH again on return.
+
+        The edges are armed *before* the rows go LOW, so a key held since the last scan
+        makes its column fall right then; a console input held since then is read once."""
+        if not self._ready:
+            self.setup()
+        self._wake.clear()
+        pins, rows = self.pins, self.scanner.rows
+        with self._lock:
+            pins.wake_on_edges(self._edge_pins, "falling", self._wake.set)
+            for row in rows:
+                pins.write(row, LOW)
+            held = self.console.sample() != 0
+        try:
+            woke = held or self._wake.wait(timeout_s)
+        finally:
+            with self._lock:
+                pins.stop_waking(self._edge_pins)
+                for row in rows:
+                    pins.write(row, HIGH)
+        woke = woke and not self._stop.is_set()
+        self.wakeups += woke
+        return woke
 
     def start(self) -> None:
         if self._thread is not None:
@@ -201,13 +246,16 @@ class MatrixPanel(Panel):
 
     def _run(self) -> None:
         try:
-            self.run_for(float("inf"))
+            while not self._stop.is_set():
+                if self.idle_wait():
+                    self.run_for(float("inf"), until_settled=True)
         except Exception as exc:  # a pin fault: the table must hear of it and tilt
             log.exception("panel scan stopped")
             self.deliver(PanelEvent("fault", "SCAN", None, self.clock(), str(exc)))
 
     def stop(self) -> None:
         self._stop.set()
+        self._wake.set()
         if self._thread is not None:
             self._thread.join(timeout=5)
             self._thread = None

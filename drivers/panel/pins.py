@@ -11,6 +11,7 @@ Levels are ints (``LOW`` = 0, ``HIGH`` = 1) and pins are BCM numbers.
 from __future__ import annotations
 
 from abc import ABC, abstractmethod
+from collections.abc import Callable, Sequence
 from typing import Literal
 
 LOW = 0
@@ -57,6 +58,16 @@ class Pins(ABC):
     @abstractmethod
     def wait_for_edge(self, pin: int, edge: Edge, timeout_s: float) -> bool:
         """Block until an edge on an input pin, or ``timeout_s``; True if one came."""
+
+    @abstractmethod
+    def wake_on_edges(self, pins: Sequence[int], edge: Edge, wake: Callable[[], None]) -> None:
+        """Call ``wake()`` (from any thread, and quickly) on every ``edge`` on any of these
+        inputs, until :meth:`stop_waking`. The idle panel sleeps on this instead of
+        scanning: the hardware watches the pins, no Python runs until a key moves."""
+
+    @abstractmethod
+    def stop_waking(self, pins: Sequence[int]) -> None:
+        """Undo :meth:`wake_on_edges` for these pins."""
 
     @abstractmethod
     def close(self) -> None:

@@ -13,9 +13,14 @@ What is modelled, per the panel ICD:
   register and every register's last bit into the next; each LATCH rising edge copies
   the shift registers to the lamp outputs.
 
-It also watches the scan: it counts rows driven LOW at each instant (a scanner that
-drives two rows at once would short pressed switches together) and can record every
-pin operation with the injected clock's time, so tests can check order and settling.
+It also watches the scan: it records the most rows driven LOW at once and counts column
+reads made while more than one row was LOW (such a read cannot tell which seat a key is
+on: a scanner bug; the idle panel drives every row LOW on purpose, but then it only
+waits for an edge and reads no column), and can record every pin operation with the
+injected clock's time, so tests can check order and settling.
+
+Edges are modelled as GPIO interrupts are: ``wake_on_edges`` calls back on each level
+change of a watched input, whether a switch closed or a row was driven.
 """
 
 from __future__ import annotations
@@ -23,7 +28,7 @@ from __future__ import annotations
 import threading
 import time
 from collections import deque
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Mapping, Sequence
 from typing import NamedTuple
 
 from drivers.panel.buttons import BUTTONS, CONSOLE_BUTTONS, MAX_SEATS, button_index
@@ -87,6 +92,7 @@ class SimPins(Pins):
             self._watch: dict[int, Edge] = {}
             self._last_level: dict[int, int] = {}
             self._edge_latched: set[int] = set()
+            self._wakers: dict[int, tuple[Edge, Callable[[], None]]] = {}
             self.max_rows_low = 0
             self.row_overlaps = 0
             self.latches = 0
@@ -124,6 +130,8 @@ class SimPins(Pins):
                 raise PinError(f"BCM {pin} read but not set up as an input")
             level = self._level(pin)
             self._log("read", pin, level)
+            if pin in self._col_index and self._low_rows & (self._low_rows - 1):
+                self.row_overlaps += 1  # more than one row LOW: the seat is ambiguous
             return level
 
     def watch_edges(self, pin: int, edge: Edge) -> None:
@@ -159,8 +167,24 @@ class SimPins(Pins):
                 else:
                     self._watch[pin] = before
 
+    def wake_on_edges(self, pins: Sequence[int], edge: Edge, wake: Callable[[], None]) -> None:
+        """As a GPIO interrupt would: ``wake`` is called (on the thread that moved the
+        level: a switch, a row write) for each edge; the level seen now is the start."""
+        with self._lock:
+            for pin in pins:
+                if self._mode.get(pin) != "in":
+                    raise PinError(f"BCM {pin} watched but not set up as an input")
+                self._wakers[pin] = (edge, wake)
+                self._last_level[pin] = self._level(pin)
+
+    def stop_waking(self, pins: Sequence[int]) -> None:
+        with self._lock:
+            for pin in pins:
+                self._wakers.pop(pin, None)
+
     def close(self) -> None:
         with self._lock:
+            self._wakers.clear()
             for pin in list(self._mode):
                 self._mode[pin] = "in"
                 self._pull[pin] = "off"
@@ -257,10 +281,7 @@ class SimPins(Pins):
             self._low_rows |= 1 << row
         else:
             self._low_rows &= ~(1 << row)
-        n = bin(self._low_rows).count("1")
-        self.max_rows_low = max(self.max_rows_low, n)
-        if n > 1:
-            self.row_overlaps += 1
+        self.max_rows_low = max(self.max_rows_low, bin(self._low_rows).count("1"))
 
     def _clock_edge(self) -> None:
         if self._mode.get(self.map.lamp_data) != "out":
@@ -285,21 +306,25 @@ class SimPins(Pins):
         return HIGH if pull == "up" else LOW
 
     def _changed(self) -> None:
-        """Latch edges on watched inputs and wake edge waiters."""
-        if not self._watch:
+        """Latch edges on watched inputs, call edge wakers and wake edge waiters."""
+        if not (self._watch or self._wakers):
             return
-        for pin, edge in self._watch.items():
+        for pin in self._watch.keys() | self._wakers.keys():
             try:
                 now = self._level(pin)
-            except PinError:
+            except PinError:  # a floating input picks up noise: edges, as on a real board
+                if pin in self._wakers:
+                    self._wakers[pin][1]()
                 continue
             was = self._last_level.get(pin, now)
             self._last_level[pin] = now
-            rose, fell = was == LOW and now == HIGH, was == HIGH and now == LOW
-            if (edge == "rising" and rose) or (edge == "falling" and fell) or (
-                edge == "both" and (rose or fell)
-            ):
+            if was == now:
+                continue
+            if _is_edge(self._watch.get(pin), now):
                 self._edge_latched.add(pin)
+            waker = self._wakers.get(pin)
+            if waker is not None and _is_edge(waker[0], now):
+                waker[1]()
         self._lock.notify_all()
 
     def switch_states(self) -> Mapping[str, object]:
@@ -312,3 +337,9 @@ class SimPins(Pins):
             }
             return {"seats": {s: b for s, b in seats.items() if b},
                     "console": sorted(self._console_closed)}
+
+
+def _is_edge(edge: Edge | None, now: int) -> bool:
+    """Whether a level change to ``now`` is an edge of kind ``edge`` (None: not watched)."""
+    return edge == "both" or (edge == "rising" and now == HIGH) or (
+        edge == "falling" and now == LOW)

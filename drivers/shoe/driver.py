@@ -15,14 +15,13 @@ backoff until it comes back.
 
 from __future__ import annotations
 
-import asyncio
 import contextlib
 import logging
 import queue
 import threading
 import time
 from collections.abc import Callable
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import serial
 
@@ -32,14 +31,21 @@ from drivers.shoe.events import ShoeEvent
 from drivers.shoe.link import ICD_TIMING, Timing
 from firmware.errors import UserError
 
+if TYPE_CHECKING:  # asyncio is for callers that use it; the table never loads it
+    import asyncio
+
 log = logging.getLogger("etg.shoe")
 
 EventSink = Callable[[ShoeEvent], None]
 
 #: ICD §1: 115200 8N1, no flow control.
 BAUDRATE = 115200
-#: The longest the I/O thread waits in a read before looking at its timers again.
+#: The longest the I/O thread waits in a read before looking at its timers again, on a
+#: port whose read a command cannot interrupt (no ``cancel_read``, e.g. ``loop://``).
 READ_SLICE_S = 0.01
+#: On a port with ``cancel_read`` (a real serial port, a pty) the read waits until the
+#: link's next deadline or a command, at most this long: an idle table sleeps.
+READ_IDLE_MAX_S = 1.0
 
 
 class ShoePortError(UserError):
@@ -236,6 +242,18 @@ class ShoeDriver:
                     lost = session.port_lost(time.monotonic(), _reason(exc))
                 self._deliver(lost)
 
+    def _set_read_timeout(self, port: Any, session: ControllerSession) -> None:
+        """Read until the link's next deadline (a retransmission, the peer's silence
+        limit) instead of a fixed slice, where a command can cut the read short."""
+        if getattr(port, "cancel_read", None) is None:
+            return
+        with self._lock:
+            deadline = session.next_deadline()
+        wait = READ_IDLE_MAX_S if deadline is None else deadline - time.monotonic()
+        wait = round(min(READ_IDLE_MAX_S, max(0.0, wait)), 3)
+        if port.timeout != wait:
+            port.timeout = wait
+
     def _step(self, session: ControllerSession) -> None:
         port = self._port
         events: list[ShoeEvent] = []
@@ -252,6 +270,7 @@ class ShoeDriver:
         if out:
             port.write(out)
         self._deliver(events)
+        self._set_read_timeout(port, session)
         data = port.read(max(1, port.in_waiting))
         if data:
             with self._lock:

@@ -127,12 +127,21 @@ class Controller(DeviceEvents, Commands):
         """Thread-safe: drivers and commands hand happenings over here."""
         self.inbox.put(h)
 
-    def run(self, *, until: Callable[[], bool] | None = None, tick_s: float = 0.05) -> None:
-        """Take happenings until a stop (or ``until()``), ticking timers in between."""
+    def run(self, *, until: Callable[[], bool] | None = None,
+            wake_at: Callable[[], float | None] | None = None) -> None:
+        """Take happenings until a stop (or ``until()``), running timers when they are due.
+
+        The loop sleeps on the inbox until the next happening or the nearest deadline
+        (:meth:`next_deadline`, or ``wake_at()``: the clock time the caller's ``until``
+        wants to be asked again, e.g. a watchdog ping), never polling: with nothing due
+        and nothing arriving, the thread is asleep."""
         self.refresh()
         while not self.stopped:
+            due = [d for d in (self.next_deadline(), wake_at() if wake_at else None)
+                   if d is not None]
+            timeout = max(0.0, min(due) - self.clock()) if due else None
             try:
-                h = self.inbox.get(timeout=tick_s)
+                h = self.inbox.get(timeout=timeout)
             except queue.Empty:
                 h = None
             if h is not None:
@@ -140,6 +149,18 @@ class Controller(DeviceEvents, Commands):
             self.tick()
             if until is not None and until():
                 break
+
+    def next_deadline(self) -> float | None:
+        """When :meth:`tick` next has something to do (this controller's clock), or None."""
+        due: list[float] = []
+        if self.pending_double is not None:
+            due.append(self.pending_double.since + DOUBLE_CONFIRM_S)
+        t = self.table
+        if self.shoe is not None and t.tilt is not None and t.tilt.active:
+            due.append(self._last_query + QUERY_EVERY_S)
+        if self.shoe is not None and self._gate == "open":
+            due.append(self._gate_at + GATE_REASSERT_S)
+        return min(due, default=None)
 
     def handle(self, h: Happening) -> None:
         if isinstance(h, StopHappening):

@@ -251,7 +251,10 @@ def run_table(cfg: TableConfig, opts: RunOptions) -> int:
                     last_ping = now
                 return until()
 
-            ctl.run(until=stop_or_ping)
+            def next_ping() -> float | None:
+                return last_ping + watchdog / 2 if watchdog else None
+
+            ctl.run(until=stop_or_ping, wake_at=next_ping)
             bridge.close()
 
         if bridge.has_window:

@@ -65,10 +65,15 @@ class FakeGPIO(types.ModuleType):
         return self.model.read(pin)
 
     def add_event_detect(self, pin: int, edge: int, callback: Any = None) -> None:
+        """With a callback, the model's edges call it, as RPi.GPIO's thread would."""
         self.calls.append(("add_event_detect", pin, edge))
+        if callback is not None:
+            kind = {self.RISING: "rising", self.FALLING: "falling", self.BOTH: "both"}[edge]
+            self.model.wake_on_edges([pin], kind, lambda: callback(pin))  # type: ignore[arg-type]
 
     def remove_event_detect(self, pin: int) -> None:
         self.calls.append(("remove_event_detect", pin))
+        self.model.stop_waking([pin])
 
     def event_detected(self, pin: int) -> bool:
         self.calls.append(("event_detected", pin))

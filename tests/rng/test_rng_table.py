@@ -13,6 +13,7 @@ from firmware.config import RngSettings, load_config
 from firmware.errors import ConfigError, UserError
 from rng import BingoDraw, RngUnavailable, SeedRefused, open_table_rng
 from rng.shoe import RANKS, SUITS, deck, shuffled_shoe
+from rng.table import TableRng
 
 TARGETS = {v: 1 for v in range(12, 22)}  # § 633b.28(e)(1): 12..21
 MULTS = {2: 50, 5: 25, 10: 12, 25: 6, 50: 4, 100: 3}  # § 633b.28(e)(2)
@@ -134,3 +135,33 @@ def test_seeded_shoes_are_reproducible() -> None:
     assert shuffled_shoe(1) != shuffled_shoe(1)  # fresh entropy each time (1 in 52! equal)
     with pytest.raises(ValueError):
         shuffled_shoe(0)
+
+
+def _cycled(seed: str, at: float) -> TableRng:
+    """A seeded DRBG cycled at 100 Hz, on a clock that reads ``at`` s after its start."""
+    base = open_table_rng(RngSettings(seed_hex=seed), bench=True)
+    rng = TableRng(base._drbg, "seeded", cycle_hz=100.0)
+    rng._clock = lambda: 1000.0 + at
+    rng._cycle_epoch = 1000.0
+    return rng
+
+
+def test_a_draw_first_pays_every_cycle_the_clock_owes() -> None:
+    """floor(t * cycle_hz) cycles precede a draw at t, whether or not the thread ran."""
+    rng = _cycled("42", 0.257)
+    rng.randbelow(52)
+    assert rng.status()["cycles"] == 25
+    rng.close()
+
+
+def test_the_draw_depends_on_its_moment_to_one_cycle() -> None:
+    """Same seed, same draws: the same outcome at the same moment, another 10 ms later."""
+    def outcome(at: float) -> bytes:
+        rng = _cycled("5eed", at)
+        try:
+            return rng.random_bytes(16)
+        finally:
+            rng.close()
+
+    assert outcome(3.004) == outcome(3.006)  # the same cycle: the same state
+    assert outcome(3.004) != outcome(3.014)  # one more cycle owed: another state
