@@ -126,9 +126,36 @@ prepare_guest() {
             install -D -m 0644 "$ca" "$MERGED$ca"
         fi
     done
-    [[ -f /etc/pip.conf ]] && install -m 0644 /etc/pip.conf "$MERGED/etc/pip.conf"
+    local conf
+    for conf in /etc/pip.conf /etc/xdg/pip/pip.conf "$HOME/.config/pip/pip.conf" \
+        "$HOME/.pip/pip.conf" "${PIP_CONFIG_FILE:-}"; do
+        if [[ -n $conf && -f $conf ]]; then
+            install -D -m 0644 "$conf" "$MERGED$conf"
+        fi
+    done
+    share_pip_paths
     [[ -f /etc/resolv.conf ]] && cp -L /etc/resolv.conf "$MERGED/etc/resolv.conf"
     mkdir -p "$MERGED$GUEST"
+    return 0
+}
+
+# Local paths the pip configuration names (find-links, file:// indexes, constraints):
+# files are copied in, directories mounted read-only at the same place, so pip inside
+# sees the configuration exactly as pip here does.
+share_pip_paths() {
+    local path
+    while IFS= read -r path; do
+        path=${path#file://}
+        [[ $path == /* ]] || continue
+        if [[ -f $path ]]; then
+            install -D -m 0644 "$path" "$MERGED$path"
+        elif [[ -d $path ]] && ! mountpoint -q "$MERGED$path"; then
+            mount_at "$MERGED$path" --bind "$path"
+            mount -o remount,bind,ro "$MERGED$path"
+        fi
+    done < <("$HOST_PY" -m pip config list 2>/dev/null |
+        sed -n "s/^[^=]*\.\(find-links\|index-url\|extra-index-url\|constraint\)='\(.*\)'$/\2/p" |
+        tr ' ' '\n' | sort -u)
 }
 
 # Build and sign a release from this checkout with a key made for this run only.
@@ -206,6 +233,7 @@ EOF
 run_checks() {
     local etg=$PREFIX/usr/local/bin/etg
     guest uname -m | grep -qx aarch64 || die "the guest does not run as aarch64"
+    # shellcheck disable=SC2016  # expanded by the guest's shell
     say "guest: $(guest uname -m), $(guest python3 --version), $(guest sh -c '. /etc/os-release; echo "$PRETTY_NAME"')"
     step "install.sh --prefix (signed release, table dependencies)" \
         bash "$GUEST/install.sh" --bundle "$GUEST/etg.etgrel" --pubkey "$GUEST/release.pub" \

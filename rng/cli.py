@@ -200,7 +200,7 @@ def _grow_pipe(fd: int) -> None:
     import fcntl
 
     with contextlib.suppress(OSError, AttributeError):  # not a pipe, not Linux, capped
-        fcntl.fcntl(fd, fcntl.F_SETPIPE_SZ, _PIPE_BYTES)  # type: ignore[attr-defined]
+        fcntl.fcntl(fd, fcntl.F_SETPIPE_SZ, _PIPE_BYTES)
 
 
 def _writer() -> Callable[[memoryview], None]:

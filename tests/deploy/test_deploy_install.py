@@ -61,7 +61,7 @@ def installed_prefix(real_bundle, keys, tmp_path_factory) -> Iterator[tuple[Path
 
 
 def test_shellcheck_clean() -> None:
-    """Every shell script in deploy/: the installer and `make rng-check`."""
+    """Every shell script in deploy/: the installer, `make rng-check`, `make pi-check`."""
     if shutil.which("shellcheck") is None:
         if os.geteuid() == 0 and shutil.which("apt-get"):
             subprocess.run(
@@ -73,7 +73,8 @@ def test_shellcheck_clean() -> None:
             pytest.skip("shellcheck is not installed and `apt-get install shellcheck` failed"
                         " (needs root and the Debian archive)")
     result = subprocess.run(
-        ["shellcheck", "--severity=style", str(INSTALL), str(INSTALL.with_name("rng-check.sh"))],
+        ["shellcheck", "--severity=style", str(INSTALL), str(INSTALL.with_name("rng-check.sh")),
+         str(INSTALL.with_name("pi-check.sh"))],
         capture_output=True, text=True,
     )
     assert result.returncode == 0, result.stdout

@@ -265,3 +265,39 @@ def test_gate_is_reasserted_while_a_card_is_due_and_none_comes(tmp_path: Path) -
     t[0] += 10
     ctl.tick()
     assert sh.gate == "LCK"
+
+
+def test_timers_are_deadlines_the_idle_controller_has_none(tmp_path: Path) -> None:
+    """The run loop sleeps on its inbox until next_deadline(): None while nothing is
+    timed (an idle table), the confirm time of a pending double, the gate re-assert."""
+    ctl, _, _ = make(tmp_path)
+    t = [50.0]
+    ctl.clock = lambda: t[0]
+    assert ctl.next_deadline() is None  # betting open, nothing timed: sleep until a happening
+    ctl.rules.double_times = (1, 2, 3, 4)
+    play(ctl, press(1, "BET"), press(None, "DEAL"))
+    gate = ctl.next_deadline()
+    assert gate is not None and gate > t[0]  # the gate re-assert while a card is due
+    play(ctl, card("5S"), card("6H"), card("6D"), card("TC"))
+    play(ctl, press(1, "DOUBLE"))
+    assert ctl.pending_double is not None
+    assert ctl.next_deadline() == ctl.pending_double.since + 1.5
+
+
+def test_the_run_loop_wakes_for_a_deadline_without_a_happening(tmp_path: Path) -> None:
+    """A pending double is placed when its deadline passes, with nothing in the inbox."""
+    import threading
+    import time
+
+    ctl, _, _ = make(tmp_path)
+    ctl.rules.double_times = (1, 2, 3, 4)
+    play(ctl, press(1, "BET"), press(None, "DEAL"))
+    play(ctl, card("5S"), card("6H"), card("6D"), card("TC"))
+    play(ctl, press(1, "DOUBLE"))
+    assert ctl.pending_double is not None
+    ctl.pending_double.since = time.monotonic() - 1.4  # due 0.1 s from now
+    worker = threading.Thread(target=ctl.run, kwargs={"until": lambda: ctl.pending_double
+                                                      is None}, daemon=True)
+    worker.start()
+    worker.join(30)
+    assert not worker.is_alive() and ctl.pending_double is None
