@@ -21,6 +21,7 @@ readonly ROUNDS=${ETG_PI_ROUNDS:-20}
 readonly MIRROR=${ETG_PI_MIRROR:-http://deb.debian.org/debian}
 readonly CACHE=${ETG_PI_CACHE:-/var/cache/etg-pi-check}
 readonly ROOTFS=$CACHE/$SUITE-$ARCH
+readonly LOGS=$CACHE/logs  # the last run's step logs, kept for reading afterwards
 readonly STAMP_TEXT="$SUITE $ARCH $PACKAGES"
 REPO=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 readonly REPO
@@ -105,6 +106,8 @@ build_rootfs() {
 # cannot be mounted), with /proc, /sys, /dev and the pip cache mounted in.
 prepare_guest() {
     RUN=$(mktemp -d "$CACHE/run.XXXXXX")
+    rm -rf "$LOGS"
+    mkdir -p "$LOGS"
     MERGED=$RUN/merged
     mkdir -p "$RUN/upper" "$RUN/work" "$MERGED"
     if mount -t overlay overlay \
@@ -192,7 +195,7 @@ EOF
 guest() {  # guest CMD...: run CMD in the emulated root with a clean environment
     local -a envs=(PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin
         HOME=/root LANG=C.UTF-8 SDL_VIDEODRIVER=dummy SDL_AUDIODRIVER=dummy
-        PYGAME_HIDE_SUPPORT_PROMPT=1)
+        PYGAME_HIDE_SUPPORT_PROMPT=1 PYTHONDONTWRITEBYTECODE=1)
     local v
     for v in $(compgen -e); do
         case $v in PIP_* | SSL_CERT_* | REQUESTS_CA_BUNDLE) envs+=("$v=${!v}") ;; esac
@@ -203,7 +206,7 @@ guest() {  # guest CMD...: run CMD in the emulated root with a clean environment
 step() {  # step NAME CMD...: run in the guest, log to a file, record the result
     local name=$1 log t0 rc=0
     shift
-    log=$RUN/step-${#RESULTS[@]}.log
+    log=$LOGS/step-${#RESULTS[@]}.log
     t0=$(date +%s.%N)
     guest "$@" >"$log" 2>&1 || rc=$?
     local dt
@@ -251,9 +254,11 @@ run_checks() {
             --auto-play --rounds $ROUNDS > $GUEST/cpu.txt"
     step "pytest, hypothesis into the venv (for the test modules only)" \
         /opt/etg/venv/bin/python -m pip install --quiet pytest hypothesis
+    # Bytecode of the release goes to a cache outside its tree (the launcher's -B means
+    # the table itself compiles at every start); the tests start many interpreters.
     step "test modules: tests/engine tests/shoe" \
-        sh -c "cd $GUEST/src && SDL_VIDEODRIVER=dummy /opt/etg/venv/bin/python -B -m pytest \
-            -q -p no:cacheprovider tests/engine tests/shoe"
+        sh -c "cd $GUEST/src && PYTHONDONTWRITEBYTECODE= PYTHONPYCACHEPREFIX=/var/cache/etg-pycache \
+            /opt/etg/venv/bin/python -m pytest -q -p no:cacheprovider tests/engine tests/shoe"
 }
 
 host_cpu() {  # the same auto-play run on this host, for comparison
@@ -289,10 +294,10 @@ report() {
     echo "  - the shoe's USB serial device, udev and systemd (etg.service is not started"
     echo "    in a chroot), timing and speed of the real CPU"
     if ((FAILED)); then
-        echo "pi-check: FAILED"
+        echo "pi-check: FAILED (step logs: $LOGS)"
         return 1
     fi
-    echo "pi-check: all steps passed"
+    echo "pi-check: all steps passed (step logs: $LOGS)"
 }
 
 main() {
