@@ -23,6 +23,7 @@ from pathlib import Path
 from typing import Any, Literal, get_args, get_origin
 
 from firmware.errors import ConfigError
+from firmware.floor.settings import FloorSettings
 
 Variant = Literal["blackjack", "split-to-double", "bingo", "free-bet", "spanish21"]
 VARIANTS: tuple[str, ...] = get_args(Variant)
@@ -152,6 +153,7 @@ class TableConfig:
     display: DisplaySettings = field(default_factory=DisplaySettings)
     journal: JournalSettings = field(default_factory=JournalSettings)
     rng: RngSettings = field(default_factory=RngSettings)
+    floor: FloorSettings = field(default_factory=FloorSettings)
     rules: Mapping[str, Any] = field(
         default_factory=lambda: types.MappingProxyType({}),
         metadata=_doc("Rules Submission overrides, named as in rules-baseline.md"),

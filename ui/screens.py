@@ -216,6 +216,8 @@ def _failure(p: Painter, surf: pygame.Surface, rect: pygame.Rect, layout: Layout
     inner = rect.inflate(-m.s(160), -m.s(120))
     kind = str(fail.get("kind") or "").upper()
     head = f"{kind} FAILURE" if kind else "FAILURE"
+    if kind == "FLOOR":  # not a failure: the casino floor disabled the table
+        head = "CLOSED BY THE FLOOR"
     r = p.text_fit(surf, "TABLE CLOSED", m.font(96), palette.TILT,
                    pygame.Rect(inner.left, inner.top, inner.width, 1), "midtop")
     r = p.text_fit(surf, head, m.font(64), palette.WHITE,

@@ -19,6 +19,7 @@ from firmware.table.meters import credit_deltas
 
 if TYPE_CHECKING:
     from firmware.table.device_events import PendingDouble
+    from firmware.table.floor_gate import FloorGate
 
 
 class Commands:
@@ -32,6 +33,7 @@ class Commands:
     failure: str | None
     finals: int
     handled: Counter[str]
+    floor_gate: FloorGate
 
     if TYPE_CHECKING:
         def feed(self, inp: Input, source: str) -> bool: ...
@@ -70,6 +72,8 @@ class Commands:
                 self.event(EventCode.DISPLAY_FAILURE, t.round_no, detail=detail)
             ok = self.feed(Fault(code, detail), "table")
             return ok, "tilted" if ok else "refused"
+        if name == "floor":
+            return self.floor_gate.command(args, t, self.event)
         if name == "force-draw":
             if not t.bench:
                 return False, "forced draws are a bench power; production mode refuses them"

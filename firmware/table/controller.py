@@ -29,6 +29,7 @@ from firmware.table.accounting import round_accounts
 from firmware.table.commands import Commands
 from firmware.table.device_events import DeviceEvents, PendingDouble
 from firmware.table.events import EventCode
+from firmware.table.floor_gate import FloorGate
 from firmware.table.happenings import (
     CommandHappening,
     Happening,
@@ -116,6 +117,7 @@ class Controller(DeviceEvents, Commands):
         self._was_tilted = table.phase == P.TILT
         self._round_first_seq: int | None = None
         self.stopped = False
+        self.floor_gate = FloorGate()  # the service restores it from the journal
         #: happenings handled and inputs taken, by kind ("shoe:card", "panel:press",
         #: "input:accepted", "input:refused", and per source "input:accepted:console"):
         #: the bench waits on these, never on a clock
@@ -203,6 +205,11 @@ class Controller(DeviceEvents, Commands):
             log.warning("input %s ignored: %s", inp.TYPE, self.failure)
             return False
         t = self.table
+        closed = self.floor_gate.refuses(inp, t)
+        if closed:
+            log.debug("refused %s from %s: %s", inp.TYPE, source, closed)
+            self.handled["input:refused"] += 1
+            return False
         try:
             rec = self.journal.append_one(
                 "input", {"input": inp.to_json(), "source": source}, round_no=t.round_no
@@ -256,6 +263,7 @@ class Controller(DeviceEvents, Commands):
         elif self._was_tilted and not tilted:
             self.event(EventCode.TILT_CLEARED, t.round_no, phase=t.phase)
         self._was_tilted = tilted
+        self.floor_gate.settle(t, self.event)
         exp = t.expecting()
         if exp.kind == "draw":
             self._draw(exp.draw)
@@ -277,8 +285,9 @@ class Controller(DeviceEvents, Commands):
                 self.shoe.led(led)
                 self._led = led
         if self.panel is not None:
+            refusal = t.wager_refusal if not self.floor_gate.closed else _closed_refusal
             lamps = {} if self.failure else translate.lamps_for(
-                view, t.wager_refusal, self._optional_wager())
+                view, refusal, self._optional_wager())
             pd = self.pending_double
             if pd is not None:
                 # DOUBLE raises the pending double while a bigger size is covered; STAND
@@ -294,6 +303,7 @@ class Controller(DeviceEvents, Commands):
                 "times": self.pending_double.times},
             "recall": self.recall_held,
             "failure": self.failure or self.rng_failure,
+            "closed": self.floor_gate.closed,
         }
         self.publish(view)
 
@@ -358,6 +368,11 @@ class Controller(DeviceEvents, Commands):
             self.event(EventCode.ROUND_VOID, t.round_no, seats=sorted(stakes))
         self._round_first_seq = None
         self.on_round(record)
+
+def _closed_refusal(seat: int, amount: int) -> str | None:
+    """No BET lamp while the floor keeps the table closed."""
+    return "the floor has closed this table"
+
 
 def draw_values(
     rng: RngPort, rules: Any, round_no: int, domain: Mapping[str, tuple[int, ...]]

@@ -52,6 +52,11 @@ class EventCode(IntEnum):
     SOFTWARE_VERIFIED = 900
     SOFTWARE_VERIFY_FAILED = 901
 
+    FLOOR_COMMAND = 1000  # a signed floor command for this table, taken
+    FLOOR_COMMAND_REFUSED = 1001  # a floor command refused (signature, table, replay)
+    TABLE_CLOSED = 1002  # the floor's disable took effect: no wagers until enabled
+    TABLE_OPENED = 1003  # the floor enabled the table again
+
     @property
     def label(self) -> str:
         return self.name.lower().replace("_", "-")

@@ -21,7 +21,7 @@ import json
 import sqlite3
 import threading
 import time
-from collections.abc import Iterable, Iterator, Mapping
+from collections.abc import Callable, Iterable, Iterator, Mapping
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -113,6 +113,11 @@ CREATE TABLE IF NOT EXISTS info (key TEXT PRIMARY KEY, value TEXT NOT NULL);
 
 MeterKey = tuple[str, int, str]
 
+#: Called inside :meth:`Journal.append`'s transaction with the connection, the records just
+#: written and the meter deltas: a reader of the journal (the floor link's outbox) writes
+#: what it derives from them in the SAME transaction, so it can never miss or invent one.
+Stager = Callable[[sqlite3.Connection, list[Record], Mapping[MeterKey, int]], None]
+
 
 class Journal:
     """An append-only, hash-chained record store with meters, safe across ``kill -9``."""
@@ -146,6 +151,22 @@ class Journal:
         self._seq: int = int(last[0]) if last else 0
         self._head: str = str(last[1]) if last else GENESIS
         self.created = last is None
+        self._stagers: list[Stager] = []
+        self._committed: list[Callable[[], None]] = []
+
+    def add_stager(
+        self, schema: str, stager: Stager, committed: Callable[[], None] | None = None
+    ) -> None:
+        """Create ``schema`` (idempotent DDL) beside the records and call ``stager`` in
+        every later append transaction (see :data:`Stager`), ``committed`` after it."""
+        with self._lock:
+            try:
+                self._db.executescript(schema)
+            except sqlite3.Error as exc:
+                raise JournalError(f"{self.path}: cannot extend the journal: {exc}") from exc
+            self._stagers.append(stager)
+            if committed is not None:
+                self._committed.append(committed)
 
     # -- writing -----------------------------------------------------------------------
 
@@ -187,6 +208,8 @@ class Journal:
                             " ON CONFLICT(name, seat, wager) DO UPDATE SET value = value + ?",
                             (name, seat, wager, delta, delta),
                         )
+                for stage in self._stagers:
+                    stage(self._db, written, meters or {})
                 self._db.execute("COMMIT")
             except (sqlite3.Error, OSError) as exc:
                 self._rollback()
@@ -195,6 +218,8 @@ class Journal:
                 self._rollback()
                 raise
             self._seq, self._head = seq, head
+        for done in self._committed:
+            done()
         return written
 
     def append_one(
@@ -217,6 +242,11 @@ class Journal:
     @property
     def last_seq(self) -> int:
         return self._seq
+
+    @property
+    def head(self) -> str:
+        """The hash of the last record (the chain head)."""
+        return self._head
 
     def records(
         self,

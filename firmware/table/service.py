@@ -112,6 +112,14 @@ def run_table(cfg: TableConfig, opts: RunOptions) -> int:
         lock.release()
         raise UserError(str(exc)) from None
 
+    ctl_box: list[Controller] = []
+    floor_link: Any = None
+    if cfg.floor.broker:
+        from firmware.floor.link import open_floor_link
+
+        floor_link = open_floor_link(
+            cfg, rules, journal, lambda args: ctl_box[0].put(CommandHappening("floor", args)))
+
     def early_event(code: EventCode, **body: Any) -> None:
         journal.append_one("event", body, code=int(code))
 
@@ -135,9 +143,9 @@ def run_table(cfg: TableConfig, opts: RunOptions) -> int:
 
     rec: Recovered = open_table(journal, rules, opts.seats, bench)
     table = rec.table
+    from firmware.table.floor_gate import FloorGate
     from firmware.table.ui_bridge import UiBridge
 
-    ctl_box: list[Controller] = []
 
     def display_failed(why: str) -> None:
         if ctl_box:
@@ -150,10 +158,16 @@ def run_table(cfg: TableConfig, opts: RunOptions) -> int:
 
         bridge.preload(recent_rounds(journal, bridge.recent.maxlen or 10))
     autoplay: Any = None
+    def publish(view: dict[str, Any]) -> None:
+        bridge.publish(view)
+        if floor_link is not None:
+            floor_link.offer_view(view, bool(view["controller"]["closed"]))
+
     ctl = Controller(
-        table, journal, rng=table_rng, publish=bridge.publish, on_round=bridge.round_done,
+        table, journal, rng=table_rng, publish=publish, on_round=bridge.round_done,
         finals_recorded=rec.finals_recorded,
     )
+    ctl.floor_gate = FloorGate.from_journal(journal)
     ctl_box.append(ctl)
     if rng_failure:
         ctl.rng_failure = f"RNG failure: {rng_failure}"
@@ -214,6 +228,8 @@ def run_table(cfg: TableConfig, opts: RunOptions) -> int:
         from firmware.table.attendant_socket import AttendantServer
 
         attendant = AttendantServer(jpath, ctl).start()
+        if floor_link is not None:
+            floor_link.start()
         if opts.control:
             from firmware.table.control import ControlServer
 
@@ -285,6 +301,8 @@ def run_table(cfg: TableConfig, opts: RunOptions) -> int:
             sim_shoe.stop()
         with contextlib.suppress(JournalError):
             journal.append_one("event", {"reason": stop_reason}, code=int(EventCode.POWER_DOWN))
+        if floor_link is not None:
+            floor_link.stop()
         if table_rng is not None:
             table_rng.close()
         journal.close()

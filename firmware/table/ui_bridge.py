@@ -46,6 +46,7 @@ class UiBridge:
         self._inbox: Any = None
         self._recall_shown = False
         self._failure_shown: str | None = None
+        self._closed_shown = False
         if self.has_window:
             from ui.layout_data import parse_layout
             from ui.runner import UiInbox, UiRunner
@@ -73,9 +74,15 @@ class UiBridge:
     def publish(self, view: dict[str, Any]) -> None:
         if self.autoplay is not None:
             self.autoplay.offer(view)
+        ctl = view.get("controller") or {}
+        closed = bool(ctl.get("closed"))
+        if closed != self._closed_shown:
+            self._closed_shown = closed
+            if self._inbox is None and not self.quiet:
+                print("table closed by the floor" if closed else "table enabled by the floor",
+                      flush=True)
         if self._inbox is None:
             return
-        ctl = view.get("controller") or {}
         self._inbox.put_view({k: v for k, v in view.items() if k != "controller"})
         recall = bool(ctl.get("recall"))
         if recall != self._recall_shown:
@@ -83,9 +90,13 @@ class UiBridge:
             entries = [{"view": r["view"], "ended": r["ended"]} for r in reversed(self.recent)]
             self._inbox.put({"kind": "recall", "entries": entries if recall else None})
         failure = ctl.get("failure")
+        if ctl.get("closed") and not failure:
+            failure = "The floor has closed this table until it enables it again."
         if failure != self._failure_shown:
             self._failure_shown = failure
             kind = "journal" if failure and "journal" in failure else "rng"
+            if ctl.get("closed") and not ctl.get("failure"):
+                kind = "floor"
             self._inbox.put({"kind": "failure",
                              "failure": {"kind": kind, "message": failure} if failure else None})
 

@@ -1,0 +1,140 @@
+"""The floor database: an SQLite file by default, PostgreSQL by URL.
+
+The floor's SQL is written once, in the subset both speak (``ON CONFLICT`` upserts,
+``?`` placeholders, rewritten to ``%s`` for psycopg); :class:`Database` hides the rest —
+how to connect, and the one DDL difference (an auto-numbered key).
+"""
+
+from __future__ import annotations
+
+import sqlite3
+import threading
+from collections.abc import Iterable, Sequence
+from pathlib import Path
+from typing import Any
+
+from firmware.errors import UserError
+
+SCHEMA = """
+CREATE TABLE IF NOT EXISTS floor_tables (
+    table_id TEXT PRIMARY KEY, status TEXT, online INTEGER NOT NULL DEFAULT 0,
+    last_n BIGINT NOT NULL DEFAULT 0, last_seq BIGINT NOT NULL DEFAULT 0, head TEXT,
+    meters TEXT, updated DOUBLE PRECISION
+);
+CREATE TABLE IF NOT EXISTS floor_messages (
+    table_id TEXT NOT NULL, n BIGINT NOT NULL, seq BIGINT NOT NULL, kind TEXT NOT NULL,
+    hash TEXT NOT NULL, PRIMARY KEY (table_id, n)
+);
+CREATE TABLE IF NOT EXISTS floor_events (
+    table_id TEXT NOT NULL, seq BIGINT NOT NULL, code INTEGER, round_no BIGINT,
+    ts_ns BIGINT NOT NULL, body TEXT NOT NULL, PRIMARY KEY (table_id, seq)
+);
+CREATE TABLE IF NOT EXISTS floor_rounds (
+    table_id TEXT NOT NULL, seq BIGINT NOT NULL, round_no BIGINT, ts_ns BIGINT NOT NULL,
+    record TEXT NOT NULL, PRIMARY KEY (table_id, seq)
+);
+CREATE TABLE IF NOT EXISTS floor_alarms (
+    id AUTOKEY, table_id TEXT NOT NULL, at DOUBLE PRECISION NOT NULL, kind TEXT NOT NULL,
+    detail TEXT NOT NULL
+);
+CREATE TABLE IF NOT EXISTS floor_staff (name TEXT PRIMARY KEY, pwhash TEXT NOT NULL);
+CREATE TABLE IF NOT EXISTS floor_sessions (
+    token TEXT PRIMARY KEY, name TEXT NOT NULL, csrf TEXT NOT NULL,
+    expires DOUBLE PRECISION NOT NULL
+);
+CREATE TABLE IF NOT EXISTS floor_commands (
+    id TEXT PRIMARY KEY, table_id TEXT NOT NULL, action TEXT NOT NULL, by_name TEXT NOT NULL,
+    at DOUBLE PRECISION NOT NULL
+);
+"""
+
+
+class Database:
+    """One connection (the floor service opens one for ingest, one for the web), used
+    under a lock; every call is one transaction."""
+
+    def __init__(self, url: str) -> None:
+        self.url = url
+        self.postgres = url.startswith(("postgresql://", "postgres://"))
+        self._lock = threading.Lock()
+        try:
+            if self.postgres:
+                import psycopg
+
+                self._conn: Any = psycopg.connect(url)
+            else:
+                path = Path(url.removeprefix("sqlite:///").removeprefix("sqlite:"))
+                path.parent.mkdir(parents=True, exist_ok=True)
+                self._conn = sqlite3.connect(str(path), check_same_thread=False, timeout=30)
+                self._conn.execute("PRAGMA journal_mode=WAL")
+                self._conn.execute("PRAGMA synchronous=NORMAL")
+        except ImportError:
+            raise UserError("a PostgreSQL floor database needs psycopg: "
+                            "pip install 'etg-firmware[floor]'") from None
+        except Exception as exc:
+            raise UserError(f"floor database {self.safe_url}: {exc}") from None
+        ddl = SCHEMA.replace(
+            "AUTOKEY", "BIGSERIAL PRIMARY KEY" if self.postgres
+            else "INTEGER PRIMARY KEY AUTOINCREMENT")
+        with self._lock:
+            for stmt in filter(str.strip, ddl.split(";")):
+                self._conn.execute(stmt)
+            self._conn.commit()
+
+    @property
+    def safe_url(self) -> str:
+        """The URL without a password, for messages."""
+        if "@" in self.url and "://" in self.url:
+            scheme, rest = self.url.split("://", 1)
+            return f"{scheme}://***@{rest.split('@', 1)[1]}"
+        return self.url
+
+    def _sql(self, sql: str) -> str:
+        return sql.replace("?", "%s") if self.postgres else sql
+
+    def run(self, work: Iterable[tuple[str, Sequence[Any]]]) -> None:
+        """Execute statements in one transaction."""
+        with self._lock:
+            try:
+                cur = self._conn.cursor()
+                for sql, args in work:
+                    cur.execute(self._sql(sql), tuple(args))
+                self._conn.commit()
+            except BaseException:
+                self._conn.rollback()
+                raise
+
+    def many(self, sql: str, rows: Sequence[Sequence[Any]], extra: Iterable[
+            tuple[str, Sequence[Any]]] = ()) -> None:
+        """``executemany`` plus further statements, one transaction."""
+        with self._lock:
+            try:
+                cur = self._conn.cursor()
+                if rows:
+                    cur.executemany(self._sql(sql), [tuple(r) for r in rows])
+                for s, args in extra:
+                    cur.execute(self._sql(s), tuple(args))
+                self._conn.commit()
+            except BaseException:
+                self._conn.rollback()
+                raise
+
+    def all(self, sql: str, args: Sequence[Any] = ()) -> list[tuple[Any, ...]]:
+        with self._lock:
+            try:
+                cur = self._conn.cursor()
+                cur.execute(self._sql(sql), tuple(args))
+                rows = [tuple(r) for r in cur.fetchall()]
+                self._conn.commit()
+                return rows
+            except BaseException:
+                self._conn.rollback()
+                raise
+
+    def one(self, sql: str, args: Sequence[Any] = ()) -> tuple[Any, ...] | None:
+        rows = self.all(sql, args)
+        return rows[0] if rows else None
+
+    def close(self) -> None:
+        with self._lock:
+            self._conn.close()

@@ -1,0 +1,231 @@
+"""The table's floor link: drains the outbox to the broker and takes the floor's commands.
+
+Runs on its own thread beside the controller and never blocks it: the controller only
+hands over a status snapshot (:meth:`FloorLink.offer_view`); the journal wakes the link
+after a commit that staged messages. With the broker or the floor down the table plays
+on; the outbox keeps every message until the floor acknowledges it (``etg/ack/<id>``,
+the highest outbox number the floor holds), and everything after the acknowledgement is
+published again on every reconnect and whenever acknowledgements stall. The floor drops
+what it already holds, so "again" is harmless and nothing is lost.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+import threading
+import time
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+from firmware.floor import topics
+from firmware.floor.command_auth import CommandVerifier
+from firmware.floor.mqtt import make_client, parse_broker
+from firmware.floor.outbox import Outbox
+from firmware.floor.settings import FloorSettings
+from firmware.table.journal import Journal
+
+log = logging.getLogger("etg.floor.link")
+
+#: seconds without acknowledgement progress before unacknowledged messages are sent again
+RESEND_S = 3.0
+BATCH = 500
+
+
+def status_of(view: dict[str, Any], closed: bool, journal: Journal,
+              software: dict[str, Any]) -> dict[str, Any]:
+    """The retained status: what the pit shows of a table now (public information only)."""
+    tilt = view.get("tilt")
+    ctl = view.get("controller") or {}
+    return {
+        "variant": view.get("variant"), "phase": view.get("phase"),
+        "round": view.get("round"),
+        "tilt": None if not tilt else {"cause": tilt.get("cause"), "code": tilt.get("code")},
+        "failure": ctl.get("failure"), "closed": closed, "software": software,
+        "seq": journal.last_seq, "head": journal.head,
+    }
+
+
+class FloorLink:
+    def __init__(self, table_id: str, settings: FloorSettings, journal: Journal, *,
+                 software: dict[str, Any], on_command: Callable[[dict[str, Any]], None],
+                 verifier: CommandVerifier | None = None) -> None:
+        self.table_id = table_id
+        self.journal = journal
+        self.software = software
+        self.on_command = on_command
+        self._wake = threading.Event()
+        self.outbox = Outbox(journal, on_commit=self._wake.set)
+        self.outbox.catch_up()
+        self.verifier = verifier or CommandVerifier(
+            table_id, Path(settings.command_cert), Path(settings.ca))
+        self.host, self.port = parse_broker(settings.broker)
+        self.client = make_client(table_id, Path(settings.ca), Path(settings.cert),
+                                  Path(settings.key), clean=False)
+        self.client.will_set(topics.table_topic(table_id, "online"), b"0", qos=1, retain=True)
+        self.client.on_connect = self._connected
+        self.client.on_disconnect = self._disconnected
+        self.client.on_message = self._message
+        self.connected = False
+        self.acked = 0
+        self._sent = 0
+        self._last_progress = time.monotonic()
+        self._status: dict[str, Any] | None = None
+        self._status_sent: dict[str, Any] | None = None
+        self._stop = False
+        self._thread = threading.Thread(target=self._run, name="floor-link", daemon=True)
+
+    # -- lifecycle ----------------------------------------------------------------------
+
+    def start(self) -> FloorLink:
+        self.client.connect_async(self.host, self.port, keepalive=10)
+        self.client.loop_start()
+        self._thread.start()
+        return self
+
+    def stop(self, drain_s: float = 2.0) -> None:
+        """Stop after a short wait for the floor to acknowledge what is pending (the
+        POWER_DOWN event); what is left stays in the outbox for the next start."""
+        if self._thread.ident is None:  # never started (the table failed to start)
+            self.outbox.close()
+            return
+        deadline = time.monotonic() + drain_s
+        self._wake.set()
+        while self.connected and time.monotonic() < deadline \
+                and self.acked < self.outbox.last_n():
+            time.sleep(0.05)
+        self._stop = True
+        self._wake.set()
+        self._thread.join(5)
+        if self.connected:
+            info = self.client.publish(topics.table_topic(self.table_id, "online"), b"0",
+                                       qos=1, retain=True)
+            info.wait_for_publish(1.0)
+        self.client.disconnect()
+        self.client.loop_stop()
+        self.outbox.close()
+
+    # -- from the controller's thread ---------------------------------------------------
+
+    def offer_view(self, view: dict[str, Any], closed: bool) -> None:
+        st = status_of(view, closed, self.journal, self.software)
+        if st != self._status:
+            self._status = st
+            self._wake.set()
+
+    # -- paho's thread ------------------------------------------------------------------
+
+    def _connected(self, client: Any, userdata: Any, flags: Any, rc: Any, props: Any) -> None:
+        if rc.is_failure:
+            log.warning("floor broker refused the connection: %s", rc)
+            return
+        client.subscribe([(topics.command_topic(self.table_id), 1),
+                          (topics.ack_topic(self.table_id), 1)])
+        client.publish(topics.table_topic(self.table_id, "online"), b"1", qos=1, retain=True)
+        self.connected = True
+        self._sent = self.acked  # whatever the broker did not pass on goes again
+        self._status_sent = None
+        self._wake.set()
+
+    def _disconnected(self, client: Any, userdata: Any, flags: Any, rc: Any,
+                      props: Any) -> None:
+        self.connected = False
+
+    def _message(self, client: Any, userdata: Any, msg: Any) -> None:
+        try:
+            body = json.loads(msg.payload)
+        except ValueError:
+            body = None
+        if msg.topic == topics.ack_topic(self.table_id):
+            if isinstance(body, dict) and isinstance(body.get("n"), int):
+                self._acknowledged(int(body["n"]))
+            return
+        refusal = self.verifier.refusal(body)
+        if refusal is None and isinstance(body, dict):
+            self.verifier.remember(str(body["id"]))
+        self.on_command({"command": body if isinstance(body, dict) else {},
+                         "refusal": refusal})
+
+    def _acknowledged(self, n: int) -> None:
+        if n > self.outbox.last_n():
+            log.error("the floor acknowledges message %d but this journal wrote only %d: "
+                      "was the journal restored from an older copy?", n, self.outbox.last_n())
+            return
+        if n > self.acked:
+            self._last_progress = time.monotonic()
+        self.acked = n
+        self._sent = max(self._sent, n)
+        self._wake.set()
+
+    # -- the link's thread --------------------------------------------------------------
+
+    def _run(self) -> None:
+        deleted = 0
+        while not self._stop:
+            self._wake.wait(1.0)
+            self._wake.clear()
+            try:
+                if self.acked > deleted:
+                    self.outbox.acknowledged(self.acked)
+                    deleted = self.acked
+                if self.connected:
+                    self._publish_status()
+                    self._drain()
+            except Exception:  # the link must never take the table down
+                log.exception("floor link")
+                time.sleep(0.5)
+
+    def _publish_status(self) -> None:
+        st = self._status
+        if st is not None and st != self._status_sent:
+            self.client.publish(topics.table_topic(self.table_id, "status"),
+                                json.dumps(st).encode(), qos=1, retain=True)
+            self._status_sent = st
+
+    def _drain(self) -> None:
+        now = time.monotonic()
+        if self._sent > self.acked and now - self._last_progress > RESEND_S:
+            self._sent = self.acked
+            self._last_progress = now
+        while self.connected and not self._stop:
+            batch = self.outbox.pending(self._sent, BATCH)
+            if not batch:
+                return
+            if self._sent == self.acked:
+                self._last_progress = time.monotonic()
+            for m in batch:
+                self.client.publish(topics.table_topic(self.table_id, m.kind), m.wire(), qos=1)
+                self._sent = m.n
+            if len(batch) < BATCH:
+                return
+
+
+def software_of(cfg: Any, rules: Any, journal: Journal) -> dict[str, Any]:
+    """The software fingerprint the pit shows: version, the configuration's combined hash,
+    and the release verified at start (production) if any."""
+    from deploy.fingerprint import fingerprint
+    from firmware import __version__
+    from firmware.table.events import EventCode
+
+    release = None
+    for r in journal.records(kinds=["event"]):
+        if r.code == EventCode.SOFTWARE_VERIFIED:
+            release = r.body.get("release")
+    return {"version": __version__, "config": fingerprint(cfg, rules.to_json()).combined,
+            "release": release}
+
+
+def open_floor_link(cfg: Any, rules: Any, journal: Journal,
+                    on_command: Callable[[dict[str, Any]], None]) -> FloorLink:
+    """The link of a table whose configuration names a floor broker: the outbox attaches
+    to the journal now (before the table writes anything); :meth:`FloorLink.start`
+    connects once the controller runs."""
+    from firmware.table.events import EventCode
+
+    link = FloorLink(cfg.table.table_id, cfg.floor, journal,
+                     software=software_of(cfg, rules, journal), on_command=on_command)
+    for r in journal.records(kinds=["event"]):
+        if r.code == EventCode.FLOOR_COMMAND and r.body.get("id"):
+            link.verifier.remember(str(r.body["id"]))
+    return link

@@ -1,0 +1,41 @@
+"""One place that makes paho-mqtt clients: TLS with the floor CA and a client certificate.
+
+paho-mqtt is imported here only, and only when a floor link or the floor service starts.
+"""
+
+from __future__ import annotations
+
+import ssl
+from pathlib import Path
+from typing import Any
+
+from firmware.errors import UserError
+
+
+def parse_broker(text: str) -> tuple[str, int]:
+    host, sep, port = text.rpartition(":")
+    if not sep or not host or not port.isdigit() or not 0 < int(port) < 65536:
+        raise UserError(f"floor broker {text!r}: give host:port, e.g. localhost:8883")
+    return host, int(port)
+
+
+def make_client(client_id: str, ca: Path, cert: Path, key: Path, *, clean: bool) -> Any:
+    """A paho client (MQTT 3.1.1) that verifies the broker against ``ca`` and presents
+    ``cert``; ``clean=False`` keeps a persistent session (QoS 1 messages queued by the
+    broker while the client is away)."""
+    try:
+        import paho.mqtt.client as mqtt
+    except ImportError:
+        raise UserError("the floor link needs paho-mqtt: pip install 'etg-firmware[floor]'") \
+            from None
+    for p in (ca, cert, key):
+        if not Path(p).is_file():
+            raise UserError(f"{p}: missing (etg floor certs creates the floor's certificates)")
+    client = mqtt.Client(mqtt.CallbackAPIVersion.VERSION2, client_id=client_id,
+                         clean_session=clean, protocol=mqtt.MQTTv311)
+    client.tls_set(ca_certs=str(ca), certfile=str(cert), keyfile=str(key),
+                   cert_reqs=ssl.CERT_REQUIRED, tls_version=ssl.PROTOCOL_TLS_CLIENT)
+    client.max_inflight_messages_set(100)
+    client.max_queued_messages_set(0)
+    client.reconnect_delay_set(min_delay=0.2, max_delay=2)
+    return client

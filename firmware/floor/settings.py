@@ -1,0 +1,23 @@
+"""The ``[floor]`` section of a table's configuration: where its floor link connects.
+
+An empty ``broker`` means no floor link: the table is an island and imports nothing of
+the floor (nor paho-mqtt).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+
+@dataclass(frozen=True)
+class FloorSettings:
+    broker: str = field(
+        default="", metadata={"doc": "host:port of the floor's MQTT broker (TLS); '' = none"}
+    )
+    ca: str = field(default="", metadata={"doc": "floor CA certificate (PEM)"})
+    cert: str = field(default="", metadata={"doc": "this table's client certificate (PEM)"})
+    key: str = field(default="", metadata={"doc": "this table's private key (PEM, mode 0600)"})
+    command_cert: str = field(
+        default="",
+        metadata={"doc": "the floor service's certificate: floor commands must be signed by it"},
+    )

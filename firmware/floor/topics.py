@@ -1,0 +1,47 @@
+"""MQTT topic names of the floor link (docs/floor.md lists them with their payloads).
+
+A table writes only under ``etg/table/<id>/`` and reads only ``etg/command/<id>`` and
+``etg/ack/<id>``; the floor service reads every table's topics and writes commands and
+acknowledgements. The broker's ACL (:mod:`firmware.floor.broker`) enforces exactly this,
+with ``<id>`` the common name of the client certificate.
+"""
+
+from __future__ import annotations
+
+import re
+
+ROOT = "etg"
+#: table -> floor, each message carries (n, seq) and goes through the outbox
+RECORD_KINDS = ("event", "round", "meters", "chain")
+#: table -> floor, retained snapshot of the table's state (not through the outbox)
+STATUS = "status"
+
+_ID = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.-]{0,62}$")
+
+
+def valid_table_id(table_id: str) -> bool:
+    """Certificate common names and topic levels: no wildcards, separators or spaces."""
+    return bool(_ID.match(table_id))
+
+
+def table_topic(table_id: str, kind: str) -> str:
+    return f"{ROOT}/table/{table_id}/{kind}"
+
+
+def command_topic(table_id: str) -> str:
+    return f"{ROOT}/command/{table_id}"
+
+
+def ack_topic(table_id: str) -> str:
+    return f"{ROOT}/ack/{table_id}"
+
+
+TABLE_WILDCARD = f"{ROOT}/table/+/+"
+
+
+def parse_table_topic(topic: str) -> tuple[str, str] | None:
+    """``(table_id, kind)`` of a table's topic, else None."""
+    parts = topic.split("/")
+    if len(parts) != 4 or parts[0] != ROOT or parts[1] != "table":
+        return None
+    return parts[2], parts[3]

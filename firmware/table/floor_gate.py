@@ -1,0 +1,75 @@
+"""The floor's disable and enable, as the table carries them out.
+
+A disable closes the table only between rounds: a round in play (wagers placed, cards
+out, a tilt) is finished first — the floor never decides a round. Closed, the table takes
+no wager until an enable; everything else (credits out, recall, the supervisor) works.
+Every floor command is journaled, taken or refused, and the state is rebuilt from those
+events on restart, so a closed table stays closed across a power cut.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping
+from typing import Any
+
+from firmware.engine.inputs import Input, SideWager, Wager
+from firmware.engine.table import Table
+from firmware.table.events import EventCode
+from firmware.table.journal import Journal
+from firmware.table.recovery import in_round
+
+EventSink = Callable[..., None]
+
+
+class FloorGate:
+    def __init__(self, closed: bool = False, closing: bool = False) -> None:
+        self.closed = closed
+        self.closing = closing  # a disable waits for the round in play
+
+    @classmethod
+    def from_journal(cls, journal: Journal) -> FloorGate:
+        gate = cls()
+        for r in journal.records(kinds=["event"]):
+            if r.code == EventCode.FLOOR_COMMAND:
+                if r.body.get("action") == "disable":
+                    gate.closing = not gate.closed
+                elif r.body.get("action") == "enable":
+                    gate.closed = gate.closing = False
+            elif r.code == EventCode.TABLE_CLOSED:
+                gate.closed, gate.closing = True, False
+            elif r.code == EventCode.TABLE_OPENED:
+                gate.closed = gate.closing = False
+        return gate
+
+    def refuses(self, inp: Input, table: Table) -> str | None:
+        if self.closed and isinstance(inp, Wager | SideWager) and not in_round(table):
+            return "the floor has closed this table"
+        return None
+
+    def command(self, args: Mapping[str, Any], table: Table, event: EventSink) -> tuple[bool, str]:
+        """A floor command handed over by the floor link: ``{"command": ..., "refusal":
+        None or why}``; journaled either way."""
+        cmd = dict(args.get("command") or {})
+        facts = {k: cmd.get(k) for k in ("id", "action", "by", "table", "issued")}
+        refusal = args.get("refusal")
+        if refusal:
+            event(EventCode.FLOOR_COMMAND_REFUSED, table.round_no, reason=str(refusal),
+                  **facts)
+            return False, str(refusal)
+        event(EventCode.FLOOR_COMMAND, table.round_no, **facts)
+        if cmd.get("action") == "enable":
+            was = self.closed or self.closing
+            self.closed = self.closing = False
+            if was:
+                event(EventCode.TABLE_OPENED, table.round_no, by=cmd.get("by"))
+            return True, "enabled"
+        if not self.closed:
+            self.closing = True
+            self.settle(table, event)
+        return True, "closed" if self.closed else "closing after the round in play"
+
+    def settle(self, table: Table, event: EventSink) -> None:
+        """Close a closing table once no round is in play (after every change)."""
+        if self.closing and not in_round(table):
+            self.closing, self.closed = False, True
+            event(EventCode.TABLE_CLOSED, table.round_no)
