@@ -39,6 +39,7 @@ COMMANDS: tuple[tuple[str, str], ...] = (
     ("par", "firmware.math.cmd_par"),
     ("rtp", "firmware.math.cmd_rtp"),
     ("ui", "ui.cli"),
+    ("floor", "firmware.floor.cli"),
 )
 
 log = logging.getLogger("etg")

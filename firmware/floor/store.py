@@ -51,6 +51,7 @@ class Applied:
     events: list[dict[str, Any]] = field(default_factory=list)
     rounds: list[dict[str, Any]] = field(default_factory=list)
     alarms: list[dict[str, Any]] = field(default_factory=list)
+    meters: list[dict[str, Any]] = field(default_factory=list)
     applied: int = 0
     duplicates: int = 0
     gaps: int = 0
@@ -148,6 +149,7 @@ class FloorStore:
         elif m.kind == "meters":
             work.append(("UPDATE floor_tables SET meters = ? WHERE table_id = ?",
                          (json.dumps(p["meters"], sort_keys=True), tid)))
+            out.meters.append({"table": tid, **p["meters"]})
         elif m.kind == "chain":
             st.head = str(p["head"])
         out.acks[tid] = n

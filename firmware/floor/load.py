@@ -1,0 +1,167 @@
+"""`etg floor load`: simulated tables through the real outbox and floor link.
+
+Each simulated table has its own journal file, :class:`~firmware.floor.outbox.Outbox` and
+:class:`~firmware.floor.link.FloorLink` with its own client certificate — the code a real
+table runs. Only the game is simulated: a round is a blackjack round record with random
+stakes and results, its meter deltas and a status change, journaled as the controller
+journals a real one, so the floor sees a table's genuine traffic shape (round, meters,
+chain head, events, status).
+"""
+
+from __future__ import annotations
+
+import random
+import sys
+import tempfile
+import threading
+import time
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from firmware.floor.certs import FLOOR_SERVICE, ca_paths, identity, make_floor_certs
+from firmware.floor.link import FloorLink
+from firmware.floor.settings import FloorSettings
+from firmware.table.events import EventCode
+from firmware.table.journal import Entry, Journal
+from firmware.table.meters import credit_deltas, round_deltas
+
+SEATS = 3
+
+
+@dataclass(frozen=True)
+class LoadOptions:
+    floor_dir: Path
+    host: str
+    port: int
+    tables: int
+    rounds_per_s: float
+    seconds: float
+
+
+def load_ids(n: int) -> list[str]:
+    return [f"LOAD-{i:03d}" for i in range(1, n + 1)]
+
+
+class SimTable:
+    """One simulated table: a journal written like the controller writes it."""
+
+    def __init__(self, table_id: str, floor_dir: Path, journal_dir: Path, host: str,
+                 port: int, seed: int) -> None:
+        self.table_id = table_id
+        self.rng = random.Random(seed)
+        self.journal = Journal(journal_dir / f"{table_id}.sqlite")
+        me = identity(floor_dir, table_id)
+        settings = FloorSettings(
+            broker=f"{host}:{port}", ca=str(ca_paths(floor_dir).cert), cert=str(me.cert),
+            key=str(me.key), command_cert=str(identity(floor_dir, FLOOR_SERVICE).cert))
+        self.link = FloorLink(table_id, settings, self.journal,
+                              software={"version": "load", "config": None, "release": None},
+                              on_command=self._command)
+        self.round_no = 0
+        self.rounds = 0
+        if self.journal.last_seq == 0:
+            for seat in range(1, SEATS + 1):
+                self.journal.append([Entry("event", {"seat": seat, "cents": 1_000_000},
+                                           None, int(EventCode.CREDITS_IN))],
+                                    credit_deltas(seat, 1_000_000))
+
+    def _command(self, args: dict[str, Any]) -> None:
+        code = EventCode.FLOOR_COMMAND_REFUSED if args.get("refusal") else \
+            EventCode.FLOOR_COMMAND
+        self.journal.append_one("event", {"reason": args.get("refusal"),
+                                          **(args.get("command") or {})}, code=int(code))
+
+    def play_round(self) -> None:
+        """One round: the dealing's status, the record with its meters, a shoe event
+        now and then."""
+        self.round_no += 1
+        r = self.rng
+        self._status("dealing")
+        stakes = {s: {"main": r.choice((500, 1000, 2500))} for s in range(1, SEATS + 1)}
+        returns = {s: {"main": r.choice((0, 0, v["main"], 2 * v["main"]))}
+                   for s, v in stakes.items()}
+        record = {
+            "final": self.round_no, "round": self.round_no, "state": "settled",
+            "variant": "blackjack",
+            "dealer": {"cards": ["KS", "7H"], "total": 17, "soft": False,
+                       "hole_revealed": True, "blackjack": False, "bust": False},
+            "seats": [{"seat": s, "net": returns[s]["main"] - stakes[s]["main"]}
+                      for s in stakes],
+            "bingo": None,
+            "stakes": {str(k): v for k, v in stakes.items()},
+            "returns": {str(k): v for k, v in returns.items()},
+            "audit": [], "first_seq": None,
+        }
+        entries = [Entry("round", record, self.round_no)]
+        if r.random() < 0.1:
+            entries.append(Entry("event", {"cards_dealt": r.randint(1, 300)}, self.round_no,
+                                 int(EventCode.SHOE_CUT_CARD)))
+        self.journal.append(entries, round_deltas(stakes, returns, voided=False))
+        self.rounds += 1
+        self._status("settled")
+
+    def _status(self, phase: str) -> None:
+        view = {"variant": "blackjack", "phase": phase, "round": self.round_no, "tilt": None,
+                "controller": {"failure": None}}
+        self.link.offer_view(view, closed=False)
+
+    def drained(self) -> bool:
+        return self.link.acked >= self.link.outbox.last_n()
+
+    def close(self) -> None:
+        self.link.stop(drain_s=0)
+        self.journal.close()
+
+
+def make_tables(opts: LoadOptions, journal_dir: Path) -> list[SimTable]:
+    ids = load_ids(opts.tables)
+    make_floor_certs(opts.floor_dir, ids)
+    return [SimTable(t, opts.floor_dir, journal_dir, opts.host, opts.port, seed=i)
+            for i, t in enumerate(ids)]
+
+
+def drive(tables: list[SimTable], rounds_per_s: float, seconds: float,
+          stop: threading.Event | None = None) -> None:
+    """Play rounds on every table at ``rounds_per_s`` each, for ``seconds``, spread evenly
+    (one thread: the journals' fsyncs dominate, not Python)."""
+    period = 1.0 / (rounds_per_s * len(tables))
+    start = time.monotonic()
+    k = 0
+    while time.monotonic() - start < seconds and not (stop and stop.is_set()):
+        tables[k % len(tables)].play_round()
+        k += 1
+        delay = start + k * period - time.monotonic()
+        if delay > 0:
+            time.sleep(delay)
+
+
+def wait_drained(tables: list[SimTable], timeout: float) -> float | None:
+    """Seconds until the floor acknowledged every table's whole outbox, else None."""
+    t0 = time.monotonic()
+    while time.monotonic() - t0 < timeout:
+        if all(t.drained() for t in tables):
+            return time.monotonic() - t0
+        time.sleep(0.05)
+    return None
+
+
+def run_load(opts: LoadOptions, progress: bool = False) -> dict[str, Any]:
+    with tempfile.TemporaryDirectory(prefix="etg-floor-load-") as tmp:
+        tables = make_tables(opts, Path(tmp))
+        for t in tables:
+            t.link.start()
+        t0 = time.monotonic()
+        if progress:
+            print(f"{len(tables)} simulated tables, {opts.rounds_per_s} rounds/s each, "
+                  f"{opts.seconds:.0f} s ...", file=sys.stderr, flush=True)
+        drive(tables, opts.rounds_per_s, opts.seconds)
+        drained = wait_drained(tables, 30.0)
+        elapsed = time.monotonic() - t0
+        messages = sum(t.link.outbox.last_n() for t in tables)
+        for t in tables:
+            t.close()
+    return {"tables": opts.tables, "messages": messages, "seconds": elapsed,
+            "messages_per_s": messages / elapsed if elapsed else 0.0,
+            "drained": drained is not None,
+            "drain_s": drained}

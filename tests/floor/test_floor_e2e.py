@@ -1,0 +1,171 @@
+"""End to end: a real broker with the generated TLS/ACL configuration, the floor service
+and three real ``etg run`` tables. The floor's records must equal each table's journal
+after a broker outage, a table kill -9 and a floor restart; a journal restored from an
+older copy raises the alarm; a table's identity cannot write another table's topics; the
+table refuses and journals a floor command that is not for it or not signed by the floor.
+"""
+
+from __future__ import annotations
+
+import json
+import shutil
+import signal
+import sqlite3
+import ssl
+import threading
+import time
+from pathlib import Path
+
+import pytest
+
+from firmware.floor import topics
+from firmware.floor.certs import FLOOR_SERVICE, ca_paths, identity
+from firmware.floor.command_auth import new_command
+from firmware.table.events import EventCode
+
+from floor_rig import FloorRig, control, floor_rig, wait_for
+
+pytest.importorskip("paho.mqtt.client")
+if not shutil.which("mosquitto") and not Path("/usr/sbin/mosquitto").exists():
+    pytest.skip("mosquitto is not installed (make setup installs it)", allow_module_level=True)
+
+TABLES = ["T1", "T2", "T3"]
+
+
+def _rounds_on_floor(rig: FloorRig, tid: str) -> int:
+    return len(rig.floor_records(tid)["rounds"]) if rig.floor is not None else 0
+
+
+def _journal_events(rig: FloorRig, tid: str, code: int) -> list[dict]:
+    return [b for _s, c, b in rig.journal_records(tid)["events"] if c == code]
+
+
+def _client(rig: FloorRig, name: str, client_id: str):  # type: ignore[no-untyped-def]
+    from firmware.floor.mqtt import make_client
+
+    me = identity(rig.dir, name)
+    c = make_client(client_id, ca_paths(rig.dir).cert, me.cert, me.key, clean=True)
+    c.connect("127.0.0.1", rig.broker_port, 10)
+    c.loop_start()
+    return c
+
+
+def _acl_holds(rig: FloorRig) -> None:
+    """T1's certificate may write only T1's topics; a spy with the floor's identity sees
+    what reaches the floor side."""
+    got: list[str] = []
+    arrived = threading.Event()
+
+    def on_message(client, userdata, msg):  # type: ignore[no-untyped-def]
+        if b"forged-by-T1" in msg.payload:
+            got.append(msg.topic)
+        if msg.topic.endswith("/probe"):
+            arrived.set()
+
+    spy = _client(rig, FLOOR_SERVICE, "acl-spy")
+    spy.on_message = on_message
+    spy.subscribe([("etg/table/T2/#", 1), ("etg/table/T1/probe", 1), ("etg/command/#", 1)])
+    time.sleep(0.3)
+    t1 = _client(rig, "T1", "acl-T1")
+    forged = {"n": 10**9, "seq": 10**9, "hash": "0" * 64, "ts_ns": 1, "code": 1,
+              "round": None, "body": {"mark": "forged-by-T1"}}
+    for topic in ("etg/table/T2/event", "etg/table/T2/status", "etg/command/T2",
+                  "etg/ack/T2", "etg/table/T1/probe"):
+        t1.publish(topic, json.dumps(forged), qos=1).wait_for_publish(5)
+    assert arrived.wait(10), "T1's write to its own topic did not arrive"
+    time.sleep(0.3)
+    assert got == ["etg/table/T1/probe"], f"T1 wrote to another table's topics: {got}"
+    # and a client without a certificate of the floor CA is not let in at all
+    import paho.mqtt.client as mqtt
+
+    anon = mqtt.Client(mqtt.CallbackAPIVersion.VERSION2, client_id="anon")
+    anon.tls_set(ca_certs=str(ca_paths(rig.dir).cert), cert_reqs=ssl.CERT_REQUIRED)
+    with pytest.raises((ssl.SSLError, OSError)):
+        anon.connect("127.0.0.1", rig.broker_port, 5)
+        anon.loop_start()
+        time.sleep(0.5)
+        anon.loop_stop()
+        if not anon.is_connected():
+            raise OSError("refused")
+    for c in (t1, spy):
+        c.loop_stop()
+        c.disconnect()
+
+
+def _bad_commands(rig: FloorRig) -> None:
+    """Commands T1 must refuse (and journal): for another table, signed by another key."""
+    floor = _client(rig, FLOOR_SERVICE, "cmd-test")
+    key = identity(rig.dir, FLOOR_SERVICE).key.read_bytes()
+    wrong_table = new_command("T2", "disable", "test", key)
+    forged = new_command("T1", "disable", "test", identity(rig.dir, "T3").key.read_bytes())
+    for cmd in (wrong_table, forged):
+        floor.publish(topics.command_topic("T1"), json.dumps(cmd), qos=1).wait_for_publish(5)
+    floor.loop_stop()
+    floor.disconnect()
+    refused = wait_for("T1 to journal two refusals", lambda: (
+        r if len(r := _journal_events(rig, "T1", EventCode.FLOOR_COMMAND_REFUSED)) >= 2
+        else None), 20)
+    reasons = " | ".join(r["reason"] for r in refused)
+    assert "addressed to table 'T2'" in reasons and "bad signature" in reasons
+    assert _journal_events(rig, "T1", EventCode.TABLE_CLOSED) == []
+
+
+def _equal(rig: FloorRig, tid: str) -> bool:
+    f, j = rig.floor_records(tid), rig.journal_records(tid)
+    return f == j
+
+
+def test_floor_records_equal_journals_through_outage_kill_and_restart(tmp_path: Path) -> None:
+    with floor_rig(tmp_path, TABLES) as rig:
+        rig.start_broker()
+        rig.start_floor()
+        for t in TABLES:
+            rig.start_table(t)
+        for t in TABLES:
+            wait_for(f"rounds of {t} on the floor", lambda t=t: _rounds_on_floor(rig, t) >= 1)
+        _acl_holds(rig)
+        _bad_commands(rig)
+
+        # a broker outage: the tables play on, journaling into their outboxes
+        before = {t: len(rig.journal_records(t)["rounds"]) for t in TABLES}
+        rig.stop_broker()
+        wait_for("rounds during the outage", lambda: all(
+            len(rig.journal_records(t)["rounds"]) > before[t] for t in TABLES))
+        rig.start_broker()
+        # a table killed mid-play, restarted from its journal
+        rig.stop_table("T2", signal.SIGKILL)
+        rig.start_table("T2")
+        # the floor service restarted while the tables publish
+        rig.stop_floor()
+        mid = {t: len(rig.journal_records(t)["rounds"]) for t in TABLES}
+        wait_for("rounds while the floor is down", lambda: all(
+            len(rig.journal_records(t)["rounds"]) > mid[t] for t in TABLES))
+        rig.start_floor()
+        backup = tmp_path / "T3-old.sqlite"
+        src = sqlite3.connect(rig.journal(TABLES[2]))
+        dst = sqlite3.connect(backup)
+        src.backup(dst)
+        src.close()
+        dst.close()
+        last = {t: len(rig.journal_records(t)["rounds"]) for t in TABLES}
+        wait_for("a few more rounds", lambda: all(
+            len(rig.journal_records(t)["rounds"]) >= last[t] + 2 for t in TABLES))
+        for t in TABLES:
+            rig.stop_table(t)
+        for t in TABLES:
+            wait_for(f"the floor to hold {t}'s journal", lambda t=t: _equal(rig, t), 30)
+            f = rig.floor_records(t)
+            assert len(f["rounds"]) >= 5 and f["meters"]["balanced"]
+            assert [s for s, _c, _b in f["events"]] == sorted({s for s, _c, _b in f["events"]})
+        rig.log_in()
+        assert all(not tile["alarms"] for tile in rig.tiles().values())
+
+        # T3 restored from the older copy: the floor must notice the journal went back
+        shutil.copy(backup, rig.journal("T3"))
+        for suffix in ("-wal", "-shm"):
+            Path(str(rig.journal("T3")) + suffix).unlink(missing_ok=True)
+        rig.start_table("T3")
+        alarms = wait_for("the rollback alarm", lambda: rig.tiles()["T3"]["alarms"], 30)
+        assert {a["kind"] for a in alarms} & {"sequence", "rollback"}
+        assert not rig.tiles()["T1"]["alarms"] and not rig.tiles()["T2"]["alarms"]
+        control(rig.control("T3"), {"cmd": "status"})
