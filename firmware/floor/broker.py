@@ -17,6 +17,7 @@ import os
 import shutil
 import subprocess
 from pathlib import Path
+from typing import Any
 
 from firmware.errors import UserError
 from firmware.floor.certs import BROKER, FLOOR_SERVICE, ca_paths, identity
@@ -86,7 +87,10 @@ def mosquitto_binary() -> str:
     raise UserError("mosquitto is not installed (make setup installs Debian's package)")
 
 
-def start_broker(root: Path, port: int, host: str = "127.0.0.1") -> subprocess.Popen[bytes]:
-    """Mosquitto on the generated configuration, as a child process."""
+def start_broker(root: Path, port: int, host: str = "127.0.0.1",
+                 log: Any = None) -> subprocess.Popen[bytes]:
+    """Mosquitto on the generated configuration, as a child process (its log to ``log``,
+    a file object, else this process's stderr)."""
     conf = write_config(root, port, host)
-    return subprocess.Popen([mosquitto_binary(), "-c", str(conf)], stdin=subprocess.DEVNULL)
+    return subprocess.Popen([mosquitto_binary(), "-c", str(conf)], stdin=subprocess.DEVNULL,
+                            stdout=log, stderr=log)

@@ -20,9 +20,11 @@ from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
 
+from firmware.floor.auth import add_staff
 from firmware.floor.broker import start_broker
 from firmware.floor.certs import make_floor_certs
 from firmware.floor.cli import table_settings
+from firmware.floor.db import Database
 from firmware.floor.messages import public_round
 from firmware.table.meters import summarize
 
@@ -64,9 +66,10 @@ class FloorRig:
         self.broker: subprocess.Popen[bytes] | None = None
         self.floor: subprocess.Popen[bytes] | None = None
         self.procs: dict[str, subprocess.Popen[bytes]] = {}
-        self.env = {**os.environ, "ETG_FLOOR_PASSWORD": PASSWORD}
-        subprocess.run(etg("floor", "staff", "--dir", str(self.dir), "--db", self.db_url,
-                           STAFF), check=True, env=self.env, capture_output=True)
+        self.env = dict(os.environ)
+        db = Database(self.db_url)
+        add_staff(db, STAFF, PASSWORD)
+        db.close()
         self.cookies = http.cookiejar.CookieJar()
         self.http = urllib.request.build_opener(urllib.request.HTTPCookieProcessor(self.cookies))
 
@@ -76,7 +79,8 @@ class FloorRig:
         return open(self.root / f"{name}.log", "ab")  # noqa: SIM115 (handed to the child)
 
     def start_broker(self) -> None:
-        self.broker = start_broker(self.dir, self.broker_port)
+        with self._log("broker") as log:
+            self.broker = start_broker(self.dir, self.broker_port, log=log)
         wait_for("the broker's port", lambda: _port_open(self.broker_port), 10)
 
     def stop_broker(self) -> None:
