@@ -10,9 +10,14 @@ ETG    := $(BIN)/etg
 TESTENV := SDL_VIDEODRIVER=dummy SDL_AUDIODRIVER=dummy PYGAME_HIDE_SUPPORT_PROMPT=1
 JOBS   ?= 2
 
-.PHONY: setup run test test-hil lint bench rng-check pi-check clean
+.PHONY: setup system-packages run test test-hil lint bench rng-check pi-check clean
 
-setup: $(STAMP)
+setup: system-packages $(STAMP)
+
+# Debian packages the floor's tests use (Mosquitto, PostgreSQL, chromium): installed with
+# apt when missing and we are root; a quick check when they are there.
+system-packages:
+	@sh deploy/system-packages.sh
 
 $(STAMP): pyproject.toml
 	@test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)

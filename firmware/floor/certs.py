@@ -58,7 +58,7 @@ def _new_key() -> object:
 def _key_pem(key: object) -> bytes:
     from cryptography.hazmat.primitives import serialization
 
-    return key.private_bytes(  # type: ignore[attr-defined, no-any-return]
+    return key.private_bytes(  # type: ignore[attr-defined]
         serialization.Encoding.PEM, serialization.PrivateFormat.PKCS8,
         serialization.NoEncryption())
 

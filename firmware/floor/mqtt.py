@@ -37,5 +37,5 @@ def make_client(client_id: str, ca: Path, cert: Path, key: Path, *, clean: bool)
                    cert_reqs=ssl.CERT_REQUIRED, tls_version=ssl.PROTOCOL_TLS_CLIENT)
     client.max_inflight_messages_set(100)
     client.max_queued_messages_set(0)
-    client.reconnect_delay_set(min_delay=0.2, max_delay=2)
+    client.reconnect_delay_set(min_delay=1, max_delay=2)
     return client

@@ -76,7 +76,7 @@ class FloorRig:
     # -- processes ----------------------------------------------------------------------
 
     def _log(self, name: str) -> Any:
-        return open(self.root / f"{name}.log", "ab")  # noqa: SIM115 (handed to the child)
+        return open(self.root / f"{name}.log", "ab")
 
     def start_broker(self) -> None:
         with self._log("broker") as log:
@@ -109,15 +109,16 @@ class FloorRig:
     def control(self, tid: str) -> str:
         return str(self.root / f"{tid}.ctl")
 
-    def start_table(self, tid: str, *extra: str, pace: float = 0.02) -> None:
+    def start_table(self, tid: str, *extra: str, pace: float = 0.02,
+                    auto_play: bool = True) -> None:
         sets = [f"table.table_id={tid}", f"journal.path={self.journal(tid)}",
                 f"shoe.sim_pace_s={pace}", "table.seats=2",
                 *(f"floor.{k}={v}" for k, v in table_settings(
                     self.dir, tid, f"127.0.0.1:{self.broker_port}").items())]
         args = [a for s in sets for a in ("--set", s)]
         self.procs[tid] = subprocess.Popen(
-            etg(*args, "run", "--auto-play", "--headless", "--quiet", "--control",
-                self.control(tid), *extra),
+            etg(*args, "run", *(["--auto-play"] if auto_play else []), "--headless",
+                "--quiet", "--control", self.control(tid), *extra),
             stdout=self._log(tid), stderr=subprocess.STDOUT, env=self.env)
 
     def stop_table(self, tid: str, sig: int = signal.SIGTERM) -> None:

@@ -17,13 +17,12 @@ import time
 from pathlib import Path
 
 import pytest
+from floor_rig import FloorRig, control, floor_rig, wait_for
 
 from firmware.floor import topics
 from firmware.floor.certs import FLOOR_SERVICE, ca_paths, identity
 from firmware.floor.command_auth import new_command
 from firmware.table.events import EventCode
-
-from floor_rig import FloorRig, control, floor_rig, wait_for
 
 pytest.importorskip("paho.mqtt.client")
 if not shutil.which("mosquitto") and not Path("/usr/sbin/mosquitto").exists():

@@ -12,10 +12,9 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from floor_rig import PASSWORD, STAFF, FloorRig, control, floor_rig, wait_for
 
 from firmware.table.events import EventCode
-
-from floor_rig import PASSWORD, STAFF, FloorRig, control, floor_rig, wait_for
 
 CHROMIUM, DRIVER = "/usr/bin/chromium", "/usr/bin/chromedriver"
 if not (Path(CHROMIUM).exists() and Path(DRIVER).exists()):
@@ -60,7 +59,7 @@ def test_pit_view_tiles_tilt_and_disable(tmp_path: Path) -> None:
     with floor_rig(tmp_path, ["B1", "B2"]) as rig:
         rig.start_broker()
         rig.start_floor()
-        rig.start_table("B1")
+        rig.start_table("B1", auto_play=False)  # idle: nothing but our fault tilts it
         rig.start_table("B2")
         browser = _browser(tmp_path / "chromium-profile")
         try:
@@ -71,28 +70,31 @@ def test_pit_view_tiles_tilt_and_disable(tmp_path: Path) -> None:
             for tid in ("B1", "B2"):  # tiles appear (live, without a reload)
                 wait_for(f"the tile of {tid}", lambda tid=tid: browser.find_elements(
                     By.ID, f"tile-{tid}"), 60)
-            wait_for("B1's first round", lambda: "round" in browser.find_element(
+            wait_for("B1's status", lambda: "blackjack" in browser.find_element(
                 By.ID, "tile-B1").text)
 
             # a tilt: the browser notes when the tile turns red; the table's journal when
             # it tilted
             browser.execute_script("""
                 window.__red = null; const el = document.getElementById('tile-B1');
-                new MutationObserver(() => { if (el.classList.contains('tilt') && !window.__red)
-                  window.__red = Date.now(); }).observe(el, {attributes: true});""")
+                new MutationObserver(() => {
+                  if (!window.__red && el.classList.contains('tilt')
+                      && el.textContent.includes('panel'))
+                    window.__red = [Date.now(), getComputedStyle(el).backgroundColor];
+                }).observe(el, {attributes: true, childList: true, subtree: true});""")
             assert "tilt" not in browser.find_element(By.ID, "tile-B1").get_attribute("class")
             assert control(rig.control("B1"), {"cmd": "fault", "code": "PANEL",
                                                "detail": "pit view test"})["ok"]
-            red_ms = wait_for("B1's tile to turn red",
-                              lambda: browser.execute_script("return window.__red"), 10)
+            red_ms, color = wait_for("B1's tile to turn red",
+                                     lambda: browser.execute_script("return window.__red"), 10)
             tilt_ns = wait_for("B1's TILT record", lambda: next(
-                (t for _s, _k, c, t in _journal_ts(rig, "B1") if c == EventCode.TILT), None))
+                (t for _s, _k, c, t, b in _journal_ts(rig, "B1")
+                 if c == EventCode.TILT and b.get("code") == "PANEL"), None))
             latency = red_ms / 1000 - tilt_ns / 1e9
             print(f"tilt journaled -> tile red in the browser: {latency * 1000:.0f} ms")
             assert latency > -0.05  # the same clock: red never before the tilt
-            color = browser.execute_script(
-                "return getComputedStyle(document.getElementById('tile-B1')).backgroundColor")
             assert color == "rgb(176, 0, 32)"
+            assert "tilt" in browser.find_element(By.ID, "tile-B1").get_attribute("class")
 
             # disable B2 from its page: it finishes the round in play, then closes
             browser.find_element(By.ID, "tile-B2").click()
@@ -128,10 +130,11 @@ def test_pit_view_tiles_tilt_and_disable(tmp_path: Path) -> None:
             browser.quit()
 
 
-def _journal_ts(rig: FloorRig, tid: str) -> list[tuple[int, str, int | None, int]]:
+def _journal_ts(rig: FloorRig, tid: str) -> list[tuple[int, str, int | None, int, Any]]:
     db = sqlite3.connect(f"file:{rig.journal(tid)}?mode=ro", uri=True)
     try:
-        return [(s, k, c, t) for s, k, c, t in db.execute(
-            "SELECT seq, kind, code, ts_ns FROM records WHERE kind = 'event' ORDER BY seq")]
+        return [(s, k, c, t, json.loads(b)) for s, k, c, t, b in db.execute(
+            "SELECT seq, kind, code, ts_ns, body FROM records WHERE kind = 'event'"
+            " ORDER BY seq")]
     finally:
         db.close()

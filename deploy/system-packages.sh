@@ -1,0 +1,21 @@
+#!/bin/sh
+# The Debian packages the floor needs on a development machine or CI: the broker
+# (mosquitto), the floor database server (postgresql) and a real browser for the pit-view
+# test (chromium, chromium-driver). Quick when all are present; as root, installs what is
+# missing (apt-get update first); otherwise says what to install and carries on.
+set -eu
+missing=""
+command -v mosquitto >/dev/null 2>&1 || [ -x /usr/sbin/mosquitto ] || missing="$missing mosquitto"
+ls /usr/lib/postgresql/*/bin/initdb >/dev/null 2>&1 || missing="$missing postgresql"
+[ -x /usr/bin/chromium ] || missing="$missing chromium"
+[ -x /usr/bin/chromedriver ] || missing="$missing chromium-driver"
+[ -z "$missing" ] && exit 0
+if [ "$(id -u)" -ne 0 ] || ! command -v apt-get >/dev/null 2>&1; then
+    echo "note: the floor tests need:$missing (sudo apt-get install$missing); they skip without" >&2
+    exit 0
+fi
+echo "installing:$missing" >&2
+export DEBIAN_FRONTEND=noninteractive
+apt-get update -q >/dev/null
+# shellcheck disable=SC2086
+apt-get install -y -q --no-install-recommends $missing >/dev/null
