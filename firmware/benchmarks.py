@@ -26,6 +26,7 @@ BENCHMARKS: tuple[tuple[str, str], ...] = (
     ("ui", "ui.bench:ui_benchmark"),
     ("release", "deploy.benchmarks:release"),
     ("math", "firmware.math.bench:run"),
+    ("floor", "firmware.floor.bench:floor_benchmark"),
 )
 
 

@@ -56,7 +56,7 @@ def config_text(root: Path, port: int, host: str = "127.0.0.1", persist: bool = 
         "require_certificate true",
         "use_identity_as_username true",
         "tls_version tlsv1.2",
-        "max_inflight_messages 100",
+        "max_inflight_messages 1000",
         "max_queued_messages 100000",
         "log_dest stderr",
         "log_type error",

@@ -92,6 +92,23 @@ class Database:
     def _sql(self, sql: str) -> str:
         return sql.replace("?", "%s") if self.postgres else sql
 
+    def run_grouped(self, work: Iterable[tuple[str, Sequence[Any]]]) -> None:
+        """Execute statements in one transaction, each distinct statement once with all
+        its rows (``executemany``) in the order the statements first appear; the rows of
+        one statement keep their order. For batches whose statements commute."""
+        groups: dict[str, list[tuple[Any, ...]]] = {}
+        for sql, args in work:
+            groups.setdefault(sql, []).append(tuple(args))
+        with self._lock:
+            try:
+                cur = self._conn.cursor()
+                for sql, rows in groups.items():
+                    cur.executemany(self._sql(sql), rows)
+                self._conn.commit()
+            except BaseException:
+                self._conn.rollback()
+                raise
+
     def run(self, work: Iterable[tuple[str, Sequence[Any]]]) -> None:
         """Execute statements in one transaction."""
         with self._lock:

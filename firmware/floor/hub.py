@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import asyncio
 import json
-import time
 from typing import Any
 
 from firmware.floor import views
@@ -35,10 +34,9 @@ class Hub:
     def applied(self, a: Applied) -> None:
         if self.loop is None or not self.clients or not a.changed:
             return
-        newest = max(a.received) if a.received else time.time()
         msgs: list[tuple[str | None, str]] = []
         for tile in views.tiles(self.db, a.changed):
-            tile["as_of"] = newest
+            tile["as_of"] = a.as_of.get(tile["table"])
             msgs.append((tile["table"], _sse("tile", tile)))
         for e in a.events:
             msgs.append((e["table"], _sse("event", {**e, "label": event_label(e.get("code"))})))

@@ -28,6 +28,8 @@ log = logging.getLogger("etg.floor.ingest")
 
 BATCH = 5000
 LINGER_S = 0.02
+#: a table with a gap gets its acknowledgement repeated at most this often
+GAP_ACK_S = 1.0
 
 
 class Ingest:
@@ -46,6 +48,7 @@ class Ingest:
         self.connected = threading.Event()
         self.ingested = 0
         self._stop = False
+        self._gap_acked: dict[str, float] = {}
         self._thread = threading.Thread(target=self._run, name="floor-store", daemon=True)
 
     def start(self) -> Ingest:
@@ -127,7 +130,13 @@ class Ingest:
                 log.exception("floor database write failed; retrying")
                 time.sleep(1.0)
         self.ingested += applied.applied
-        for tid, n in applied.acks.items():
+        acks = dict(applied.acks)
+        now = time.monotonic()
+        for tid in applied.gapped - set(acks):
+            if now - self._gap_acked.get(tid, 0.0) >= GAP_ACK_S:
+                self._gap_acked[tid] = now
+                acks[tid] = self.store.tables[tid].last_n
+        for tid, n in acks.items():
             self.client.publish(topics.ack_topic(tid), json.dumps({"n": n}).encode(), qos=1,
                                 retain=True)
         for a in applied.alarms:

@@ -29,7 +29,11 @@ from firmware.table.journal import Journal
 log = logging.getLogger("etg.floor.link")
 
 #: seconds without acknowledgement progress before unacknowledged messages are sent again
-RESEND_S = 3.0
+#: (a safety net: QoS 1 loses nothing while connected; everything after the floor's
+#: acknowledgement is sent again on every reconnect, and when the floor reports a gap)
+RESEND_S = 30.0
+#: a gap report (the floor repeating its acknowledgement) is acted on at most this often
+GAP_RESEND_S = 1.0
 BATCH = 500
 
 
@@ -71,7 +75,9 @@ class FloorLink:
         self.acked = 0
         self._sent = 0
         self._last_progress = time.monotonic()
+        self._gap_resend = 0.0
         self._status: dict[str, Any] | None = None
+        self._status_ts = 0.0
         self._status_sent: dict[str, Any] | None = None
         self._stop = False
         self._thread = threading.Thread(target=self._run, name="floor-link", daemon=True)
@@ -112,6 +118,7 @@ class FloorLink:
         st = status_of(view, closed, self.journal, self.software)
         if st != self._status:
             self._status = st
+            self._status_ts = time.time()
             self._wake.set()
 
     # -- paho's thread ------------------------------------------------------------------
@@ -152,8 +159,13 @@ class FloorLink:
             log.error("the floor acknowledges message %d but this journal wrote only %d: "
                       "was the journal restored from an older copy?", n, self.outbox.last_n())
             return
+        now = time.monotonic()
         if n > self.acked:
-            self._last_progress = time.monotonic()
+            self._last_progress = now
+        elif n == self.acked and self._sent > n and now - self._gap_resend >= GAP_RESEND_S:
+            # the floor repeats its acknowledgement: it is missing what follows
+            self._gap_resend = now
+            self._sent = n
         self.acked = n
         self._sent = max(self._sent, n)
         self._wake.set()
@@ -180,7 +192,8 @@ class FloorLink:
         st = self._status
         if st is not None and st != self._status_sent:
             self.client.publish(topics.table_topic(self.table_id, "status"),
-                                json.dumps(st).encode(), qos=1, retain=True)
+                                json.dumps({**st, "ts": self._status_ts}).encode(), qos=1,
+                                retain=True)
             self._status_sent = st
 
     def _drain(self) -> None:

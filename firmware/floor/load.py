@@ -75,9 +75,27 @@ class SimTable:
     def play_round(self) -> None:
         """One round: the dealing's status, the record with its meters, a shoe event
         now and then."""
+        self._status("dealing")
+        entries, deltas = self._round()
+        self.journal.append(entries, deltas)
+        self.rounds += 1
+        self._status("settled")
+
+    def play_rounds(self, k: int) -> None:
+        """``k`` rounds journaled in one transaction (to fill an outbox quickly)."""
+        entries: list[Entry] = []
+        deltas: dict[tuple[str, int, str], int] = {}
+        for _ in range(k):
+            e, d = self._round()
+            entries += e
+            for key, v in d.items():
+                deltas[key] = deltas.get(key, 0) + v
+        self.journal.append(entries, deltas)
+        self.rounds += k
+
+    def _round(self) -> tuple[list[Entry], dict[tuple[str, int, str], int]]:
         self.round_no += 1
         r = self.rng
-        self._status("dealing")
         stakes = {s: {"main": r.choice((500, 1000, 2500))} for s in range(1, SEATS + 1)}
         returns = {s: {"main": r.choice((0, 0, v["main"], 2 * v["main"]))}
                    for s, v in stakes.items()}
@@ -97,9 +115,7 @@ class SimTable:
         if r.random() < 0.1:
             entries.append(Entry("event", {"cards_dealt": r.randint(1, 300)}, self.round_no,
                                  int(EventCode.SHOE_CUT_CARD)))
-        self.journal.append(entries, round_deltas(stakes, returns, voided=False))
-        self.rounds += 1
-        self._status("settled")
+        return entries, round_deltas(stakes, returns, voided=False)
 
     def _status(self, phase: str) -> None:
         view = {"variant": "blackjack", "phase": phase, "round": self.round_no, "tilt": None,

@@ -35,7 +35,7 @@ def make_client(client_id: str, ca: Path, cert: Path, key: Path, *, clean: bool)
                          clean_session=clean, protocol=mqtt.MQTTv311)
     client.tls_set(ca_certs=str(ca), certfile=str(cert), keyfile=str(key),
                    cert_reqs=ssl.CERT_REQUIRED, tls_version=ssl.PROTOCOL_TLS_CLIENT)
-    client.max_inflight_messages_set(100)
+    client.max_inflight_messages_set(1000)
     client.max_queued_messages_set(0)
     client.reconnect_delay_set(min_delay=1, max_delay=2)
     return client

@@ -30,6 +30,7 @@ class TableState:
     last_n: int = 0
     last_seq: int = 0  # journal seq of the last record applied
     status_seq: int = 0  # journal seq of the latest status (its last record then)
+    status_ts: float = 0.0  # when the table issued it (its clock)
     head: str | None = None
     alarmed: set[str] = field(default_factory=set)
 
@@ -55,7 +56,12 @@ class Applied:
     applied: int = 0
     duplicates: int = 0
     gaps: int = 0
+    #: tables with a gap: their acknowledgement is repeated, so they send from it again
+    gapped: set[str] = field(default_factory=set)
     received: list[float] = field(default_factory=list)
+    #: per table: the newest table-side time (s) of what the batch applied — a record's
+    #: journal time, a status's time of issue — so a page can tell how old its tile is
+    as_of: dict[str, float] = field(default_factory=dict)
 
 
 class FloorStore:
@@ -64,17 +70,18 @@ class FloorStore:
         self.tables: dict[str, TableState] = {}
         for tid, last_n, last_seq, head, status in db.all(
                 "SELECT table_id, last_n, last_seq, head, status FROM floor_tables"):
-            status_seq = int(json.loads(status).get("seq") or 0) if status else 0
-            self.tables[tid] = TableState(int(last_n), int(last_seq), status_seq, head)
+            st = json.loads(status) if status else {}
+            self.tables[tid] = TableState(int(last_n), int(last_seq), int(st.get("seq") or 0),
+                                          float(st.get("ts") or 0.0), head)
         for tid, kind in db.all("SELECT DISTINCT table_id, kind FROM floor_alarms"):
             self.tables.setdefault(tid, TableState()).alarmed.add(kind)
 
-    def _state(self, tid: str, work: list[tuple[str, tuple[Any, ...]]]) -> TableState:
+    def _state(self, tid: str, new: list[tuple[str, tuple[Any, ...]]]) -> TableState:
         st = self.tables.get(tid)
         if st is None:
             st = self.tables[tid] = TableState()
-            work.append(("INSERT INTO floor_tables(table_id, updated) VALUES (?, ?)"
-                         " ON CONFLICT(table_id) DO NOTHING", (tid, time.time())))
+            new.append(("INSERT INTO floor_tables(table_id, updated) VALUES (?, ?)"
+                        " ON CONFLICT(table_id) DO NOTHING", (tid, time.time())))
         return st
 
     def apply(self, batch: list[Incoming]) -> Applied:
@@ -88,9 +95,10 @@ class FloorStore:
 
     def _apply(self, batch: list[Incoming]) -> Applied:
         out = Applied()
+        new: list[tuple[str, tuple[Any, ...]]] = []  # tables first seen: inserted first
         work: list[tuple[str, tuple[Any, ...]]] = []
         for m in batch:
-            st = self._state(m.table_id, work)
+            st = self._state(m.table_id, new)
             if m.kind == "status":
                 self._status(m, st, work, out)
             elif m.kind == "online":
@@ -104,8 +112,10 @@ class FloorStore:
             work.append(("UPDATE floor_tables SET last_n = ?, last_seq = ?, head = ?,"
                          " updated = ? WHERE table_id = ?",
                          (st.last_n, st.last_seq, st.head, time.time(), tid)))
-        if work:
-            self.db.run(work)
+        if new or work:
+            # each statement below touches its own rows or columns (or appends): grouped
+            # into one executemany per statement, in one transaction
+            self.db.run_grouped(new + work)
         return out
 
     def _record(self, m: Incoming, st: TableState, work: list[tuple[str, tuple[Any, ...]]],
@@ -124,6 +134,7 @@ class FloorStore:
             return
         if n > st.last_n + 1:
             out.gaps += 1  # the table sends the missing ones again from the acknowledgement
+            out.gapped.add(m.table_id)
             return
         if seq < st.last_seq:  # meters and chain share their round's seq: strictly lower
             self._alarm(m.table_id, st, "sequence", (
@@ -156,11 +167,18 @@ class FloorStore:
         out.changed.add(tid)
         out.applied += 1
         out.received.append(m.received)
+        out.as_of[tid] = max(out.as_of.get(tid, 0.0), int(p["ts_ns"]) / 1e9)
 
     def _status(self, m: Incoming, st: TableState, work: list[tuple[str, tuple[Any, ...]]],
                 out: Applied) -> None:
         p = m.payload
         seq = int(p.get("seq") or 0)
+        ts = float(p["ts"]) if isinstance(p.get("ts"), int | float) else 0.0
+        if ts < st.status_ts:
+            # older than the status shown: the broker re-delivering a queued or retained
+            # one (after a floor restart); a rolled-back table issues *new* statuses
+            return
+        st.status_ts = ts
         if seq < st.status_seq:
             self._alarm(m.table_id, st, "sequence", (
                 f"the table reports journal record {seq} as its last, but it reported "
@@ -171,6 +189,8 @@ class FloorStore:
                      (json.dumps(p, sort_keys=True), m.table_id)))
         out.changed.add(m.table_id)
         out.received.append(m.received)
+        if isinstance(p.get("ts"), int | float):
+            out.as_of[m.table_id] = max(out.as_of.get(m.table_id, 0.0), float(p["ts"]))
 
     def _alarm(self, tid: str, st: TableState, kind: str, detail: str,
                work: list[tuple[str, tuple[Any, ...]]], out: Applied) -> None:

@@ -40,9 +40,10 @@ def event(tid: str, n: int, seq: int, code: int = 100, digest: str | None = None
                                    "body": {"n": n}}, time.time())
 
 
-def status(tid: str, seq: int, phase: str = "betting") -> Incoming:
+def status(tid: str, seq: int, phase: str = "betting", ts: float | None = None) -> Incoming:
     return Incoming(tid, "status", {"seq": seq, "phase": phase, "variant": "blackjack",
-                                    "round": 1, "tilt": None, "closed": False}, time.time())
+                                    "round": 1, "tilt": None, "closed": False,
+                                    "ts": time.time() if ts is None else ts}, time.time())
 
 
 def floor_events(db: Database, tid: str) -> list[tuple[int, dict[str, Any]]]:
@@ -81,6 +82,10 @@ def test_a_status_going_backwards_is_a_sequence_alarm(db: Database) -> None:
     t = _tid(db, "T3")
     store = FloorStore(db)
     assert not store.apply([status(t, 40), status(t, 40), status(t, 55)]).alarms
+    # an old status delivered late (queued by the broker while the floor was down) is
+    # stale, not a rollback
+    assert not store.apply([status(t, 40, ts=time.time() - 60)]).alarms
+    assert tiles(db, [t])[0]["phase"] == "betting"
     a = store.apply([status(t, 30)])
     assert [al["kind"] for al in a.alarms] == ["sequence"]
     # raised once, kept across a restart of the service

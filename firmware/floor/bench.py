@@ -1,0 +1,213 @@
+"""`make bench` for the floor: 50 simulated tables against a real broker and floor service.
+
+Measured, each on a fresh broker (Mosquitto, the generated TLS configuration) and floor
+service (``etg floor serve``, SQLite, its own process), with the tables of
+:mod:`firmware.floor.load` (real journals, outboxes and floor links) in this process:
+
+1. ingest: every table's outbox filled first, then all links started at once; messages
+   per second from the start until the floor database holds every message (so it
+   includes TLS, QoS 1 and the tables' own publishing);
+2. latency: tables playing at a steady rate, a logged-in pit-view client on the live
+   stream; for each tile update, the time from the newest record or status it reflects
+   (the table's clock) to its arrival at the client (same machine, same clock);
+3. outage: the broker stopped for 60 s while the tables play on, then started; the time
+   until the floor has acknowledged every table's whole outbox.
+"""
+
+from __future__ import annotations
+
+import http.client
+import http.cookiejar
+import json
+import os
+import signal
+import socket
+import sqlite3
+import statistics
+import subprocess
+import sys
+import tempfile
+import threading
+import time
+import urllib.parse
+import urllib.request
+from collections.abc import Iterator
+from pathlib import Path
+
+from firmware.floor.auth import add_staff
+from firmware.floor.broker import start_broker
+from firmware.floor.db import Database
+from firmware.floor.load import LoadOptions, SimTable, drive, make_tables, wait_drained
+
+TABLES = 50
+PREFILL_ROUNDS = 100  # per table, for the ingest figure
+OUTAGE_S = 60.0
+STAFF, PASSWORD = "bench", "bench-password"
+
+
+def _free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return int(s.getsockname()[1])
+
+
+def _wait_port(port: int, timeout: float = 30.0) -> None:
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        with socket.socket() as s:
+            if s.connect_ex(("127.0.0.1", port)) == 0:
+                return
+        time.sleep(0.05)
+    raise RuntimeError(f"nothing listens on port {port}")
+
+
+def _floor_total(db_path: Path) -> int:
+    db = sqlite3.connect(db_path, timeout=30)
+    try:
+        row = db.execute("SELECT COALESCE(SUM(last_n), 0) FROM floor_tables").fetchone()
+        return int(row[0])
+    finally:
+        db.close()
+
+
+class LiveClient:
+    """A logged-in pit view on ``/live``: records each tile's age when it arrives."""
+
+    def __init__(self, port: int) -> None:
+        self.port = port
+        self.ages: list[float] = []
+        self.recording = False
+        jar = http.cookiejar.CookieJar()
+        opener = urllib.request.build_opener(urllib.request.HTTPCookieProcessor(jar))
+        data = urllib.parse.urlencode({"name": STAFF, "password": PASSWORD}).encode()
+        opener.open(f"http://127.0.0.1:{port}/login", data, timeout=30).read()
+        self.cookie = "; ".join(f"{c.name}={c.value}" for c in jar)
+        self._stop = False
+        self._thread = threading.Thread(target=self._run, daemon=True)
+        self._thread.start()
+
+    def _run(self) -> None:
+        conn = http.client.HTTPConnection("127.0.0.1", self.port, timeout=60)
+        conn.request("GET", "/live", headers={"Cookie": self.cookie})
+        resp = conn.getresponse()
+        kind = ""
+        while not self._stop:
+            line = resp.readline()
+            if not line:
+                return
+            text = line.decode().rstrip("\n")
+            if text.startswith("event: "):
+                kind = text[7:]
+            elif text.startswith("data: ") and kind == "tile" and self.recording:
+                tile = json.loads(text[6:])
+                if tile.get("as_of"):
+                    self.ages.append(time.time() - float(tile["as_of"]))
+
+    def stop(self) -> None:
+        self._stop = True
+
+
+def _pct(values: list[float], q: float) -> float:
+    return statistics.quantiles(values, n=100)[int(q) - 1] if len(values) >= 2 else values[0]
+
+
+def floor_benchmark() -> Iterator[str]:
+    with tempfile.TemporaryDirectory(prefix="etg-floor-bench-") as tmp:
+        root = Path(tmp)
+        floor_dir, jdir = root / "floor", root / "journals"
+        jdir.mkdir()
+        bport, hport = _free_port(), _free_port()
+        opts = LoadOptions(floor_dir, "127.0.0.1", bport, TABLES, 1.0, 1.0)
+        t0 = time.monotonic()
+        tables = make_tables(opts, jdir)
+        db_path = floor_dir / "floor.sqlite"
+        staff_db = Database(str(db_path))
+        add_staff(staff_db, STAFF, PASSWORD)
+        staff_db.close()
+        log = open(root / "broker.log", "ab")  # noqa: SIM115 (the broker's, closed below)
+        broker = start_broker(floor_dir, bport, log=log)
+        _wait_port(bport)
+        floor = subprocess.Popen(
+            [sys.executable, "-m", "firmware", "floor", "serve", "--dir", str(floor_dir),
+             "--broker", f"127.0.0.1:{bport}", "--http", f"127.0.0.1:{hport}"],
+            stdout=log, stderr=subprocess.STDOUT)
+        try:
+            _wait_port(hport)
+            yield (f"{TABLES} simulated tables (firmware.floor.load: real journals, outboxes, "
+                   "floor links, one client certificate each) in this process; Mosquitto "
+                   "and `etg floor serve` (SQLite) in their own")
+            yield f"setup {time.monotonic() - t0:.1f} s"
+            yield from _ingest(tables, db_path)
+            yield from _latency(tables, hport)
+            yield from _outage(tables, floor_dir, bport, log, broker)
+        finally:
+            for t in tables:
+                t.close()
+            floor.send_signal(signal.SIGTERM)
+            floor.wait(20)
+            for p in (broker,):
+                p.terminate()
+                p.wait(10)
+            log.close()
+
+
+def _ingest(tables: list[SimTable], db_path: Path) -> Iterator[str]:
+    t0 = time.monotonic()
+    for t in tables:
+        for _ in range(PREFILL_ROUNDS // 10):
+            t.play_rounds(10)
+    total = sum(t.link.outbox.last_n() for t in tables)
+    yield (f"ingest: {total} messages waiting in {len(tables)} outboxes "
+           f"(filled in {time.monotonic() - t0:.1f} s)")
+    t0 = time.monotonic()
+    for t in tables:
+        t.link.start()
+    while _floor_total(db_path) < total:
+        time.sleep(0.02)
+    dt = time.monotonic() - t0
+    yield (f"ingest: {total / dt:,.0f} messages/s from full outboxes to the floor database "
+           f"({total} in {dt:.2f} s; target >= 5,000/s)")
+    wait_drained(tables, 30)
+
+
+def _latency(tables: list[SimTable], hport: int) -> Iterator[str]:
+    client = LiveClient(hport)
+    time.sleep(0.5)
+    client.recording = True
+    drive(tables, 2.0, 10.0)
+    time.sleep(1.0)
+    client.recording = False
+    client.stop()
+    ages = client.ages
+    if not ages:
+        yield "latency: no tile updates arrived (FAILED)"
+        return
+    yield (f"latency: table -> pit view (live tile) p50 {_pct(ages, 50) * 1000:.0f} ms, "
+           f"p99 {_pct(ages, 99) * 1000:.0f} ms, max {max(ages) * 1000:.0f} ms over "
+           f"{len(ages)} tile updates at 2 rounds/s per table (target p99 <= 500 ms)")
+
+
+def _outage(tables: list[SimTable], floor_dir: Path, bport: int, log: object,
+            broker: subprocess.Popen[bytes]) -> Iterator[str]:
+    broker.send_signal(signal.SIGTERM)
+    broker.wait(10)
+    before = sum(t.link.outbox.last_n() for t in tables)
+    drive(tables, 1.0, OUTAGE_S)
+    backlog = sum(t.link.outbox.last_n() for t in tables) - before
+    t0 = time.monotonic()
+    new = start_broker(floor_dir, bport, log=log)
+    broker.__dict__.update(new.__dict__)  # so the caller stops the new one
+    drained = wait_drained(tables, 120.0)
+    if drained is None:
+        yield f"outage: outboxes NOT drained 120 s after a {OUTAGE_S:.0f} s outage (FAILED)"
+        return
+    dt = time.monotonic() - t0
+    yield (f"outage: {backlog} messages journaled during a {OUTAGE_S:.0f} s broker outage "
+           f"(1 round/s per table); every outbox drained and acknowledged {dt:.1f} s after "
+           f"the broker was back (includes the clients' reconnect back-off, <= 2 s)")
+
+
+if __name__ == "__main__":  # pragma: no cover
+    os.environ.setdefault("PYTHONUNBUFFERED", "1")
+    for line in floor_benchmark():
+        print(line, flush=True)
