@@ -166,11 +166,14 @@ def load_table_config(args: argparse.Namespace) -> Any:
 
 def main(argv: Sequence[str] | None = None) -> int:
     parser = build_parser(sys.argv[1:] if argv is None else argv)
-    args, extras = parser.parse_known_args(argv)
-    if extras:
-        # argparse would blame `etg`; the options were given to the subcommand.
-        prog = str(getattr(args, _PROG_ATTR, parser.prog))
-        OneLineParser(prog=prog).fail(f"unrecognized arguments: {' '.join(extras)}")
+    try:
+        args, extras = parser.parse_known_args(argv)
+        if extras:
+            # argparse would blame `etg`; the options were given to the subcommand.
+            prog = str(getattr(args, _PROG_ATTR, parser.prog))
+            OneLineParser(prog=prog).fail(f"unrecognized arguments: {' '.join(extras)}")
+    except SystemExit as exc:  # --help, --version, or a usage error already reported
+        return int(exc.code or 0) if not isinstance(exc.code, str) else 2
     setup_logging(
         json_lines=wants_json(bool(args.log_json)),
         level=args.log_level or "info",
@@ -181,18 +184,24 @@ def main(argv: Sequence[str] | None = None) -> int:
         sys.stderr.write(f"etg: error: {exc}\n")
         return exc.exit_code
     except KeyboardInterrupt:
+        sys.stderr.write("etg: interrupted\n")  # Ctrl-C: one line, the shell's 128 + SIGINT
         return 130
     except BrokenPipeError:
         return 0
     except Exception as exc:  # a bug, not bad input: one line unless --debug
         if args.debug:
             raise
+        if isinstance(exc, OSError) and exc.filename is not None:
+            # a path the user gave that the system refuses (exists, missing, not
+            # writable): bad input, one line and exit 2 (exit 1 means only what a command
+            # documents)
+            sys.stderr.write(f"etg: error: {exc.filename}: {exc.strerror or exc}\n")
+            return 2
         log.debug("internal error", exc_info=True)
         sys.stderr.write(
             f"etg: internal error: {type(exc).__name__}: {exc} (rerun with --debug for details)\n"
         )
         return 1
-
 
 if __name__ == "__main__":  # pragma: no cover
     raise SystemExit(main())

@@ -8,6 +8,9 @@ traceback.
 
 from __future__ import annotations
 
+import os
+from pathlib import Path
+
 
 class UserError(Exception):
     """Bad input from a person or a file; the message names the problem and the fix."""
@@ -32,3 +35,32 @@ class ConfigError(UserError):
         self.problem = problem
         where = source if key in ("", WHOLE_FILE) else f"{source}: {key}"
         super().__init__(f"{where}: {problem}")
+
+
+def output_dir(path: str | os.PathLike[str], option: str = "--out") -> Path:
+    """The directory a command writes its report into, made ready: created with its
+    parents when missing; an existing file (or an unwritable place) is bad input, one
+    line and exit 2, never an internal error."""
+    d = Path(path)
+    if d.exists() and not d.is_dir():
+        raise UserError(f"{option} {d}: exists and is not a directory (give a directory; "
+                        "it is created when missing)")
+    try:
+        d.mkdir(parents=True, exist_ok=True)
+    except OSError as exc:
+        raise UserError(f"{option} {d}: cannot create the directory: "
+                        f"{exc.strerror or exc}") from None
+    if not os.access(d, os.W_OK | os.X_OK):
+        raise UserError(f"{option} {d}: the directory is not writable")
+    return d
+
+
+def output_file(path: str | os.PathLike[str], option: str = "--out") -> Path:
+    """A file a command writes: its directory must exist and the path must not be a
+    directory (one line and exit 2 otherwise)."""
+    f = Path(path)
+    if f.is_dir():
+        raise UserError(f"{option} {f}: is a directory (give a file name)")
+    if not f.parent.is_dir():
+        raise UserError(f"{option} {f}: directory {f.parent} does not exist")
+    return f

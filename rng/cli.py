@@ -11,7 +11,16 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any, BinaryIO
 
-from firmware.errors import UserError
+from firmware.cli_options import (
+    add_decks,
+    add_out,
+    add_progress,
+    add_seed,
+    configured_decks,
+    count,
+)
+from firmware.errors import UserError, output_file
+from firmware.progress import progress_for
 
 _CHUNK = 1 << 16  # one 2^19-bit generate per write, from the DRBG's buffer: no copy
 _PIPE_BYTES = 1 << 20  # the pipe size `etg rng stream` asks for
@@ -53,7 +62,7 @@ def register(sub: Any, common: argparse.ArgumentParser) -> None:
         "rngtest: `etg rng stream | dieharder -g 200 -a`. Without --bytes it runs until "
         "the reader closes the pipe, then exits 0.",
     )
-    stream.add_argument("--bytes", type=_count, metavar="N", help="stop after N bytes")
+    stream.add_argument("--bytes", type=count, metavar="N", help="stop after N bytes")
     _seed_option(stream)
     stream.set_defaults(func=_stream)
 
@@ -65,33 +74,27 @@ def register(sub: Any, common: argparse.ArgumentParser) -> None:
     )
     draws.add_argument("--what", required=True, choices=["target", "multiplier", "card",
                                                          "shuffle"])
-    draws.add_argument("--n", required=True, type=_count, metavar="N", help="outcomes (shoes)")
+    draws.add_argument("--draws", type=count, metavar="N",
+                       help="how many outcomes (shoes, for --what shuffle): 1000000, 1e6, 10^6")
+    draws.add_argument("--n", dest="draws", type=count, default=argparse.SUPPRESS,
+                       help=argparse.SUPPRESS)
     draws.add_argument("--format", default="csv", choices=["csv", "bin"])
     draws.add_argument("--weights", metavar="V:W,...",
                        help="weight table for target/multiplier, e.g. 2:50,5:30,10:12 "
                        "(default: the Bingo Rules Submission, firmware/rules/bingo.toml)")
-    draws.add_argument("--decks", type=int, default=1, metavar="D",
-                       help="decks per shoe for --what shuffle (default 1)")
-    draws.add_argument("--spanish", action="store_true", help="48-card decks (no tens)")
-    draws.add_argument("--output", "-o", type=Path, metavar="FILE", help="default: stdout")
+    add_decks(draws, "decks per shoe for --what shuffle")
+    draws.add_argument("--spanish", action="store_true",
+                       help="48-card decks, no tens (default: when the game is spanish21)")
+    add_out(draws, "file to write (default: stdout)", metavar="FILE", type=Path,
+            aliases=("--output", "-o"))
     _seed_option(draws)
+    add_progress(draws)
     draws.set_defaults(func=_draws)
 
 
-def _count(text: str) -> int:
-    try:
-        value = int(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"{text!r} is not a whole number") from None
-    if value < 0:
-        raise argparse.ArgumentTypeError(f"{text} must not be negative")
-    return value
-
-
 def _seed_option(p: argparse.ArgumentParser) -> None:
-    p.add_argument("--seed-hex", metavar="HEX",
-                   help="bench only: fixed seed (hex) for a reproducible run; "
-                   "refused in production mode")
+    add_seed(p, "bench only: fixed seed (hex) for a reproducible run; refused in "
+             "production mode")
 
 
 def _open(args: argparse.Namespace) -> Any:
@@ -101,18 +104,13 @@ def _open(args: argparse.Namespace) -> Any:
 
     cfg = load_table_config(args)
     settings = cfg.rng
-    seed = getattr(args, "seed_hex", None)
+    seed = getattr(args, "seed", None)
     if seed is not None:
         if not cfg.bench:
             raise UserError(
-                "--seed-hex is a bench power; production mode (table.mode = production) "
+                "--seed is a bench power; production mode (table.mode = production) "
                 "refuses it"
             )
-        try:
-            bytes.fromhex(seed)
-        except ValueError:
-            raise UserError(f"--seed-hex: {seed!r} is not an even number of hexadecimal "
-                            "digits (two per byte)") from None
         settings = dataclasses.replace(settings, seed_hex=seed)
     settings = dataclasses.replace(settings, cycle_hz=0.0)
     try:
@@ -250,31 +248,52 @@ def _draws(args: argparse.Namespace) -> int:
     from firmware.cli import load_table_config
     from rng.lab import bingo_weights, outcomes, parse_weights, render
 
+    if args.draws is None:
+        raise UserError("--draws N is required: how many outcomes to write")
+    cfg = load_table_config(args)
     weights = None
     if args.what in ("target", "multiplier"):
         if args.weights:
             weights = parse_weights(args.weights)
+            _bingo_values(args.what, weights)
         else:
-            weights = bingo_weights(args.what, load_table_config(args).rules)
+            weights = bingo_weights(args.what, cfg.rules)
     elif args.weights:
         raise UserError("--weights applies to --what target or multiplier only")
-    if not 1 <= args.decks <= 16:
-        raise UserError(f"--decks must be 1..16, got {args.decks}")
+    decks = configured_decks(cfg, args.decks)
+    spanish = args.spanish or cfg.table.variant == "spanish21"
+    out = output_file(args.out) if args.out else None
     rng = _open(args)
     try:
-        sink: BinaryIO = open(args.output, "wb") if args.output else sys.stdout.buffer  # noqa: SIM115
+        sink: BinaryIO = open(out, "wb") if out else sys.stdout.buffer  # noqa: SIM115
     except OSError as exc:
         rng.close()
-        raise UserError(f"{args.output}: cannot write: {exc.strerror or exc}") from None
+        raise UserError(f"--out {out}: cannot write: {exc.strerror or exc}") from None
     try:
-        for batch in outcomes(rng.random_bytes, args.what, args.n, weights=weights,
-                              decks=args.decks, spanish=args.spanish):
-            sink.write(render(batch, args.what, args.format, spanish=args.spanish))
+        with progress_for(args.progress, args.draws,
+                          "shoes" if args.what == "shuffle" else args.what + "s", "rng draws",
+                          long=args.what == "shuffle" and args.draws >= 2000) as bar:
+            for batch in outcomes(rng.random_bytes, args.what, args.draws, weights=weights,
+                                  decks=decks, spanish=spanish):
+                sink.write(render(batch, args.what, args.format, spanish=spanish))
+                bar.advance(len(batch))
         sink.flush()
     except BrokenPipeError:
         return _quiet_exit()
     finally:
         rng.close()
-        if args.output:
+        if out:
             sink.close()
     return 0
+
+
+def _bingo_values(what: str, weights: dict[int, int]) -> None:
+    """Every value of a --weights table must be a Bingo target (12-21) or multiplier
+    (2, 5, 10, 25, 50, 100) of § 633b.28(e): a draw of anything else could never happen."""
+    from rng.cert.tables import MULTIPLIERS, TARGETS
+
+    allowed = TARGETS if what == "target" else MULTIPLIERS
+    extra = sorted(set(weights) - set(allowed))
+    if extra:
+        raise UserError(f"--weights: {extra[0]} is not a Bingo {what} (allowed: "
+                        f"{', '.join(map(str, allowed))})")

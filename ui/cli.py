@@ -14,17 +14,22 @@ SNAPSHOT_SCREENS = ("auto", "table", "attract", "betting", "tilt", "void", "reca
 
 
 def register(sub: Any, common: argparse.ArgumentParser) -> None:
+    from firmware.cli_options import add_out, add_variant
+
     p = sub.add_parser("ui", help="table display: headless snapshots, demo window",
-                       description=__doc__, parents=[common],
-                       formatter_class=argparse.RawDescriptionHelpFormatter)
+                       description="The table display without a table: `etg ui snapshot` "
+                       "renders one state to PNG without a display, `etg ui readme` renders "
+                       "the README's picture of every variation's layout, `etg ui demo` opens "
+                       "a window playing sample rounds through the real engine (space: next, "
+                       "Esc: quit).", parents=[common])
     usub = p.add_subparsers(dest="ui_command", metavar="ACTION")
     usub.required = True
     snap = usub.add_parser(
         "snapshot", parents=[common], help="render a table state to PNG without a display",
         description="Render the layout of a variation, or a bench scenario's first round "
                     "after K cards (engine, bench mode), to a PNG file, without a display.")
-    snap.add_argument("--variant", help="the game (default: the scenario's, else "
-                      "table.variant of the configuration)")
+    add_variant(snap, "the game (default: the scenario's, else table.variant of the "
+                "configuration)")
     snap.add_argument("--scenario", metavar="FILE", help="bench scenario (TOML) to play")
     snap.add_argument("--after-card", metavar="K", type=int,
                       help="stop after K cards of the first round (default: the whole round)")
@@ -40,8 +45,8 @@ def register(sub: Any, common: argparse.ArgumentParser) -> None:
         "readme", parents=[common], help="render the README snapshots (one per variation)",
         description="Render docs/snapshots/<variant>.png: each variation's layout mid-round, "
                     "from the scenarios shipped in ui/scenarios/.")
-    readme.add_argument("--out-dir", default="docs/snapshots",
-                        help="directory to write the PNGs to (default docs/snapshots)")
+    add_out(readme, "directory to write the PNGs to (default docs/snapshots)",
+            default="docs/snapshots", aliases=("--out-dir",))
     readme.add_argument("--size", metavar="WxH", default="1920x1080",
                         help="pixels of each picture (default 1920x1080, as the README shows)")
     readme.set_defaults(func=_readme)
@@ -49,7 +54,7 @@ def register(sub: Any, common: argparse.ArgumentParser) -> None:
         "demo", parents=[common], help="open a window cycling through the table's states",
         description="A window showing sample rounds played through the engine, screen by "
                     "screen. Space: next state; Esc: quit. Uses display.width/height.")
-    demo.add_argument("--variant", help="the game (default: table.variant)")
+    add_variant(demo, "the game (default: table.variant)")
     demo.add_argument("--seconds", type=float, default=2.5, help="seconds per state")
     demo.add_argument("--frames", type=int, default=0,
                       help="stop after this many frames (0: run until closed)")
@@ -104,7 +109,10 @@ def _readme(args: argparse.Namespace) -> int:
     from ui.readme_snapshots import write_readme_snapshots
 
     cfg = load_table_config(args)
-    for line in write_readme_snapshots(args.out_dir, _size(args.size),
+    from firmware.errors import output_dir
+
+    output_dir(args.out)
+    for line in write_readme_snapshots(args.out, _size(args.size),
                                        cfg.table.certificate_holder):
         print(line)
     return 0

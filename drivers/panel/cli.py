@@ -21,14 +21,17 @@ def register(sub: Any, common: argparse.ArgumentParser) -> None:
         description=(
             "Technician's self-test: light every lamp in turn, then print each press, "
             "release and stuck key with its seat and button until Ctrl-C (exit 0) or "
-            "--duration. With --backend sim a script of presses runs and everything is "
+            "--duration. With --panel sim a script of presses runs and everything is "
             "checked against the simulated hardware (exit 1 on a fault)."
         ),
     )
     t.add_argument(
-        "--backend", choices=["sim", "gpio"], default=None,
-        help="pins to test (default: panel.backend if sim or gpio, else sim)",
+        "--panel", dest="backend", choices=["sim", "gpio"], default=None,
+        help="panel backend to test, as etg run --panel (default: panel.backend if sim or "
+        "gpio, else sim)",
     )
+    t.add_argument("--backend", dest="backend", choices=["sim", "gpio"],
+                   default=argparse.SUPPRESS, help=argparse.SUPPRESS)
     t.add_argument(
         "--script", metavar="STEPS", default=None,
         help="sim only: presses to play, '[SEAT:]BUTTON[+HOLD_MS], ...', e.g. "
@@ -64,7 +67,7 @@ def _test(args: argparse.Namespace) -> int:
         cfg.panel.backend if cfg.panel.backend != "keyboard" else "sim"
     )
     if args.script is not None and backend != "sim":
-        raise UserError("--script presses simulated switches: use it with --backend sim")
+        raise UserError("--script presses simulated switches: use it with --panel sim")
     if args.duration is not None and args.duration < 0:
         raise UserError("--duration must be 0 or more seconds")
     if args.lamp_step is not None and args.lamp_step < 0:

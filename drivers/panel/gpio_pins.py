@@ -18,7 +18,8 @@ from firmware.errors import UserError
 
 INSTALL_HINT = (
     "panel backend 'gpio' needs RPi.GPIO (pip install RPi.GPIO; on a Raspberry Pi 5 "
-    "pip install rpi-lgpio); on a desktop use --backend sim or panel.backend=keyboard"
+    "pip install rpi-lgpio); on a desktop use the simulated or keyboard panel "
+    "(etg run --panel sim or keyboard, etg panel test --panel sim)"
 )
 
 

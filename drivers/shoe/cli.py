@@ -36,6 +36,7 @@ def register(sub: Any, common: argparse.ArgumentParser) -> None:
 
 def _sim_parser(ssub: Any, common: argparse.ArgumentParser) -> None:
     from drivers.shoe.sim_settings import FAULT_KINDS
+    from firmware.cli_options import add_decks, add_seed, seed_hex
 
     s = ssub.add_parser(
         "sim", parents=[common], help="run a simulated shoe (the vendor's side of the ICD)",
@@ -51,7 +52,7 @@ def _sim_parser(ssub: Any, common: argparse.ArgumentParser) -> None:
     s.add_argument("--link", metavar="PATH", help="with --pty: also make this symlink to it")
     s.add_argument("--cards", metavar="FILE|LIST",
                    help="scripted cards instead of a shuffled shoe: a file or 'AS,TD,9C'")
-    s.add_argument("--decks", type=int, default=None, help="decks in the shoe (1-8, default 6)")
+    add_decks(s, "decks in the shoe")
     s.add_argument("--spanish", action="store_true", help="Spanish decks (no tens)")
     s.add_argument("--pace", type=float, default=None, metavar="S",
                    help="seconds between cards while unlocked (default: shoe.sim_pace_s)")
@@ -59,14 +60,14 @@ def _sim_parser(ssub: Any, common: argparse.ArgumentParser) -> None:
                    help="cut card position, fraction of the shoe (default: shoe.sim_penetration)")
     s.add_argument("--cut-after", type=int, default=None, metavar="N",
                    help="cut card after exactly N cards (overrides --penetration)")
-    s.add_argument("--seed-hex", metavar="HEX",
-                   help="bench only: fixed shuffle seed (refused in production mode)")
+    add_seed(s, "bench only: fixed shuffle seed (hex); refused in production mode")
     s.add_argument("--fault", action="append", default=[], metavar="KIND[@CARDS][:ARG]",
                    help="inject a fault once CARDS cards were dealt (repeatable); KIND: "
                         + ", ".join(FAULT_KINDS))
     s.add_argument("--chaos", type=float, default=0.0, metavar="P",
                    help="probability of a random link fault on each frame (bad CRC, drop, ...)")
-    s.add_argument("--chaos-seed", type=int, default=0, metavar="N")
+    s.add_argument("--chaos-seed", type=seed_hex, default="00", metavar="HEX",
+                   help="seed (hex) of the random link faults of --chaos (default 00)")
     s.add_argument("--control", metavar="PATH", help="Unix socket for `etg shoe ctl` / the bench")
     s.add_argument("--serial", default="SIM00001", help="serial number announced in HEL")
     s.add_argument("--time-scale", type=float, default=1.0, metavar="F",
@@ -143,20 +144,16 @@ def _sim_settings(args: argparse.Namespace) -> Any:
     from drivers.shoe.link import ICD_TIMING
     from drivers.shoe.sim_settings import ScheduledFault, SimSettings
     from firmware.cli import load_table_config
+    from firmware.cli_options import configured_decks, seed_int
 
     cfg = load_table_config(args)
     seed: bytes | None = None
-    if args.seed_hex:
+    if args.seed:
         if cfg.table.mode == "production":
-            raise UserError("--seed-hex: a fixed shuffle seed is a bench power; production mode "
+            raise UserError("--seed: a fixed shuffle seed is a bench power; production mode "
                             "refuses it (table.mode = production)")
-        try:
-            seed = bytes.fromhex(args.seed_hex)
-        except ValueError:
-            raise UserError("--seed-hex: must be hexadecimal digits") from None
-    decks = args.decks if args.decks is not None else int(cfg.rules.get("decks", 6))
-    if not 1 <= decks <= 8:
-        raise UserError(f"--decks {decks}: a shoe holds 1 to 8 decks (ICD §5)")
+        seed = bytes.fromhex(args.seed)
+    decks = configured_decks(cfg, args.decks)
     pace = cfg.shoe.sim_pace_s if args.pace is None else args.pace
     pen = cfg.shoe.sim_penetration if args.penetration is None else args.penetration
     if pace < 0:
@@ -178,7 +175,7 @@ def _sim_settings(args: argparse.Namespace) -> Any:
         penetration=pen, cut_after=args.cut_after,
         cards=parse_cards(args.cards) if args.cards else None, seed=seed,
         serial=args.serial, timing=ICD_TIMING.scaled(args.time_scale),
-        boot_s=0.5 * args.time_scale, chaos=args.chaos, chaos_seed=args.chaos_seed,
+        boot_s=0.5 * args.time_scale, chaos=args.chaos, chaos_seed=seed_int(args.chaos_seed),
         faults=faults)
 
 

@@ -9,7 +9,7 @@ from typing import Any
 # Importing the engine registers its configuration validator (rules overrides, seats),
 # so every `etg` command validates `[rules]` against the Rules Submission.
 import firmware.engine  # noqa: F401
-from firmware.bench.scenario import VARIANTS
+from firmware.cli_options import add_seed, add_variant, count, seed_int
 from firmware.errors import UserError
 
 
@@ -39,13 +39,13 @@ def register(sub: Any, common: argparse.ArgumentParser) -> None:
         "meters balance, every round settled or voided exactly once, history equals "
         "meters, the audit chain verifies, no journal gap. Exits 1 on any violation.",
     )
-    soak.add_argument("--variant", required=True, choices=list(VARIANTS), help="the game")
-    soak.add_argument("--rounds", type=int, required=True, metavar="N",
+    add_variant(soak, "the game", required=True)
+    soak.add_argument("--rounds", type=count, required=True, metavar="N",
                       help="rounds to play (settled or voided)")
     soak.add_argument("--faults", type=float, default=0.2, metavar="RATE",
                       help="disturbances per round, on average (default 0.2)")
-    soak.add_argument("--seed", type=int, default=1, metavar="S",
-                      help="seed of the disturbances and of the shoe's shuffles (default 1)")
+    add_seed(soak, "fixed seed (hex) of the disturbances and of the shoe's shuffles "
+             "(default 1)", default="01", old=())
     soak.add_argument("--seats", type=int, default=3, metavar="K",
                       help="auto-played seats (default 3)")
     soak.add_argument("--junit", metavar="PATH", help="also write a JUnit XML report")
@@ -101,7 +101,7 @@ def _soak(args: argparse.Namespace) -> int:
     from pathlib import Path
 
     keep = Path(args.keep) if args.keep else None
-    result = Soak(args.variant, args.rounds, args.faults, args.seed, args.seats).run(keep)
+    result = Soak(args.variant, args.rounds, args.faults, seed_int(args.seed), args.seats).run(keep)
     for line in result.lines():
         print(line, flush=True)
     if args.junit:

@@ -85,7 +85,7 @@ class ShoeProcess:
         self.control = str(workdir / "shoe.sock")
         cmd = [sys.executable, "-m", "firmware", "shoe", "sim", "--pty", "--decks", str(decks),
                "--pace", str(SHOE_PACE_S), "--control", self.control,
-               "--seed-hex", f"{seed & 0xFFFFFFFF:08x}" * 4, "--set", 'table.mode="bench"']
+               "--seed", f"{seed & 0xFFFFFFFF:08x}" * 4, "--set", 'table.mode="bench"']
         if spanish:
             cmd.append("--spanish")
         self.proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, stdin=subprocess.DEVNULL,

@@ -56,7 +56,9 @@ class SettingSpec:
             what = ", ".join(repr(a) for a in self.allowed)
             return f"{'a list of ' if self.type == 'int-list' else ''}one of {what}"
         rng = ""
-        if self.lo is not None or self.hi is not None:
+        if self.lo is not None and self.lo == self.hi:
+            rng = f" equal to {self.lo} (the only value allowed)"
+        elif self.lo is not None or self.hi is not None:
             rng = f" from {self.lo if self.lo is not None else '-'} to "
             rng += f"{self.hi if self.hi is not None else 'any'}"
         return {

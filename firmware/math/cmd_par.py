@@ -13,17 +13,18 @@ def register(sub: Any, common: argparse.ArgumentParser) -> None:
         description="Compute the expected return of a variant (combinatorial analysis with "
         "the computed basic strategy), every wager's return, and write a PAR sheet.",
     )
+    from firmware.cli_options import add_out, count
     from firmware.math.options import add_rules_options
 
     add_rules_options(p)
     p.add_argument("--json", action="store_true", help="print one JSON object")
-    p.add_argument("--out", metavar="DIR", default=None,
-                   help="write the PAR sheet (Markdown, HTML and PNG plots) into DIR")
-    p.add_argument("--sim-rounds", type=int, default=2_000_000, metavar="N",
+    add_out(p, "write the PAR sheet (Markdown, HTML and PNG plots) into DIR (created when "
+            "missing)")
+    p.add_argument("--sim-rounds", type=count, default=2_000_000, metavar="N",
                    help="rounds of the fast simulation for the outcome distribution in the "
                         "PAR sheet (default 2,000,000)")
     p.add_argument("--choose-weights", action="store_true",
-                   help="Bingo: compute and print default weight tables for a 97%% return")
+                   help="Bingo: compute and print default weight tables for a 97 percent return")
     p.set_defaults(func=_run)
 
 
@@ -32,6 +33,10 @@ def _run(args: argparse.Namespace) -> int:
     from firmware.math.options import rules_from_args
 
     rules = rules_from_args(args)
+    if args.out:
+        from firmware.errors import output_dir
+
+        output_dir(args.out)  # before the computation: a wrong --out costs no time
     res = analyse(rules)
     if args.choose_weights:
         from firmware.errors import UserError

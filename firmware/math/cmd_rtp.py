@@ -12,7 +12,7 @@ def register(sub: Any, common: argparse.ArgumentParser) -> None:
         "rtp", parents=[common], help="return to player by Monte Carlo simulation",
         description="Play rounds with the computed strategy through the real engine (or the "
         "compiled fast path, numba) on a Dask cluster (by default a local one on every core); "
-        "print the house edge, its standard error, a 95%% interval and each wager's return.",
+        "print the house edge, its standard error, a 95 percent interval and each wager's return.",
     )
     from firmware.math.options import add_rules_options
     from lab.options import add_cluster_options, count
@@ -21,8 +21,9 @@ def register(sub: Any, common: argparse.ArgumentParser) -> None:
     p.add_argument("--rounds", type=count, required=True, metavar="N",
                    help="rounds to play (1000000, 1e6 or 10^6)")
     add_cluster_options(p)
-    p.add_argument("--seed", type=int, default=None, metavar="S",
-                   help="seed for a reproducible run (default: fresh entropy)")
+    from firmware.cli_options import add_seed
+
+    add_seed(p, "fixed seed (hex) for a reproducible run (default: fresh entropy)", old=())
     p.add_argument("--fast", action="store_true",
                    help="use the compiled fast path (numba) instead of the engine")
     p.add_argument("--json", action="store_true", help="print one JSON object")
@@ -39,7 +40,10 @@ def _run(args: argparse.Namespace) -> int:
     if args.jobs < 1:
         raise UserError("--jobs must be at least 1")
     rules = rules_from_args(args)
-    res = run_rtp(rules, args.rounds, jobs=args.jobs, seed=args.seed, fast=args.fast,
+    from firmware.cli_options import seed_int
+
+    seed = None if args.seed is None else seed_int(args.seed)
+    res = run_rtp(rules, args.rounds, jobs=args.jobs, seed=seed, fast=args.fast,
                   scheduler=args.scheduler, checkpoint=args.checkpoint)
     if args.json:
         print(json.dumps(res.to_json(), indent=2, sort_keys=True))

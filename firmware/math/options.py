@@ -18,9 +18,9 @@ from firmware.math.ruleset import GameRules, as_game_rules
 
 
 def add_rules_options(p: argparse.ArgumentParser) -> None:
-    p.add_argument("--variant", default=None,
-                   help="game: blackjack, split-to-double, bingo, free-bet, spanish21 "
-                        "(default: the table configuration's, else blackjack)")
+    from firmware.cli_options import add_variant
+
+    add_variant(p, "the game (default: the table configuration's, else blackjack)")
 
 
 def _value(text: str) -> Any:

@@ -30,7 +30,7 @@ class SimulatedShoe:
         if rules.deck_kind == "spanish":
             cmd.append("--spanish")
         if cfg.rng.seed_hex and cfg.bench:
-            cmd += ["--seed-hex", cfg.rng.seed_hex]
+            cmd += ["--seed", cfg.rng.seed_hex]
         if control:
             cmd += ["--control", control]
         self.proc = subprocess.Popen(

@@ -94,6 +94,21 @@ def _estimate_lines(path: Path) -> int:
         return 10**9
 
 
+#: the fewest outcomes expected in any cell of a chi-square test for it to mean anything
+MIN_EXPECTED = 5
+
+
+def enough_outcomes(path: Path, n: int, table: OutcomeTable) -> None:
+    """A file too short for the battery is bad input, not a pass: the chi-square tests
+    need at least MIN_EXPECTED outcomes expected for the least likely value."""
+    w = [x for x in table.weights if x > 0]
+    need = -(-MIN_EXPECTED * sum(w) // min(w))  # ceil(5 / p_min)
+    if n < need:
+        raise UserError(f"{path}: {n:,} outcome{'' if n == 1 else 's'} too few for the "
+                        f"battery: at least {need:,} are needed ({MIN_EXPECTED} expected for "
+                        f"the least likely {table.kind})")
+
+
 def analyze_outcomes(path: Path, table: OutcomeTable, *, pair: tuple[Path, OutcomeTable] |
                      None = None, out_dir: Path | None = None, progress: bool | None = None
                      ) -> Section | list[Section]:
@@ -106,6 +121,7 @@ def analyze_outcomes(path: Path, table: OutcomeTable, *, pair: tuple[Path, Outco
         for chunk in read_outcomes(path, table, progress=bar.update):
             bat.update(chunk)
         bar.close()
+        enough_outcomes(path, bat.n, table)
         return outcome_section(bat, out_dir, table.kind)
     ppath, ptable = pair
     other = OutcomeBattery(ptable, _estimate_lines(ppath))
@@ -116,6 +132,8 @@ def analyze_outcomes(path: Path, table: OutcomeTable, *, pair: tuple[Path, Outco
         other.update(b)
         ind.update(a, b)
     bar.close()
+    enough_outcomes(path, bat.n, table)
+    enough_outcomes(ppath, other.n, ptable)
     sec_a = outcome_section(bat, out_dir, table.kind)
     sec_b = outcome_section(other, out_dir, ptable.kind)
     pair_sec = Section("Target x multiplier independence", ind.results())
@@ -160,6 +178,11 @@ def analyze_shoes(path: Path, *, out_dir: Path | None = None, progress: bool | N
         bat.update(remap[rows])
     bar.close()
     assert bat is not None  # read_shoes raises on an empty file
+    need = -(-MIN_EXPECTED * bat.n // int(bat.m.min()))  # expected shoes*m/n per cell
+    if bat.shoes < need:
+        raise UserError(f"{path}: {bat.shoes:,} shoe{'' if bat.shoes == 1 else 's'} too few "
+                        f"for the battery: the card-by-position test needs at least {need:,} "
+                        f"({MIN_EXPECTED} expected per card and position)")
     return shuffle_section(bat, out_dir, codes)
 
 

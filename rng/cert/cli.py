@@ -8,7 +8,8 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from firmware.errors import UserError
+from firmware.cli_options import add_decks, add_out, add_seed, configured_decks, count
+from firmware.errors import UserError, output_dir
 
 
 def register(sub: Any, common: argparse.ArgumentParser) -> None:
@@ -24,20 +25,19 @@ def register(sub: Any, common: argparse.ArgumentParser) -> None:
         description="Power-up KATs; N Bingo draws, N card draws and full-shoe shuffles "
         "through the table's scaling code; the battery on each; a raw stream for the lab; "
         "dieharder when installed; a report (HTML, Markdown, PNG) in DIR. Exit 0 when "
-        "every test passes at the 99%% level after Holm's correction, 1 otherwise.")
-    run.add_argument("--draws", type=_count, required=True, metavar="N",
-                     help="Bingo draws and card draws (each)")
-    run.add_argument("--out", type=Path, required=True, metavar="DIR", help="report directory")
-    run.add_argument("--stream-bytes", type=_count, default=10 << 20, metavar="B",
+        "every test passes at the 99% level after Holm's correction, 1 otherwise.")
+    run.add_argument("--draws", type=count, required=True, metavar="N",
+                     help="Bingo draws and card draws (each): 1000000, 1e6 or 10^6")
+    add_out(run, "report directory (created when missing)", required=True, type=Path)
+    run.add_argument("--stream-bytes", type=count, default=10 << 20, metavar="B",
                      help="raw DRBG bytes to write and test (default 10 MiB)")
-    run.add_argument("--shoes", type=_count, metavar="S",
+    run.add_argument("--shoes", type=count, metavar="S",
                      help="shoes to shuffle (default max(520, N/100), at most 20000)")
-    run.add_argument("--decks", type=int, default=8, metavar="D",
-                     help="decks per shoe (default 8, as § 633b.28(c))")
-    run.add_argument("--spanish", action="store_true", help="48-card decks (no tens)")
-    run.add_argument("--seed-hex", metavar="HEX",
-                     help="bench only: fixed seed for a reproducible run (refused in "
-                     "production mode)")
+    add_decks(run)
+    run.add_argument("--spanish", action="store_true",
+                     help="48-card decks, no tens (default: when the game is spanish21)")
+    add_seed(run, "bench only: fixed seed (hex) for a reproducible run; refused in "
+             "production mode")
     run.add_argument("--scaling", choices=["table", "batch"], default="table",
                      help="table: the table's own draw calls (default); batch: the "
                      "vectorized etg rng draws path, for very large N")
@@ -55,7 +55,7 @@ def register(sub: Any, common: argparse.ArgumentParser) -> None:
         "analyze", parents=[common], help="the battery on a draw file",
         description="The battery on a file of outcomes in the `etg rng draws --format csv` "
         "format (one outcome per line, cards as TD; shuffles one shoe per line). Exit 0 "
-        "when every test passes at the 99%% level after Holm's correction, 1 when one "
+        "when every test passes at the 99% level after Holm's correction, 1 when one "
         "fails, 2 for a bad file.")
     an.add_argument("file", type=Path, metavar="FILE")
     an.add_argument("--what", required=True, choices=["target", "multiplier", "card",
@@ -67,23 +67,10 @@ def register(sub: Any, common: argparse.ArgumentParser) -> None:
                     "(adds the independence test); with --what multiplier: the targets")
     an.add_argument("--pair-weights", metavar="V:W,...", help="weights of the --pair file")
     an.add_argument("--spanish", action="store_true", help="cards from 48-card decks")
-    an.add_argument("--out", type=Path, metavar="DIR", help="also write a full report here")
+    add_out(an, "also write a full report here (created when missing)", type=Path)
     an.add_argument("--progress", action=argparse.BooleanOptionalAction, default=None,
                     help="progress bar (default: on a terminal, for big files)")
     an.set_defaults(func=_analyze)
-
-
-def _count(text: str) -> int:
-    try:
-        value = int(text.replace("_", ""))
-    except ValueError:
-        try:
-            value = int(float(text))  # 1e6
-        except ValueError:
-            raise argparse.ArgumentTypeError(f"{text!r} is not a whole number") from None
-    if value < 0:
-        raise argparse.ArgumentTypeError(f"{text} must not be negative")
-    return value
 
 
 def _dieharder_tests(text: str) -> tuple[bool, tuple[int, ...] | None]:
@@ -123,19 +110,20 @@ def _run(args: argparse.Namespace) -> int:
     from rng.cert.run import RunOptions, certification_run
 
     cfg = load_table_config(args)
-    if args.seed_hex and not cfg.bench:
-        raise UserError("--seed-hex is a bench power; production mode (table.mode = "
+    if args.seed and not cfg.bench:
+        raise UserError("--seed is a bench power; production mode (table.mode = "
                         "production) refuses it")
-    if not 1 <= args.decks <= 16:
-        raise UserError(f"--decks must be 1..16, got {args.decks}")
     use_dh, tests = _dieharder_tests(args.dieharder)
     opts = RunOptions(
         draws=args.draws, out=args.out, stream_bytes=args.stream_bytes, shoes=args.shoes,
-        decks=args.decks, spanish=args.spanish, seed_hex=args.seed_hex,
+        decks=configured_decks(cfg, args.decks),
+        spanish=args.spanish or cfg.table.variant == "spanish21", seed_hex=args.seed,
         scaling=args.scaling, dieharder_tests=tests, run_dieharder=use_dh,
         progress=args.progress, command="etg " + shlex.join(sys.argv[1:]) if sys.argv[1:]
         else "etg cert run")
-    rep = certification_run(cfg, opts, tables=_tables(args, cfg))
+    tables = _tables(args, cfg)
+    output_dir(args.out)  # last: a refused run leaves nothing behind
+    rep = certification_run(cfg, opts, tables=tables)
     _print_summary(rep)
     print(f"report: {args.out / 'report.html'} and {args.out / 'report.md'}")
     return 0 if rep.passed else 1
@@ -148,6 +136,8 @@ def _analyze(args: argparse.Namespace) -> int:
 
     if not args.file.is_file():
         raise UserError(f"{args.file}: no such file")
+    if args.out is not None:
+        output_dir(args.out)
     if args.what == "shuffle":
         if args.weights or args.pair:
             raise UserError("--weights and --pair do not apply to --what shuffle")

@@ -203,7 +203,7 @@ def certification_run(cfg: Any, opts: RunOptions,
     from rng.selftest import power_up_selftest
 
     if opts.seed_hex and not cfg.bench:
-        raise UserError("--seed-hex is a bench power; production mode (table.mode = "
+        raise UserError("--seed is a bench power; production mode (table.mode = "
                         "production) refuses it")
     if opts.draws < 100:
         raise UserError(f"--draws must be at least 100, got {opts.draws}")
@@ -225,7 +225,7 @@ def certification_run(cfg: Any, opts: RunOptions,
         try:
             bytes.fromhex(opts.seed_hex)
         except ValueError:
-            raise UserError(f"--seed-hex: {opts.seed_hex!r} is not hexadecimal") from None
+            raise UserError(f"--seed: {opts.seed_hex!r} is not hexadecimal") from None
         settings = dataclasses.replace(settings, seed_hex=opts.seed_hex)
     files_list = program_files()
     meta = RunMetadata(command=opts.command, mechanism=settings.mechanism,

@@ -63,7 +63,7 @@ def test_ctrl_c_exits_0() -> None:
 
 def test_script_needs_the_sim(capsys: pytest.CaptureFixture[str]) -> None:
     assert main(["panel", "test", "--backend", "gpio", "--script", "1:BET"]) == 2
-    assert "--backend sim" in capsys.readouterr().err
+    assert "--panel sim" in capsys.readouterr().err
 
 
 def test_real_time_thread_delivers_without_blocking() -> None:

@@ -1,0 +1,107 @@
+"""Progress of a long command on stderr, with an estimate of the time left.
+
+On a terminal one line is rewritten in place (at most five times a second); elsewhere
+(a log, CI, ``2>file``) a command given ``--progress`` prints a plain line every few
+seconds instead, so a lab's log shows the run advancing. Standard output stays the
+command's own result. The estimate is the plain rate so far: elapsed / done x left.
+"""
+
+from __future__ import annotations
+
+import sys
+import time
+from collections.abc import Callable
+from typing import TextIO
+
+#: seconds between redraws on a terminal, and between lines elsewhere
+TTY_EVERY_S = 0.2
+LOG_EVERY_S = 5.0
+
+
+def duration(seconds: float) -> str:
+    """``75`` -> ``"1 min 15 s"``: a person's reading of a duration."""
+    s = max(0, round(seconds))
+    if s < 60:
+        return f"{s} s"
+    m, s = divmod(s, 60)
+    if m < 60:
+        return f"{m} min {s:02d} s"
+    h, m = divmod(m, 60)
+    return f"{h} h {m:02d} min"
+
+
+class Progress:
+    """Counts ``done`` of ``total`` ``unit`` and shows it; a no-op when not ``enabled``."""
+
+    def __init__(self, total: int, unit: str, label: str = "", *, enabled: bool = True,
+                 stream: TextIO | None = None, clock: Callable[[], float] = time.monotonic,
+                 tty: bool | None = None) -> None:
+        self.total = max(0, int(total))
+        self.unit = unit
+        self.label = label
+        self.enabled = enabled
+        self.stream = stream if stream is not None else sys.stderr
+        self.clock = clock
+        self.tty = self.stream.isatty() if tty is None else tty
+        self.done = 0
+        self.started = clock()
+        self._shown_at: float | None = None
+
+    def text(self) -> str:
+        """The progress line: what, how far, how long so far, about how long left."""
+        elapsed = self.clock() - self.started
+        head = f"{self.label}: " if self.label else ""
+        if self.total:
+            pct = 100 * self.done / self.total
+            body = f"{self.done:,}/{self.total:,} {self.unit} ({pct:.0f}%)"
+        else:
+            body = f"{self.done:,} {self.unit}"
+        left = ""
+        if self.total and 0 < self.done < self.total:
+            left = f", about {duration(elapsed / self.done * (self.total - self.done))} left"
+        return f"{head}{body}, {duration(elapsed)} elapsed{left}"
+
+    def advance(self, n: int = 1) -> None:
+        self.done += n
+        if not self.enabled:
+            return
+        now = self.clock()
+        every = TTY_EVERY_S if self.tty else LOG_EVERY_S
+        if self._shown_at is None and not self.tty:
+            self._shown_at = now  # the first plain line after LOG_EVERY_S, not at once
+            return
+        if self._shown_at is None or now - self._shown_at >= every:
+            self._show()
+            self._shown_at = now
+
+    def _show(self) -> None:
+        if self.tty:
+            self.stream.write("\r" + self.text() + "\x1b[K")
+        else:
+            self.stream.write(self.text() + "\n")
+        self.stream.flush()
+
+    def close(self) -> None:
+        """Clear the terminal line (the command prints its own result next)."""
+        if self.enabled and self.tty and self._shown_at is not None:
+            self.stream.write("\r\x1b[K")
+            self.stream.flush()
+
+    def __enter__(self) -> Progress:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+
+def wanted(flag: bool | None, long: bool = True, stream: TextIO | None = None) -> bool:
+    """``--progress`` / ``--no-progress`` as given, else on a terminal for a long job."""
+    if flag is not None:
+        return flag
+    return long and (stream if stream is not None else sys.stderr).isatty()
+
+
+def progress_for(flag: bool | None, total: int, unit: str, label: str = "", *,
+                 long: bool = True) -> Progress:
+    """The progress of a command: shown as :func:`wanted` says."""
+    return Progress(total, unit, label, enabled=wanted(flag, long))
