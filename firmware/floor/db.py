@@ -7,9 +7,10 @@ how to connect, and the one DDL difference (an auto-numbered key).
 
 from __future__ import annotations
 
+import contextlib
 import sqlite3
 import threading
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Iterator, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -92,6 +93,17 @@ class Database:
     def _sql(self, sql: str) -> str:
         return sql.replace("?", "%s") if self.postgres else sql
 
+    @contextlib.contextmanager
+    def _transaction(self) -> Iterator[Any]:
+        """A cursor inside one transaction, under the lock: committed, or rolled back."""
+        with self._lock:
+            try:
+                yield self._conn.cursor()
+                self._conn.commit()
+            except BaseException:
+                self._conn.rollback()
+                raise
+
     def run_grouped(self, work: Iterable[tuple[str, Sequence[Any]]]) -> None:
         """Execute statements in one transaction, each distinct statement once with all
         its rows (``executemany``) in the order the statements first appear; the rows of
@@ -99,54 +111,20 @@ class Database:
         groups: dict[str, list[tuple[Any, ...]]] = {}
         for sql, args in work:
             groups.setdefault(sql, []).append(tuple(args))
-        with self._lock:
-            try:
-                cur = self._conn.cursor()
-                for sql, rows in groups.items():
-                    cur.executemany(self._sql(sql), rows)
-                self._conn.commit()
-            except BaseException:
-                self._conn.rollback()
-                raise
+        with self._transaction() as cur:
+            for sql, rows in groups.items():
+                cur.executemany(self._sql(sql), rows)
 
     def run(self, work: Iterable[tuple[str, Sequence[Any]]]) -> None:
         """Execute statements in one transaction."""
-        with self._lock:
-            try:
-                cur = self._conn.cursor()
-                for sql, args in work:
-                    cur.execute(self._sql(sql), tuple(args))
-                self._conn.commit()
-            except BaseException:
-                self._conn.rollback()
-                raise
-
-    def many(self, sql: str, rows: Sequence[Sequence[Any]], extra: Iterable[
-            tuple[str, Sequence[Any]]] = ()) -> None:
-        """``executemany`` plus further statements, one transaction."""
-        with self._lock:
-            try:
-                cur = self._conn.cursor()
-                if rows:
-                    cur.executemany(self._sql(sql), [tuple(r) for r in rows])
-                for s, args in extra:
-                    cur.execute(self._sql(s), tuple(args))
-                self._conn.commit()
-            except BaseException:
-                self._conn.rollback()
-                raise
+        with self._transaction() as cur:
+            for sql, args in work:
+                cur.execute(self._sql(sql), tuple(args))
 
     def all(self, sql: str, args: Sequence[Any] = ()) -> list[tuple[Any, ...]]:
-        with self._lock:
-            try:
-                cur = self._conn.cursor()
-                cur.execute(self._sql(sql), tuple(args))
-                rows = [tuple(r) for r in cur.fetchall()]
-                self._conn.commit()
-                return rows
-            except BaseException:
-                self._conn.rollback()
-                raise
+        with self._transaction() as cur:
+            cur.execute(self._sql(sql), tuple(args))
+            return [tuple(r) for r in cur.fetchall()]
 
     def one(self, sql: str, args: Sequence[Any] = ()) -> tuple[Any, ...] | None:
         rows = self.all(sql, args)

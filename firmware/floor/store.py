@@ -16,7 +16,7 @@ an older copy (rolled back) or altered.
 
 from __future__ import annotations
 
-import copy
+import dataclasses
 import json
 import time
 from dataclasses import dataclass, field
@@ -68,6 +68,7 @@ class FloorStore:
     def __init__(self, db: Database) -> None:
         self.db = db
         self.tables: dict[str, TableState] = {}
+        self._saved: dict[str, TableState | None] = {}
         for tid, last_n, last_seq, head, status in db.all(
                 "SELECT table_id, last_n, last_seq, head, status FROM floor_tables"):
             st = json.loads(status) if status else {}
@@ -79,18 +80,25 @@ class FloorStore:
     def _state(self, tid: str, new: list[tuple[str, tuple[Any, ...]]]) -> TableState:
         st = self.tables.get(tid)
         if st is None:
+            self._saved.setdefault(tid, None)
             st = self.tables[tid] = TableState()
             new.append(("INSERT INTO floor_tables(table_id, updated) VALUES (?, ?)"
                         " ON CONFLICT(table_id) DO NOTHING", (tid, time.time())))
+        if tid not in self._saved:  # first touch in this batch: keep it for a rollback
+            self._saved[tid] = dataclasses.replace(st, alarmed=set(st.alarmed))
         return st
 
     def apply(self, batch: list[Incoming]) -> Applied:
         """One transaction; on a database error the in-memory state is as before."""
-        saved = copy.deepcopy(self.tables)
+        self._saved = {}
         try:
             return self._apply(batch)
         except BaseException:
-            self.tables = saved
+            for tid, was in self._saved.items():
+                if was is None:
+                    self.tables.pop(tid, None)
+                else:
+                    self.tables[tid] = was
             raise
 
     def _apply(self, batch: list[Incoming]) -> Applied:

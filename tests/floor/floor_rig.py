@@ -200,17 +200,3 @@ def floor_rig(root: Path, tables: list[str], db_url: str | None = None) -> Itera
         yield rig
     finally:
         rig.close()
-
-
-def control(path: str, req: dict[str, Any]) -> dict[str, Any]:
-    with socket.socket(socket.AF_UNIX) as s:
-        s.settimeout(15)
-        s.connect(path)
-        s.sendall((json.dumps(req) + "\n").encode())
-        buf = b""
-        while not buf.endswith(b"\n"):
-            chunk = s.recv(65536)
-            if not chunk:
-                break
-            buf += chunk
-    return dict(json.loads(buf))

@@ -17,12 +17,13 @@ import time
 from pathlib import Path
 
 import pytest
-from floor_rig import FloorRig, control, floor_rig, wait_for
+from floor_rig import FloorRig, floor_rig, wait_for
 
 from firmware.floor import topics
 from firmware.floor.certs import FLOOR_SERVICE, ca_paths, identity
 from firmware.floor.command_auth import new_command
 from firmware.table.events import EventCode
+from firmware.table.local_socket import request as control
 
 pytest.importorskip("paho.mqtt.client")
 if not shutil.which("mosquitto") and not Path("/usr/sbin/mosquitto").exists():

@@ -12,9 +12,10 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from floor_rig import PASSWORD, STAFF, FloorRig, control, floor_rig, wait_for
+from floor_rig import PASSWORD, STAFF, FloorRig, floor_rig, wait_for
 
 from firmware.table.events import EventCode
+from firmware.table.local_socket import request as control
 
 CHROMIUM, DRIVER = "/usr/bin/chromium", "/usr/bin/chromedriver"
 if not (Path(CHROMIUM).exists() and Path(DRIVER).exists()):

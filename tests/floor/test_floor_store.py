@@ -109,3 +109,20 @@ def test_round_and_meters_reach_the_table_page(db: Database) -> None:
     assert page is not None
     assert page["tile"]["hold"] == 10.0 and page["tile"]["phase"] == "settled"
     assert page["meters"]["wagered"] == 1000 and page["rounds"][0]["round"] == 1
+
+
+def test_a_failed_transaction_leaves_the_floor_as_it_was(db: Database) -> None:
+    t = _tid(db, "T5")
+    store = FloorStore(db)
+    store.apply([event(t, 1, 5)])
+    real = db.run_grouped
+
+    def fail(work: Any) -> None:
+        raise RuntimeError("database away")
+
+    db.run_grouped = fail  # type: ignore[method-assign]
+    with pytest.raises(RuntimeError):
+        store.apply([event(t, 2, 9), event(_tid(db, "T6"), 1, 3)])
+    db.run_grouped = real  # type: ignore[method-assign]
+    assert store.tables[t].last_n == 1 and _tid(db, "T6") not in store.tables
+    assert store.apply([event(t, 2, 9)]).applied == 1  # the retry applies it once
