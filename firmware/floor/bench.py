@@ -136,7 +136,8 @@ def floor_benchmark() -> Iterator[str]:
             yield (f"{TABLES} simulated tables (firmware.floor.load: real journals, outboxes, "
                    "floor links, one client certificate each) in this process; Mosquitto "
                    "and `etg floor serve` (SQLite) in their own")
-            yield f"setup {time.monotonic() - t0:.1f} s"
+            yield (f"setup {time.monotonic() - t0:.1f} s; load average at start "
+                   f"{os.getloadavg()[0]:.1f} on {os.cpu_count()} cores (figures scale with it)")
             yield from _ingest(tables, db_path)
             yield from _latency(tables, hport)
             yield from _outage(tables, floor_dir, bport, log, broker)

@@ -57,6 +57,7 @@ def config_text(root: Path, port: int, host: str = "127.0.0.1", persist: bool = 
         "use_identity_as_username true",
         "tls_version tlsv1.2",
         "max_inflight_messages 1000",
+        "set_tcp_nodelay true",
         "max_queued_messages 100000",
         "log_dest stderr",
         "log_type error",

@@ -40,7 +40,7 @@ class Ingest:
         self.host, self.port = host, port
         me = identity(floor_dir, FLOOR_SERVICE)
         self.client = make_client("etg-floor-service", ca_paths(floor_dir).cert, me.cert,
-                                  me.key, clean=False)
+                                  me.key, clean=False, draining=True)
         self.client.on_connect = self._connected
         self.client.on_disconnect = self._disconnected
         self.client.on_message = self._message

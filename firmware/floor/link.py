@@ -32,6 +32,9 @@ log = logging.getLogger("etg.floor.link")
 #: (a safety net: QoS 1 loses nothing while connected; everything after the floor's
 #: acknowledgement is sent again on every reconnect, and when the floor reports a gap)
 RESEND_S = 30.0
+#: messages published but not yet acknowledged by the broker (PUBACK), at most: paho scans
+#: its whole queue on every PUBACK, so a small window keeps a large outbox drain linear
+WINDOW = 32
 #: a gap report (the floor repeating its acknowledgement) is acted on at most this often
 GAP_RESEND_S = 1.0
 BATCH = 500
@@ -71,6 +74,9 @@ class FloorLink:
         self.client.on_connect = self._connected
         self.client.on_disconnect = self._disconnected
         self.client.on_message = self._message
+        self.client.on_publish = self._published
+        self._inflight = 0
+        self._flight = threading.Lock()
         self.connected = False
         self.acked = 0
         self._sent = 0
@@ -131,6 +137,8 @@ class FloorLink:
                           (topics.ack_topic(self.table_id), 1)])
         client.publish(topics.table_topic(self.table_id, "online"), b"1", qos=1, retain=True)
         self.connected = True
+        with self._flight:
+            self._inflight = 0
         self._sent = self.acked  # whatever the broker did not pass on goes again
         self._status_sent = None
         self._wake.set()
@@ -138,6 +146,13 @@ class FloorLink:
     def _disconnected(self, client: Any, userdata: Any, flags: Any, rc: Any,
                       props: Any) -> None:
         self.connected = False
+
+    def _published(self, client: Any, userdata: Any, mid: Any, rc: Any, props: Any) -> None:
+        with self._flight:
+            self._inflight = max(0, self._inflight - 1)
+            low = self._inflight <= WINDOW // 2
+        if low:
+            self._wake.set()
 
     def _message(self, client: Any, userdata: Any, msg: Any) -> None:
         try:
@@ -202,16 +217,20 @@ class FloorLink:
             self._sent = self.acked
             self._last_progress = now
         while self.connected and not self._stop:
-            batch = self.outbox.pending(self._sent, BATCH)
+            with self._flight:
+                room = WINDOW - self._inflight
+            if room <= 0:
+                return  # woken again by the broker's acknowledgements
+            batch = self.outbox.pending(self._sent, min(room, BATCH))
             if not batch:
                 return
             if self._sent == self.acked:
                 self._last_progress = time.monotonic()
             for m in batch:
+                with self._flight:
+                    self._inflight += 1
                 self.client.publish(topics.table_topic(self.table_id, m.kind), m.wire(), qos=1)
                 self._sent = m.n
-            if len(batch) < BATCH:
-                return
 
 
 def software_of(cfg: Any, rules: Any, journal: Journal) -> dict[str, Any]:

@@ -19,10 +19,39 @@ def parse_broker(text: str) -> tuple[str, int]:
     return host, int(port)
 
 
-def make_client(client_id: str, ca: Path, cert: Path, key: Path, *, clean: bool) -> Any:
+def _draining_client_class() -> Any:
+    import select
+
+    import paho.mqtt.client as mqtt
+
+    class DrainingClient(mqtt.Client):
+        """paho reads one packet per pass of its network loop when it has nothing of its
+        own in flight, so a subscriber that only receives (the floor service, fed by
+        every table) tops out at one message per loop pass. This reads on while the
+        socket (or its TLS layer) still holds data, up to :data:`DRAIN` packets a pass."""
+
+        DRAIN = 2000
+
+        def loop_read(self, max_packets: int = 1) -> Any:
+            rc = super().loop_read(max_packets)
+            for _ in range(self.DRAIN):
+                sock = self.socket()
+                if rc != mqtt.MQTT_ERR_SUCCESS or sock is None:
+                    break
+                pending = getattr(sock, "pending", None)
+                if not (pending and pending()) and not select.select([sock], [], [], 0)[0]:
+                    break
+                rc = super().loop_read(max_packets)
+            return rc
+
+    return DrainingClient
+
+
+def make_client(client_id: str, ca: Path, cert: Path, key: Path, *, clean: bool,
+                draining: bool = False) -> Any:
     """A paho client (MQTT 3.1.1) that verifies the broker against ``ca`` and presents
     ``cert``; ``clean=False`` keeps a persistent session (QoS 1 messages queued by the
-    broker while the client is away)."""
+    broker while the client is away); ``draining`` for a client that mostly receives."""
     try:
         import paho.mqtt.client as mqtt
     except ImportError:
@@ -31,8 +60,9 @@ def make_client(client_id: str, ca: Path, cert: Path, key: Path, *, clean: bool)
     for p in (ca, cert, key):
         if not Path(p).is_file():
             raise UserError(f"{p}: missing (etg floor certs creates the floor's certificates)")
-    client = mqtt.Client(mqtt.CallbackAPIVersion.VERSION2, client_id=client_id,
-                         clean_session=clean, protocol=mqtt.MQTTv311)
+    cls = _draining_client_class() if draining else mqtt.Client
+    client = cls(mqtt.CallbackAPIVersion.VERSION2, client_id=client_id,
+                 clean_session=clean, protocol=mqtt.MQTTv311)
     client.tls_set(ca_certs=str(ca), certfile=str(cert), keyfile=str(key),
                    cert_reqs=ssl.CERT_REQUIRED, tls_version=ssl.PROTOCOL_TLS_CLIENT)
     client.max_inflight_messages_set(1000)
