@@ -27,6 +27,7 @@ BENCHMARKS: tuple[tuple[str, str], ...] = (
     ("release", "deploy.benchmarks:release"),
     ("math", "firmware.math.bench:run"),
     ("floor", "firmware.floor.bench:floor_benchmark"),
+    ("lab", "firmware.lab_bench:run"),
 )
 
 

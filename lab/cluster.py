@@ -84,7 +84,7 @@ def open_client(scheduler: str | None, workers: int) -> Iterator[Any]:
         return
     with (
         dd.LocalCluster(n_workers=max(1, workers), threads_per_worker=1, processes=True,
-                        dashboard_address=None, silence_logs=logging.ERROR) as cluster,
+                        dashboard_address=":0", silence_logs=logging.ERROR) as cluster,
         dd.Client(cluster) as client,
     ):
         yield client

@@ -15,7 +15,8 @@ def register(sub: Any, common: argparse.ArgumentParser) -> None:
         "print the house edge, its standard error, a 95 percent interval and each wager's return.",
     )
     from firmware.math.options import add_rules_options
-    from lab.options import add_cluster_options, count
+    from firmware.cli_options import count
+    from lab.options import add_cluster_options
 
     add_rules_options(p)
     p.add_argument("--rounds", type=count, required=True, metavar="N",

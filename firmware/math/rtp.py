@@ -82,7 +82,7 @@ class RtpResult:
             "wagers": {k: v / n for k, v in self.tally.wagers.items()},
             "path": "fast" if self.fast else "engine",
             "jobs": self.jobs,
-            "seed": self.seed,
+            "seed": f"{self.seed:x}",
             "tasks": self.tasks,
             "task_rounds": self.task_rounds,
             "task_seed": "SeedSequence(seed, spawn_key=(task,))",
@@ -100,7 +100,7 @@ class RtpResult:
             f"{self.rules.variant}: {j['rounds']:,} rounds through the "
             f"{'fast path' if self.fast else 'engine'} on {self.cluster} in "
             f"{self.seconds:.1f} s ({j['rounds_per_second']:,.0f} rounds/s)",
-            f"  seed {self.seed}; {self.tasks:,} task(s) of {self.task_rounds:,} rounds, task i "
+            f"  seed {self.seed:x} (hex, as --seed takes it); {self.tasks:,} task(s) of {self.task_rounds:,} rounds, task i "
             "seeded by SeedSequence(seed, spawn_key=(i,))"
             + (f"; {self.resumed_tasks:,} task(s) read from the checkpoint"
                if self.resumed_tasks else ""),
@@ -172,7 +172,7 @@ def run_rtp(
     t0 = time.perf_counter()
     where = "this process"
     try:
-        if jobs == 1 and scheduler is None:
+        if (jobs == 1 or len(tasks) - len(done) <= 1) and scheduler is None:
             run_here(play_task, tasks, fold, skip=done, progress=bar)
         else:
             from lab.cluster import describe, open_client

@@ -66,6 +66,7 @@ class OutcomeBattery:
         # the piece continues any state; the block's own state is the piece from the start
         bat.coupon_piece = bat.coupon.piece(np.asarray(x))
         bat.coupon.absorb(bat.coupon_piece)
+        bat.repeat.drop_lookup()  # the run's battery rebuilds it from the keys
         return bat
 
     def merge(self, later: OutcomeBattery) -> None:

@@ -13,6 +13,8 @@ from firmware.errors import UserError, output_dir
 
 
 def register(sub: Any, common: argparse.ArgumentParser) -> None:
+    from lab.options import add_cluster_options
+
     p = sub.add_parser(
         "cert", parents=[common], help="RNG certification lab: battery, runs, reports",
         description="Statistical certification of the RNG: a whole run with report "
@@ -49,6 +51,7 @@ def register(sub: Any, common: argparse.ArgumentParser) -> None:
                      help="Bingo multiplier weights (default: the Rules Submission)")
     run.add_argument("--progress", action=argparse.BooleanOptionalAction, default=None,
                      help="progress bar (default: on a terminal)")
+    add_cluster_options(run)
     run.set_defaults(func=_run)
 
     an = csub.add_parser(
@@ -120,7 +123,10 @@ def _run(args: argparse.Namespace) -> int:
         spanish=args.spanish or cfg.table.variant == "spanish21", seed_hex=args.seed,
         scaling=args.scaling, dieharder_tests=tests, run_dieharder=use_dh,
         progress=args.progress, command="etg " + shlex.join(sys.argv[1:]) if sys.argv[1:]
-        else "etg cert run")
+        else "etg cert run", jobs=args.jobs, scheduler=args.scheduler,
+        checkpoint=args.checkpoint)
+    if args.jobs < 1:
+        raise UserError("--jobs must be at least 1")
     tables = _tables(args, cfg)
     output_dir(args.out)  # last: a refused run leaves nothing behind
     rep = certification_run(cfg, opts, tables=tables)

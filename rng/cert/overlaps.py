@@ -67,6 +67,7 @@ class RepeatTest:
         self.example: tuple[int, int] | None = None
         # about 16 bitmap slots per kept key, so most lookups end at the bitmap
         bits = min(_MAX_BITMAP_BITS, max(12, (max(planned_n, 1) // stride).bit_length() + 4))
+        self.bitmap_bits = bits
         self.bitmap = np.zeros(1 << bits, dtype=bool)
         self.low = np.uint64((1 << bits) - 1)
 
@@ -119,9 +120,16 @@ class RepeatTest:
         self.keys, self.first = keys[uniq], first[uniq]
         self.bitmap[(h & self.low).astype(np.int64)] = True
 
+    def drop_lookup(self) -> None:
+        """Free the lookup bitmap (megabytes) of a block that only travels to be merged."""
+        self.bitmap = np.zeros(0, dtype=bool)
+
     def merge(self, later: RepeatTest) -> None:
         """Add a block tested on its own elsewhere: its sampled windows are looked up among
         this one's (windows across the seam are not formed; both blocks' own counts stay)."""
+        if self.bitmap.size == 0:  # a travelled block that is now the run's first
+            self.bitmap = np.zeros(1 << self.bitmap_bits, dtype=bool)
+            self.bitmap[(self.keys & self.low).astype(np.int64)] = True
         if later.keys.size and self.keys.size:
             idx = np.minimum(np.searchsorted(self.keys, later.keys), self.keys.size - 1)
             hit = self.keys[idx] == later.keys
@@ -138,7 +146,6 @@ class RepeatTest:
         sampled = self.sampled + later.sampled
         self._add_keys(later.keys, later.first)
         self.sampled = sampled
-        self.bitmap |= later.bitmap
         self.pos = later.pos
         self.carry = later.carry
 

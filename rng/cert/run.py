@@ -14,9 +14,14 @@ entropy source and power-up self-test apply), then draws
 
 ``--scaling batch`` draws through :func:`rng.lab.outcomes` instead (the vectorized
 :mod:`rng.batch` path of ``etg rng draws``), about 100x faster, for very large N.
-Every outcome goes to the battery in chunks as it is drawn and to a csv file in the
-``etg rng draws`` format, so the lab can re-run ``etg cert analyze`` on exactly what
-was tested.
+
+The draws are cut into tasks (:mod:`rng.cert.tasks`) that run on a Dask cluster (an
+embedded local one by default, ``--scheduler`` for an existing one; :mod:`lab.cluster`)
+or, with ``--jobs 1`` or a single task, in this process. Each task returns its outcomes
+and its block's batteries; the run merges them in task order into the same statistics
+one pass computes, and writes every outcome to a csv file in the ``etg rng draws``
+format, so the lab can re-run ``etg cert analyze`` on exactly what was tested. The raw
+stream is one sequence of one DRBG, drawn here. ``--checkpoint`` resumes a killed run.
 """
 
 from __future__ import annotations
@@ -45,6 +50,15 @@ from rng.cert.report import Report, Section
 from rng.cert.shuffles import ShuffleBattery
 from rng.cert.sp80022 import BitBattery, BitParams
 from rng.cert.tables import OutcomeTable, card_table
+from rng.cert.tasks import (
+    TASK_DRAWS,
+    DrawSpec,
+    TaskResult,
+    WorkerRecord,
+    draw_task,
+    plan,
+    stream_seed,
+)
 
 CHUNK = 1 << 16
 
@@ -63,6 +77,10 @@ class RunOptions:
     run_dieharder: bool = True
     progress: bool | None = None
     command: str = "etg cert run"
+    jobs: int = 1  # local worker processes (1 and no scheduler: this process)
+    scheduler: str | None = None
+    checkpoint: Path | None = None
+    task_draws: int | None = None  # draws per task (default rng.cert.tasks.TASK_DRAWS)
 
     @property
     def shoe_count(self) -> int:
@@ -74,17 +92,44 @@ class RunOptions:
 class _Files:
     """csv files in the `etg rng draws` format, hashed as they are written."""
 
-    def __init__(self, out: Path) -> None:
+    NAMES = ("targets.csv", "multipliers.csv", "cards.csv", "shuffles.csv")
+
+    def __init__(self, out: Path, sizes: dict[str, int] | None = None) -> None:
+        """Open the files; ``sizes`` (a resumed run): keep that much of each, rehashed."""
         self.dir = out / "draws"
         self.dir.mkdir(parents=True, exist_ok=True)
         self.open: dict[str, tuple[BinaryIO, Any]] = {}
+        for name in self.NAMES:
+            keep = (sizes or {}).get(name, 0)
+            h = hashlib.sha256()
+            path = self.dir / name
+            out_fh: BinaryIO
+            if keep:
+                with path.open("rb") as src:
+                    left = keep
+                    while left > 0:
+                        block = src.read(min(left, 1 << 22))
+                        if not block:
+                            raise UserError(f"{path}: shorter than its checkpoint says; "
+                                            "start the run again without the checkpoint")
+                        h.update(block)
+                        left -= len(block)
+                out_fh = path.open("r+b")
+                out_fh.truncate(keep)
+                out_fh.seek(keep)
+            else:
+                out_fh = path.open("wb")
+            self.open[name] = (out_fh, h)
 
     def write(self, name: str, data: bytes) -> None:
-        if name not in self.open:
-            self.open[name] = ((self.dir / name).open("wb"), hashlib.sha256())
         fh, h = self.open[name]
         fh.write(data)
         h.update(data)
+
+    def sizes(self) -> dict[str, int]:
+        for fh, _ in self.open.values():
+            fh.flush()
+        return {name: fh.tell() for name, (fh, _) in self.open.items()}
 
     def close(self) -> list[tuple[str, int, str]]:
         out = []
@@ -106,82 +151,6 @@ def _chunks(total: int, size: int = CHUNK) -> Iterator[int]:
         left -= k
 
 
-def _bingo(rng: Any, opts: RunOptions, tw: OutcomeTable, mw: OutcomeTable, files: _Files,
-           bar: Any) -> tuple[OutcomeBattery, OutcomeBattery, IndependenceCounter]:
-    tbat = OutcomeBattery(tw, opts.draws)
-    mbat = OutcomeBattery(mw, opts.draws)
-    ind = IndependenceCounter(tw.k, mw.k, "Bingo draws (target, multiplier)")
-    tvals = [int(v) for v in tw.labels]
-    mvals = [int(v) for v in mw.labels]
-    tmap = {v: i for i, v in enumerate(tvals)}
-    mmap = {v: i for i, v in enumerate(mvals)}
-    tweights = dict(zip(tvals, tw.weights, strict=True))
-    mweights = dict(zip(mvals, mw.weights, strict=True))
-    round_no = 0
-    for k in _chunks(opts.draws):
-        if opts.scaling == "batch":
-            from rng.lab import outcomes
-
-            tv = next(outcomes(rng.random_bytes, "target", k, weights=tweights))
-            mv = next(outcomes(rng.random_bytes, "multiplier", k, weights=mweights))
-            t = np.searchsorted(tvals, tv).astype(np.uint8)
-            m = np.searchsorted(mvals, mv).astype(np.uint8)
-        else:
-            t = np.empty(k, dtype=np.uint8)
-            m = np.empty(k, dtype=np.uint8)
-            for i in range(k):
-                round_no += 1
-                d = rng.draw_bingo(round_no, tweights, mweights)
-                t[i] = tmap[d.target]
-                m[i] = mmap[d.multiplier]
-        tbat.update(t)
-        mbat.update(m)
-        ind.update(t, m)
-        files.write("targets.csv", _lines([tw.labels[i] for i in t.tolist()]))
-        files.write("multipliers.csv", _lines([mw.labels[i] for i in m.tolist()]))
-        bar.update(k)
-    return tbat, mbat, ind
-
-
-def _cards(rng: Any, opts: RunOptions, table: OutcomeTable, files: _Files, bar: Any
-           ) -> OutcomeBattery:
-    bat = OutcomeBattery(table, opts.draws)
-    for k in _chunks(opts.draws):
-        if opts.scaling == "batch":
-            from rng.batch import randbelow_batch
-
-            c = randbelow_batch(rng.random_bytes, table.k, k).astype(np.uint8)
-        else:
-            c = np.fromiter((rng.randbelow(table.k) for _ in range(k)), dtype=np.uint8, count=k)
-        bat.update(c)
-        files.write("cards.csv", _lines([table.labels[i] for i in c.tolist()]))
-        bar.update(k)
-    return bat
-
-
-def _shoes(rng: Any, opts: RunOptions, codes: tuple[str, ...], files: _Files, bar: Any
-           ) -> ShuffleBattery:
-    base = np.tile(np.arange(len(codes), dtype=np.int64), opts.decks)
-    bat = ShuffleBattery(np.full(len(codes), opts.decks))
-    per = max(1, CHUNK // base.size)
-    for k in _chunks(opts.shoe_count, per):
-        if opts.scaling == "batch":
-            from rng.batch import shuffle_batch
-
-            rows = shuffle_batch(rng.random_bytes, base, k)
-        else:
-            rows = np.empty((k, base.size), dtype=np.int64)
-            for i in range(k):
-                shoe = base.tolist()
-                rng.shuffle(shoe)
-                rows[i] = shoe
-        bat.update(rows)
-        files.write("shuffles.csv", _lines([",".join(codes[j] for j in row)
-                                            for row in rows.tolist()]))
-        bar.update(k)
-    return bat
-
-
 def _stream(rng: Any, opts: RunOptions, out: Path, bar: Any) -> tuple[BitBattery, str]:
     bits = BitBattery(BitParams.for_length(opts.stream_bytes * 8))
     h = hashlib.sha256()
@@ -197,7 +166,8 @@ def _stream(rng: Any, opts: RunOptions, out: Path, bar: Any) -> tuple[BitBattery
 
 def certification_run(cfg: Any, opts: RunOptions,
                       open_rng: Callable[[Any, bool], Any] | None = None,
-                      tables: tuple[OutcomeTable, OutcomeTable] | None = None) -> Report:
+                      tables: tuple[OutcomeTable, OutcomeTable] | None = None,
+                      progress: Any = None) -> Report:
     """Run everything and write the report into ``opts.out``; returns the judged report."""
     from rng import RngUnavailable, open_table_rng
     from rng.selftest import power_up_selftest
@@ -247,40 +217,46 @@ def certification_run(cfg: Any, opts: RunOptions,
         meta.finished = utc_now()
         _finish(rep, out, [])
         return rep
-    opener = open_rng or (lambda s, bench: open_table_rng(s, bench=bench))
-    try:
-        rng = opener(settings, cfg.bench)
-    except RngUnavailable as exc:
-        raise UserError(f"RNG unavailable: {exc.cause}") from None
     tw, mw = tables
     cards = card_table(spanish=opts.spanish)
-    files = _Files(out)
+    spec = DrawSpec(dataclasses.replace(settings, seed_hex=""), cfg.bench, seed, opts.scaling,
+                    tw, mw, cards, opts.decks, opts.draws)
+    merged = _Merged(spec, opts.shoe_count)
     units = 2 * opts.draws + opts.shoe_count + opts.stream_bytes // 1024
-    bar = progress_bar(units, "cert run", enabled=opts.progress)
+    bar = progress or progress_bar(units, "cert run", enabled=opts.progress)
     try:
-        bar.set_description("Bingo draws")
-        tbat, mbat, ind = _bingo(rng, opts, tw, mw, files, bar)
-        bar.set_description("card draws")
-        cbat = _cards(rng, opts, cards, files, bar)
-        bar.set_description("shuffles")
-        sbat = _shoes(rng, opts, cards.labels, files, bar)
+        bar.set_description("draws and shuffles")
+        files = _draw_all(spec, opts, merged, meta, bar)
         bar.set_description("raw stream")
-        kb_bar = _KiloBar(bar)
-        bits, stream_sha = _stream(rng, opts, out, kb_bar)
-        bar.close()
-        lab_files = [("stream.bin", opts.stream_bytes, stream_sha), *files.close()]
-        _external(rep, rng, opts)
+        stream_settings = settings
+        if seed:
+            stream_settings = dataclasses.replace(settings, seed_hex=stream_seed(seed))
+        opener = open_rng or (lambda s, bench: open_table_rng(s, bench=bench))
+        try:
+            rng = opener(stream_settings, cfg.bench)
+        except RngUnavailable as exc:
+            raise UserError(f"RNG unavailable: {exc.cause}") from None
+        try:
+            bits, stream_sha = _stream(rng, opts, out, _KiloBar(bar))
+            bar.close()
+            lab_files = [("stream.bin", opts.stream_bytes, stream_sha), *files.close()]
+            _external(rep, rng, opts)
+        finally:
+            rng.close()
     finally:
         bar.close()
-        rng.close()
-    pair = Section("Target x multiplier independence", ind.results(),
-                   plots=[independence_plot(ind, out, list(tw.labels), list(mw.labels))])
+    for w in merged.workers.values():
+        rep.selftest += [f"worker {w.name} ({w.source}): {line}" for line in w.selftest]
+        rep.selftest_ok = rep.selftest_ok and w.ok
+    pair = Section("Target x multiplier independence", merged.pairs.results(),
+                   plots=[independence_plot(merged.pairs, out, list(tw.labels),
+                                            list(mw.labels))])
     rep.sections = [
-        outcome_section(tbat, out, "target"),
-        outcome_section(mbat, out, "multiplier"),
+        outcome_section(merged.targets, out, "target"),
+        outcome_section(merged.multipliers, out, "multiplier"),
         pair,
-        outcome_section(cbat, out, "card"),
-        shuffle_section(sbat, out, list(cards.labels)),
+        outcome_section(merged.cards, out, "card", notes=[_OVERLAP_NOTE]),
+        shuffle_section(merged.shoes, out, list(cards.labels)),
         Section(f"Raw DRBG stream ({opts.stream_bytes:,} bytes, NIST SP 800-22)",
                 bits.results(), notes=["The stream is one sequence of n bits, most "
                                        "significant bit of each byte first."]),
@@ -288,6 +264,98 @@ def certification_run(cfg: Any, opts: RunOptions,
     meta.finished = utc_now()
     _finish(rep, out, lab_files)
     return rep
+
+
+_OVERLAP_NOTE = ("Every test merges exactly across tasks except the overlaps test, which "
+                 "compares windows within each task and sampled windows across tasks.")
+
+
+class _Merged:
+    """The run's batteries: each task's blocks merged in task order."""
+
+    def __init__(self, spec: DrawSpec, shoes: int) -> None:
+        self.targets = OutcomeBattery(spec.targets, spec.draws)
+        self.multipliers = OutcomeBattery(spec.multipliers, spec.draws)
+        self.cards = OutcomeBattery(spec.cards, spec.draws)
+        self.pairs = IndependenceCounter(spec.targets.k, spec.multipliers.k,
+                                         "Bingo draws (target, multiplier)")
+        self.shoes = ShuffleBattery(np.full(spec.cards.k, spec.decks))
+        self.workers: dict[str, WorkerRecord] = {}
+        self.tasks = 0
+
+    def add(self, r: TaskResult) -> None:
+        self.targets.merge(r.targets)
+        self.multipliers.merge(r.multipliers)
+        self.cards.merge(r.cards)
+        self.pairs.merge(r.pairs)
+        self.shoes.merge(r.shoes)
+        self.workers.setdefault(r.worker.name, r.worker)
+        self.tasks += 1
+
+
+def _draw_all(spec: DrawSpec, opts: RunOptions, merged: _Merged, meta: RunMetadata,
+              bar: Any) -> _Files:
+    """Every task drawn (here or on the cluster), merged in order, written to the files."""
+    from lab.checkpoint import Checkpoint
+    from lab.tasks import Task, run_here, run_tasks
+
+    blocks = plan(opts.draws, opts.shoe_count, opts.task_draws or TASK_DRAWS[opts.scaling])
+    tasks = [Task(b.index, 2 * (b.hi - b.lo) + b.shoe_hi - b.shoe_lo, (spec, b))
+             for b in blocks]
+    ck = None
+    sizes: dict[str, int] = {}
+    if opts.checkpoint is not None:
+        ck = Checkpoint(opts.checkpoint, _identity(spec, opts))
+        ck.open()
+        for index in sorted(ck.done):
+            result, sizes = ck.done[index]
+            merged.add(result)
+            bar.update(tasks[index].units)
+    files = _Files(opts.out, sizes)
+    tw, mw, cards = spec.targets, spec.multipliers, spec.cards
+
+    def fold(task: Task, r: TaskResult) -> None:
+        assert r.t is not None and r.m is not None and r.c is not None and r.rows is not None
+        files.write("targets.csv", _lines([tw.labels[i] for i in r.t.tolist()]))
+        files.write("multipliers.csv", _lines([mw.labels[i] for i in r.m.tolist()]))
+        files.write("cards.csv", _lines([cards.labels[i] for i in r.c.tolist()]))
+        if r.rows.size:
+            files.write("shuffles.csv", _lines([",".join(cards.labels[j] for j in row)
+                                                for row in r.rows.tolist()]))
+        merged.add(r)
+        if ck is not None:
+            ck.append(task.index, (r.without_outcomes(), files.sizes()))
+
+    where = "this process"
+    done = ck.done if ck is not None else {}
+    try:
+        if (opts.jobs == 1 or len(tasks) - len(done) <= 1) and opts.scheduler is None:
+            run_here(draw_task, tasks, fold, skip=done, progress=bar)
+        else:
+            from lab.cluster import describe, open_client
+
+            with open_client(opts.scheduler, opts.jobs) as client:
+                where = describe(client).describe()
+                run_tasks(client, draw_task, tasks, fold, skip=done, progress=bar)
+    finally:
+        if ck is not None:
+            ck.close()
+    size = blocks[0].hi - blocks[0].lo
+    meta.extra["ran on"] = where
+    meta.extra["tasks"] = (
+        f"{len(blocks)} of {size:,} Bingo and card draws each (shoes spread evenly); "
+        + ("task i's DRBG seeded with SHA-256('etg cert task|' + seed + i as 8 bytes)"
+           if spec.seed_hex else "each worker's own DRBG from its own entropy source")
+        + (f"; {len(done)} read from the checkpoint" if done else ""))
+    return files
+
+
+def _identity(spec: DrawSpec, opts: RunOptions) -> dict[str, Any]:
+    return {"command": "etg cert run", "draws": opts.draws, "shoes": opts.shoe_count,
+            "decks": opts.decks, "spanish": opts.spanish, "seed": spec.seed_hex,
+            "scaling": opts.scaling, "task_draws": opts.task_draws, "targets": spec.targets.weights,
+            "multipliers": spec.multipliers.weights, "mechanism": spec.settings.mechanism,
+            "bench": spec.bench}
 
 
 class _KiloBar:

@@ -1,0 +1,233 @@
+"""One task of a certification run: a block of draws, drawn and tested where it runs.
+
+`etg cert run` cuts its N Bingo draws, N card draws and S shoes into numbered tasks
+(:func:`plan`). A task runs on a Dask worker (or in the run's own process): it opens
+its RNG, draws its block exactly as the table draws (``TableRng.draw_bingo``,
+``randbelow``, ``shuffle``; or the vectorized ``rng.batch`` path with ``--scaling
+batch``), and returns the outcomes (for the run's csv files) with the block's
+batteries (:meth:`OutcomeBattery.part`), which the run merges in task order.
+
+* **Bench mode** (a seed): task ``i`` seeds a fresh DRBG with
+  ``SHA-256("etg cert task|" || seed || i)`` (:func:`task_seed`), so the same seed gives
+  the same draws and the same report on one core or a hundred.
+* **Production mode**: each worker process opens the table's RNG once, from its own
+  entropy source (:func:`rng.open_table_rng`, background cycling as configured), after
+  its own power-up self-test; every task reports which worker drew it and that
+  worker's self-test, and the report lists each worker's.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import hashlib
+import os
+import platform
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+import numpy.typing as npt
+
+from rng.cert.battery import OutcomeBattery
+from rng.cert.frequency import IndependenceCounter
+from rng.cert.shuffles import ShuffleBattery
+from rng.cert.tables import OutcomeTable
+
+CHUNK = 1 << 16
+#: draws per task: the table's own calls are slow (about 20,000 Bingo draws a second a
+#: core), the vectorized path fast, so tasks of about a few seconds either way
+TASK_DRAWS = {"table": 1 << 16, "batch": 1 << 20}
+U8 = npt.NDArray[np.uint8]
+
+
+@dataclass(frozen=True)
+class DrawSpec:
+    """What every task of one run shares (sent once per task; small)."""
+
+    settings: Any  # the [rng] settings (RngSettings)
+    bench: bool
+    seed_hex: str  # the run's seed ("" in production)
+    scaling: str
+    targets: OutcomeTable
+    multipliers: OutcomeTable
+    cards: OutcomeTable
+    decks: int
+    draws: int  # the run's planned N (sets the overlaps window)
+
+
+@dataclass(frozen=True)
+class Block:
+    """Task ``index``: draws ``lo``..``hi`` and shoes ``shoe_lo``..``shoe_hi`` of the run."""
+
+    index: int
+    lo: int
+    hi: int
+    shoe_lo: int
+    shoe_hi: int
+
+
+@dataclass(frozen=True)
+class WorkerRecord:
+    """Which process drew a task, and its power-up self-test."""
+
+    name: str
+    selftest: tuple[str, ...]
+    ok: bool
+    source: str
+
+
+@dataclass
+class TaskResult:
+    index: int
+    worker: WorkerRecord
+    targets: OutcomeBattery
+    multipliers: OutcomeBattery
+    cards: OutcomeBattery
+    pairs: IndependenceCounter
+    shoes: ShuffleBattery
+    # the outcomes, for the csv files (dropped before the checkpoint keeps the result)
+    t: U8 | None = None
+    m: U8 | None = None
+    c: U8 | None = None
+    rows: U8 | None = None
+
+    def without_outcomes(self) -> TaskResult:
+        return dataclasses.replace(self, t=None, m=None, c=None, rows=None)
+
+
+def plan(draws: int, shoes: int, size: int) -> list[Block]:
+    """The run's tasks: blocks of ``size`` draws, the shoes spread evenly over them."""
+    count = max(1, -(-draws // size))
+    return [Block(i, i * size, min(draws, (i + 1) * size), shoes * i // count,
+                  shoes * (i + 1) // count) for i in range(count)]
+
+
+def task_seed(seed_hex: str, index: int) -> str:
+    """The seed of task ``index``'s DRBG in a bench run (hex of 32 bytes)."""
+    data = b"etg cert task|" + bytes.fromhex(seed_hex) + index.to_bytes(8, "big")
+    return hashlib.sha256(data).hexdigest()
+
+
+def stream_seed(seed_hex: str) -> str:
+    """The seed of the raw stream's DRBG in a bench run (drawn by the run itself)."""
+    return hashlib.sha256(b"etg cert stream|" + bytes.fromhex(seed_hex)).hexdigest()
+
+
+_PROCESS: dict[str, Any] = {}  # this process's self-test and (production) its RNG
+
+
+def _worker_name() -> str:
+    try:
+        from distributed import get_worker
+
+        return str(get_worker().address)
+    except (ImportError, ValueError):
+        return f"{platform.node()} pid {os.getpid()} (the run's own process)"
+
+
+def _process_rng(spec: DrawSpec) -> tuple[WorkerRecord, Any]:
+    """This process's self-test record, and its own RNG in production mode."""
+    from rng import RngUnavailable, open_table_rng
+    from rng.selftest import power_up_selftest
+
+    key = f"{spec.settings.mechanism}|{spec.bench}|{bool(spec.seed_hex)}"
+    if _PROCESS.get("key") != key:
+        checks = power_up_selftest(spec.settings.mechanism)
+        ok = all(c.ok for c in checks)
+        rng = None
+        source = "per-task seeded DRBG (bench)"
+        if ok and not spec.seed_hex:  # production (or an unseeded bench run)
+            try:
+                rng = open_table_rng(spec.settings, bench=spec.bench)
+            except RngUnavailable as exc:
+                raise RuntimeError(f"{_worker_name()}: RNG unavailable: {exc.cause}") from None
+            source = rng.source_name
+        if "rng" in _PROCESS and _PROCESS["rng"] is not None:
+            _PROCESS["rng"].close()
+        _PROCESS.update(key=key, rng=rng, record=WorkerRecord(
+            _worker_name(), tuple(c.line() for c in checks), ok, source))
+    return _PROCESS["record"], _PROCESS["rng"]
+
+
+def draw_task(spec: DrawSpec, block: Block) -> TaskResult:
+    """Draw and test one block (runs on a worker)."""
+    from rng import open_table_rng
+
+    record, rng = _process_rng(spec)
+    if not record.ok:
+        raise RuntimeError(f"{record.name}: the power-up self-test failed; RNG unavailable")
+    own = rng is None
+    if own:
+        settings = dataclasses.replace(spec.settings,
+                                       seed_hex=task_seed(spec.seed_hex, block.index))
+        rng = open_table_rng(settings, bench=True, selftest=False)
+    try:
+        t, m = _bingo(rng, spec, block.hi - block.lo)
+        c = _cards(rng, spec, block.hi - block.lo)
+        rows = _shoes(rng, spec, block.shoe_hi - block.shoe_lo)
+    finally:
+        if own:
+            rng.close()
+    pairs = IndependenceCounter(spec.targets.k, spec.multipliers.k,
+                                "Bingo draws (target, multiplier)")
+    pairs.update(t, m)
+    shoes = ShuffleBattery(np.full(spec.cards.k, spec.decks))
+    if rows.size:
+        shoes.update(rows.astype(np.int64))
+    return TaskResult(
+        block.index, record,
+        OutcomeBattery.part(spec.targets, spec.draws, t, block.lo),
+        OutcomeBattery.part(spec.multipliers, spec.draws, m, block.lo),
+        OutcomeBattery.part(spec.cards, spec.draws, c, block.lo),
+        pairs, shoes, t, m, c, rows.astype(np.uint8))
+
+
+def _bingo(rng: Any, spec: DrawSpec, n: int) -> tuple[U8, U8]:
+    tw, mw = spec.targets, spec.multipliers
+    tvals = [int(v) for v in tw.labels]
+    mvals = [int(v) for v in mw.labels]
+    tweights = dict(zip(tvals, tw.weights, strict=True))
+    mweights = dict(zip(mvals, mw.weights, strict=True))
+    if spec.scaling == "batch":
+        from rng.lab import outcomes
+
+        tv = np.concatenate([*outcomes(rng.random_bytes, "target", n, weights=tweights),
+                             np.zeros(0, np.int64)])
+        mv = np.concatenate([*outcomes(rng.random_bytes, "multiplier", n, weights=mweights),
+                             np.zeros(0, np.int64)])
+        return (np.searchsorted(tvals, tv).astype(np.uint8),
+                np.searchsorted(mvals, mv).astype(np.uint8))
+    tmap = {v: i for i, v in enumerate(tvals)}
+    mmap = {v: i for i, v in enumerate(mvals)}
+    t = np.empty(n, dtype=np.uint8)
+    m = np.empty(n, dtype=np.uint8)
+    for i in range(n):
+        d = rng.draw_bingo(i + 1, tweights, mweights)
+        t[i] = tmap[d.target]
+        m[i] = mmap[d.multiplier]
+    return t, m
+
+
+def _cards(rng: Any, spec: DrawSpec, n: int) -> U8:
+    k = spec.cards.k
+    if spec.scaling == "batch":
+        from rng.batch import randbelow_batch
+
+        return randbelow_batch(rng.random_bytes, k, n).astype(np.uint8)
+    return np.fromiter((rng.randbelow(k) for _ in range(n)), dtype=np.uint8, count=n)
+
+
+def _shoes(rng: Any, spec: DrawSpec, count: int) -> npt.NDArray[np.int64]:
+    base = np.tile(np.arange(spec.cards.k, dtype=np.int64), spec.decks)
+    if count == 0:
+        return np.zeros((0, base.size), dtype=np.int64)
+    if spec.scaling == "batch":
+        from rng.batch import shuffle_batch
+
+        return np.asarray(shuffle_batch(rng.random_bytes, base, count))
+    rows = np.empty((count, base.size), dtype=np.int64)
+    for i in range(count):
+        shoe = base.tolist()
+        rng.shuffle(shoe)
+        rows[i] = shoe
+    return rows
