@@ -14,8 +14,8 @@ def register(sub: Any, common: argparse.ArgumentParser) -> None:
         "compiled fast path, numba) on a Dask cluster (by default a local one on every core); "
         "print the house edge, its standard error, a 95 percent interval and each wager's return.",
     )
-    from firmware.math.options import add_rules_options
     from firmware.cli_options import count
+    from firmware.math.options import add_rules_options
     from lab.options import add_cluster_options
 
     add_rules_options(p)

@@ -100,8 +100,8 @@ class RtpResult:
             f"{self.rules.variant}: {j['rounds']:,} rounds through the "
             f"{'fast path' if self.fast else 'engine'} on {self.cluster} in "
             f"{self.seconds:.1f} s ({j['rounds_per_second']:,.0f} rounds/s)",
-            f"  seed {self.seed:x} (hex, as --seed takes it); {self.tasks:,} task(s) of {self.task_rounds:,} rounds, task i "
-            "seeded by SeedSequence(seed, spawn_key=(i,))"
+            f"  seed {self.seed:x} (hex, as --seed takes it); {self.tasks:,} task(s) of "
+            f"{self.task_rounds:,} rounds, task i seeded by SeedSequence(seed, spawn_key=(i,))"
             + (f"; {self.resumed_tasks:,} task(s) read from the checkpoint"
                if self.resumed_tasks else ""),
             f"  house edge   {self.house_edge:+.5%}  (standard error {self.stderr:.5%}; "
