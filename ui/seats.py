@@ -164,7 +164,7 @@ def paint_seat(p: Painter, surf: pygame.Surface, sg: SeatGeometry, seat: Mapping
                 m.font(14))
     cells = _cells(sg.hands, len(hands))
     for i, (cell, hand) in enumerate(zip(cells, hands, strict=False)):
-        current = turn and expecting.get("hand") == i
+        current = turn and expecting.get("hand") == i + 1  # hands count from 1
         _hand(p, surf, cell, hand, len(hands), current, bingo_target)
     for kind, (center, radius) in sg.spots.items():
         cents = int(wagers.get(kind) or 0)

@@ -126,12 +126,12 @@ class AutoTable:
                 seat = t.players[t.turn_seat]
                 if t.phase == P.INSURANCE:
                     act = "insurance" if self.insurance else "no-insurance"
-                    apply(Decision(seat.number, 0, act))
+                    apply(Decision(seat.number, 1, act))
                     continue
                 h = seat.hands[t.turn_hand]
                 legal = t.legal_now(seat, h)
                 act = policy(h, VALUE[t.dealer.cards[0]], legal)
-                apply(Decision(seat.number, t.turn_hand, act))
+                apply(Decision(seat.number, t.turn_hand + 1, act))
             elif need == P.WAGERS:
                 if t.phase == P.SETTLED or t.phase == P.VOIDED:
                     self.rounds += 1

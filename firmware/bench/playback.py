@@ -2,9 +2,11 @@
 
 The loop asks the table what it expects and supplies it from the scenario: the next card
 of the shoe list, the next action, the forced draw. Faults and console presses go in
-right after the n-th card of the round (faults before presses at the same n). An
-insurance question the scenario does not answer is declined ("no-insurance"), so a
-scenario only lists the insurance decisions it is about.
+right after the n-th card of the round (faults before presses at the same n). A
+question the scenario does not answer is answered as the dealer would without a signal
+from the player (:data:`UNSCRIPTED`): insurance is declined, and after a Spanish 21
+double the Double Down wager is kept (no rescue), so a scenario only lists the decisions
+it is about.
 """
 
 from __future__ import annotations
@@ -15,6 +17,13 @@ from typing import Any
 from firmware.bench.compare import differences, observe
 from firmware.bench.driver import TableDriver
 from firmware.bench.scenario import START_CREDITS, Action, Round, Scenario
+
+#: an offer the table may make without the file scripting it (recognised by the action it
+#: offers) -> the answer taken without a signal, and the actions that answer it
+UNSCRIPTED: dict[str, tuple[str, tuple[str, ...]]] = {
+    "insurance": ("no-insurance", ("insurance", "no-insurance")),  # baseline §1.5
+    "rescue": ("stand", ("stand", "rescue")),                      # § 635a.10(d)
+}
 
 
 class Mismatch(Exception):
@@ -131,14 +140,15 @@ def _play_round(rnd: Round, driver: TableDriver, shoe: deque[str]) -> list[str]:
 
 def _decide(where: str, exp: dict[str, Any], actions: list[Action], driver: TableDriver) -> None:
     seat, hand, legal = exp["seat"], exp["hand"], exp["legal"]
-    insurance = "insurance" in legal
     nxt = actions[0] if actions else None
-    fits = nxt is not None and nxt.seat == seat and (nxt.hand is None or nxt.hand == hand)
-    if insurance and not (fits and nxt is not None and nxt.do in ("insurance", "no-insurance")):
-        why = driver.decide(int(seat), 0, "no-insurance", 1)
-        if why:
-            raise Mismatch(f"{where}: rejected: seat {seat} no-insurance: {why}")
-        return
+    fits = nxt is not None and nxt.seat == seat and nxt.hand == hand
+    for offer, (answer, answers) in UNSCRIPTED.items():
+        if offer in legal and not (fits and nxt is not None and nxt.do in answers):
+            why = driver.decide(int(seat), int(hand), answer, 1)
+            if why:
+                raise Mismatch(f"{where}: rejected: seat {seat} hand {hand} {answer} "
+                               f"(not scripted, taken without a signal): {why}")
+            return
     if nxt is None:
         raise Mismatch(
             f"{where}: no action left, the table waits for seat {seat} hand {hand} "

@@ -44,16 +44,18 @@ class SeatPlay:
 
 @dataclass(frozen=True)
 class Action:
+    """One scripted decision. ``hand`` counts from 1 like ``seat`` (the format's default
+    is the seat's first hand); ``times`` is any positive multiple, the rules decide."""
+
     seat: int
     do: str
-    hand: int | None = None
+    hand: int = 1
     times: int = 1
     rejected: bool = False
 
     def describe(self) -> str:
-        hand = f" hand {self.hand}" if self.hand is not None else ""
         times = f" {self.times}x" if self.do == "double" and self.times != 1 else ""
-        return f"seat {self.seat}{hand} {self.do}{times}"
+        return f"seat {self.seat} hand {self.hand} {self.do}{times}"
 
 
 @dataclass(frozen=True)
@@ -167,11 +169,14 @@ def _round(n: int, r: Any) -> Round:
         rejected = a.get("rejected", False)
         if not isinstance(rejected, bool):
             raise ScenarioError(f"{w}.rejected: must be true or false")
-        hand = a.get("hand")
+        hand = a.get("hand", 1)
+        if hand == 0 and not isinstance(hand, bool):
+            raise ScenarioError(f"{w}.hand: hands are numbered from 1 like seats (hand = 1 is "
+                                "the seat's first hand), got 0")
+        # any positive multiple parses: whether the table takes it is what a file may test
         actions.append(Action(
-            _int(a["seat"], f"{w}.seat", 1, 7), a["do"],
-            None if hand is None else _int(hand, f"{w}.hand", 0),
-            _int(a.get("times", 1), f"{w}.times", 1, 4), rejected,
+            _int(a["seat"], f"{w}.seat", 1, 7), a["do"], _int(hand, f"{w}.hand", 1),
+            _int(a.get("times", 1), f"{w}.times", 1), rejected,
         ))
     faults = []
     for i, f in enumerate(_list(r, "fault", where)):

@@ -20,9 +20,12 @@ if TYPE_CHECKING:
 class Expecting:
     """``kind``: wagers | card | decision | draw | new-shoe | console | none.
 
-    ``seat``/``hand`` name who a decision or card is for (None otherwise); ``legal`` the
-    decisions legal now; ``to`` who receives a card ("seat 1 hand 0", "dealer", "hole",
-    "burn"); ``draw`` the values an RNG draw must give; ``why`` one human line.
+    ``seat``/``hand`` name who a decision or card is for (None otherwise); hands are
+    numbered from 1 like seats, in the order they were made (a split of hand 1 makes hand
+    2), because everything outside the engine (panel, bench files, journal, status line)
+    counts that way; the engine's own list index is ``hand - 1``. ``legal`` the decisions
+    legal now; ``to`` who receives a card ("seat 1 hand 1", "dealer", "hole", "burn");
+    ``draw`` the values an RNG draw must give; ``why`` one human line.
     """
 
     kind: str
@@ -51,15 +54,16 @@ def expecting_of(t: Table) -> Expecting:
         if t.phase == P.INSURANCE:
             s = t.players[t.turn_seat]
             return Expecting(
-                P.DECISION, s.number, 0, ("insurance", "no-insurance"),
+                P.DECISION, s.number, 1, ("insurance", "no-insurance"),
                 why=f"seat {s.number}: insurance? (up to {t.insurance_offer(s)} cents)",
             )
         s = t.players[t.turn_seat]
         h = s.hands[t.turn_hand]
         legal = tuple(t.legal_now(s, h))
+        number = t.turn_hand + 1
         return Expecting(
-            P.DECISION, s.number, t.turn_hand, legal,
-            why=f"seat {s.number}, hand {t.turn_hand}: decide ({', '.join(legal)})",
+            P.DECISION, s.number, number, legal,
+            why=f"seat {s.number}, hand {number}: decide ({', '.join(legal)})",
         )
     if need == P.WAGERS:
         return Expecting(P.WAGERS, why="place wagers, then DEAL")
@@ -90,8 +94,9 @@ def _card(t: Table) -> Expecting:
             return Expecting(P.CARD, to=to, why=why)
         n = len(t.players)
         s = t.players[t.deal_pos % (n + 1)]
-        return Expecting(P.CARD, s.number, 0, to=f"seat {s.number} hand 0",
+        return Expecting(P.CARD, s.number, 1, to=f"seat {s.number} hand 1",
                          why=f"a card to seat {s.number}")
     s = t.players[t.turn_seat]
-    return Expecting(P.CARD, s.number, t.turn_hand, to=f"seat {s.number} hand {t.turn_hand}",
-                     why=f"a card to seat {s.number}, hand {t.turn_hand}")
+    number = t.turn_hand + 1
+    return Expecting(P.CARD, s.number, number, to=f"seat {s.number} hand {number}",
+                     why=f"a card to seat {s.number}, hand {number}")

@@ -127,8 +127,10 @@ class Card(Input):
 
 
 class Decision(Input):
-    """A player's decision for (seat, hand); ``times`` for a 1x-4x double, ``amount`` for
-    insurance (None: exactly half the Blackjack wager, the bench action)."""
+    """A player's decision for (seat, hand); ``hand`` counts from 1 like ``seat`` (the
+    seat's hands in the order they were made; insurance is asked of hand 1). ``times``:
+    the double as a multiple of the initial wager (the rules say which are legal);
+    ``amount`` for insurance (None: exactly half the Blackjack wager, the bench action)."""
 
     __slots__ = ("action", "amount", "hand", "seat", "times")
     TYPE = "decision"

@@ -122,6 +122,11 @@ class Mechanism:
         """True when a wager of this mechanism depends on the dealer's final total."""
         return False
 
+    def fixed_without_dealer(self, table: Table, seat: Seat, hand: Hand) -> bool:
+        """True when ``hand`` (standing or doubled, play over) wins or loses whatever total
+        the dealer makes, so the dealer need not draw for it (baseline §1.10)."""
+        return False
+
     # -- settlement ------------------------------------------------------------------
     def hand_result(self, table: Table, seat: Seat, hand: Hand, result: str) -> str:
         """Amend a hand's result against the dealer ('win'/'lose'/'push'); also asked for a
@@ -148,8 +153,8 @@ MECHANISMS: dict[str, type[Mechanism]] = {}
 HOOKS = (
     "paired_wagers", "wager_refusal", "side_wager_refusal", "new_round", "draw_request",
     "apply_draw", "adjust_legal", "custom_action", "split_stake", "double_stake",
-    "keeps_turn_after_double", "hand_busted", "dealer_needed", "hand_result", "hand_odds",
-    "settle_seat", "public_fields",
+    "keeps_turn_after_double", "hand_busted", "dealer_needed", "fixed_without_dealer",
+    "hand_result", "hand_odds", "settle_seat", "public_fields",
 )
 
 

@@ -274,14 +274,25 @@ class RoundPlay(TableState):
     def _dealer_turn(self) -> None:
         self.hole_revealed = True
         self.card_to = None
-        needed = any(
-            h.status == STOOD or h.status == DOUBLED for s in self.players for h in s.hands
-        ) or any(hook(self) for hook in self.hooks.dealer_needed)
-        if needed:
+        if self.dealer_needed():
             self.phase = P.DEALER
             self._dealer_step()
-        else:
+        else:  # the hole card is only revealed; the cards not drawn stay in the shoe
             self._settle()
+
+    def dealer_needed(self) -> bool:
+        """Whether some wager of the round still depends on the dealer's final total
+        (baseline §1.10): a hand standing (or doubled) against the dealer, unless a
+        mechanism fixes its result whatever the dealer makes (a Spanish 21 player 21),
+        or a wager of a mechanism (Blackjack or Bust, Push 22)."""
+        fixed = self.hooks.fixed_without_dealer
+        for s in self.players:
+            for h in s.hands:
+                if (h.status == STOOD or h.status == DOUBLED) and not any(
+                    hook(self, s, h) for hook in fixed
+                ):
+                    return True
+        return any(hook(self) for hook in self.hooks.dealer_needed)
 
     def _dealer_step(self) -> None:
         d = self.dealer

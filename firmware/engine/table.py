@@ -200,9 +200,10 @@ class Table(Betting, Tilting, RoundPlay):
             self._insurance(inp)
             return
         seat = self.players[self.turn_seat]
-        if inp.seat != seat.number or inp.hand != self.turn_hand:
+        number = self.turn_hand + 1  # hands are numbered from 1 outside the engine
+        if inp.seat != seat.number or inp.hand != number:
             raise Rejected(
-                f"{action}: the table waits for seat {seat.number} hand {self.turn_hand}, "
+                f"{action}: the table waits for seat {seat.number} hand {number}, "
                 f"not seat {inp.seat} hand {inp.hand}"
             )
         h = seat.hands[self.turn_hand]
@@ -221,9 +222,9 @@ class Table(Betting, Tilting, RoundPlay):
 
     def _insurance(self, inp: Decision) -> None:
         seat = self.players[self.turn_seat]
-        if inp.seat != seat.number or inp.hand != 0:
+        if inp.seat != seat.number or inp.hand != 1:
             raise Rejected(
-                f"insurance is asked of seat {seat.number} hand 0, not seat {inp.seat} "
+                f"insurance is asked of seat {seat.number} hand 1, not seat {inp.seat} "
                 f"hand {inp.hand}"
             )
         if inp.action == "insurance":

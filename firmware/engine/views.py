@@ -115,7 +115,7 @@ def _where(t: Table, h: Hand | None) -> Any:
     for s in t.players:
         for i, x in enumerate(s.hands):
             if x is h:
-                return [s.number, i]
+                return [s.number, i + 1]  # hands count from 1 outside the engine
     return "?"
 
 

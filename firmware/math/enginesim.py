@@ -106,9 +106,9 @@ def play_engine_rounds(rules: GameRules, rounds: int, seed: Any) -> Tally:
                 s = table.players[0]
                 if "insurance" in ex.legal:
                     choice = "insurance" if strat.insurance() else "no-insurance"
-                    table.apply(Decision(1, 0, choice))
+                    table.apply(Decision(1, 1, choice))
                     continue
-                h = s.hands[ex.hand or 0]
+                h = s.hands[(ex.hand or 1) - 1]  # hands count from 1
                 vals_h = tuple(VALUE[c] for c in h.cards)
                 bingo = None
                 if rules.bingo:
@@ -120,7 +120,7 @@ def play_engine_rounds(rules: GameRules, rounds: int, seed: Any) -> Tally:
                     after_double=table.post_double,
                     bob_alive=not any(x.status == BUST for x in s.hands), bingo=bingo,
                 )
-                table.apply(Decision(1, ex.hand or 0, d.action, times=d.times))
+                table.apply(Decision(1, ex.hand or 1, d.action, times=d.times))
             elif kind == "draw":
                 values = {}
                 for name, domain in ex.draw.items():

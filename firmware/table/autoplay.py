@@ -60,7 +60,7 @@ class Policy:
         if "no-insurance" in legal:
             return "no-insurance", 1
         s = next(x for x in view["seats"] if x["seat"] == seat)
-        h = s["hands"][hand]
+        h = s["hands"][hand - 1]  # hands count from 1
         up_code = view["dealer"]["cards"][0]
         cards = [_value(c) for c in h["cards"]]
         if self._strategy is not None:
@@ -200,7 +200,7 @@ class AutoPlay:
             elif now - self._tilt_since > VOID_AFTER_S:
                 self._once(("void", rnd, tilt.get("cause")), None, "VOID")
         elif kind == "decision" and exp["seat"] in self.seats:
-            seat, hand, legal = exp["seat"], exp["hand"] or 0, exp["legal"]
+            seat, hand, legal = exp["seat"], exp["hand"] or 1, exp["legal"]
             action, times = self.policy.decide_times(view, seat, hand, legal)
             key = ("decide", rnd, seat, hand, tuple(legal), _cards_seen(view, seat))
             if action == "double":

@@ -130,7 +130,7 @@ class DeviceEvents:
         if what is None:
             log.debug("seat %s %s: not accepted now", h.seat, h.button)
         elif what == "pending-double":
-            hand = view["expecting"]["hand"] or 0
+            hand = view["expecting"]["hand"] or 1
             sizes = self._double_sizes(h.seat, hand)
             if sizes:
                 self.pending_double = PendingDouble(h.seat, hand, sizes[0], self.clock(), sizes)

@@ -71,7 +71,7 @@ def format_round(rec: Mapping[str, Any]) -> list[str]:
     for s in rec.get("seats", []):
         stakes = (rec.get("stakes") or {}).get(str(s["seat"]), {})
         lines.append(f"  seat {s['seat']}: net {s.get('net')}, stakes {stakes}")
-        for i, h in enumerate(s.get("hands", [])):
+        for i, h in enumerate(s.get("hands", []), start=1):  # hands count from 1
             lines.append(f"    hand {i}: {_hand_text(h)}")
     decisions = [
         x["input"] for x in rec.get("inputs", []) if x.get("input", {}).get("type") in

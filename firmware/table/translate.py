@@ -189,7 +189,7 @@ def press_input(
     if kind != "decision" or exp["seat"] != seat:
         return None
     legal = exp["legal"]
-    hand = exp["hand"] or 0
+    hand = exp["hand"] or 1  # hands count from 1, like seats
     if "insurance" in legal or "no-insurance" in legal:
         if button == "INSURANCE" and "insurance" in legal:
             return Decision(seat, hand, "insurance")

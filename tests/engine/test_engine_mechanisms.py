@@ -141,7 +141,7 @@ def test_paired_wager_placed_with_main_settled_and_voided() -> None:
     assert t.public_view()["seats"][0]["wagers"]["bust_bet"] == 1000
     bet(t, close=True)
     feed(t, "TS", "6H", "8D", "TC")
-    do(t, 1, 0, "stand")
+    do(t, 1, 1, "stand")
     feed(t, "9S")  # dealer 25
     assert net(t) == 2000 and conserved(t)
     assert "bust_bet" in layout_for(t.rules)["betting_areas"]
@@ -152,7 +152,7 @@ def test_dealer_needed_hook_keeps_dealer_drawing_after_all_bust() -> None:
     t = make(mechanisms=["test-bust-bet"])
     bet(t, (1, 1000))
     feed(t, "TS", "6H", "8D", "TC")
-    do(t, 1, 0, "hit")
+    do(t, 1, 1, "hit")
     feed(t, "KD")  # player busts; the paired wager still depends on the dealer
     assert t.expecting().to == "dealer"
 
@@ -168,7 +168,7 @@ def test_rng_draw_phase_forced_only_in_bench_mode() -> None:
     assert "must give" in refused(prod, Draw({"target": 17}))
     prod.apply(Draw({"target": 17, "multiplier": 5}, record={"bits": 64}))
     assert prod.public_view()["bingo"]["target"] == 17
-    assert prod.expecting().to == "seat 1 hand 0"
+    assert prod.expecting().to == "seat 1 hand 1"
     bench = make(bench=True, mechanisms=["test-draw"])
     bet(bench, (1, 1000))
     bench.apply(Draw({"target": 21, "multiplier": 10}, forced=True))
@@ -179,13 +179,13 @@ def test_lammer_split_and_free_double_cost_nothing() -> None:
     t = make(mechanisms=["test-free-split"])
     bet(t, (1, 1000))
     feed(t, "8S", "9D", "8C", "7H")
-    do(t, 1, 0, "split")
+    do(t, 1, 1, "split")
     assert t.seats[0].credits == START - 1000
     feed(t, "3D")
-    do(t, 1, 0, "double")  # free double: a lammer
+    do(t, 1, 1, "double")  # free double: a lammer
     feed(t, "TC")  # 21
     feed(t, "TH")  # second hand 18
-    do(t, 1, 1, "stand")
+    do(t, 1, 2, "stand")
     feed(t, "8H")  # dealer 24
     pv = t.public_view()["seats"][0]["hands"]
     assert pv[1]["lammer"] is True and pv[0]["double_lammer"] is True
@@ -197,7 +197,7 @@ def test_dealer_rule_mechanism_22_pushes() -> None:
     t = make(mechanisms=["test-dealer-22"])
     bet(t, (1, 1000))
     feed(t, "TS", "6H", "9D", "TC")
-    do(t, 1, 0, "stand")
+    do(t, 1, 1, "stand")
     feed(t, "6S")  # dealer 22
     assert net(t) == 0 and t.seats[0].hands[0].result == "push"
 
@@ -207,9 +207,9 @@ def test_bonus_odds_mechanism() -> None:
     bet(t, (1, 1000))
     feed(t, "2S", "TH", "3D", "8C")
     for c in ("4S", "5S"):
-        do(t, 1, 0, "hit")
+        do(t, 1, 1, "hit")
         feed(t, c)
-    do(t, 1, 0, "hit")
+    do(t, 1, 1, "hit")
     feed(t, "7C")  # 2+3+4+5+7 = 21 in five cards, stands by itself
     assert net(t) == 1500
 
@@ -218,10 +218,10 @@ def test_rescue_custom_action_after_double() -> None:
     t = make(mechanisms=["test-rescue"])
     bet(t, (1, 1000))
     feed(t, "6S", "TH", "5D", "8C")
-    do(t, 1, 0, "double")
+    do(t, 1, 1, "double")
     feed(t, "2C")  # 13 after the double: the player may rescue
     assert t.expecting().legal == ("stand", "rescue")
-    do(t, 1, 0, "rescue")
+    do(t, 1, 1, "rescue")
     assert t.phase == "settled"
     assert net(t) == -1000  # double returned, original lost
     assert t.seats[0].hands[0].result == "rescue"
@@ -232,8 +232,8 @@ def test_doubles_1x_to_4x_of_initial_wager() -> None:
     bet(t, (1, 1000))
     feed(t, "6S", "TH", "5D", "7C")
     assert "not allowed" in refused(t, __import__("firmware.engine", fromlist=["Decision"])
-                                    .Decision(1, 0, "double", 5))
-    do(t, 1, 0, "double", times=3)
+                                    .Decision(1, 1, "double", 5))
+    do(t, 1, 1, "double", times=3)
     assert t.seats[0].hands[0].double == 3000
     feed(t, "TC")  # 21
     feed(t, "5H")  # dealer 22
@@ -246,10 +246,10 @@ def test_no_hitting_and_split_any_initial_two_cards() -> None:
     feed(t, "9S", "TH", "5D", "7C")
     legal = t.expecting().legal
     assert "hit" not in legal and "split" in legal
-    do(t, 1, 0, "split")
+    do(t, 1, 1, "split")
     feed(t, "9D")  # 9,9 made by a split: identical value, may split again
     assert "split" in t.expecting().legal
-    do(t, 1, 0, "stand")
+    do(t, 1, 1, "stand")
     feed(t, "6C")  # 5,6 after a split: not identical, no split
     assert "split" not in t.expecting().legal
 
@@ -258,10 +258,10 @@ def test_split_aces_play_on_and_double_on_any_number_of_cards() -> None:
     t = make(split_aces_one_card=False, double_cards="any")
     bet(t, (1, 1000))
     feed(t, "AS", "TH", "AD", "7C")
-    do(t, 1, 0, "split")
+    do(t, 1, 1, "split")
     feed(t, "2C")
     assert "hit" in t.expecting().legal
-    do(t, 1, 0, "hit")
+    do(t, 1, 1, "hit")
     feed(t, "2D")  # A,2,2: three cards
     assert "double" in t.expecting().legal
 
@@ -276,7 +276,7 @@ def test_optional_side_wager() -> None:
     assert t.seats[0].side == {"push22": 500} and t.seats[0].credits == START - 2500
     bet(t)
     feed(t, "TS", "6H", "9D", "TC")
-    do(t, 1, 0, "stand")
+    do(t, 1, 1, "stand")
     feed(t, "6S")  # dealer 22: main wins 2000, push22 pays 11 to 1
     assert net(t) == 2000 + 5500
 

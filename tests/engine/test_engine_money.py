@@ -25,7 +25,7 @@ def test_baseline_1_12_surrender_half_rounds_down_remainder_recorded() -> None:
     t = table(wager_unit=1, min_wager=1)
     bet(t, (1, 501))
     feed(t, "TS", "9D", "6C", "7H")
-    do(t, 1, 0, "surrender")
+    do(t, 1, 1, "surrender")
     assert net(t) == -251  # 250 of 250.5 returned
     assert ("remainder", 1, "surrender", Fraction(1, 2)) in t.audit
 
@@ -42,7 +42,7 @@ def test_633a_13_o_max_payout_per_round_caps_winnings_per_seat() -> None:
     t = table(max_payout_per_round=1000)
     bet(t, (1, 10000), (2, 500))
     feed(t, "AS", "9S", "9D", "KC", "TC", "9H")
-    do(t, 2, 0, "stand")  # 19 against 18
+    do(t, 2, 1, "stand")  # 19 against 18
     assert net(t, 1) == 1000  # 15000 won, capped at 1000
     assert net(t, 2) == 500
     assert ("payout-limit", 1, "withheld", 14000) in t.audit
@@ -65,12 +65,12 @@ def test_633a_11_d_dealer_blackjack_after_split_takes_only_original_wager() -> N
     t.apply(CreditsIn(1, START))
     bet(t, (1, 1000))
     feed(t, "8S", "KD", "8C", "AH")  # dealer Blackjack, not checked under this rule set
-    do(t, 1, 0, "split")
+    do(t, 1, 1, "split")
     feed(t, "3D")
-    do(t, 1, 0, "double")  # 11: doubled
+    do(t, 1, 1, "double")  # 11: doubled
     feed(t, "9C")
     feed(t, "TH")
-    do(t, 1, 1, "stand")
+    do(t, 1, 2, "stand")
     assert t.phase == "settled" and t.dealer_bj
     assert net(t) == -1000  # only the original wager; split wager and double returned
     assert [h.result for h in t.seats[0].hands] == ["lose", "push"]
@@ -81,7 +81,7 @@ def test_635a_10_b_dealer_blackjack_after_double_takes_only_original() -> None:
     t.apply(CreditsIn(1, START))
     bet(t, (1, 1000))
     feed(t, "6S", "TD", "5C", "AH")
-    do(t, 1, 0, "double")
+    do(t, 1, 1, "double")
     feed(t, "9C")
     assert net(t) == -1000
 

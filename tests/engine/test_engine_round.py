@@ -22,7 +22,7 @@ def test_baseline_1_1_seven_seats_seat_1_dealt_first() -> None:
     assert t.nseats == 7
     bet(t, (3, 1000), (1, 1000))
     e = t.expecting()
-    assert (e.kind, e.seat, e.to) == ("card", 1, "seat 1 hand 0")
+    assert (e.kind, e.seat, e.to) == ("card", 1, "seat 1 hand 1")
     with pytest.raises(Exception, match="at most 7"):
         Table(load_rules(), seats=8)
 
@@ -34,8 +34,8 @@ def test_baseline_1_2_dealing_order() -> None:
     for c in ("2S", "3S", "4S", "5S", "6S", "7S"):
         seen.append(t.expecting().to)
         feed(t, c)
-    assert seen == ["seat 1 hand 0", "seat 2 hand 0", "dealer", "seat 1 hand 0",
-                    "seat 2 hand 0", "hole"]
+    assert seen == ["seat 1 hand 1", "seat 2 hand 1", "dealer", "seat 1 hand 1",
+                    "seat 2 hand 1", "hole"]
     assert [t.seats[0].hands[0].cards, t.seats[1].hands[0].cards] == [[4, 16], [8, 20]]
     pv = t.public_view()
     assert pv["dealer"]["cards"] == ["4S", "??"]
@@ -72,7 +72,7 @@ def test_baseline_1_3_cut_card_finishes_round_then_new_shoe() -> None:
     feed(t, "TS", "8H")
     t.apply(__import__("firmware.engine", fromlist=["Cut"]).Cut())
     feed(t, "9D", "KC")
-    do(t, 1, 0, "stand")
+    do(t, 1, 1, "stand")
     assert t.phase == "settled" and net(t) == 1000
     assert t.expecting().kind == "new-shoe"
     assert "new shoe" in refused(t, Wager(1, 1000))
@@ -107,9 +107,9 @@ def test_baseline_1_5_insurance_offered_on_ace_before_check_half_wager_pays_2_to
     e = t.expecting()
     assert (e.kind, e.seat, e.legal) == ("decision", 1, ("insurance", "no-insurance"))
     assert t.public_view()["dealer"]["cards"] == ["AD", "??"]  # not checked yet
-    do(t, 1, 0, "insurance")
+    do(t, 1, 1, "insurance")
     assert t.seats[0].insurance == 500  # exactly half
-    do(t, 2, 0, "no-insurance")
+    do(t, 2, 1, "no-insurance")
     assert t.phase == "settled"
     assert net(t, 1) == -1000 - 500 + 1500  # wager lost, insurance 500 wins 1000
     assert net(t, 2) == -1000
@@ -119,9 +119,9 @@ def test_baseline_1_5_insurance_lost_without_dealer_blackjack() -> None:
     t = table()
     bet(t, (1, 1000))
     feed(t, "TS", "AD", "TC", "7C")
-    do(t, 1, 0, "insurance")
+    do(t, 1, 1, "insurance")
     assert t.expecting().kind == "decision"  # checked, no Blackjack: play goes on
-    do(t, 1, 0, "stand")
+    do(t, 1, 1, "stand")
     assert net(t) == 1000 - 500  # 20 beats soft 18 (+1000); the insurance is lost (-500)
     assert t.seats[0].hands[0].result == "win"
 
@@ -130,8 +130,8 @@ def test_baseline_1_5_blackjack_may_take_insurance_and_amount_up_to_half() -> No
     t = table()
     bet(t, (1, 1000))
     feed(t, "AS", "AD", "KC", "7C")
-    assert "more than" not in refused(t, Decision(1, 0, "insurance", amount=501))
-    t.apply(Decision(1, 0, "insurance", amount=200))
+    assert "more than" not in refused(t, Decision(1, 1, "insurance", amount=501))
+    t.apply(Decision(1, 1, "insurance", amount=200))
     assert t.seats[0].insurance == 200
     assert t.phase == "settled"  # no further decision on a Blackjack: dealer has 18
     assert net(t) == 1500 - 200
@@ -141,14 +141,14 @@ def test_baseline_1_6_decisions_in_seat_order_hand_by_hand_21_stands_bust_loses(
     t = table()
     bet(t, (1, 1000), (2, 1000))
     feed(t, "5S", "6S", "9D", "5C", "7S", "5H")
-    assert "waits for seat 1" in refused(t, Decision(2, 0, "hit"))
-    do(t, 1, 0, "hit")
+    assert "waits for seat 1" in refused(t, Decision(2, 1, "hit"))
+    do(t, 1, 1, "hit")
     feed(t, "TH")  # 5+5+T = 20
-    do(t, 1, 0, "hit")
+    do(t, 1, 1, "hit")
     feed(t, "AC")  # 21: stands by itself
     e = t.expecting()
-    assert (e.seat, e.hand) == (2, 0)
-    do(t, 2, 0, "hit")
+    assert (e.seat, e.hand) == (2, 1)
+    do(t, 2, 1, "hit")
     feed(t, "KD")  # 6+7+K = 23 bust
     assert t.seats[1].hands[0].status == "bust"
     assert t.expecting().to == "dealer"
@@ -159,7 +159,7 @@ def test_baseline_1_7_double_one_card_equal_wager() -> None:
     bet(t, (1, 1000))
     feed(t, "6S", "9D", "5C", "6H")
     assert "double" in t.expecting().legal
-    do(t, 1, 0, "double")
+    do(t, 1, 1, "double")
     assert t.seats[0].credits == START - 2000
     feed(t, "2C")  # 13: only one card, no decision follows
     assert t.expecting().to == "dealer"
@@ -190,7 +190,7 @@ def test_baseline_1_7_double_after_split_setting(das: bool) -> None:
     t = table(double_after_split=das)
     bet(t, (1, 1000))
     feed(t, "8S", "9D", "8C", "7H")
-    do(t, 1, 0, "split")
+    do(t, 1, 1, "split")
     feed(t, "3D")  # 8+3 = 11
     assert ("double" in t.expecting().legal) == das
 
@@ -200,7 +200,7 @@ def test_633a_11_a_split_identical_value_king_and_ten() -> None:
     bet(t, (1, 1000))
     feed(t, "KS", "9D", "TC", "7H")
     assert "split" in t.expecting().legal
-    do(t, 1, 0, "split")
+    do(t, 1, 1, "split")
     assert t.seats[0].credits == START - 2000  # an equal wager on the second hand
 
 
@@ -208,24 +208,24 @@ def test_633a_11_b_first_hand_completed_before_second_gets_a_card() -> None:
     t = table()
     bet(t, (1, 1000))
     feed(t, "8S", "9D", "8C", "7H")
-    do(t, 1, 0, "split")
-    assert t.expecting().to == "seat 1 hand 0"
-    feed(t, "2D")
-    do(t, 1, 0, "hit")
-    feed(t, "TD")  # 20
-    do(t, 1, 0, "stand")
+    do(t, 1, 1, "split")
     assert t.expecting().to == "seat 1 hand 1"
+    feed(t, "2D")
+    do(t, 1, 1, "hit")
+    feed(t, "TD")  # 20
+    do(t, 1, 1, "stand")
+    assert t.expecting().to == "seat 1 hand 2"
     feed(t, "9H")
-    assert (t.expecting().seat, t.expecting().hand) == (1, 1)
+    assert (t.expecting().seat, t.expecting().hand) == (1, 2)
 
 
 def test_633a_11_c_max_hands_setting() -> None:
     t = table(max_hands=3)
     bet(t, (1, 1000))
     feed(t, "8S", "9D", "8C", "7H")
-    do(t, 1, 0, "split")
+    do(t, 1, 1, "split")
     feed(t, "8D")
-    do(t, 1, 0, "split")  # three hands now
+    do(t, 1, 1, "split")  # three hands now
     feed(t, "8H")
     assert "split" not in t.expecting().legal
     assert len(t.seats[0].hands) == 3
@@ -235,7 +235,7 @@ def test_baseline_1_8_split_aces_one_card_each_no_hit() -> None:
     t = table()
     bet(t, (1, 1000))
     feed(t, "AS", "9D", "AC", "7H")
-    do(t, 1, 0, "split")
+    do(t, 1, 1, "split")
     feed(t, "5D")  # first ace gets one card and stands
     assert t.seats[0].hands[0].status == "stood"
     feed(t, "KH")  # second ace: A+K = 21, not a Blackjack
@@ -252,15 +252,15 @@ def test_baseline_1_8_resplit_aces_setting(resplit: bool) -> None:
     t = table(resplit_aces=resplit)
     bet(t, (1, 1000))
     feed(t, "AS", "9D", "AC", "7H")
-    do(t, 1, 0, "split")
+    do(t, 1, 1, "split")
     feed(t, "AD")
     if resplit:
         assert t.expecting().legal == ("stand", "split")
-        do(t, 1, 0, "split")
+        do(t, 1, 1, "split")
         assert len(t.seats[0].hands) == 3
     else:
         assert t.seats[0].hands[0].status == "stood"
-        assert t.expecting().to == "seat 1 hand 1"
+        assert t.expecting().to == "seat 1 hand 2"
 
 
 def test_baseline_1_9_late_surrender_half_returned_after_check() -> None:
@@ -268,7 +268,7 @@ def test_baseline_1_9_late_surrender_half_returned_after_check() -> None:
     bet(t, (1, 1000))
     feed(t, "TS", "9D", "6C", "7H")
     assert "surrender" in t.expecting().legal
-    do(t, 1, 0, "surrender")
+    do(t, 1, 1, "surrender")
     assert t.phase == "settled"  # nothing depends on the dealer
     assert net(t) == -500
     assert t.seats[0].hands[0].result == "surrender"
@@ -278,7 +278,7 @@ def test_baseline_1_9_surrender_only_first_two_cards_and_setting() -> None:
     t = table()
     bet(t, (1, 1000))
     feed(t, "5S", "9D", "3C", "7H")
-    do(t, 1, 0, "hit")
+    do(t, 1, 1, "hit")
     feed(t, "4D")
     assert "surrender" not in t.expecting().legal
     t2 = table(late_surrender=False)
@@ -291,7 +291,7 @@ def test_baseline_1_10_dealer_draws_only_while_a_wager_depends() -> None:
     t = table()
     bet(t, (1, 1000))
     feed(t, "TS", "5D", "6C", "7H")
-    do(t, 1, 0, "hit")
+    do(t, 1, 1, "hit")
     feed(t, "KD")  # bust
     assert t.phase == "settled"  # dealer 12 does not draw
     assert t.public_view()["dealer"]["hole_revealed"] is True
@@ -303,8 +303,8 @@ def test_baseline_1_10_soft_17_setting(h17: bool, draws: bool) -> None:
     t = table(dealer_hits_soft_17=h17)
     bet(t, (1, 1000))
     feed(t, "TS", "AD", "9C", "6H")  # dealer A6 = soft 17
-    do(t, 1, 0, "no-insurance")
-    do(t, 1, 0, "stand")
+    do(t, 1, 1, "no-insurance")
+    do(t, 1, 1, "stand")
     assert (t.expecting().to == "dealer") == draws
     if not draws:
         assert t.dealer.total == 17 and net(t) == 1000
@@ -314,7 +314,7 @@ def test_baseline_1_10_dealer_stands_hard_17_draws_16() -> None:
     t = table(dealer_hits_soft_17=True)
     bet(t, (1, 1000))
     feed(t, "TS", "TD", "9C", "6H")
-    do(t, 1, 0, "stand")
+    do(t, 1, 1, "stand")
     assert t.expecting().to == "dealer"
     feed(t, "AH")  # 17 hard (T+6+A)
     assert t.phase == "settled" and t.dealer.total == 17
@@ -358,7 +358,7 @@ def test_baseline_1_13_void_returns_every_wager() -> None:
     t = table()
     bet(t, (1, 1000), (2, 2000))
     feed(t, "8S", "8D", "9D", "8C", "3C", "7H")
-    do(t, 1, 0, "double")
+    do(t, 1, 1, "double")
     feed(t, "KC")  # seat 1 19 after a double
     t.apply(Console("VOID"))
     assert t.phase == "voided"
@@ -379,7 +379,7 @@ def test_next_round_after_settlement_starts_with_a_wager() -> None:
     t = table()
     bet(t, (1, 1000))
     feed(t, "TS", "8H", "9D", "KC")
-    do(t, 1, 0, "stand")
+    do(t, 1, 1, "stand")
     assert t.round_no == 1
     bet(t, (1, 1000))
     assert t.round_no == 2

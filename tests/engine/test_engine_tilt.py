@@ -33,11 +33,11 @@ def test_shoe_icd_6_misread_tilts_nothing_settles_deal_resumes() -> None:
     pv = t.public_view()
     assert pv["tilt"]["code"] == "MISREAD" and "DEAL" in pv["tilt"]["resolve"]
     assert "tilted" in refused(t, CreditsOut(1, 10))
-    assert "no decision" in refused(t, Decision(1, 0, "stand"))
+    assert "no decision" in refused(t, Decision(1, 1, "stand"))
     t.apply(Console("DEAL"))
     assert t.expecting().to == "hole"
     feed(t, "KC")
-    do(t, 1, 0, "stand")
+    do(t, 1, 1, "stand")
     assert net(t) == 1000
 
 
@@ -117,8 +117,8 @@ def test_tilt_then_void_returns_all_wagers_including_double_and_insurance() -> N
     t = table()
     bet(t, (1, 1000))
     feed(t, "6S", "AH", "5C", "7D")
-    do(t, 1, 0, "insurance")
-    do(t, 1, 0, "double")
+    do(t, 1, 1, "insurance")
+    do(t, 1, 1, "double")
     t.apply(Fault("JAM"))
     assert t.at_stake() == 2500
     t.apply(Console("VOID"))

@@ -32,8 +32,8 @@ from firmware.engine.inputs import InputError
 
 EVERY_INPUT = [
     CreditsIn(1, 500), CreditsOut(2, 100), Wager(3, 1000), SideWager(1, "push22", 500),
-    CloseBetting(), Card("TD"), Decision(1, 0, "hit"), Decision(1, 1, "double", 3),
-    Decision(2, 0, "insurance", amount=250), Draw({"bingo_target": 17}, forced=True),
+    CloseBetting(), Card("TD"), Decision(1, 1, "hit"), Decision(1, 2, "double", 3),
+    Decision(2, 1, "insurance", amount=250), Draw({"bingo_target": 17}, forced=True),
     Draw({"x": 1}, record={"bits": 12}), Console("VOID"), NewShoe(), NewShoe(8), Cut(),
     Empty(), Fault("MISREAD"), Fault("JAM", "detail"), FaultCleared("READY"),
     Hello("1", "ETG-SHOE-S1", "2.3.0", "SN004211"),
@@ -77,7 +77,7 @@ def test_public_view_follows_interfaces_schema() -> None:
     assert pv["limits"] == {"seats": 7, "min_wager": 500, "max_wager": 100000,
                             "wager_unit": 100}
     assert pv["phase"] == "insurance"
-    assert pv["expecting"] == {"kind": "decision", "seat": 1, "hand": 0,
+    assert pv["expecting"] == {"kind": "decision", "seat": 1, "hand": 1,
                                "legal": ["insurance", "no-insurance"], "to": None,
                                "why": pv["expecting"]["why"]}
     assert pv["dealer"] == {"cards": ["AD", "??"], "total": 11, "soft": True,
@@ -107,7 +107,7 @@ def test_hole_revealed_when_dealer_blackjack_and_at_dealer_play() -> None:
     t = table()
     bet(t, (1, 1000))
     feed(t, "TS", "AD", "7C", "KH")
-    do(t, 1, 0, "no-insurance")
+    do(t, 1, 1, "no-insurance")
     pv = t.public_view()
     assert pv["dealer"]["cards"] == ["AD", "KH"] and pv["dealer"]["blackjack"] is True
     assert pv["seats"][0]["net"] == -1000 and pv["phase"] == "settled"
@@ -151,7 +151,7 @@ def test_replay_recording_round_trip() -> None:
     t = Table(load_rules(), shoe_in_play=True)
     rec = Recorder(t)
     for inp in (CreditsIn(1, 5000), Wager(1, 1000), CloseBetting(), Card("TS"), Card("8H"),
-                Card("9D"), Card("KC"), Decision(1, 0, "stand")):
+                Card("9D"), Card("KC"), Decision(1, 1, "stand")):
         rec.apply(inp)
     data = json.loads(json.dumps(rec.to_json()))
     data["table"]["shoe_in_play"] = True

@@ -73,7 +73,7 @@ class RecordingSim:
 def pending_view(times: int) -> dict[str, Any]:
     return {
         "round": 4, "phase": "decisions", "expecting": {"kind": "decision", "seat": 1},
-        "controller": {"pending_double": {"seat": 1, "hand": 0, "times": times}},
+        "controller": {"pending_double": {"seat": 1, "hand": 1, "times": times}},
     }
 
 
@@ -83,7 +83,7 @@ def test_autoplay_presses_double_as_many_times_as_the_strategy_says(want: int) -
     DOUBLE press per step up to the strategy's multiple, then places it with STAND."""
     sim = RecordingSim()
     ap = AutoPlay(sim, load_rules("split-to-double"), [1])
-    ap._double_times = {(4, 1, 0): want}
+    ap._double_times = {(4, 1, 1): want}
     for times in range(1, want + 1):
         ap._act(pending_view(times))
     assert [b for _, b in sim.presses] == ["DOUBLE"] * (want - 1) + ["STAND"]

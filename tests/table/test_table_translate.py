@@ -54,29 +54,29 @@ def test_lamps_lit_only_when_accepted() -> None:
     lamps = translate.lamps_for(view("wagers"))
     assert lamps[1] == {"BET"}
     assert lamps[2] == set()  # 300 cents cannot cover the 500 minimum
-    lamps = translate.lamps_for(view("decision", phase="decisions", seat=1, hand=0,
+    lamps = translate.lamps_for(view("decision", phase="decisions", seat=1, hand=1,
                                      legal=["hit", "stand", "double"]))
     assert lamps == {1: {"HIT", "STAND", "DOUBLE"}, 2: set()}
-    lamps = translate.lamps_for(view("decision", phase="insurance", seat=2, hand=0,
+    lamps = translate.lamps_for(view("decision", phase="insurance", seat=2, hand=1,
                                      legal=["insurance", "no-insurance"]))
     assert lamps[2] == {"INSURANCE", "STAND"}
 
 
 def test_decision_presses() -> None:
-    v = view("decision", phase="decisions", seat=1, hand=1, legal=["hit", "stand"])
-    assert translate.press_input("HIT", 1, v) == Decision(1, 1, "hit")
+    v = view("decision", phase="decisions", seat=1, hand=2, legal=["hit", "stand"])
+    assert translate.press_input("HIT", 1, v) == Decision(1, 2, "hit")
     assert translate.press_input("HIT", 2, v) is None  # not this seat's turn
     assert translate.press_input("SPLIT", 1, v) is None  # not legal now
-    ins = view("decision", phase="insurance", seat=1, hand=0, legal=["insurance", "no-insurance"])
-    assert translate.press_input("INSURANCE", 1, ins) == Decision(1, 0, "insurance")
-    assert translate.press_input("STAND", 1, ins) == Decision(1, 0, "no-insurance")
-    res = view("decision", phase="decisions", seat=1, hand=0, legal=["stand", "rescue"])
-    assert translate.press_input("SURRENDER", 1, res) == Decision(1, 0, "rescue")
+    ins = view("decision", phase="insurance", seat=1, hand=1, legal=["insurance", "no-insurance"])
+    assert translate.press_input("INSURANCE", 1, ins) == Decision(1, 1, "insurance")
+    assert translate.press_input("STAND", 1, ins) == Decision(1, 1, "no-insurance")
+    res = view("decision", phase="decisions", seat=1, hand=1, legal=["stand", "rescue"])
+    assert translate.press_input("SURRENDER", 1, res) == Decision(1, 1, "rescue")
 
 
 def test_double_sizes() -> None:
-    v = view("decision", phase="decisions", seat=1, hand=0, legal=["double", "stand"])
-    assert translate.press_input("DOUBLE", 1, v) == Decision(1, 0, "double", times=1)
+    v = view("decision", phase="decisions", seat=1, hand=1, legal=["double", "stand"])
+    assert translate.press_input("DOUBLE", 1, v) == Decision(1, 1, "double", times=1)
     assert translate.press_input("DOUBLE", 1, v, double_times=(1, 2, 3, 4)) == "pending-double"
 
 

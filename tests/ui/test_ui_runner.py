@@ -114,7 +114,7 @@ def test_touching_no_insurance_presses_stand() -> None:
         press, release = events[-2:]
         pressed += [(press.kind, press.button, press.seat), (release.kind, release.button,
                                                               release.seat)]
-        assert press_input(press.button, press.seat, view) == Decision(seat, 0, decision)
+        assert press_input(press.button, press.seat, view) == Decision(seat, 1, decision)
     assert pressed == [("press", "STAND", seat), ("release", "STAND", seat),
                        ("press", "INSURANCE", seat), ("release", "INSURANCE", seat)]
 

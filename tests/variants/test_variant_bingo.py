@@ -108,7 +108,7 @@ def test_633b28_d_wager_unit_must_make_the_activator_whole_cents(unit: int) -> N
 
 def test_633b28_d_activator_not_increased_by_splits_or_doubles() -> None:
     """baseline §3: splits and doubles leave the activator as it was."""
-    t = play(20, 2, ("8S", "9H", "8D", "7C", "3H", "TD", "2C"), ((0, "split"), (0, "double")))
+    t = play(20, 2, ("8S", "9H", "8D", "7C", "3H", "TD", "2C"), ((1, "split"), (1, "double")))
     assert t.seats[0].side == {"activator": 200}
 
 
@@ -148,7 +148,7 @@ def test_forced_draw_refused_in_production() -> None:
 
 def test_633b28_g1_i_A_one_to_one_at_10x_pays_10_to_1() -> None:
     """§ 633b.28(g)(1)(i)(A): a 1 to 1 win on the target at 10x is paid 10 to 1."""
-    t = play(19, 10, ("TS", "TH", "9D", "7C"), ((0, "stand"),))
+    t = play(19, 10, ("TS", "TH", "9D", "7C"), ((1, "stand"),))
     assert t.seats[0].hands[0].paid == 11_000
     assert net(t) == 10_000 - 200
 
@@ -163,29 +163,29 @@ def test_633b28_g1_i_B_blackjack_on_21_at_10x_pays_15_to_1() -> None:
 
 def test_633b28_g1_i_split_hands_count() -> None:
     """baseline §3: a split hand on the target is multiplied too."""
-    # 8 8 split; hand 0: 8 T = 18 (target) stands; hand 1: 8 9 = 17 stands; dealer 9 7 = 16,
-    # draws 2 = 18: hand 0 pushes on the target, hand 1 loses
+    # 8 8 split; hand 1: 8 T = 18 (target) stands; hand 2: 8 9 = 17 stands; dealer 9 7 = 16,
+    # draws 2 = 18: hand 1 pushes on the target, hand 2 loses
     t = play(18, 5, ("8S", "9H", "8D", "7C", "TH", "9C", "2D"),
-             ((0, "split"), (0, "stand"), (1, "stand")))
+             ((1, "split"), (1, "stand"), (2, "stand")))
     assert [h.result for h in t.seats[0].hands] == ["push", "lose"]
     # now a split hand that wins on the target: dealer busts instead
     t = play(18, 5, ("8S", "9H", "8D", "7C", "TH", "9C", "TD"),
-             ((0, "split"), (0, "stand"), (1, "stand")))
+             ((1, "split"), (1, "stand"), (2, "stand")))
     assert [h.paid for h in t.seats[0].hands] == [6000, 2000]
     assert net(t) == 5000 + 1000 - 200
 
 
 def test_633b28_g1_ii_activator_never_returned() -> None:
     """§ 633b.28(g)(1)(ii): the activator is not returned, win or lose."""
-    t = play(12, 2, ("TS", "TH", "9D", "8C"), ((0, "stand"),))
+    t = play(12, 2, ("TS", "TH", "9D", "8C"), ((1, "stand"),))
     assert net(t) == 1000 - 200  # 19 beats 18 at 1 to 1, not on the target
-    t = play(19, 100, ("TS", "TH", "9D", "KC"), ((0, "stand"),))
+    t = play(19, 100, ("TS", "TH", "9D", "KC"), ((1, "stand"),))
     assert net(t) == -1200
 
 
 def test_633b28_g2_target_matching_push() -> None:
     """§ 633b.28(g)(2): on the target but equal to the dealer: push, activator lost."""
-    t = play(20, 100, ("TS", "TH", "KD", "QC"), ((0, "stand"),))
+    t = play(20, 100, ("TS", "TH", "KD", "QC"), ((1, "stand"),))
     assert t.seats[0].hands[0].result == "push"
     assert net(t) == -200
     assert t.public_view()["seats"][0]["hands"][0]["bingo_hit"] is False
@@ -193,13 +193,13 @@ def test_633b28_g2_target_matching_push() -> None:
 
 def test_633b28_g_losing_hand_on_target_is_lost() -> None:
     """§ 633b.28(g)(1): only a WINNING Blackjack wager is multiplied."""
-    t = play(18, 100, ("TS", "TH", "8D", "9C"), ((0, "stand"),))
+    t = play(18, 100, ("TS", "TH", "8D", "9C"), ((1, "stand"),))
     assert net(t) == -1200
 
 
 def test_633b28_h_exempt_from_payout_limitation() -> None:
     """§ 633b.28(h): max_payout_per_round does not cap the multiplied win."""
-    t = play(20, 100, ("TS", "TH", "KD", "9C"), ((0, "stand"),), wager=1000,
+    t = play(20, 100, ("TS", "TH", "KD", "9C"), ((1, "stand"),), wager=1000,
              max_payout_per_round=5000)
     assert net(t) == 100_000 - 200
 
@@ -207,9 +207,9 @@ def test_633b28_h_exempt_from_payout_limitation() -> None:
 def test_baseline_3_double_down_paid_1_to_1_unless_multiplier_on_double() -> None:
     """baseline §3: the Double Down wager is not a Blackjack wager: 1 to 1 by default."""
     cards = ("6S", "9H", "5D", "8C", "9D")  # 11 doubles to 20; dealer 17
-    t = play(20, 10, cards, ((0, "double"),))
+    t = play(20, 10, cards, ((1, "double"),))
     assert net(t) == 10_000 + 1000 - 200
-    t = play(20, 10, cards, ((0, "double"),), multiplier_on_double=True)
+    t = play(20, 10, cards, ((1, "double"),), multiplier_on_double=True)
     assert net(t) == 10_000 + 10_000 - 200
     rows = dict(r for p in layout_for(t.rules)["paytables"] for r in p["rows"])
     assert rows["Double Down wager on the Bingo target"] == "its odds x the multiplier"
@@ -223,7 +223,7 @@ def test_baseline_3_blackjack_not_on_target_pays_3_to_2() -> None:
 
 def test_baseline_3_dealer_stands_on_soft_17() -> None:
     """§ 633b.28(b)(4)(iii), baseline §3: the dealer stands on all 17s, soft included."""
-    t = play(12, 2, ("TS", "6H", "8D", "AC"), ((0, "stand"),))
+    t = play(12, 2, ("TS", "6H", "8D", "AC"), ((1, "stand"),))
     assert t.phase == "settled" and t.dealer.total == 17
     with pytest.raises(ConfigError, match="dealer_hits_soft_17"):
         load_rules(V, {"dealer_hits_soft_17": True})
@@ -268,8 +268,8 @@ def test_633b28_f_after_the_reveal_the_round_follows_633a7() -> None:
     for c in ("2S", "3S", "4S", "5S", "6S", "KD"):
         seen.append(t.expecting().to)
         feed(t, c)
-    assert seen == ["seat 1 hand 0", "seat 2 hand 0", "dealer", "seat 1 hand 0",
-                    "seat 2 hand 0", "hole"]
+    assert seen == ["seat 1 hand 1", "seat 2 hand 1", "dealer", "seat 1 hand 1",
+                    "seat 2 hand 1", "hole"]
     assert (t.expecting().kind, t.expecting().seat) == ("decision", 1)
 
 
@@ -302,7 +302,7 @@ def test_633b28_b4_ii_insurance_pays_2_to_1() -> None:
     bet(t, (1, 1000))
     draw(t, 19, 5)
     feed(t, "9S", "AH", "8D", "KC")
-    t.apply(Decision(1, 0, "insurance"))  # 500
+    t.apply(Decision(1, 1, "insurance"))  # 500
     assert t.phase == "settled" and t.dealer_bj
     # wager -1000, activator -200, insurance +1000 (2 to 1)
     assert net(t) == -200

@@ -33,7 +33,7 @@ def split_8s(t: Table) -> None:
     """Seat 1: 8S 8D against dealer 9H, hole 7C (16); split for a lammer."""
     bet(t, (1, 1000))
     feed(t, "8S", "9H", "8D", "7C")
-    do(t, 1, 0, "split")
+    do(t, 1, 1, "split")
 
 
 def test_672a2_a_six_seats_at_most() -> None:
@@ -82,7 +82,7 @@ def test_672a10_b1_ten_value_pair_needs_a_real_wager() -> None:
     t = fb()
     bet(t, (1, 1000))
     feed(t, "KS", "9H", "TD", "7C")
-    do(t, 1, 0, "split")
+    do(t, 1, 1, "split")
     hands = t.seats[0].hands
     assert (hands[1].lammer, hands[1].wager) == (False, 1000)
     assert t.seats[0].credits == START - 2000
@@ -109,7 +109,7 @@ def test_672a10_b2_aces_split_free() -> None:
     t = fb()
     bet(t, (1, 1000))
     feed(t, "AS", "9H", "AD", "7C")
-    do(t, 1, 0, "split")
+    do(t, 1, 1, "split")
     assert t.seats[0].hands[1].lammer
 
 
@@ -117,14 +117,14 @@ def test_672a10_c_first_hand_completed_before_the_second_gets_a_card() -> None:
     """§ 672a.10(c): the first split hand is dealt and completed before the second."""
     t = fb()
     split_8s(t)
-    assert t.expecting().to == "seat 1 hand 0"
-    feed(t, "2H")  # hand 0: 8 2
-    assert (t.expecting().kind, t.expecting().hand) == ("decision", 0)
-    assert len(t.seats[0].hands[1].cards) == 1
-    do(t, 1, 0, "hit")
-    feed(t, "5H")  # 15
-    do(t, 1, 0, "stand")
     assert t.expecting().to == "seat 1 hand 1"
+    feed(t, "2H")  # hand 1: 8 2
+    assert (t.expecting().kind, t.expecting().hand) == ("decision", 1)
+    assert len(t.seats[0].hands[1].cards) == 1
+    do(t, 1, 1, "hit")
+    feed(t, "5H")  # 15
+    do(t, 1, 1, "stand")
+    assert t.expecting().to == "seat 1 hand 2"
 
 
 def test_672a10_c1_busted_hand_without_lammers_collected_at_once() -> None:
@@ -132,9 +132,9 @@ def test_672a10_c1_busted_hand_without_lammers_collected_at_once() -> None:
     t = fb()
     bet(t, (1, 1000))
     feed(t, "KS", "9H", "TD", "7C")
-    do(t, 1, 0, "split")  # 10-values: a real wager, no lammer
-    feed(t, "6H")  # hand 0: 16
-    do(t, 1, 0, "hit")
+    do(t, 1, 1, "split")  # 10-values: a real wager, no lammer
+    feed(t, "6H")  # hand 1: 16
+    do(t, 1, 1, "hit")
     feed(t, "9S")  # 25: bust
     h0 = t.seats[0].hands[0]
     assert t.phase == "decisions"
@@ -146,14 +146,14 @@ def test_672a10_c2_busted_hand_with_a_lammer_tucked_until_settled() -> None:
     """§ 672a.10(c)(2): with a lammer the busted cards stay tucked until settlement."""
     t = fb()
     split_8s(t)
-    feed(t, "6H")  # hand 0: 14
-    do(t, 1, 0, "hit")
+    feed(t, "6H")  # hand 1: 14
+    do(t, 1, 1, "hit")
     feed(t, "TS")  # 24: bust
     h0 = t.seats[0].hands[0]
     assert h0.status == "bust" and h0.result is None
     assert t.public_view()["seats"][0]["hands"][0]["tucked"] is True
-    feed(t, "KH")  # hand 1: 18 (lammer)
-    do(t, 1, 1, "stand")
+    feed(t, "KH")  # hand 2: 18 (lammer)
+    do(t, 1, 2, "stand")
     feed(t, "TD")  # dealer 26: bust
     assert [h.result for h in t.seats[0].hands] == ["lose", "win"]
     assert net(t) == -1000 + 1000  # the lammer wins 1 to 1 in money
@@ -165,10 +165,10 @@ def test_672a10_c2_all_split_hands_bust_collected_together() -> None:
     t = fb()
     split_8s(t)
     feed(t, "6H")
-    do(t, 1, 0, "hit")
-    feed(t, "TS")  # hand 0 busts: tucked
-    feed(t, "5C")  # hand 1: 13
     do(t, 1, 1, "hit")
+    feed(t, "TS")  # hand 1 busts: tucked
+    feed(t, "5C")  # hand 2: 13
+    do(t, 1, 2, "hit")
     feed(t, "KC")  # 23: bust as well
     hands = t.seats[0].hands
     assert [h.result for h in hands] == ["lose", "lose"]
@@ -183,9 +183,9 @@ def test_672a10_d_decisions_after_second_card_and_resplit_to_four() -> None:
     split_8s(t)
     feed(t, "8H")
     assert set(t.expecting().legal) == {"hit", "stand", "double", "split"}
-    do(t, 1, 0, "split")
+    do(t, 1, 1, "split")
     feed(t, "8C")
-    do(t, 1, 0, "split")
+    do(t, 1, 1, "split")
     feed(t, "2C")
     hands = t.seats[0].hands
     assert len(hands) == 4 and [h.lammer for h in hands] == [False, True, True, True]
@@ -199,7 +199,7 @@ def test_baseline_4_free_double_on_hard_9_10_11() -> None:
     t = fb()
     bet(t, (1, 1000))
     feed(t, "6S", "9H", "4D", "7C")  # 10 against 16
-    do(t, 1, 0, "double")
+    do(t, 1, 1, "double")
     h = t.seats[0].hands[0]
     assert (h.double, h.double_lammer) == (1000, True)
     assert t.seats[0].credits == START - 1000
@@ -209,7 +209,7 @@ def test_baseline_4_free_double_on_hard_9_10_11() -> None:
     t = fb()
     bet(t, (1, 1000))
     feed(t, "6S", "9H", "5D", "7C")
-    do(t, 1, 0, "double")
+    do(t, 1, 1, "double")
     feed(t, "TD")  # 21
     feed(t, "TS")  # dealer busts
     assert net(t) == 2000  # wager 1:1 and the lammer 1:1 in money
@@ -221,7 +221,7 @@ def test_baseline_4_other_doubles_are_real_wagers() -> None:
         t = fb()
         bet(t, (1, 1000))
         feed(t, cards[0], "9H", cards[1], "7C")
-        do(t, 1, 0, "double")
+        do(t, 1, 1, "double")
         h = t.seats[0].hands[0]
         assert (h.double, h.double_lammer) == (1000, False)
         assert t.seats[0].credits == START - 2000
@@ -231,13 +231,13 @@ def test_baseline_4_free_double_on_split_hands_and_setting() -> None:
     """baseline §4 (RS free_double_on): split hands included; the totals are a setting."""
     t = fb()
     split_8s(t)
-    feed(t, "3H")  # hand 0: 11
-    do(t, 1, 0, "double")
+    feed(t, "3H")  # hand 1: 11
+    do(t, 1, 1, "double")
     assert t.seats[0].hands[0].double_lammer
     t = fb(free_double_on=[10, 11])
     bet(t, (1, 1000))
     feed(t, "5S", "9H", "4D", "7C")  # hard 9: now real
-    do(t, 1, 0, "double")
+    do(t, 1, 1, "double")
     assert not t.seats[0].hands[0].double_lammer
 
 
@@ -246,10 +246,10 @@ def test_baseline_4_dealer_22_pushes_standing_wagers() -> None:
     t = fb()
     split_8s(t)
     feed(t, "3H")
-    do(t, 1, 0, "double")  # free double
+    do(t, 1, 1, "double")  # free double
     feed(t, "KD")  # 21
-    feed(t, "TC")  # hand 1: 18
-    do(t, 1, 1, "stand")
+    feed(t, "TC")  # hand 2: 18
+    do(t, 1, 2, "stand")
     feed(t, "6D")  # dealer 22
     assert [h.result for h in t.seats[0].hands] == ["push", "push"]
     assert net(t) == 0
@@ -261,7 +261,7 @@ def test_baseline_4_player_blackjack_paid_before_dealer_22() -> None:
     t = fb(seats=2)
     bet(t, (1, 1000), (2, 1000))
     feed(t, "AS", "TS", "TD", "KD", "6H", "6C")  # seat 1 Blackjack; seat 2 16; dealer 16
-    do(t, 2, 0, "stand")
+    do(t, 2, 1, "stand")
     feed(t, "6D")  # dealer 22
     assert net(t, 1) == 1500 and net(t, 2) == 0
 
@@ -272,7 +272,7 @@ def test_672a2_b3_v_no_surrender() -> None:
     bet(t, (1, 1000))
     feed(t, "TS", "TH", "6D", "9C")
     assert "surrender" not in t.expecting().legal
-    assert "surrender" in refused(t, Decision(1, 0, "surrender"))
+    assert "surrender" in refused(t, Decision(1, 1, "surrender"))
     with pytest.raises(ConfigError, match="late_surrender"):
         load_rules(V, {"late_surrender": True})
 
@@ -281,7 +281,7 @@ def test_672a2_b3_ii_insurance_pays_2_to_1() -> None:
     t = fb()
     bet(t, (1, 1000))
     feed(t, "TS", "AH", "9D", "KC")
-    do(t, 1, 0, "insurance")
+    do(t, 1, 1, "insurance")
     assert net(t) == 0  # wager -1000, insurance 500 at 2 to 1
 
 
@@ -289,7 +289,7 @@ def test_672a2_b3_iii_dealer_stands_on_soft_17() -> None:
     t = fb()
     bet(t, (1, 1000))
     feed(t, "TS", "6H", "8D", "AC")
-    do(t, 1, 0, "stand")
+    do(t, 1, 1, "stand")
     assert t.phase == "settled" and t.dealer.total == 17
     with pytest.raises(ConfigError, match="dealer_hits_soft_17"):
         load_rules(V, {"dealer_hits_soft_17": True})
@@ -315,7 +315,7 @@ def test_baseline_4_push22_pays_11_to_1_on_dealer_22() -> None:
     t.apply(SideWager(1, "push22", 500))
     bet(t)
     feed(t, "TS", "6H", "6D", "TC")  # player 16, dealer 16
-    do(t, 1, 0, "hit")
+    do(t, 1, 1, "hit")
     feed(t, "KH")  # player busts: the dealer still draws for the Push 22 wager
     assert t.phase == "dealer"
     feed(t, "6C")  # dealer 22
@@ -328,7 +328,7 @@ def test_baseline_4_push22_loses_otherwise() -> None:
     t.apply(SideWager(1, "push22", 500))
     bet(t)
     feed(t, "TS", "6H", "9D", "TC")
-    do(t, 1, 0, "stand")
+    do(t, 1, 1, "stand")
     feed(t, "5C")  # dealer 21
     assert net(t) == -1500
     assert t.public_view()["seats"][0]["wagers"]["push22"] == 500
@@ -338,11 +338,11 @@ def test_baseline_4_lammer_never_costs_money() -> None:
     """baseline §4: a losing or pushing lammer costs nothing; a winning one pays 1 to 1."""
     t = fb()
     split_8s(t)
-    feed(t, "TH")  # hand 0: 18
-    do(t, 1, 0, "stand")
-    feed(t, "9C")  # hand 1 (lammer): 17
+    feed(t, "TH")  # hand 1: 18
     do(t, 1, 1, "stand")
-    feed(t, "AD")  # dealer 16 + A = 17: hand 0 wins, hand 1 (lammer) pushes
+    feed(t, "9C")  # hand 2 (lammer): 17
+    do(t, 1, 2, "stand")
+    feed(t, "AD")  # dealer 16 + A = 17: hand 1 wins, hand 2 (lammer) pushes
     assert [h.result for h in t.seats[0].hands] == ["win", "push"]
     assert [h.paid for h in t.seats[0].hands] == [2000, 0]
     assert net(t) == 1000
@@ -365,7 +365,7 @@ def test_672a10_b_what_a_split_costs_depends_on_the_pair(
     bet(t, (1, 1000))
     feed(t, pair[0], "9H", pair[1], "7C")
     before = t.seats[0].credits
-    do(t, 1, 0, "split")
+    do(t, 1, 1, "split")
     second = t.seats[0].hands[1]
     assert (second.lammer, before - t.seats[0].credits) == (lammer, cost)
     assert (second.lammer_amount if lammer else second.wager) == 1000
@@ -377,10 +377,10 @@ def test_672a10_b2_ii_original_wager_with_first_hand_lammer_for_second() -> None
     1 to 1 with its stake back, the lammer 1 to 1 in money only."""
     t = fb()
     split_8s(t)
-    feed(t, "TH")  # hand 0: 18
-    do(t, 1, 0, "stand")
-    feed(t, "QH")  # hand 1: 18
+    feed(t, "TH")  # hand 1: 18
     do(t, 1, 1, "stand")
+    feed(t, "QH")  # hand 2: 18
+    do(t, 1, 2, "stand")
     feed(t, "TD")  # dealer 16 + 10 = 26
     h0, h1 = t.seats[0].hands
     assert (h0.wager, h0.lammer, h0.result, h0.paid) == (1000, False, "win", 2000)

@@ -60,18 +60,26 @@ def test_baseline_5_six_or_eight_decks() -> None:
 
 def test_baseline_5_dealer_hits_soft_17_by_default_rs() -> None:
     """baseline §5 (RS dealer_hits_soft_17, default true)."""
-    t = round1(("KS", "6H", "8D", "AC", "2D"), (0, "stand"))
+    t = round1(("KS", "6H", "8D", "AC", "2D"), (1, "stand"))
     assert t.dealer.total == 19 and net(t) == -1000
-    t = round1(("KS", "6H", "8D", "AC"), (0, "stand"), dealer_hits_soft_17=False)
+    t = round1(("KS", "6H", "8D", "AC"), (1, "stand"), dealer_hits_soft_17=False)
     assert t.dealer.total == 17 and net(t) == 1000
     assert layout_for(load_rules(V))["inscriptions"][2] == "Dealer shall draw to 16 and hit soft 17"
 
 
 def test_baseline_5_player_21_beats_dealer_21() -> None:
-    """baseline §5: a player 21 beats a dealer 21 (1 to 1 for a plain 21)."""
-    t = round1(("5S", "9H", "6D", "5C", "KD", "7H"), (0, "hit"))  # 21 vs 9 5 7 = 21
-    assert t.dealer.total == 21
-    assert t.seats[0].hands[0].result == "win" and net(t) == 1000
+    """baseline §5: a player 21 beats a dealer 21 (1 to 1 for a plain 21). Seat 2's 18
+    keeps the dealer drawing (baseline §1.10)."""
+    t = sp(seats=2)
+    bet(t, (1, 1000), (2, 1000))
+    feed(t, "5S", "KH", "9H", "6D", "8C", "5C")
+    do(t, 1, 1, "hit")
+    feed(t, "KD")  # seat 1: 5 6 K = 21
+    do(t, 2, 1, "stand")  # seat 2: K 8 = 18
+    feed(t, "7H")  # dealer 9 5 7 = 21
+    assert t.dealer.total == 21 and t.phase == "settled"
+    assert t.seats[0].hands[0].result == "win" and net(t, 1) == 1000
+    assert t.seats[1].hands[0].result == "lose" and net(t, 2) == -1000
 
 
 def test_baseline_5_player_blackjack_beats_dealer_blackjack() -> None:
@@ -87,7 +95,7 @@ def test_635a12_a_blackjack_3_to_2_else_1_to_1() -> None:
     """§ 635a.12(a): Blackjack 3 to 2; every other win 1 to 1."""
     t = round1(("AS", "9H", "KD", "7C"))
     assert net(t) == 1500
-    t = round1(("KS", "9H", "QD", "7C", "KH"), (0, "stand"))
+    t = round1(("KS", "9H", "QD", "7C", "KH"), (1, "stand"))
     assert net(t) == 1000
 
 
@@ -96,14 +104,14 @@ def test_635a10_a_double_on_three_cards_one_card_at_most_the_original() -> None:
     t = sp()
     bet(t, (1, 1000))
     feed(t, "2S", "9H", "3D", "7C")
-    do(t, 1, 0, "hit")
+    do(t, 1, 1, "hit")
     feed(t, "4H")  # 9 on three cards
     assert "double" in t.expecting().legal
-    assert "not allowed" in refused(t, Decision(1, 0, "double", 2))  # more than the original
-    do(t, 1, 0, "double")
+    assert "not allowed" in refused(t, Decision(1, 1, "double", 2))  # more than the original
+    do(t, 1, 1, "double")
     feed(t, "KD")  # 19: exactly one card, then stand or rescue
     assert t.expecting().legal == ("stand", "rescue")
-    do(t, 1, 0, "stand")
+    do(t, 1, 1, "stand")
     feed(t, "KC")  # dealer 16 + K: bust
     h = t.seats[0].hands[0]
     assert (len(h.cards), h.double) == (4, 1000)
@@ -115,11 +123,11 @@ def test_635a10_a_double_after_split() -> None:
     t = sp()
     bet(t, (1, 1000))
     feed(t, "8S", "9H", "8D", "7C")
-    do(t, 1, 0, "split")
-    feed(t, "3H")  # hand 0: 11
-    do(t, 1, 0, "double")
-    feed(t, "KD")
-    do(t, 1, 0, "stand")
+    do(t, 1, 1, "split")
+    feed(t, "3H")  # hand 1: 11
+    do(t, 1, 1, "double")
+    feed(t, "9D")  # 20: stand or rescue
+    do(t, 1, 1, "stand")
     assert t.seats[0].hands[0].double == 1000
 
 
@@ -129,7 +137,7 @@ def test_635a10_a_no_double_on_blackjack() -> None:
     bet(t, (1, 1000), (2, 1000))
     feed(t, "AS", "5H", "9D", "KD", "7C", "9C")
     assert t.expecting().seat == 2
-    assert "double" in refused(t, Decision(1, 0, "double"))
+    assert "double" in refused(t, Decision(1, 1, "double"))
 
 
 def _no_check_rules() -> Rules:
@@ -149,9 +157,9 @@ def test_635a10_b_dealer_blackjack_after_a_double_takes_only_the_original() -> N
     t.apply(CreditsIn(1, 100_000))
     bet(t, (1, 1000))
     feed(t, "6S", "KH", "5D", "AC")  # dealer K A: Blackjack, unseen
-    do(t, 1, 0, "double")
+    do(t, 1, 1, "double")
     feed(t, "9D")  # 20
-    do(t, 1, 0, "stand")
+    do(t, 1, 1, "stand")
     assert t.dealer_bj and t.phase == "settled"
     assert net(t) == -1000  # the Double Down wager came back
 
@@ -162,20 +170,19 @@ def test_635a10_c_double_down_paid_1_to_1_and_no_bonus() -> None:
     t = sp()
     bet(t, (1, 1000))
     feed(t, "2S", "9H", "3D", "7C")
-    do(t, 1, 0, "hit")
+    do(t, 1, 1, "hit")
     feed(t, "4H")
-    do(t, 1, 0, "hit")
+    do(t, 1, 1, "hit")
     feed(t, "5H")  # 14 on four cards
-    do(t, 1, 0, "double")
-    feed(t, "7D")  # 21 on five cards
-    do(t, 1, 0, "stand")
-    feed(t, "KC")  # dealer busts
+    do(t, 1, 1, "double")
+    feed(t, "7D")  # 21 on five cards: kept without a rescue question (baseline §1.6)
+    assert t.phase == "settled" and t.dealer.total == 16  # no draw (baseline §1.10)
     assert net(t) == 2000
 
 
 def test_635a10_d_rescue_returns_the_double_and_forfeits_the_original() -> None:
     """§ 635a.10(d): rescue after the double's card: double returned, original lost."""
-    t = round1(("6S", "KH", "5D", "7C", "2H"), (0, "double"), (0, "rescue"))
+    t = round1(("6S", "KH", "5D", "7C", "2H"), (1, "double"), (1, "rescue"))
     h = t.seats[0].hands[0]
     assert (h.status, h.result) == ("rescued", "rescue")
     assert net(t) == -1000
@@ -188,8 +195,8 @@ def test_635a10_d_no_rescue_over_21_or_without_a_double() -> None:
     bet(t, (1, 1000))
     feed(t, "6S", "KH", "7D", "7C")
     assert "rescue" not in t.expecting().legal
-    assert "rescue" in refused(t, Decision(1, 0, "rescue"))
-    do(t, 1, 0, "double")
+    assert "rescue" in refused(t, Decision(1, 1, "rescue"))
+    do(t, 1, 1, "double")
     feed(t, "QD")  # 23: bust, both wagers lost at once
     assert t.phase == "settled" and net(t) == -2000
 
@@ -204,13 +211,13 @@ def test_635a10_d_no_rescue_over_21_or_without_a_double() -> None:
 ])
 def test_635a12_b1_to_b4_three_card_bonus_hands(cards: tuple[str, str, str], odds: int) -> None:
     """§ 635a.12(b)(1)-(4): 6-7-8 and 7-7-7 by suit (dealer 9 up: no super bonus)."""
-    t = round1((cards[0], "9H", cards[1], "8C", cards[2]), (0, "hit"))
+    t = round1((cards[0], "9H", cards[1], "8C", cards[2]), (1, "hit"))
     assert net(t) == odds
 
 
 def test_635a12_b5_five_card_21() -> None:
     """§ 635a.12(b)(5): five cards totaling 21 pay 3 to 2."""
-    t = round1(("2S", "9H", "3D", "8C", "4H", "5H", "7D"), (0, "hit"), (0, "hit"), (0, "hit"))
+    t = round1(("2S", "9H", "3D", "8C", "4H", "5H", "7D"), (1, "hit"), (1, "hit"), (1, "hit"))
     assert len(t.seats[0].hands[0].cards) == 5 and t.seats[0].hands[0].total == 21
     assert net(t) == 1500
 
@@ -218,10 +225,10 @@ def test_635a12_b5_five_card_21() -> None:
 def test_635a12_b6_b7_six_and_seven_card_21() -> None:
     """§ 635a.12(b)(6), (7): six cards 2 to 1; seven or more 3 to 1."""
     t = round1(("AS", "9H", "2D", "8C", "3H", "4H", "5D", "6D"),
-               (0, "hit"), (0, "hit"), (0, "hit"), (0, "hit"))
+               (1, "hit"), (1, "hit"), (1, "hit"), (1, "hit"))
     assert len(t.seats[0].hands[0].cards) == 6 and net(t) == 2000
     t = round1(("AS", "9H", "AD", "8C", "2H", "2D", "3C", "5S", "7S"),
-               (0, "hit"), (0, "hit"), (0, "hit"), (0, "hit"), (0, "hit"))
+               (1, "hit"), (1, "hit"), (1, "hit"), (1, "hit"), (1, "hit"))
     assert len(t.seats[0].hands[0].cards) == 7 and t.seats[0].hands[0].total == 21
     assert net(t) == 3000
 
@@ -231,43 +238,42 @@ def test_635a12_b_bonus_on_split_hands() -> None:
     t = sp()
     bet(t, (1, 1000))
     feed(t, "7S", "9H", "7H", "8C")  # dealer 17
-    do(t, 1, 0, "split")
-    feed(t, "6S")  # hand 0: 7 6
-    do(t, 1, 0, "hit")
+    do(t, 1, 1, "split")
+    feed(t, "6S")  # hand 1: 7 6
+    do(t, 1, 1, "hit")
     feed(t, "8S")  # 7-6-8 of spades: 3 to 1
-    feed(t, "KH")  # hand 1: 17
-    do(t, 1, 1, "stand")
+    feed(t, "KH")  # hand 2: 17
+    do(t, 1, 2, "stand")
     assert [h.paid for h in t.seats[0].hands] == [4000, 1000]
 
 
 def test_635a12_c1_super_bonus_5_to_under_25() -> None:
     """§ 635a.12(c)(1): suited 7-7-7 with a dealer 7 up: $1,000 more ($5 to under $25)."""
-    t = round1(("7D", "7H", "7D", "KC", "7D"), (0, "hit"), wager=2400)
+    t = round1(("7D", "7H", "7D", "KC", "7D"), (1, "hit"), wager=2400)
     assert net(t) == 2 * 2400 + 100_000
     assert t.public_view()["seats"][0]["hands"][0]["super_bonus"] == 100_000
 
 
 def test_635a12_c_super_bonus_25_or_more_rs() -> None:
     """§ 635a.12(c), baseline §5 (RS): $5,000 at $25 or more by default; settable."""
-    t = round1(("7S", "7H", "7S", "KC", "7S"), (0, "hit"), wager=2500)
+    t = round1(("7S", "7H", "7S", "KC", "7S"), (1, "hit"), wager=2500)
     assert net(t) == 3 * 2500 + 500_000  # spades 3 to 1 plus the super bonus
-    t = round1(("7S", "7H", "7S", "KC", "7S"), (0, "hit"), wager=2500,
+    t = round1(("7S", "7H", "7S", "KC", "7S"), (1, "hit"), wager=2500,
                super_bonus_25_or_more=250_000)
     assert net(t) == 3 * 2500 + 250_000
 
 
 def test_635a12_c_no_super_bonus_below_5_or_not_dealer_7_or_with_double() -> None:
     """§ 635a.12(c): only from $5; only with a dealer 7 up; not with a Double Down wager."""
-    t = round1(("7D", "7H", "7D", "KC", "7D"), (0, "hit"), wager=400, min_wager=100)
+    t = round1(("7D", "7H", "7D", "KC", "7D"), (1, "hit"), wager=400, min_wager=100)
     assert net(t) == 800
-    t = round1(("7D", "8H", "7D", "KC", "7D"), (0, "hit"))
+    t = round1(("7D", "8H", "7D", "KC", "7D"), (1, "hit"))
     assert net(t) == 2000
     t = sp()
     bet(t, (1, 1000))
     feed(t, "7D", "7H", "7D", "KC")
-    do(t, 1, 0, "double")
-    feed(t, "7D")
-    do(t, 1, 0, "stand")
+    do(t, 1, 1, "double")
+    feed(t, "7D")  # 21: kept without a rescue question
     assert net(t) == 2000  # wager and double at 1 to 1, no bonus, no super bonus
 
 
@@ -277,10 +283,10 @@ def test_635a12_c_envy_bonus_to_every_other_seat() -> None:
     bet(t, (1, 1000), (2, 1000), (3, 500))
     # seat 1 7D, seat 2 KS, seat 3 9S, dealer 7H; seat 1 7D, seat 2 QS, seat 3 5S, hole KC
     feed(t, "7D", "KS", "9S", "7H", "7D", "QS", "5S", "KC")
-    do(t, 1, 0, "hit")
+    do(t, 1, 1, "hit")
     feed(t, "7D")  # seat 1: suited 7-7-7 (21, stands)
-    do(t, 2, 0, "stand")
-    do(t, 3, 0, "stand")  # 14 against 17: loses, still gets the envy bonus
+    do(t, 2, 1, "stand")
+    do(t, 3, 1, "stand")  # 14 against 17: loses, still gets the envy bonus
     assert net(t, 1) == 2000 + 100_000
     assert net(t, 2) == 1000 + 5000
     assert net(t, 3) == -500 + 5000
@@ -288,15 +294,15 @@ def test_635a12_c_envy_bonus_to_every_other_seat() -> None:
     t = sp(seats=2, envy_bonus=False)
     bet(t, (1, 1000), (2, 1000))
     feed(t, "7D", "KS", "7H", "7D", "QS", "KC")
-    do(t, 1, 0, "hit")
+    do(t, 1, 1, "hit")
     feed(t, "7D")
-    do(t, 2, 0, "stand")
+    do(t, 2, 1, "stand")
     assert net(t, 2) == 1000
 
 
 def test_baseline_5_late_surrender() -> None:
     """baseline §5: late surrender on the first two cards returns half."""
-    t = round1(("KS", "KH", "6D", "9C"), (0, "surrender"))
+    t = round1(("KS", "KH", "6D", "9C"), (1, "surrender"))
     assert t.seats[0].hands[0].result == "surrender" and net(t) == -500
 
 
@@ -305,17 +311,17 @@ def test_baseline_5_split_aces_hit_double_resplit() -> None:
     t = sp()
     bet(t, (1, 1000))
     feed(t, "AS", "9H", "AD", "8C")
-    do(t, 1, 0, "split")
+    do(t, 1, 1, "split")
     feed(t, "AH")
     assert "split" in t.expecting().legal
-    do(t, 1, 0, "split")
-    feed(t, "3C")  # hand 0: A 3
+    do(t, 1, 1, "split")
+    feed(t, "3C")  # hand 1: A 3
     assert set(t.expecting().legal) >= {"hit", "double"}
-    do(t, 1, 0, "hit")
+    do(t, 1, 1, "hit")
     feed(t, "2C")  # A 3 2 = soft 16
-    do(t, 1, 0, "double")
-    feed(t, "5C")  # soft 21
-    do(t, 1, 0, "stand")
+    do(t, 1, 1, "double")
+    feed(t, "5C")  # soft 21: kept, play moves to hand 2
+    assert t.expecting().hand == 2
     assert t.seats[0].hands[0].total == 21 and len(t.seats[0].hands) == 3
 
 

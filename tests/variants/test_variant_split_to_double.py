@@ -22,8 +22,8 @@ def test_633b26_a_no_hitting_ever() -> None:
     feed(t, "5S", "9H", "6D", "8C")
     e = t.expecting()
     assert "hit" not in e.legal
-    assert "hit" in refused(t, Decision(1, 0, "hit"))
-    do(t, 1, 0, "stand")  # an 11 stands: the dealer draws 17+ then settles
+    assert "hit" in refused(t, Decision(1, 1, "hit"))
+    do(t, 1, 1, "stand")  # an 11 stands: the dealer draws 17+ then settles
     feed(t, "2C")  # 9 + 8 + 2 = 19
     assert net(t) == -2000  # Blackjack wager and Blackjack or Bust wager both lost
 
@@ -89,7 +89,7 @@ def test_633b26_e_only_five_decisions() -> None:
     bet(t, (1, 1000))
     feed(t, "8S", "AH", "3D", "9C")
     assert set(t.expecting().legal) == {"insurance", "no-insurance"}
-    do(t, 1, 0, "no-insurance")
+    do(t, 1, 1, "no-insurance")
     assert set(t.expecting().legal) <= {"split", "double", "stand", "surrender"}
 
 
@@ -99,8 +99,8 @@ def test_633b26_e1_i_initial_hand_splits_regardless_of_value() -> None:
     bet(t, (1, 1000))
     feed(t, "9S", "7H", "5D", "TC")
     assert "split" in t.expecting().legal
-    do(t, 1, 0, "split")
-    feed(t, "KD")  # hand 0: 9 K = 19
+    do(t, 1, 1, "split")
+    feed(t, "KD")  # hand 1: 9 K = 19
     assert [len(h.cards) for h in t.seats[0].hands] == [2, 1]
     assert t.seats[0].staked == 3000
 
@@ -110,13 +110,13 @@ def test_633b26_e1_ii_later_hands_split_only_when_identical_in_value() -> None:
     t = vtable(V, seats=1)
     bet(t, (1, 1000))
     feed(t, "9S", "7H", "5D", "TC")
-    do(t, 1, 0, "split")
-    feed(t, "9H")  # hand 0: 9 9, a pair
+    do(t, 1, 1, "split")
+    feed(t, "9H")  # hand 1: 9 9, a pair
     assert "split" in t.expecting().legal
-    do(t, 1, 0, "split")
-    feed(t, "2C")  # hand 0: 9 2, not a pair
+    do(t, 1, 1, "split")
+    feed(t, "2C")  # hand 1: 9 2, not a pair
     assert t.expecting().legal == ("stand", "double")
-    assert "split" in refused(t, Decision(1, 0, "split"))
+    assert "split" in refused(t, Decision(1, 1, "split"))
 
 
 def test_633b26_e1_max_hands() -> None:
@@ -125,7 +125,7 @@ def test_633b26_e1_max_hands() -> None:
     bet(t, (1, 1000))
     feed(t, "8S", "7H", "8D", "TC")
     for card in ("8H", "8C", "8S"):
-        do(t, 1, 0, "split")
+        do(t, 1, 1, "split")
         feed(t, card)
     assert len(t.seats[0].hands) == 4
     assert "split" not in t.expecting().legal
@@ -137,7 +137,7 @@ def test_633b26_e2_i_double_one_to_four_times_the_initial_wager(times: int) -> N
     t = vtable(V, seats=1)
     bet(t, (1, 1000))
     feed(t, "6S", "9H", "5D", "7C")
-    do(t, 1, 0, "double", times)
+    do(t, 1, 1, "double", times)
     feed(t, "TD")  # 21 for one card; dealer 16 draws
     feed(t, "TH")  # dealer busts
     h = t.seats[0].hands[0]
@@ -150,7 +150,7 @@ def test_633b26_e2_i_five_times_refused() -> None:
     t = vtable(V, seats=1)
     bet(t, (1, 1000))
     feed(t, "6S", "9H", "5D", "7C")
-    assert "not allowed" in refused(t, Decision(1, 0, "double", 5))
+    assert "not allowed" in refused(t, Decision(1, 1, "double", 5))
 
 
 def test_633b26_e2_double_on_split_hands_uses_the_initial_wager() -> None:
@@ -158,13 +158,13 @@ def test_633b26_e2_double_on_split_hands_uses_the_initial_wager() -> None:
     t = vtable(V, seats=1)
     bet(t, (1, 1000))
     feed(t, "5S", "9H", "6D", "7C")
-    do(t, 1, 0, "split")
-    feed(t, "5H")  # hand 0: 5 5
-    do(t, 1, 0, "double", 3)
-    feed(t, "KD")  # hand 0: 20, one card only
-    feed(t, "4C")  # hand 1: 6 4
-    do(t, 1, 1, "double", 2)
-    feed(t, "AD")  # hand 1: 21
+    do(t, 1, 1, "split")
+    feed(t, "5H")  # hand 1: 5 5
+    do(t, 1, 1, "double", 3)
+    feed(t, "KD")  # hand 1: 20, one card only
+    feed(t, "4C")  # hand 2: 6 4
+    do(t, 1, 2, "double", 2)
+    feed(t, "AD")  # hand 2: 21
     feed(t, "TS")  # dealer 16 + 10: bust
     hands = t.seats[0].hands
     assert [h.double for h in hands] == [3000, 2000]
@@ -179,7 +179,7 @@ def test_633b26_e2_no_double_on_blackjack() -> None:
     feed(t, "AS", "5H", "9D", "KD", "7C", "9C")  # seat 1 A K Blackjack; seat 2 5 7
     e = t.expecting()
     assert (e.seat, e.kind) == (2, "decision")
-    assert "double" in refused(t, Decision(1, 0, "double"))
+    assert "double" in refused(t, Decision(1, 1, "double"))
 
 
 def test_633b26_e2_ii_double_down_one_card() -> None:
@@ -187,7 +187,7 @@ def test_633b26_e2_ii_double_down_one_card() -> None:
     t = vtable(V, seats=1)
     bet(t, (1, 1000))
     feed(t, "2S", "9H", "3D", "7C")
-    do(t, 1, 0, "double")
+    do(t, 1, 1, "double")
     feed(t, "4D")  # 9: stands after one card
     assert t.seats[0].hands[0].status == "doubled"
     assert t.phase == "dealer" or t.phase == "settled"
@@ -198,7 +198,7 @@ def test_633b26_e3_stand() -> None:
     t = vtable(V, seats=1)
     bet(t, (1, 1000))
     feed(t, "TS", "6H", "9D", "TC")
-    do(t, 1, 0, "stand")
+    do(t, 1, 1, "stand")
     assert len(t.seats[0].hands[0].cards) == 2
     feed(t, "5S")  # dealer 21
     assert net(t) == -2000
@@ -209,7 +209,7 @@ def test_633b26_e4_surrender_pushes_the_wager_and_loses_blackjack_or_bust() -> N
     t = vtable(V, seats=1)
     bet(t, (1, 1000))
     feed(t, "TS", "TH", "6D", "9C")
-    do(t, 1, 0, "surrender")
+    do(t, 1, 1, "surrender")
     assert t.phase == "settled"
     assert t.seats[0].hands[0].result == "surrender"
     assert net(t) == -1000
@@ -220,7 +220,7 @@ def test_633b26_e4_surrender_only_the_initial_hand() -> None:
     t = vtable(V, seats=1)
     bet(t, (1, 1000))
     feed(t, "TS", "9H", "6D", "9C")
-    do(t, 1, 0, "split")
+    do(t, 1, 1, "split")
     feed(t, "5H")
     assert "surrender" not in t.expecting().legal
 
@@ -239,7 +239,7 @@ def test_633b26_e5_h_insurance_pays_2_to_1() -> None:
     t = vtable(V, seats=1)
     bet(t, (1, 1000))
     feed(t, "TS", "AH", "9D", "KC")
-    do(t, 1, 0, "insurance")
+    do(t, 1, 1, "insurance")
     assert t.phase == "settled"
     # Blackjack wager -1000, Blackjack or Bust -1000, insurance +1000 (500 at 2 to 1)
     assert net(t) == -1000
@@ -250,7 +250,7 @@ def test_633b26_f1_blackjack_or_bust_wins_on_dealer_bust() -> None:
     t = vtable(V, seats=1)
     bet(t, (1, 1000))
     feed(t, "TS", "6H", "4D", "TC")
-    do(t, 1, 0, "stand")  # player 14 stands
+    do(t, 1, 1, "stand")  # player 14 stands
     feed(t, "8H")  # dealer 16 + 8: bust
     assert net(t) == 2000
 
@@ -260,16 +260,16 @@ def test_633b26_f2_blackjack_or_bust_loses_when_a_hand_busts_even_if_dealer_bust
     t = vtable(V, seats=1)
     bet(t, (1, 1000))
     feed(t, "9S", "6H", "9D", "TC")
-    do(t, 1, 0, "split")
-    feed(t, "5H")  # hand 0: 9 5
-    do(t, 1, 0, "double")
-    feed(t, "KD")  # hand 0: 24, bust
-    feed(t, "2C")  # hand 1: 9 2
-    do(t, 1, 1, "stand")
+    do(t, 1, 1, "split")
+    feed(t, "5H")  # hand 1: 9 5
+    do(t, 1, 1, "double")
+    feed(t, "KD")  # hand 1: 24, bust
+    feed(t, "2C")  # hand 2: 9 2
+    do(t, 1, 2, "stand")
     feed(t, "8D")  # dealer 16 + 8 = 24, bust
     hands = t.seats[0].hands
     assert [h.status for h in hands] == ["bust", "stood"]
-    # hand 0 -2000 (wager and double), hand 1 +1000, Blackjack or Bust -1000
+    # hand 1 -2000 (wager and double), hand 2 +1000, Blackjack or Bust -1000
     assert net(t) == -2000 + 1000 - 1000
     assert hands[0].extra == {"blackjack_or_bust": "lose"}
 
@@ -283,7 +283,7 @@ def test_633b26_g_blackjack_pays_2_to_1_and_wins_1_to_1() -> None:
     t = vtable(V, seats=1)
     bet(t, (1, 1000))
     feed(t, "TS", "9H", "9D", "8C")
-    do(t, 1, 0, "stand")
+    do(t, 1, 1, "stand")
     assert net(t) == 1000 - 1000  # 19 beats 17 at 1 to 1; no dealer bust
 
 
@@ -307,7 +307,7 @@ def test_633b26_f1_blackjack_or_bust_wins_on_blackjack_against_dealer_blackjack(
     t = vtable(V, seats=1)
     bet(t, (1, 1000))
     feed(t, "AS", "AH", "JC", "KC")
-    do(t, 1, 0, "no-insurance")
+    do(t, 1, 1, "no-insurance")
     assert t.dealer_bj
     assert t.seats[0].hands[0].result == "push"
     assert net(t) == 20_000  # Blackjack wager pushes; Blackjack or Bust 20 to 1
@@ -329,14 +329,14 @@ def test_baseline_2_dealer_hits_soft_17_stands_on_soft_18() -> None:
     t = vtable(V, seats=1)
     bet(t, (1, 1000))
     feed(t, "TS", "6H", "9D", "AC")  # dealer soft 17
-    do(t, 1, 0, "stand")
+    do(t, 1, 1, "stand")
     assert t.need == "card" and t.phase == "dealer"
     feed(t, "AD")  # soft 18: stands
     assert t.phase == "settled" and t.dealer.total == 18
     t = vtable(V, seats=1)
     bet(t, (1, 1000))
     feed(t, "TS", "TH", "9D", "7C")  # hard 17 stands
-    do(t, 1, 0, "stand")
+    do(t, 1, 1, "stand")
     assert t.phase == "settled"
     with pytest.raises(ConfigError, match="dealer_hits_soft_17"):
         load_rules(V, {"dealer_hits_soft_17": False})
@@ -347,13 +347,13 @@ def test_baseline_2_split_aces_resplit_and_double() -> None:
     t = vtable(V, seats=1)
     bet(t, (1, 1000))
     feed(t, "AS", "7H", "AD", "TC")
-    do(t, 1, 0, "split")
-    feed(t, "AH")  # hand 0: A A again
+    do(t, 1, 1, "split")
+    feed(t, "AH")  # hand 1: A A again
     assert "split" in t.expecting().legal
-    do(t, 1, 0, "split")
-    feed(t, "5C")  # hand 0: A 5, soft 16
+    do(t, 1, 1, "split")
+    feed(t, "5C")  # hand 1: A 5, soft 16
     assert "double" in t.expecting().legal
-    do(t, 1, 0, "double", 2)
+    do(t, 1, 1, "double", 2)
     feed(t, "5D")  # soft 21
     assert t.seats[0].hands[0].total == 21
     with pytest.raises(ConfigError, match="resplit_aces"):
@@ -365,11 +365,11 @@ def test_baseline_2_split_ace_and_ten_is_21_not_blackjack() -> None:
     t = vtable(V, seats=1)
     bet(t, (1, 1000))
     feed(t, "AS", "7H", "AD", "TC")
-    do(t, 1, 0, "split")
-    feed(t, "KH")  # hand 0: A K = 21, not a Blackjack: the player decides (e)(1)(iii)
-    do(t, 1, 0, "stand")
-    feed(t, "9C")  # hand 1: A 9
+    do(t, 1, 1, "split")
+    feed(t, "KH")  # hand 1: A K = 21, not a Blackjack: the player decides (e)(1)(iii)
     do(t, 1, 1, "stand")
+    feed(t, "9C")  # hand 2: A 9
+    do(t, 1, 2, "stand")
     assert t.seats[0].hands[0].status == "stood"
     # both beat 17 at 1 to 1; no Blackjack or Bust line (no Blackjack, no dealer bust)
     assert net(t) == 2000 - 1000
@@ -382,10 +382,10 @@ def test_633b26_e1_iii_split_21_does_not_stand_by_itself() -> None:
     t = vtable(V, seats=1)
     bet(t, (1, 1000))
     feed(t, "AS", "7H", "5D", "TC")
-    do(t, 1, 0, "split")  # any two cards split (e)(1)(i)
-    feed(t, "KH")  # hand 0: A K = 21
+    do(t, 1, 1, "split")  # any two cards split (e)(1)(i)
+    feed(t, "KH")  # hand 1: A K = 21
     e = t.expecting()
-    assert (e.seat, e.hand) == (1, 0)
+    assert (e.seat, e.hand) == (1, 1)
     assert list(e.legal) == ["stand", "double"]
     assert t.seats[0].hands[0].status == "playing"
 
@@ -397,15 +397,15 @@ def test_633b26_e2_split_21_doubles_one_to_four_times(times: int) -> None:
     t = vtable(V, seats=1)
     bet(t, (1, 1000))
     feed(t, "AS", "7H", "5D", "TC")  # dealer 17
-    do(t, 1, 0, "split")
-    feed(t, "KH")  # hand 0: A K = 21 (soft)
-    do(t, 1, 0, "double", times)
-    feed(t, "9C")  # hand 0: A K 9 = 20
-    feed(t, "AC")  # hand 1: 5 A = 16
-    do(t, 1, 1, "stand")
+    do(t, 1, 1, "split")
+    feed(t, "KH")  # hand 1: A K = 21 (soft)
+    do(t, 1, 1, "double", times)
+    feed(t, "9C")  # hand 1: A K 9 = 20
+    feed(t, "AC")  # hand 2: 5 A = 16
+    do(t, 1, 2, "stand")
     h0 = t.seats[0].hands[0]
     assert (h0.total, h0.double, h0.status) == (20, 1000 * times, "doubled")
-    # hand 0 beats 17 (wager and double 1:1), hand 1 loses; Blackjack or Bust lost
+    # hand 1 beats 17 (wager and double 1:1), hand 2 loses; Blackjack or Bust lost
     assert net(t) == (1000 + 1000 * times) - 1000 - 1000
     assert conserved(t)
 
@@ -509,7 +509,7 @@ def test_633b26_e4_ii_surrender_blackjack_wager_pushes() -> None:
     t = vtable(V, seats=1)
     bet(t, (1, 2500))
     feed(t, "TS", "9H", "6D", "8C")
-    do(t, 1, 0, "surrender")
+    do(t, 1, 1, "surrender")
     h = t.seats[0].hands[0]
     assert (h.result, h.paid) == ("surrender", 2500)
     assert t.seats[0].returned_by_kind == {"blackjack": 2500}  # (e)(4)(i): BoB not back
@@ -522,16 +522,16 @@ def test_633b26_f_blackjack_or_bust_settled_with_the_round() -> None:
     t = vtable(V, seats=1)
     bet(t, (1, 1000))
     feed(t, "9S", "6H", "9D", "TC")
-    do(t, 1, 0, "split")
+    do(t, 1, 1, "split")
     feed(t, "5H")
-    do(t, 1, 0, "double")
-    feed(t, "KD")  # hand 0 busts: the Blackjack or Bust wager is lost, but not yet settled
+    do(t, 1, 1, "double")
+    feed(t, "KD")  # hand 1 busts: the Blackjack or Bust wager is lost, but not yet settled
     s = t.seats[0]
     assert s.side == {"blackjack_or_bust": 1000} and s.net is None
     assert s.hands[0].extra is None
     assert t.public_view()["seats"][0]["wagers"]["blackjack_or_bust"] == 1000
     feed(t, "2C")
-    do(t, 1, 1, "stand")
+    do(t, 1, 2, "stand")
     feed(t, "8D")  # dealer busts; the round settles, the wager with it
     assert t.phase == "settled" and s.net is not None
     assert s.hands[0].extra == {"blackjack_or_bust": "lose"}

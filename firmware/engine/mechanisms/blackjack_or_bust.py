@@ -97,6 +97,26 @@ class BlackjackOrBust(Mechanism):
     def paired_wagers(self, table: Table, seat: Seat, amount: int) -> dict[str, int]:
         return {WAGER: amount}
 
+    def dealer_needed(self, table: Table) -> bool:
+        """§ 633b.26(f)(1): the wager wins on a dealer bust, so the dealer draws while a
+        seat's wager is still alive (no hand busted, not surrendered) and a dealer bust
+        would pay it more than a line it already holds (a Blackjack line)."""
+        lines = self.odds(table.rules)
+        bust = max((o for line, _, o in lines if line == "dealer-bust"), default=None)
+        if bust is None:
+            return False
+        for seat in table.players:
+            if not seat.side.get(WAGER) or not seat.hands:
+                continue
+            first = seat.hands[0]
+            if first.status == SURRENDERED or any(h.status == BUST for h in seat.hands):
+                continue
+            held = [o for line, _, o in lines
+                    if line != "dealer-bust" and line_holds(line, first, False)]
+            if not held or bust > max(held):
+                return True
+        return False
+
     def settle_seat(self, table: Table, seat: Seat, ledger: Ledger) -> None:
         stake = seat.side.get(WAGER, 0)
         if not stake or not seat.hands:

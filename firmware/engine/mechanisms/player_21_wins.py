@@ -4,12 +4,16 @@ Baseline §5 (the operative § 635a.7 text is not held): a standing player 21 wi
 a dealer 21 at its odds (bonus odds included), and a player Blackjack against a dealer
 Blackjack is paid 3 to 2 instead of pushing. Each rule is a ``[game]`` fact of the Rules
 Submission (``player_21_wins``, ``player_blackjack_wins``).
+
+So a standing player 21 wins whatever the dealer makes (the dealer's Blackjack was
+checked before the decisions): it does not keep the dealer drawing (baseline §1.10).
 """
 
 from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any, ClassVar
 
+from firmware.engine.cards import VALUE
 from firmware.engine.hand import BLACKJACK
 from firmware.engine.mechanism import Mechanism, register_mechanism
 
@@ -35,6 +39,12 @@ class Player21Wins(Mechanism):
         if hand.status == BLACKJACK:
             return "win" if self.pbj else result
         return "win" if self.p21 else result
+
+    def fixed_without_dealer(self, table: Table, seat: Seat, hand: Hand) -> bool:
+        if not self.p21 or hand.total != 21:
+            return False
+        # a dealer Blackjack is settled at the check; without a check it could still come
+        return table.rules.dealer_check or VALUE[table.dealer.cards[0]] not in (1, 10)
 
     def paytables(self, rules: Rules) -> list[dict[str, Any]]:
         rows = []

@@ -2,7 +2,8 @@
 
 After the Double Down wager's one card, when the hand is not over 21, the player may
 "rescue": take back the Double Down wager and forfeit the original wager. The doubled
-hand therefore keeps its turn for one more decision (stand or rescue); the panel's
+hand therefore keeps its turn for one more decision (stand or rescue), unless the card
+made 21 (kept without asking, baseline §1.6); the panel's
 SURRENDER button means rescue then (the controller maps it). Settlement of a rescued
 hand is the engine's: the original wager lost, the Double Down wager returned.
 """
@@ -33,7 +34,9 @@ class Rescue(Mechanism):
 
     def keeps_turn_after_double(self, table: Table, seat: Seat, hand: Hand) -> bool:
         # Called only when the double's card left the hand at 21 or less (§ 635a.10(d)).
-        return self.on and not hand.double_lammer
+        # A doubled 21 is kept without asking: a hand reaching 21 stands by itself
+        # (baseline §1.6), and a rescue there could only lose.
+        return self.on and not hand.double_lammer and hand.total < 21
 
     def adjust_legal(self, table: Table, seat: Seat, hand: Hand, legal: list[str]) -> None:
         if table.post_double and self.on:
