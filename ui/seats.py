@@ -34,7 +34,7 @@ def _cells(area: pygame.Rect, n: int) -> list[pygame.Rect]:
         w = area.width // 2
         return [pygame.Rect(area.left + i * w, area.top, w, area.height) for i in (1, 0)]
     w, h = area.width // 2, area.height // 2
-    # hands are played right to left like the seats: hand 0 top right
+    # hands are played right to left like the seats: hand 1 top right
     spots = [(1, 0), (0, 0), (1, 1), (0, 1)]
     return [pygame.Rect(area.left + c * w, area.top + r * h, w, h) for c, r in spots[:n]]
 

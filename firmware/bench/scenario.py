@@ -103,8 +103,9 @@ def _int(v: Any, where: str, lo: int | None = None, hi: int | None = None) -> in
     if isinstance(v, bool) or not isinstance(v, int):
         raise ScenarioError(f"{where}: must be an integer, got {v!r}")
     if (lo is not None and v < lo) or (hi is not None and v > hi):
-        span = f"{lo if lo is not None else '...'}..{hi if hi is not None else '...'}"
-        raise ScenarioError(f"{where}: must be in {span}, got {v}")
+        span = (f"in {lo}..{hi}" if lo is not None and hi is not None else
+                f"{lo} or more" if lo is not None else f"{hi} or less")
+        raise ScenarioError(f"{where}: must be {span}, got {v}")
     return v
 
 

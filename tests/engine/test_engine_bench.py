@@ -114,6 +114,10 @@ BASE = GOOD.replace("NET", "1000")
         (BASE + '[[round.console]]\nafter = 1\npress = "EJECT"\n', "console[0].press"),
         (BASE + '[round.outcome]\nstate = "exploded"\n', "outcome.state"),
         (BASE.replace('do = "stand"', 'do = "stand"\n  times = 2'), "only a double takes"),
+        (BASE.replace('do = "stand"', 'do = "stand"\n  hand = 0'),
+         "action[0].hand: hands are numbered from 1 like seats"),
+        (BASE.replace('do = "stand"', 'do = "double"\n  times = 0'),
+         "action[0].times: must be 1 or more, got 0"),
         ('name = "n"\nvariant = "blackjack"\nround = []\n', "at least one [[round]]"),
         ('name = "n"\nvariant = "blackjack"\n[rules]\ndecks = 99\n' + BASE.split('"blackjack"')[1],
          "rules.decks: must be an integer from 1 to 8"),
@@ -185,7 +189,7 @@ def test_round_waiting_for_new_shoe_fails_clearly(tmp_path: Path) -> None:
         (BASE.replace("[[round]]\n", "[[round]]\ndraws = { bingo_targt = 21 }\n"),
          "round 1: draws: unknown key 'bingo_targt' (allowed: bingo_target, bingo_multiplier)"),
         (BASE.replace("wager = 1000", "wager = 1000\n  push22 = -5"),
-         "round 1: seat[0].push22: must be in 0..."),
+         "round 1: seat[0].push22: must be 0 or more"),
         (BASE.replace("wager = 1000", "wager = 1000\n  push22 = 500"),
          "round 1: seat 1 push22 500 refused: Blackjack offers no optional wager 'push22'"),
         (BASE.replace('variant = "blackjack"', 'variant = "free-bet"').replace(
@@ -275,3 +279,22 @@ def test_any_mangled_scenario_is_a_fail_or_pass_never_a_traceback(data: st.DataO
             parent[path[-1]] = odd  # type: ignore[index]
     with contextlib.suppress(UserError):  # a UserError is reported as a FAIL by run_one
         play_scenario(parse_scenario(doc, str(f)), EngineDriver())
+
+
+def test_hands_count_from_1_and_times_is_any_positive_integer(tmp_path: Path) -> None:
+    """scenario format (`hand`, `times`): hand 1 is the seat's first hand (the default);
+    a hand the table does not wait for is a FAIL naming both hands; a 5x double is a
+    well-formed action that the rules refuse (a 1x-only game here)."""
+    stand1 = BASE.replace('do = "stand"', 'do = "stand"\n  hand = 1')
+    assert run_one(write(tmp_path, stand1), EngineDriver).passed
+    stand2 = BASE.replace('do = "stand"', 'do = "stand"\n  hand = 2')
+    r = run_one(write(tmp_path, stand2), EngineDriver)
+    assert r.problems == ("round 1: next action is seat 1 hand 2 stand, the table waits for "
+                          "seat 1 hand 1",)
+    five = BASE.replace('do = "stand"', 'do = "double"\n  times = 5\n  rejected = true\n'
+                        '  [[round.action]]\n  seat = 1\n  do = "stand"')
+    assert run_one(write(tmp_path, five), EngineDriver).passed
+    unasked = BASE.replace('do = "stand"', 'do = "double"\n  times = 5')
+    r = run_one(write(tmp_path, unasked), EngineDriver)
+    assert r.problems[0].startswith("round 1: rejected: seat 1 hand 1 double 5x: double 5x is "
+                                    "not allowed"), r.problems

@@ -386,3 +386,19 @@ def test_672a10_b2_ii_original_wager_with_first_hand_lammer_for_second() -> None
     assert (h0.wager, h0.lammer, h0.result, h0.paid) == (1000, False, "win", 2000)
     assert (h1.wager, h1.lammer, h1.result, h1.paid) == (0, True, "win", 1000)
     assert net(t) == 2000 and conserved(t)
+
+
+def test_baseline_1_10_a_lammer_hand_keeps_the_dealer_drawing() -> None:
+    """baseline §1.10, § 672a.10(b)(2)(ii): the lammer is the second hand's wager and is
+    paid 1 to 1 in money when it wins, so a standing lammer hand depends on the dealer's
+    final total even after the first hand busted (tucked, § 672a.10(c)(2))."""
+    t = fb()
+    split_8s(t)
+    feed(t, "6H")  # hand 1: 8 6
+    do(t, 1, 1, "hit")
+    feed(t, "TS")  # 24: busts, tucked
+    feed(t, "KH")  # hand 2 (lammer): 18
+    do(t, 1, 2, "stand")
+    assert (t.phase, t.expecting().to) == ("dealer", "dealer")
+    feed(t, "TD")  # dealer 16 + T: bust
+    assert net(t) == 0  # hand 1 -1000, the lammer +1000 in money

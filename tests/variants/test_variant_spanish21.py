@@ -337,3 +337,49 @@ def test_baseline_6_layout_paytables_derived_from_the_rules() -> None:
     assert not any(k.startswith("Envy") for k in rows)
     assert "Envy bonus: every other player with a wager" in dict(
         r for p in layout_for(load_rules(V))["paytables"] for r in p["rows"])
+
+
+def test_baseline_1_6_a_doubled_21_is_kept_without_a_rescue_question() -> None:
+    """baseline §1.6 with § 635a.10(d): a doubled hand reaching 21 stands by itself; the
+    table never offers the rescue (it could only lose), play moves to the next seat."""
+    t = sp(seats=2)
+    bet(t, (1, 1000), (2, 1000))
+    feed(t, "6S", "KC", "9H", "5D", "8C", "7C")  # seat 1: 11; seat 2: 18; dealer 9 7
+    do(t, 1, 1, "double")
+    feed(t, "KD")  # 21
+    e = t.expecting()
+    assert (e.kind, e.seat, e.hand) == ("decision", 2, 1)
+    assert "rescue" in refused(t, Decision(1, 1, "rescue"))
+    assert t.seats[0].hands[0].status == "doubled"
+
+
+def test_baseline_1_10_every_standing_hand_21_the_dealer_only_reveals() -> None:
+    """baseline §1.10, §5: a player 21 wins whatever the dealer makes, so when every hand
+    still standing is a 21 (the rest busted, surrendered or rescued) the hole card is only
+    revealed and the cards the dealer would have drawn stay in the shoe."""
+    t = sp(seats=3)
+    bet(t, (1, 1000), (2, 1000), (3, 1000))
+    # seat 1 5S 6D, seat 2 KC 6H, seat 3 6S 5C; dealer 9H 7C (16)
+    feed(t, "5S", "KC", "6S", "9H", "6D", "6H", "5C", "7C")
+    do(t, 1, 1, "hit")
+    feed(t, "KD")  # seat 1: 21
+    do(t, 2, 1, "surrender")
+    do(t, 3, 1, "double")
+    feed(t, "2H")  # seat 3: 13
+    do(t, 3, 1, "rescue")
+    assert t.phase == "settled" and t.expecting().kind == "wagers"
+    assert t.hole_revealed and len(t.dealer.cards) == 2 and t.dealer.total == 16
+    assert t.shoe.cards_dealt == 10
+    assert [net(t, s) for s in (1, 2, 3)] == [1000, -500, -1000]
+    assert conserved(t)
+
+
+def test_baseline_1_10_a_21_beside_a_standing_18_the_dealer_draws() -> None:
+    """baseline §1.10: one hand that still depends on the dealer is enough."""
+    t = sp(seats=2)
+    bet(t, (1, 1000), (2, 1000))
+    feed(t, "5S", "KH", "9H", "6D", "8C", "5C")
+    do(t, 1, 1, "hit")
+    feed(t, "KD")  # seat 1: 21
+    do(t, 2, 1, "stand")  # seat 2: 18
+    assert (t.phase, t.expecting().to) == ("dealer", "dealer")

@@ -9,7 +9,16 @@ from __future__ import annotations
 import pytest
 from variant_helpers import START, bet, conserved, do, feed, net, refused, vtable
 
-from firmware.engine import CloseBetting, CreditsOut, Decision, Wager, layout_for, load_rules
+from firmware.engine import (
+    CloseBetting,
+    CreditsIn,
+    CreditsOut,
+    Decision,
+    Table,
+    Wager,
+    layout_for,
+    load_rules,
+)
 from firmware.errors import ConfigError
 
 V = "split-to-double"
@@ -535,3 +544,56 @@ def test_633b26_f_blackjack_or_bust_settled_with_the_round() -> None:
     feed(t, "8D")  # dealer busts; the round settles, the wager with it
     assert t.phase == "settled" and s.net is not None
     assert s.hands[0].extra == {"blackjack_or_bust": "lose"}
+
+
+def _std_with_player_21_wins() -> Table:
+    """Split to Double composed with the Spanish 21 mechanism that makes a player 21 win
+    whatever the dealer makes: only the Blackjack or Bust wager can keep the dealer
+    drawing then, which isolates that wager's own dependence on a dealer bust."""
+    import tomllib
+
+    from firmware.engine.rules import Rules, parse_rules_data, rules_path
+
+    data = tomllib.loads(rules_path(V).read_text(encoding="utf-8"))
+    data["game"]["mechanisms"] = [*data["game"]["mechanisms"], "player-21-wins"]
+    data["game"]["player_21_wins"] = True
+    t = Table(Rules(parse_rules_data(data, "test: std + player-21-wins"), {}, ""), seats=1,
+              bench=True, shoe_in_play=True)
+    t.apply(CreditsIn(1, 1_000_000))
+    return t
+
+
+def test_baseline_1_10_633b26_f1_blackjack_or_bust_keeps_the_dealer_drawing() -> None:
+    """baseline §1.10, § 633b.26(f)(1): the Blackjack or Bust wager wins on a dealer bust,
+    so while it is alive the dealer draws even when no main wager depends on the dealer;
+    once a hand busts it has lost and the dealer only reveals."""
+    t = _std_with_player_21_wins()
+    bet(t, (1, 1000))
+    feed(t, "5S", "9H", "6D", "7C")  # 11 against 9 7
+    do(t, 1, 1, "double")
+    feed(t, "KD")  # 21: the main wagers win whatever the dealer makes
+    assert (t.phase, t.expecting().to) == ("dealer", "dealer")
+    feed(t, "TS")  # 26: the dealer busts
+    assert net(t) == 1000 + 1000 + 1000  # wager, double, Blackjack or Bust
+    t = _std_with_player_21_wins()
+    bet(t, (1, 1000))
+    feed(t, "9S", "9H", "9D", "7C")
+    do(t, 1, 1, "split")
+    feed(t, "5H")  # hand 1: 9 5
+    do(t, 1, 1, "double")
+    feed(t, "KD")  # 24: busts, the Blackjack or Bust wager is lost
+    feed(t, "2C")  # hand 2: 9 2
+    do(t, 1, 2, "double")
+    feed(t, "KH")  # 21
+    assert t.phase == "settled" and len(t.dealer.cards) == 2
+
+
+def test_baseline_1_10_blackjack_or_bust_needs_no_dealer_after_a_blackjack() -> None:
+    """§ 633b.26(f)(1), (i): a player Blackjack already won the wager's best line (2 to 1
+    or more against 1 to 1 for a dealer bust): it does not keep the dealer drawing."""
+    t = vtable(V, seats=2)
+    bet(t, (1, 1000), (2, 1000))
+    feed(t, "AS", "9C", "9H", "KD", "5D", "7C")  # seat 1 Blackjack; seat 2 9 5
+    do(t, 2, 1, "double")
+    feed(t, "KH")  # seat 2: 24, bust
+    assert t.phase == "settled" and len(t.dealer.cards) == 2
