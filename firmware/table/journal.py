@@ -29,7 +29,9 @@ from typing import Any
 from firmware.errors import UserError
 
 GENESIS = "0" * 64
-SCHEMA_VERSION = 1
+#: 2: decision inputs number a seat's hands from 1 (they counted from 0 in schema 1, which
+#: this engine would replay wrongly: such a journal is refused with the reason, not replayed)
+SCHEMA_VERSION = 2
 
 #: Record kinds. ``input``: an engine Input (replayed on restart); ``event``: the event log;
 #: ``round``: a finished round's result (recall, history); ``meta``: the journal's own facts.

@@ -104,6 +104,19 @@ def test_audit_catches_meters_and_a_cut_tail(tmp_path: Path, tamper: str, proble
     assert not result.ok and problem in result.problem
 
 
+def test_a_schema_1_journal_is_refused_not_replayed(tmp_path: Path) -> None:
+    """Schema 1 journals counted a seat's hands from 0 in their decision inputs; replayed
+    now (hands from 1) they would give another round, so the journal is refused with the
+    reason (the journal is evidence: never reinterpreted silently)."""
+    Journal(tmp_path / "j.sqlite").close()
+    db = sqlite3.connect(str(tmp_path / "j.sqlite"))
+    db.execute("UPDATE info SET value = '1' WHERE key = 'schema'")
+    db.commit()
+    db.close()
+    with pytest.raises(JournalError, match="journal schema 1, expected 2"):
+        Journal(tmp_path / "j.sqlite")
+
+
 def test_unwritable_journal_is_a_journal_error(tmp_path: Path) -> None:
     bad = tmp_path / "dir.sqlite"
     bad.mkdir()
