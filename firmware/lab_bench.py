@@ -19,22 +19,27 @@ from collections.abc import Iterator
 from typing import Any
 
 
-def _timed_rtp(client: Any | None, rules: Any, rounds: int) -> float:
-    from firmware.math.rtp import plan, play_task
+def _timed(client: Any | None, func: Any, tasks: list[Any]) -> float:
+    """Seconds from the first task submitted to the last result folded."""
     from lab.tasks import run_here, run_tasks
 
-    tasks = plan(rules, rounds, 1, True)
     t0 = time.perf_counter()
     if client is None:
-        run_here(play_task, tasks, lambda _t, _r: None)
+        run_here(func, tasks, lambda _t, _r: None)
     else:
-        run_tasks(client, play_task, tasks, lambda _t, _r: None)
+        run_tasks(client, func, tasks, lambda _t, _r: None)
     return time.perf_counter() - t0
+
+
+def _timed_rtp(client: Any | None, rules: Any, rounds: int) -> float:
+    from firmware.math.rtp import plan, play_task
+
+    return _timed(client, play_task, plan(rules, rounds, 1, True))
 
 
 def _timed_cert(client: Any | None, draws: int) -> float:
     from firmware.config import default_config_path, load_config
-    from lab.tasks import Task, run_here, run_tasks
+    from lab.tasks import Task
     from rng.cert.tables import card_table, configured_bingo_tables
     from rng.cert.tasks import TASK_DRAWS, DrawSpec, draw_task, plan
 
@@ -44,17 +49,13 @@ def _timed_cert(client: Any | None, draws: int) -> float:
     spec = DrawSpec(cfg.rng, True, "1e23", "batch", tables[0], tables[1], card_table(), 8,
                     draws)
     blocks = plan(draws, 0, TASK_DRAWS["batch"])
-    tasks = [Task(b.index, 3 * (b.hi - b.lo), (spec, b)) for b in blocks]
-    t0 = time.perf_counter()
-    if client is None:
-        run_here(draw_task, tasks, lambda _t, _r: None)
-    else:
-        run_tasks(client, draw_task, tasks, lambda _t, _r: None)
-    return time.perf_counter() - t0
+    return _timed(client, draw_task, [Task(b.index, 3 * (b.hi - b.lo), (spec, b))
+                                      for b in blocks])
 
 
 def run() -> Iterator[str]:
     from firmware.errors import UserError
+    from firmware.math.bench import _load
     from firmware.math.fastpath import warm_up
     from firmware.math.ruleset import load
     from lab.cluster import describe, open_client
@@ -89,9 +90,3 @@ def run() -> Iterator[str]:
            f"cluster {outcomes / many_cert:,.0f} outcomes/s; {one_cert / many_cert:.2f}x")
     yield f"  machine load average before / after the cluster runs: {load_before} / {_load()}"
 
-
-def _load() -> str:
-    try:
-        return " ".join(f"{x:.2f}" for x in os.getloadavg())
-    except OSError:
-        return "unknown"

@@ -137,3 +137,21 @@ def test_cert_run_survives_a_killed_worker_and_resumes(cluster: Any, tmp_path: P
             tmp_path / "one" / "draws" / name).read_bytes(), name
     md = (tmp_path / "many" / "report.md").read_text()
     assert "Dask cluster" in md and "6 of 2,000" in md
+
+
+def test_production_run_records_each_workers_selftest(cluster: Any, tmp_path: Path) -> None:
+    """Production mode: no seed; each worker draws from its own entropy source after its
+    own power-up self-test, and the report lists every worker that drew a task."""
+    address, _client = cluster
+    cfg = load_config(default_config_path(), [
+        "table.mode=production", "table.variant=bingo", "shoe.port=/dev/etg-shoe",
+        "panel.backend=gpio"])
+    out = tmp_path / "prod"
+    opts = RunOptions(draws=12_000, out=out, stream_bytes=4096, shoes=48, decks=1,
+                      run_dieharder=False, progress=False, task_draws=2000, scaling="batch",
+                      scheduler=address)
+    certification_run(cfg, opts)
+    md = (out / "report.md").read_text()
+    assert "each worker's own DRBG from its own entropy source" in md
+    workers = {line.split(" (")[0] for line in md.splitlines() if line.startswith("worker tcp://")}
+    assert workers and all(f"{w} (" in md and "known-answer tests" in md for w in workers)
