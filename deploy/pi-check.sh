@@ -150,6 +150,8 @@ share_pip_paths() {
     while IFS= read -r path; do
         path=${path#file://}
         [[ $path == /* ]] || continue
+        path=${path%/}
+        path=${path%/simple}  # a PEP 503 index links to files beside it: share its parent
         if [[ -f $path ]]; then
             install -D -m 0644 "$path" "$MERGED$path"
         elif [[ -d $path ]] && ! mountpoint -q "$MERGED$path"; then

@@ -29,10 +29,14 @@ class Notifier:
             return False
         try:
             if self._sock is None:
-                self._sock = socket.socket(socket.AF_UNIX, socket.SOCK_DGRAM | socket.SOCK_CLOEXEC)
+                # non-blocking: a reader that stops reading (its queue holds only
+                # net.unix.max_dgram_qlen datagrams) must never stall the controller's
+                # thread; a ping that does not fit is dropped (False), the next one follows
+                self._sock = socket.socket(
+                    socket.AF_UNIX, socket.SOCK_DGRAM | socket.SOCK_CLOEXEC | socket.SOCK_NONBLOCK)
             self._sock.sendto("\n".join(lines).encode("utf-8"), self._addr)
             return True
-        except OSError:
+        except OSError:  # BlockingIOError included
             return False
 
     def ready(self, status: str = "") -> bool:

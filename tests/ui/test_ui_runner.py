@@ -130,3 +130,56 @@ def test_keys_go_to_the_panel_keyboard_backend() -> None:
         runner.handle_event(pygame.event.Event(kind, key=key))
     assert [(e.kind, e.button, e.seat) for e in events] == [
         ("press", "HIT", 3), ("release", "HIT", 3)]
+
+
+def test_the_loop_sleeps_on_the_inbox_and_a_new_view_wakes_it() -> None:
+    """No fixed tick: the frame with a new view follows a wait the view cut short."""
+    pygame.display.init()
+    try:
+        inbox = UiInbox()
+        runner = UiRunner(layout_of("blackjack"), inbox, (640, 360), fps=1)
+        first, second = load_json("blackjack-betting"), load_json("blackjack-decisions")
+        waits: list[tuple[float | None, bool]] = []
+        real_wait = inbox.wait
+
+        def wait(timeout: float | None) -> bool:
+            woke = real_wait(timeout)
+            waits.append((timeout, woke))
+            return woke
+
+        inbox.wait = wait  # type: ignore[method-assign]
+        shown: list[int] = []
+
+        def on_frame() -> None:
+            if runner.view is second and not shown:
+                shown.append(len(waits))
+                inbox.put({"kind": "quit"})
+            elif len(waits) == 1 and runner.view is first:
+                inbox.put_view(second)  # as the controller would, from any thread
+
+        inbox.put_view(first)
+        runner.loop(new_surface((640, 360)), lambda dirty: None, on_frame=on_frame,
+                    max_frames=50)
+        assert shown, "the new view was never drawn"
+        timeout, woke = waits[shown[0] - 1]
+        assert timeout == 1.0 and woke  # would sleep a whole frame period: the view woke it
+    finally:
+        pygame.display.quit()
+
+
+def test_an_unchanged_frame_lets_the_loop_sleep_longer() -> None:
+    """After a frame that changed nothing the loop waits IDLE_WAIT_S, not a frame period."""
+    from ui.runner import IDLE_WAIT_S
+
+    pygame.display.init()
+    try:
+        inbox = UiInbox()
+        runner = UiRunner(layout_of("blackjack"), inbox, (640, 360), fps=100)
+        timeouts: list[float | None] = []
+        inbox.wait = lambda t: timeouts.append(t) or False  # type: ignore[method-assign]
+        inbox.put_view(load_json("blackjack-betting"))
+        runner.loop(new_surface((640, 360)), lambda dirty: None, max_frames=4)
+        assert timeouts[0] == 0.01  # the first frame drew: the next one a period later
+        assert timeouts[-1] == IDLE_WAIT_S  # nothing moved since
+    finally:
+        pygame.display.quit()
