@@ -12,7 +12,6 @@ from __future__ import annotations
 
 import random
 import sys
-import tempfile
 import threading
 import time
 from dataclasses import dataclass
@@ -58,7 +57,7 @@ class SimTable:
         self.link = FloorLink(table_id, settings, self.journal,
                               software={"version": "load", "config": None, "release": None},
                               on_command=self._command)
-        self.round_no = 0
+        self.round_no = sum(1 for _ in self.journal.records(kinds=["round"]))
         self.rounds = 0
         if self.journal.last_seq == 0:
             for seat in range(1, SEATS + 1):
@@ -163,21 +162,24 @@ def wait_drained(tables: list[SimTable], timeout: float) -> float | None:
 
 
 def run_load(opts: LoadOptions, progress: bool = False) -> dict[str, Any]:
-    with tempfile.TemporaryDirectory(prefix="etg-floor-load-") as tmp:
-        tables = make_tables(opts, Path(tmp))
-        for t in tables:
-            t.link.start()
-        t0 = time.monotonic()
-        if progress:
-            print(f"{len(tables)} simulated tables, {opts.rounds_per_s} rounds/s each, "
-                  f"{opts.seconds:.0f} s ...", file=sys.stderr, flush=True)
-        drive(tables, opts.rounds_per_s, opts.seconds)
-        drained = wait_drained(tables, 30.0)
-        elapsed = time.monotonic() - t0
-        messages = sum(t.link.outbox.last_n() for t in tables)
-        for t in tables:
-            t.close()
+    """Simulated tables keep their journals under the floor directory (``load/``), like
+    real tables: a second run continues them, so the floor sees no journal go back."""
+    jdir = opts.floor_dir / "load"
+    jdir.mkdir(parents=True, exist_ok=True)
+    tables = make_tables(opts, jdir)
+    first = sum(t.link.outbox.last_n() for t in tables)
+    for t in tables:
+        t.link.start()
+    t0 = time.monotonic()
+    if progress:
+        print(f"{len(tables)} simulated tables, {opts.rounds_per_s} rounds/s each, "
+              f"{opts.seconds:.0f} s ...", file=sys.stderr, flush=True)
+    drive(tables, opts.rounds_per_s, opts.seconds)
+    drained = wait_drained(tables, 30.0)
+    elapsed = time.monotonic() - t0
+    messages = sum(t.link.outbox.last_n() for t in tables) - first
+    for t in tables:
+        t.close()
     return {"tables": opts.tables, "messages": messages, "seconds": elapsed,
             "messages_per_s": messages / elapsed if elapsed else 0.0,
-            "drained": drained is not None,
-            "drain_s": drained}
+            "drained": drained is not None, "drain_s": drained}

@@ -41,15 +41,33 @@ class ServeOptions:
 
 
 def serve(opts: ServeOptions) -> int:
-    import uvicorn
+    """Run until SIGTERM or Ctrl-C; the broker it started (if any) stops with it."""
 
-    from firmware.floor.web import log_command, make_app
+    def stop(signum: int, frame: Any) -> None:
+        # uvicorn takes SIGTERM while it runs and raises it again once it has shut down;
+        # this handler then unwinds the rest (the broker below) instead of dying
+        raise SystemExit(0)
 
+    signal.signal(signal.SIGTERM, stop)
     broker: subprocess.Popen[bytes] | None = None
     if opts.start_broker:
         from firmware.floor.broker import start_broker
 
         broker = start_broker(opts.floor_dir, opts.broker_port, opts.broker_host)
+    try:
+        _serve(opts)
+    finally:
+        if broker is not None:
+            broker.send_signal(signal.SIGTERM)
+            broker.wait(10)
+    return 0
+
+
+def _serve(opts: ServeOptions) -> None:
+    import uvicorn
+
+    from firmware.floor.web import log_command, make_app
+
     ingest_db = Database(opts.db_url)
     web_db = Database(opts.db_url)
     hub = Hub(web_db)
@@ -76,15 +94,10 @@ def serve(opts: ServeOptions) -> int:
     app = make_app(web_db, hub, send_command, lifespan=lifespan)
     config = uvicorn.Config(app, host=opts.http_host, port=opts.http_port, log_level="warning",
                             lifespan="on", timeout_graceful_shutdown=1)
-    server = uvicorn.Server(config)
     log.info("pit view on http://%s:%d (database %s)", opts.http_host, opts.http_port,
              ingest_db.safe_url)
     try:
-        server.run()
+        uvicorn.Server(config).run()
     finally:
         ingest_db.close()
         web_db.close()
-        if broker is not None:
-            broker.send_signal(signal.SIGTERM)
-            broker.wait(5)
-    return 0
