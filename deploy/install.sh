@@ -23,6 +23,8 @@ readonly CONF_DIR=/etc/etg
 readonly CONFIG=$CONF_DIR/table.toml
 readonly TRUSTED_PUB=$CONF_DIR/release.pub
 readonly STATE_DIR=/var/lib/etg
+readonly JOURNAL=$STATE_DIR/journal.sqlite
+readonly JOURNAL_KEY=$CONF_DIR/journal.key
 readonly UNIT=/etc/systemd/system/etg.service
 readonly UDEV_RULE=/etc/udev/rules.d/99-etg-shoe.rules
 readonly LAUNCHER=/usr/local/bin/etg
@@ -353,6 +355,34 @@ install_config() {
     install_file "$WORK/release.pub" "$TRUSTED_PUB" 0644
 }
 
+# The table's journal secret (docs/deploy.md, "The journal secret"): 32 random bytes as
+# hex, created once and never overwritten, never printed; root-owned, readable by the
+# service's group only, so the service can read it but not change or remove it.
+install_journal_secret() {
+    local target
+    target=$(p "$JOURNAL_KEY")
+    if [[ -e $target ]]; then
+        say "unchanged $JOURNAL_KEY (a journal secret is never replaced)"
+        return 0
+    fi
+    (umask 077 && openssl rand -hex 32 >"$WORK/journal.key")
+    act install -D -m 0440 "$WORK/journal.key" "$target"
+    sys_act chown "root:$ETG_USER" "$target"
+    rm -f -- "$WORK/journal.key"
+}
+
+# A production table never begins its journal by itself: the first installation does,
+# as the technician's act it is (the reason names the release).
+begin_journal() {
+    local release_id=$1
+    if [[ -e $(p "$JOURNAL") ]]; then
+        say "unchanged $JOURNAL"
+        return 0
+    fi
+    sys_act runuser -u "$ETG_USER" -- "$LAUNCHER" --config "$CONFIG" journal init \
+        --reason "first installation ($release_id)"
+}
+
 install_udev_rule() {
     local vendor=UNSET product=UNSET serial_match=""
     if [[ -z $SHOE_VENDOR && -e $(p "$UDEV_RULE") ]]; then
@@ -484,7 +514,11 @@ main() {
     install_python "$release_dir"
     install_launcher
     install_config
+    install_journal_secret
     install_udev_rule
+    if ((!NO_DEPS)); then
+        begin_journal "$release_id"
+    fi
     install_unit
 
     if ((!DRY_RUN && !NO_DEPS)); then

@@ -27,6 +27,7 @@ from firmware.logsetup import setup_logging, wants_json
 COMMANDS: tuple[tuple[str, str], ...] = (
     ("run", "firmware.table.cli"),  # also `etg credits`
     ("recall", "firmware.table.attendant"),  # also `etg meters`, `etg events`, `etg audit`
+    ("journal", "firmware.table.journal_cli"),
     ("config", "firmware.config_cli"),
     ("bench", "firmware.bench.cli"),
     ("shoe", "drivers.shoe.cli"),

@@ -58,6 +58,10 @@ class TableSettings:
         default="Certificate Holder", metadata=_text("name shown on the layout (§ 633b.26(b)(1))")
     )
     table_id: str = field(default="BJ-01", metadata=_text("table number for recall and meters"))
+    max_transfer_cents: int = field(
+        default=10_000_000, metadata=_range(1, 10**12, "largest credit transfer, in cents"))
+    max_seat_credits: int = field(
+        default=100_000_000, metadata=_range(1, 10**12, "most credits a seat may hold, cents"))
 
 
 @dataclass(frozen=True)
@@ -123,6 +127,11 @@ class DisplaySettings:
 @dataclass(frozen=True)
 class JournalSettings:
     path: str = field(default="var/journal.sqlite", metadata=_text("SQLite journal file"))
+    key_path: str = field(
+        default="",
+        metadata=_doc("the table's secret keying the journal's chain, created at installation "
+                      "(empty: <journal>.key, which bench mode creates itself)"),
+    )
 
 
 @dataclass(frozen=True)

@@ -19,8 +19,14 @@ ACTIONS = ("hit", "stand", "double", "split", "surrender", "insurance", "no-insu
 CONSOLE_PRESSES = ("DEAL", "VOID", "SHUFFLE")
 #: shoe faults (ICD §4, link down, empty) and the table's own: a stuck panel key, a panel
 #: scan failure, a power failure during a round, an RNG or display failure
-SHOE_FAULT_CODES = ("MISREAD", "DOUBLE", "JAM", "LID", "SENSOR", "LINK", "EMPTY")
-TABLE_FAULT_CODES = ("STUCK", "PANEL", "POWER", "RNG", "DISPLAY")
+#: PROTOCOL: a frame the controller refused (malformed, unknown type or ERR code);
+#: SHOE: the shoe cannot be the one the engine accounts for (after a restart)
+SHOE_FAULT_CODES = ("MISREAD", "DOUBLE", "JAM", "LID", "SENSOR", "LINK", "EMPTY", "PROTOCOL",
+                    "SHOE")
+#: STOPPED: the table was stopped cleanly mid-round (POWER: the power failed); INTERNAL: a
+#: bug caught by the controller; REPEAT: the same tilt again and again (escalated)
+TABLE_FAULT_CODES = ("STUCK", "PANEL", "POWER", "STOPPED", "RNG", "DISPLAY", "INTERNAL",
+                     "REPEAT")
 FAULT_CODES = SHOE_FAULT_CODES + TABLE_FAULT_CODES
 
 

@@ -16,12 +16,19 @@ from firmware.engine.rejected import Rejected
 from firmware.engine.state import TableState
 
 #: faults that stay active until the device reports ready again
-PERSISTENT_FAULTS = frozenset(("JAM", "LID", "SENSOR", "LINK", "STUCK", "PANEL", "RNG", "DISPLAY"))
+PERSISTENT_FAULTS = frozenset(("JAM", "LID", "SENSOR", "LINK", "STUCK", "PANEL", "RNG", "DISPLAY",
+                               "REPEAT"))
+#: tilts that no device report clears: the same fault again and again is the dealer's (or
+#: the supervisor's) to resolve, by VOID
+DEALER_RESOLVES = frozenset(("REPEAT",))
 #: how a tilt's cause reads for the table's own faults (shoe faults: "shoe fault CODE")
 TABLE_FAULT_WORDS = {
     "STUCK": "a button is stuck", "PANEL": "the button panels failed",
     "POWER": "power failed during the round", "RNG": "the RNG failed",
-    "DISPLAY": "the display failed",
+    "DISPLAY": "the display failed", "STOPPED": "the table was stopped during the round",
+    "INTERNAL": "internal error of the table", "REPEAT": "the same fault again",
+    "PROTOCOL": "the shoe sent a frame the table refused",
+    "SHOE": "the shoe is not the shoe the table accounted for",
 }
 
 
@@ -38,7 +45,9 @@ class Tilt:
         self.resume_need = need
 
     def public(self) -> dict[str, str]:
-        if self.active:
+        if self.code in DEALER_RESOLVES:
+            resolve = "the same fault repeated: VOID (supervisor) to end it"
+        elif self.active:
             resolve = f"clear the fault ({self.code}), then press DEAL to resume, or VOID"
         else:
             resolve = "press DEAL to resume the round, or VOID (supervisor) to void it"
@@ -61,14 +70,23 @@ class Tilting(TableState):
         assert t is not None
         if t.active:
             raise Rejected(f"the fault is still active ({t.code}); clear it first, or VOID")
+        if not self.shoe.in_play and t.resume_phase in P.IN_ROUND:
+            raise Rejected("the shoe cannot be the one this round was dealt from: VOID the "
+                           "round, then load a new shoe (SHUFFLE)")
         self.phase = t.resume_phase
-        self.need = t.resume_need
+        self.need = t.resume_need if self.shoe.in_play else P.SHOE
         self.tilt = None
 
     def _void(self) -> None:
         phase = self.tilt.resume_phase if self.tilt else self.phase
         staked = any(s.staked for s in self.seats)
         if phase not in P.IN_ROUND and not (phase == P.BETTING and staked):
+            t = self.tilt
+            if t is not None and t.code in DEALER_RESOLVES:  # a repeated fault between rounds
+                self.tilt, self.phase = None, phase
+                self.need = t.resume_need if self.shoe.in_play else P.SHOE
+                self.audit.append(("void", t.causes[0]))
+                return
             raise Rejected("VOID: no round in play to void")
         for s in self.seats:
             if s.net is None and s.staked:
@@ -121,15 +139,20 @@ class Tilting(TableState):
             raise Rejected(f"unknown fault code {inp.code!r} (allowed: {', '.join(FAULT_CODES)})")
         detail = f": {inp.detail}" if inp.detail else ""
         words = TABLE_FAULT_WORDS.get(inp.code, f"shoe fault {inp.code}")
+        if inp.code == "SHOE":
+            self.shoe.in_play = False  # what it still holds is unknown: a new shoe is due
         self._tilt(inp.code, f"{words}{detail}", inp.code in PERSISTENT_FAULTS)
 
-    def _on_fault_cleared(self, inp: FaultCleared) -> None:
-        if self.tilt is not None:
+    def _device_clears(self) -> None:
+        """A device reports itself ready: an active fault is cleared (not a repeated one)."""
+        if self.tilt is not None and self.tilt.code not in DEALER_RESOLVES:
             self.tilt.active = False
 
+    def _on_fault_cleared(self, inp: FaultCleared) -> None:
+        self._device_clears()
+
     def _on_hello(self, inp: Hello) -> None:
-        if self.tilt is not None:
-            self.tilt.active = False
+        self._device_clears()
         if self.phase in P.IN_ROUND or self.phase == P.TILT:
             self._tilt("HEL", "the shoe restarted (HEL) during the round")
 

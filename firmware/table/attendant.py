@@ -1,8 +1,11 @@
 """Attendant commands: recall, meters, events, audit verify, credits — all on the journal.
 
 They read the journal file directly (SQLite allows readers beside the running table), so
-they work whether the table runs or not. ``credits add`` is the one writer: it appends
-through the journal's single-writer rule (see :func:`firmware.table.credits.add_credits`).
+they work whether the table runs or not. They open it read-only
+(firmware.table.journal_files): they create and change nothing — a mistyped path or an
+empty file is an error, never a new journal — and work on a read-only copy. ``credits add``
+is the one writer: it appends through the journal's single-writer rule (see
+:func:`firmware.table.credits.add_credits_offline`).
 """
 
 from __future__ import annotations
@@ -76,6 +79,9 @@ def register(sub: Any, common: argparse.ArgumentParser) -> None:
         description="Recompute every record's hash; exit 1 at the first broken link.",
     )
     _journal_arg(v)
+    v.add_argument("--key", metavar="PATH",
+                   help="the table's journal secret (default: journal.key_path, else "
+                   "<journal>.key)")
     v.set_defaults(func=cmd_audit_verify)
 
 
@@ -139,13 +145,30 @@ def cmd_events(args: argparse.Namespace) -> int:
     return 0
 
 
+def _verify_key(args: argparse.Namespace) -> Any:
+    """The secret ``audit verify`` checks the chain with (never printed)."""
+    from firmware.table import journal_key
+    from firmware.table.journal import BESIDE
+
+    if args.key:
+        return journal_key.load(args.key)
+    if not getattr(args, "journal", None):
+        from firmware.cli import load_table_config
+
+        configured = load_table_config(args).journal.key_path
+        if configured:
+            return journal_key.load(configured)
+    return BESIDE
+
+
 def cmd_audit_verify(args: argparse.Namespace) -> int:
     from firmware.table.journal import open_existing
 
-    j = open_existing(_journal_path(args))
+    j = open_existing(_journal_path(args), _verify_key(args))
     res = j.verify()
+    j.close()
     if res.ok:
-        print(f"ok: {res.records} records, hash chain intact")
+        print(f"ok: {res.records} records, keyed chain and head intact")
         return 0
     if res.first_bad is None:
         print(f"BROKEN meters: {res.problem} ({res.records} records, hash chain intact)")

@@ -16,6 +16,14 @@ from firmware.table.events import EventCode
 from firmware.table.happenings import CommandHappening
 from firmware.table.journal import Entry, Journal, JournalError
 from firmware.table.meters import credit_deltas
+from firmware.table.transfers import (
+    CreditLimits,
+    Transfer,
+    TransferLedger,
+    TransferRefused,
+    parse_transfer,
+    transfer_id,
+)
 
 if TYPE_CHECKING:
     from firmware.table.device_events import PendingDouble
@@ -34,6 +42,8 @@ class Commands:
     finals: int
     handled: Counter[str]
     floor_gate: FloorGate
+    limits: CreditLimits
+    transfers: TransferLedger
 
     if TYPE_CHECKING:
         def feed(self, inp: Input, source: str) -> bool: ...
@@ -50,11 +60,21 @@ class Commands:
     def command(self, name: str, args: Mapping[str, Any]) -> tuple[bool, str]:
         t = self.table
         if name in ("credits-in", "credits-out"):
-            from firmware.engine.inputs import CreditsIn, CreditsOut
+            try:
+                tr = parse_transfer(name, args, t.nseats, self.limits)
+            except TransferRefused as exc:
+                return False, str(exc)
+            return self._credits(tr)
+        if name == "transfer-status":
+            try:
+                tid = transfer_id(args.get("id"))
+            except TransferRefused as exc:
+                return False, str(exc)
+            if tid is None:
+                return False, "transfer-status needs the transfer's id"
+            import json
 
-            seat, cents = int(args["seat"]), int(args["cents"])
-            inp = CreditsIn(seat, cents) if name == "credits-in" else CreditsOut(seat, cents)
-            return self._credits(inp, seat, cents if name == "credits-in" else -cents)
+            return True, json.dumps(self.transfers.status(tid))
         if name == "status":
             import json
 
@@ -83,26 +103,46 @@ class Commands:
             return True, "queued"
         return False, f"unknown command {name!r}"
 
-    def _credits(self, inp: Input, seat: int, signed: int) -> tuple[bool, str]:
-        """A credit transfer: the input, its event and its meters in ONE durable
-        transaction, then the engine. A kill -9 between two transactions would leave the
-        replayed credits and the meters apart, so the engine is asked first (on a copy:
-        transfers are rare) and a refused transfer writes nothing."""
+    def _credits(self, tr: Transfer) -> tuple[bool, str]:
+        """A credit transfer: the input, its event (with the client's id) and its meters
+        in ONE durable transaction, then the engine. A kill -9 between two transactions
+        would leave the replayed credits and the meters apart, so the engine is asked
+        first (on a copy: transfers are rare) and a refused transfer writes nothing. An
+        id seen before is answered from the journal, never applied again."""
         import copy
 
+        from firmware.engine.inputs import CreditsIn, CreditsOut
+
+        seat, signed = tr.seat, tr.signed
+        done = f"seat {seat}: {signed:+d} cents"
+        if tr.transfer_id is not None:
+            prior = self.transfers.lookup(tr.transfer_id)
+            if prior is not None:
+                if not tr.same_as(prior):
+                    return False, (f"transfer id {tr.transfer_id} was already used for "
+                                   f"{prior['kind']} seat {prior['seat']} {prior['cents']} "
+                                   "cents (record " f"{prior['seq']}); choose a new id")
+                return True, f"{done} (already applied, record {prior['seq']}; not again)"
         if self.failure:
             return False, self.failure
         t = self.table
+        inp: Input = CreditsIn(seat, tr.cents) if signed > 0 else CreditsOut(seat, tr.cents)
+        if signed > 0 and t.seats[seat - 1].credits + tr.cents > self.limits.per_seat:
+            return False, (f"seat {seat} would hold more than the maximum of "
+                           f"{self.limits.per_seat} cents (table.max_seat_credits)")
         try:
             copy.deepcopy(t).apply(inp)
         except Rejected as exc:
             return False, exc.reason
-        code = EventCode.CREDITS_IN if signed >= 0 else EventCode.CREDITS_OUT
+        code = EventCode.CREDITS_IN if signed > 0 else EventCode.CREDITS_OUT
+        body: dict[str, Any] = {"seat": seat, "cents": tr.cents}
+        if tr.transfer_id is not None:
+            body["transfer"] = tr.transfer_id
         try:
-            self.journal.append(
+            written = self.journal.append(
                 [
                     Entry("input", {"input": inp.to_json(), "source": "attendant"}, t.round_no),
-                    Entry("event", {"seat": seat, "cents": abs(signed)}, t.round_no, int(code)),
+                    Entry("event", body, t.round_no, int(code)),
                 ],
                 credit_deltas(seat, signed),
             )
@@ -110,4 +150,6 @@ class Commands:
             self._fail(f"journal failure: {exc}", None)
             return False, str(exc)
         t.apply(inp)  # the copy took it: the engine is deterministic
-        return True, f"seat {seat}: {signed:+d} cents"
+        if tr.transfer_id is not None:
+            self.transfers.record(tr.transfer_id, tr.kind, seat, tr.cents, written[-1].seq)
+        return True, done

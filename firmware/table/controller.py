@@ -40,6 +40,7 @@ from firmware.table.happenings import (
 from firmware.table.journal import Entry, Journal, JournalError
 from firmware.table.meters import round_deltas
 from firmware.table.recovery import round_ended
+from firmware.table.transfers import CreditLimits, TransferLedger
 
 log = logging.getLogger("etg.table")
 
@@ -90,6 +91,8 @@ class Controller(DeviceEvents, Commands):
         on_round: Callable[[dict[str, Any]], None] | None = None,
         clock: Callable[[], float] = time.monotonic,
         finals_recorded: int = 0,
+        round_first_seq: int | None = None,
+        limits: CreditLimits | None = None,
     ) -> None:
         self.table = table
         self.rules = table.rules
@@ -108,6 +111,9 @@ class Controller(DeviceEvents, Commands):
         self.rng_failure: str | None = None  # shown; a round needing a draw tilts (RNG)
         self.stuck: set[tuple[int | None, str]] = set()
         self.finals = finals_recorded  # rounds recorded (settled or voided) in the journal
+        self.limits = limits or CreditLimits()
+        #: the ids of the credit transfers this journal applied (at most once each)
+        self.transfers = TransferLedger.from_journal(journal)
         self._gate: str | None = None
         self._gate_at = 0.0  # when the gate was last commanded or a card last came
         self._led: str | None = None
@@ -115,9 +121,10 @@ class Controller(DeviceEvents, Commands):
         self._last_query = 0.0
         self._was_final = round_ended(table)
         self._was_tilted = table.phase == P.TILT
-        self._round_first_seq: int | None = None
+        self._round_first_seq: int | None = round_first_seq
         self.stopped = False
         self.floor_gate = FloorGate()  # the service restores it from the journal
+        self.stop_reason = ""  # why the last StopHappening stopped the loop (POWER_DOWN)
         #: happenings handled and inputs taken, by kind ("shoe:card", "panel:press",
         #: "input:accepted", "input:refused", and per source "input:accepted:console"):
         #: the bench waits on these, never on a clock
@@ -167,6 +174,7 @@ class Controller(DeviceEvents, Commands):
     def handle(self, h: Happening) -> None:
         if isinstance(h, StopHappening):
             self.stopped = True
+            self.stop_reason = h.reason
             return
         if isinstance(h, ShoeHappening):
             self._on_shoe(h.event)

@@ -13,8 +13,8 @@ from firmware.config import TableConfig
 from firmware.engine.rules import load_rules
 from firmware.errors import UserError
 from firmware.table.controller import Controller
-from firmware.table.journal import Journal, JournalError
 from firmware.table.journal_lock import JournalLock, TableRunning
+from firmware.table.journal_open import open_for_table
 from firmware.table.recovery import open_table
 
 
@@ -32,12 +32,10 @@ def add_credits_offline(cfg: TableConfig, seat: int, cents: int, journal_path: s
     except TableRunning:
         return _credits_to_running_table(jpath, seat, cents)
     try:
-        try:
-            journal = Journal(jpath)
-        except JournalError as exc:
-            raise UserError(str(exc)) from None
+        journal = open_for_table(jpath, cfg.journal.key_path, bench=cfg.bench,
+                                 who="etg credits")
         rec = replay(journal)
-        if rec is None:  # a new journal (credits before the first start): the configured table
+        if rec is None:  # a journal without a table yet (bench: credits before the first start)
             rules = load_rules(cfg.table.variant, dict(cfg.rules), cfg.source)
             rec = open_table(journal, rules, cfg.table.seats, cfg.bench)
         ctl = Controller(rec.table, journal, finals_recorded=rec.finals_recorded)

@@ -1,22 +1,30 @@
-"""The journal: every input, round, event and meter change, durable and hash-chained.
+"""The journal: every input, round, event and meter change, durable and chained.
 
 Why SQLite: one file, transactions, and a write-ahead log that with ``synchronous=FULL``
 is fsynced at every commit, so a record is on the card before the input it describes takes
 effect; ``kill -9`` or a power cut at any instant leaves either the whole record or none.
 
-Why a hash chain: each record carries SHA-256 over its own content and the previous
-record's hash, so ``etg audit verify`` proves that no record was changed, removed or
-inserted after the fact (short of rewriting the whole tail, which the chain makes evident
-against any exported copy).
+Why a keyed chain: each record carries HMAC-SHA256, keyed with the table's secret
+(:mod:`firmware.table.journal_key`), over its own content and the previous record's
+value. Changing, inserting, removing or reordering a record breaks the chain, and without
+the secret nobody can recompute it after an edit. The last record is named again outside
+the database, in the head file (:mod:`firmware.table.journal_head`), so records removed
+from the end — by an SQL edit or by a lost write-ahead log — are evident too. docs/table.md
+("What the journal guarantees") says what this detects and what it cannot.
 
 Meters live in their own table but are changed only in the same transaction as the record
 that justifies the change, so history and meters can never disagree.
+
+Other writers of the same transaction (the floor outbox) add their rows through
+:meth:`Journal.add_stager`, so what they report and the records it reports are committed
+together or not at all.
 """
 
 from __future__ import annotations
 
 import contextlib
 import hashlib
+import hmac
 import json
 import sqlite3
 import threading
@@ -27,37 +35,64 @@ from pathlib import Path
 from typing import Any
 
 from firmware.errors import UserError
+from firmware.table import journal_key
+from firmware.table.journal_files import (
+    JournalFileError,
+    ReadOnlyOpen,
+    check_is_journal,
+    connect_writer,
+)
+from firmware.table.journal_head import Head, HeadWriter, head_path, read_head
 
 GENESIS = "0" * 64
-#: 2: decision inputs number a seat's hands from 1 (they counted from 0 in schema 1, which
-#: this engine would replay wrongly: such a journal is refused with the reason, not replayed)
-SCHEMA_VERSION = 2
+#: 3: a keyed chain (HMAC-SHA256) and the head file outside the database; 2: decision
+#: inputs number a seat's hands from 1 (they counted from 0 in schema 1, which this engine
+#: would replay wrongly). An older journal is refused with the reason, never replayed.
+SCHEMA_VERSION = 3
 
 #: Record kinds. ``input``: an engine Input (replayed on restart); ``event``: the event log;
 #: ``round``: a finished round's result (recall, history); ``meta``: the journal's own facts.
 KINDS = ("input", "event", "round", "meta")
 
 
+class _Beside:
+    """The default secret: the bench's own, beside the journal (created when missing)."""
+
+    def __repr__(self) -> str:
+        return "<the secret beside the journal>"
+
+
+BESIDE = _Beside()
+
+
 class JournalError(Exception):
     """The journal cannot be written or read: the table must stop taking inputs (tilt)."""
 
 
+class OldJournalFormat(JournalError):
+    """A journal written by older firmware (schema 1 or 2: before the keyed chain)."""
+
+
 def canonical(body: Mapping[str, Any]) -> str:
-    """The one JSON spelling of a body that the hash covers."""
+    """The one JSON spelling of a body that the chain covers."""
     return json.dumps(body, sort_keys=True, separators=(",", ":"), ensure_ascii=True)
 
 
 def record_hash(
-    prev: str, seq: int, ts_ns: int, kind: str, code: int | None, round_no: int | None, body: str
+    prev: str, seq: int, ts_ns: int, kind: str, code: int | None, round_no: int | None,
+    body: str, key: bytes | None = None,
 ) -> str:
-    h = hashlib.sha256()
-    h.update(bytes.fromhex(prev))
-    h.update(
+    """The chain value of one record: HMAC-SHA256 with the table's secret (plain SHA-256
+    without one: the unkeyed chain the benchmark compares against)."""
+    msg = b"".join((
+        bytes.fromhex(prev),
         f"{seq}|{ts_ns}|{kind}|{'' if code is None else code}|"
-        f"{'' if round_no is None else round_no}|".encode("ascii")
-    )
-    h.update(body.encode("ascii"))
-    return h.hexdigest()
+        f"{'' if round_no is None else round_no}|".encode("ascii"),
+        body.encode("ascii"),
+    ))
+    if key is None:
+        return hashlib.sha256(msg).hexdigest()
+    return hmac.new(key, msg, hashlib.sha256).hexdigest()
 
 
 @dataclass(frozen=True, slots=True)
@@ -122,34 +157,47 @@ Stager = Callable[[sqlite3.Connection, list[Record], Mapping[MeterKey, int]], No
 
 
 class Journal:
-    """An append-only, hash-chained record store with meters, safe across ``kill -9``."""
+    """An append-only, keyed-chain record store with meters, safe across ``kill -9``.
 
-    def __init__(self, path: str | Path, *, clock_ns: Any = time.time_ns) -> None:
+    ``key``: the table's secret (bytes), :data:`BESIDE` for the bench's own beside the
+    journal (created when missing), or None for the unkeyed chain. ``readonly``: open an
+    existing journal for reading only (creates and changes nothing; see
+    :mod:`firmware.table.journal_files`). ``head_file``: keep the head outside the database
+    (always, except in the benchmark's "before" measurement).
+    """
+
+    def __init__(
+        self, path: str | Path, key: bytes | _Beside | None = BESIDE, *,
+        clock_ns: Any = time.time_ns, readonly: bool = False, head_file: bool = True,
+    ) -> None:
         self.path = Path(path)
+        self.readonly = readonly
         self._clock_ns = clock_ns
         self._lock = threading.Lock()
+        self._ro: ReadOnlyOpen | None = None
+        self._head_writer: HeadWriter | None = None
+        self._use_head = head_file
+        self.key_problem = ""
         try:
-            self.path.parent.mkdir(parents=True, exist_ok=True)
-            self._db = sqlite3.connect(
-                str(self.path), isolation_level=None, check_same_thread=False, timeout=30
-            )
-            self._db.execute("PRAGMA journal_mode=WAL")
-            self._db.execute("PRAGMA synchronous=FULL")
-            self._db.executescript(_SCHEMA)
-            row = self._db.execute("SELECT value FROM info WHERE key='schema'").fetchone()
-            if row is None:
-                self._db.execute(
-                    "INSERT INTO info(key, value) VALUES('schema', ?)", (str(SCHEMA_VERSION),)
-                )
-            elif int(row[0]) != SCHEMA_VERSION:
-                raise JournalError(
-                    f"{self.path}: journal schema {row[0]}, expected {SCHEMA_VERSION}"
-                )
+            if readonly:
+                self._ro = ReadOnlyOpen(self.path)
+                self._db = self._ro.db
+            else:
+                self._db = connect_writer(self.path)
+                self._db.executescript(_SCHEMA)
+            self.key = self._resolve_key(key)
+            self._check_schema()
             last = self._db.execute(
                 "SELECT seq, hash FROM records ORDER BY seq DESC LIMIT 1"
             ).fetchone()
+        except JournalFileError as exc:
+            raise JournalError(str(exc)) from None
         except sqlite3.DatabaseError as exc:
+            self._close_quietly()
             raise JournalError(f"{self.path}: cannot open the journal: {exc}") from exc
+        except BaseException:
+            self._close_quietly()
+            raise
         self._seq: int = int(last[0]) if last else 0
         self._head: str = str(last[1]) if last else GENESIS
         self.created = last is None
@@ -170,16 +218,71 @@ class Journal:
             if committed is not None:
                 self._committed.append(committed)
 
+    def _resolve_key(self, key: bytes | _Beside | None) -> bytes | None:
+        if not isinstance(key, _Beside):
+            return key
+        where = journal_key.beside(self.path)
+        if not self.readonly:
+            return journal_key.load_or_create(where)
+        try:  # only `audit verify` needs it; the other readers must work without it
+            return journal_key.load(where)
+        except journal_key.JournalKeyError as exc:
+            self.key_problem = str(exc)
+            return None
+
+    def _check_schema(self) -> None:
+        row = self._db.execute("SELECT value FROM info WHERE key='schema'").fetchone()
+        if row is None:
+            if self.readonly:
+                raise JournalError(f"{self.path}: not a journal (no schema record)")
+            self._db.execute(
+                "INSERT INTO info(key, value) VALUES('schema', ?)", (str(SCHEMA_VERSION),))
+            self._db.execute(
+                "INSERT INTO info(key, value) VALUES('chain', ?)",
+                ("sha256" if self.key is None else "hmac-sha256",))
+            if self.key is not None:
+                self._db.execute("INSERT INTO info(key, value) VALUES('key_id', ?)",
+                                 (journal_key.key_id(self.key),))
+        elif int(row[0]) in (1, 2):
+            raise OldJournalFormat(
+                f"{self.path}: a journal of format {row[0]} (an unkeyed chain) from older "
+                f"firmware; this firmware keeps format {SCHEMA_VERSION}: keep it as evidence "
+                "elsewhere and start a new one (etg journal init --reason ...)")
+        elif int(row[0]) != SCHEMA_VERSION:
+            raise JournalError(
+                f"{self.path}: journal schema {row[0]}, expected {SCHEMA_VERSION}")
+
+    @property
+    def head_path(self) -> Path:
+        return head_path(self.path)
+
     # -- writing -----------------------------------------------------------------------
+
+    def _head_file(self) -> HeadWriter | None:
+        """The head file's writer, created at the first append: a valid head is on the
+        storage before the first record commits (a power cut in between must not look
+        like records removed)."""
+        if not self._use_head:
+            return None
+        if self._head_writer is None:
+            existing = read_head(self.head_path, self.key) if self._seq else None
+            self._head_writer = HeadWriter(self.head_path, self.key)
+            if existing is None:
+                self._head_writer.write(Head(self._seq, self._head))
+        return self._head_writer
 
     def append(
         self, entries: Iterable[Entry], meters: Mapping[MeterKey, int] | None = None
     ) -> list[Record]:
-        """Write entries and meter deltas in one durable transaction; return the records."""
+        """Write entries and meter deltas (and what the stagers derive from them) in one
+        durable transaction, then the head file; return the records."""
+        if self.readonly:
+            raise JournalError(f"{self.path}: opened read-only")
         written: list[Record] = []
         with self._lock:
             seq, head = self._seq, self._head
             try:
+                head_file = self._head_file()
                 self._db.execute("BEGIN IMMEDIATE")
                 for e in entries:
                     if e.kind not in KINDS:
@@ -187,7 +290,8 @@ class Journal:
                     seq += 1
                     ts = int(self._clock_ns())
                     body = canonical(e.body)
-                    digest = record_hash(head, seq, ts, e.kind, e.code, e.round_no, body)
+                    digest = record_hash(head, seq, ts, e.kind, e.code, e.round_no, body,
+                                         self.key)
                     self._db.execute(
                         "INSERT INTO records(seq, ts_ns, kind, code, round_no, body, prev, hash)"
                         " VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
@@ -197,12 +301,6 @@ class Journal:
                         Record(seq, ts, e.kind, e.code, e.round_no, json.loads(body), head, digest)
                     )
                     head = digest
-                # the head beside the chain: removing records from the end is evident too
-                self._db.execute(
-                    "INSERT INTO info(key, value) VALUES ('head', ?)"
-                    " ON CONFLICT(key) DO UPDATE SET value = excluded.value",
-                    (f"{seq}:{head}",),
-                )
                 for (name, seat, wager), delta in (meters or {}).items():
                     if delta:
                         self._db.execute(
@@ -213,6 +311,9 @@ class Journal:
                 for stage in self._stagers:
                     stage(self._db, written, meters or {})
                 self._db.execute("COMMIT")
+                self._seq, self._head = seq, head
+                if head_file is not None:
+                    head_file.write(Head(seq, head))
             except (sqlite3.Error, OSError) as exc:
                 self._rollback()
                 raise JournalError(f"{self.path}: journal write failed: {exc}") from exc
@@ -290,6 +391,7 @@ class Journal:
         return None if row is None else str(row[0])
 
     def set_info(self, key: str, value: str) -> None:
+        """A fact about the running table outside the chain (e.g. the last start time)."""
         with self._lock:
             self._db.execute(
                 "INSERT INTO info(key, value) VALUES (?, ?)"
@@ -298,69 +400,45 @@ class Journal:
             )
 
     def verify(self) -> VerifyResult:
-        """Walk the chain from the first record: every hash recomputed, no gap in seq, the
-        last record the journal's recorded head, and the meters equal to what the chained
-        round records and credit transfers add up to (the meters table is not chained).
-        One read transaction: a table writing beside the audit does not disturb it."""
+        """Walk the keyed chain, compare its end with the head file and the meters with
+        the chained records (:func:`firmware.table.journal_verify.verify`). One read
+        transaction: a table writing beside the audit does not disturb it."""
+        from firmware.table.journal_verify import verify
+
         with self._lock:
             self._db.execute("BEGIN")
             try:
-                return self._verify()
+                return verify(self, self._db, self.key)
             finally:
                 self._rollback()
 
-    def _verify(self) -> VerifyResult:
-        from firmware.table.meters import history_meters
-
-        head, expected, n = GENESIS, 1, 0
-        for r in self._raw_rows():
-            seq, ts, kind, code, rnd, body, prev, digest = r
-            if seq != expected:
-                return VerifyResult(False, n, expected, f"record {expected} is missing")
-            if prev != head:
-                return VerifyResult(False, n, seq, "does not chain to the previous record")
-            if record_hash(prev, seq, ts, kind, code, rnd, body) != digest:
-                return VerifyResult(False, n, seq, "content does not match its hash")
-            head, expected, n = digest, seq + 1, n + 1
-        recorded = self.info("head")
-        if recorded is not None:
-            last_seq, _, last_hash = recorded.partition(":")
-            if int(last_seq) != n or last_hash != head:
-                return VerifyResult(
-                    False, n, n + 1 if int(last_seq) > n else int(last_seq),
-                    f"the journal's head is record {last_seq} but the chain ends at record "
-                    f"{n}: records removed from the end or the head altered",
-                )
-        have = {k: v for k, v in self.meters().items() if v}
-        want = history_meters(self.records(kinds=["round", "event"]))
-        if have != want:
-            (name, seat, wager) = min(k for k in set(have) | set(want)
-                                      if have.get(k, 0) != want.get(k, 0))
-            where = f"seat {seat}" if seat else "table"
-            return VerifyResult(
-                False, n, None,
-                f"meter {name} ({where}{', ' + wager if wager else ''}) is "
-                f"{have.get((name, seat, wager), 0)} but the chained records add up to "
-                f"{want.get((name, seat, wager), 0)}",
-            )
-        return VerifyResult(True, n)
-
-    def _raw_rows(self) -> Iterator[tuple[Any, ...]]:
-        yield from self._db.execute(
-            "SELECT seq, ts_ns, kind, code, round_no, body, prev, hash FROM records ORDER BY seq"
-        )
-
     def close(self) -> None:
-        with self._lock, contextlib.suppress(sqlite3.Error):
-            self._db.close()
+        with self._lock:
+            self._close_quietly()
+
+    def _close_quietly(self) -> None:
+        if self._head_writer is not None:
+            self._head_writer.close()
+            self._head_writer = None
+        if self._ro is not None:
+            self._ro.close()
+        else:
+            with contextlib.suppress(sqlite3.Error, AttributeError):
+                self._db.close()
 
 
-def open_existing(path: str | Path) -> Journal:
-    """Open a journal an attendant command reads; a missing file is a clear user error."""
-    p = Path(path)
-    if not p.is_file():
-        raise UserError(f"{p}: no journal here (give --journal PATH or run the table first)")
+def open_existing(path: str | Path, key: bytes | _Beside | None = BESIDE) -> Journal:
+    """Open a journal a read-only command reads: nothing is created or changed; a
+    missing, empty or foreign file is a clear user error (exit 2)."""
     try:
-        return Journal(p)
+        return Journal(path, key, readonly=True)
     except JournalError as exc:
         raise UserError(str(exc)) from None
+
+
+def check_existing(path: str | Path) -> None:
+    """Raise JournalError unless ``path`` is an existing, non-empty SQLite file."""
+    try:
+        check_is_journal(Path(path))
+    except JournalFileError as exc:
+        raise JournalError(str(exc)) from None

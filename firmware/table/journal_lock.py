@@ -8,6 +8,7 @@ import os
 from pathlib import Path
 
 from firmware.errors import UserError
+from firmware.table.journal_files import ensure_directory
 
 
 class TableRunning(UserError):
@@ -19,7 +20,7 @@ class JournalLock:
 
     def __init__(self, journal_path: Path, running: str | None = None) -> None:
         self.path = journal_path.with_name(journal_path.name + ".lock")
-        self.path.parent.mkdir(parents=True, exist_ok=True)
+        ensure_directory(self.path.parent)
         self._fd = os.open(self.path, os.O_RDWR | os.O_CREAT, 0o600)
         try:
             fcntl.flock(self._fd, fcntl.LOCK_EX | fcntl.LOCK_NB)

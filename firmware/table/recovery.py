@@ -38,6 +38,9 @@ class Recovered:
     finals_recorded: int  # round records written in this epoch
     in_round: bool  # a round was in progress when the table stopped
     new_epoch: bool
+    #: the first input of the round not yet recorded (recall lists every input of a round
+    #: from there, also those journaled before a power failure)
+    round_first_seq: int | None = None
 
 
 def epoch_body(rules: Rules, seats: int, bench: bool, carry: dict[int, int]) -> dict[str, Any]:
@@ -85,12 +88,16 @@ def replay(journal: Journal) -> Recovered | None:
         return None
     table = _table_from_epoch(last_epoch.body)
     inputs = finals = recorded = 0
+    first: int | None = None
     was_final = round_ended(table)
     for r in journal.records(since_seq=last_epoch.seq, kinds=["input", "round"]):
         if r.kind == "round":
             recorded += 1
+            first = None
             continue
         inputs += 1
+        if first is None and r.body.get("source") != "attendant":
+            first = r.seq  # as the controller marks it live (transfers do not open a round)
         inp = input_from_json(r.body["input"])
         with contextlib.suppress(Rejected):  # refused live too: the engine is deterministic
             table.apply(inp)
@@ -98,7 +105,8 @@ def replay(journal: Journal) -> Recovered | None:
         if final and not was_final:
             finals += 1
         was_final = final
-    return Recovered(table, last_epoch.seq, inputs, finals, recorded, in_round(table), False)
+    return Recovered(table, last_epoch.seq, inputs, finals, recorded, in_round(table), False,
+                     first)
 
 
 def same_setup(table: Table, rules: Rules, seats: int, bench: bool) -> bool:

@@ -35,9 +35,11 @@ from firmware.table.happenings import (
 from firmware.table.journal import Journal, JournalError
 from firmware.table.journal_lock import JournalLock
 from firmware.table.journal_lock import TableRunning as TableRunning
+from firmware.table.journal_open import open_for_table, system_log
 from firmware.table.recovery import Recovered, open_table
 from firmware.table.sdnotify import Notifier
 from firmware.table.simulated_shoe import SimulatedShoe
+from firmware.table.transfers import CreditLimits
 
 log = logging.getLogger("etg.table")
 
@@ -57,20 +59,35 @@ class RunOptions:
 
 
 
-def _selftests(journal: Journal) -> None:
-    """Production power-up checks before play: the journal's hash chain, then the
-    installed program files against their signed manifest (both journaled; either failing
-    stops the start with the reason — the table takes no input)."""
-    res = journal.verify()
-    if not res.ok:
-        raise UserError(
-            f"{journal.path}: journal integrity check failed"
-            f"{'' if res.first_bad is None else f' at record {res.first_bad}'}: "
-            f"{res.problem}; the table will not start (call a technician)"
-        )
+def _software_check(journal: Journal) -> None:
+    """Production power-up check after the journal's own (firmware.table.journal_open):
+    the installed program files against their signed manifest (journaled; failing stops
+    the start with the reason — the table takes no input)."""
     from deploy.manifest import record_software_check
 
     record_software_check(journal)
+
+
+def _last_stop(journal: Journal) -> dict[str, Any] | None:
+    """How the table last stopped: the POWER_DOWN body of a clean stop, or None when the
+    last start has no POWER_DOWN after it (the power failed, or kill -9)."""
+    codes = (int(EventCode.POWER_UP), int(EventCode.POWER_DOWN))
+    last = None
+    for r in journal.records(kinds=["event"]):
+        if r.code in codes:
+            last = r
+    if last is None or last.code != int(EventCode.POWER_DOWN):
+        return None
+    return dict(last.body)
+
+
+def _interrupted_fault(stop: dict[str, Any] | None) -> Fault:
+    """The tilt a round interrupted by the last stop starts in: a clean stop (SIGTERM,
+    Ctrl-C, the window closed) and a power failure read differently."""
+    check = "check the layout against the display"
+    if stop is None:
+        return Fault("POWER", check)
+    return Fault("STOPPED", f"{stop.get('reason', 'stopped')}; {check}")
 
 
 def _config_hashes(cfg: TableConfig, rules: Rules, journal: Journal) -> None:
@@ -103,14 +120,20 @@ def run_table(cfg: TableConfig, opts: RunOptions) -> int:
         raise UserError("automatic players (--auto-play, --demo) press a simulated panel: a "
                         "bench power; production mode refuses them")
     jpath = Path(cfg.journal.path)
-    lock = JournalLock(jpath)
+    try:
+        lock = JournalLock(jpath)
+    except OSError as exc:
+        raise UserError(f"{jpath}: cannot use the journal's directory: "
+                        f"{exc.strerror or exc}; the table will not start") from None
     notifier = Notifier()
     started = time.monotonic()
     try:
-        journal = Journal(jpath)
-    except JournalError as exc:
+        # verified before anything is written (a refused journal stays untouched)
+        journal = open_for_table(jpath, cfg.journal.key_path, bench=bench)
+    except BaseException:
         lock.release()
-        raise UserError(str(exc)) from None
+        raise
+    last_stop = _last_stop(journal)
 
     ctl_box: list[Controller] = []
     floor_link: Any = None
@@ -123,11 +146,19 @@ def run_table(cfg: TableConfig, opts: RunOptions) -> int:
     def early_event(code: EventCode, **body: Any) -> None:
         journal.append_one("event", body, code=int(code))
 
-    early_event(EventCode.POWER_UP, mode=cfg.table.mode, variant=rules.variant,
-                pid=os.getpid())
-    if not bench:
-        _selftests(journal)
-    _config_hashes(cfg, rules, journal)
+    try:
+        early_event(EventCode.POWER_UP, mode=cfg.table.mode, variant=rules.variant,
+                    pid=os.getpid())
+        if not bench:
+            _software_check(journal)
+        _config_hashes(cfg, rules, journal)
+    except (JournalError, UserError) as exc:
+        journal.close()
+        lock.release()
+        if isinstance(exc, UserError):
+            raise
+        system_log(f"{exc}; the table will not start")
+        raise UserError(f"{exc}; the table will not start") from None
 
     table_rng: Any = None
     rng_failure: str | None = None
@@ -165,7 +196,8 @@ def run_table(cfg: TableConfig, opts: RunOptions) -> int:
 
     ctl = Controller(
         table, journal, rng=table_rng, publish=publish, on_round=bridge.round_done,
-        finals_recorded=rec.finals_recorded,
+        finals_recorded=rec.finals_recorded, round_first_seq=rec.round_first_seq,
+        limits=CreditLimits(cfg.table.max_transfer_cents, cfg.table.max_seat_credits),
     )
     ctl.floor_gate = FloorGate.from_journal(journal)
     ctl_box.append(ctl)
@@ -186,7 +218,7 @@ def run_table(cfg: TableConfig, opts: RunOptions) -> int:
         ctl.event(EventCode.RECOVERED, table.round_no, inputs=rec.inputs)
         ctl.event(EventCode.RECOVERY_HELD, table.round_no, phase=table.phase)
         if table.tilt is None:
-            ctl.feed(Fault("POWER", "check the layout against the display"), "recovery")
+            ctl.feed(_interrupted_fault(last_stop), "recovery")
     elif rec.inputs:
         ctl.event(EventCode.RECOVERED, table.round_no, inputs=rec.inputs)
 
@@ -243,7 +275,7 @@ def run_table(cfg: TableConfig, opts: RunOptions) -> int:
             return bool(opts.rounds) and ctl.finals - rounds_at_start >= opts.rounds
 
         def on_signal(signum: int, frame: Any) -> None:
-            ctl.put(StopHappening(f"signal {signum}"))
+            ctl.put(StopHappening(f"stopped by {signal.Signals(signum).name}"))
             bridge.close()
 
         for sig in (signal.SIGTERM, signal.SIGINT):
@@ -277,12 +309,12 @@ def run_table(cfg: TableConfig, opts: RunOptions) -> int:
             worker = threading.Thread(target=loop, name="controller", daemon=True)
             worker.start()
             bridge.run_window()  # SDL wants the main thread
-            ctl.put(StopHappening("window closed"))
+            ctl.put(StopHappening("stopped: the window was closed"))
             worker.join(5)
         else:
             loop()
         done = bool(opts.rounds) and ctl.finals - rounds_at_start >= opts.rounds
-        stop_reason = "rounds done" if done else "stopped"
+        stop_reason = "rounds done" if done else (ctl.stop_reason or "stopped")
     finally:
         notifier.stopping()
         if autoplay is not None:

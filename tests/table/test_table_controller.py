@@ -187,7 +187,7 @@ def test_credits_in_offline_and_meters(tmp_path: Path) -> None:
     assert ok
     m = summarize(ctl.journal.meters())
     assert m["credits_out"] == 5_000 and m["credits"] == 195_000 and m["balanced"]
-    ok, why = ctl.command("credits-out", {"seat": 2, "cents": 10**9})
+    ok, why = ctl.command("credits-out", {"seat": 2, "cents": 5 * 10**6})
     assert not ok and "cannot pay out" in why
 
 

@@ -11,6 +11,8 @@ from pathlib import Path
 
 import pytest
 
+from firmware.table.journal_key import create as create_key
+
 REPO = Path(__file__).resolve().parents[2]
 
 
@@ -103,6 +105,11 @@ def test_production_start_runs_software_authentication(tmp_path: Path) -> None:
     start, says why in one line, and journals the failed check (event 901)."""
     j = tmp_path / "j.sqlite"
     env_key = tmp_path / "absent.pub"
+    prod = ("--set", "table.mode=production", "--set", "shoe.port=/dev/null", "--set",
+            "panel.backend=gpio")
+    create_key(tmp_path / "j.sqlite.key")  # made at installation
+    began = etg(*prod, "journal", "init", "--reason", "first install", "--journal", str(j))
+    assert began.returncode == 0, began.stderr
     out = subprocess.run(
         [sys.executable, "-m", "firmware", "--set", "table.mode=production", "--set",
          "shoe.port=/dev/null", "--set", "panel.backend=gpio", "run", "--headless",

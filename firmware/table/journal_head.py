@@ -1,0 +1,105 @@
+"""The journal's head, kept outside the database: ``<journal>.head``.
+
+Why outside: a head stored in the journal's own tables is deleted together with the
+trailing records by the same SQL edit, and a lost write-ahead log rolls both back at
+once. A second file, written and ``fdatasync``'d after every commit, still names the last
+record when the database no longer holds it: the next start and ``etg audit verify``
+report the missing records instead of re-heading the shortened chain.
+
+Format: two fixed slots of :data:`SLOT` bytes, written alternately in place (no rename,
+one sync per commit); each slot reads ``etgh1 SEQ HASH MAC`` where MAC is the journal's
+keyed hash over ``SEQ`` and ``HASH``, so the head cannot be edited to match a shortened
+chain either. A write torn by a power cut damages at most one slot; the reader takes the
+valid slot with the highest sequence number.
+
+The database may be *ahead* of the head by the records of one transaction (a power cut
+between the commit and the head write): those records are authentic (their keyed chain
+proves it) and the head is rewritten at the next commit.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import hashlib
+import hmac
+import os
+from dataclasses import dataclass
+from pathlib import Path
+
+SLOT = 256
+MAGIC = "etgh1"
+
+
+@dataclass(frozen=True)
+class Head:
+    seq: int
+    hash: str
+
+
+def head_path(journal_path: str | Path) -> Path:
+    p = Path(journal_path)
+    return p.with_name(p.name + ".head")
+
+
+def _mac(key: bytes | None, seq: int, digest: str) -> str:
+    msg = f"etg-journal-head|{seq}|{digest}".encode("ascii")
+    if key is None:
+        return hashlib.sha256(msg).hexdigest()
+    return hmac.new(key, msg, hashlib.sha256).hexdigest()
+
+
+def _slot_text(key: bytes | None, head: Head) -> bytes:
+    line = f"{MAGIC} {head.seq} {head.hash} {_mac(key, head.seq, head.hash)}\n"
+    data = line.encode("ascii")
+    assert len(data) <= SLOT
+    return data.ljust(SLOT, b" ")
+
+
+def _parse(key: bytes | None, raw: bytes) -> Head | None:
+    try:
+        magic, seq, digest, mac = raw.decode("ascii").split()
+        head = Head(int(seq), digest)
+    except (UnicodeDecodeError, ValueError):
+        return None
+    if magic != MAGIC or not hmac.compare_digest(mac, _mac(key, head.seq, head.hash)):
+        return None
+    return head
+
+
+class HeadFileError(Exception):
+    """The head file exists but no slot in it is valid (edited, or another secret's)."""
+
+
+def read_head(path: Path, key: bytes | None) -> Head | None:
+    """The newest valid head in ``path``; None if there is no head file."""
+    try:
+        data = path.read_bytes()
+    except FileNotFoundError:
+        return None
+    if not data.strip(b"\0 "):
+        return None  # created, never written: a power cut while the journal was created
+    heads = [h for h in (_parse(key, data[i:i + SLOT]) for i in (0, SLOT)) if h is not None]
+    if not heads:
+        raise HeadFileError(f"{path}: no valid head record (edited, or made with another secret)")
+    return max(heads, key=lambda h: h.seq)
+
+
+class HeadWriter:
+    """Keeps the head file open and writes one slot per commit, then syncs it."""
+
+    def __init__(self, path: Path, key: bytes | None) -> None:
+        self.path = path
+        self._key = key
+        self._fd = os.open(path, os.O_RDWR | os.O_CREAT, 0o600)
+        os.fchmod(self._fd, 0o600)
+        self._next = 0
+
+    def write(self, head: Head) -> None:
+        data = _slot_text(self._key, head)
+        os.pwrite(self._fd, data, self._next * SLOT)
+        os.fdatasync(self._fd)
+        self._next ^= 1
+
+    def close(self) -> None:
+        with contextlib.suppress(OSError):
+            os.close(self._fd)

@@ -1,0 +1,179 @@
+"""Which journal a table may write, and when a new one may begin.
+
+The journal is the table's critical memory. In production a missing, empty or unreadable
+journal is a fault — the table refuses to play and says why — because silently starting
+afresh would erase the evidence of every round and every credit (a "RAM clear" on a gaming
+device is a deliberate act). A new journal is begun only by a technician, with a reason
+that the new journal's first record keeps: ``etg journal init --reason ...``. Bench mode
+creates one (and its secret) freely.
+
+Whatever the mode, the journal is verified — keyed chain, head file, meters — before the
+first write: a journal that fails is refused untouched, its refusal going to the system
+log and the screen, never into the journal it distrusts.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import getpass
+import logging
+import os
+from pathlib import Path
+from typing import Any
+
+from firmware.errors import UserError
+from firmware.table import journal_key
+from firmware.table.journal import Journal, JournalError, OldJournalFormat, check_existing
+
+log = logging.getLogger("etg.table.journal")
+
+
+class JournalRefused(UserError):
+    """The table will not write this journal (the message says why and what to do)."""
+
+
+def table_key(journal_path: str | Path, key_path: str, bench: bool) -> bytes:
+    """The table's secret: the configured one (bench mode creates it when missing)."""
+    path = journal_key.key_path_for(journal_path, key_path)
+    return journal_key.load_or_create(path) if bench else journal_key.load(path)
+
+
+def system_log(message: str) -> None:
+    """Put a refusal into the system log (syslog, i.e. journald on the Pi) without a
+    second line on stderr: the command line prints the refusal there once."""
+    import syslog
+
+    syslog.openlog("etg", syslog.LOG_PID, syslog.LOG_DAEMON)
+    syslog.syslog(syslog.LOG_CRIT, message)
+
+
+def _refuse(message: str) -> JournalRefused:
+    system_log(message)
+    return JournalRefused(message)
+
+
+def _archive(path: Path) -> Path:
+    """Move a journal (and its side files) aside, never deleting evidence."""
+    stamp = dt.datetime.now(dt.UTC).strftime("%Y%m%dT%H%M%SZ")
+    target = path.with_name(f"{path.name}.{stamp}")
+    for suffix in ("", "-wal", "-shm", ".head"):
+        src = path.with_name(path.name + suffix)
+        if src.exists():
+            src.rename(target.with_name(target.name + suffix))
+    return target
+
+
+def open_for_table(journal_path: str | Path, key_path: str, *, bench: bool,
+                   who: str = "etg run") -> Journal:
+    """The journal a table (or an offline credit transfer) writes, verified first.
+
+    An existing journal is verified through a read-only connection before the writer
+    opens it at all: a refused journal is left exactly as it was found."""
+    path = Path(journal_path)
+    try:
+        key = table_key(path, key_path, bench)
+    except UserError as exc:
+        raise _refuse(f"{exc}; the table will not start") from None
+    try:
+        check_existing(path)
+        exists = True
+    except JournalError as exc:
+        if not bench:
+            raise _refuse(
+                f"{exc}: a production table never begins a new journal by itself; a "
+                "technician begins one with `etg journal init --reason ...` (docs/table.md)"
+            ) from None
+        exists = False
+    if exists:
+        try:
+            _verify_before_writing(path, key, bench)
+        except OldJournalFormat:
+            kept = _archive(path)
+            log.warning("bench mode: a format-1 journal was moved aside to %s", kept)
+    try:
+        journal = Journal(path, key)
+    except JournalError as exc:
+        raise _refuse(f"{exc}; the table will not start (call a technician)") from None
+    if journal.created and not bench:
+        journal.close()
+        raise _refuse(f"{path}: the journal holds no record: a production table never begins "
+                      "a new journal by itself (etg journal init --reason ...)")
+    if journal.created:
+        try:
+            _begin(journal, "bench mode creates its journal freely", who)
+        except JournalError as exc:
+            journal.close()
+            raise _refuse(f"{exc}; the table will not start") from None
+    return journal
+
+
+def _verify_before_writing(path: Path, key: bytes, bench: bool) -> None:
+    """Refuse (JournalRefused) a journal whose chain, head or meters do not verify;
+    OldJournalFormat passes through in bench mode (the caller moves it aside)."""
+    try:
+        ro = Journal(path, key, readonly=True)
+    except OldJournalFormat as exc:
+        if bench:
+            raise
+        raise _refuse(str(exc)) from None
+    except JournalError as exc:
+        raise _refuse(f"{exc}; the table will not start (call a technician)") from None
+    try:
+        res = ro.verify()
+    finally:
+        ro.close()
+    if not res.ok:
+        where = "" if res.first_bad is None else f" at record {res.first_bad}"
+        raise _refuse(f"{path}: journal integrity check failed{where}: {res.problem}; the "
+                      "table will not start and writes nothing into this journal (call a "
+                      "technician)")
+
+
+def _begin(journal: Journal, reason: str, who: str) -> None:
+    body: dict[str, Any] = {"journal": {
+        "begun": reason, "by": who, "user": _user(), "key_id": journal_key.key_id(
+            journal.key) if journal.key else None}}
+    journal.append_one("meta", body)
+    (log.info if who == "etg run" else log.warning)(
+        "new journal %s begun by %s: %s", journal.path, who, reason)
+
+
+def _user() -> str:
+    try:
+        name = getpass.getuser()
+    except (KeyError, OSError):
+        name = str(os.getuid())
+    sudo = os.environ.get("SUDO_USER")
+    return f"{name} (sudo by {sudo})" if sudo else name
+
+
+def init_journal(journal_path: str | Path, key_path: str, reason: str, *,
+                 bench: bool, archive: bool) -> tuple[Journal, Path | None]:
+    """``etg journal init``: begin a new journal with the technician's reason.
+
+    An existing journal is never overwritten: with ``archive`` it (with its -wal, -shm and
+    head file) is moved aside under a time-stamped name first, else the init is refused."""
+    path = Path(journal_path)
+    if not reason.strip():
+        raise UserError("--reason: say why a new journal begins (it is kept in its first record)")
+    kept = None
+    if path.exists() or path.with_name(path.name + ".head").exists():
+        if not archive:
+            raise UserError(
+                f"{path}: a journal (or its head file) exists; a new journal never overwrites "
+                "one: give --archive to move it aside (kept as evidence) first")
+        try:
+            kept = _archive(path)
+        except OSError as exc:
+            raise UserError(f"{path}: cannot move the old journal aside: {exc.strerror}") from None
+    try:
+        key = table_key(path, key_path, bench)
+        journal = Journal(path, key)
+    except JournalError as exc:
+        raise UserError(str(exc)) from None
+    try:
+        _begin(journal, reason.strip(), "etg journal init")
+    except JournalError as exc:
+        journal.close()
+        raise UserError(str(exc)) from None
+    return journal, kept
