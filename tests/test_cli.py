@@ -124,7 +124,7 @@ def test_every_subcommand_and_action_explains_itself() -> None:
         (["bench", "run", "--mode", "nope", "x"], "etg bench run", "invalid choice: 'nope'"),
         (["config", "check", "--nope=3"], "etg config check", "unrecognized arguments: --nope=3"),
         (["ui", "snapshot", "--size"], "etg ui snapshot", "expected one argument"),
-        (["credits", "add", "--seat", "x"], "etg credits add", "invalid int value"),
+        (["credits", "add", "--seat", "x"], "etg credits add", "takes a whole number"),
     ],
 )
 def test_nested_usage_errors_are_one_line_naming_the_command(

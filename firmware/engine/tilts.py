@@ -21,6 +21,8 @@ PERSISTENT_FAULTS = frozenset(("JAM", "LID", "SENSOR", "LINK", "STUCK", "PANEL",
 #: tilts that no device report clears: the same fault again and again is the dealer's (or
 #: the supervisor's) to resolve, by VOID
 DEALER_RESOLVES = frozenset(("REPEAT",))
+#: tilts that, arriving on top of another, become the tilt's code and first cause
+OVERRIDING = frozenset(("REPEAT", "SHOE"))
 #: how a tilt's cause reads for the table's own faults (shoe faults: "shoe fault CODE")
 TABLE_FAULT_WORDS = {
     "STUCK": "a button is stuck", "PANEL": "the button panels failed",
@@ -47,6 +49,10 @@ class Tilt:
     def public(self) -> dict[str, str]:
         if self.code in DEALER_RESOLVES:
             resolve = "the same fault repeated: VOID (supervisor) to end it"
+        elif self.code == "SHOE" and self.resume_phase in P.IN_ROUND:
+            resolve = "VOID (supervisor) the round, then load a new shoe (SHUFFLE)"
+        elif self.code == "SHOE":
+            resolve = "press DEAL, then load a new shoe (SHUFFLE)"
         elif self.active:
             resolve = f"clear the fault ({self.code}), then press DEAL to resume, or VOID"
         else:
@@ -160,7 +166,10 @@ class Tilting(TableState):
         if self.tilt is not None:
             self.tilt.causes.append(cause)
             self.tilt.active = self.tilt.active or active
-            if active:
+            if code in OVERRIDING:  # what the dealer must do now: shown first
+                self.tilt.code = code
+                self.tilt.causes.insert(0, self.tilt.causes.pop())
+            elif active:
                 self.tilt.code = code
         else:
             self.tilt = Tilt(code, cause, active, self.phase, self.need)

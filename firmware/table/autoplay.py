@@ -194,7 +194,10 @@ class AutoPlay:
             now = time.monotonic()
             if self._tilt_since is None:
                 self._tilt_since = now
-            active = "clear the fault" in str(tilt.get("resolve", ""))
+            resolve = str(tilt.get("resolve", ""))
+            # an active fault, or one that DEAL cannot resume (a new shoe is due, the same
+            # fault repeated): the supervisor voids it after a while
+            active = "clear the fault" in resolve or "DEAL" not in resolve
             if not active:
                 self._once(("resume", rnd, tilt.get("cause")), None, "DEAL")
             elif now - self._tilt_since > VOID_AFTER_S:

@@ -43,11 +43,36 @@ def register(sub: Any, common: argparse.ArgumentParser) -> None:
     csub = c.add_subparsers(dest="credits_command", metavar="ACTION")
     csub.required = True
     for name, what in (("add", "add credits to a seat"), ("out", "pay credits out of a seat")):
-        a = csub.add_parser(name, parents=[common], help=what, description=what)
-        a.add_argument("--seat", type=int, required=True, metavar="N")
-        a.add_argument("--cents", type=int, required=True, metavar="C")
+        a = csub.add_parser(name, parents=[common], help=what, description=what + ". "
+                            "Each transfer has an id (--id, else a new one is printed): the "
+                            "table applies an id at most once, so repeating a command whose "
+                            "answer was lost is safe.")
+        a.add_argument("--seat", type=_digits("--seat"), required=True, metavar="N")
+        a.add_argument("--cents", type=_digits("--cents"), required=True, metavar="C")
+        a.add_argument("--id", metavar="ID", help="the transfer's id (1-64 of A-Z a-z 0-9 . _ "
+                       ": -); give the same id to retry")
         a.add_argument("--journal", metavar="PATH", help="journal file (journal.path)")
         a.set_defaults(func=cmd_credits, sign=1 if name == "add" else -1)
+    st = csub.add_parser("status", parents=[common], help="what became of a transfer",
+                         description="applied (with the journal record), pending (the "
+                         "running table has it in hand) or not-applied (safe to send again)")
+    st.add_argument("--id", required=True, metavar="ID")
+    st.add_argument("--journal", metavar="PATH", help="journal file (journal.path)")
+    st.add_argument("--json", action="store_true", help="print one JSON object")
+    st.set_defaults(func=cmd_credits_status)
+
+
+def _digits(flag: str) -> Any:
+    """An argparse type: decimal digits only (no sign, spaces, '_' or exponent), at most
+    15 of them: far inside every limit, so the configured maximum speaks next."""
+
+    def parse(text: str) -> int:
+        if not (text.isascii() and text.isdigit()) or len(text) > 15:
+            raise argparse.ArgumentTypeError(f"{flag} takes a whole number of digits, not "
+                                             f"{text[:20]!r}")
+        return int(text)
+
+    return parse
 
 
 def _effective(args: argparse.Namespace) -> Any:
@@ -123,11 +148,36 @@ def demo_journal_path(configured: str, variant: str, seats: int, auto_play: bool
 
 
 def cmd_credits(args: argparse.Namespace) -> int:
+    import uuid
+
     from firmware.table.service import add_credits_offline
 
     if args.cents <= 0:
         raise UserError("--cents must be more than 0")
     cfg = _effective(args)
-    msg = add_credits_offline(cfg, args.seat, args.sign * args.cents, cfg.journal.path)
-    print(msg)
+    tid = args.id or uuid.uuid4().hex
+    msg = add_credits_offline(cfg, args.seat, args.sign * args.cents, cfg.journal.path, tid)
+    print(f"{msg} (transfer {tid})")
+    return 0
+
+
+def cmd_credits_status(args: argparse.Namespace) -> int:
+    import json
+
+    from firmware.table.credits import transfer_status
+    from firmware.table.transfers import TransferRefused, transfer_id
+
+    try:
+        tid = transfer_id(args.id)
+    except TransferRefused as exc:
+        raise UserError(f"--id: {exc}") from None
+    cfg = _effective(args)
+    st = transfer_status(cfg.journal.path, str(tid))
+    if args.json:
+        print(json.dumps(st, sort_keys=True))
+    elif st["state"] == "applied":
+        print(f"transfer {tid}: applied, {st['kind']} seat {st['seat']} {st['cents']} cents "
+              f"(journal record {st['seq']})")
+    else:
+        print(f"transfer {tid}: {st['state']}")
     return 0

@@ -40,6 +40,7 @@ from firmware.table.happenings import (
 from firmware.table.journal import Entry, Journal, JournalError
 from firmware.table.meters import round_deltas
 from firmware.table.recovery import round_ended
+from firmware.table.shoe_checks import RepeatWatch
 from firmware.table.transfers import CreditLimits, TransferLedger
 
 log = logging.getLogger("etg.table")
@@ -124,6 +125,8 @@ class Controller(DeviceEvents, Commands):
         self._round_first_seq: int | None = round_first_seq
         self.stopped = False
         self.floor_gate = FloorGate()  # the service restores it from the journal
+        self.shoe_check_due = False  # a HEL came: compare the shoe's STA with the engine's
+        self.repeats = RepeatWatch()
         self.stop_reason = ""  # why the last StopHappening stopped the loop (POWER_DOWN)
         #: happenings handled and inputs taken, by kind ("shoe:card", "panel:press",
         #: "input:accepted", "input:refused", and per source "input:accepted:console"):
@@ -155,7 +158,10 @@ class Controller(DeviceEvents, Commands):
                 h = None
             if h is not None:
                 self.handle(h)
-            self.tick()
+            try:
+                self.tick()
+            except Exception as exc:  # a timer's bug must not stop the table either
+                self._contain(exc, None)
             if until is not None and until():
                 break
 
@@ -176,15 +182,35 @@ class Controller(DeviceEvents, Commands):
             self.stopped = True
             self.stop_reason = h.reason
             return
-        if isinstance(h, ShoeHappening):
-            self._on_shoe(h.event)
-            self.handled["shoe:" + h.event.kind] += 1
-        elif isinstance(h, PanelHappening):
-            self._on_panel(h)
-            self.handled["panel:" + h.kind] += 1
-        elif isinstance(h, CommandHappening):
-            self._on_command(h)
-        self.refresh()
+        try:
+            if isinstance(h, ShoeHappening):
+                self._on_shoe(h.event)
+                self.handled["shoe:" + h.event.kind] += 1
+            elif isinstance(h, PanelHappening):
+                self._on_panel(h)
+                self.handled["panel:" + h.kind] += 1
+            elif isinstance(h, CommandHappening):
+                self._on_command(h)
+            self.refresh()
+        except Exception as exc:  # one bad request or device event never stops the table
+            self._contain(exc, h)
+
+    def _contain(self, exc: Exception, h: Happening | None) -> None:
+        """An exception from handling ``h``: logged with its traceback, journaled (event
+        702 naming it), the round tilted (INTERNAL), a waiting client answered, and the
+        table goes on taking happenings."""
+        why = f"{type(exc).__name__}: {exc}"[:300]
+        what = "a timer" if h is None else type(h).__name__
+        log.exception("internal error while handling %s", what)
+        self.handled["internal-error"] += 1
+        if isinstance(h, CommandHappening) and h.reply is not None:
+            h.reply.put((False, f"internal error: {why}"))
+        try:
+            self.event(EventCode.INTERNAL_ERROR, self.table.round_no, error=why, during=what)
+            self.feed(Fault("INTERNAL", why), "table")
+            self.refresh()
+        except Exception:
+            log.exception("the tilt for an internal error failed too")
 
     def tick(self) -> None:
         now = self.clock()
@@ -263,11 +289,13 @@ class Controller(DeviceEvents, Commands):
         final = round_ended(t)
         if final and not self._was_final:
             self._record_round()
+            self.repeats.reset()
         self._was_final = final
         tilted = t.phase == P.TILT
         if tilted and not self._was_tilted and t.tilt is not None:
             pub = t.tilt.public()
             self.event(EventCode.TILT, t.round_no, cause=pub["cause"], code=pub["code"])
+            self._watch_repeats(pub["code"], pub["cause"])
         elif self._was_tilted and not tilted:
             self.event(EventCode.TILT_CLEARED, t.round_no, phase=t.phase)
         self._was_tilted = tilted
@@ -275,6 +303,18 @@ class Controller(DeviceEvents, Commands):
         exp = t.expecting()
         if exp.kind == "draw":
             self._draw(exp.draw)
+
+    def _watch_repeats(self, code: str, cause: str) -> None:
+        """The same tilt again and again in one round becomes a fault the dealer resolves
+        (firmware.table.shoe_checks): resuming into it once more would only loop."""
+        n = self.repeats.seen(code)
+        to = self.repeats.escalation(code)
+        if to is None:
+            return
+        self.repeats.reset()
+        self.event(EventCode.TILT_REPEATED, self.table.round_no, code=code, times=n,
+                   escalated=to)
+        self.feed(Fault(to, f"{code} {n} times in this round (last: {cause})"), "table")
 
     def refresh(self) -> None:
         """Derive the commands and the snapshot from the engine's state."""

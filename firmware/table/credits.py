@@ -1,4 +1,5 @@
-"""`etg credits add`: a credit transfer to the table, whether or not its process runs.
+"""`etg credits add|out|status`: credit transfers to the table, whether or not its process
+runs, each applied at most once per client-chosen id (firmware.table.transfers).
 
 With no table process the journal is recovered here and the transfer journaled through a
 ``Controller``; while the table runs it holds the journal, and the transfer goes to it
@@ -8,6 +9,7 @@ over the attendant socket.
 from __future__ import annotations
 
 from pathlib import Path
+from typing import Any
 
 from firmware.config import TableConfig
 from firmware.engine.rules import load_rules
@@ -16,9 +18,23 @@ from firmware.table.controller import Controller
 from firmware.table.journal_lock import JournalLock, TableRunning
 from firmware.table.journal_open import open_for_table
 from firmware.table.recovery import open_table
+from firmware.table.transfers import CreditLimits, TransferLedger
 
 
-def add_credits_offline(cfg: TableConfig, seat: int, cents: int, journal_path: str) -> str:
+def _limits(cfg: TableConfig) -> CreditLimits:
+    return CreditLimits(cfg.table.max_transfer_cents, cfg.table.max_seat_credits)
+
+
+def _lock(jpath: Path) -> JournalLock:
+    try:
+        return JournalLock(jpath)
+    except OSError as exc:
+        raise UserError(f"{jpath}: cannot use the journal's directory: "
+                        f"{exc.strerror or exc}") from None
+
+
+def add_credits_offline(cfg: TableConfig, seat: int, cents: int, journal_path: str,
+                        tid: str | None = None) -> str:
     """``etg credits add`` while no table process runs: recover, apply, journal, meter.
 
     The transfer goes to the table as the journal last ran it (its epoch's rules, seats
@@ -27,10 +43,14 @@ def add_credits_offline(cfg: TableConfig, seat: int, cents: int, journal_path: s
     from firmware.table.recovery import replay
 
     jpath = Path(journal_path)
+    kind = "credits-in" if cents >= 0 else "credits-out"
+    args: dict[str, Any] = {"seat": seat, "cents": abs(cents)}
+    if tid is not None:
+        args["id"] = tid
     try:
-        lock = JournalLock(jpath)
+        lock = _lock(jpath)
     except TableRunning:
-        return _credits_to_running_table(jpath, seat, cents)
+        return _credits_to_running_table(jpath, kind, seat, abs(cents), tid)
     try:
         journal = open_for_table(jpath, cfg.journal.key_path, bench=cfg.bench,
                                  who="etg credits")
@@ -38,9 +58,9 @@ def add_credits_offline(cfg: TableConfig, seat: int, cents: int, journal_path: s
         if rec is None:  # a journal without a table yet (bench: credits before the first start)
             rules = load_rules(cfg.table.variant, dict(cfg.rules), cfg.source)
             rec = open_table(journal, rules, cfg.table.seats, cfg.bench)
-        ctl = Controller(rec.table, journal, finals_recorded=rec.finals_recorded)
-        ok, msg = ctl.command("credits-in" if cents >= 0 else "credits-out",
-                              {"seat": seat, "cents": abs(cents)})
+        ctl = Controller(rec.table, journal, finals_recorded=rec.finals_recorded,
+                         round_first_seq=rec.round_first_seq, limits=_limits(cfg))
+        ok, msg = ctl.command(kind, args)
         journal.close()
     finally:
         lock.release()
@@ -49,18 +69,45 @@ def add_credits_offline(cfg: TableConfig, seat: int, cents: int, journal_path: s
     return msg
 
 
-def _credits_to_running_table(jpath: Path, seat: int, cents: int) -> str:
+def _credits_to_running_table(jpath: Path, kind: str, seat: int, cents: int,
+                              tid: str | None) -> str:
     """The table holds the journal: hand the transfer to it (attendant socket)."""
     from firmware.table.attendant_socket import transfer
 
+    if tid is None:
+        raise UserError("a transfer to a running table needs an id (--id)")
     try:
-        ok, msg = transfer(jpath, "credits-in" if cents >= 0 else "credits-out", seat,
-                           abs(cents))
+        ok, msg = transfer(jpath, kind, seat, cents, tid)
     except OSError as exc:
         raise UserError(
             f"{jpath}: the table is running on this journal but its attendant channel "
-            f"does not answer ({exc.strerror or exc})"
+            f"does not answer ({exc.strerror or exc}); the transfer {tid} may or may not "
+            f"have reached it: ask with `etg credits status --id {tid}`"
         ) from None
     if not ok:
         raise UserError(msg)
     return msg
+
+
+def transfer_status(journal_path: str, tid: str) -> dict[str, Any]:
+    """What became of transfer ``tid``: asked of the running table, else read from the
+    journal (read-only)."""
+    from firmware.table.journal import open_existing
+
+    jpath = Path(journal_path)
+    from firmware.table.attendant_socket import socket_path, status
+
+    if socket_path(jpath).is_socket():
+        try:
+            reply = status(jpath, tid)
+        except OSError:
+            reply = None  # a socket left by a table that is gone: the journal says it all
+        if reply is not None:
+            if not reply.get("ok"):
+                raise UserError(str(reply.get("error")))
+            return {k: v for k, v in reply.items() if k != "ok"}
+    journal = open_existing(jpath)
+    try:
+        return TransferLedger.from_journal(journal).status(tid)
+    finally:
+        journal.close()

@@ -12,7 +12,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
-from drivers.shoe.events import ShoeEvent
+from drivers.shoe.events import SHOE_FAULT_CODES, ShoeEvent
 from firmware.engine import phases as P
 from firmware.engine.inputs import Decision, Fault, FaultCleared, Input
 from firmware.engine.rules import Rules
@@ -20,6 +20,7 @@ from firmware.engine.table import Rejected, Table
 from firmware.table import translate
 from firmware.table.events import EventCode
 from firmware.table.happenings import PanelHappening
+from firmware.table.shoe_checks import shoe_mismatch
 
 if TYPE_CHECKING:
     from firmware.table.controller import ShoePort
@@ -50,6 +51,7 @@ class DeviceEvents:
     stuck: set[tuple[int | None, str]]
     _gate: str | None
     _gate_at: float
+    shoe_check_due: bool
 
     if TYPE_CHECKING:
         def feed(self, inp: Input, source: str) -> bool: ...
@@ -67,6 +69,8 @@ class DeviceEvents:
             self._gate_at = self.clock()
         if k == "fault":
             code = EventCode.SHOE_LID_OPEN if ev.code == "LID" else EventCode.SHOE_FAULT
+            if ev.code not in SHOE_FAULT_CODES:
+                code = EventCode.SHOE_PROTOCOL
             self.event(code, t.round_no, code=ev.code, detail=ev.detail or "", raw=ev.raw or "")
         elif k == "link-down":
             self.event(EventCode.SHOE_LINK_DOWN, t.round_no, detail=ev.detail or "")
@@ -74,6 +78,9 @@ class DeviceEvents:
             self.event(EventCode.SHOE_LINK_UP, t.round_no)
         elif k == "hello":
             self.resync_shoe()
+            self.shoe_check_due = True  # compared with the engine's shoe at its STA
+            if self.shoe is not None:
+                self.shoe.query()
             if t.phase in P.IN_ROUND or t.phase == P.TILT:
                 self.event(EventCode.SHOE_REBOOT, t.round_no, serial=ev.serial or "",
                            raw=ev.raw or "")
@@ -95,6 +102,12 @@ class DeviceEvents:
                 self.feed(Fault("SENSOR", detail), "shoe")
         for inp in translate.shoe_inputs(ev):
             self.feed(inp, "shoe")
+        if k == "status" and self.shoe_check_due:
+            self.shoe_check_due = False
+            why = shoe_mismatch(t.shoe, ev.state, ev.count)
+            if why is not None:
+                self.event(EventCode.SHOE_MISMATCH, t.round_no, detail=why, raw=ev.raw or "")
+                self.feed(Fault("SHOE", why), "shoe")
 
     # -- buttons ---------------------------------------------------------------------------
 

@@ -18,6 +18,7 @@ class EventCode(IntEnum):
 
     TILT = 200
     TILT_CLEARED = 201
+    TILT_REPEATED = 202  # the same tilt again and again in one round: escalated
 
     SHOE_FAULT = 210  # ERR frame: MISREAD, DOUBLE, JAM, SENSOR
     SHOE_LID_OPEN = 211  # ERR,LID: tamper
@@ -28,6 +29,8 @@ class EventCode(IntEnum):
     SHOE_UNEXPECTED_CARD = 216
     SHOE_CUT_CARD = 217
     SHOE_EMPTY = 218
+    SHOE_MISMATCH = 219  # after a restart the shoe cannot be the engine's: a new shoe is due
+    SHOE_PROTOCOL = 220  # a frame the table refused (malformed, unknown type or ERR code)
 
     ROUND_VOID = 300
 
@@ -45,6 +48,7 @@ class EventCode(IntEnum):
 
     JOURNAL_FAILURE = 700
     DISPLAY_FAILURE = 701
+    INTERNAL_ERROR = 702  # an exception the controller caught: the round tilts (INTERNAL)
 
     CREDITS_IN = 800
     CREDITS_OUT = 801

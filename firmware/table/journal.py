@@ -69,6 +69,10 @@ class JournalError(Exception):
     """The journal cannot be written or read: the table must stop taking inputs (tilt)."""
 
 
+class BlankJournal(JournalError):
+    """An SQLite file without any table: a journal whose creation was cut short."""
+
+
 class OldJournalFormat(JournalError):
     """A journal written by older firmware (schema 1 or 2: before the keyed chain)."""
 
@@ -184,8 +188,9 @@ class Journal:
                 self._db = self._ro.db
             else:
                 self._db = connect_writer(self.path)
-                self._db.executescript(_SCHEMA)
             self.key = self._resolve_key(key)
+            if not readonly:
+                self._create_schema()
             self._check_schema()
             last = self._db.execute(
                 "SELECT seq, hash FROM records ORDER BY seq DESC LIMIT 1"
@@ -230,20 +235,30 @@ class Journal:
             self.key_problem = str(exc)
             return None
 
+    def _create_schema(self) -> None:
+        """The tables and the journal's facts in ONE transaction: a kill -9 while a journal
+        is created leaves a whole journal or an empty file, never half a schema."""
+        chain = "sha256" if self.key is None else "hmac-sha256"
+        key_id = "" if self.key is None else journal_key.key_id(self.key)
+        self._db.executescript(
+            "BEGIN IMMEDIATE;" + _SCHEMA
+            + f"INSERT OR IGNORE INTO info(key, value) VALUES('schema', '{SCHEMA_VERSION}');"
+            f"INSERT OR IGNORE INTO info(key, value) VALUES('chain', '{chain}');"
+            f"INSERT OR IGNORE INTO info(key, value) VALUES('key_id', '{key_id}');"
+            "COMMIT;")
+
     def _check_schema(self) -> None:
-        row = self._db.execute("SELECT value FROM info WHERE key='schema'").fetchone()
+        try:
+            row = self._db.execute("SELECT value FROM info WHERE key='schema'").fetchone()
+        except sqlite3.OperationalError:  # no info table: an SQLite file, not a journal
+            row = None
         if row is None:
-            if self.readonly:
-                raise JournalError(f"{self.path}: not a journal (no schema record)")
-            self._db.execute(
-                "INSERT INTO info(key, value) VALUES('schema', ?)", (str(SCHEMA_VERSION),))
-            self._db.execute(
-                "INSERT INTO info(key, value) VALUES('chain', ?)",
-                ("sha256" if self.key is None else "hmac-sha256",))
-            if self.key is not None:
-                self._db.execute("INSERT INTO info(key, value) VALUES('key_id', ?)",
-                                 (journal_key.key_id(self.key),))
-        elif int(row[0]) in (1, 2):
+            tables = self._db.execute("SELECT count(*) FROM sqlite_master").fetchone()[0]
+            if not tables:
+                raise BlankJournal(f"{self.path}: the journal holds no record (an empty "
+                                   "database: its creation was cut short)")
+            raise JournalError(f"{self.path}: not a journal (no schema record)")
+        if int(row[0]) in (1, 2):
             raise OldJournalFormat(
                 f"{self.path}: a journal of format {row[0]} (an unkeyed chain) from older "
                 f"firmware; this firmware keeps format {SCHEMA_VERSION}: keep it as evidence "

@@ -84,27 +84,35 @@ def load(path: str | Path) -> bytes:
 
 
 def create(path: str | Path) -> bytes:
-    """Create a new secret at ``path`` (0600, never overwriting one); return it."""
+    """Create a new secret at ``path`` (0600, never overwriting one); return it.
+
+    Written to a temporary name, synced, then linked into place: a kill -9 or a full disk
+    at any instant leaves either the whole secret or none (never an empty file that would
+    refuse every later start)."""
     p = Path(path)
     key = secrets.token_bytes(KEY_BYTES)
+    tmp = p.with_name(f".{p.name}.{os.getpid()}.tmp")
     try:
         ensure_directory(p.parent)
-        fd = os.open(p, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
-    except FileExistsError:
-        raise JournalKeyError(f"{p}: a journal secret already exists (never overwritten)") from None
+        fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
     except OSError as exc:
         raise JournalKeyError(f"{p}: cannot create the journal secret: {exc.strerror}") from None
     try:
-        os.fchmod(fd, 0o600)
-        if os.write(fd, key.hex().encode("ascii") + b"\n") != KEY_BYTES * 2 + 1:
-            raise OSError(28, "short write")
-        os.fsync(fd)
+        try:
+            os.fchmod(fd, 0o600)
+            if os.write(fd, key.hex().encode("ascii") + b"\n") != KEY_BYTES * 2 + 1:
+                raise OSError(28, "short write")
+            os.fsync(fd)
+        finally:
+            os.close(fd)
+        os.link(tmp, p)  # fails if a secret exists: never overwritten
+    except FileExistsError:
+        raise JournalKeyError(f"{p}: a journal secret already exists (never overwritten)") from None
     except OSError as exc:
-        os.close(fd)
-        with contextlib.suppress(OSError):
-            p.unlink()  # never leave a half-written secret behind
         raise JournalKeyError(f"{p}: cannot write the journal secret: {exc.strerror}") from None
-    os.close(fd)
+    finally:
+        with contextlib.suppress(OSError):
+            tmp.unlink()
     with contextlib.suppress(OSError):
         dfd = os.open(p.parent, os.O_RDONLY)
         try:

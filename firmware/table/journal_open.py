@@ -23,7 +23,13 @@ from typing import Any
 
 from firmware.errors import UserError
 from firmware.table import journal_key
-from firmware.table.journal import Journal, JournalError, OldJournalFormat, check_existing
+from firmware.table.journal import (
+    BlankJournal,
+    Journal,
+    JournalError,
+    OldJournalFormat,
+    check_existing,
+)
 
 log = logging.getLogger("etg.table.journal")
 
@@ -90,6 +96,8 @@ def open_for_table(journal_path: str | Path, key_path: str, *, bench: bool,
         except OldJournalFormat:
             kept = _archive(path)
             log.warning("bench mode: a format-1 journal was moved aside to %s", kept)
+        except BlankJournal:
+            pass  # bench: its creation was cut short; it is created now
     try:
         journal = Journal(path, key)
     except JournalError as exc:
@@ -112,10 +120,11 @@ def _verify_before_writing(path: Path, key: bytes, bench: bool) -> None:
     OldJournalFormat passes through in bench mode (the caller moves it aside)."""
     try:
         ro = Journal(path, key, readonly=True)
-    except OldJournalFormat as exc:
+    except (OldJournalFormat, BlankJournal) as exc:
         if bench:
             raise
-        raise _refuse(str(exc)) from None
+        raise _refuse(f"{exc}: a production table never begins a new journal by itself "
+                      "(etg journal init --reason ...)") from None
     except JournalError as exc:
         raise _refuse(f"{exc}; the table will not start (call a technician)") from None
     try:

@@ -19,6 +19,10 @@ def _production_uses_real_hardware(cfg: TableConfig) -> None:
     if cfg.shoe.port == "sim":
         raise ConfigError(cfg.source, "shoe.port",
                           "production mode needs the real shoe (a device path or URL), not sim")
+    if "://" in cfg.shoe.port:
+        from drivers.shoe.port_check import production_refusal
+
+        raise ConfigError(cfg.source, "shoe.port", str(production_refusal(cfg.shoe.port)))
     if cfg.panel.backend != "gpio":
         raise ConfigError(cfg.source, "panel.backend",
                           f"production mode needs the gpio panels, not {cfg.panel.backend}")

@@ -73,13 +73,14 @@ def format_round(rec: Mapping[str, Any]) -> list[str]:
         lines.append(f"  seat {s['seat']}: net {s.get('net')}, stakes {stakes}")
         for i, h in enumerate(s.get("hands", []), start=1):  # hands count from 1
             lines.append(f"    hand {i}: {_hand_text(h)}")
-    decisions = [
-        x["input"] for x in rec.get("inputs", []) if x.get("input", {}).get("type") in
-        ("decision", "draw", "console", "fault")
-    ]
-    for inp in decisions:
+    # every input of the round, in order: wagers, the draw, cards, decisions, console
+    # presses, faults — also those journaled before a power failure (point of recall:
+    # the round can be followed from its first wager to its settlement)
+    for x in rec.get("inputs", []):
+        inp = x.get("input") or {}
         detail = {k: v for k, v in inp.items() if k not in ("type", "record")}
-        lines.append(f"  {inp['type']}: {detail}")
+        what = inp.get("card") if inp.get("type") == "card" else detail
+        lines.append(f"  {inp.get('type')}: {what}  [{x.get('source', '?')}]")
     return lines
 
 

@@ -14,7 +14,6 @@ voided under the old one.
 
 from __future__ import annotations
 
-import contextlib
 import logging
 from dataclasses import dataclass
 from typing import Any
@@ -99,8 +98,12 @@ def replay(journal: Journal) -> Recovered | None:
         if first is None and r.body.get("source") != "attendant":
             first = r.seq  # as the controller marks it live (transfers do not open a round)
         inp = input_from_json(r.body["input"])
-        with contextlib.suppress(Rejected):  # refused live too: the engine is deterministic
+        try:
             table.apply(inp)
+        except Rejected:
+            pass  # refused live too: the engine is deterministic
+        except Exception as exc:  # contained live as well (a tilt INTERNAL follows it)
+            log.warning("replaying record %d raised %s: %s", r.seq, type(exc).__name__, exc)
         final = round_ended(table)
         if final and not was_final:
             finals += 1

@@ -119,6 +119,12 @@ def run_table(cfg: TableConfig, opts: RunOptions) -> int:
     if (opts.auto_play or opts.demo) and not bench:
         raise UserError("automatic players (--auto-play, --demo) press a simulated panel: a "
                         "bench power; production mode refuses them")
+    if not bench:
+        from drivers.shoe.port_check import production_refusal
+
+        refusal = production_refusal(cfg.shoe.port)
+        if refusal is not None:
+            raise UserError(f"{refusal}; the table will not start")
     jpath = Path(cfg.journal.path)
     try:
         lock = JournalLock(jpath)

@@ -57,6 +57,12 @@ def shoe_inputs(ev: ShoeEvent) -> list[Input]:
         return [Empty()]
     if k == "fault" and ev.code in ("MISREAD", "DOUBLE", "JAM", "LID", "SENSOR"):
         return [Fault(ev.code, ev.detail or "")]
+    if k == "fault":
+        # every frame the driver refused (malformed, unknown type: code PROTOCOL) and every
+        # ERR code the ICD does not name pauses the round: a card that physically left the
+        # shoe may be behind it (docs/shoe.md, "Which frames tilt")
+        what = ev.detail or "" if ev.code == "PROTOCOL" else f"unknown shoe error {ev.code}"
+        return [Fault("PROTOCOL", f"{what} ({ev.raw})" if ev.raw else what)]
     if k == "link-down":
         return [Fault("LINK", ev.detail or "no frame from the shoe")]
     if k == "link-up":
@@ -218,7 +224,11 @@ def console_input(button: str, view: Mapping[str, Any]) -> Input | None:
     elif button == "VOID":
         ok = phase in ("rng", "dealing", "insurance", "decisions", "dealer", "tilt") or staked
     elif button == "SHUFFLE":
-        ok = phase in ("new-shoe", "settled", "voided") or (phase == "betting" and not staked)
+        # with wagers placed only when the table holds for a new shoe (the shoe it had
+        # cannot be trusted any more: after a restart, docs/shoe.md)
+        due = view["expecting"]["kind"] == "new-shoe"
+        ok = phase in ("new-shoe", "settled", "voided") or (
+            phase == "betting" and (not staked or due))
     else:
         ok = False
     return Console(button) if ok else None
