@@ -25,6 +25,7 @@ from table_helpers import FakePanel, FakeShoe
 from firmware.engine import load_rules
 from firmware.table.attendant_socket import AttendantServer, socket_path
 from firmware.table.controller import CommandHappening, Controller
+from firmware.table.happenings import StopHappening
 from firmware.table.events import EventCode
 from firmware.table.journal import Journal
 from firmware.table.local_socket import MAX_CONNECTIONS, MAX_LINE, request
@@ -166,6 +167,7 @@ def test_point7_a_huge_amount_on_the_attendant_socket_is_refused(tmp_path: Path)
                 assert reply["ok"] is False and "cents" in reply["error"]
         finally:
             server.stop()
+            ctl.put(StopHappening("test over"))
             worker.join(5)
     assert summarize(ctl.journal.meters())["credits_in"] == 0
 
