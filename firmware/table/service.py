@@ -280,8 +280,11 @@ def run_table(cfg: TableConfig, opts: RunOptions) -> int:
                 return True
             return bool(opts.rounds) and ctl.finals - rounds_at_start >= opts.rounds
 
+        signalled: list[str] = []  # the loop may end (bridge closed) before it sees the stop
+
         def on_signal(signum: int, frame: Any) -> None:
-            ctl.put(StopHappening(f"stopped by {signal.Signals(signum).name}"))
+            signalled.append(f"stopped by {signal.Signals(signum).name}")
+            ctl.put(StopHappening(signalled[-1]))
             bridge.close()
 
         for sig in (signal.SIGTERM, signal.SIGINT):
@@ -320,7 +323,8 @@ def run_table(cfg: TableConfig, opts: RunOptions) -> int:
         else:
             loop()
         done = bool(opts.rounds) and ctl.finals - rounds_at_start >= opts.rounds
-        stop_reason = "rounds done" if done else (ctl.stop_reason or "stopped")
+        stop_reason = "rounds done" if done else (
+            signalled[0] if signalled else ctl.stop_reason or "stopped")
     finally:
         notifier.stopping()
         if autoplay is not None:

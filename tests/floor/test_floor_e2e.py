@@ -164,8 +164,27 @@ def test_floor_records_equal_journals_through_outage_kill_and_restart(tmp_path: 
         shutil.copy(backup, rig.journal("T3"))
         for suffix in ("-wal", "-shm"):
             Path(str(rig.journal("T3")) + suffix).unlink(missing_ok=True)
+        # ... with a head file as old as the copy (the table itself refuses a journal
+        # shorter than its head file: only a consistent older copy of both reaches the
+        # floor, which alone can tell it went back)
+        _head_for(rig.journal("T3"))
         rig.start_table("T3")
         alarms = wait_for("the rollback alarm", lambda: rig.tiles()["T3"]["alarms"], 30)
         assert {a["kind"] for a in alarms} & {"sequence", "rollback"}
         assert not rig.tiles()["T1"]["alarms"] and not rig.tiles()["T2"]["alarms"]
         control(rig.control("T3"), {"cmd": "status"})
+
+
+def _head_for(journal: Path) -> None:
+    """Write the head file that names the last record of ``journal`` (bench secret)."""
+    from firmware.table.journal_head import Head, HeadWriter, head_path
+    from firmware.table.journal_key import beside, load
+
+    db = sqlite3.connect(journal)
+    seq, digest = db.execute("SELECT seq, hash FROM records ORDER BY seq DESC LIMIT 1").fetchone()
+    db.close()
+    path = head_path(journal)
+    path.unlink(missing_ok=True)
+    writer = HeadWriter(path, load(beside(journal)))
+    writer.write(Head(seq, digest))
+    writer.close()

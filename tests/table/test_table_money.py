@@ -25,8 +25,8 @@ from table_helpers import FakePanel, FakeShoe
 from firmware.engine import load_rules
 from firmware.table.attendant_socket import AttendantServer, socket_path
 from firmware.table.controller import CommandHappening, Controller
-from firmware.table.happenings import StopHappening
 from firmware.table.events import EventCode
+from firmware.table.happenings import StopHappening
 from firmware.table.journal import Journal
 from firmware.table.local_socket import MAX_CONNECTIONS, MAX_LINE, request
 from firmware.table.meters import summarize
