@@ -82,4 +82,4 @@ def test_a_missing_shoe_is_a_link_down_tilt_from_the_start(tmp_path: Path) -> No
     tilt = next(e for e in events if e["event"] == "tilt")
     assert tilt["code"] == "LINK" and "cannot open shoe port" in tilt["cause"]
     down = [e for e in events if e["event"] == "power-down"]
-    assert down and down[-1]["reason"] == "stopped"  # not "rounds done" after 0 rounds
+    assert down and down[-1]["reason"] == "stopped by SIGINT"  # not "rounds done" after 0 rounds
