@@ -10,10 +10,12 @@ which cards were drawn, not their order. :func:`dealer_distribution` memoises on
 multiset, which keeps even a one-card-at-a-time eight-deck calculation to a few hundred
 states per up card.
 
-The same code runs on :class:`fractions.Fraction` (``exact=True``: exact rational
-probabilities, for the PAR sheet's dealer table and the tests) and on floats (the strategy
-and return calculations, which evaluate hundreds of compositions; IEEE doubles keep the
-result within 1e-12 of the exact value, checked by a test).
+This recursion runs on :class:`fractions.Fraction` (``exact=True``: exact rational
+probabilities, for the tests). In floats (the strategy and return calculations, which
+evaluate hundreds of compositions) the same law comes from
+:mod:`firmware.math.dealerlaw`, which counts the dealer's terminal multisets once per up
+card and evaluates compositions in batches; it stays within 1e-12 of the exact value
+(checked by a test).
 """
 
 from __future__ import annotations
@@ -21,6 +23,8 @@ from __future__ import annotations
 from collections.abc import Sequence
 from fractions import Fraction
 from typing import Any
+
+import numpy as np
 
 from firmware.math.composition import Shoe
 
@@ -56,7 +60,13 @@ def dealer_distribution(
     result is conditioned on the dealer not holding Blackjack (the check of baseline §1.4
     has happened and found none); the BJ entry is then 0.
     """
-    one: Any = Fraction(1) if exact else 1.0
+    if not exact:
+        from firmware.math.dealerlaw import joint_laws, laws
+
+        arr = None if counts is None else np.asarray([counts])
+        got = (laws if no_blackjack else joint_laws)(shoe.kind, arr, up, hits_soft_17)[0]
+        return tuple(float(x) for x in got)
+    one: Any = Fraction(1)
     zero: Any = one * 0
     base = list(shoe.per_deck if counts is None else counts)
     finite = counts is not None
