@@ -19,6 +19,7 @@ from __future__ import annotations
 import time
 from collections.abc import Mapping
 from dataclasses import dataclass, field
+from functools import lru_cache
 from typing import Any
 
 import numpy as np
@@ -97,6 +98,18 @@ def solve(rules: GameRules) -> Table:
 
 
 def analyse(rules: GameRules, table: Table | None = None) -> Analysis:
+    """Every wager's return for ``rules`` (with its own strategy: cached in memory)."""
+    if table is None:
+        return _analyse_cached(rules)
+    return _analyse(rules, table)
+
+
+@lru_cache(maxsize=16)
+def _analyse_cached(rules: GameRules) -> Analysis:
+    return _analyse(rules, None)
+
+
+def _analyse(rules: GameRules, table: Table | None) -> Analysis:
     t0 = time.perf_counter()
     if table is None:
         table = solve(rules)
@@ -120,14 +133,19 @@ def analyse(rules: GameRules, table: Table | None = None) -> Analysis:
                 tm: float(v) for tm, v in zip(lane_pairs(), np.asarray(gv.by_lane), strict=False)
             }
         res = Analysis(rules, wagers, stakes, optional, by_lane, gv.p_dealer_22)
+        if rules.bingo:
+            res.figures["return_plain_basic_strategy"] = _bingo_plain_return(rules)
         b = rules.spanish_bonuses
         if b is not None and b.super_bonus_units:
             from dataclasses import replace
-            from fractions import Fraction
 
-            plain = rules.with_(spanish_bonuses=replace(b, super_bonus_units=Fraction(0)))
-            contrib = gv.main - game_value(plain, solve_strategy(plain)).main
-            p_super = contrib / float(b.super_bonus_units)
+            # The return is linear in the super bonus for a fixed strategy: value the same
+            # table with half the bonus; the difference is half the bonus times its
+            # probability (re-solving without the bonus would change the strategy too).
+            half = rules.with_(
+                spanish_bonuses=replace(b, super_bonus_units=b.super_bonus_units / 2))
+            p_super = 2 * (gv.main - game_value(half, table).main) / float(b.super_bonus_units)
+            contrib = p_super * float(b.super_bonus_units)
             res.figures["super_bonus_contribution"] = contrib
             res.figures["p_super_bonus_per_round"] = p_super
             res.figures["reference_wager_cents"] = float(rules.reference_wager)
@@ -137,7 +155,32 @@ def analyse(rules: GameRules, table: Table | None = None) -> Analysis:
     return res
 
 
+def _bingo_plain_return(rules: GameRules) -> float:
+    """Bingo's return to a player who ignores the draw: the basic strategy of the same
+    game without the target and multiplier, played whatever they are."""
+    from fractions import Fraction
+
+    plain = solve_strategy(rules.with_(activator=Fraction(0), target_weights=(),
+                                       multiplier_weights=()))
+    gv = game_value(rules, plain)
+    stake = 1.0 + float(rules.activator)
+    return 1.0 + (gv.main + gv.insurance - float(rules.activator)) / stake
+
+
 def _analyse_std(rules: GameRules, table: Table) -> Analysis:
+    if not rules.shoe.infinite:
+        from firmware.math.stdexact import METHOD_STD, std_exact_value
+        from firmware.math.strategy import strategy_for
+
+        main, bob, _laws = std_exact_value(rules, strategy_for(rules))
+        return Analysis(
+            rules,
+            {"blackjack": main, "blackjack_or_bust": bob},
+            {"blackjack": 1.0, "blackjack_or_bust": 1.0},
+            {"insurance": 0.0},
+            method=METHOD_STD,
+        )
+    # The infinite deck: no removal, so the hand-by-hand programme is exact.
     full = rules.shoe.counts()
     cache: dict[Any, StdSolver] = {}
     main = bob = 0.0

@@ -23,6 +23,13 @@ def register(sub: Any, common: argparse.ArgumentParser) -> None:
     p.add_argument("--sim-rounds", type=count, default=2_000_000, metavar="N",
                    help="rounds of the fast simulation for the outcome distribution in the "
                         "PAR sheet (default 2,000,000)")
+    p.add_argument("--check", action="store_true",
+                   help="also run a seeded fast-path simulation and print it beside the PAR "
+                        "figure with its standard error (for the default deck count and the "
+                        "other one allowed, unless --set decks= is given); needs numba")
+    p.add_argument("--check-rounds", type=count, default=10_000_000, metavar="N",
+                   help="rounds per --check simulation (default 10,000,000; a figure a lab "
+                        "signs wants at least 100,000,000)")
     p.add_argument("--choose-weights", action="store_true",
                    help="Bingo: compute and print default weight tables for a 97 percent return")
     p.set_defaults(func=_run)
@@ -37,6 +44,8 @@ def _run(args: argparse.Namespace) -> int:
         from firmware.errors import output_dir
 
         output_dir(args.out)  # before the computation: a wrong --out costs no time
+    if args.check:
+        return _check(args, rules)
     res = analyse(rules)
     if args.choose_weights:
         from firmware.errors import UserError
@@ -67,4 +76,26 @@ def _run(args: argparse.Namespace) -> int:
     print(f"  house edge (total)   {res.house_edge_total:.4%} of everything staked "
           f"(return to player {1 - res.house_edge_total:.4%})")
     print(f"  computed in {res.seconds:.1f} s; method: {res.method}")
+    return 0
+
+
+def _check(args: argparse.Namespace, rules: Any) -> int:
+    from firmware.errors import UserError
+    from firmware.math.parcheck import check, deck_counts
+
+    if args.check_rounds < 2:
+        raise UserError(f"--check-rounds {args.check_rounds}: at least 2 rounds")
+    decks = [rules.decks]
+    if not any(str(o).split("=", 1)[0].strip() in ("decks", "rules.decks")
+               for o in args.overrides or []):
+        decks = list(deck_counts(rules.variant))
+    out = []
+    for d in decks:
+        r = rules if d == rules.decks else rules.with_(decks=d)
+        c = check(r, args.check_rounds)
+        out.append(c)
+        if not args.json:
+            print(c.line(), flush=True)
+    if args.json:
+        print(json.dumps([c.to_json() for c in out], indent=2, sort_keys=True))
     return 0

@@ -45,6 +45,14 @@ class Paths:
     ways: np.ndarray
     #: (T,) outcome index 0..7
     outcome: np.ndarray
+    #: (10 D, T) selector: row v D + j is 1 for the terms holding j cards of value v + 1
+    select: np.ndarray
+    #: (T, 8) one-hot outcome of each term
+    outcomes: np.ndarray
+
+    @property
+    def depth(self) -> int:
+        return self.select.shape[0] // 10
 
 
 def _outcome(hard: int, ace: bool, h17: bool) -> int | None:
@@ -84,7 +92,7 @@ def paths(up: int, h17: bool, blackjack_check: bool = True) -> Paths:
             hard = up + sum((v + 1) * k for v, k in enumerate(m))
             ace = up == 1 or m[0] > 0
             for v in range(1, 11):
-                m2 = m[: v - 1] + (m[v - 1] + 1,) + m[v:]
+                m2 = (*m[:v - 1], m[v - 1] + 1, *m[v:])
                 out = _outcome(hard + v, ace or v == 1, h17)
                 if out is None:
                     nxt[m2] = nxt.get(m2, 0.0) + w
@@ -98,12 +106,16 @@ def paths(up: int, h17: bool, blackjack_check: bool = True) -> Paths:
     for m, w, o in zip(rows, ways, outs, strict=True):
         merged[(m, o)] = merged.get((m, o), 0.0) + w
     ms = np.array([k[0] for k in merged], dtype=np.int64)
-    return Paths(
-        m=ms,
-        size=ms.sum(axis=1),
-        ways=np.array(list(merged.values()), dtype=np.float64),
-        outcome=np.array([k[1] for k in merged], dtype=np.int64),
-    )
+    outcome = np.array([k[1] for k in merged], dtype=np.int64)
+    t = ms.shape[0]
+    depth = int(ms.max()) + 1
+    select = np.zeros((10 * depth, t))
+    for v in range(10):
+        select[v * depth + ms[:, v], np.arange(t)] = 1.0
+    onehot = np.zeros((t, 8))
+    onehot[np.arange(t), outcome] = 1.0
+    return Paths(m=ms, size=ms.sum(axis=1), ways=np.array(list(merged.values())),
+                 outcome=outcome, select=select, outcomes=onehot)
 
 
 def joint_laws(
@@ -126,28 +138,23 @@ def joint_laws(
     if c.ndim == 1:
         c = c[None, :]
     k = c.shape[0]
-    depth = int(p.m.max()) + 1
-    # falling factorials c_v (c_v - 1) ... for every depth: (K, 10, depth)
-    steps = c[:, :, None] - np.arange(depth)[None, None, :]
-    fall = np.concatenate([np.ones((k, 10, 1)), np.cumprod(np.maximum(steps, 0.0), axis=2)],
-                          axis=2)
+    depth = p.depth
+    # log of the falling factorials c_v (c_v - 1) ... (c_v - j + 1), j < depth: (K, 10, D);
+    # a card value that runs out gives a probability 0 (a large negative log, not -inf,
+    # so that the matrix product below stays finite)
+    steps = c[:, :, None] - np.arange(depth - 1)[None, None, :]
+    with np.errstate(divide="ignore"):
+        logs = np.where(steps > 0, np.log(np.maximum(steps, 1.0)), -1e4)
+    logfall = np.concatenate([np.zeros((k, 10, 1)), np.cumsum(logs, axis=2)], axis=2)
     n = c.sum(axis=1)
     smax = int(p.size.max()) + 1
-    nfall = np.concatenate([np.ones((k, 1)), np.cumprod(
-        n[:, None] - np.arange(smax)[None, :], axis=1)], axis=1)
-    term = np.broadcast_to(p.ways, (k, p.ways.shape[0])).copy()
-    for v in range(10):
-        mv = p.m[:, v]
-        used = mv > 0
-        if used.any():
-            term[:, used] *= fall[:, v, mv[used]]
-    term /= nfall[:, p.size]
-    out = np.zeros((k, 8))
-    for o in range(8):
-        sel = p.outcome == o
-        if sel.any():
-            out[:, o] = term[:, sel].sum(axis=1)
-    return out
+    lognfall = np.concatenate([np.zeros((k, 1)), np.cumsum(
+        np.log(n[:, None] - np.arange(smax - 1)[None, :]), axis=1)], axis=1)
+    # sum over v of logfall[k, v, m_tv], for every term t at once: one matrix product
+    log_term = logfall.reshape(k, 10 * depth) @ p.select
+    log_term -= lognfall[:, p.size]
+    term = np.exp(log_term) * p.ways[None, :]
+    return term @ p.outcomes
 
 
 def laws(kind: str, counts: np.ndarray | None, up: int, h17: bool) -> np.ndarray:

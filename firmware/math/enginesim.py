@@ -119,6 +119,7 @@ def play_engine_rounds(rules: GameRules, rounds: int, seed: Any) -> Tally:
                     split_hand=h.from_split, lammer=h.lammer, split_ace=h.split_ace,
                     after_double=table.post_double,
                     bob_alive=not any(x.status == BUST for x in s.hands), bingo=bingo,
+                    suited=len(h.cards) == 2 and h.cards[0] % 4 == h.cards[1] % 4,
                 )
                 table.apply(Decision(1, ex.hand or 1, d.action, times=d.times))
             elif kind == "draw":

@@ -37,7 +37,10 @@ I_HITTING = 13
 I_SPANISH = 14
 I_N_MULT = 15
 I_REFERENCE = 16
-N_INT = 17
+#: Spanish 21: the decision (a kernel action code) for a suited initial 7-7 against a 7
+#: (the init table holds the mixed 7-7's)
+I_SUITED_77 = 17
+N_INT = 18
 # -- indices into the float parameters --------------------------------------------------
 F_SURRENDER_REFUND = 0
 F_BJ_PAYS = 1
@@ -236,6 +239,9 @@ def play_rounds(
             if first:
                 act = init[lane, up, p1, p2]
                 times = init_t[lane, up, p1, p2]
+                if spanish and up == 7 and p1 == 7 and p2 == 7 and c0 % 4 == c2 % 4:
+                    act = ip[I_SUITED_77]
+                    times = 1
                 first = False
             else:
                 if s == PENDING:

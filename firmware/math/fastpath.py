@@ -71,6 +71,7 @@ def _params(rules: GameRules, k: Any) -> tuple[np.ndarray, np.ndarray]:
     ip[k.I_SPANISH] = rules.spanish_bonuses is not None
     ip[k.I_N_MULT] = len(BINGO_MULTIPLIERS)
     ip[k.I_REFERENCE] = rules.reference_wager
+    ip[k.I_SUITED_77] = tables_for(rules).suited_77
     fp = np.zeros(k.N_FLOAT, np.float64)
     fp[k.F_SURRENDER_REFUND] = float(rules.surrender_refund)
     fp[k.F_BJ_PAYS] = float(rules.blackjack_pays)

@@ -23,8 +23,10 @@ import numpy as np
 from firmware.math.composition import Shoe, initial_deals, probabilities, remove
 from firmware.math.dealer import I22, IBUST, blackjack_probability, dealer_distribution
 from firmware.math.handcalc import (
+    MIXED_77,
     SPLIT,
     STAND,
+    SUITED_77,
     SURRENDER,
     HandCtx,
     HandSolver,
@@ -32,7 +34,7 @@ from firmware.math.handcalc import (
     total_of,
 )
 from firmware.math.ruleset import BINGO_MULTIPLIERS, BINGO_TARGETS, GameRules
-from firmware.math.splits import hand_start_tag, split_value
+from firmware.math.splits import hand_start_tag, resplit_choice, split_value
 
 Table = dict[tuple[Any, ...], Any]
 
@@ -95,6 +97,40 @@ def spanish_suit_factors(rules: GameRules, up: int) -> tuple[float, float]:
     return f678, f777
 
 
+def super_bonus_live(rules: GameRules, up: int) -> bool:
+    """Whether a two-card 7-7's suits matter to the strategy (§ 635a.12(c))."""
+    b = rules.spanish_bonuses
+    return b is not None and up == 7 and b.super_bonus_units > 0
+
+
+def spanish_sevens(rules: GameRules) -> tuple[float, float, float]:
+    """Against a 7 up: P(two 7s are suited), and the expected 7-7-7 odds after a suited
+    and after a mixed 7-7 (exact suit counts: the up 7's suit uniform, cards without
+    replacement; the super bonus pays on any suited 7-7-7 against a 7)."""
+    b = rules.spanish_bonuses
+    assert b is not None
+    d = rules.decks
+    if d == 0:
+        p_same, p_third = 1 / 4, 1 / 4
+        suited = p_third * (float(b.spades_777) / 4 + float(b.suited_777) * 3 / 4
+                            + float(b.super_bonus_units)) + (1 - p_third) * float(b.mixed_777)
+        return p_same, suited, float(b.mixed_777)
+    pair_w = 0.0
+    pair_same = 0.0
+    odds_sum = 0.0
+    for up_suit in range(4):
+        c = [d - (1 if s == up_suit else 0) for s in range(4)]
+        n = sum(c)
+        for s in range(4):
+            w = c[s] * (c[s] - 1) / (n * (n - 1))
+            third = (c[s] - 2) / (n - 2)
+            odds = float(b.spades_777 if s == 0 else b.suited_777) + float(b.super_bonus_units)
+            pair_same += w
+            odds_sum += w * (third * odds + (1 - third) * float(b.mixed_777))
+        pair_w += 1.0
+    return pair_same / pair_w, odds_sum / pair_same, float(b.mixed_777)
+
+
 @dataclass
 class Situation:
     """One composition's solver and the round-level quantities around it."""
@@ -123,6 +159,7 @@ def make_situation(
         up,
         wf,
         suit_factors=spanish_suit_factors(rules, up),
+        suited_777=spanish_sevens(rules)[1:] if super_bonus_live(rules, up) else (1.0, 1.0),
         policy=policy,
         record=record,
         lanes=lanes,
@@ -130,14 +167,16 @@ def make_situation(
     return Situation(hs, float(pbj), tuple(float(x) for x in d))
 
 
-def initial_options(sit: Situation, a: int, b: int) -> list[tuple[int, Value]]:
+def initial_options(
+    sit: Situation, a: int, b: int, tag: Any = "auto"
+) -> list[tuple[int, Value]]:
     """Decisions open to the initial two-card hand (no Blackjack), with values."""
     hs = sit.solver
     r = hs.r
     hard, ace = a + b, a == 1 or b == 1
-    opts: list[tuple[int, Value]] = [
-        (STAND, hs.value(hard, ace, 2, hand_start_tag(hs, (a, b)), HandCtx()))
-    ]
+    if tag == "auto":
+        tag = hand_start_tag(hs, (a, b))
+    opts: list[tuple[int, Value]] = [(STAND, hs.value(hard, ace, 2, tag, HandCtx()))]
     if a == b and r.max_hands >= 2:
         opts.append((SPLIT, split_value(hs, a)))
     if r.late_surrender:
@@ -145,8 +184,22 @@ def initial_options(sit: Situation, a: int, b: int) -> list[tuple[int, Value]]:
     return opts
 
 
-def initial_key(up: int, a: int, b: int, hs: HandSolver) -> tuple[Any, ...]:
-    return ("initial", up, a + b, a == 1 or b == 1, a if a == b else 0, hand_start_tag(hs, (a, b)))
+def initial_key(up: int, a: int, b: int, hs: HandSolver, tag: Any = "auto") -> tuple[Any, ...]:
+    if tag == "auto":
+        tag = hand_start_tag(hs, (a, b))
+    return ("initial", up, a + b, a == 1 or b == 1, a if a == b else 0, tag)
+
+
+def suited_sevens_value(rules: GameRules, sit: Situation, up: int) -> Value:
+    """A 7-7 against a 7 while the super bonus is live: the strategy sees the suits, so
+    the start is valued as suited or mixed with their probabilities."""
+    hs = sit.solver
+    p_same = spanish_sevens(rules)[0]
+    total: Value = 0.0
+    for tag, p in ((SUITED_77, p_same), (MIXED_77, 1 - p_same)):
+        total = total + p * hs._pick(initial_options(sit, 7, 7, tag),
+                                     initial_key(up, 7, 7, hs, tag))
+    return total
 
 
 @dataclass
@@ -173,8 +226,10 @@ def deal_value(
     if {a, b} == {1, 10}:
         on_bj = bj_pays if rules.player_blackjack_wins else 0.0
         return pbj * on_bj + (1 - pbj) * bj_pays * hs.win_factor[21], ins
-    opts = initial_options(sit, a, b)
-    play = hs._pick(opts, initial_key(up, a, b, hs))
+    if a == b == 7 and super_bonus_live(rules, up):
+        play = suited_sevens_value(rules, sit, up)
+    else:
+        play = hs._pick(initial_options(sit, a, b), initial_key(up, a, b, hs))
     return -pbj + (1 - pbj) * play, ins
 
 
@@ -185,12 +240,25 @@ def solve_strategy(rules: GameRules) -> Table:
     full = shoe.counts()
     for up in range(1, 11):
         counts = remove(full, up)
-        sit = make_situation(rules, counts, up, None, table)
+        # resplit choices first, by the comparison the automatic players make
+        plain = make_situation(rules, counts, up, None, None).solver
+        resplits: Table = {}
+        if rules.max_hands > 2:
+            for pair in range(1, 11):
+                if pair == 1 and not rules.resplit_aces:
+                    continue
+                for lam in (False, True) if rules.free_split else (False,):
+                    resplits[("resplit", up, pair, lam)] = resplit_choice(plain, pair, lam)
+        table.update(resplits)
+        sit = make_situation(rules, counts, up, resplits.get, table)
         for a in range(1, 11):
             for b in range(a, 11):
                 if {a, b} == {1, 10}:
                     continue
                 hs = sit.solver
+                if a == b == 7 and super_bonus_live(rules, up):
+                    suited_sevens_value(rules, sit, up)
+                    continue
                 hs._pick(initial_options(sit, a, b), initial_key(up, a, b, hs))
                 # Every hard and soft total, also those no two cards make, for the table.
         for hard in range(4, 21):

@@ -46,8 +46,20 @@ def total_of(hard: int, ace: bool) -> int:
     return hard + 10 if ace and hard <= 11 else hard
 
 
-def next_tag(tag: tuple[int, ...] | None, v: int) -> tuple[int, ...] | None:
+#: A two-card 7-7 whose suits the strategy knows (Spanish 21 against a 7 up while the
+#: super bonus is live, § 635a.12(c)), and the 7-7-7 each can become.
+SUITED_77: tuple[Any, ...] = (7, 7, "suited")
+MIXED_77: tuple[Any, ...] = (7, 7, "mixed")
+SUITED_777: tuple[Any, ...] = (7, 7, 7, "suited")
+MIXED_777: tuple[Any, ...] = (7, 7, 7, "mixed")
+
+
+def next_tag(tag: tuple[Any, ...] | None, v: int) -> tuple[Any, ...] | None:
     """Track a hand that may still become 6-7-8 or 7-7-7 (§ 635a.12(b)(1)-(4))."""
+    if tag is SUITED_77 or tag == SUITED_77:
+        return SUITED_777 if v == 7 else None
+    if tag == MIXED_77:
+        return MIXED_777 if v == 7 else None
     if tag is None or v not in (6, 7, 8) or len(tag) >= 3:
         return None
     new = tuple(sorted((*tag, v)))
@@ -67,6 +79,7 @@ class HandSolver:
         win_factor: Sequence[Value],
         *,
         suit_factors: tuple[float, float] = (1.0, 1.0),
+        suited_777: tuple[float, float] = (1.0, 1.0),
         policy: Callable[[tuple[Any, ...]], Value] | None = None,
         record: dict[tuple[Any, ...], Value] | None = None,
         lanes: int = 1,
@@ -78,6 +91,8 @@ class HandSolver:
         self.vec = lanes > 1
         self.win_factor = win_factor  # main-wager win odds by final total (Bingo lanes)
         self.suit_factors = suit_factors  # expected (6-7-8, 7-7-7) bonus odds, Spanish
+        #: expected 7-7-7 odds after a suited / a mixed 7-7 (super bonus included)
+        self.suited_777 = suited_777
         self.policy = policy
         self.record = record
         self.memo: dict[tuple[Any, ...], Value] = {}
@@ -146,6 +161,10 @@ class HandSolver:
             return self.suit_factors[0]
         if nc == 3 and tag == (7, 7, 7):
             return self.suit_factors[1]
+        if nc == 3 and tag == SUITED_777:
+            return self.suited_777[0]
+        if nc == 3 and tag == MIXED_777:
+            return self.suited_777[1]
         if nc == 5:
             return float(b.five_card_21)
         if nc == 6:

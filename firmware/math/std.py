@@ -81,6 +81,8 @@ class StdSolver:
             self.net[t] = w - (1 - w - p)
         lo, hi = min(rules.double_times), max(rules.double_times)
         self.multiples = (lo, hi)
+        self._dp_memo: dict[tuple[Any, ...], tuple[float, float]] = {}
+        self._resplit_memo: dict[tuple[Any, ...], bool] = {}
 
     def _choose(
         self, key: tuple[Any, ...], opts: list[tuple[int, float, Any]]
@@ -126,46 +128,86 @@ class StdSolver:
         _, payload = self._choose(("std-hand", self.up, hard, ace, alive), opts)
         return payload
 
-    def resplits(self, card: int) -> bool:
-        """Whether a split hand of ``card`` that receives ``card`` is split again."""
+    def resplits(self, card: int, alive: bool) -> bool:
+        """Whether a split hand of ``card`` that receives ``card`` is split again.
+
+        Decided by value, not copied from the initial pair: resplitting is compared with
+        playing the pair (stand or double) for the last hand of a two-hand split, where
+        the comparison is exact for that hand (the seat's other hands are coupled to it
+        only through the Blackjack or Bust wager's "alive" flag).
+        """
+        key = ("std-resplit", self.up, card, alive)
         if self.policy is not None:
-            dec = self.policy(("std-initial", self.up, card, card))
+            dec = self.policy(key)
             if dec is not None:
                 return bool(dec == SPLIT)
-        return True
+        got = self._resplit_memo.get(key)
+        if got is None:
+            self._split_dp((card,), 2, alive, record=True)
+            got = self._resplit_memo[key]
+        return got
 
-    def split(self, a: int, b: int) -> tuple[float, float]:
-        """(E[sum of main values], P(no hand busts)) of splitting cards ``a``, ``b``."""
+    def _objective(self, em: float, pa: float) -> float:
+        """Seat value of (E[main], P(no hand busts)) up to a constant (BoB wager)."""
+        return em + self.p_bust * pa * (bob_dealer_bust_odds(self.r) + 1)
+
+    def _split_dp(
+        self, pending: tuple[int, ...], n: int, alive: bool, *, record: bool = False
+    ) -> tuple[float, float]:
+        """(E[sum of main], P(no hand busts)) of split hands still to play, in order.
+
+        ``pending`` holds the first card of each hand still to receive its second card;
+        a resplit's new hand goes last, as the engine appends it to the seat. With
+        ``record`` the resplit choice of the first hand is written to the memo the
+        strategy reads (:meth:`resplits`).
+        """
+        key = (pending, n, alive)
+        got = self._dp_memo.get(key)
+        if got is not None and not record:
+            return got
         q = self.q
         r = self.r
+        if not pending:
+            return 0.0, 1.0 if alive else 0.0
+        c, rest = pending[0], pending[1:]
+        em = 0.0
+        pa = 0.0
+        for x in range(1, 11):
+            p = q[x - 1]
+            if not p:
+                continue
+            m, pb = self.hand(c + x, c == 1 or x == 1, alive)
+            m1, a1 = self._split_dp(rest, n, alive)
+            pm = m + m1
+            pp = (1 - pb) * a1 if alive else 0.0
+            if alive:
+                m0, _a0 = self._split_dp(rest, n, False)
+                pm += pb * (m0 - m1)
+            if x == c and n < r.max_hands and (c != 1 or r.resplit_aces):
+                sm, sa = self._split_dp((c, *rest, c), n + 1, alive)
+                rkey = ("std-resplit", self.up, c, alive)
+                dec = self.policy(rkey) if self.policy is not None else None
+                if dec is None:
+                    better = self._objective(sm, sa) > self._objective(pm, pp) + 1e-12
+                    if record:
+                        self._resplit_memo[rkey] = better
+                        if self.record is not None:
+                            self.record[rkey] = SPLIT if better else STAND
+                else:
+                    better = dec == SPLIT
+                if better:
+                    pm, pp = sm, sa
+            em += p * pm
+            pa += p * pp
+        self._dp_memo[key] = (em, pa)
+        return em, pa
 
-        @cache
-        def dp(n: int, pending: tuple[int, ...], alive: bool) -> tuple[float, float]:
-            if not pending:
-                return 0.0, 1.0 if alive else 0.0
-            c, rest = pending[0], pending[1:]
-            em = 0.0
-            pa = 0.0
-            for x in range(1, 11):
-                p = q[x - 1]
-                if not p:
-                    continue
-                if x == c and n < r.max_hands and self.resplits(c):
-                    # the new hand is played last, as the engine appends it to the seat
-                    sm, sa = dp(n + 1, (c, *rest, c), alive)
-                    em += p * sm
-                    pa += p * sa
-                    continue
-                m, pb = self.hand(c + x, c == 1 or x == 1, alive)
-                m1, a1 = dp(n, rest, alive)
-                em += p * (m + m1)
-                if alive:
-                    m0, _a0 = dp(n, rest, False)
-                    em += p * pb * (m0 - m1)
-                    pa += p * (1 - pb) * a1
-            return em, pa
+    def split(self, a: int, b: int) -> tuple[float, float]:
+        """(E[sum of main values], P(no hand busts)) of splitting cards ``a``, ``b``.
 
-        return dp(2, (a, b), True)
+        ``a`` is the first card dealt: its hand is played first, as the engine does.
+        """
+        return self._split_dp((a, b), 2, True)
 
     def initial(self, a: int, b: int) -> tuple[float, float]:
         """(main value, Blackjack or Bust value) of a non-Blackjack start, no dealer BJ."""
@@ -177,7 +219,11 @@ class StdSolver:
         bob = self.p_bust * (1 - pb) * (bob_odds + 1) - 1
         opts.append((STAND, m + bob, (m, bob)))
         if self.r.max_hands >= 2:
+            # either card may be the first dealt (the one whose hand is played first)
             em, pa = self.split(a, b)
+            if a != b:
+                em2, pa2 = self.split(b, a)
+                em, pa = (em + em2) / 2, (pa + pa2) / 2
             bob_s = self.p_bust * pa * (bob_odds + 1) - 1
             opts.append((SPLIT, em + bob_s, (em, bob_s)))
         if self.r.late_surrender:
@@ -205,18 +251,26 @@ def std_deal_value(rules: GameRules, solver: StdSolver, a: int, b: int) -> tuple
 
 
 def std_solve_strategy(rules: GameRules) -> Table:
+    """The total-dependent strategy from the shoe less the up card.
+
+    Resplit choices first (:meth:`StdSolver.resplits`), then the initial decisions and the
+    hand decisions valued with those resplit choices, so that the table is consistent
+    with itself: the value of splitting counts the resplits the strategy will make.
+    """
     table: Table = {}
     full = rules.shoe.counts()
     for up in range(1, 11):
-        s = StdSolver(rules, remove(full, up), up, None, table)
-        # Pairs first: a split hand resplits a pair the strategy splits.
+        first = StdSolver(rules, remove(full, up), up, None, table)
+        for c in range(1, 11):
+            for alive in (True, False):
+                first.resplits(c, alive)
+
+        def resplit_policy(key: tuple[Any, ...]) -> Any:
+            return table.get(key) if key[0] == "std-resplit" else None
+
+        rec = StdSolver(rules, remove(full, up), up, resplit_policy, table)
         for a in range(1, 11):
-            s.initial(a, a)
-        s2 = StdSolver(rules, remove(full, up), up, table.get, None)
-        rec = StdSolver(rules, remove(full, up), up, None, table)
-        rec.resplits = s2.resplits  # type: ignore[method-assign]
-        for a in range(1, 11):
-            for b in range(a + 1, 11):
+            for b in range(a, 11):
                 if {a, b} == {1, 10}:
                     continue
                 rec.initial(a, b)
@@ -225,6 +279,6 @@ def std_solve_strategy(rules: GameRules) -> Table:
                 for alive in (True, False):
                     rec.hand(hard, ace, alive)
         if up == 1:
-            pbj = s.pbj
+            pbj = first.pbj
             table[("insurance", 1)] = float(rules.insurance_pays) * pbj - (1 - pbj) > 0
     return table

@@ -21,14 +21,16 @@ from typing import Any
 import numpy as np
 
 from firmware.math.composition import remove
-from firmware.math.gamecalc import Situation, lane_pairs, make_situation
+from firmware.math.gamecalc import Situation, lane_pairs, make_situation, super_bonus_live
 from firmware.math.handcalc import (
     ACTION_NAMES,
     DOUBLE,
     DOUBLE_MAX,
     HIT,
+    MIXED_77,
     SPLIT,
     STAND,
+    SUITED_77,
     SURRENDER,
     HandCtx,
     total_of,
@@ -98,6 +100,7 @@ class Strategy:
         after_double: bool = False,
         bob_alive: bool = True,
         bingo: tuple[int, int] | None = None,
+        suited: bool | None = None,
     ) -> Decision:
         """The best legal action for a hand of point values ``cards`` against ``up``.
 
@@ -105,10 +108,15 @@ class Strategy:
         always one of it. ``after_double``: the double's card is dealt and the engine
         offers ``rescue`` (Spanish 21). ``bob_alive``: Split to Double, no hand of the
         seat has busted yet. ``bingo``: the (target, multiplier) drawn this round.
+        ``suited``: the two cards are of one suit (read only for Spanish 21's initial 7-7
+        against a 7 while the super bonus is live, § 635a.12(c)).
         """
         if "insurance" in legal or "no-insurance" in legal:
             return Decision("insurance" if self.insurance() else "no-insurance")
         legal_t = tuple(sorted(legal))
+        if not (suited is not None and not split_hand and len(cards) == 2
+                and cards[0] == cards[1] == 7 and super_bonus_live(self.rules, up)):
+            suited = None
         key = (
             up,
             tuple(sorted(cards)),
@@ -119,6 +127,7 @@ class Strategy:
             after_double,
             bob_alive,
             bingo,
+            suited,
         )
         d = self._memo.get(key)
         if d is None:
@@ -132,6 +141,7 @@ class Strategy:
                 after_double,
                 bob_alive,
                 bingo,
+                suited,
             )
             self._memo[key] = d
         return d
@@ -147,34 +157,65 @@ class Strategy:
         after_double: bool,
         bob_alive: bool,
         bingo: tuple[int, int] | None,
+        suited: bool | None = None,
     ) -> Decision:
         if not self.rules.hitting:
             return self._compute_std(up, cards, legal, split_hand, bob_alive)
+        lane = self._lanes.get(bingo) if bingo else None
+        return self._options(up, cards, legal, split_hand, lammer, split_ace, after_double,
+                             suited, lambda v: _lane(v, lane))
+
+    def decide_lanes(
+        self, up: int, cards: Sequence[int], legal: Collection[str], *,
+        split_hand: bool = False, lammer: bool = False, split_ace: bool = False,
+        after_double: bool = False,
+    ) -> list[Decision]:
+        """Bingo: :meth:`decide` for every (target, multiplier) lane at once, in
+        :func:`~firmware.math.gamecalc.lane_pairs` order (the fast path's 60 tables are
+        built from this: one valuation per state instead of one per lane)."""
+        n = len(self._lanes) or 1
+        vals = self._options(up, tuple(cards), tuple(sorted(legal)), split_hand, lammer,
+                             split_ace, after_double, None,
+                             lambda v: np.broadcast_to(np.asarray(v, dtype=float), (n,)))
+        return list(vals) if isinstance(vals, list) else [vals] * n
+
+    def _options(
+        self,
+        up: int,
+        cards: tuple[int, ...],
+        legal: tuple[str, ...],
+        split_hand: bool,
+        lammer: bool,
+        split_ace: bool,
+        after_double: bool,
+        suited: bool | None,
+        pick: Any,
+    ) -> Any:
+        """The best legal action, valued by ``pick`` (one lane: a Decision; all lanes:
+        ``pick`` returns arrays and the answer is a list of Decisions, one per lane)."""
         sit = self._sit(up)
         hs = sit.solver
-        lane = self._lanes.get(bingo) if bingo else None
-
-        def pick(v: Any) -> float:
-            if isinstance(v, np.ndarray):
-                return float(v[lane if lane is not None else 0]) if v.shape else float(v)
-            return float(v)
 
         hard = sum(cards)
         ace = 1 in cards
         nc = min(len(cards), hs.nc_cap)
         tag = hand_start_tag(hs, cards) if len(cards) <= 3 else None
+        if suited is not None:
+            tag = SUITED_77 if suited else MIXED_77
         ctx = HandCtx(split=split_hand, lammer=lammer, split_ace=split_ace)
         if after_double:
             if "rescue" in legal:
                 stand = pick(hs.stand(hard, ace, nc, None, ctx, 1, False))
+                if isinstance(stand, np.ndarray):
+                    return [Decision("rescue" if x < -1.0 else "stand") for x in stand]
                 if stand < -1.0:
                     return Decision("rescue")
             return Decision("stand")
-        opts: list[tuple[float, Decision]] = []
+        opts: list[tuple[Any, Decision]] = []
         if "stand" in legal:
             opts.append((pick(hs.stand(hard, ace, nc, tag, ctx)), Decision("stand")))
         if "hit" in legal and total_of(hard, ace) < 21:
-            hit = 0.0
+            hit: Any = 0.0
             for v in range(1, 11):
                 p = hs.q[v - 1]
                 if p:
@@ -196,11 +237,18 @@ class Strategy:
                 val = pick(hs.doubled(hard, ace, nc, tag, ctx, 1, False))
                 opts.append((val, Decision("double", 1)))
         if "split" in legal and len(cards) == 2 and cards[0] == cards[1]:
-            opts.append((pick(split_value(hs, cards[0])), Decision("split")))
+            opts.append((pick(split_value(hs, cards[0], lammer)), Decision("split")))
         if "surrender" in legal:
             opts.append((-(1.0 - float(self.rules.surrender_refund)), Decision("surrender")))
         if not opts:
             return Decision(legal[0])
+        arrays = [v for v, _ in opts if isinstance(v, np.ndarray) and v.shape]
+        if arrays:
+            n = arrays[0].shape[0]
+            stack = np.stack([np.broadcast_to(np.asarray(v, dtype=float), (n,))
+                              + (1e-12 if d.action == "stand" else 0.0) for v, d in opts])
+            # the first of equal options, as max() picks
+            return [opts[i][1] for i in np.argmax(stack, axis=0)]
         return max(opts, key=lambda o: o[0] + (1e-12 if o[1].action == "stand" else 0.0))[1]
 
     def _compute_std(
@@ -221,7 +269,7 @@ class Strategy:
             if dec == SURRENDER and "surrender" in legal:
                 return Decision("surrender")
         pair = len(cards) == 2 and cards[0] == cards[1]
-        if pair and split_hand and "split" in legal and s.resplits(cards[0]):
+        if pair and split_hand and "split" in legal and s.resplits(cards[0], bob_alive):
             return Decision("split")
         hard, ace = sum(cards), 1 in cards
         s.hand(hard, ace, bob_alive)
@@ -264,6 +312,12 @@ class Strategy:
                 second.action, ""
             )
         return letter
+
+
+def _lane(v: Any, lane: int | None) -> float:
+    if isinstance(v, np.ndarray):
+        return float(v[lane if lane is not None else 0]) if v.shape else float(v)
+    return float(v)
 
 
 @lru_cache(maxsize=32)

@@ -76,6 +76,9 @@ class Policy:
                     # every hand of a split begins with a card of the pair
                     split_ace=split_hand and bool(cards) and cards[0] == 1,
                     bob_alive=not any(x.get("status") == "bust" for x in s["hands"]),
+                    # suits matter to one decision (Spanish 21's super bonus)
+                    suited=len(h["cards"]) == 2
+                    and parse_card(h["cards"][0]) % 4 == parse_card(h["cards"][1]) % 4,
                 )
                 action = getattr(d, "action", d)
                 if action in legal:
