@@ -133,8 +133,6 @@ def _analyse(rules: GameRules, table: Table | None) -> Analysis:
                 tm: float(v) for tm, v in zip(lane_pairs(), np.asarray(gv.by_lane), strict=False)
             }
         res = Analysis(rules, wagers, stakes, optional, by_lane, gv.p_dealer_22)
-        if rules.bingo:
-            res.figures["return_plain_basic_strategy"] = _bingo_plain_return(rules)
         b = rules.spanish_bonuses
         if b is not None and b.super_bonus_units:
             from dataclasses import replace
@@ -144,7 +142,10 @@ def _analyse(rules: GameRules, table: Table | None) -> Analysis:
             # probability (re-solving without the bonus would change the strategy too).
             half = rules.with_(
                 spanish_bonuses=replace(b, super_bonus_units=b.super_bonus_units / 2))
-            p_super = 2 * (gv.main - game_value(half, table).main) / float(b.super_bonus_units)
+            # (only the starts against a 7 pay it)
+            sevens = game_value(rules, table, only_up=7).main
+            p_super = 2 * (sevens - game_value(half, table, only_up=7).main) / float(
+                b.super_bonus_units)
             contrib = p_super * float(b.super_bonus_units)
             res.figures["super_bonus_contribution"] = contrib
             res.figures["p_super_bonus_per_round"] = p_super
@@ -155,9 +156,10 @@ def _analyse(rules: GameRules, table: Table | None) -> Analysis:
     return res
 
 
-def _bingo_plain_return(rules: GameRules) -> float:
+def bingo_plain_return(rules: GameRules) -> float:
     """Bingo's return to a player who ignores the draw: the basic strategy of the same
-    game without the target and multiplier, played whatever they are."""
+    game without the target and multiplier, played whatever they are (the PAR sheet
+    states it beside the adaptive player's return, which the house edge assumes)."""
     from fractions import Fraction
 
     plain = solve_strategy(rules.with_(activator=Fraction(0), target_weights=(),

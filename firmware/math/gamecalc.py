@@ -293,8 +293,9 @@ class GameValue:
     p_dealer_22: float = 0.0
 
 
-def game_value(rules: GameRules, table: Table) -> GameValue:
-    """Return of the strategy ``table`` over every start (exact three-card weights)."""
+def game_value(rules: GameRules, table: Table, only_up: int | None = None) -> GameValue:
+    """Return of the strategy ``table`` over every start (exact three-card weights);
+    ``only_up``: the part of it from the starts with that up card."""
     shoe = rules.shoe
     policy = table.get
     lanes, _ = bingo_lanes(rules)
@@ -305,6 +306,8 @@ def game_value(rules: GameRules, table: Table) -> GameValue:
     cache: dict[tuple[Any, ...], Situation] = {}
     full = shoe.counts()
     for a, b, up, w in initial_deals(shoe):
+        if only_up is not None and up != only_up:
+            continue
         counts = remove(full, a, b, up)
         key = (counts, up) if counts is not None else (None, up)
         sit = cache.get(key)
