@@ -171,10 +171,10 @@ def bingo_plain_return(rules: GameRules) -> float:
 
 def _analyse_std(rules: GameRules, table: Table) -> Analysis:
     if not rules.shoe.infinite:
-        from firmware.math.stdexact import METHOD_STD, std_exact_value
+        from firmware.math.stdexact import METHOD_STD, cached_std_exact_value
         from firmware.math.strategy import strategy_for
 
-        main, bob, _laws = std_exact_value(rules, strategy_for(rules))
+        main, bob, _laws = cached_std_exact_value(rules, strategy_for(rules))
         return Analysis(
             rules,
             {"blackjack": main, "blackjack_or_bust": bob},

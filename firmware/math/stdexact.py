@@ -27,17 +27,24 @@ ends on; paths ending on the same removed multiset share one dealer law, and the
 all those multisets are computed in numpy batches. Probabilities of the initial three
 cards are the exact ones of :func:`firmware.math.composition.initial_deals`.
 
-One approximation remains, for time: the first :data:`DEPTH` further cards of a round are
-removed exactly; the rare later ones (a resplit, or three hands doubling) are drawn
-from the composition left after those and are not removed for the dealer. Its size is
-measured by running with more depth (``std_exact_value(..., depth=99)`` is exact and
-takes minutes): see :data:`DEPTH`.
+One approximation remains, for time: the first :data:`DEPTH` further cards of a round
+are removed exactly; the rarer later ones (a resplit, a second hand's double) are drawn
+from the composition left after those, and the dealer's law counts them to first order:
+each path group carries the expected number of such cards of each value (and its
+product with the payoffs), and the law moves by the effect of removing one card of that
+value. Its size is measured by running with more depth (``depth=99`` tracks every card:
+exact, and minutes of CPU): see :data:`DEPTH`.
 """
 
 from __future__ import annotations
 
+import hashlib
+import json
+import os
 from collections.abc import Callable
-from functools import cache
+from dataclasses import dataclass
+from functools import cache, lru_cache
+from pathlib import Path
 from typing import Any
 
 import numpy as np
@@ -52,19 +59,21 @@ from firmware.math.std import bob_blackjack_value, bob_dealer_bust_odds
 from firmware.math.strategy import Strategy
 
 #: Cards a round removes exactly: the player's first ``DEPTH`` further cards (split cards
-#: and double cards) come out of the shoe for every later draw and for the dealer; later
-#: ones are drawn from the composition left at that point. Measured (docs/math.md): at
-#: 6 decks the figure moves by 0.0015% of the wager from depth 2 to 3 and the up-10 part,
-#: computed with nothing frozen, differs from depth 3 by 0.0004%.
+#: and double cards) come out of the shoe for every later draw and for the dealer. Later
+#: ones (a resplit, a second hand's double) are drawn from the composition left then,
+#: and the dealer's law takes them into account to first order (its change when one
+#: card of that value is removed, times the expected number drawn). Measured against the
+#: calculation with nothing frozen (docs/math.md): 0.00001% of the wager for the part of
+#: the 6-deck return with a 10 up.
 DEPTH = 3
 
 METHOD_STD = (
     "composition-dependent calculation of the automatic players' strategy: exact weights "
     "of the player's two cards and the dealer's up card; every card of the round removed "
-    f"(the player's first {DEPTH} further cards exactly, later ones drawn from the "
-    "composition left then); split hands played in the engine's order (first-dealt "
-    "card's hand first, a resplit's new hand last); the dealer's exact law for the "
-    "composition the player's cards leave; float64"
+    f"(the player's first {DEPTH} further cards exactly; later ones drawn from the "
+    "composition left then, and removed for the dealer to first order); split hands "
+    "played in the engine's order (first-dealt card's hand first, a resplit's new hand "
+    "last); the dealer's exact law for the composition the player's cards leave; float64"
 )
 
 #: dealer outcome totals, in the order of the joint law's first five entries
@@ -103,18 +112,20 @@ class _Round:
         self.choices = choices  # decisions of this up card, shared by its starts
         self.outcomes: dict[tuple[Any, ...], list[Any]] = {}
 
-    def leaf(self, removed: tuple[int, ...], mass: float, g: np.ndarray, alive: bool,
+    def leaf(self, removed: tuple[int, ...], acc: np.ndarray, alive: bool,
              base: tuple[int, ...]) -> None:
+        """Add a path group's payoffs to the composition it ends on."""
         key = tuple(x + y for x, y in zip(base, removed, strict=True))
-        acc = self.leaves.get(key)
-        main = g.copy()
-        main[IBJ] -= mass
-        bob = mass * (self.bob_alive if alive else _BOB_DEAD)
-        if acc is None:
+        mass, g, nx, gx = _parts(acc)
+        bobv = self.bob_alive if alive else _BOB_DEAD
+        main = np.concatenate([g - mass * _E_BJ, (gx - np.outer(nx, _E_BJ)).ravel()])
+        bob = np.concatenate([mass * bobv, np.outer(nx, bobv).ravel()])
+        got = self.leaves.get(key)
+        if got is None:
             self.leaves[key] = [main, bob]
         else:
-            acc[0] += main
-            acc[1] += bob
+            got[0] += main
+            got[1] += bob
 
     def more(self, removed: tuple[int, ...], nrem: int, v: int) -> tuple[int, ...]:
         """``removed`` and one card ``v``, while fewer than ``depth`` cards are tracked."""
@@ -141,9 +152,8 @@ class _Round:
         return got
 
     def hand_outcomes(self, cards: tuple[int, int], removed: tuple[int, ...],
-                      action: tuple[str, int]
-                      ) -> list[tuple[float, tuple[int, ...], np.ndarray, bool]]:
-        """(prob, removed after, probability-weighted payoff, busted) of a hand's play.
+                      action: tuple[str, int]) -> list[tuple[tuple[int, ...], bool, Step]]:
+        """(removed after, busted, step) of a two-card hand's play.
 
         A double's card is one outcome per value while cards are tracked; once they are
         not, the outcomes that end on the same state are added together.
@@ -151,7 +161,7 @@ class _Round:
         hard, ace = cards[0] + cards[1], 1 in cards
         if action[0] != "double":
             t = total_of(hard, ace)
-            return [(1.0, removed, _PAY[t] if t <= 21 else _BUST, t > 21)]
+            return [(removed, t > 21, Step(1.0, _PAY[t] if t <= 21 else _BUST))]
         key = (hard, ace, removed, action[1])
         got = self.outcomes.get(key)
         if got is None:
@@ -159,27 +169,28 @@ class _Round:
         return got
 
     def _doubled(self, hard: int, ace: bool, removed: tuple[int, ...], k: int
-                 ) -> list[tuple[float, tuple[int, ...], np.ndarray, bool]]:
+                 ) -> list[tuple[tuple[int, ...], bool, Step]]:
         nrem = sum(removed)
+        q = self.qvec(removed, nrem)
+        bust_mask, pay = _double_table(hard, ace)
         if nrem >= self.depth:
-            q = self.qvec(removed, nrem)
-            bust_mask, pay = _double_table(hard, ace)
-            pb = float(q[bust_mask].sum())
-            fsum = (1 + k) * (q @ pay)
+            # not tracked: the outcomes that end on one state are added together, with
+            # the first moments of the cards drawn (for the dealer's first-order term)
             out = []
-            if pb > 0:
-                out.append((pb, removed, (1 + k) * _BUST * pb, True))
-            if pb < 1:
-                out.append((1 - pb, removed, fsum - (1 + k) * _BUST * pb, False))
+            for busted in (True, False):
+                sel = bust_mask if busted else ~bust_mask
+                qs = np.where(sel, q, 0.0)
+                if qs.sum() > 0:
+                    f = (1 + k) * pay
+                    out.append((removed, busted, Step(float(qs.sum()), qs @ f, qs,
+                                                      qs[:, None] * f)))
             return out
         out = []
         for y in range(1, 11):
-            p = self.q(removed, nrem, y)
+            p = float(q[y - 1])
             if p:
-                t = total_of(hard + y, ace or y == 1)
                 ry = (*removed[:y - 1], removed[y - 1] + 1, *removed[y:])
-                f = _BUST if t > 21 else _PAY[t]
-                out.append((p, ry, (1 + k) * p * f, t > 21))
+                out.append((ry, bool(bust_mask[y - 1]), Step(p, (1 + k) * p * pay[y - 1])))
         return out
 
     def qvec(self, removed: tuple[int, ...], nrem: int) -> np.ndarray:
@@ -189,30 +200,31 @@ class _Round:
         """Forward over the split hands in the engine's order, merging equal states."""
         r = self.r
         zero = (0,) * 10
-        states: dict[tuple[Any, ...], list[Any]] = {
-            (zero, (first, second), 2, True): [w, np.zeros(8)]}
+        start = np.zeros(_ACC)
+        start[0] = w
+        states: dict[tuple[Any, ...], np.ndarray] = {(zero, (first, second), 2, True): start}
         while states:
-            nxt: dict[tuple[Any, ...], list[Any]] = {}
-            for (removed, pending, n, alive), (mass, g) in states.items():
+            nxt: dict[tuple[Any, ...], np.ndarray] = {}
+            for (removed, pending, n, alive), acc in states.items():
                 if not pending:
-                    self.leaf(removed, mass, g, alive, base)
+                    self.leaf(removed, acc, alive, base)
                     continue
                 c, rest = pending[0], pending[1:]
                 nrem = sum(removed)
+                tracked = nrem < self.depth
                 for x in range(1, 11):
                     p = self.q(removed, nrem, x)
                     if not p:
                         continue
                     rx = self.more(removed, nrem, x)
+                    drawn = _advance(acc, Step(p, _ZERO8, None if tracked else p * _EYE[x - 1]))
                     can = x == c and n < r.max_hands and (c != 1 or r.resplit_aces)
                     act = self.choice((c, x), True, can, alive)
                     if act[0] == "split":
-                        _add(nxt, (rx, (c, *rest, c), n + 1, alive), mass * p, g * p)
+                        _add(nxt, (rx, (c, *rest, c), n + 1, alive), drawn)
                         continue
-                    for p2, ry, fw, bust in self.hand_outcomes((c, x), rx, act):
-                        m = mass * p * p2
-                        _add(nxt, (ry, rest, n, alive and not bust), m,
-                             g * (p * p2) + (mass * p) * fw)
+                    for ry, bust, step in self.hand_outcomes((c, x), rx, act):
+                        _add(nxt, (ry, rest, n, alive and not bust), _advance(drawn, step))
             states = nxt
 
     def play(self, a: int, b: int, base: tuple[int, ...], w: float) -> None:
@@ -229,13 +241,58 @@ class _Round:
                 self.play_split(a, b, base, w / 2)
                 self.play_split(b, a, base, w / 2)
             return
+        start = np.zeros(_ACC)
+        start[0] = w
         if act[0] == "surrender":
-            main = np.full(8, float(r.surrender_refund) - 1.0) * w
-            main[IBJ] = 0.0
-            self.leaf(zero, w, main, False, base)
+            pay = np.full(8, float(r.surrender_refund) - 1.0)
+            pay[IBJ] = 0.0
+            self.leaf(zero, _advance(start, Step(1.0, pay)), False, base)
             return
-        for p, ry, fw, bust in self.hand_outcomes((a, b), zero, act):
-            self.leaf(ry, w * p, w * fw, not bust, base)
+        for ry, bust, step in self.hand_outcomes((a, b), zero, act):
+            self.leaf(ry, _advance(start, step), not bust, base)
+
+
+@dataclass(frozen=True)
+class Step:
+    """One transition of a group of paths: its probability ``p``, the probability-
+    weighted payoff vector ``f`` of the hand it finishes, and for cards no longer tracked
+    the probability-weighted indicator ``e`` of the card values drawn (10) and ``ef``,
+    their outer product with the payoffs (10 x 8)."""
+
+    p: float
+    f: np.ndarray
+    e: np.ndarray | None = None
+    ef: np.ndarray | None = None
+
+
+#: accumulator of a group of paths: mass, sum of mass x payoff vector (8), first
+#: moments of the untracked cards drawn (10), and of cards x payoffs (10 x 8)
+_ACC = 1 + 8 + 10 + 80
+_ZERO8 = np.zeros(8)
+_EYE = np.eye(10)
+_E_BJ = np.eye(8)[IBJ]
+
+
+def _parts(acc: np.ndarray) -> tuple[float, np.ndarray, np.ndarray, np.ndarray]:
+    return float(acc[0]), acc[1:9], acc[9:19], acc[19:].reshape(10, 8)
+
+
+def _advance(acc: np.ndarray, st: Step) -> np.ndarray:
+    """The accumulator after ``st``: each path's payoff gains ``f``, its counts ``e``."""
+    mass, g, nx, gx = _parts(acc)
+    out = np.empty(_ACC)
+    out[0] = st.p * mass
+    out[1:9] = st.p * g + mass * st.f
+    ngx = st.p * gx + np.outer(nx, st.f)
+    nnx = st.p * nx
+    if st.e is not None:
+        nnx = nnx + mass * st.e
+        ngx = ngx + np.outer(st.e, g)
+        ef = st.ef if st.ef is not None else np.outer(st.e, st.f) / st.p
+        ngx = ngx + mass * ef
+    out[9:19] = nnx
+    out[19:] = ngx.ravel()
+    return out
 
 
 @cache
@@ -250,19 +307,21 @@ def _double_table(hard: int, ace: bool) -> tuple[np.ndarray, np.ndarray]:
     return bust, pay
 
 
-def _add(states: dict[tuple[Any, ...], list[Any]], key: tuple[Any, ...], mass: float,
-         g: np.ndarray) -> None:
+def _add(states: dict[tuple[Any, ...], np.ndarray], key: tuple[Any, ...],
+         acc: np.ndarray) -> None:
     got = states.get(key)
     if got is None:
-        states[key] = [mass, g]
+        states[key] = acc
     else:
-        got[0] += mass
-        got[1] = got[1] + g
+        states[key] = got + acc
 
 
-def std_exact_value(rules: GameRules, strategy: Strategy, depth: int = DEPTH
-                    ) -> tuple[float, float, int]:
-    """(main, Blackjack or Bust) expected net per unit, and the dealer laws computed."""
+def std_exact_value(rules: GameRules, strategy: Strategy, depth: int = DEPTH,
+                    ups: tuple[int, ...] = tuple(range(1, 11))) -> tuple[float, float, int]:
+    """(main, Blackjack or Bust) expected net per unit, and the dealer laws computed.
+
+    ``ups``: only the part of the return from these up cards (measurements, tests).
+    """
     shoe = rules.shoe
     full = shoe.counts()
     if full is None:
@@ -273,7 +332,8 @@ def std_exact_value(rules: GameRules, strategy: Strategy, depth: int = DEPTH
     bob_bj = float(bob_blackjack_value(rules))
     by_up: dict[int, list[tuple[int, int, float]]] = {}
     for a, b, up, wf in initial_deals(shoe):
-        by_up.setdefault(up, []).append((a, b, float(wf)))
+        if up in ups:
+            by_up.setdefault(up, []).append((a, b, float(wf)))
     main = bob = 0.0
     laws = 0
     for up, starts in by_up.items():
@@ -295,10 +355,63 @@ def std_exact_value(rules: GameRules, strategy: Strategy, depth: int = DEPTH
                    choices).play(a, b, base, w)
         keys = list(leaves)
         comps = cu[None, :] - np.array(keys, dtype=np.int64)
-        dl = joint_laws(shoe.kind, comps, up, rules.dealer_hits_soft_17)
+        h17 = rules.dealer_hits_soft_17
+        dl = joint_laws(shoe.kind, comps, up, h17)
         gm = np.array([leaves[k][0] for k in keys])
         gb = np.array([leaves[k][1] for k in keys])
-        main += float((gm * dl).sum())
-        bob += float((gb * dl).sum())
+        main += float((gm[:, :8] * dl).sum())
+        bob += float((gb[:, :8] * dl).sum())
+        # cards not tracked: the dealer's law to first order in them (effect of removal)
+        xm, xb = gm[:, 8:].reshape(-1, 10, 8), gb[:, 8:].reshape(-1, 10, 8)
+        rows = np.flatnonzero(np.abs(xm).sum(axis=(1, 2)) + np.abs(xb).sum(axis=(1, 2)))
+        for v in range(10):
+            used = rows[np.abs(xm[rows, v]).sum(axis=1) + np.abs(xb[rows, v]).sum(axis=1) > 0]
+            if used.size:
+                less = np.maximum(comps[used] - _EYE[v].astype(np.int64), 0)
+                delta = joint_laws(shoe.kind, less, up, h17) - dl[used]
+                main += float((xm[used, v] * delta).sum())
+                bob += float((xb[used, v] * delta).sum())
         laws += len(keys)
     return main, bob, laws
+
+
+def cached_std_exact_value(rules: GameRules, strategy: Strategy) -> tuple[float, float, int]:
+    """:func:`std_exact_value`, kept on disk between runs (it takes tens of seconds).
+
+    The key is the rules hash, the depth and a digest of every source file of
+    ``firmware/math`` (so a change of the calculation or of the strategy recomputes);
+    the file is in ``$ETG_CACHE_DIR`` or ``$XDG_CACHE_HOME/etg`` (``~/.cache/etg``).
+    A cache that cannot be read or written is ignored: the figure is computed.
+    """
+    path = _cache_dir() / f"std-exact-{rules.rules_hash}-{DEPTH}-{_source_digest()}.json"
+    try:
+        got = json.loads(path.read_text(encoding="utf-8"))
+        return float(got["main"]), float(got["bob"]), int(got["laws"])
+    except (OSError, ValueError, KeyError, TypeError):
+        pass
+    main, bob, laws = std_exact_value(rules, strategy)
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        tmp = path.with_suffix(".tmp")
+        tmp.write_text(json.dumps({"main": main, "bob": bob, "laws": laws,
+                                   "rules": rules.to_json()}), encoding="utf-8")
+        os.replace(tmp, path)
+    except OSError:
+        pass
+    return main, bob, laws
+
+
+def _cache_dir() -> Path:
+    if os.environ.get("ETG_CACHE_DIR"):
+        return Path(os.environ["ETG_CACHE_DIR"])
+    base = os.environ.get("XDG_CACHE_HOME") or str(Path.home() / ".cache")
+    return Path(base) / "etg"
+
+
+@lru_cache(maxsize=1)
+def _source_digest() -> str:
+    h = hashlib.sha256()
+    for f in sorted(Path(__file__).parent.glob("*.py")):
+        h.update(f.name.encode())
+        h.update(f.read_bytes())
+    return h.hexdigest()[:16]

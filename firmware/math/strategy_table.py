@@ -71,6 +71,15 @@ def render(rules: GameRules, bingo: tuple[int, int] | None = None) -> str:
                 cards = _cards_for(total, n)
                 cells = [s.decide(u, cards, ["hit", "stand"]).action[0].upper() for u in UPS]
                 lines.append(_row(f"{total}/{n}c", cells))
+    from firmware.math.gamecalc import super_bonus_live
+
+    if super_bonus_live(rules, 7):
+        legal = ["hit", "stand", "double", "split", "surrender"]
+        suited = s.decide(7, (7, 7), legal, suited=True).action
+        mixed = s.decide(7, (7, 7), legal, suited=False).action
+        lines += ["", f"Initial 7-7 against a 7 while the super bonus is live "
+                  f"(§ 635a.12(c)): suited {suited}, mixed {mixed} (the row above is the "
+                  "suit-blind average)."]
     if rules.rescue:
         lines += ["", "Rescue after a double: the double's card leaves a total where the "
                   "doubled hand is worth less than -1 (printed by `etg par`)."]

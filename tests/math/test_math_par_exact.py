@@ -47,13 +47,15 @@ class _Fixed:
         return Decision(self.action, self.times) if self.action in legal else Decision("stand")
 
 
-def _direct(rules, action: str, times: int = 1) -> float:  # type: ignore[no-untyped-def]
+def _direct(rules, action: str, times: int, ups: tuple[int, ...]) -> float:  # type: ignore[no-untyped-def]
     """House edge of a fixed start action by direct enumeration, every card removed."""
     shoe = rules.shoe
     full = shoe.counts()
     total = 0.0
     rows: dict[int, list[tuple[float, tuple[int, ...], list[tuple[int, bool, int]]]]] = {}
     for a, b, up, w in initial_deals(shoe):
+        if up not in ups:
+            continue
         left = remove(full, a, b, up)
         if {a, b} == {1, 10}:
             pbj = float(blackjack_probability(shoe, left, up))
@@ -97,12 +99,14 @@ def _pay(hand: tuple[int, bool, int]) -> np.ndarray:
     return np.array([*out, k, k, 0.0])
 
 
-@pytest.mark.parametrize("action,times", [("stand", 1), ("double", 4), ("split", 1)])
-def test_split_to_double_exact_calculation_matches_direct_enumeration(action: str,
-                                                                       times: int) -> None:
+@pytest.mark.parametrize("action,times,ups", [("stand", 1, tuple(range(1, 11))),
+                                              ("double", 4, tuple(range(1, 11))),
+                                              ("split", 1, (1, 6))])
+def test_split_to_double_exact_calculation_matches_direct_enumeration(
+        action: str, times: int, ups: tuple[int, ...]) -> None:
     rules = load("split-to-double").with_(max_hands=2)
-    main, bob, _ = std_exact_value(rules, _Fixed(action, times))  # type: ignore[arg-type]
-    assert -(main + bob) == pytest.approx(_direct(rules, action, times), abs=1e-12)
+    main, bob, _ = std_exact_value(rules, _Fixed(action, times), ups=ups)  # type: ignore[arg-type]
+    assert -(main + bob) == pytest.approx(_direct(rules, action, times, ups), abs=1e-12)
 
 
 def test_split_to_double_resplits_by_value() -> None:
