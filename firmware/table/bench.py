@@ -8,7 +8,9 @@
   whose snapshot shows the card (its dirty rectangles presented). 7 seats; each round is
   dealt (16 cards) and voided, 18 rounds (288 cards of one 6-deck shoe).
 - **journal commit**: ``Journal.append_one`` of a typical input record (WAL,
-  ``synchronous=FULL``: one fsync each) on the filesystem of the working directory.
+  ``synchronous=FULL``: one fsync each) on the filesystem of the working directory, with
+  the keyed chain and its head file (one more ``fdatasync``) against the unkeyed chain
+  without a head file, the two journals taking turns record by record.
 - **idle CPU, resident memory, start to ready**: ``etg run --headless`` with the shoe
   simulator on a pty and the simulated panel, nothing happening; CPU from /proc over 10 s.
 """
@@ -196,19 +198,25 @@ def _new_round(ctl: Any, seats: int, wager: Any, close: Any) -> None:
     ctl.feed(close(), "bench")
 
 
-def _journal_commit(n: int = 1000) -> list[float]:
+def _journal_commit(n: int = 1000) -> tuple[list[float], list[float]]:
+    """Commit latencies of the keyed chain with its head file (as the table runs) and of
+    the unkeyed chain without one (the journal before issue 18), measured side by side:
+    the two journals take turns, record by record, so load on the machine falls on both."""
     from firmware.table.journal import Journal
 
     with tempfile.TemporaryDirectory(dir=".") as d:
-        j = Journal(Path(d) / "j.sqlite")
+        keyed = Journal(Path(d) / "keyed.sqlite", os.urandom(32))
+        plain = Journal(Path(d) / "plain.sqlite", None, head_file=False)
         body = {"input": {"type": "card", "card": "TD"}, "source": "shoe"}
-        out = []
-        for _ in range(n):
+        times: tuple[list[float], list[float]] = ([], [])
+        for i in range(2 * n):
+            j, out = (keyed, times[0]) if i % 2 == 0 else (plain, times[1])
             t0 = time.perf_counter()
             j.append_one("input", body, round_no=1)
             out.append(time.perf_counter() - t0)
-        j.close()
-    return out
+        keyed.close()
+        plain.close()
+    return times
 
 
 def _proc_cpu(pid: int) -> float:
@@ -303,9 +311,12 @@ def table_benchmark() -> Iterator[str]:
            f"-> frame shown, {len(ui)} cards): p50 {statistics.median(ui):.1f} ms, p99 "
            f"{_pct(ui, 0.99):.1f} ms; the rest is the driver, the journal commit below "
            f"and the engine")
-    jc = [x * 1000 for x in _journal_commit()]
-    yield (f"journal commit (append + fsync, WAL synchronous=FULL, 1000 records in "
-           f"{os.getcwd()}): p50 {statistics.median(jc):.2f} ms, p99 {_pct(jc, 0.99):.2f} ms")
+    keyed, plain = ([x * 1000 for x in xs] for xs in _journal_commit())
+    yield (f"journal commit (append + fsync, WAL synchronous=FULL, 1000 records each, "
+           f"alternating, in {os.getcwd()}): keyed chain (HMAC-SHA256) + head file "
+           f"(fdatasync): p50 {statistics.median(keyed):.2f} ms, p99 {_pct(keyed, 0.99):.2f} ms; "
+           f"unkeyed SHA-256 chain, no head file (before): p50 {statistics.median(plain):.2f} ms, "
+           f"p99 {_pct(plain, 0.99):.2f} ms")
     f = _idle(10.0)
     master, slave = os.openpty()
     tty.setraw(slave)

@@ -115,6 +115,13 @@ def test_prefix_install_lays_out_the_real_tree(installed_prefix, keys, real_bund
     assert (prefix / "etc/etg/table.toml").stat().st_mode & 0o777 == 0o640
     assert (prefix / "etc/etg/release.pub").read_bytes() == keys.pub.read_bytes()
     assert (prefix / "var/lib/etg").stat().st_mode & 0o777 == 0o750
+    # the journal secret (issue 18): created once, 0440 (root:etg on the Pi), never shown
+    secret = prefix / "etc/etg/journal.key"
+    assert secret.stat().st_mode & 0o777 == 0o440
+    text = secret.read_text().strip()
+    assert len(bytes.fromhex(text)) == 32 and text not in log
+    assert cfg.journal.key_path == "/etc/etg/journal.key"
+    assert "skip (--prefix): chown root:etg" in log
     unit = (prefix / "etc/systemd/system/etg.service").read_text()
     assert unit == (REPO / "deploy/etg.service").read_text()
     rule = (prefix / "etc/udev/rules.d/99-etg-shoe.rules").read_text()
