@@ -19,7 +19,7 @@ from pathlib import Path
 from deploy.errors import DeployError
 
 #: Packages whose every file is program (tests, docs and tooling are not).
-PROGRAM_PACKAGES: tuple[str, ...] = ("firmware", "drivers", "ui", "rng", "deploy")
+PROGRAM_PACKAGES: tuple[str, ...] = ("firmware", "drivers", "ui", "rng", "deploy", "lab")
 #: Top-level files that belong to a release when present (pyproject.toml is required).
 PROGRAM_TOP_FILES: tuple[str, ...] = ("pyproject.toml", "README.md", "table.toml", "LICENSE")
 #: Names a release build leaves out: interpreter caches and editor droppings are not program.

@@ -36,7 +36,7 @@ def program_files(root: Path | None = None) -> list[tuple[str, str]]:
     except ProgramTreeError:
         names = sorted(
             p.relative_to(root).as_posix()
-            for pkg in ("firmware", "drivers", "ui", "rng", "deploy")
+            for pkg in ("firmware", "drivers", "ui", "rng", "deploy", "lab")
             for p in (root / pkg).rglob("*")
             if p.is_file() and "__pycache__" not in p.parts
         )

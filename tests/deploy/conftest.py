@@ -39,7 +39,7 @@ def make_mini_source(root: Path) -> Path:
         '[project]\nname = "etg-firmware"\nversion = "9.8.7"\n', encoding="utf-8"
     )
     (root / "README.md").write_text("# mini\n", encoding="utf-8")
-    for package in ("firmware", "drivers", "ui", "rng", "deploy"):
+    for package in ("firmware", "drivers", "ui", "rng", "deploy", "lab"):
         (root / package).mkdir(exist_ok=True)
         (root / package / "__init__.py").write_text(f'"""{package}."""\n', encoding="utf-8")
     (root / "firmware" / "rules").mkdir(exist_ok=True)
