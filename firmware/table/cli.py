@@ -130,7 +130,17 @@ def cmd_run(args: argparse.Namespace) -> int:
     opts = RunOptions(seats=seats, auto_play=args.auto_play, rounds=args.rounds,
                       headless=args.headless, control=args.control, pace=args.pace,
                       quiet=args.quiet, demo=args.demo)
-    return run_table(cfg, opts)
+    from firmware.table.journal_open import JournalRefused
+
+    try:
+        return run_table(cfg, opts)
+    except JournalRefused as exc:  # on the screen as well as on stderr and in the syslog
+        from firmware.engine.rules import load_rules
+        from firmware.table.ui_bridge import show_refusal
+
+        show_refusal(cfg, load_rules(cfg.table.variant, dict(cfg.rules), cfg.source), str(exc),
+                     headless=args.headless)
+        raise
 
 
 def demo_journal_path(configured: str, variant: str, seats: int, auto_play: bool) -> str:

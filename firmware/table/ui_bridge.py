@@ -144,3 +144,26 @@ class UiBridge:
         self.alive = False
         if self._inbox is not None:
             self._inbox.put({"kind": "quit"})
+
+
+def show_refusal(cfg: TableConfig, rules: Rules, message: str, *, headless: bool) -> None:
+    """A table that refuses to start (its journal) says so on its screen too, until it is
+    stopped (SIGTERM) or the window is closed: on the floor nobody reads stderr. Without
+    a display this does nothing (the refusal is on stderr and in the system log)."""
+    import signal
+
+    try:
+        bridge = UiBridge(cfg, rules, headless=headless, quiet=True)
+        if not bridge.has_window:
+            return
+        bridge._inbox.put({"kind": "failure",
+                           "failure": {"kind": "journal", "message": message}})
+        before = {sig: signal.signal(sig, lambda signum, frame: bridge.close())
+                  for sig in (signal.SIGTERM, signal.SIGINT)}
+        try:
+            bridge.run_window()
+        finally:
+            for sig, handler in before.items():
+                signal.signal(sig, handler)
+    except Exception as exc:  # the refusal stands whatever the display does
+        log.error("the refusal could not be shown on the display: %s", exc)

@@ -14,6 +14,7 @@ import shutil
 import subprocess
 import sys
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -183,3 +184,25 @@ def test_point4_a_full_disk_at_start_is_one_line(tmp_path: Path) -> None:
     line = one_line_exit_2(etg("run", "--headless", "--rounds", "1", "--journal",
                                str(d / "j.sqlite"), pre=fill))
     assert "full" in line.lower() or "space" in line.lower()
+
+
+def test_point1_a_refused_start_is_on_the_screen_too(tmp_path: Path, monkeypatch: Any) -> None:
+    """With a display the refusal is shown on the table's failure screen (until the table
+    is stopped), not only on stderr and in the system log."""
+    from firmware.config import load_config
+    from firmware.engine import load_rules
+    from firmware.table import ui_bridge
+
+    shown: list[dict[str, Any]] = []
+
+    def run_window(self: Any) -> None:
+        _, messages = self._inbox.take()
+        shown.extend(messages)
+
+    monkeypatch.setattr(ui_bridge, "display_available", lambda: True)
+    monkeypatch.setattr(ui_bridge.UiBridge, "run_window", run_window)
+    cfg = load_config(None, ["display.enabled=true"])
+    ui_bridge.show_refusal(cfg, load_rules("blackjack", {}), "j.sqlite: journal integrity "
+                           "check failed", headless=False)
+    assert shown == [{"kind": "failure", "failure": {
+        "kind": "journal", "message": "j.sqlite: journal integrity check failed"}}]
