@@ -28,6 +28,7 @@ from typing import Any
 import numpy as np
 import numpy.typing as npt
 
+from firmware.errors import UserError
 from rng.cert.battery import OutcomeBattery
 from rng.cert.frequency import IndependenceCounter
 from rng.cert.shuffles import ShuffleBattery
@@ -140,7 +141,7 @@ def _process_rng(spec: DrawSpec) -> tuple[WorkerRecord, Any]:
             try:
                 rng = open_table_rng(spec.settings, bench=spec.bench)
             except RngUnavailable as exc:
-                raise RuntimeError(f"{_worker_name()}: RNG unavailable: {exc.cause}") from None
+                raise UserError(f"{_worker_name()}: RNG unavailable: {exc.cause}") from None
             source = rng.source_name
         if "rng" in _PROCESS and _PROCESS["rng"] is not None:
             _PROCESS["rng"].close()
@@ -155,7 +156,7 @@ def draw_task(spec: DrawSpec, block: Block) -> TaskResult:
 
     record, rng = _process_rng(spec)
     if not record.ok:
-        raise RuntimeError(f"{record.name}: the power-up self-test failed; RNG unavailable")
+        raise UserError(f"{record.name}: the power-up self-test failed; RNG unavailable")
     own = rng is None
     if own:
         settings = dataclasses.replace(spec.settings,
