@@ -34,22 +34,28 @@ COOKIE = "etg_floor"
 KEEPALIVE_S = 15.0
 
 
-def make_app(db: Database, hub: Hub, send_command: Callable[[str, str, str], str],
-             lifespan: Any = None) -> Starlette:
-    """``send_command(table, action, staff)`` signs, logs and publishes; returns its id."""
+class PitView:
+    """The pit view's request handlers over one database connection and the hub."""
 
-    async def who(request: Request) -> auth.Session | None:
-        return await run_in_threadpool(auth.session, db, request.cookies.get(COOKIE))
+    def __init__(self, db: Database, hub: Hub,
+                 send_command: Callable[[str, str, str], str]) -> None:
+        self.db = db
+        self.hub = hub
+        self.send_command = send_command
 
+    async def who(self, request: Request) -> auth.Session | None:
+        return await run_in_threadpool(auth.session, self.db, request.cookies.get(COOKIE))
+
+    @staticmethod
     def to_login() -> Response:
         return RedirectResponse("/login", status_code=303)
 
-    async def login_form(request: Request) -> Response:
+    async def login_form(self, request: Request) -> Response:
         return HTMLResponse(pages.login_page())
 
-    async def login(request: Request) -> Response:
+    async def login(self, request: Request) -> Response:
         form = await request.form()
-        s = await run_in_threadpool(auth.log_in, db, str(form.get("name", "")),
+        s = await run_in_threadpool(auth.log_in, self.db, str(form.get("name", "")),
                                     str(form.get("password", "")))
         if s is None:
             return HTMLResponse(pages.login_page("wrong name or password"), status_code=401)
@@ -58,38 +64,38 @@ def make_app(db: Database, hub: Hub, send_command: Callable[[str, str, str], str
                         max_age=auth.SESSION_S)
         return resp
 
-    async def logout(request: Request) -> Response:
-        s = await who(request)
+    async def logout(self, request: Request) -> Response:
+        s = await self.who(request)
         form = await request.form()
         if s is not None and form.get("csrf") == s.csrf:
-            await run_in_threadpool(auth.log_out, db, s.token)
-        resp = to_login()
+            await run_in_threadpool(auth.log_out, self.db, s.token)
+        resp = self.to_login()
         resp.delete_cookie(COOKIE)
         return resp
 
-    async def index(request: Request) -> Response:
-        s = await who(request)
+    async def index(self, request: Request) -> Response:
+        s = await self.who(request)
         if s is None:
-            return to_login()
-        tiles = await run_in_threadpool(views.tiles, db)
+            return self.to_login()
+        tiles = await run_in_threadpool(views.tiles, self.db)
         return HTMLResponse(pages.tiles_page(tiles, s.name, s.csrf))
 
-    async def table(request: Request) -> Response:
-        s = await who(request)
+    async def table(self, request: Request) -> Response:
+        s = await self.who(request)
         if s is None:
-            return to_login()
-        page = await run_in_threadpool(views.table_page, db, request.path_params["tid"])
+            return self.to_login()
+        page = await run_in_threadpool(views.table_page, self.db, request.path_params["tid"])
         if page is None:
             return HTMLResponse("no such table", status_code=404)
         return HTMLResponse(pages.table_page(page, s.name, s.csrf))
 
-    async def api_tables(request: Request) -> Response:
-        if await who(request) is None:
+    async def api_tables(self, request: Request) -> Response:
+        if await self.who(request) is None:
             return JSONResponse({"error": "log in"}, status_code=401)
-        return JSONResponse(await run_in_threadpool(views.tiles, db))
+        return JSONResponse(await run_in_threadpool(views.tiles, self.db))
 
-    async def command(request: Request) -> Response:
-        s = await who(request)
+    async def command(self, request: Request) -> Response:
+        s = await self.who(request)
         if s is None:
             return JSONResponse({"error": "log in"}, status_code=401)
         form = await request.form()
@@ -98,16 +104,16 @@ def make_app(db: Database, hub: Hub, send_command: Callable[[str, str, str], str
         tid, action = request.path_params["tid"], request.path_params["action"]
         if action not in ("disable", "enable"):
             return JSONResponse({"error": f"unknown action {action!r}"}, status_code=404)
-        if await run_in_threadpool(views.tiles, db, [tid]) == []:
+        if await run_in_threadpool(views.tiles, self.db, [tid]) == []:
             return JSONResponse({"error": "no such table"}, status_code=404)
-        await run_in_threadpool(send_command, tid, action, s.name)
+        await run_in_threadpool(self.send_command, tid, action, s.name)
         return RedirectResponse(f"/table/{tid}", status_code=303)
 
-    async def live(request: Request) -> Response:
-        if await who(request) is None:
+    async def live(self, request: Request) -> Response:
+        if await self.who(request) is None:
             return JSONResponse({"error": "log in"}, status_code=401)
         only = request.query_params.get("table") or None
-        q = hub.subscribe(only)
+        q = self.hub.subscribe(only)
 
         async def stream() -> AsyncIterator[str]:
             try:
@@ -118,20 +124,25 @@ def make_app(db: Database, hub: Hub, send_command: Callable[[str, str, str], str
                     except TimeoutError:
                         yield ": keepalive\n\n"
             finally:
-                hub.unsubscribe(q, only)
+                self.hub.unsubscribe(q, only)
 
         return StreamingResponse(stream(), media_type="text/event-stream",
                                  headers={"Cache-Control": "no-store"})
 
+
+def make_app(db: Database, hub: Hub, send_command: Callable[[str, str, str], str],
+             lifespan: Any = None) -> Starlette:
+    """``send_command(table, action, staff)`` signs, logs and publishes; returns its id."""
+    v = PitView(db, hub, send_command)
     return Starlette(routes=[
-        Route("/", index),
-        Route("/login", login_form, methods=["GET"]),
-        Route("/login", login, methods=["POST"]),
-        Route("/logout", logout, methods=["POST"]),
-        Route("/table/{tid}", table),
-        Route("/table/{tid}/{action}", command, methods=["POST"]),
-        Route("/api/tables", api_tables),
-        Route("/live", live),
+        Route("/", v.index),
+        Route("/login", v.login_form, methods=["GET"]),
+        Route("/login", v.login, methods=["POST"]),
+        Route("/logout", v.logout, methods=["POST"]),
+        Route("/table/{tid}", v.table),
+        Route("/table/{tid}/{action}", v.command, methods=["POST"]),
+        Route("/api/tables", v.api_tables),
+        Route("/live", v.live),
     ], lifespan=lifespan)
 
 
