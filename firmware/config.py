@@ -165,7 +165,7 @@ class TableConfig:
     floor: FloorSettings = field(default_factory=FloorSettings)
     rules: Mapping[str, Any] = field(
         default_factory=lambda: types.MappingProxyType({}),
-        metadata=_doc("Rules Submission overrides, named as in rules-baseline.md"),
+        metadata=_doc("Rules Submission overrides, named as in docs/rules.md"),
     )
     source: str = field(default="<defaults>", compare=False, metadata={"internal": True})
 

@@ -56,11 +56,10 @@ def output_dir(path: str | os.PathLike[str], option: str = "--out") -> Path:
 
 
 def output_file(path: str | os.PathLike[str], option: str = "--out") -> Path:
-    """A file a command writes: its directory must exist and the path must not be a
-    directory (one line and exit 2 otherwise)."""
+    """A file a command writes, its directory created when missing; a directory in its
+    place, or a parent that cannot be made, is one line and exit 2."""
     f = Path(path)
     if f.is_dir():
         raise UserError(f"{option} {f}: is a directory (give a file name)")
-    if not f.parent.is_dir():
-        raise UserError(f"{option} {f}: directory {f.parent} does not exist")
+    output_dir(f.parent, option=f"{option} {f}: directory")
     return f

@@ -63,6 +63,7 @@ def register(sub: Any, common: argparse.ArgumentParser) -> None:
         "the reader closes the pipe, then exits 0.",
     )
     stream.add_argument("--bytes", type=count, metavar="N", help="stop after N bytes")
+    add_out(stream, "file to write (default: stdout)", metavar="FILE", type=Path)
     _seed_option(stream)
     stream.set_defaults(func=_stream)
 
@@ -227,9 +228,11 @@ def _writer() -> Callable[[memoryview], None]:
 def _stream(args: argparse.Namespace) -> int:
     """Raw DRBG output straight from the DRBG's own buffer to the file descriptor: one
     generate request of 2^19 bits per write(2), no copy in Python, no buffering layer."""
+    out = output_file(args.out) if args.out else None
     rng = _open(args)
+    sink = open(out, "wb") if out else None  # noqa: SIM115
     try:
-        write = _writer()
+        write = _writer() if sink is None else sink.write
         left = args.bytes
         while left is None or left >= _CHUNK:
             write(rng.stream_chunk())
@@ -241,6 +244,8 @@ def _stream(args: argparse.Namespace) -> int:
         return _quiet_exit()
     finally:
         rng.close()
+        if sink is not None:
+            sink.close()
     return 0
 
 

@@ -131,8 +131,9 @@ def render_png(view: Mapping[str, Any], layout: Layout, state: ScreenState,
     out = Path(out)
     if out.suffix.lower() != ".png":
         raise UserError(f"--out {out}: the snapshot is a PNG file; name it *.png")
-    if not out.parent.exists():
-        raise UserError(f"--out {out}: directory {out.parent} does not exist")
+    from firmware.errors import output_file
+
+    output_file(out)  # the directory is created when missing
     renderer = Renderer(size, layout, animate=False)
     surf = new_surface(size)
     renderer.render(surf, view, state, SNAPSHOT_T)

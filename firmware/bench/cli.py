@@ -16,7 +16,7 @@ from firmware.errors import UserError
 def register(sub: Any, common: argparse.ArgumentParser) -> None:
     p = sub.add_parser(
         "bench", help="run bench scenarios (engine or hardware-in-the-loop)", parents=[common],
-        description="Bench tools: scenario files (shared/spec/scenario-format.md).",
+        description="Bench tools: scenario files (docs/scenario-format.md).",
     )
     bsub = p.add_subparsers(dest="bench_command", metavar="ACTION")
     bsub.required = True

@@ -1,4 +1,4 @@
-"""Bench scenario files (shared/spec/scenario-format.md): loaded and checked completely.
+"""Bench scenario files (docs/scenario-format.md): loaded and checked completely.
 
 Both runners (engine and hil) read scenarios through :func:`load_scenario`, so a file
 means the same at both depths. Every problem is a :class:`ScenarioError` naming the key
@@ -22,7 +22,7 @@ VARIANTS = ("blackjack", "split-to-double", "bingo", "free-bet", "spanish21")
 RESULTS = ("win", "lose", "push", "surrender", "blackjack")
 STATES = ("settled", "voided", "tilted")
 START_CREDITS = 1_000_000
-#: the RNG draws a round may force (shared/spec/scenario-format.md, `draws`)
+#: the RNG draws a round may force (docs/scenario-format.md, `draws`)
 DRAW_KEYS = ("bingo_target", "bingo_multiplier")
 #: optional wagers a seat may place beside its main wager: our extension of the format
 #: (docs/bench.md); the spec has no key for them, so Push 22 had no way into a scenario

@@ -260,7 +260,7 @@ def _plain(v: Any) -> Any:
 def load_rules(
     variant: str = "blackjack", overrides: Mapping[str, Any] | None = None, source: str = ""
 ) -> Rules:
-    """The rules of ``variant`` with ``overrides`` (named as in rules-baseline.md).
+    """The rules of ``variant`` with ``overrides`` (named as in docs/rules.md).
 
     ``source`` names where the overrides came from (a table configuration, a scenario
     file) so an error points there.

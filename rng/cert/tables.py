@@ -3,7 +3,7 @@
 The battery works on category *indexes* 0..k-1 with exact integer weights; this module
 turns the tokens of a draw file (``17``, ``10``/``10x``, ``TD``) into indexes and finds
 the configured weights. The Bingo weights are the Rules Submission's
-``target_weights`` and ``multiplier_weights`` (rules-baseline §3), read from
+``target_weights`` and ``multiplier_weights`` (docs/rules.md §3), read from
 ``firmware/rules/bingo.toml`` with any ``[rules]`` override of the table configuration
 applied; cards are uniform over the 52 (or 48 Spanish) card codes.
 """

@@ -11,7 +11,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[2]
 SCENARIOS = ROOT / "tests" / "scenarios"
 
-#: seed section -> its lettered clauses, as in /work/shared/regs/seed-*.txt
+#: seed section -> its lettered clauses, as in the sections of the regulation (docs/games.md)
 SEEDS = {
     "633b.26": "abcdefghij", "633b.28": "abcdefgh", "635a.10": "abcd", "672a.10": "abcd",
 }

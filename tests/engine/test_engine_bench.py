@@ -1,4 +1,4 @@
-"""`etg bench run --mode engine` (shared/spec/scenario-format.md): lines, exit codes,
+"""`etg bench run --mode engine` (docs/scenario-format.md): lines, exit codes,
 JUnit, and every malformed file reported as a FAIL with its reason, never a traceback."""
 
 from __future__ import annotations

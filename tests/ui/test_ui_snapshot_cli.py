@@ -70,8 +70,13 @@ def test_bad_input_is_one_line_and_exit_2(tmp_path: Path, capsys: pytest.Capture
 def test_bad_output_and_bad_scenario(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     assert main(["ui", "snapshot", "--variant", "blackjack", "--out",
                  str(tmp_path / "x.jpg")]) == 2
+    # a missing directory is made (README examples write under out/); a file in the way
+    # of the directory is one line and exit 2
     assert main(["ui", "snapshot", "--variant", "blackjack", "--out",
-                 str(tmp_path / "nodir" / "x.png")]) == 2
+                 str(tmp_path / "nodir" / "x.png")]) == 0
+    (tmp_path / "afile").write_text("x")
+    assert main(["ui", "snapshot", "--variant", "blackjack", "--out",
+                 str(tmp_path / "afile" / "x.png")]) == 2
     bad = tmp_path / "bad.toml"
     bad.write_text('name = "x"\nvariant = "blackjack"\n', encoding="utf-8")
     assert main(["ui", "snapshot", "--scenario", str(bad), "--out",

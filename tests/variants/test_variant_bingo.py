@@ -1,4 +1,4 @@
-"""Bingo Blackjack, § 633b.28 (seed, binding) and rules-baseline.md §3.
+"""Bingo Blackjack, § 633b.28 (seed, binding) and docs/rules.md §3.
 
 One seat: the RNG draw comes first (after betting closes), then the shoe order is seat
 card, dealer up card, seat card, hole card, then the seat's cards and the dealer's draws.

@@ -1,4 +1,4 @@
-"""Free Bet Blackjack: § 672a.10 (seed, binding), § 672a.2 (partial), rules-baseline.md §4.
+"""Free Bet Blackjack: § 672a.10 (seed, binding), § 672a.2 (partial), docs/rules.md §4.
 
 One seat: the shoe order is seat card, dealer up card, seat card, hole card, then the
 seat's cards and the dealer's draws.

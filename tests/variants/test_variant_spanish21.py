@@ -1,4 +1,4 @@
-"""Spanish 21: § 635a.10 (seed, binding), § 635a.12 (partial) and rules-baseline.md §5.
+"""Spanish 21: § 635a.10 (seed, binding), § 635a.12 (partial) and docs/rules.md §5.
 
 One seat: the shoe order is seat card, dealer up card, seat card, hole card, then the
 seat's cards and the dealer's draws. The decks hold no ten-spot cards (J, Q, K remain).

@@ -1,4 +1,4 @@
-"""Split to Double Blackjack, § 633b.26 (seed, binding) and rules-baseline.md §2.
+"""Split to Double Blackjack, § 633b.26 (seed, binding) and docs/rules.md §2.
 
 Each test names the clause it checks. One seat: the shoe order is seat card, dealer up
 card, seat card, hole card, then the seat's cards and the dealer's draws.
