@@ -41,6 +41,7 @@ COMMANDS: tuple[tuple[str, str], ...] = (
     ("rtp", "firmware.math.cmd_rtp"),
     ("ui", "ui.cli"),
     ("floor", "firmware.floor.cli"),
+    ("completion", "firmware.completion"),
 )
 
 log = logging.getLogger("etg")

@@ -69,3 +69,13 @@ def test_keyboard_interrupt_is_one_line_and_130(
     assert main(["config", "check"]) == 130
     err = capsys.readouterr().err
     assert err.strip().splitlines() == ["etg: interrupted"]
+
+
+def test_recall_json_on_an_empty_journal_is_no_line_not_a_sentence(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    j = tmp_path / "j.sqlite"
+    assert main(["credits", "add", "--journal", str(j), "--seat", "1", "--cents", "100",
+                 "--id", "T-1"]) == 0
+    capsys.readouterr()
+    assert main(["recall", "--journal", str(j), "--json"]) == 0
+    assert capsys.readouterr().out == ""

@@ -187,7 +187,8 @@ def cmd_recall(args: argparse.Namespace) -> int:
     j = open_existing(_journal_path(args))
     rounds = last_rounds(j, args.last)
     if not rounds:
-        print("no rounds in the journal yet")
+        if not args.json:  # JSON lines: no round is no line, never a sentence
+            print("no rounds in the journal yet")
         return 0
     for rnd in rounds:
         if args.json:
