@@ -79,3 +79,9 @@ def test_recall_json_on_an_empty_journal_is_no_line_not_a_sentence(
     capsys.readouterr()
     assert main(["recall", "--journal", str(j), "--json"]) == 0
     assert capsys.readouterr().out == ""
+
+
+def test_the_key_map_names_no_insurance(capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["panel", "keys"]) == 0
+    out = capsys.readouterr().out
+    assert "NO INSURANCE" in out and "RESCUE" in out

@@ -121,8 +121,11 @@ def _keys(args: argparse.Namespace) -> int:
 
     print("keyboard backend (panel.backend = keyboard):")
     print("  1..7 (or keypad 1..7)  choose the seat the button keys act for")
+    also = {"STAND": "; NO INSURANCE while insurance is offered",
+            "INSURANCE": " (takes insurance; in betting, the optional wager where offered)",
+            "SURRENDER": "; RESCUE after a Spanish 21 double"}
     for key, button in SEAT_KEYS.items():
-        print(f"  {key:<22} {button} of the chosen seat")
+        print(f"  {key:<22} {button} of the chosen seat{also.get(button, '')}")
     for key, button in CONSOLE_KEYS.items():
         print(f"  {key:<22} console {button}")
     return 0

@@ -10,6 +10,9 @@ table service may also follow the action with :meth:`select_seat`); then
 
     B BET   C CLEAR   H HIT   S STAND   D DOUBLE   P SPLIT   R SURRENDER   I INSURANCE
 
+(S is also NO INSURANCE while insurance is offered, R the rescue after a Spanish 21
+double: the table gives the buttons those meanings, see firmware.table.translate)
+
 and for the dealer console: Return DEAL, F9 SHUFFLE, F10 VOID, F11 RECALL (held).
 A key held down reports one press and, when let go, one release, for the seat it was
 pressed for. Key auto-repeat is ignored, as the ICD says holding must not repeat.
