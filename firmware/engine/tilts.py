@@ -49,12 +49,12 @@ class Tilt:
     def public(self) -> dict[str, str]:
         if self.code in DEALER_RESOLVES:
             resolve = "the same fault repeated: VOID (supervisor) to end it"
+        elif self.active:  # a fault still active under it comes first (DEAL is refused)
+            resolve = f"clear the fault ({self.code}), then press DEAL to resume, or VOID"
         elif self.code == "SHOE" and self.resume_phase in P.IN_ROUND:
             resolve = "VOID (supervisor) the round, then load a new shoe (SHUFFLE)"
         elif self.code == "SHOE":
             resolve = "press DEAL, then load a new shoe (SHUFFLE)"
-        elif self.active:
-            resolve = f"clear the fault ({self.code}), then press DEAL to resume, or VOID"
         else:
             resolve = "press DEAL to resume the round, or VOID (supervisor) to void it"
         return {"cause": self.causes[0], "code": self.code, "resolve": resolve}
