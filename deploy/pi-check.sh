@@ -79,6 +79,9 @@ preflight() {
     fi
     grep -q '^enabled' /proc/sys/fs/binfmt_misc/qemu-aarch64 ||
         die "binfmt_misc handler qemu-aarch64 is disabled"
+    mkdir -p "$CACHE"
+    exec 9>"$CACHE/.lock"  # one run at a time: runs share the cache and the step logs
+    flock -n 9 || die "another pi-check is running (lock $CACHE/.lock)"
 }
 
 build_rootfs() {
@@ -215,12 +218,12 @@ step() {  # step NAME CMD...: run in the guest, log to a file, record the result
     dt=$(awk -v a="$t0" -v b="$(date +%s.%N)" 'BEGIN { printf "%.1f", b - a }')
     if ((rc == 0)); then
         RESULTS+=("$(printf '%-4s %-58s %7s s' ok "$name" "$dt")")
-        say "ok    $name ($dt s): $(tail -n 1 "$log")"
+        say "ok    $name ($dt s): $(tail -n 1 "$log" 2>/dev/null || true)"
     else
         FAILED=1
         RESULTS+=("$(printf '%-4s %-58s %7s s  (exit %d)' FAIL "$name" "$dt" "$rc")")
         say "FAIL  $name ($dt s, exit $rc); last lines:"
-        tail -n 15 "$log" | sed 's/^/    /'
+        { tail -n 15 "$log" 2>/dev/null || true; } | sed 's/^/    /'
     fi
     return 0
 }
