@@ -20,8 +20,6 @@ from firmware.math.ruleset import BINGO_MULTIPLIERS, BINGO_TARGETS
 from firmware.math.strategy_table import render
 
 SIM_SEED = 20260101
-#: measured by running firmware.math.stdexact.std_exact_value with depth 2 and 3
-STD_DEPTH_NOTE = "the whole figure moves by less than 0.001% from 2 tracked cards to 3"
 
 
 def approximations(r: Any) -> list[str]:
@@ -36,8 +34,9 @@ def approximations(r: Any) -> list[str]:
                    "removed exactly; later ones (resplits, a second hand's double) are "
                    "drawn from the composition left then and removed for the dealer to "
                    "first order. Measured at 6 decks against the calculation that tracks "
-                   "every card: 1.4e-7 of the wager for the starts with a 10 up "
-                   f"({STD_DEPTH_NOTE}).")
+                   "every card: 1.4e-7 of the wager for the starts with a 10 up; the "
+                   "whole figure against tracking one card fewer and against a 10^8-round "
+                   "fast-path run: docs/math.md, notes for the lab.")
     elif not r.shoe.infinite:
         out.append("Card removal: after the first three cards, the player's further cards "
                    "are drawn from the composition those three leave, and split hands are "
