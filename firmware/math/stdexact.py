@@ -354,24 +354,29 @@ def std_exact_value(rules: GameRules, strategy: Strategy, depth: int = DEPTH,
             _Round(rules, strategy.decide, up, left, leaves, bob_alive, depth,
                    choices).play(a, b, base, w)
         keys = list(leaves)
-        comps = cu[None, :] - np.array(keys, dtype=np.int64)
-        h17 = rules.dealer_hits_soft_17
-        dl = joint_laws(shoe.kind, comps, up, h17)
         gm = np.array([leaves[k][0] for k in keys])
         gb = np.array([leaves[k][1] for k in keys])
-        main += float((gm[:, :8] * dl).sum())
-        bob += float((gb[:, :8] * dl).sum())
-        # cards not tracked: the dealer's law to first order in them (effect of removal)
         xm, xb = gm[:, 8:].reshape(-1, 10, 8), gb[:, 8:].reshape(-1, 10, 8)
-        rows = np.flatnonzero(np.abs(xm).sum(axis=(1, 2)) + np.abs(xb).sum(axis=(1, 2)))
-        for v in range(10):
-            used = rows[np.abs(xm[rows, v]).sum(axis=1) + np.abs(xb[rows, v]).sum(axis=1) > 0]
-            if used.size:
-                less = np.maximum(comps[used] - _EYE[v].astype(np.int64), 0)
-                delta = joint_laws(shoe.kind, less, up, h17) - dl[used]
-                main += float((xm[used, v] * delta).sum())
-                bob += float((xb[used, v] * delta).sum())
-        laws += len(keys)
+        # every composition needed: each leaf's, and for cards not tracked, the leaf's
+        # less one card of each value drawn (first order): one batch, no duplicates
+        index: dict[tuple[int, ...], int] = {k: i for i, k in enumerate(keys)}
+        terms: list[tuple[int, int, int]] = []  # (leaf, value, composition index)
+        used = np.abs(xm).sum(axis=2) + np.abs(xb).sum(axis=2) > 0
+        for i, v in zip(*np.nonzero(used), strict=True):
+            k = keys[i]
+            kv = (*k[:v], k[v] + 1, *k[v + 1:])
+            terms.append((int(i), int(v), index.setdefault(kv, len(index))))
+        comps = np.maximum(cu[None, :] - np.array(list(index), dtype=np.int64), 0)
+        dl = joint_laws(shoe.kind, comps, up, rules.dealer_hits_soft_17)
+        n = len(keys)
+        main += float((gm[:, :8] * dl[:n]).sum())
+        bob += float((gb[:, :8] * dl[:n]).sum())
+        if terms:
+            li, vi, ci = (np.array(t) for t in zip(*terms, strict=True))
+            delta = dl[ci] - dl[li]
+            main += float((xm[li, vi] * delta).sum())
+            bob += float((xb[li, vi] * delta).sum())
+        laws += len(index)
     return main, bob, laws
 
 
