@@ -85,3 +85,8 @@ def test_the_key_map_names_no_insurance(capsys: pytest.CaptureFixture[str]) -> N
     assert main(["panel", "keys"]) == 0
     out = capsys.readouterr().out
     assert "NO INSURANCE" in out and "RESCUE" in out
+
+
+def test_strategy_bingo_needs_the_bingo_variant(capsys: pytest.CaptureFixture[str]) -> None:
+    line = _one_line_exit_2(capsys, ["strategy", "--variant", "blackjack", "--bingo", "17:10"])
+    assert "--variant bingo" in line

@@ -27,6 +27,9 @@ def _run(args: argparse.Namespace) -> int:
 
     rules = rules_from_args(args)
     bingo = None
+    if args.bingo and rules.variant != "bingo":
+        raise UserError(f"--bingo is for Bingo Blackjack (--variant bingo); the game here is "
+                        f"{rules.variant}")
     if args.bingo:
         try:
             t, m = (int(x) for x in args.bingo.split(":"))
