@@ -137,8 +137,8 @@ def _hand(p: Painter, surf: pygame.Surface, cell: pygame.Rect, hand: Mapping[str
         badge.midbottom = (fan.centerx, fan.bottom - m.s(4))
         pygame.draw.rect(surf, palette.INK, badge.move(0, m.s(2)), border_radius=m.s(8))
         pygame.draw.rect(surf, color, badge, border_radius=m.s(8))
-        paid = hand.get("paid") or 0
-        text = result.upper() + (f"  {dollars(int(paid))}" if paid else "")
+        won = hand_winnings(hand)  # what the hand won, not what came back with its stake
+        text = result.upper() + (f"  {dollars(won, sign=True)}" if won > 0 else "")
         p.text_fit(surf, text, m.font(20), palette.INK, badge.inflate(-m.s(8), 0), "center")
     if hand.get("bingo_hit"):
         tag = pygame.Rect(0, 0, m.s(92), m.s(28))
@@ -146,6 +146,14 @@ def _hand(p: Painter, surf: pygame.Surface, cell: pygame.Rect, hand: Mapping[str
         pygame.draw.rect(surf, palette.BINGO, tag, border_radius=m.s(14))
         p.text_fit(surf, "BINGO!", m.font(20), palette.INK, tag, "center")
     del bingo_target  # the engine decides a hit (bingo_hit); the target is not compared here
+
+
+def hand_winnings(hand: Mapping[str, Any]) -> int:
+    """Cents a hand won: its payout less the real money staked on it (a Free Bet lammer
+    stakes nothing), so "WIN +$5" on a $5 wager paid $10."""
+    staked = (0 if hand.get("lammer") else int(hand.get("wager") or 0)) + (
+        0 if hand.get("double_lammer") else int(hand.get("double") or 0))
+    return int(hand.get("paid") or 0) - staked
 
 
 def paint_seat(p: Painter, surf: pygame.Surface, sg: SeatGeometry, seat: Mapping[str, Any],

@@ -80,7 +80,9 @@ def test_results_and_payouts_per_hand() -> None:
     for seat in view["seats"]:
         for hand in seat["hands"]:
             assert hand["result"].upper() in texts
-    assert "WIN  $50" in r.model.texts("seat-2")  # a 20 against 19 paid 2 x $25
+    # a 20 against 19 on $25 is paid $50: the badge says what was won, +$25 (issue 20)
+    assert "WIN  +$25" in r.model.texts("seat-2")
+    assert not any(t.startswith("WIN  $50") for t in r.model.texts("seat-2"))
     assert "+$25" in r.model.texts("seat-2")      # the seat's net
 
 
