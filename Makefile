@@ -37,7 +37,7 @@ test-hil: setup
 	$(TESTENV) ETG_HIL_ALL=1 $(BIN)/python -m pytest -n $(JOBS) -q tests/bench_hil/test_hil_equivalence.py
 
 lint: setup
-	$(BIN)/ruff check firmware drivers ui rng deploy lab tests
+	$(BIN)/ruff check etgcore firmware drivers ui rng deploy lab tests
 	$(BIN)/mypy
 
 bench: setup

@@ -28,11 +28,9 @@ def _best(fn: Callable[[], T], repeat: int = 5) -> tuple[float, T]:
 def release() -> Iterator[str]:
     from deploy import signing
     from deploy.bundle import build_bundle, verify_bundle
-    from deploy.fingerprint import fingerprint
     from deploy.manifest import verify_installed
     from deploy.seeded_hmac import hmac_of_tree
     from deploy.unpack import extract
-    from firmware.config import load_config
 
     source = Path(__file__).resolve().parent.parent
     yield f"what: release tooling on the program of {source} (best of 5 runs each)"
@@ -64,7 +62,3 @@ def release() -> Iterator[str]:
             f"etg verify --seed (HMAC-SHA256):      {t_hmac * 1e3:8.1f} ms,"
             f" {size / t_hmac / 1e6:.0f} MB/s"
         )
-        cfg = load_config(None)
-        rules = {"decks": 6, "dealer_hits_soft_17": False}
-        t_fp, _ = _best(lambda: fingerprint(cfg, rules), repeat=50)
-        yield f"config fingerprint (table + rules):   {t_fp * 1e6:8.1f} us"

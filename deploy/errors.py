@@ -1,7 +1,7 @@
 """The two ways a deploy command fails, told apart by exit code.
 
 Bad input (a missing file, a malformed key, a seed that is not hex) is a
-:class:`~firmware.errors.UserError`: one line, exit 2, like every other ``etg`` command.
+:class:`~etgcore.errors.UserError`: one line, exit 2, like every other ``etg`` command.
 A finding that something is *not authentic* (a refused bundle, installed files that differ
 from the signed manifest) is an :class:`AuthenticityError`: one line too, but exit 1, so a
 script or a lab can tell "you typed it wrong" from "this software is not what was signed".
@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from firmware.errors import UserError
+from etgcore.errors import UserError
 
 
 class DeployError(UserError):

@@ -30,7 +30,6 @@ from deploy.program import (
     sha256_file,
     tree_files,
 )
-from firmware.errors import UserError
 
 FORMAT = "etg-release-manifest/1"
 #: Prefixed to the manifest bytes before signing, so a manifest signature can never be
@@ -263,24 +262,3 @@ def verify_installed(
         release_id=release_id(manifest, data),
         key_id=signing.key_id(public),
     )
-
-
-def record_software_check(
-    journal: Any, root: str | Path | None = None, pubkey: str | Path | bytes | None = None
-) -> InstalledRelease:
-    """The production start-up check, journaled: SOFTWARE_VERIFIED or SOFTWARE_VERIFY_FAILED.
-
-    ``journal`` is a :class:`firmware.table.journal.Journal`. On failure the event is
-    written first and the error re-raised: the service must not take inputs.
-    """
-    from firmware.table.events import EventCode
-
-    try:
-        release = verify_installed(root, pubkey)
-    except UserError as exc:  # an unreadable key fails the start just like a changed file
-        journal.append_one(
-            "event", {"problem": str(exc)}, code=int(EventCode.SOFTWARE_VERIFY_FAILED)
-        )
-        raise
-    journal.append_one("event", release.journal_body(), code=int(EventCode.SOFTWARE_VERIFIED))
-    return release

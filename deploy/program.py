@@ -19,7 +19,7 @@ from pathlib import Path
 from deploy.errors import DeployError
 
 #: Packages whose every file is program (tests, docs and tooling are not).
-PROGRAM_PACKAGES: tuple[str, ...] = ("firmware", "drivers", "ui", "rng", "deploy", "lab")
+PROGRAM_PACKAGES: tuple[str, ...] = ("etgcore", "firmware", "drivers", "ui", "rng", "deploy", "lab")
 #: Top-level files that belong to a release when present (pyproject.toml is required).
 PROGRAM_TOP_FILES: tuple[str, ...] = ("pyproject.toml", "README.md", "table.toml", "LICENSE")
 #: Names a release build leaves out: interpreter caches and editor droppings are not program.
@@ -114,6 +114,24 @@ def sha256_file(path: Path) -> tuple[str, int]:
             digest.update(chunk)
             size += len(chunk)
     return digest.hexdigest(), size
+
+
+def program_digests(root: Path) -> list[tuple[str, str]]:
+    """(relative path, sha256) of every program file under ``root``, in release order.
+
+    A tree that cannot be a release (an installed table's, a checkout with a stray link)
+    still gets digests of every file of the program packages, so a report can name it.
+    """
+    try:
+        names = release_files(root)
+    except ProgramTreeError:
+        names = sorted(
+            p.relative_to(root).as_posix()
+            for pkg in PROGRAM_PACKAGES
+            for p in (root / pkg).rglob("*")
+            if p.is_file() and "__pycache__" not in p.parts
+        )
+    return [(name, sha256_file(root / name)[0]) for name in names]
 
 
 def read_chunks(path: Path) -> Iterator[bytes]:

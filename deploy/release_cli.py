@@ -34,8 +34,8 @@ def register(sub: Any, common: argparse.ArgumentParser) -> None:
 
     build = rsub.add_parser(
         "build", parents=[common], help="build a signed bundle of the program",
-        description="Pack the program files (packages firmware, drivers, ui, rng, deploy and"
-        " pyproject.toml, README.md, table.toml) with a signed manifest of their SHA-256 into"
+        description="Pack the program files (packages etgcore, firmware, drivers, ui, rng, deploy"
+        " and pyproject.toml, README.md, table.toml) with a signed manifest of their SHA-256 into"
         " one signed bundle.",
     )
     build.add_argument("--key", required=True, metavar="KEY", help="the private key (NAME.key)")

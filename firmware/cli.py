@@ -1,11 +1,16 @@
 """`etg`: the one command line of the firmware.
 
-Subcommands are registered in one place, :data:`COMMANDS`: each entry names a module that
+Subcommands are listed in one place, :data:`COMMANDS`: each entry names a module that
 exposes ``register(subparsers, common)``, which adds its parser(s) and sets ``func`` (a
 callable taking the parsed namespace and returning an exit code). Modules keep their heavy
 imports (pygame, numpy) inside the functions, so ``etg --help`` stays fast.
 
-Bad input never shows a traceback: :class:`~firmware.errors.UserError` prints one line and
+This module composes; the commands never import it back. What they need of it (the
+configuration loader, the version, the program's identity) reaches them as the
+:class:`~etgcore.commands.CommandContext` in every parsed namespace
+(:func:`etgcore.commands.context`).
+
+Bad input never shows a traceback: :class:`~etgcore.errors.UserError` prints one line and
 exits 2, as do argparse errors; anything else is a bug, shown as one line with a hint to
 rerun with ``--debug`` for the traceback.
 """
@@ -17,10 +22,12 @@ import importlib
 import logging
 import sys
 from collections.abc import Sequence
+from pathlib import Path
 from typing import Any, NoReturn
 
+from etgcore.commands import CONTEXT_ATTR, CommandContext
+from etgcore.errors import UserError
 from firmware import __version__
-from firmware.errors import UserError
 from firmware.logsetup import setup_logging, wants_json
 
 #: (name, module) of every subcommand family, in the order `etg --help` lists them.
@@ -148,6 +155,7 @@ def build_parser(argv: Sequence[str] | None = None) -> argparse.ArgumentParser:
     )
     parser.add_argument("--version", action="version", version=f"etg {__version__}")
     parser.set_defaults(overrides=None, log_json=False, log_level=None, debug=False, config=None)
+    parser.set_defaults(**{CONTEXT_ATTR: command_context()})
     sub = parser.add_subparsers(dest="command", metavar="COMMAND", parser_class=OneLineParser)
     sub.required = True
     common = _common_options(suppress=True)
@@ -164,6 +172,36 @@ def load_table_config(args: argparse.Namespace) -> Any:
 
     path = args.config if args.config else default_config_path()
     return load_config(path, args.overrides or [])
+
+
+def _rules_file(variant: str) -> Path:
+    from firmware.engine.rules import rules_path
+
+    return rules_path(variant)
+
+
+def _program_files() -> list[tuple[str, str]]:
+    from deploy.program import program_digests
+
+    return program_digests(Path(__file__).resolve().parent.parent)
+
+
+def _config_fingerprint(cfg: Any) -> str:
+    from deploy.fingerprint import fingerprint
+
+    return fingerprint(cfg, dict(cfg.rules)).table
+
+
+def command_context() -> CommandContext:
+    """What every subcommand receives (each service imported only when it is used)."""
+    return CommandContext(
+        version=__version__,
+        # looked up at call time, so a test may stand in for the loader
+        load_config=lambda args: load_table_config(args),
+        rules_file=_rules_file,
+        program_files=_program_files,
+        config_fingerprint=_config_fingerprint,
+    )
 
 
 def main(argv: Sequence[str] | None = None) -> int:

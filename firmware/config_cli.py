@@ -8,6 +8,8 @@ import json
 from collections.abc import Mapping
 from typing import Any
 
+from etgcore.commands import context
+
 
 def register(sub: Any, common: argparse.ArgumentParser) -> None:
     p = sub.add_parser(
@@ -46,17 +48,15 @@ def _plain(obj: Any) -> Any:
 
 
 def _check(args: argparse.Namespace) -> int:
-    from firmware.cli import load_table_config
 
-    cfg = load_table_config(args)
+    cfg = context(args).load_config(args)
     print(f"ok: {cfg.source} ({cfg.table.variant}, {cfg.table.mode} mode)")
     return 0
 
 
 def _show(args: argparse.Namespace) -> int:
-    from firmware.cli import load_table_config
 
-    cfg = load_table_config(args)
+    cfg = context(args).load_config(args)
     print(json.dumps(_plain(cfg), indent=2, sort_keys=False))
     return 0
 

@@ -83,8 +83,8 @@ class _Stream:
 
 
 def run() -> Iterator[str]:
-    from firmware.config import RngSettings
     from rng.batch import randbelow_batch, weighted_batch
+    from rng.settings import RngSettings
     from rng.table import open_table_rng
 
     yield ("method: time.perf_counter; each figure is the best of 7 runs of 0.25 s, runs of "

@@ -11,6 +11,8 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any, BinaryIO
 
+from etgcore.commands import context
+from etgcore.errors import UserError, output_file
 from firmware.cli_options import (
     add_decks,
     add_out,
@@ -19,7 +21,6 @@ from firmware.cli_options import (
     configured_decks,
     count,
 )
-from firmware.errors import UserError, output_file
 from firmware.progress import progress_for
 
 _CHUNK = 1 << 16  # one 2^19-bit generate per write, from the DRBG's buffer: no copy
@@ -100,10 +101,9 @@ def _seed_option(p: argparse.ArgumentParser) -> None:
 
 def _open(args: argparse.Namespace) -> Any:
     """The table RNG of the configuration, without cycling, honouring a bench seed."""
-    from firmware.cli import load_table_config
     from rng import RngUnavailable, open_table_rng
 
-    cfg = load_table_config(args)
+    cfg = context(args).load_config(args)
     settings = cfg.rng
     seed = getattr(args, "seed", None)
     if seed is not None:
@@ -161,13 +161,12 @@ def _kat(args: argparse.Namespace) -> int:
 
 
 def _selftest(args: argparse.Namespace) -> int:
-    from firmware.cli import load_table_config
     from rng.entropy import open_source
     from rng.errors import RngError
     from rng.mechanisms import MECHANISMS
     from rng.selftest import power_up_selftest
 
-    cfg = load_table_config(args)
+    cfg = context(args).load_config(args)
     mechs = list(MECHANISMS) if args.all else [cfg.rng.mechanism]
     ok = True
     for mech in mechs:
@@ -250,19 +249,18 @@ def _stream(args: argparse.Namespace) -> int:
 
 
 def _draws(args: argparse.Namespace) -> int:
-    from firmware.cli import load_table_config
     from rng.lab import bingo_weights, outcomes, parse_weights, render
 
     if args.draws is None:
         raise UserError("--draws N is required: how many outcomes to write")
-    cfg = load_table_config(args)
+    cfg = context(args).load_config(args)
     weights = None
     if args.what in ("target", "multiplier"):
         if args.weights:
             weights = parse_weights(args.weights)
             _bingo_values(args.what, weights)
         else:
-            weights = bingo_weights(args.what, cfg.rules)
+            weights = bingo_weights(args.what, cfg.rules, context(args).rules_file("bingo"))
     elif args.weights:
         raise UserError("--weights applies to --what target or multiplier only")
     decks = configured_decks(cfg, args.decks)

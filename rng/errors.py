@@ -6,7 +6,7 @@ state or entropy bytes: an error message may reach a log a player can see.
 
 from __future__ import annotations
 
-from firmware.errors import UserError
+from etgcore.errors import UserError
 
 
 class RngError(Exception):

@@ -22,13 +22,11 @@ from typing import Any
 
 import numpy as np
 
-import firmware
-from firmware.errors import UserError
+from etgcore.cards import deck
+from etgcore.errors import UserError
 from rng.batch import randbelow_batch, shuffle_batch, weighted_batch
 from rng.scaling import normalize_weights
-from rng.shoe import deck
 
-BINGO_RULES = Path(firmware.__file__).resolve().parent / "rules" / "bingo.toml"
 WHAT = ("target", "multiplier", "card", "shuffle")
 CHUNK = 1 << 17  # outcomes per batch: bounded memory for any --n
 
@@ -82,11 +80,13 @@ def _as_weights(raw: Any, where: str) -> dict[int, int]:
 
 
 def bingo_weights(
-    what: str, rules_overrides: Mapping[str, Any], rules_file: Path | None = None
+    what: str, rules_overrides: Mapping[str, Any], rules_file: Path
 ) -> dict[int, int]:
-    """The ``target_weights`` or ``multiplier_weights`` the Bingo table would use."""
+    """The ``target_weights`` or ``multiplier_weights`` the Bingo table would use.
+
+    ``rules_file`` is Bingo's Rules Submission (the command line knows where it is).
+    """
     key = f"{what}_weights"
-    rules_file = rules_file or BINGO_RULES
     if key in rules_overrides:
         return _as_weights(rules_overrides[key], f"rules.{key}")
     if not rules_file.is_file():

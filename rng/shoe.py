@@ -9,15 +9,8 @@ code in one unshuffled deck (0 = ``AS`` ... 51 = ``KC``; Spanish 0..47).
 
 from __future__ import annotations
 
+from etgcore.cards import deck
 from rng.scaling import BitSource, shuffle
-
-RANKS = "A23456789TJQK"
-SUITS = "SHDC"
-
-
-def deck(*, spanish: bool = False) -> list[str]:
-    """One unshuffled deck of card codes (48 cards without tens when ``spanish``)."""
-    return [r + s for s in SUITS for r in RANKS if not (spanish and r == "T")]
 
 
 def unshuffled_shoe(decks: int, *, spanish: bool = False) -> list[str]:

@@ -6,8 +6,8 @@ from pathlib import Path
 
 import pytest
 
+from etgcore.errors import ConfigError
 from firmware.config import TableConfig, describe_schema, load_config
-from firmware.errors import ConfigError
 
 REPO = Path(__file__).resolve().parents[1]
 

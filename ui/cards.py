@@ -9,24 +9,22 @@ from __future__ import annotations
 
 import pygame
 
+from etgcore import cards
 from ui import palette
 from ui.fonts import TextCache
 
-RANKS = {
+#: How each rank of the ICD alphabet is printed in a card's corner.
+RANK_LABELS = {
     "A": "A", "2": "2", "3": "3", "4": "4", "5": "5", "6": "6", "7": "7",
     "8": "8", "9": "9", "T": "10", "J": "J", "Q": "Q", "K": "K",
 }
-SUITS = ("S", "H", "D", "C")
 #: Card height over width (a poker-size card is 88 x 63 mm).
 ASPECT = 1.4
 _SS = 4  # supersampling factor for suit shapes
 
 
-def is_card(code: object) -> bool:
-    """True for a face code such as ``"TD"``; ``"??"`` (a hidden hole card) is not one."""
-    return (
-        isinstance(code, str) and len(code) == 2 and code[0] in RANKS and code[1] in SUITS
-    )
+#: True for a face code such as ``"TD"``; ``"??"`` (a hidden hole card) is not one.
+is_card = cards.is_card
 
 
 def suit_color(suit: str) -> palette.Color:
@@ -123,7 +121,7 @@ class CardArt:
         return out
 
     def _draw_face(self, code: str, width: int) -> pygame.Surface:
-        rank, suit = RANKS[code[0]], code[1]
+        rank, suit = RANK_LABELS[code[0]], code[1]
         surf = self._blank(width, palette.CARD_FACE)
         w, h = surf.get_size()
         index = self._index(rank, suit, width)

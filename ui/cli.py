@@ -10,6 +10,8 @@ from __future__ import annotations
 import argparse
 from typing import Any
 
+from etgcore.commands import context
+
 SNAPSHOT_SCREENS = ("auto", "table", "attract", "betting", "tilt", "void", "recall", "failure")
 
 
@@ -62,7 +64,7 @@ def register(sub: Any, common: argparse.ArgumentParser) -> None:
 
 
 def _size(text: str) -> tuple[int, int]:
-    from firmware.errors import UserError
+    from etgcore.errors import UserError
     from ui.units import parse_size
 
     try:
@@ -72,12 +74,11 @@ def _size(text: str) -> tuple[int, int]:
 
 
 def _snapshot(args: argparse.Namespace) -> int:
-    from firmware.cli import load_table_config
-    from firmware.errors import UserError
+    from etgcore.errors import UserError
     from ui.layout_source import layout_for_rules, rules_for
     from ui.snapshot import empty_table_view, render_png, scenario_view, screen_state
 
-    cfg = load_table_config(args)
+    cfg = context(args).load_config(args)
     size = _size(args.size)
     if args.after_card is not None and not args.scenario:
         raise UserError("--after-card needs --scenario (the cards come from a scenario)")
@@ -105,11 +106,10 @@ def _snapshot(args: argparse.Namespace) -> int:
 
 
 def _readme(args: argparse.Namespace) -> int:
-    from firmware.cli import load_table_config
     from ui.readme_snapshots import write_readme_snapshots
 
-    cfg = load_table_config(args)
-    from firmware.errors import output_dir
+    cfg = context(args).load_config(args)
+    from etgcore.errors import output_dir
 
     output_dir(args.out)
     for line in write_readme_snapshots(args.out, _size(args.size),
@@ -119,8 +119,7 @@ def _readme(args: argparse.Namespace) -> int:
 
 
 def _demo(args: argparse.Namespace) -> int:
-    from firmware.cli import load_table_config
     from ui.demo import run_demo
 
-    cfg = load_table_config(args)
+    cfg = context(args).load_config(args)
     return run_demo(cfg, args.variant or cfg.table.variant, args.seconds, args.frames)

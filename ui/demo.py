@@ -12,7 +12,7 @@ import threading
 from collections.abc import Mapping
 from typing import Any
 
-from firmware.errors import UserError
+from etgcore.errors import UserError
 from ui.layout_source import layout_for_rules, rules_for
 from ui.runner import UiInbox, UiRunner
 

@@ -12,7 +12,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from firmware.errors import UserError
+from etgcore.errors import UserError
 
 #: Printed names of the betting areas (design labels, not regulated inscriptions).
 AREA_LABELS = {

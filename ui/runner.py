@@ -35,7 +35,9 @@ log = logging.getLogger("etg.ui")
 IDLE_WAIT_S = 0.05
 
 KeyHandler = Callable[[Any], bool]           # e.g. KeyboardPanel.handle_event
-ButtonSink = Callable[[Any], None]           # receives drivers.panel PanelEvent
+#: receives (kind "press"/"release", panel button name, seat, clock time): the table's
+#: side turns it into the panel driver's event, so the UI needs nothing of the driver
+ButtonSink = Callable[[str, str, int, float], None]
 
 
 class PrivateViewError(ValueError):
@@ -199,11 +201,9 @@ class UiRunner:
         button = DECISION_BUTTONS.get(decision)
         if button is None:
             return False  # a decision no panel button makes
-        from drivers.panel.buttons import PanelEvent
-
         t = self.clock()
-        self.on_button(PanelEvent("press", button, seat, t))
-        self.on_button(PanelEvent("release", button, seat, t))
+        self.on_button("press", button, seat, t)
+        self.on_button("release", button, seat, t)
         return True
 
     # -- the window ---------------------------------------------------------------------

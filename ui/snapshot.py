@@ -14,7 +14,7 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
-from firmware.errors import UserError
+from etgcore.errors import UserError
 from ui.layout_data import Layout
 from ui.model import RenderModel
 from ui.state import RecallEntry, ScreenState

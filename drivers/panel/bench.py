@@ -17,8 +17,8 @@ from collections.abc import Iterator
 
 from drivers.panel.buttons import PanelEvent
 from drivers.panel.panel import MatrixPanel
+from drivers.panel.settings import PanelSettings
 from drivers.panel.sim_pins import SimPins
-from firmware.config import PanelSettings
 
 IDLE_S = 4.0
 PRESSES = 200

@@ -5,7 +5,7 @@ from __future__ import annotations
 import argparse
 from typing import Any
 
-import drivers.panel.pinmap  # noqa: F401  (registers the pin-map check for `etg config`)
+from etgcore.commands import context
 
 
 def register(sub: Any, common: argparse.ArgumentParser) -> None:
@@ -58,11 +58,10 @@ def _test(args: argparse.Namespace) -> int:
     from drivers.panel import open_panel
     from drivers.panel.panel import MatrixPanel
     from drivers.panel.selftest import SelfTest, default_script, parse_script
-    from firmware.cli import load_table_config
-    from firmware.config import PanelBackend
-    from firmware.errors import UserError
+    from drivers.panel.settings import PanelBackend
+    from etgcore.errors import UserError
 
-    cfg = load_table_config(args)
+    cfg = context(args).load_config(args)
     backend: PanelBackend = args.backend or (
         cfg.panel.backend if cfg.panel.backend != "keyboard" else "sim"
     )
@@ -86,7 +85,7 @@ def _test(args: argparse.Namespace) -> int:
     lamp_step = args.lamp_step if args.lamp_step is not None else (
         0.01 if backend == "sim" else 0.25
     )
-    panel = open_panel(cfg, backend)
+    panel = open_panel(cfg.panel, cfg.table.seats, backend)
     assert isinstance(panel, MatrixPanel)
     test = SelfTest(panel, lambda line: print(line, flush=True), max(0.0, lamp_step))
     print(

@@ -14,7 +14,7 @@ from types import ModuleType
 from typing import Any
 
 from drivers.panel.pins import Edge, PinError, Pins, Pull
-from firmware.errors import UserError
+from etgcore.errors import UserError
 
 INSTALL_HINT = (
     "panel backend 'gpio' needs RPi.GPIO (pip install RPi.GPIO; on a Raspberry Pi 5 "

@@ -20,8 +20,8 @@ from drivers.panel.buttons import CONSOLE_BUTTONS, MAX_SEATS, PanelEvent
 from drivers.panel.lamps import ALL_OFF, LampChain, LampState, decode, encode
 from drivers.panel.pins import HIGH, LOW, Pins
 from drivers.panel.scanner import ConsoleInputs, MatrixScanner
+from drivers.panel.settings import PanelSettings
 from drivers.panel.sim_pins import SimPins
-from firmware.config import PanelSettings
 
 log = logging.getLogger("etg.panel")
 

@@ -10,8 +10,8 @@ when a panel is opened.
 
 from __future__ import annotations
 
-from firmware.config import PinMap, TableConfig, register_validator
-from firmware.errors import ConfigError
+from drivers.panel.settings import PanelSettings, PinMap
+from etgcore.errors import ConfigError
 
 RESERVED: dict[int, str] = {2: "I²C SDA", 3: "I²C SCL", 14: "UART TXD", 15: "UART RXD"}
 PIN_RANGE = range(0, 28)  # BCM 0..27 are on the 40-pin header
@@ -30,9 +30,12 @@ def pin_keys(pins: PinMap) -> list[tuple[str, int]]:
     return keys
 
 
-def check_pin_map(cfg: TableConfig) -> None:
-    """Raise :class:`ConfigError` naming the key of the first problem in the pin map."""
-    src, pins, seats = cfg.source, cfg.panel.pins, cfg.table.seats
+def check_pin_map(panel: PanelSettings, seats: int, source: str) -> None:
+    """Raise :class:`ConfigError` naming the key of the first problem in the pin map.
+
+    ``seats`` is the table's seat count (one row per seat); ``source`` names the file.
+    """
+    src, pins = source, panel.pins
     if len(pins.columns) != COLUMNS:
         raise ConfigError(
             src, "panel.pins.columns",
@@ -62,13 +65,11 @@ def check_pin_map(cfg: TableConfig) -> None:
         if pin in seen:
             raise ConfigError(src, key, f"BCM {pin} is already used by {seen[pin]}")
         seen[pin] = key
-    scan_us = seats * cfg.panel.settle_us
-    if scan_us >= cfg.panel.scan_period_ms * 1000:
+    scan_us = seats * panel.settle_us
+    if scan_us >= panel.scan_period_ms * 1000:
         raise ConfigError(
             src, "panel.settle_us",
-            f"{seats} rows x {cfg.panel.settle_us} us settling does not fit in "
-            f"panel.scan_period_ms = {cfg.panel.scan_period_ms:g}",
+            f"{seats} rows x {panel.settle_us} us settling does not fit in "
+            f"panel.scan_period_ms = {panel.scan_period_ms:g}",
         )
 
-
-register_validator(check_pin_map)

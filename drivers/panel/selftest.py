@@ -16,7 +16,7 @@ from dataclasses import dataclass
 
 from drivers.panel.buttons import BUTTONS, CONSOLE_BUTTONS, PanelEvent
 from drivers.panel.panel import MatrixPanel
-from firmware.errors import UserError
+from etgcore.errors import UserError
 
 DEFAULT_HOLD_MS = 80
 GAP_S = 0.06

@@ -33,7 +33,7 @@ from typing import NamedTuple
 
 from drivers.panel.buttons import BUTTONS, CONSOLE_BUTTONS, MAX_SEATS, button_index
 from drivers.panel.pins import HIGH, LOW, Edge, PinError, Pins, Pull
-from firmware.config import PinMap
+from drivers.panel.settings import PinMap
 
 
 class PinOp(NamedTuple):

@@ -17,8 +17,9 @@ from collections.abc import Iterator
 
 from drivers.shoe.driver import ShoeDriver
 from drivers.shoe.framing import encode
+from etgcore.cards import deck
 
-CARDS = [r + s for s in "SHDC" for r in "A23456789TJQK"]
+CARDS = deck()
 
 
 def _drain(fd: int) -> None:

@@ -9,7 +9,8 @@ import signal
 from pathlib import Path
 from typing import Any
 
-from firmware.errors import UserError
+from etgcore.commands import context
+from etgcore.errors import UserError
 
 
 def register(sub: Any, common: argparse.ArgumentParser) -> None:
@@ -143,10 +144,9 @@ def _listen_address(text: str) -> tuple[str, int]:
 def _sim_settings(args: argparse.Namespace) -> Any:
     from drivers.shoe.link import ICD_TIMING
     from drivers.shoe.sim_settings import ScheduledFault, SimSettings
-    from firmware.cli import load_table_config
     from firmware.cli_options import configured_decks, seed_int
 
-    cfg = load_table_config(args)
+    cfg = context(args).load_config(args)
     seed: bytes | None = None
     if args.seed:
         if cfg.table.mode == "production":

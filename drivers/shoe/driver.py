@@ -29,7 +29,7 @@ from drivers.shoe import events as ev
 from drivers.shoe.controller import LED_MODES, ControllerSession
 from drivers.shoe.events import ShoeEvent
 from drivers.shoe.link import ICD_TIMING, Timing
-from firmware.errors import UserError
+from etgcore.errors import UserError
 
 if TYPE_CHECKING:  # asyncio is for callers that use it; the table never loads it
     import asyncio

@@ -7,9 +7,10 @@ One small immutable record for every kind keeps the consumer's code a plain ``ma
 
 from __future__ import annotations
 
-import re
 from dataclasses import dataclass, fields
 from typing import Any
+
+from etgcore import cards
 
 HELLO = "hello"  #: the shoe powered up, reset or reconnected (a tilt mid-round, ICD §6)
 CARD = "card"  #: one card left the shoe: ``card`` is e.g. "TD"
@@ -29,12 +30,8 @@ KINDS = (HELLO, CARD, CUT, EMPTY, FAULT, LINK_UP, LINK_DOWN, STATUS, ACK, NAK, H
 SHOE_FAULT_CODES = ("MISREAD", "DOUBLE", "JAM", "LID", "SENSOR")
 PROTOCOL = "PROTOCOL"
 
-CARD_RE = re.compile(r"[A2-9TJQK][SHDC]")
-
-
-def is_card(text: str) -> bool:
-    """True for an ICD card, rank then suit: ``"AS"``, ``"TD"``."""
-    return CARD_RE.fullmatch(text) is not None
+#: True for an ICD card, rank then suit: ``"AS"``, ``"TD"`` (the core's alphabet).
+is_card = cards.is_card
 
 
 @dataclass(frozen=True)

@@ -19,7 +19,7 @@ from drivers.shoe import events as ev
 from drivers.shoe.driver import ShoeDriver
 from drivers.shoe.events import ShoeEvent
 from drivers.shoe.link import ICD_TIMING
-from firmware.errors import UserError
+from etgcore.errors import UserError
 
 
 def format_event(event: ShoeEvent, as_json: bool, wall: float) -> str:

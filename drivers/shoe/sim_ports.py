@@ -19,7 +19,7 @@ from typing import Any, Protocol
 import serial
 
 from drivers.shoe.driver import BAUDRATE
-from firmware.errors import UserError
+from etgcore.errors import UserError
 
 
 class SimPort(Protocol):

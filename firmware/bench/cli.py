@@ -6,11 +6,9 @@ import argparse
 import sys
 from typing import Any
 
-# Importing the engine registers its configuration validator (rules overrides, seats),
-# so every `etg` command validates `[rules]` against the Rules Submission.
-import firmware.engine  # noqa: F401
+from etgcore.commands import context
+from etgcore.errors import UserError
 from firmware.cli_options import add_seed, add_variant, count, seed_int
-from firmware.errors import UserError
 
 
 def register(sub: Any, common: argparse.ArgumentParser) -> None:
@@ -58,12 +56,11 @@ def _run(args: argparse.Namespace) -> int:
     from firmware.bench.report import summary, write_junit
     from firmware.bench.runner import driver_for, run_one
     from firmware.bench.scenario import find_scenarios
-    from firmware.cli import load_table_config
 
     if args.mode == "hil":
         from firmware.bench.hil import hil_factory
 
-        factory = hil_factory(load_table_config(args))
+        factory = hil_factory(context(args).load_config(args))
     else:
         factory = driver_for(args.mode)
     if args.mode == "engine":
@@ -72,7 +69,7 @@ def _run(args: argparse.Namespace) -> int:
 
         from firmware.bench.driver import EngineDriver
 
-        factory = partial(EngineDriver, bench=load_table_config(args).bench)
+        factory = partial(EngineDriver, bench=context(args).load_config(args).bench)
     files = find_scenarios(args.paths)
     results = []
     for path in files:
@@ -93,9 +90,8 @@ def _soak(args: argparse.Namespace) -> int:
     from firmware.bench.hil import hil_factory
     from firmware.bench.soak import Soak
     from firmware.bench.soak_report import write_soak_junit
-    from firmware.cli import load_table_config
 
-    hil_factory(load_table_config(args))  # production refuses the bench's powers
+    hil_factory(context(args).load_config(args))  # production refuses the bench's powers
     if not 1 <= args.seats <= 7:
         raise UserError("--seats must be 1..7")
     from pathlib import Path

@@ -9,11 +9,11 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
+from etgcore.errors import UserError
 from firmware.bench.driver import TableDriver
 from firmware.bench.hil_driver import HilDriver
 from firmware.bench.runner import register_driver
 from firmware.config import TableConfig
-from firmware.errors import UserError
 
 register_driver("hil", HilDriver)
 

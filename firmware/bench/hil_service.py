@@ -25,7 +25,7 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
-from firmware.errors import UserError
+from etgcore.errors import UserError
 from firmware.table.meters import MeterKey
 
 #: how long the service may take from exec to an answering control socket (loaded bench PC)

@@ -12,11 +12,11 @@ import importlib
 import time
 from collections.abc import Callable, Iterable
 
+from etgcore.errors import UserError
 from firmware.bench.driver import EngineDriver, TableDriver
 from firmware.bench.playback import play_scenario
 from firmware.bench.report import Result
 from firmware.bench.scenario import load_scenario, scenario_name
-from firmware.errors import UserError
 
 DRIVERS: dict[str, Callable[[], TableDriver]] = {"engine": EngineDriver}
 #: modes that exist but whose driver is not installed yet, and why

@@ -13,10 +13,10 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from etgcore.errors import UserError
 from firmware.bench.frames import frame_to_input
 from firmware.engine.cards import CODE
 from firmware.engine.inputs import ACTIONS, CONSOLE_PRESSES
-from firmware.errors import UserError
 
 VARIANTS = ("blackjack", "split-to-double", "bingo", "free-bet", "spanish21")
 RESULTS = ("win", "lose", "push", "surrender", "blackjack")

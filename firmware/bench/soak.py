@@ -35,10 +35,10 @@ from collections import Counter
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from etgcore.errors import UserError
 from firmware.bench.hil_service import ServiceError, ServiceProcess
 from firmware.bench.soak_checks import Check, check_journal
 from firmware.engine.rules import load_rules
-from firmware.errors import UserError
 
 SHOE_FAULTS = ("misread", "double", "jam", "lid", "sensor", "silence", "reboot")
 LINK_NOISE = ("bad-crc", "drop", "duplicate", "garbage", "late-ack")

@@ -6,7 +6,6 @@ says what it expects next. See docs/engine.md.
 
 from __future__ import annotations
 
-from firmware.engine import config_check  # noqa: F401  (registers the config validator)
 from firmware.engine.expect import Expecting
 from firmware.engine.inputs import (
     Card,

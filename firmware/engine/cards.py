@@ -10,8 +10,8 @@ from __future__ import annotations
 
 from typing import Final
 
-RANKS: Final = "A23456789TJQK"
-SUITS: Final = "SHDC"
+from etgcore.cards import RANKS, SUITS
+
 SUIT_NAMES: Final = ("spades", "hearts", "diamonds", "clubs")
 
 #: Every card code, 0..51.

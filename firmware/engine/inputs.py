@@ -12,8 +12,8 @@ import inspect
 from collections.abc import Mapping
 from typing import Any, ClassVar
 
+from etgcore.errors import UserError
 from firmware.engine.cards import CODE, parse_card
-from firmware.errors import UserError
 
 ACTIONS = ("hit", "stand", "double", "split", "surrender", "insurance", "no-insurance", "rescue")
 CONSOLE_PRESSES = ("DEAL", "VOID", "SHUFFLE")

@@ -21,7 +21,7 @@ from dataclasses import dataclass
 from fractions import Fraction
 from typing import TYPE_CHECKING, Any, ClassVar
 
-from firmware.errors import ConfigError
+from etgcore.errors import ConfigError
 
 if TYPE_CHECKING:
     from firmware.engine.hand import Hand, Seat

@@ -6,7 +6,7 @@ raise it without importing the table; ``firmware.engine.table.Rejected`` is the 
 
 from __future__ import annotations
 
-from firmware.errors import UserError
+from etgcore.errors import UserError
 
 
 class Rejected(UserError):

@@ -4,7 +4,7 @@ The file is the single place a game's rules live (``firmware/rules/<variant>.tom
 ``[game]`` section holds what the regulation fixes, ``[settings]`` the certificate
 holder's choices, each declared with its default and what it allows, so that the file,
 the validation of overrides and ``etg config`` messages can never disagree. Problems are
-reported as :class:`~firmware.errors.ConfigError` naming the file, the key and the
+reported as :class:`~etgcore.errors.ConfigError` naming the file, the key and the
 allowed values.
 """
 
@@ -17,9 +17,9 @@ from fractions import Fraction
 from pathlib import Path
 from typing import Any
 
+from etgcore.errors import ConfigError
 from firmware.engine.cards import DECKS
 from firmware.engine.settings import SettingSpec, parse_ratio, parse_spec
-from firmware.errors import ConfigError
 
 RULES_DIR = Path(__file__).resolve().parents[1] / "rules"
 

@@ -13,7 +13,7 @@ from dataclasses import dataclass
 from fractions import Fraction
 from typing import Any
 
-from firmware.errors import ConfigError
+from etgcore.errors import ConfigError
 
 TYPES = ("int", "bool", "choice", "ratio", "cents-or-none", "int-list", "weights")
 SPEC_KEYS = ("default", "type", "allowed", "min", "max", "doc")

@@ -20,6 +20,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from etgcore.errors import UserError
 from firmware.engine import phases as P
 from firmware.engine.betting import Betting
 from firmware.engine.cards import CODE
@@ -50,7 +51,6 @@ from firmware.engine.rejected import Rejected
 from firmware.engine.rules import Rules
 from firmware.engine.shoe import Shoe
 from firmware.engine.tilts import PERSISTENT_FAULTS, TABLE_FAULT_WORDS, Tilt, Tilting
-from firmware.errors import UserError
 
 #: importable from here as before the split (Rejected, Tilt and the fault tables moved out)
 __all__ = ["PERSISTENT_FAULTS", "TABLE_FAULT_WORDS", "Rejected", "Table", "Tilt"]

@@ -6,7 +6,7 @@ import os
 import time
 from collections.abc import Iterator
 
-from firmware.errors import UserError
+from etgcore.errors import UserError
 
 VARIANTS = ("blackjack", "split-to-double", "bingo", "free-bet", "spanish21")
 

@@ -48,7 +48,7 @@ def _run(args: argparse.Namespace) -> int:
         return _check(args, rules)
     res = analyse(rules)
     if args.choose_weights:
-        from firmware.errors import UserError
+        from etgcore.errors import UserError
         from firmware.math.bingo_weights import choose_weights
 
         if res.by_lane is None:

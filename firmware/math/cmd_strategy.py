@@ -21,7 +21,7 @@ def register(sub: Any, common: argparse.ArgumentParser) -> None:
 
 
 def _run(args: argparse.Namespace) -> int:
-    from firmware.errors import UserError
+    from etgcore.errors import UserError
     from firmware.math.options import rules_from_args
     from firmware.math.strategy_table import render
 

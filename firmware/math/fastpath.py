@@ -18,7 +18,7 @@ from typing import Any
 
 import numpy as np
 
-from firmware.errors import UserError
+from etgcore.errors import UserError
 from firmware.math.enginesim import Tally
 from firmware.math.fasttables import FastTables, build_tables
 from firmware.math.ruleset import BINGO_MULTIPLIERS, BINGO_TARGETS, GameRules

@@ -13,7 +13,7 @@ import argparse
 import tomllib
 from typing import Any
 
-from firmware.errors import UserError
+from etgcore.errors import UserError
 from firmware.math.ruleset import GameRules, as_game_rules
 
 

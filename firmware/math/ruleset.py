@@ -174,7 +174,7 @@ def from_values(values: Mapping[str, Any]) -> GameRules:
     take("real_split_values", conv=lambda x: tuple(int(i) for i in x))
     for key, lanes in (("bingo_targets", BINGO_TARGETS), ("bingo_multipliers", BINGO_MULTIPLIERS)):
         if key in v and tuple(int(i) for i in v[key]) != lanes:
-            from firmware.errors import UserError
+            from etgcore.errors import UserError
 
             raise UserError(f"{key} {list(v[key])}: the math knows § 633b.28(e)'s "
                             f"{list(lanes)} only")
@@ -203,7 +203,7 @@ def from_values(values: Mapping[str, Any]) -> GameRules:
             ch["envy_cents"] = int(v.get("envy_bonus_cents", 0))
     out = replace(g, **ch)
     if out.hitting and not out.auto_stand_21:
-        from firmware.errors import UserError
+        from etgcore.errors import UserError
 
         raise UserError("auto_stand_21 = false: the math values it only for games without "
                         "hitting (Split to Double)")

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from firmware.errors import UserError
+from etgcore.errors import UserError
 from firmware.math.ruleset import BINGO_MULTIPLIERS, BINGO_TARGETS, GameRules
 from firmware.math.strategy import strategy_for
 

@@ -15,7 +15,8 @@ import datetime as dt
 import json
 from typing import Any
 
-from firmware.errors import UserError
+from etgcore.commands import context
+from etgcore.errors import UserError
 
 
 def _journal_arg(p: argparse.ArgumentParser) -> None:
@@ -29,9 +30,8 @@ def _journal_arg(p: argparse.ArgumentParser) -> None:
 def _journal_path(args: argparse.Namespace) -> str:
     if getattr(args, "journal", None):
         return str(args.journal)
-    from firmware.cli import load_table_config
 
-    return str(load_table_config(args).journal.path)
+    return str(context(args).load_config(args).journal.path)
 
 
 def _when(ts_ns: int) -> str:

@@ -30,6 +30,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, cast
 
+from etgcore.cards import deck
+
 
 def _pct(xs: list[float], q: float) -> float:
     s = sorted(xs)
@@ -100,7 +102,7 @@ def _card_to_screen(rounds: int = 18, seats: int = 7) -> tuple[list[float], list
 
     lat: list[float] = []
     ui_lat: list[float] = []
-    cards = [r + s for s in "SHDC" for r in "A23456789TJQK"] * 8
+    cards = deck() * 8
     on_screen = _on_screen
 
     decoder = Decoder()
@@ -298,6 +300,21 @@ def _idle(seconds: float = 10.0, shoe: str = "sim") -> IdleFigures:
                        ready_cpu, internal, heavy)
 
 
+def _fingerprint_us() -> float:
+    """The hashing a start journals (CONFIG_IN_FORCE), on the built-in configuration."""
+    from deploy.fingerprint import fingerprint
+    from firmware.config import load_config
+
+    cfg = load_config(None)
+    rules = {"decks": 6, "dealer_hits_soft_17": False}
+    best = float("inf")
+    for _ in range(50):
+        t0 = time.perf_counter()
+        fingerprint(cfg, rules)
+        best = min(best, time.perf_counter() - t0)
+    return best * 1e6
+
+
 def table_benchmark() -> Iterator[str]:
     lat, ui_lat = _card_to_screen()
     ms = [x * 1000 for x in lat]
@@ -339,4 +356,5 @@ def table_benchmark() -> Iterator[str]:
            f"{statistics.median(r.internal for r in runs):.2f} s; with the shoe simulator's "
            f"own process to start: {f.ready:.2f} s; load average {os.getloadavg()[0]:.1f} "
            f"on {os.cpu_count()} cores")
+    yield f"config fingerprint at start (table + rules, best of 50): {_fingerprint_us():.1f} us"
     yield "rerun: python -m firmware.benchmarks table"

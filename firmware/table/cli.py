@@ -6,8 +6,9 @@ import argparse
 import dataclasses
 from typing import Any
 
+from etgcore.commands import context
+from etgcore.errors import UserError
 from firmware.config import VARIANTS
-from firmware.errors import UserError
 
 
 def register(sub: Any, common: argparse.ArgumentParser) -> None:
@@ -76,7 +77,6 @@ def _digits(flag: str) -> Any:
 
 
 def _effective(args: argparse.Namespace) -> Any:
-    from firmware.cli import load_table_config
     from firmware.config import load_config
 
     extra = list(args.overrides or [])
@@ -101,7 +101,7 @@ def _effective(args: argparse.Namespace) -> Any:
         from firmware.config import default_config_path
 
         return load_config(args.config or default_config_path(), extra)
-    return load_table_config(args)
+    return context(args).load_config(args)
 
 
 def cmd_run(args: argparse.Namespace) -> int:

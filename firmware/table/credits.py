@@ -11,9 +11,9 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
+from etgcore.errors import UserError
 from firmware.config import TableConfig
 from firmware.engine.rules import load_rules
-from firmware.errors import UserError
 from firmware.table.controller import Controller
 from firmware.table.journal_lock import JournalLock, TableRunning
 from firmware.table.journal_open import open_for_table

@@ -34,7 +34,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from firmware.errors import UserError
+from etgcore.errors import UserError
 from firmware.table import journal_key
 from firmware.table.journal_files import (
     JournalFileError,

@@ -7,7 +7,7 @@ import fcntl
 import os
 from pathlib import Path
 
-from firmware.errors import UserError
+from etgcore.errors import UserError
 from firmware.table.journal_files import ensure_directory
 
 

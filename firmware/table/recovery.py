@@ -18,11 +18,11 @@ import logging
 from dataclasses import dataclass
 from typing import Any
 
+from etgcore.errors import UserError
 from firmware.engine import phases as P
 from firmware.engine.inputs import CreditsIn, input_from_json
 from firmware.engine.rules import Rules, rules_from_json
 from firmware.engine.table import Rejected, Table
-from firmware.errors import UserError
 from firmware.table.journal import Journal
 
 log = logging.getLogger("etg.table.recovery")

@@ -22,7 +22,7 @@ from typing import Any
 from firmware.config import TableConfig
 from firmware.engine.inputs import Fault
 from firmware.engine.rules import Rules, load_rules
-from firmware.errors import UserError
+from etgcore.errors import UserError
 from firmware.table.controller import Controller
 from firmware.table.credits import add_credits_offline as add_credits_offline
 from firmware.table.events import EventCode
@@ -63,7 +63,7 @@ def _software_check(journal: Journal) -> None:
     """Production power-up check after the journal's own (firmware.table.journal_open):
     the installed program files against their signed manifest (journaled; failing stops
     the start with the reason — the table takes no input)."""
-    from deploy.manifest import record_software_check
+    from firmware.table.start_record import record_software_check
 
     record_software_check(journal)
 
@@ -93,7 +93,8 @@ def _interrupted_fault(stop: dict[str, Any] | None) -> Fault:
 def _config_hashes(cfg: TableConfig, rules: Rules, journal: Journal) -> None:
     """Journal the fingerprint of the configuration in force; a change is its own event
     with the old and new hashes (deploy.fingerprint documents the hashing)."""
-    from deploy.fingerprint import fingerprint, record_config_at_start
+    from deploy.fingerprint import fingerprint
+    from firmware.table.start_record import record_config_at_start
 
     record_config_at_start(journal, fingerprint(cfg, rules.to_json()))
 
@@ -252,7 +253,7 @@ def run_table(cfg: TableConfig, opts: RunOptions) -> int:
 
         backend = "sim" if opts.auto_play else cfg.panel.backend
         panel = open_panel(
-            cfg, backend=backend,
+            cfg.panel, cfg.table.seats, backend=backend,
             on_event=lambda e: ctl.put(PanelHappening(e.kind, e.button, e.seat, e.detail)),
         )
         panel.start()

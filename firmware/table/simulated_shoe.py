@@ -9,9 +9,9 @@ import signal
 import subprocess
 import sys
 
+from etgcore.errors import UserError
 from firmware.config import TableConfig
 from firmware.engine.rules import Rules
-from firmware.errors import UserError
 
 
 class SimulatedShoe:

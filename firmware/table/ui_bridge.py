@@ -67,7 +67,12 @@ class UiBridge:
             self._runner.on_key = handler
         deliver = getattr(panel, "deliver", None)
         if deliver is not None:
-            self._runner.on_button = deliver
+            from drivers.panel.buttons import PanelEvent
+
+            def touched(kind: str, button: str, seat: int, t: float) -> None:
+                deliver(PanelEvent(kind, button, seat, t))  # type: ignore[arg-type]
+
+            self._runner.on_button = touched
 
     # -- from the controller's thread -----------------------------------------------------
 

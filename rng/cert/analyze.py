@@ -15,7 +15,7 @@ from typing import Any
 import numpy as np
 import numpy.typing as npt
 
-from firmware.errors import UserError
+from etgcore.errors import UserError
 from rng.cert import plots
 from rng.cert.battery import OutcomeBattery
 from rng.cert.frequency import IndependenceCounter
@@ -187,8 +187,8 @@ def analyze_shoes(path: Path, *, out_dir: Path | None = None, progress: bool | N
 
 
 def analyze_report(path: Path, what: str, sections: Section | list[Section],
-                   command: str) -> Report:
-    meta = RunMetadata(command=command)
+                   command: str, version: str) -> Report:
+    meta = RunMetadata(command=command, program_version=version)
     meta.extra["file analysed"] = f"{path} ({what})"
     secs = sections if isinstance(sections, list) else [sections]
     rep = Report("ETG RNG outcome analysis", meta, secs)

@@ -8,8 +8,9 @@ import sys
 from pathlib import Path
 from typing import Any
 
+from etgcore.commands import context
+from etgcore.errors import UserError, output_dir
 from firmware.cli_options import add_decks, add_out, add_seed, configured_decks, count
-from firmware.errors import UserError, output_dir
 
 
 def register(sub: Any, common: argparse.ArgumentParser) -> None:
@@ -101,7 +102,7 @@ def _tables(args: argparse.Namespace, cfg: Any) -> Any:
             raise UserError("give both --target-weights and --multiplier-weights")
         return (parse_weights("target", args.target_weights),
                 parse_weights("multiplier", args.multiplier_weights))
-    tables = configured_bingo_tables(cfg.rules)
+    tables = configured_bingo_tables(context(args).rules_file("bingo"), cfg.rules)
     if tables is None:
         raise UserError("no Bingo weights: firmware/rules/bingo.toml is missing; pass "
                         "--target-weights and --multiplier-weights")
@@ -109,10 +110,9 @@ def _tables(args: argparse.Namespace, cfg: Any) -> Any:
 
 
 def _run(args: argparse.Namespace) -> int:
-    from firmware.cli import load_table_config
     from rng.cert.run import RunOptions, certification_run
 
-    cfg = load_table_config(args)
+    cfg = context(args).load_config(args)
     if args.seed and not cfg.bench:
         raise UserError("--seed is a bench power; production mode (table.mode = "
                         "production) refuses it")
@@ -129,7 +129,7 @@ def _run(args: argparse.Namespace) -> int:
         raise UserError("--jobs must be at least 1")
     tables = _tables(args, cfg)
     output_dir(args.out)  # last: a refused run leaves nothing behind
-    rep = certification_run(cfg, opts, tables=tables)
+    rep = certification_run(cfg, opts, context(args), tables=tables)
     _print_summary(rep)
     print(f"report: {args.out / 'report.html'} and {args.out / 'report.md'}")
     return 0 if rep.passed else 1
@@ -167,7 +167,8 @@ def _analyze(args: argparse.Namespace) -> int:
         else:
             sections = analyze_outcomes(args.file, table, pair=pair, out_dir=args.out,
                                         progress=args.progress)
-    rep = analyze_report(args.file, args.what, sections, "etg " + shlex.join(sys.argv[1:]))
+    rep = analyze_report(args.file, args.what, sections, "etg " + shlex.join(sys.argv[1:]),
+                         context(args).version)
     if args.out is not None:
         report_mod.write(rep, args.out)
     _print_summary(rep)
@@ -177,12 +178,12 @@ def _analyze(args: argparse.Namespace) -> int:
 
 
 def _bingo_table(args: argparse.Namespace, kind: str, weights: str | None) -> Any:
-    from firmware.cli import load_table_config
     from rng.cert.tables import configured_bingo_tables, parse_weights
 
     if weights:
         return parse_weights(kind, weights)
-    tables = configured_bingo_tables(load_table_config(args).rules)
+    ctx = context(args)
+    tables = configured_bingo_tables(ctx.rules_file("bingo"), ctx.load_config(args).rules)
     if tables is None:
         raise UserError(f"no {kind} weights: firmware/rules/bingo.toml is missing; pass "
                         "--weights VALUE:WEIGHT,...")

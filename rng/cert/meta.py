@@ -1,13 +1,15 @@
 """The facts that identify a certification run: which program, which configuration, when.
 
-* **program hash**: SHA-256 over the program files a release carries
-  (:func:`deploy.program.release_files`: the firmware packages and top-level files),
-  each line ``path NUL sha256 LF`` in release order, so the lab can tie the report to a
-  release manifest; the per-file digests are written to ``program-files.txt`` beside the
-  report.
-* **configuration hash**: the table-configuration fingerprint of
-  :mod:`deploy.fingerprint` (what the journal records at every start), so the report
-  names the same configuration the table would.
+* **program hash**: SHA-256 over the program files a release carries (the packages and
+  top-level files, as the release tooling lists them), each line ``path NUL sha256 LF``
+  in release order, so the lab can tie the report to a release manifest; the per-file
+  digests are written to ``program-files.txt`` beside the report.
+* **configuration hash**: the table-configuration fingerprint the journal records at
+  every start, so the report names the same configuration the table would.
+
+The RNG computes neither list nor fingerprint itself: the command line that composes it
+hands them over (:class:`~etgcore.commands.CommandContext`), so ``rng`` imports nothing
+of the firmware or the release tooling.
 """
 
 from __future__ import annotations
@@ -16,31 +18,6 @@ import hashlib
 import platform
 import time
 from dataclasses import dataclass, field
-from pathlib import Path
-from typing import Any
-
-import firmware
-
-
-def program_root() -> Path:
-    return Path(firmware.__file__).resolve().parent.parent
-
-
-def program_files(root: Path | None = None) -> list[tuple[str, str]]:
-    """(relative path, sha256) of every program file, in release order."""
-    from deploy.program import ProgramTreeError, release_files, sha256_file
-
-    root = root or program_root()
-    try:
-        names = release_files(root)
-    except ProgramTreeError:
-        names = sorted(
-            p.relative_to(root).as_posix()
-            for pkg in ("firmware", "drivers", "ui", "rng", "deploy", "lab")
-            for p in (root / pkg).rglob("*")
-            if p.is_file() and "__pycache__" not in p.parts
-        )
-    return [(name, sha256_file(root / name)[0]) for name in names]
 
 
 def program_hash(files: list[tuple[str, str]]) -> str:
@@ -48,12 +25,6 @@ def program_hash(files: list[tuple[str, str]]) -> str:
     for name, digest in files:
         h.update(name.encode("utf-8") + b"\0" + digest.encode("ascii") + b"\n")
     return h.hexdigest()
-
-
-def config_hash(cfg: Any) -> str:
-    from deploy.fingerprint import fingerprint
-
-    return fingerprint(cfg, dict(cfg.rules)).table
 
 
 def utc_now() -> str:
@@ -70,7 +41,7 @@ class RunMetadata:
     seed_hex: str = ""  # only for a reproducible bench run
     config_source: str = ""
     config_hash: str = ""
-    program_version: str = firmware.__version__
+    program_version: str = ""
     program_hash: str = ""
     program_file_count: int = 0
     started: str = field(default_factory=utc_now)

@@ -16,7 +16,7 @@ from pathlib import Path
 import numpy as np
 import numpy.typing as npt
 
-from firmware.errors import UserError
+from etgcore.errors import UserError
 from rng.cert.tables import KINDS, OutcomeTable, token_index
 
 BLOCK = 1 << 23  # bytes read per block (~2.8M one-outcome lines)

@@ -35,7 +35,8 @@ from typing import Any, BinaryIO
 
 import numpy as np
 
-from firmware.errors import UserError
+from etgcore.commands import CommandContext
+from etgcore.errors import UserError
 from rng.cert import dieharder
 from rng.cert.analyze import (
     independence_plot,
@@ -45,7 +46,7 @@ from rng.cert.analyze import (
 )
 from rng.cert.battery import OutcomeBattery
 from rng.cert.frequency import IndependenceCounter
-from rng.cert.meta import RunMetadata, config_hash, program_files, program_hash, utc_now
+from rng.cert.meta import RunMetadata, program_hash, utc_now
 from rng.cert.report import Report, Section
 from rng.cert.shuffles import ShuffleBattery
 from rng.cert.sp80022 import BitBattery, BitParams
@@ -164,11 +165,15 @@ def _stream(rng: Any, opts: RunOptions, out: Path, bar: Any) -> tuple[BitBattery
     return bits, h.hexdigest()
 
 
-def certification_run(cfg: Any, opts: RunOptions,
+def certification_run(cfg: Any, opts: RunOptions, ctx: CommandContext,
                       open_rng: Callable[[Any, bool], Any] | None = None,
                       tables: tuple[OutcomeTable, OutcomeTable] | None = None,
                       progress: Any = None) -> Report:
-    """Run everything and write the report into ``opts.out``; returns the judged report."""
+    """Run everything and write the report into ``opts.out``; returns the judged report.
+
+    ``ctx`` (from the command line) names the program: its version, its files' digests,
+    the configuration's fingerprint and the Rules Submission holding the Bingo weights.
+    """
     from rng import RngUnavailable, open_table_rng
     from rng.selftest import power_up_selftest
 
@@ -182,7 +187,7 @@ def certification_run(cfg: Any, opts: RunOptions,
     if tables is None:
         from rng.cert.tables import configured_bingo_tables
 
-        tables = configured_bingo_tables(cfg.rules)
+        tables = configured_bingo_tables(ctx.rules_file("bingo"), cfg.rules)
         if tables is None:
             raise UserError("no Bingo weights: firmware/rules/bingo.toml is missing and the "
                             "configuration has no rules.target_weights; pass "
@@ -197,10 +202,12 @@ def certification_run(cfg: Any, opts: RunOptions,
         except ValueError:
             raise UserError(f"--seed: {opts.seed_hex!r} is not hexadecimal") from None
         settings = dataclasses.replace(settings, seed_hex=opts.seed_hex)
-    files_list = program_files()
+    files_list = ctx.program_files()
     meta = RunMetadata(command=opts.command, mechanism=settings.mechanism,
                        mode=cfg.table.mode, seed_hex=seed, config_source=cfg.source,
-                       config_hash=config_hash(dataclasses.replace(cfg, rng=settings)),
+                       config_hash=ctx.config_fingerprint(
+                           dataclasses.replace(cfg, rng=settings)),
+                       program_version=ctx.version,
                        program_hash=program_hash(files_list),
                        program_file_count=len(files_list))
     (out / "program-files.txt").write_text(

@@ -18,13 +18,13 @@ from typing import Any
 import numpy as np
 import numpy.typing as npt
 
-from firmware.errors import UserError
+from etgcore.cards import deck
+from etgcore.errors import UserError
 
 TARGETS = tuple(range(12, 22))  # § 633b.28(e)(1)
 MULTIPLIERS = (2, 5, 10, 25, 50, 100)  # § 633b.28(e)(2)
-RANKS = "A23456789TJQK"
-SUITS = "SHDC"  # the unshuffled order of rng.shoe: spades A..K, hearts, diamonds, clubs
-CARDS = tuple(r + s for s in SUITS for r in RANKS)
+#: One unshuffled deck (spades A..K, hearts, diamonds, clubs), as rng.shoe deals it.
+CARDS = tuple(deck())
 KINDS = ("target", "multiplier", "card", "shuffle")
 
 
@@ -102,18 +102,17 @@ def parse_weights(kind: str, text: str) -> OutcomeTable:
                         f"{text!r}") from None
 
 
-def configured_bingo_tables(rules_overrides: Mapping[str, Any] | None = None,
-                            rules_file: Path | None = None,
+def configured_bingo_tables(rules_file: Path, rules_overrides: Mapping[str, Any] | None = None,
                             ) -> tuple[OutcomeTable, OutcomeTable] | None:
     """The Rules Submission's (target, multiplier) tables, or None if there is none.
 
     The same lookup as ``etg rng draws`` (:func:`rng.lab.bingo_weights`): the table
-    configuration's ``[rules]`` override wins over ``firmware/rules/bingo.toml``.
+    configuration's ``[rules]`` override wins over the Rules Submission ``rules_file``.
     """
-    from rng.lab import BINGO_RULES, bingo_weights
+    from rng.lab import bingo_weights
 
     over = rules_overrides or {}
-    path = rules_file or BINGO_RULES
+    path = rules_file
     out = []
     for kind in ("target", "multiplier"):
         if f"{kind}_weights" not in over and not path.is_file():

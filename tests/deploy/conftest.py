@@ -33,13 +33,13 @@ def keys(tmp_path_factory: pytest.TempPathFactory) -> Keys:
 
 
 def make_mini_source(root: Path) -> Path:
-    """A tiny project with the layout of the real one: five packages and pyproject."""
+    """A tiny project with the layout of the real one: six packages and pyproject."""
     root.mkdir(parents=True, exist_ok=True)
     (root / "pyproject.toml").write_text(
         '[project]\nname = "etg-firmware"\nversion = "9.8.7"\n', encoding="utf-8"
     )
     (root / "README.md").write_text("# mini\n", encoding="utf-8")
-    for package in ("firmware", "drivers", "ui", "rng", "deploy", "lab"):
+    for package in ("etgcore", "firmware", "drivers", "ui", "rng", "deploy", "lab"):
         (root / package).mkdir(exist_ok=True)
         (root / package / "__init__.py").write_text(f'"""{package}."""\n', encoding="utf-8")
     (root / "firmware" / "rules").mkdir(exist_ok=True)

@@ -15,11 +15,10 @@ from deploy.fingerprint import (
     canonical_json,
     config_fingerprint,
     fingerprint,
-    record_config_at_start,
-    start_events,
 )
 from firmware.config import load_config
 from firmware.table.events import EventCode
+from firmware.table.start_record import record_config_at_start, start_events
 
 RULES = {"decks": 6, "dealer_hits_soft_17": False, "blackjack_pays": Fraction(3, 2)}
 

@@ -18,10 +18,10 @@ from deploy.manifest import (
     compare_tree,
     installed_root,
     parse_manifest,
-    record_software_check,
     verify_installed,
 )
 from deploy.unpack import extract
+from firmware.table.start_record import record_software_check
 
 
 @pytest.fixture

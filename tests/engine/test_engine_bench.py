@@ -78,8 +78,8 @@ def test_a_mode_without_its_driver_is_one_clear_user_error(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
     """A depth whose driver is not installed (hil before issue 10) is a UserError line."""
+    from etgcore.errors import UserError
     from firmware.bench import runner
-    from firmware.errors import UserError
 
     monkeypatch.setitem(runner.PENDING, "warp", "--mode warp needs the warp drive")
     with pytest.raises(UserError, match="needs the warp drive"):
@@ -257,9 +257,9 @@ def test_any_mangled_scenario_is_a_fail_or_pass_never_a_traceback(data: st.DataO
     import copy
     import tomllib
 
+    from etgcore.errors import UserError
     from firmware.bench.playback import play_scenario
     from firmware.bench.scenario import parse_scenario
-    from firmware.errors import UserError
 
     files = sorted((REPO / "tests" / "scenarios").rglob("*.toml"))
     f = data.draw(st.sampled_from(files))

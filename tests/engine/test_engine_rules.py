@@ -8,6 +8,7 @@ from pathlib import Path
 import pytest
 
 import firmware.engine  # noqa: F401  (registers the configuration validator)
+from etgcore.errors import ConfigError
 from firmware.config import load_config
 from firmware.engine.rules import (
     available_variants,
@@ -16,7 +17,6 @@ from firmware.engine.rules import (
     read_rules_file,
     rules_path,
 )
-from firmware.errors import ConfigError
 
 BASELINE_DEFAULTS = {
     "burn_cards": 1,                    # §1.3

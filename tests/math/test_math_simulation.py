@@ -62,7 +62,7 @@ def test_fast_path_without_numba_is_one_clear_line(rules, monkeypatch) -> None: 
     """numba is the optional `math` extra: without it --fast names what to install."""
     import sys
 
-    from firmware.errors import UserError
+    from etgcore.errors import UserError
 
     monkeypatch.setitem(sys.modules, "numba", None)
     monkeypatch.delitem(sys.modules, "firmware.math.fastkernel", raising=False)

@@ -40,7 +40,7 @@ class Rig:
 def make_rig(*overrides: str, record: int = 0) -> Rig:
     cfg = load_config(None, list(overrides))
     clock = ManualClock()
-    panel = open_panel(cfg, "sim", clock=clock.now, sleep=clock.sleep)
+    panel = open_panel(cfg.panel, cfg.table.seats, "sim", clock=clock.now, sleep=clock.sleep)
     assert isinstance(panel, MatrixPanel)
     if record:
         panel.sim.start_recording(record)

@@ -16,10 +16,10 @@ import pytest
 from drivers.panel import MatrixPanel, open_panel
 from drivers.panel.clock import ManualClock
 from drivers.panel.gpio_pins import GpioPins
+from drivers.panel.settings import PanelSettings, PinMap
 from drivers.panel.sim_pins import SimPins
+from etgcore.errors import UserError
 from firmware.cli import main
-from firmware.config import PinMap, load_config
-from firmware.errors import UserError
 
 M = PinMap()
 
@@ -99,7 +99,7 @@ def fake(monkeypatch: pytest.MonkeyPatch) -> FakeGPIO:
 
 def gpio_panel() -> tuple[MatrixPanel, ManualClock]:
     clock = ManualClock()
-    panel = open_panel(load_config(None), "gpio", clock=clock.now, sleep=clock.sleep)
+    panel = open_panel(PanelSettings(), 7, "gpio", clock=clock.now, sleep=clock.sleep)
     assert isinstance(panel, MatrixPanel) and isinstance(panel.pins, GpioPins)
     return panel, clock
 
@@ -191,7 +191,7 @@ def test_no_rpi_gpio_is_one_clear_error(monkeypatch: pytest.MonkeyPatch) -> None
     monkeypatch.setitem(sys.modules, "RPi", None)
     monkeypatch.setitem(sys.modules, "RPi.GPIO", None)
     with pytest.raises(UserError, match=r"needs RPi\.GPIO"):
-        open_panel(load_config(None), "gpio")
+        open_panel(PanelSettings(), 7, "gpio")
 
 
 def test_rpi_gpio_refusing_to_load_off_a_pi_is_one_clear_error(

@@ -7,12 +7,12 @@ import pytest
 
 from drivers.panel import open_panel
 from drivers.panel.keyboard import CONSOLE_KEYS, SEAT_KEYS, KeyboardPanel
-from firmware.config import load_config
+from drivers.panel.settings import PanelSettings
 
 
 @pytest.fixture
 def kb() -> KeyboardPanel:
-    panel = open_panel(load_config(None), "keyboard")
+    panel = open_panel(PanelSettings(), 7, "keyboard")
     assert isinstance(panel, KeyboardPanel)
     panel.start()
     return panel
@@ -69,7 +69,7 @@ def test_stop_releases_held_keys_and_ignores_later_keys(kb: KeyboardPanel) -> No
 
 
 def test_seats_beyond_the_table_cannot_be_selected() -> None:
-    panel = open_panel(load_config(None, ["table.seats=4"]), "keyboard")
+    panel = open_panel(PanelSettings(), 4, "keyboard")
     assert isinstance(panel, KeyboardPanel)
     panel.start()
     panel.handle_key("6", True)
@@ -86,7 +86,7 @@ def test_lamps_are_remembered_and_applied_only_on_change(kb: KeyboardPanel) -> N
 
 def test_callback_delivery() -> None:
     got = []
-    panel = open_panel(load_config(None), "keyboard", on_event=got.append)
+    panel = open_panel(PanelSettings(), 7, "keyboard", on_event=got.append)
     panel.start()
     assert isinstance(panel, KeyboardPanel)
     panel.handle_key("b", True)

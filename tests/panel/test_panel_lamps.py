@@ -8,7 +8,7 @@ from panel_rig import make_rig
 from drivers.panel import BUTTONS
 from drivers.panel.lamps import bit_sequence, decode, encode
 from drivers.panel.pins import HIGH, LOW
-from firmware.config import PinMap
+from drivers.panel.settings import PinMap
 
 PINS = PinMap()
 

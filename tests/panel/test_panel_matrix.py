@@ -9,7 +9,7 @@ from panel_rig import PERIOD_S, make_rig, presses
 
 from drivers.panel import BUTTONS, CONSOLE_BUTTONS
 from drivers.panel.pins import LOW
-from firmware.config import PinMap
+from drivers.panel.settings import PinMap
 
 
 def test_many_keys_on_one_panel_all_reported() -> None:

@@ -9,8 +9,8 @@ from pathlib import Path
 import pytest
 
 import drivers.panel.pinmap  # noqa: F401  (registers the check, as `etg` does)
+from etgcore.errors import ConfigError
 from firmware.config import load_config
-from firmware.errors import ConfigError
 
 REPO = Path(__file__).resolve().parents[2]
 

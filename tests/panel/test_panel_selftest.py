@@ -12,9 +12,9 @@ import pytest
 
 from drivers.panel import MatrixPanel, PanelEvent, open_panel
 from drivers.panel.selftest import default_script, parse_script
+from drivers.panel.settings import PanelSettings
+from etgcore.errors import UserError
 from firmware.cli import main
-from firmware.config import load_config
-from firmware.errors import UserError
 
 REPO = Path(__file__).resolve().parents[2]
 
@@ -68,7 +68,7 @@ def test_script_needs_the_sim(capsys: pytest.CaptureFixture[str]) -> None:
 
 def test_real_time_thread_delivers_without_blocking() -> None:
     """The scan thread in real time: a press reaches the queue (generous timeout)."""
-    panel = open_panel(load_config(None), "sim")
+    panel = open_panel(PanelSettings(), 7, "sim")
     assert isinstance(panel, MatrixPanel)
     with panel:
         panel.set_lamps({3: {"HIT"}})
@@ -85,7 +85,7 @@ def test_real_time_thread_delivers_without_blocking() -> None:
 def test_pin_fault_stops_the_scan_with_a_fault_event() -> None:
     """A hardware fault must reach the table (it tilts), not kill a thread silently."""
     got: list[PanelEvent] = []
-    panel = open_panel(load_config(None), "sim", on_event=got.append)
+    panel = open_panel(PanelSettings(), 7, "sim", on_event=got.append)
     assert isinstance(panel, MatrixPanel)
     panel.start()
     panel.sim.setup_input(panel.settings.pins.deal, "off")  # a broken pull-up
@@ -116,7 +116,7 @@ def test_a_scan_fault_fails_the_self_test_and_ends_the_listening() -> None:
     from drivers.panel.selftest import SelfTest
 
     lines: list[str] = []
-    panel = open_panel(load_config(None), "sim")
+    panel = open_panel(PanelSettings(), 7, "sim")
     assert isinstance(panel, MatrixPanel)
     test = SelfTest(panel, lines.append, 0.0)
     panel.start()

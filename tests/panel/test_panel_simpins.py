@@ -8,8 +8,8 @@ import time
 import pytest
 
 from drivers.panel.pins import HIGH, LOW, PinError
+from drivers.panel.settings import PinMap
 from drivers.panel.sim_pins import SimPins
-from firmware.config import PinMap
 
 M = PinMap()
 

@@ -16,14 +16,15 @@ import numpy as np
 import pytest
 from scipy.stats import chi2, chisquare
 
-from firmware.config import RngSettings
+from etgcore.cards import deck
+from firmware.engine.rules import rules_path
 from rng import open_table_rng
 from rng.batch import randbelow_batch, shuffle_batch, weighted_batch
 from rng.ctr_drbg import CtrDrbg
 from rng.entropy import SeededSource
-from rng.lab import BINGO_RULES, bingo_weights
+from rng.lab import bingo_weights
 from rng.scaling import BitSource, shuffle
-from rng.shoe import deck
+from rng.settings import RngSettings
 
 ALPHA = 1e-4
 N = 1_000_000
@@ -52,8 +53,8 @@ FALLBACK = {
 
 
 def table(what: str) -> dict[int, int]:
-    if BINGO_RULES.is_file():
-        return bingo_weights(what, {})
+    if rules_path("bingo").is_file():
+        return bingo_weights(what, {}, rules_path("bingo"))
     return FALLBACK[what]
 
 

@@ -8,9 +8,9 @@ from pathlib import Path
 
 import pytest
 
+from etgcore.cards import deck
 from firmware.cli import main
 from rng.cavp import shipped_vectors
-from rng.shoe import deck
 
 ETG = [sys.executable, "-m", "firmware"]
 
@@ -156,16 +156,16 @@ def test_draw_weights_default_to_the_bingo_rules(tmp_path: Path,
                                                  monkeypatch: pytest.MonkeyPatch,
                                                  capsysbinary: pytest.CaptureFixture[bytes],
                                                  ) -> None:
-    import rng.lab
+    import firmware.engine.rules
 
     rules = tmp_path / "bingo.toml"
     rules.write_text('[settings]\ntarget_weights = { default = { "12" = 0, "20" = 5 }, '
                      'type = "weights", allowed = [12, 20] }\n')
-    monkeypatch.setattr(rng.lab, "BINGO_RULES", rules)
+    monkeypatch.setattr(firmware.engine.rules, "RULES_DIR", tmp_path)
     rc, out, _ = run(["rng", "draws", "--what", "target", "--n", "20"], capsysbinary)
     assert rc == 0 and set(out.decode().split()) == {"20"}
     rc, _, err = run(["rng", "draws", "--what", "multiplier", "--n", "2"], capsysbinary)
     assert rc == 2 and "has no multiplier_weights" in err
-    monkeypatch.setattr(rng.lab, "BINGO_RULES", tmp_path / "missing.toml")
+    monkeypatch.setattr(firmware.engine.rules, "RULES_DIR", tmp_path / "missing")
     rc, _, err = run(["rng", "draws", "--what", "target", "--n", "2"], capsysbinary)
     assert rc == 2 and "--weights" in err

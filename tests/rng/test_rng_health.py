@@ -10,12 +10,12 @@ import numpy as np
 import pytest
 from scipy.stats import binom
 
-from firmware.config import RngSettings
 from rng import RngUnavailable, open_table_rng
 from rng.ctr_drbg import CtrDrbg
 from rng.entropy import HealthTestedSource, SeededSource, open_source, os_noise
 from rng.errors import EntropyError
 from rng.health import HealthFailure, HealthTests, apt_cutoff, critbinom, rct_cutoff
+from rng.settings import RngSettings
 from rng.table import TableRng
 
 

@@ -9,10 +9,12 @@ from collections import Counter
 
 import pytest
 
-from firmware.config import RngSettings, load_config
-from firmware.errors import ConfigError, UserError
+from etgcore.cards import RANKS, SUITS, deck
+from etgcore.errors import ConfigError, UserError
+from firmware.config import load_config
 from rng import BingoDraw, RngUnavailable, SeedRefused, open_table_rng
-from rng.shoe import RANKS, SUITS, deck, shuffled_shoe
+from rng.settings import RngSettings
+from rng.shoe import shuffled_shoe
 from rng.table import TableRng
 
 TARGETS = {v: 1 for v in range(12, 22)}  # § 633b.28(e)(1): 12..21

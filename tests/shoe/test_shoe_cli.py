@@ -15,7 +15,7 @@ import pytest
 
 from drivers.shoe.cli import parse_cards
 from drivers.shoe.sim_control import control
-from firmware.errors import UserError
+from etgcore.errors import UserError
 
 ETG = [sys.executable, "-m", "firmware.cli"]
 ENV = {**os.environ, "PYTHONUNBUFFERED": "1"}

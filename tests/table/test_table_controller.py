@@ -164,7 +164,7 @@ def test_recovery_replays_to_the_same_state(tmp_path: Path) -> None:
 
 
 def test_changed_rules_refused_mid_round_allowed_between(tmp_path: Path) -> None:
-    from firmware.errors import UserError
+    from etgcore.errors import UserError
 
     ctl, _, _ = make(tmp_path)
     play(ctl, press(1, "BET"), press(None, "DEAL"), card("TS"))

@@ -137,7 +137,7 @@ def test_layout_data_of_the_engine_has_the_interface_shape(variant: str) -> None
 
 
 def test_a_malformed_layout_is_one_clear_error() -> None:
-    from firmware.errors import UserError
+    from etgcore.errors import UserError
 
     with pytest.raises(UserError, match="inscriptions"):
         parse_layout({"title": "x", "inscriptions": "not a list", "betting_areas": []}, HOLDER)

@@ -81,7 +81,7 @@ def test_touching_a_lit_button_presses_the_panel_button() -> None:
     events: list[PanelEvent] = []
     inbox = UiInbox()
     runner = UiRunner(layout_of("split-to-double"), inbox, (1280, 720),
-                      on_button=events.append, clock=lambda: 5.0)
+                      on_button=lambda *a: events.append(PanelEvent(*a)), clock=lambda: 5.0)
     inbox.put_view(load_json("split-to-double-decisions"))
     runner.step(new_surface((1280, 720)), 1.0)
     rect, _seat, _decision = next(b for b in runner.renderer.buttons if b[2] == "double")
@@ -103,7 +103,7 @@ def test_touching_no_insurance_presses_stand() -> None:
     events: list[PanelEvent] = []
     inbox = UiInbox()
     runner = UiRunner(layout_of("blackjack"), inbox, (1280, 720),
-                      on_button=events.append, clock=lambda: 5.0)
+                      on_button=lambda *a: events.append(PanelEvent(*a)), clock=lambda: 5.0)
     inbox.put_view(view)
     runner.step(new_surface((1280, 720)), 1.0)
     seat = view["expecting"]["seat"]

@@ -12,6 +12,7 @@ from typing import Any
 import pytest
 from variant_helpers import START, bet, draw, feed, net, refused, vtable
 
+from etgcore.errors import ConfigError
 from firmware.engine import (
     Card,
     CloseBetting,
@@ -24,7 +25,6 @@ from firmware.engine import (
     load_rules,
 )
 from firmware.engine.replay import replay
-from firmware.errors import ConfigError
 
 V = "bingo"
 

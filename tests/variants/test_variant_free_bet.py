@@ -11,6 +11,7 @@ from typing import Any
 import pytest
 from variant_helpers import START, bet, conserved, do, feed, net, refused, vtable
 
+from etgcore.errors import ConfigError, UserError
 from firmware.engine import (
     CreditsOut,
     Decision,
@@ -20,7 +21,6 @@ from firmware.engine import (
     layout_for,
     load_rules,
 )
-from firmware.errors import ConfigError, UserError
 
 V = "free-bet"
 

@@ -12,9 +12,9 @@ from typing import Any
 import pytest
 from variant_helpers import bet, conserved, do, feed, net, refused, vtable
 
+from etgcore.errors import ConfigError
 from firmware.engine import Decision, Table, layout_for, load_rules
 from firmware.engine.rules import Rules, parse_rules_data, rules_path
-from firmware.errors import ConfigError
 
 V = "spanish21"
 

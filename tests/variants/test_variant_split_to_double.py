@@ -19,7 +19,7 @@ from firmware.engine import (
     layout_for,
     load_rules,
 )
-from firmware.errors import ConfigError
+from etgcore.errors import ConfigError
 
 V = "split-to-double"
 

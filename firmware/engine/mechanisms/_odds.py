@@ -6,8 +6,8 @@ from collections.abc import Mapping
 from fractions import Fraction
 from typing import Any
 
+from etgcore.errors import ConfigError
 from firmware.engine.settings import parse_ratio
-from firmware.errors import ConfigError
 
 
 def ratio(value: Any, source: str, key: str) -> Fraction:

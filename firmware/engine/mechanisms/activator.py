@@ -12,9 +12,9 @@ from __future__ import annotations
 from fractions import Fraction
 from typing import TYPE_CHECKING, Any, ClassVar
 
+from etgcore.errors import ConfigError
 from firmware.engine.mechanism import Mechanism, register_mechanism
 from firmware.engine.mechanisms._odds import ratio
-from firmware.errors import ConfigError
 
 if TYPE_CHECKING:
     from firmware.engine.hand import Seat

@@ -14,9 +14,9 @@ from __future__ import annotations
 from fractions import Fraction
 from typing import TYPE_CHECKING, Any, ClassVar
 
+from etgcore.errors import ConfigError
 from firmware.engine.layout import odds_text
 from firmware.engine.mechanism import DrawRequest, Mechanism, register_mechanism
-from firmware.errors import ConfigError
 
 if TYPE_CHECKING:
     from firmware.engine.hand import Hand, Seat

@@ -19,10 +19,10 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any, ClassVar
 
+from etgcore.errors import ConfigError
 from firmware.engine.cards import VALUE
 from firmware.engine.hand import BUST
 from firmware.engine.mechanism import Mechanism, register_mechanism
-from firmware.errors import ConfigError
 
 if TYPE_CHECKING:
     from firmware.engine.hand import Hand, Seat

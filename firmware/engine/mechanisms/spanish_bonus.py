@@ -17,12 +17,12 @@ from collections.abc import Mapping
 from fractions import Fraction
 from typing import TYPE_CHECKING, Any, ClassVar
 
+from etgcore.errors import ConfigError
 from firmware.engine.cards import RANK, SUIT, VALUE
 from firmware.engine.hand import BUST, RESCUED, SURRENDERED
 from firmware.engine.layout import odds_text
 from firmware.engine.mechanism import Mechanism, register_mechanism
 from firmware.engine.mechanisms._odds import money, odds_table
-from firmware.errors import ConfigError
 
 if TYPE_CHECKING:
     from firmware.engine.hand import Hand, Seat

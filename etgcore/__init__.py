@@ -1,0 +1,11 @@
+"""The leaf core every package may import: it imports nothing else of ours.
+
+* :mod:`etgcore.errors`: the error base classes (:class:`~etgcore.errors.UserError` and
+  :class:`~etgcore.errors.ConfigError`), so every layer reports bad input the same way;
+* :mod:`etgcore.schema`: the configuration schema machinery (field metadata, type and
+  range checks, the one-line messages), so each package can own its settings dataclass;
+* :mod:`etgcore.cards`: the card alphabet of the shoe ICD (rank then suit, ``TD``);
+* :mod:`etgcore.commands`: what the command line hands each subcommand family.
+
+Nothing here knows about tables, engines or devices; see docs/architecture.md.
+"""
