@@ -23,7 +23,7 @@ BENCHMARKS: tuple[tuple[str, str], ...] = (
     ("engine", "firmware.bench.speed:engine_benchmark"),
     ("bench", "firmware.bench.hil_bench:hil_benchmark"),
     ("table", "firmware.table.bench:table_benchmark"),
-    ("ui", "ui.bench:ui_benchmark"),
+    ("ui", "firmware.bench.screen_views:ui_speed"),
     ("release", "deploy.benchmarks:release"),
     ("math", "firmware.math.bench:run"),
     ("floor", "firmware.floor.bench:floor_benchmark"),

@@ -46,7 +46,7 @@ COMMANDS: tuple[tuple[str, str], ...] = (
     ("strategy", "firmware.math.cmd_strategy"),
     ("par", "firmware.math.cmd_par"),
     ("rtp", "firmware.math.cmd_rtp"),
-    ("ui", "ui.cli"),
+    ("ui", "firmware.ui_cli"),
     ("floor", "firmware.floor.cli"),
     ("completion", "firmware.completion"),
 )

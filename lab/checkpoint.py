@@ -21,7 +21,7 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any, BinaryIO
 
-from firmware.errors import UserError
+from etgcore.errors import UserError
 
 MAGIC = "etg-checkpoint/1"
 

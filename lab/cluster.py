@@ -18,7 +18,7 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import Any
 
-from firmware.errors import UserError
+from etgcore.errors import UserError
 
 INSTALL_HINT = "pip install 'etg-firmware[lab]'"
 _ADDRESS = re.compile(r"^(tcp|tls|ws|wss)://[A-Za-z0-9.\-\[\]:]+:\d{1,5}$")

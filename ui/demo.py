@@ -1,9 +1,9 @@
 """`etg ui demo`: a window cycling through the table's states, fed like the real table.
 
-A feeder thread plays the controller's part: it puts public views (recorded from the
-engine playing the variation's sample scenario) and screen messages into the UI's inbox
-on a timer, while the UI runs in the main thread. Space skips to the next state, Esc
-quits.
+A feeder thread plays the controller's part: it puts public views (recorded by the bench
+from the engine playing the variation's sample scenario, handed in by the command) and
+screen messages into the UI's inbox on a timer, while the UI runs in the main thread.
+Space skips to the next state, Esc quits.
 """
 
 from __future__ import annotations
@@ -12,39 +12,15 @@ import threading
 from collections.abc import Mapping
 from typing import Any
 
-from etgcore.errors import UserError
 from ui.layout_source import layout_for_rules, rules_for
 from ui.runner import UiInbox, UiRunner
 
 Step = tuple[Mapping[str, Any] | None, list[Mapping[str, Any]]]
 
 
-def recorded_round(scenario: str) -> list[dict[str, Any]]:
-    """The public view after every input of the scenario's first round (engine, bench)."""
-    import dataclasses
-
-    from firmware.bench.driver import EngineDriver
-    from firmware.bench.playback import play_scenario
-    from firmware.bench.scenario import load_scenario
-
-    views: list[dict[str, Any]] = []
-
-    class Recording(EngineDriver):
-        def _send(self, inp: Any) -> str | None:
-            why = super()._send(inp)
-            if why is None:
-                views.append(self.view())
-            return why
-
-    sc = load_scenario(scenario)
-    problems = play_scenario(dataclasses.replace(sc, rounds=sc.rounds[:1]), Recording())
-    if problems:
-        raise UserError(f"{scenario}: {problems[0]}")
-    return views
-
-
-def demo_steps(rules: Any, variant: str) -> list[Step]:
-    from ui.readme_snapshots import scenario_for
+def demo_steps(rules: Any, views: list[dict[str, Any]]) -> list[Step]:
+    """The states the demo cycles through: attract, betting, each card of ``views``
+    (one recorded round), its recall, and a tilt."""
     from ui.snapshot import empty_table_view
 
     empty = empty_table_view(rules)
@@ -52,8 +28,6 @@ def demo_steps(rules: Any, variant: str) -> list[Step]:
                                   {"kind": "screen", "screen": "attract"}])]
     steps.append((empty, [{"kind": "screen", "screen": "auto"},
                           {"kind": "betting", "closes_in": 9.0}]))
-    path = scenario_for(variant)
-    views = recorded_round(str(path)) if path.exists() else []
     cards_only = [v for i, v in enumerate(views) if i == 0 or v != views[i - 1]]
     for v in cards_only:
         steps.append((v, [{"kind": "betting", "closes_in": None}]))
@@ -65,10 +39,12 @@ def demo_steps(rules: Any, variant: str) -> list[Step]:
     return steps
 
 
-def run_demo(cfg: Any, variant: str, seconds: float, frames: int) -> int:
+def run_demo(cfg: Any, variant: str, views: list[dict[str, Any]], seconds: float,
+             frames: int) -> int:
+    """The demo window for ``variant``; ``views`` is one recorded round (may be empty)."""
     rules = rules_for(variant, cfg.rules, cfg.source)
     layout = layout_for_rules(rules, cfg.table.certificate_holder)
-    steps = demo_steps(rules, variant)
+    steps = demo_steps(rules, views)
     inbox = UiInbox()
     skip = threading.Event()
     stop = threading.Event()

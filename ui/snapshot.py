@@ -1,14 +1,14 @@
 """Headless snapshots: a table state rendered to PNG without a display.
 
 The state is real engine output, never a hand-made view: an empty table of the variation
-(seats funded, betting open), or a bench scenario's first round fed into the engine in
-bench mode until K cards have left the shoe. SDL's dummy video driver is selected before
-pygame starts, so this runs on a server, in CI and over SSH.
+(seats funded, betting open), or a view the bench recorded from a scenario's first round
+(:mod:`firmware.bench.screen_views`; the UI knows nothing of scenarios). SDL's dummy
+video driver is selected before pygame starts, so this runs on a server, in CI and over
+SSH.
 """
 
 from __future__ import annotations
 
-import dataclasses
 import os
 from collections.abc import Mapping
 from pathlib import Path
@@ -48,64 +48,6 @@ def empty_table_view(rules: Any, seats: int | None = None, tilt: bool = False) -
     if tilt:
         table.apply(Fault("MISREAD"))
     return table.public_view()
-
-
-class _Enough(Exception):
-    """Raised inside playback once the wanted number of cards has been dealt."""
-
-    def __init__(self, view: dict[str, Any]) -> None:
-        super().__init__("enough cards")
-        self.view = view
-
-
-def scenario_view(path: str, after_card: int | None) -> tuple[dict[str, Any], Any]:
-    """(public view, rules) of the scenario's first round after ``after_card`` cards.
-
-    ``None`` plays the whole first round. The engine runs in bench mode (a scenario may
-    force the RNG's draws).
-    """
-    from firmware.bench.driver import EngineDriver
-    from firmware.bench.playback import play_scenario
-    from firmware.bench.scenario import load_scenario
-
-    try:
-        scenario = load_scenario(path)
-    except UserError as exc:
-        raise UserError(f"{path}: {exc}") from None
-    if not scenario.rounds:
-        raise UserError(f"{path}: the scenario has no round")
-    first = dataclasses.replace(scenario, rounds=scenario.rounds[:1])
-    limit = after_card
-
-    class Stopping(EngineDriver):
-        dealt = 0
-        last: dict[str, Any] | None = None
-
-        def card(self, code: str) -> str | None:
-            if limit == 0:  # the state before the first card
-                raise _Enough(self.view())
-            why = super().card(code)
-            if why is None:
-                self.dealt += 1
-                if self.dealt == limit:  # the state right after the K-th card
-                    raise _Enough(self.view())
-            return why
-
-        def stop(self) -> None:
-            if self.table is not None:
-                self.last = self.view()
-
-    driver = Stopping()
-    try:
-        problems = play_scenario(first, driver)
-    except _Enough as enough:
-        return enough.view, driver._t().rules
-    if problems:
-        raise UserError(f"{path}: round 1 does not play: {problems[0]}")
-    assert driver.last is not None
-    if limit is not None and driver.dealt < limit:
-        raise UserError(f"{path}: round 1 deals only {driver.dealt} cards, not {limit}")
-    return driver.last, driver._t().rules
 
 
 def screen_state(screen: str, view: Mapping[str, Any], countdown: float) -> ScreenState:

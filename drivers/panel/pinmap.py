@@ -3,9 +3,8 @@
 A wrong pin map does not fail loudly on the table: a duplicate pin shorts an output to
 an input, a reserved pin silently breaks the I²C bus or the console UART, a missing
 row leaves a seat's buttons dead. So the map is checked whenever a configuration is
-loaded (this module registers its check with :func:`firmware.config.register_validator`
-on import, and ``drivers.panel`` and the ``etg`` command line import it) and again
-when a panel is opened.
+loaded (the table configuration's loader calls :func:`check_pin_map` from its explicit
+list of checks) and again when a panel is opened.
 """
 
 from __future__ import annotations

@@ -8,6 +8,7 @@ comparison and the reports are shared by both depths.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any, Protocol
 
 from firmware.bench.frames import frame_inputs
@@ -60,10 +61,13 @@ class EngineDriver:
     builds a production table, which refuses a scenario's forced ``draws`` (principle 7).
     """
 
-    def __init__(self, bench: bool = True) -> None:
+    def __init__(self, bench: bool = True,
+                 on_applied: Callable[[Input], None] | None = None) -> None:
         self.bench = bench
         self.table: Table | None = None
         self.inputs: list[Input] = []
+        #: called after each input the engine accepted (the screen tools record views)
+        self.on_applied = on_applied
 
     def start(self, scenario: Scenario) -> None:
         rules = load_rules(scenario.variant, scenario.rules, source=f"{scenario.path}")
@@ -80,6 +84,8 @@ class EngineDriver:
         except Rejected as exc:
             return exc.reason
         self.inputs.append(inp)
+        if self.on_applied is not None:
+            self.on_applied(inp)
         return None
 
     def expecting(self) -> dict[str, Any]:

@@ -22,7 +22,7 @@ import threading
 from pathlib import Path
 from typing import Any
 
-from firmware.errors import UserError
+from etgcore.errors import UserError
 
 
 class JsonLineServer:

@@ -74,7 +74,7 @@ def test_fonts_never_shrink_below_the_floor_at_800x480() -> None:
 
 def test_incremental_frames_equal_a_full_redraw() -> None:
     """Dirty-rect redraws leave exactly the pixels a fresh full redraw gives (engine views)."""
-    from ui.demo import recorded_round
+    from firmware.bench.screen_views import recorded_round
     from ui.layout_source import layout_for_variant
     from ui.readme_snapshots import scenario_for
 

@@ -41,7 +41,7 @@ def test_snapshot_of_a_scenario_after_k_cards(tmp_path: Path, capsys: pytest.Cap
 
 
 def test_snapshot_after_k_cards_is_the_engine_state_after_k_cards() -> None:
-    from ui.snapshot import scenario_view
+    from firmware.bench.screen_views import scenario_view
 
     view, _rules = scenario_view(str(scenario_for("blackjack")), 8)
     dealt = sum(len(h["cards"]) for s in view["seats"] for h in s["hands"])

@@ -3,6 +3,9 @@
 ``etg ui snapshot`` renders one state to PNG without a display; ``etg ui readme`` renders
 the README's snapshot of every variation's layout; ``etg ui demo`` opens a window that
 plays sample rounds through the real engine (keys: space next, Esc quit).
+
+The command composes: the bench plays the scenarios (:mod:`firmware.bench.screen_views`)
+and :mod:`ui` draws the views, so the UI package never reaches into the bench.
 """
 
 from __future__ import annotations
@@ -75,8 +78,9 @@ def _size(text: str) -> tuple[int, int]:
 
 def _snapshot(args: argparse.Namespace) -> int:
     from etgcore.errors import UserError
+    from firmware.bench.screen_views import scenario_view
     from ui.layout_source import layout_for_rules, rules_for
-    from ui.snapshot import empty_table_view, render_png, scenario_view, screen_state
+    from ui.snapshot import empty_table_view, render_png, screen_state
 
     cfg = context(args).load_config(args)
     size = _size(args.size)
@@ -106,6 +110,7 @@ def _snapshot(args: argparse.Namespace) -> int:
 
 
 def _readme(args: argparse.Namespace) -> int:
+    from firmware.bench.screen_views import scenario_view
     from ui.readme_snapshots import write_readme_snapshots
 
     cfg = context(args).load_config(args)
@@ -113,13 +118,18 @@ def _readme(args: argparse.Namespace) -> int:
 
     output_dir(args.out)
     for line in write_readme_snapshots(args.out, _size(args.size),
-                                       cfg.table.certificate_holder):
+                                       cfg.table.certificate_holder, scenario_view):
         print(line)
     return 0
 
 
 def _demo(args: argparse.Namespace) -> int:
+    from firmware.bench.screen_views import recorded_round
     from ui.demo import run_demo
+    from ui.readme_snapshots import scenario_for
 
     cfg = context(args).load_config(args)
-    return run_demo(cfg, args.variant or cfg.table.variant, args.seconds, args.frames)
+    variant = args.variant or cfg.table.variant
+    path = scenario_for(variant)
+    views = recorded_round(str(path)) if path.exists() else []
+    return run_demo(cfg, variant, views, args.seconds, args.frames)

@@ -1,7 +1,8 @@
 """`make bench` figures for the UI: frame times at 1920x1080, seven seats mid-round.
 
 Method: the engine plays the Bingo Blackjack sample scenario (seven seats, splits,
-doubles, a forced Bingo draw) and every public view of the round is recorded. The
+doubles, a forced Bingo draw) and every public view of the round is recorded (by the
+bench: :func:`firmware.bench.screen_views.ui_speed` hands the views in). The
 renderer then draws a 60 frames-per-second stream on a 1920x1080 display surface (SDL
 dummy driver, so no GPU or compositor is measured): a new view every 6th frame (ten
 table events a second, faster than any dealer), the Bingo reveal animation running when
@@ -18,6 +19,7 @@ from __future__ import annotations
 import statistics
 import time
 from collections.abc import Iterator
+from typing import Any
 
 
 def _percentile(values: list[float], q: float) -> float:
@@ -26,15 +28,14 @@ def _percentile(values: list[float], q: float) -> float:
     return ordered[k]
 
 
-def ui_benchmark(frames: int = 1200) -> Iterator[str]:
+def ui_benchmark(views: list[dict[str, Any]], frames: int = 1200) -> Iterator[str]:
+    """Frame times drawing ``views`` (one recorded Bingo round); lines for ``make bench``."""
     from ui.snapshot import headless
 
     headless()
     import pygame
 
-    from ui.demo import recorded_round
     from ui.layout_source import layout_for_rules, rules_for
-    from ui.readme_snapshots import scenario_for
     from ui.renderer import Renderer
     from ui.state import ScreenState
 
@@ -42,7 +43,6 @@ def ui_benchmark(frames: int = 1200) -> Iterator[str]:
     variant = "bingo"
     rules = rules_for(variant)
     layout = layout_for_rules(rules, "Benchmark Casino")
-    views = recorded_round(str(scenario_for(variant)))
     mid = [v for v in views if v.get("phase") in ("rng", "dealing", "decisions", "dealer")]
     seats = len(mid[-1]["seats"])
     surf = pygame.display.set_mode(size)
