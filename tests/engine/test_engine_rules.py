@@ -138,7 +138,7 @@ def test_shipped_rules_file_parses() -> None:
     assert rf.game["variant"] == "blackjack" and "decks" in rf.specs
 
 
-# -- the table configuration validator (firmware.config.register_validator) ---------
+# -- the table configuration validator (firmware.config.CHECKS) ---------
 
 def write(tmp_path: Path, text: str) -> Path:
     p = tmp_path / "table.toml"

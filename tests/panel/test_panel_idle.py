@@ -15,7 +15,7 @@ from test_panel_gpio import FakeGPIO, fake  # noqa: F401 - the fixture is used b
 
 from drivers.panel import MatrixPanel, PanelEvent, open_panel
 from drivers.panel.pins import HIGH, LOW
-from firmware.config import PinMap, load_config
+from drivers.panel.settings import PanelSettings, PinMap
 
 M = PinMap()
 DEADLINE_S = 10.0  # generous: a loaded machine may be slow, never wrong
@@ -133,7 +133,7 @@ def run_press_release(panel: MatrixPanel, press, release) -> list[PanelEvent]:  
 
 
 def test_the_scan_thread_sleeps_scans_on_a_press_and_sleeps_again() -> None:
-    panel = open_panel(load_config(None), "sim")
+    panel = open_panel(PanelSettings(), 7, "sim")
     assert isinstance(panel, MatrixPanel)
     got = run_press_release(panel, lambda: panel.sim.press(4, "SPLIT"),
                             lambda: panel.sim.release(4, "SPLIT"))
@@ -143,7 +143,7 @@ def test_the_scan_thread_sleeps_scans_on_a_press_and_sleeps_again() -> None:
 
 
 def test_the_gpio_backend_sleeps_on_rpi_gpio_edge_detection(fake: FakeGPIO) -> None:  # noqa: F811
-    panel = open_panel(load_config(None), "gpio")
+    panel = open_panel(PanelSettings(), 7, "gpio")
     assert isinstance(panel, MatrixPanel)
     got = run_press_release(panel, lambda: fake.model.press_console("DEAL"),
                             lambda: fake.model.release_console("DEAL"))
@@ -154,7 +154,7 @@ def test_the_gpio_backend_sleeps_on_rpi_gpio_edge_detection(fake: FakeGPIO) -> N
 
 
 def test_stop_wakes_a_sleeping_panel_at_once() -> None:
-    panel = open_panel(load_config(None), "sim")
+    panel = open_panel(PanelSettings(), 7, "sim")
     assert isinstance(panel, MatrixPanel)
     panel.start()
     wait_for(lambda: sleeping(panel), "the panel to sleep")
