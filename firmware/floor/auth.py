@@ -14,7 +14,7 @@ import secrets
 import time
 from dataclasses import dataclass
 
-from firmware.errors import UserError
+from etgcore.errors import UserError
 from firmware.floor.db import Database
 
 SESSION_S = 12 * 3600

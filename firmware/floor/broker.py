@@ -19,7 +19,7 @@ import subprocess
 from pathlib import Path
 from typing import Any
 
-from firmware.errors import UserError
+from etgcore.errors import UserError
 from firmware.floor.certs import BROKER, FLOOR_SERVICE, ca_paths, identity
 from firmware.floor.topics import ROOT
 

@@ -15,7 +15,7 @@ import os
 from dataclasses import dataclass
 from pathlib import Path
 
-from firmware.errors import UserError
+from etgcore.errors import UserError
 from firmware.floor.topics import valid_table_id
 
 FLOOR_SERVICE = "floor"  # common name of the floor service's certificate

@@ -17,7 +17,7 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from firmware.errors import UserError
+from etgcore.errors import UserError
 
 DEFAULT_DIR = "var/floor"
 DEFAULT_BROKER = "127.0.0.1:8883"

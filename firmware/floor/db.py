@@ -14,7 +14,7 @@ from collections.abc import Iterable, Iterator, Sequence
 from pathlib import Path
 from typing import Any
 
-from firmware.errors import UserError
+from etgcore.errors import UserError
 
 SCHEMA = """
 CREATE TABLE IF NOT EXISTS floor_tables (

@@ -9,7 +9,7 @@ import ssl
 from pathlib import Path
 from typing import Any
 
-from firmware.errors import UserError
+from etgcore.errors import UserError
 
 
 def parse_broker(text: str) -> tuple[str, int]:
