@@ -43,22 +43,39 @@ class Betting(TableState):
             raise Rejected(f"{what}: the table is tilted ({cause})")
 
     # -- credits ---------------------------------------------------------------------
-    def _on_credits_in(self, inp: CreditsIn) -> None:
-        seat = self._seat(inp.seat)
-        amount = self._amount(inp.amount, "credits in")
-        if amount == 0:
-            raise Rejected("credits in must be more than 0 cents")
-        seat.credits += amount
-        self.funded += amount
+    def credits_refusal(self, inp: CreditsIn | CreditsOut) -> str | None:
+        """Why this credit transfer would be refused now, or None: a pure query (the
+        controller asks before it journals a transfer with its meters in one transaction)."""
+        try:
+            self._credits_plan(inp)
+        except Rejected as exc:
+            return exc.reason
+        return None
 
-    def _on_credits_out(self, inp: CreditsOut) -> None:
+    def _credits_plan(self, inp: CreditsIn | CreditsOut) -> tuple[Seat, int]:
+        """``(seat, signed cents)`` of a transfer, or :class:`Rejected`; changes nothing."""
         seat = self._seat(inp.seat)
+        if isinstance(inp, CreditsIn):
+            amount = self._amount(inp.amount, "credits in")
+            if amount == 0:
+                raise Rejected("credits in must be more than 0 cents")
+            return seat, amount
         amount = self._amount(inp.amount, "credits out")
         self._no_tilt("credits out")
         if amount == 0 or amount > seat.credits:
             raise Rejected(f"seat {seat.number} has {seat.credits} cents, cannot pay out {amount}")
-        seat.credits -= amount
-        self.funded -= amount
+        return seat, -amount
+
+    def _on_credits_in(self, inp: CreditsIn) -> None:
+        self._move_credits(inp)
+
+    def _on_credits_out(self, inp: CreditsOut) -> None:
+        self._move_credits(inp)
+
+    def _move_credits(self, inp: CreditsIn | CreditsOut) -> None:
+        seat, signed = self._credits_plan(inp)
+        seat.credits += signed
+        self.funded += signed
 
     # -- betting ---------------------------------------------------------------------
     def _betting_seat(self, number: Any, what: str) -> Seat:

@@ -190,15 +190,38 @@ class Table(Betting, Tilting, RoundPlay):
                 self.need = P.WAGERS
 
     # -- decisions -------------------------------------------------------------------
-    def _on_decision(self, inp: Decision) -> None:
+    def decision_refusal(self, inp: Decision) -> str | None:
+        """Why this decision would be refused now, or None: a pure query (the panel asks
+        which sizes of a 1x-4x double the seat may take before it offers them)."""
+        try:
+            if self.phase == P.INSURANCE and self.need == P.DECISION:
+                self._insurance_plan(self._checked_action(inp))
+            else:
+                self._decision_plan(inp)
+        except Rejected as exc:
+            return exc.reason
+        return None
+
+    def _checked_action(self, inp: Decision) -> Decision:
         if self.need != P.DECISION:
             raise Rejected(f"no decision is due ({expecting_of(self).why})")
-        action = inp.action
-        if action not in ACTIONS:
-            raise Rejected(f"unknown action {action!r} (allowed: {', '.join(ACTIONS)})")
+        if inp.action not in ACTIONS:
+            raise Rejected(f"unknown action {inp.action!r} (allowed: {', '.join(ACTIONS)})")
+        return inp
+
+    def _on_decision(self, inp: Decision) -> None:
+        self._checked_action(inp)
         if self.phase == P.INSURANCE:
             self._insurance(inp)
             return
+        seat, h = self._decision_plan(inp)
+        self._decide(seat, h, inp.action, inp.times)
+
+    def _decision_plan(self, inp: Decision) -> tuple[Seat, Hand]:
+        """The seat and hand a (non-insurance) decision acts on, or :class:`Rejected`;
+        changes nothing."""
+        self._checked_action(inp)
+        action = inp.action
         seat = self.players[self.turn_seat]
         number = self.turn_hand + 1  # hands are numbered from 1 outside the engine
         if inp.seat != seat.number or inp.hand != number:
@@ -218,9 +241,10 @@ class Table(Betting, Tilting, RoundPlay):
                 )
             if self._stake_for(seat, h, "double", times) is None:
                 raise Rejected(f"seat {seat.number} cannot cover a {times}x double")
-        self._decide(seat, h, action, times)
+        return seat, h
 
-    def _insurance(self, inp: Decision) -> None:
+    def _insurance_plan(self, inp: Decision) -> tuple[Seat, int]:
+        """The seat asked and the insurance it takes (0: declined), or :class:`Rejected`."""
         seat = self.players[self.turn_seat]
         if inp.seat != seat.number or inp.hand != 1:
             raise Rejected(
@@ -234,11 +258,17 @@ class Table(Betting, Tilting, RoundPlay):
                 raise Rejected(f"insurance must be 1..{half} cents (half the wager): {amount!r}")
             if amount > seat.credits:
                 raise Rejected(f"seat {seat.number} has {seat.credits} cents, not {amount}")
+            return seat, amount
+        if inp.action != "no-insurance":
+            raise Rejected(f"{inp.action} is not legal now (legal: insurance, no-insurance)")
+        return seat, 0
+
+    def _insurance(self, inp: Decision) -> None:
+        seat, amount = self._insurance_plan(inp)
+        if amount:
             seat.credits -= amount
             seat.staked += amount
             seat.insurance = amount
-        elif inp.action != "no-insurance":
-            raise Rejected(f"{inp.action} is not legal now (legal: insurance, no-insurance)")
         seat.insurance_decided = True
         self._next_insurance()
 

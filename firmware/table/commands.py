@@ -11,7 +11,7 @@ from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any
 
 from firmware.engine.inputs import Fault, Input
-from firmware.engine.table import Rejected, Table
+from firmware.engine.table import Table
 from firmware.table.events import EventCode
 from firmware.table.happenings import CommandHappening
 from firmware.table.journal import Entry, Journal, JournalError
@@ -107,10 +107,8 @@ class Commands:
         """A credit transfer: the input, its event (with the client's id) and its meters
         in ONE durable transaction, then the engine. A kill -9 between two transactions
         would leave the replayed credits and the meters apart, so the engine is asked
-        first (on a copy: transfers are rare) and a refused transfer writes nothing. An
-        id seen before is answered from the journal, never applied again."""
-        import copy
-
+        first (a pure query) and a refused transfer writes nothing. An id seen before is
+        answered from the journal, never applied again."""
         from firmware.engine.inputs import CreditsIn, CreditsOut
 
         seat, signed = tr.seat, tr.signed
@@ -126,14 +124,13 @@ class Commands:
         if self.failure:
             return False, self.failure
         t = self.table
-        inp: Input = CreditsIn(seat, tr.cents) if signed > 0 else CreditsOut(seat, tr.cents)
+        inp = CreditsIn(seat, tr.cents) if signed > 0 else CreditsOut(seat, tr.cents)
         if signed > 0 and t.seats[seat - 1].credits + tr.cents > self.limits.per_seat:
             return False, (f"seat {seat} would hold more than the maximum of "
                            f"{self.limits.per_seat} cents (table.max_seat_credits)")
-        try:
-            copy.deepcopy(t).apply(inp)
-        except Rejected as exc:
-            return False, exc.reason
+        why = t.credits_refusal(inp)
+        if why is not None:
+            return False, why
         code = EventCode.CREDITS_IN if signed > 0 else EventCode.CREDITS_OUT
         body: dict[str, Any] = {"seat": seat, "cents": tr.cents}
         if tr.transfer_id is not None:
@@ -149,7 +146,7 @@ class Commands:
         except JournalError as exc:
             self._fail(f"journal failure: {exc}", None)
             return False, str(exc)
-        t.apply(inp)  # the copy took it: the engine is deterministic
+        t.apply(inp)  # the query said it is taken: the engine is deterministic
         if tr.transfer_id is not None:
             self.transfers.record(tr.transfer_id, tr.kind, seat, tr.cents, written[-1].seq)
         return True, done

@@ -16,7 +16,7 @@ from drivers.shoe.events import SHOE_FAULT_CODES, ShoeEvent
 from firmware.engine import phases as P
 from firmware.engine.inputs import Decision, Fault, FaultCleared, Input
 from firmware.engine.rules import Rules
-from firmware.engine.table import Rejected, Table
+from firmware.engine.table import Table
 from firmware.table import translate
 from firmware.table.events import EventCode
 from firmware.table.happenings import PanelHappening
@@ -157,19 +157,12 @@ class DeviceEvents:
         return (names[0], self.table.side_wager_refusal) if names else None
 
     def _double_sizes(self, seat: int, hand: int) -> tuple[int, ...]:
-        """The double sizes the engine would take now (a trial on a copy: the seat's
-        credits, the variation's stake rules and the legal actions all decide)."""
-        import copy
-
-        sizes = []
-        for times in sorted(self.rules.double_times):
-            trial = copy.deepcopy(self.table)
-            try:
-                trial.apply(Decision(seat, hand, "double", times=times))
-            except Rejected:
-                continue
-            sizes.append(times)
-        return tuple(sizes)
+        """The double sizes the engine would take now (its query: the seat's credits, the
+        variation's stake rules and the legal actions all decide)."""
+        return tuple(
+            times for times in sorted(self.rules.double_times)
+            if self.table.decision_refusal(Decision(seat, hand, "double", times=times)) is None
+        )
 
     def _on_pending_double_press(self, h: PanelHappening) -> None:
         pd = self.pending_double
