@@ -26,8 +26,8 @@ from firmware.table.transfers import (
 )
 
 if TYPE_CHECKING:
-    from firmware.table.device_events import PendingDouble
     from firmware.table.floor_gate import FloorGate
+    from firmware.table.pending_double import DoubleChooser
 
 
 class Commands:
@@ -37,7 +37,7 @@ class Commands:
     table: Table
     journal: Journal
     forced_draws: list[dict[str, int]]
-    pending_double: PendingDouble | None
+    doubles: DoubleChooser
     failure: str | None
     finals: int
     handled: Counter[str]
@@ -79,12 +79,10 @@ class Commands:
             import json
 
             view = t.public_view()
-            pd = self.pending_double
             return True, json.dumps({
                 "view": view, "rounds": self.finals, "failure": self.failure,
                 "handled": dict(self.handled), "forced_draws": len(self.forced_draws),
-                "pending_double": None if pd is None else {
-                    "seat": pd.seat, "hand": pd.hand, "times": pd.times},
+                "pending_double": self.doubles.public(),
             })
         if name == "fault":
             code, detail = str(args["code"]), str(args.get("detail", ""))

@@ -19,7 +19,7 @@ import queue
 import time
 from collections import Counter
 from collections.abc import Callable, Mapping
-from typing import Any, Protocol
+from typing import Any
 
 from firmware.engine import phases as P
 from firmware.engine.inputs import Draw, Fault, Input
@@ -27,7 +27,7 @@ from firmware.engine.table import Rejected, Table
 from firmware.table import translate
 from firmware.table.accounting import round_accounts
 from firmware.table.commands import Commands
-from firmware.table.device_events import DeviceEvents, PendingDouble
+from firmware.table.device_events import DeviceEvents
 from firmware.table.events import EventCode
 from firmware.table.floor_gate import FloorGate
 from firmware.table.happenings import (
@@ -39,37 +39,20 @@ from firmware.table.happenings import (
 )
 from firmware.table.journal import Entry, Journal, JournalError
 from firmware.table.meters import round_deltas
+from firmware.table.pending_double import DoubleChooser
+from firmware.table.ports import OnRound, PanelPort, Publish, RngPort, ShoePort
 from firmware.table.recovery import round_ended
 from firmware.table.shoe_checks import RepeatWatch
 from firmware.table.transfers import CreditLimits, TransferLedger
 
 log = logging.getLogger("etg.table")
 
-#: seconds without a further DOUBLE press before a pending 1x-4x double is placed
-DOUBLE_CONFIRM_S = 1.5
 #: seconds between shoe status queries while a fault is active
 QUERY_EVERY_S = 1.0
 #: while a card is due and none comes, the gate command is sent again this often: a
 #: command lost to a shoe restart (the driver drops unanswered commands at HEL) must not
 #: leave the table waiting on a locked gate; ULK is idempotent (shoe ICD §5)
 GATE_REASSERT_S = 2.0
-
-
-class ShoePort(Protocol):
-    def lock(self) -> None: ...
-    def unlock(self) -> None: ...
-    def new(self, decks: int) -> None: ...
-    def led(self, mode: str) -> None: ...
-    def query(self) -> None: ...
-
-
-class PanelPort(Protocol):
-    def set_lamps(self, lit: Mapping[int, Any]) -> bool: ...
-
-
-class RngPort(Protocol):
-    def draw_bingo(self, round_no: int, target_weights: Any, multiplier_weights: Any) -> Any: ...
-    def weighted_choice(self, weights: Mapping[int, int]) -> int: ...
 
 
 class Controller(DeviceEvents, Commands):
@@ -88,8 +71,8 @@ class Controller(DeviceEvents, Commands):
         shoe: ShoePort | None = None,
         panel: PanelPort | None = None,
         rng: RngPort | None = None,
-        publish: Callable[[dict[str, Any]], None] | None = None,
-        on_round: Callable[[dict[str, Any]], None] | None = None,
+        publish: Publish | None = None,
+        on_round: OnRound | None = None,
         clock: Callable[[], float] = time.monotonic,
         finals_recorded: int = 0,
         round_first_seq: int | None = None,
@@ -106,7 +89,8 @@ class Controller(DeviceEvents, Commands):
         self.clock = clock
         self.inbox: queue.Queue[Happening] = queue.Queue()
         self.forced_draws: list[dict[str, int]] = []
-        self.pending_double: PendingDouble | None = None
+        #: the pending 1x-4x double (press, tick, lamps)
+        self.doubles = DoubleChooser()
         self.recall_held = False
         self.failure: str | None = None  # journal failure: the table takes no input at all
         self.rng_failure: str | None = None  # shown; a round needing a draw tilts (RNG)
@@ -168,8 +152,9 @@ class Controller(DeviceEvents, Commands):
     def next_deadline(self) -> float | None:
         """When :meth:`tick` next has something to do (this controller's clock), or None."""
         due: list[float] = []
-        if self.pending_double is not None:
-            due.append(self.pending_double.since + DOUBLE_CONFIRM_S)
+        double_due = self.doubles.due()
+        if double_due is not None:
+            due.append(double_due)
         t = self.table
         if self.shoe is not None and t.tilt is not None and t.tilt.active:
             due.append(self._last_query + QUERY_EVERY_S)
@@ -214,9 +199,7 @@ class Controller(DeviceEvents, Commands):
 
     def tick(self) -> None:
         now = self.clock()
-        pd = self.pending_double
-        if pd is not None and now - pd.since >= DOUBLE_CONFIRM_S:
-            self._place_double()
+        self._place_double(self.doubles.tick(now))
         t = self.table
         if (
             self.shoe is not None and t.tilt is not None and t.tilt.active
@@ -336,19 +319,12 @@ class Controller(DeviceEvents, Commands):
             refusal = t.wager_refusal if not self.floor_gate.closed else _closed_refusal
             lamps = {} if self.failure else translate.lamps_for(
                 view, refusal, self._optional_wager())
-            pd = self.pending_double
-            if pd is not None:
-                # DOUBLE raises the pending double while a bigger size is covered; STAND
-                # places it
-                raise_ok = any(x > pd.times for x in pd.sizes)
-                lamps = {pd.seat: {"DOUBLE", "STAND"} if raise_ok else {"STAND"}}
+            lamps = self.doubles.lamps() or lamps
             if lamps != self._lamps:
                 self.panel.set_lamps(lamps)
                 self._lamps = {k: set(v) for k, v in lamps.items()}
         view["controller"] = {
-            "pending_double": None if self.pending_double is None else {
-                "seat": self.pending_double.seat, "hand": self.pending_double.hand,
-                "times": self.pending_double.times},
+            "pending_double": self.doubles.public(),
             "recall": self.recall_held,
             "failure": self.failure or self.rng_failure,
             "closed": self.floor_gate.closed,

@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import logging
 from collections.abc import Callable
-from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from drivers.shoe.events import SHOE_FAULT_CODES, ShoeEvent
@@ -23,19 +22,10 @@ from firmware.table.happenings import PanelHappening
 from firmware.table.shoe_checks import shoe_mismatch
 
 if TYPE_CHECKING:
-    from firmware.table.controller import ShoePort
+    from firmware.table.pending_double import DoubleChooser
+    from firmware.table.ports import ShoePort
 
 log = logging.getLogger("etg.table")
-
-
-@dataclass
-class PendingDouble:
-    seat: int
-    hand: int
-    times: int
-    since: float
-    #: the double sizes the engine would take for this hand (the seat can cover them)
-    sizes: tuple[int, ...] = (1, 2, 3, 4)
 
 
 class DeviceEvents:
@@ -46,7 +36,7 @@ class DeviceEvents:
     rules: Rules
     shoe: ShoePort | None
     clock: Callable[[], float]
-    pending_double: PendingDouble | None
+    doubles: DoubleChooser
     recall_held: bool
     stuck: set[tuple[int | None, str]]
     _gate: str | None
@@ -132,8 +122,8 @@ class DeviceEvents:
             return
         if h.kind != "press":
             return
-        if self.pending_double is not None:
-            self._on_pending_double_press(h)
+        if self.doubles.pending is not None:
+            self._place_double(self.doubles.press(h.seat, h.button, self.clock()))
             return
         view = t.public_view()
         what = translate.press_input(
@@ -144,9 +134,7 @@ class DeviceEvents:
             log.debug("seat %s %s: not accepted now", h.seat, h.button)
         elif what == "pending-double":
             hand = view["expecting"]["hand"] or 1
-            sizes = self._double_sizes(h.seat, hand)
-            if sizes:
-                self.pending_double = PendingDouble(h.seat, hand, sizes[0], self.clock(), sizes)
+            self.doubles.start(h.seat, hand, self._double_sizes(h.seat, hand), self.clock())
         elif isinstance(what, Input):
             self.feed(what, "panel")
 
@@ -164,27 +152,10 @@ class DeviceEvents:
             if self.table.decision_refusal(Decision(seat, hand, "double", times=times)) is None
         )
 
-    def _on_pending_double_press(self, h: PanelHappening) -> None:
-        pd = self.pending_double
-        assert pd is not None
-        if h.seat != pd.seat:
-            return
-        if h.button == "DOUBLE":
-            sizes = list(pd.sizes)
-            bigger = [x for x in sizes if x > pd.times]
-            if bigger:
-                pd.times = bigger[0]
-                pd.since = self.clock()
-            if not bigger or pd.times == sizes[-1]:
-                self._place_double()
-        elif h.button == "STAND":
-            self._place_double()  # STAND while a double is pending confirms it
-
-    def _place_double(self) -> None:
-        pd = self.pending_double
-        self.pending_double = None
-        if pd is not None:
-            self.feed(Decision(pd.seat, pd.hand, "double", times=pd.times), "panel")
+    def _place_double(self, decision: Decision | None) -> None:
+        """Feed the double the chooser placed (if it placed one)."""
+        if decision is not None:
+            self.feed(decision, "panel")
             self.refresh()
 
     def _on_console(self, h: PanelHappening) -> None:

@@ -145,10 +145,10 @@ def test_pending_double_counts_presses(tmp_path: Path) -> None:
     play(ctl, press(1, "BET"), press(None, "DEAL"))
     play(ctl, card("5S"), card("6H"), card("6D"), card("TC"))
     play(ctl, press(1, "DOUBLE"), press(1, "DOUBLE"))
-    assert ctl.pending_double is not None and ctl.pending_double.times == 2
+    assert ctl.doubles.pending is not None and ctl.doubles.pending.times == 2
     t[0] = 5.0
     ctl.tick()
-    assert ctl.pending_double is None
+    assert ctl.doubles.pending is None
     assert ctl.table.seats[0].hands[0].double == 1000  # 2x the 500 initial wager
 
 
@@ -280,8 +280,8 @@ def test_timers_are_deadlines_the_idle_controller_has_none(tmp_path: Path) -> No
     assert gate is not None and gate > t[0]  # the gate re-assert while a card is due
     play(ctl, card("5S"), card("6H"), card("6D"), card("TC"))
     play(ctl, press(1, "DOUBLE"))
-    assert ctl.pending_double is not None
-    assert ctl.next_deadline() == ctl.pending_double.since + 1.5
+    assert ctl.doubles.pending is not None
+    assert ctl.next_deadline() == ctl.doubles.pending.since + 1.5
 
 
 def test_the_run_loop_wakes_for_a_deadline_without_a_happening(tmp_path: Path) -> None:
@@ -294,10 +294,10 @@ def test_the_run_loop_wakes_for_a_deadline_without_a_happening(tmp_path: Path) -
     play(ctl, press(1, "BET"), press(None, "DEAL"))
     play(ctl, card("5S"), card("6H"), card("6D"), card("TC"))
     play(ctl, press(1, "DOUBLE"))
-    assert ctl.pending_double is not None
-    ctl.pending_double.since = time.monotonic() - 1.4  # due 0.1 s from now
-    worker = threading.Thread(target=ctl.run, kwargs={"until": lambda: ctl.pending_double
+    assert ctl.doubles.pending is not None
+    ctl.doubles.pending.since = time.monotonic() - 1.4  # due 0.1 s from now
+    worker = threading.Thread(target=ctl.run, kwargs={"until": lambda: ctl.doubles.pending
                                                       is None}, daemon=True)
     worker.start()
     worker.join(30)
-    assert not worker.is_alive() and ctl.pending_double is None
+    assert not worker.is_alive() and ctl.doubles.pending is None

@@ -106,5 +106,5 @@ def test_pending_double_reaches_the_multiple_pressed(tmp_path: Path) -> None:
     for _ in range(4):
         for h in press(1, "DOUBLE"):
             ctl.handle(h)
-    assert ctl.pending_double is None
+    assert ctl.doubles.pending is None
     assert ctl.table.seats[0].hands[0].double == 4 * 500

@@ -1,0 +1,47 @@
+"""The controller's ports: what it needs of each device, as Protocols in one place.
+
+The controller talks to the shoe, the panels, the RNG and the screen only through these,
+so a test hands it a recording fake, the bench a simulator and the table the drivers,
+without the controller knowing which (and without importing a driver).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping
+from typing import Any, Protocol
+
+
+class ShoePort(Protocol):
+    """The shoe driver's commands (shoe ICD §5); each is queued, never blocks."""
+
+    def lock(self) -> None: ...
+    def unlock(self) -> None: ...
+    def new(self, decks: int) -> None: ...
+    def led(self, mode: str) -> None: ...
+    def query(self) -> None: ...
+
+
+class PanelPort(Protocol):
+    """The lamps of the player panels: ``{seat: {button, ...}}``, every other lamp dark."""
+
+    def set_lamps(self, lit: Mapping[int, Any]) -> bool: ...
+
+
+class RngPort(Protocol):
+    """The certified RNG, asked only when the engine expects a draw."""
+
+    def draw_bingo(self, round_no: int, target_weights: Any, multiplier_weights: Any) -> Any: ...
+    def weighted_choice(self, weights: Mapping[int, int]) -> int: ...
+
+
+class UiPort(Protocol):
+    """The screen side: public views (never the private one) and finished rounds."""
+
+    def publish(self, view: dict[str, Any]) -> None: ...
+    def round_done(self, record: dict[str, Any]) -> None: ...
+
+
+#: how the controller hands a public view to the screen (``UiPort.publish``)
+Publish = Callable[[dict[str, Any]], None]
+#: how the controller hands a finished round's record to the screen (``UiPort.round_done``)
+OnRound = Callable[[dict[str, Any]], None]
