@@ -5,7 +5,10 @@
 * :mod:`etgcore.schema`: the configuration schema machinery (field metadata, type and
   range checks, the one-line messages), so each package can own its settings dataclass;
 * :mod:`etgcore.cards`: the card alphabet of the shoe ICD (rank then suit, ``TD``);
-* :mod:`etgcore.commands`: what the command line hands each subcommand family.
+* :mod:`etgcore.commands`: what the command line hands each subcommand family;
+* :mod:`etgcore.options`: the one vocabulary of command-line options (``--out``,
+  ``--seed``, ``--decks``, counts such as ``1e6``), and :mod:`etgcore.progress`, the
+  progress line of a long command.
 
 Nothing here knows about tables, engines or devices; see docs/architecture.md.
 """

@@ -32,6 +32,8 @@ class CommandContext:
     program_files: Callable[[], list[tuple[str, str]]]
     #: the fingerprint of a table configuration, as the journal records it at a start
     config_fingerprint: Callable[[Any], str]
+    #: the decks per shoe of a configuration's game (its Rules Submission and overrides)
+    decks_of: Callable[[Any], int]
 
 
 def context(args: argparse.Namespace) -> CommandContext:

@@ -192,6 +192,12 @@ def _config_fingerprint(cfg: Any) -> str:
     return fingerprint(cfg, dict(cfg.rules)).table
 
 
+def _decks_of(cfg: Any) -> int:
+    from firmware.engine.rules import load_rules
+
+    return int(load_rules(cfg.table.variant, dict(cfg.rules), cfg.source).decks)
+
+
 def command_context() -> CommandContext:
     """What every subcommand receives (each service imported only when it is used)."""
     return CommandContext(
@@ -201,6 +207,7 @@ def command_context() -> CommandContext:
         rules_file=_rules_file,
         program_files=_program_files,
         config_fingerprint=_config_fingerprint,
+        decks_of=_decks_of,
     )
 
 

@@ -13,15 +13,8 @@ from typing import Any, BinaryIO
 
 from etgcore.commands import context
 from etgcore.errors import UserError, output_file
-from firmware.cli_options import (
-    add_decks,
-    add_out,
-    add_progress,
-    add_seed,
-    configured_decks,
-    count,
-)
-from firmware.progress import progress_for
+from etgcore.options import add_decks, add_out, add_progress, add_seed, configured_decks, count
+from etgcore.progress import progress_for
 
 _CHUNK = 1 << 16  # one 2^19-bit generate per write, from the DRBG's buffer: no copy
 _PIPE_BYTES = 1 << 20  # the pipe size `etg rng stream` asks for
@@ -263,7 +256,7 @@ def _draws(args: argparse.Namespace) -> int:
             weights = bingo_weights(args.what, cfg.rules, context(args).rules_file("bingo"))
     elif args.weights:
         raise UserError("--weights applies to --what target or multiplier only")
-    decks = configured_decks(cfg, args.decks)
+    decks = configured_decks(args, cfg, args.decks)
     spanish = args.spanish or cfg.table.variant == "spanish21"
     out = output_file(args.out) if args.out else None
     rng = _open(args)

@@ -1,4 +1,4 @@
-"""One vocabulary of options across every `etg` command (docs in firmware/cli_options.py):
+"""One vocabulary of options across every `etg` command (docs in etgcore/options.py):
 ``--out`` for what a command writes, ``--seed HEX`` for a fixed seed, ``--variant`` checked
 against the same list, ``--decks`` with one range and default, counts written one way;
 help texts a person can read; hints that name options that exist."""

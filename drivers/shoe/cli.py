@@ -37,7 +37,7 @@ def register(sub: Any, common: argparse.ArgumentParser) -> None:
 
 def _sim_parser(ssub: Any, common: argparse.ArgumentParser) -> None:
     from drivers.shoe.sim_settings import FAULT_KINDS
-    from firmware.cli_options import add_decks, add_seed, seed_hex
+    from etgcore.options import add_decks, add_seed, seed_hex
 
     s = ssub.add_parser(
         "sim", parents=[common], help="run a simulated shoe (the vendor's side of the ICD)",
@@ -144,7 +144,7 @@ def _listen_address(text: str) -> tuple[str, int]:
 def _sim_settings(args: argparse.Namespace) -> Any:
     from drivers.shoe.link import ICD_TIMING
     from drivers.shoe.sim_settings import ScheduledFault, SimSettings
-    from firmware.cli_options import configured_decks, seed_int
+    from etgcore.options import configured_decks, seed_int
 
     cfg = context(args).load_config(args)
     seed: bytes | None = None
@@ -153,7 +153,7 @@ def _sim_settings(args: argparse.Namespace) -> Any:
             raise UserError("--seed: a fixed shuffle seed is a bench power; production mode "
                             "refuses it (table.mode = production)")
         seed = bytes.fromhex(args.seed)
-    decks = configured_decks(cfg, args.decks)
+    decks = configured_decks(args, cfg, args.decks)
     pace = cfg.shoe.sim_pace_s if args.pace is None else args.pace
     pen = cfg.shoe.sim_penetration if args.penetration is None else args.penetration
     if pace < 0:

@@ -8,7 +8,8 @@ from typing import Any
 
 from etgcore.commands import context
 from etgcore.errors import UserError
-from firmware.cli_options import add_seed, add_variant, count, seed_int
+from etgcore.options import add_seed, count, seed_int
+from firmware.cli_variant import add_variant
 
 
 def register(sub: Any, common: argparse.ArgumentParser) -> None:

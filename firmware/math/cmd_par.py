@@ -13,7 +13,7 @@ def register(sub: Any, common: argparse.ArgumentParser) -> None:
         description="Compute the expected return of a variant (combinatorial analysis with "
         "the computed basic strategy), every wager's return, and write a PAR sheet.",
     )
-    from firmware.cli_options import add_out, count
+    from etgcore.options import add_out, count
     from firmware.math.options import add_rules_options
 
     add_rules_options(p)
@@ -41,7 +41,7 @@ def _run(args: argparse.Namespace) -> int:
 
     rules = rules_from_args(args)
     if args.out:
-        from firmware.errors import output_dir
+        from etgcore.errors import output_dir
 
         output_dir(args.out)  # before the computation: a wrong --out costs no time
     if args.check:

@@ -14,7 +14,7 @@ def register(sub: Any, common: argparse.ArgumentParser) -> None:
         "compiled fast path, numba) on a Dask cluster (by default a local one on every core); "
         "print the house edge, its standard error, a 95 percent interval and each wager's return.",
     )
-    from firmware.cli_options import count
+    from etgcore.options import count
     from firmware.math.options import add_rules_options
     from lab.options import add_cluster_options
 
@@ -22,7 +22,7 @@ def register(sub: Any, common: argparse.ArgumentParser) -> None:
     p.add_argument("--rounds", type=count, required=True, metavar="N",
                    help="rounds to play (1000000, 1e6 or 10^6)")
     add_cluster_options(p)
-    from firmware.cli_options import add_seed
+    from etgcore.options import add_seed
 
     add_seed(p, "fixed seed (hex) for a reproducible run (default: fresh entropy)", old=())
     p.add_argument("--fast", action="store_true",
@@ -41,7 +41,7 @@ def _run(args: argparse.Namespace) -> int:
     if args.jobs < 1:
         raise UserError("--jobs must be at least 1")
     rules = rules_from_args(args)
-    from firmware.cli_options import seed_int
+    from etgcore.options import seed_int
 
     seed = None if args.seed is None else seed_int(args.seed)
     res = run_rtp(rules, args.rounds, jobs=args.jobs, seed=seed, fast=args.fast,

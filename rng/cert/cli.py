@@ -10,7 +10,7 @@ from typing import Any
 
 from etgcore.commands import context
 from etgcore.errors import UserError, output_dir
-from firmware.cli_options import add_decks, add_out, add_seed, configured_decks, count
+from etgcore.options import add_decks, add_out, add_seed, configured_decks, count
 
 
 def register(sub: Any, common: argparse.ArgumentParser) -> None:
@@ -119,7 +119,7 @@ def _run(args: argparse.Namespace) -> int:
     use_dh, tests = _dieharder_tests(args.dieharder)
     opts = RunOptions(
         draws=args.draws, out=args.out, stream_bytes=args.stream_bytes, shoes=args.shoes,
-        decks=configured_decks(cfg, args.decks),
+        decks=configured_decks(args, cfg, args.decks),
         spanish=args.spanish or cfg.table.variant == "spanish21", seed_hex=args.seed,
         scaling=args.scaling, dieharder_tests=tests, run_dieharder=use_dh,
         progress=args.progress, command="etg " + shlex.join(sys.argv[1:]) if sys.argv[1:]

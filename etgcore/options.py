@@ -1,10 +1,12 @@
-"""The one vocabulary of `etg` options: each notion has one name, one way to write its
+"""The one vocabulary of `etg` options (in the leaf core, so every package's command
+uses it): each notion has one name, one way to write its
 value, one default meaning and one check, whatever command takes it.
 
 - ``--out``: where a command writes (a file or a directory, as the command says);
 - ``--seed HEX``: the bytes of a fixed seed, for a run that can be reproduced exactly
   (a bench power where the table's RNG is concerned);
-- ``--variant``: one of the games, checked against the list of games;
+- ``--variant``: one of the games, checked against the list of games
+  (:func:`firmware.cli_variant.add_variant`: only the firmware knows the games);
 - ``--decks D``: decks per shoe, 1 to 8; by default the decks of the configured game's
   Rules Submission (``table.variant``, ``--set rules.decks=D``);
 - counts (``--draws``, ``--rounds``, ``--shoes``, ``--bytes``): a whole number as a lab
@@ -22,11 +24,35 @@ import argparse
 import re
 from typing import Any
 
-from firmware.config import VARIANTS
-from lab.options import count as count
+from etgcore.commands import context
 
 _HEX = re.compile(r"^[0-9a-fA-F]+$")
+_POWER = re.compile(r"^(\d+)\^(\d+)$")
 MAX_SEED_BYTES = 64
+
+
+def count(text: str) -> int:
+    """A whole number as a lab writes it: ``1000000``, ``1_000_000``, ``1e6`` or ``10^6``."""
+    t = text.strip().replace("_", "").replace(",", "")
+    m = _POWER.match(t)
+    try:
+        if m:
+            if int(m.group(2)) > 30:
+                raise ValueError
+            value = int(m.group(1)) ** int(m.group(2))
+        elif re.fullmatch(r"\d+", t):
+            value = int(t)
+        else:
+            f = float(t)
+            if not f.is_integer():
+                raise ValueError
+            value = int(f)
+    except (ValueError, OverflowError):
+        raise argparse.ArgumentTypeError(f"{text!r} is not a whole number (e.g. 1000000, "
+                                         "1e6 or 10^6)") from None
+    if value < 0:
+        raise argparse.ArgumentTypeError(f"{text} must not be negative")
+    return value
 
 
 def seed_hex(text: str) -> str:
@@ -81,13 +107,6 @@ def add_seed(p: argparse.ArgumentParser, help: str, *, default: str | None = Non
                        help=argparse.SUPPRESS)
 
 
-def add_variant(p: argparse.ArgumentParser, help: str, *, required: bool = False,
-                default: str | None = None) -> None:
-    """``--variant``: one of :data:`VARIANTS`, the same check and message everywhere."""
-    p.add_argument("--variant", choices=VARIANTS, required=required, default=default,
-                   metavar="VARIANT", help=f"{help} ({', '.join(VARIANTS)})")
-
-
 def add_decks(p: argparse.ArgumentParser, what: str = "decks per shoe") -> None:
     """``--decks D`` (default None: :func:`configured_decks`)."""
     p.add_argument("--decks", type=decks, default=None, metavar="D",
@@ -105,10 +124,9 @@ def add_progress(p: argparse.ArgumentParser) -> None:
                    "for a long job; --progress also elsewhere, a line every few seconds)")
 
 
-def configured_decks(cfg: Any, given: int | None) -> int:
-    """``--decks`` when given, else the decks of the configured game's Rules Submission."""
+def configured_decks(args: argparse.Namespace, cfg: Any, given: int | None) -> int:
+    """``--decks`` when given, else the decks of the configured game's Rules Submission
+    (which the command line knows: :attr:`~etgcore.commands.CommandContext.decks_of`)."""
     if given is not None:
         return given
-    from firmware.engine.rules import load_rules
-
-    return int(load_rules(cfg.table.variant, dict(cfg.rules), cfg.source).decks)
+    return context(args).decks_of(cfg)
