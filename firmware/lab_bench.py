@@ -43,7 +43,9 @@ def _cert_spec(draws: int) -> Any:
     from rng.cert.tasks import DrawSpec
 
     cfg = load_config(default_config_path(), ["table.mode=bench", "table.variant=bingo"])
-    tables = configured_bingo_tables(cfg.rules)
+    from firmware.engine.rules import rules_path
+
+    tables = configured_bingo_tables(rules_path("bingo"), cfg.rules)
     assert tables is not None
     return DrawSpec(cfg.rng, True, "1e23", "batch", tables[0], tables[1], card_table(), 8,
                     draws)
@@ -67,8 +69,8 @@ def _timed_cert(client: Any | None, draws: int) -> float:
 
 
 def run() -> Iterator[str]:
-    from firmware.errors import UserError
-    from firmware.math.bench import _load
+    from etgcore.errors import UserError
+    from firmware.math.bench import load_average
     from firmware.math.fastpath import warm_up
     from firmware.math.ruleset import load
     from lab.cluster import describe, open_client
@@ -88,7 +90,7 @@ def run() -> Iterator[str]:
     one_rtp = _timed_rtp(None, rules, rounds)
     _warm_cert(_cert_spec(draws))
     one_cert = _timed_cert(None, draws)
-    load_before = _load()
+    load_before = load_average()
     with open_client(None, workers) as client:
         client.run(warm_up, rules)  # each worker loads the kernel and builds the tables
         client.run(_warm_cert, _cert_spec(draws))
@@ -102,5 +104,6 @@ def run() -> Iterator[str]:
     yield (f"  etg cert run --scaling batch, {draws:,} Bingo and card draws ({outcomes:,} "
            f"outcomes drawn and tested): one core {outcomes / one_cert:,.0f} outcomes/s; "
            f"cluster {outcomes / many_cert:,.0f} outcomes/s; {one_cert / many_cert:.2f}x")
-    yield f"  machine load average before / after the cluster runs: {load_before} / {_load()}"
+    yield (f"  machine load average before / after the cluster runs: {load_before} / "
+           f"{load_average()}")
 

@@ -29,6 +29,8 @@ RULES: dict[str, tuple[str, ...]] = {
     "firmware.engine": ("firmware.engine", "etgcore"),
     "drivers": ("drivers", "etgcore"),
     "rng": ("rng", "etgcore"),
+    # the lab battery runs on the lab's cluster (lab is a leaf: it imports only the core)
+    "rng.cert": ("rng", "etgcore", "lab"),
     "ui": ("ui", "etgcore", "=firmware.engine"),
     "deploy": ("deploy", "etgcore"),
     "lab": ("lab", "etgcore"),

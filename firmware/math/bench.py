@@ -50,7 +50,7 @@ def run() -> Iterator[str]:
         yield (f"Monte Carlo fast path (numba), {v}, 1 core, {n:,} rounds: "
                f"{n / res_f.seconds:,.0f} rounds/s per core (target 2,000,000)")
     yield from par_checks()
-    yield f"  machine load average while measuring: {_load()} (shared machine)"
+    yield f"  machine load average while measuring: {load_average()} (shared machine)"
 
 
 def par_checks() -> Iterator[str]:
@@ -74,7 +74,8 @@ def par_checks() -> Iterator[str]:
             yield "  " + check(load(v, {"decks": d}), n).line()
 
 
-def _load() -> str:
+def load_average() -> str:
+    """The load average, printed beside every figure taken on a shared machine."""
     try:
         return " ".join(f"{x:.2f}" for x in os.getloadavg())
     except OSError:

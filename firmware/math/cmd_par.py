@@ -80,7 +80,7 @@ def _run(args: argparse.Namespace) -> int:
 
 
 def _check(args: argparse.Namespace, rules: Any) -> int:
-    from firmware.errors import UserError
+    from etgcore.errors import UserError
     from firmware.math.parcheck import check, deck_counts
 
     if args.check_rounds < 2:

@@ -153,9 +153,8 @@ def _verify_key(args: argparse.Namespace) -> Any:
     if args.key:
         return journal_key.load(args.key)
     if not getattr(args, "journal", None):
-        from firmware.cli import load_table_config
 
-        configured = load_table_config(args).journal.key_path
+        configured = context(args).load_config(args).journal.key_path
         if configured:
             return journal_key.load(configured)
     return BESIDE

@@ -13,6 +13,8 @@ import argparse
 import json
 from typing import Any
 
+from etgcore.commands import context
+
 
 def register(sub: Any, common: argparse.ArgumentParser) -> None:
     p = sub.add_parser(
@@ -36,10 +38,9 @@ def register(sub: Any, common: argparse.ArgumentParser) -> None:
 
 
 def cmd_init(args: argparse.Namespace) -> int:
-    from firmware.cli import load_table_config
     from firmware.table.journal_open import init_journal
 
-    cfg = load_table_config(args)
+    cfg = context(args).load_config(args)
     path = args.journal or cfg.journal.path
     journal, kept = init_journal(path, cfg.journal.key_path, args.reason,
                                  bench=cfg.bench, archive=args.archive)

@@ -22,7 +22,7 @@ import secrets
 import stat
 from pathlib import Path
 
-from firmware.errors import UserError
+from etgcore.errors import UserError
 from firmware.table.journal_files import ensure_directory
 
 KEY_BYTES = 32

@@ -21,7 +21,7 @@ import os
 from pathlib import Path
 from typing import Any
 
-from firmware.errors import UserError
+from etgcore.errors import UserError
 from firmware.table import journal_key
 from firmware.table.journal import (
     BlankJournal,

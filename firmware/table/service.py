@@ -19,10 +19,10 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from etgcore.errors import UserError
 from firmware.config import TableConfig
 from firmware.engine.inputs import Fault
 from firmware.engine.rules import Rules, load_rules
-from etgcore.errors import UserError
 from firmware.table.controller import Controller
 from firmware.table.credits import add_credits_offline as add_credits_offline
 from firmware.table.events import EventCode

@@ -9,6 +9,7 @@ from __future__ import annotations
 import pytest
 from variant_helpers import START, bet, conserved, do, feed, net, refused, vtable
 
+from etgcore.errors import ConfigError
 from firmware.engine import (
     CloseBetting,
     CreditsIn,
@@ -19,7 +20,6 @@ from firmware.engine import (
     layout_for,
     load_rules,
 )
-from etgcore.errors import ConfigError
 
 V = "split-to-double"
 
