@@ -1,8 +1,8 @@
 """How the scenario playback talks to a table: one small protocol, one driver per depth.
 
-:class:`EngineDriver` drives the game engine in-process. The hil driver (issue 10) will
-implement the same methods against the table service process (shoe simulator on a
-pseudo-terminal, simulated GPIO panels), so :mod:`firmware.bench.playback`, the outcome
+:class:`EngineDriver` drives the game engine in-process; the hil driver
+(:mod:`firmware.bench.hil_driver`) implements the same methods against the table service
+process (shoe simulator on a pseudo-terminal, simulated GPIO panels), so :mod:`firmware.bench.playback`, the outcome
 comparison and the reports are shared by both depths.
 """
 
@@ -25,8 +25,9 @@ from firmware.engine.inputs import (
     SideWager,
     Wager,
 )
+from firmware.engine.rejected import Rejected
 from firmware.engine.rules import load_rules
-from firmware.engine.table import Rejected, Table
+from firmware.engine.table import Table
 
 
 class TableDriver(Protocol):

@@ -28,8 +28,9 @@ from firmware.engine.inputs import (
 )
 from firmware.engine.layout import layout_for
 from firmware.engine.mechanism import DrawRequest, Mechanism, register_mechanism
+from firmware.engine.rejected import Rejected
 from firmware.engine.rules import Rules, available_variants, load_rules
-from firmware.engine.table import Rejected, Table
+from firmware.engine.table import Table
 
 __all__ = [
     "Card", "CloseBetting", "Console", "CreditsIn", "CreditsOut", "Cut", "Decision", "Draw",

@@ -10,7 +10,7 @@ A mechanism subclasses :class:`Mechanism` and overrides only the hooks it needs.
 engine calls a hook only through the lists built in :func:`build_mechanisms` (one list
 per hook, holding just the mechanisms that override it), so an unused hook costs nothing
 on the hot path. Every hook is documented with *when* the engine calls it; docs/engine.md
-maps the variations of issue 4 onto them.
+maps the variations onto them.
 """
 
 from __future__ import annotations

@@ -1,7 +1,8 @@
 """``Rejected``: an input that does not fit the table's state (the state is unchanged).
 
 It lives apart from :mod:`firmware.engine.table` so the table's parts (betting, tilts)
-raise it without importing the table; ``firmware.engine.table.Rejected`` is the same class.
+raise it without importing the table; the package exports it as
+``firmware.engine.Rejected``.
 """
 
 from __future__ import annotations

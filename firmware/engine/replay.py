@@ -13,8 +13,9 @@ from collections.abc import Iterable, Mapping
 from typing import Any
 
 from firmware.engine.inputs import Input, InputError, input_from_json
+from firmware.engine.rejected import Rejected
 from firmware.engine.rules import Rules, rules_from_json
-from firmware.engine.table import Rejected, Table
+from firmware.engine.table import Table
 
 
 class Recorder:

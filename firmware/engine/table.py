@@ -50,10 +50,7 @@ from firmware.engine.play import RoundPlay
 from firmware.engine.rejected import Rejected
 from firmware.engine.rules import Rules
 from firmware.engine.shoe import Shoe
-from firmware.engine.tilts import PERSISTENT_FAULTS, TABLE_FAULT_WORDS, Tilt, Tilting
-
-#: importable from here as before the split (Rejected, Tilt and the fault tables moved out)
-__all__ = ["PERSISTENT_FAULTS", "TABLE_FAULT_WORDS", "Rejected", "Table", "Tilt"]
+from firmware.engine.tilts import Tilting
 
 
 class Table(Betting, Tilting, RoundPlay):

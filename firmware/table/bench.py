@@ -1,4 +1,4 @@
-"""`make bench` figures of the table service (issue 9).
+"""`make bench` figures of the table service.
 
 - **card to screen**: this process plays the shoe on the master side of a real pty
   (HEL, then one ``CRD`` frame at a time); the real driver, controller (journal with

@@ -23,7 +23,8 @@ from typing import Any
 
 from firmware.engine import phases as P
 from firmware.engine.inputs import Draw, Fault, Input
-from firmware.engine.table import Rejected, Table
+from firmware.engine.rejected import Rejected
+from firmware.engine.table import Table
 from firmware.table import translate
 from firmware.table.accounting import round_accounts
 from firmware.table.commands import Commands

@@ -21,8 +21,9 @@ from typing import Any
 from etgcore.errors import UserError
 from firmware.engine import phases as P
 from firmware.engine.inputs import CreditsIn, input_from_json
+from firmware.engine.rejected import Rejected
 from firmware.engine.rules import Rules, rules_from_json
-from firmware.engine.table import Rejected, Table
+from firmware.engine.table import Table
 from firmware.table.journal import Journal
 
 log = logging.getLogger("etg.table.recovery")
