@@ -16,18 +16,18 @@ from collections.abc import Callable, Iterable
 
 #: Every benchmark, in the order `make bench` runs them.
 BENCHMARKS: tuple[tuple[str, str], ...] = (
-    ("rng", "rng.bench:run"),
-    ("cert", "rng.cert.bench:run"),
-    ("panel", "drivers.panel.bench:panel_benchmark"),
-    ("shoe", "drivers.shoe.bench:shoe_benchmark"),
+    ("rng", "rng.speed:run"),
+    ("cert", "rng.cert.speed:run"),
+    ("panel", "drivers.panel.speed:panel_benchmark"),
+    ("shoe", "drivers.shoe.speed:shoe_benchmark"),
     ("engine", "firmware.bench.speed:engine_benchmark"),
-    ("bench", "firmware.bench.hil_bench:hil_benchmark"),
-    ("table", "firmware.table.bench:table_benchmark"),
+    ("bench", "firmware.bench.hil_speed:hil_benchmark"),
+    ("table", "firmware.table.speed:table_benchmark"),
     ("ui", "firmware.bench.screen_views:ui_speed"),
-    ("release", "deploy.benchmarks:release"),
-    ("math", "firmware.math.bench:run"),
-    ("floor", "firmware.floor.bench:floor_benchmark"),
-    ("lab", "firmware.lab_bench:run"),
+    ("release", "deploy.speed:release"),
+    ("math", "firmware.math.speed:run"),
+    ("floor", "firmware.floor.speed:floor_benchmark"),
+    ("lab", "firmware.lab_speed:run"),
 )
 
 

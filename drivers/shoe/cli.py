@@ -77,7 +77,7 @@ def _sim_parser(ssub: Any, common: argparse.ArgumentParser) -> None:
 
 
 def _monitor_parser(ssub: Any, common: argparse.ArgumentParser) -> None:
-    from drivers.shoe.controller import LED_MODES
+    from drivers.shoe.session import LED_MODES
 
     m = ssub.add_parser(
         "monitor", parents=[common], help="act as the controller and print every shoe event",

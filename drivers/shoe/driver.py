@@ -26,9 +26,9 @@ from typing import TYPE_CHECKING, Any
 import serial
 
 from drivers.shoe import events as ev
-from drivers.shoe.controller import LED_MODES, ControllerSession
 from drivers.shoe.events import ShoeEvent
 from drivers.shoe.link import ICD_TIMING, Timing
+from drivers.shoe.session import LED_MODES, ControllerSession
 from etgcore.errors import UserError
 
 if TYPE_CHECKING:  # asyncio is for callers that use it; the table never loads it

@@ -2,8 +2,9 @@
 
 :class:`EngineDriver` drives the game engine in-process; the hil driver
 (:mod:`firmware.bench.hil_driver`) implements the same methods against the table service
-process (shoe simulator on a pseudo-terminal, simulated GPIO panels), so :mod:`firmware.bench.playback`, the outcome
-comparison and the reports are shared by both depths.
+process (shoe simulator on a pseudo-terminal, simulated GPIO panels), so
+:mod:`firmware.bench.playback`, the outcome comparison and the reports are shared by both
+depths.
 """
 
 from __future__ import annotations

@@ -10,7 +10,6 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from drivers.shoe.controller import ControllerSession
 from drivers.shoe.framing import Decoder, Frame, encode
 from drivers.shoe.link import (
     ICD_TIMING,
@@ -22,6 +21,7 @@ from drivers.shoe.link import (
     PeerSilent,
     SendFault,
 )
+from drivers.shoe.session import ControllerSession
 
 
 def wires(link: Link) -> list[bytes]:

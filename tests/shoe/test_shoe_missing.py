@@ -15,8 +15,8 @@ import time
 from shoe_support import FAST, plain_shoe
 from test_shoe_driver import SCRIPT, Consumer
 
-from drivers.shoe.controller import ControllerSession
 from drivers.shoe.driver import ShoeDriver
+from drivers.shoe.session import ControllerSession
 from drivers.shoe.sim_machine import SimSettings
 from drivers.shoe.simulator import ShoeSimulator
 

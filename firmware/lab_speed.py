@@ -70,7 +70,7 @@ def _timed_cert(client: Any | None, draws: int) -> float:
 
 def run() -> Iterator[str]:
     from etgcore.errors import UserError
-    from firmware.math.bench import load_average
+    from firmware.math.speed import load_average
     from firmware.math.fastpath import warm_up
     from firmware.math.ruleset import load
     from lab.cluster import describe, open_client
