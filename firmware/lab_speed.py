@@ -70,9 +70,9 @@ def _timed_cert(client: Any | None, draws: int) -> float:
 
 def run() -> Iterator[str]:
     from etgcore.errors import UserError
-    from firmware.math.speed import load_average
     from firmware.math.fastpath import warm_up
     from firmware.math.ruleset import load
+    from firmware.math.speed import load_average
     from lab.cluster import describe, open_client
 
     rounds = int(os.environ.get("ETG_LAB_BENCH_ROUNDS", 20_000_000))

@@ -160,7 +160,7 @@ def demo_journal_path(configured: str, variant: str, seats: int, auto_play: bool
 def cmd_credits(args: argparse.Namespace) -> int:
     import uuid
 
-    from firmware.table.service import add_credits_offline
+    from firmware.table.credits import add_credits_offline
 
     if args.cents <= 0:
         raise UserError("--cents must be more than 0")

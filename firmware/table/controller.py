@@ -272,7 +272,7 @@ class Controller(DeviceEvents, Commands):
         t = self.table
         final = round_ended(t)
         if final and not self._was_final:
-            self._record_round()
+            self.record_round()
             self.repeats.reset()
         self._was_final = final
         tilted = t.phase == P.TILT
@@ -363,7 +363,7 @@ class Controller(DeviceEvents, Commands):
 
     # -- rounds: record and meters --------------------------------------------------------
 
-    def _record_round(self) -> None:
+    def record_round(self) -> None:
         t = self.table
         voided = t.phase == P.VOIDED
         priv = t.private_view()

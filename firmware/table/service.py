@@ -15,6 +15,7 @@ import os
 import signal
 import threading
 import time
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -24,21 +25,17 @@ from firmware.config import TableConfig
 from firmware.engine.inputs import Fault
 from firmware.engine.rules import Rules, load_rules
 from firmware.table.controller import Controller
-from firmware.table.credits import add_credits_offline as add_credits_offline
+from firmware.table.devices import Devices, start_devices
 from firmware.table.events import EventCode
 from firmware.table.happenings import (
     CommandHappening,
-    PanelHappening,
-    ShoeHappening,
     StopHappening,
 )
 from firmware.table.journal import Journal, JournalError
 from firmware.table.journal_lock import JournalLock
-from firmware.table.journal_lock import TableRunning as TableRunning
 from firmware.table.journal_open import open_for_table, system_log
 from firmware.table.recovery import Recovered, open_table
 from firmware.table.sdnotify import Notifier
-from firmware.table.simulated_shoe import SimulatedShoe
 from firmware.table.transfers import CreditLimits
 
 log = logging.getLogger("etg.table")
@@ -99,49 +96,80 @@ def _config_hashes(cfg: TableConfig, rules: Rules, journal: Journal) -> None:
     record_config_at_start(journal, fingerprint(cfg, rules.to_json()))
 
 
-def _round_line(rec: dict[str, Any]) -> str:
-    d = rec.get("dealer") or {}
-    dealer = "blackjack" if d.get("blackjack") else (
-        "bust" if d.get("bust") else str(d.get("total", "?")))
-    seats = "  ".join(
-        f"seat {s['seat']} {s['net']:+d}" for s in rec.get("seats", []) if s.get("net") is not None
-    )
-    bingo = rec.get("bingo") or {}
-    extra = f"  bingo {bingo.get('target')}x{bingo.get('multiplier')}" if bingo else ""
-    return f"round {rec['round']} {rec['state']}: dealer {dealer}  {seats}{extra}"
-
-
-def run_table(cfg: TableConfig, opts: RunOptions) -> int:
-    """Run the table until stopped (signal, window closed, or ``opts.rounds`` rounds)."""
-    rules = load_rules(cfg.table.variant, dict(cfg.rules), cfg.source)
-    bench = cfg.bench
-    if opts.control and not bench:
+def _refuse_bench_powers(cfg: TableConfig, opts: RunOptions) -> None:
+    if opts.control and not cfg.bench:
         raise UserError("the bench control channel is a bench power; production mode refuses it")
-    if (opts.auto_play or opts.demo) and not bench:
+    if (opts.auto_play or opts.demo) and not cfg.bench:
         raise UserError("automatic players (--auto-play, --demo) press a simulated panel: a "
                         "bench power; production mode refuses them")
-    if not bench:
+    if not cfg.bench:
         from drivers.shoe.port_check import production_refusal
 
         refusal = production_refusal(cfg.shoe.port)
         if refusal is not None:
             raise UserError(f"{refusal}; the table will not start")
+
+
+def _open_journal(cfg: TableConfig, stack: contextlib.ExitStack) -> Journal:
+    """The journal, locked against a second table process and verified before anything
+    is written (a refused journal stays untouched); ``stack`` closes and unlocks it."""
     jpath = Path(cfg.journal.path)
     try:
         lock = JournalLock(jpath)
     except OSError as exc:
         raise UserError(f"{jpath}: cannot use the journal's directory: "
                         f"{exc.strerror or exc}; the table will not start") from None
-    notifier = Notifier()
-    started = time.monotonic()
-    try:
-        # verified before anything is written (a refused journal stays untouched)
-        journal = open_for_table(jpath, cfg.journal.key_path, bench=bench)
-    except BaseException:
-        lock.release()
-        raise
-    last_stop = _last_stop(journal)
+    stack.callback(lock.release)
+    journal = open_for_table(jpath, cfg.journal.key_path, bench=cfg.bench)
+    stack.callback(journal.close)
+    return journal
 
+
+def _power_up_records(cfg: TableConfig, rules: Rules, journal: Journal) -> None:
+    """POWER_UP, the software check (production) and the configuration in force."""
+    try:
+        journal.append_one("event", {"mode": cfg.table.mode, "variant": rules.variant,
+                                     "pid": os.getpid()}, code=int(EventCode.POWER_UP))
+        if not cfg.bench:
+            _software_check(journal)
+        _config_hashes(cfg, rules, journal)
+    except JournalError as exc:
+        system_log(f"{exc}; the table will not start")
+        raise UserError(f"{exc}; the table will not start") from None
+
+
+def _open_rng(cfg: TableConfig, journal: Journal) -> tuple[Any, str | None]:
+    """The table RNG after its power-up self-test (journaled), or None and why not."""
+    try:
+        import rng as rngmod
+
+        table_rng = rngmod.open_table_rng(cfg.rng, bench=cfg.bench)
+    except Exception as exc:
+        failure = str(getattr(exc, "cause", exc))
+        journal.append_one("event", {"reason": failure}, code=int(EventCode.RNG_SELFTEST_FAIL))
+        log.error("RNG unavailable: %s", failure)
+        return None, failure
+    journal.append_one("event", {"mechanism": cfg.rng.mechanism},
+                       code=int(EventCode.RNG_SELFTEST_PASS))
+    return table_rng, None
+
+
+@dataclass
+class PoweredUp:
+    """What power-up made: the controller (table recovered) and what it talks to."""
+
+    ctl: Controller
+    bridge: Any  # firmware.table.ui_bridge.UiBridge
+    table_rng: Any
+    floor_link: Any
+
+
+def _power_up(cfg: TableConfig, opts: RunOptions, rules: Rules, journal: Journal) -> PoweredUp:
+    """Power-up records, the RNG, recovery of the table, the UI bridge, the controller."""
+    from firmware.table.floor_gate import FloorGate
+    from firmware.table.ui_bridge import UiBridge
+
+    last_stop = _last_stop(journal)
     ctl_box: list[Controller] = []
     floor_link: Any = None
     if cfg.floor.broker:
@@ -149,41 +177,9 @@ def run_table(cfg: TableConfig, opts: RunOptions) -> int:
 
         floor_link = open_floor_link(
             cfg, rules, journal, lambda args: ctl_box[0].put(CommandHappening("floor", args)))
-
-    def early_event(code: EventCode, **body: Any) -> None:
-        journal.append_one("event", body, code=int(code))
-
-    try:
-        early_event(EventCode.POWER_UP, mode=cfg.table.mode, variant=rules.variant,
-                    pid=os.getpid())
-        if not bench:
-            _software_check(journal)
-        _config_hashes(cfg, rules, journal)
-    except (JournalError, UserError) as exc:
-        journal.close()
-        lock.release()
-        if isinstance(exc, UserError):
-            raise
-        system_log(f"{exc}; the table will not start")
-        raise UserError(f"{exc}; the table will not start") from None
-
-    table_rng: Any = None
-    rng_failure: str | None = None
-    try:
-        import rng as rngmod
-
-        table_rng = rngmod.open_table_rng(cfg.rng, bench=bench)
-        early_event(EventCode.RNG_SELFTEST_PASS, mechanism=cfg.rng.mechanism)
-    except Exception as exc:
-        rng_failure = str(getattr(exc, "cause", exc))
-        early_event(EventCode.RNG_SELFTEST_FAIL, reason=rng_failure)
-        log.error("RNG unavailable: %s", rng_failure)
-
-    rec: Recovered = open_table(journal, rules, opts.seats, bench)
-    table = rec.table
-    from firmware.table.floor_gate import FloorGate
-    from firmware.table.ui_bridge import UiBridge
-
+    _power_up_records(cfg, rules, journal)
+    table_rng, rng_failure = _open_rng(cfg, journal)
+    rec: Recovered = open_table(journal, rules, opts.seats, cfg.bench)
 
     def display_failed(why: str) -> None:
         if ctl_box:
@@ -195,14 +191,14 @@ def run_table(cfg: TableConfig, opts: RunOptions) -> int:
         from firmware.table.recall import recent_rounds
 
         bridge.preload(recent_rounds(journal, bridge.recent.maxlen or 10))
-    autoplay: Any = None
+
     def publish(view: dict[str, Any]) -> None:
         bridge.publish(view)
         if floor_link is not None:
             floor_link.offer_view(view, bool(view["controller"]["closed"]))
 
     ctl = Controller(
-        table, journal, rng=table_rng, publish=publish, on_round=bridge.round_done,
+        rec.table, journal, rng=table_rng, publish=publish, on_round=bridge.round_done,
         finals_recorded=rec.finals_recorded, round_first_seq=rec.round_first_seq,
         limits=CreditLimits(cfg.table.max_transfer_cents, cfg.table.max_seat_credits),
     )
@@ -210,17 +206,28 @@ def run_table(cfg: TableConfig, opts: RunOptions) -> int:
     ctl_box.append(ctl)
     if rng_failure:
         ctl.rng_failure = f"RNG failure: {rng_failure}"
-    if (opts.auto_play or opts.demo) and bench:
-        # "the first time the journal is created": per seat, until its grant is journaled
-        # (each grant is one transaction, so a kill -9 during the first start cannot leave
-        # a seat without its credits for good, nor grant them twice)
-        granted = {int(r.body["seat"]) for r in journal.records(kinds=["event"])
-                   if r.code == int(EventCode.CREDITS_IN)}
-        for seat in range(1, opts.seats + 1):
-            if seat not in granted:
-                ctl.command("credits-in", {"seat": seat, "cents": AUTO_CREDITS})
+    if opts.auto_play or opts.demo:
+        _grant_demo_credits(ctl, journal, opts.seats)
+    _resume(ctl, rec, last_stop)
+    return PoweredUp(ctl, bridge, table_rng, floor_link)
+
+
+def _grant_demo_credits(ctl: Controller, journal: Journal, seats: int) -> None:
+    """"The first time the journal is created": per seat, until its grant is journaled
+    (each grant is one transaction, so a kill -9 during the first start cannot leave a
+    seat without its credits for good, nor grant them twice)."""
+    granted = {int(r.body["seat"]) for r in journal.records(kinds=["event"])
+               if r.code == int(EventCode.CREDITS_IN)}
+    for seat in range(1, seats + 1):
+        if seat not in granted:
+            ctl.command("credits-in", {"seat": seat, "cents": AUTO_CREDITS})
+
+
+def _resume(ctl: Controller, rec: Recovered, last_stop: dict[str, Any] | None) -> None:
+    """Journal what recovery found; a round cut by the stop is held (a tilt)."""
+    table = rec.table
     if rec.finals > rec.finals_recorded:
-        ctl._record_round()  # the power failed between a round's last input and its record
+        ctl.record_round()  # the power failed between a round's last input and its record
     if rec.in_round:
         ctl.event(EventCode.RECOVERED, table.round_no, inputs=rec.inputs)
         ctl.event(EventCode.RECOVERY_HELD, table.round_no, phase=table.phase)
@@ -229,125 +236,101 @@ def run_table(cfg: TableConfig, opts: RunOptions) -> int:
     elif rec.inputs:
         ctl.event(EventCode.RECOVERED, table.round_no, inputs=rec.inputs)
 
-    sim_shoe: SimulatedShoe | None = None
-    driver: Any = None
-    panel: Any = None
-    control_server: Any = None
-    attendant: Any = None
-    stop_reason = "stop"
-    try:
-        from drivers.shoe.driver import ShoeDriver
 
-        shoe_url = cfg.shoe.port
-        shoe_control = None
-        if shoe_url == "sim":
-            if opts.control:
-                shoe_control = opts.control + ".shoe"
-            sim_shoe = SimulatedShoe(rules, cfg, opts.pace, shoe_control)
-            shoe_url = sim_shoe.path
-        driver = ShoeDriver(shoe_url, on_event=lambda e: ctl.put(ShoeHappening(e)))
-        driver.start()
-        ctl.shoe = driver
+def _serve(cfg: TableConfig, opts: RunOptions, rules: Rules, up: PoweredUp,
+           notifier: Notifier, started: float) -> str:
+    """READY, then the controller loop (on its own thread when a window needs the main
+    one) until a signal, the window closing or ``opts.rounds``; returns why it stopped."""
+    ctl, bridge = up.ctl, up.bridge
+    rounds_at_start = ctl.finals
 
-        from drivers.panel import open_panel
+    def until() -> bool:
+        if not bridge.alive:
+            return True
+        return bool(opts.rounds) and ctl.finals - rounds_at_start >= opts.rounds
 
-        backend = "sim" if opts.auto_play else cfg.panel.backend
-        panel = open_panel(
-            cfg.panel, cfg.table.seats, backend=backend,
-            on_event=lambda e: ctl.put(PanelHappening(e.kind, e.button, e.seat, e.detail)),
-        )
-        panel.start()
-        ctl.panel = panel
-        bridge.attach_panel(panel)
-        if opts.auto_play:
-            from firmware.table.autoplay import AutoPlay
+    signalled: list[str] = []  # the loop may end (bridge closed) before it sees the stop
 
-            autoplay = AutoPlay(panel.sim, rules, list(range(1, opts.seats + 1))).start()
-            bridge.autoplay = autoplay
-        from firmware.table.attendant_socket import AttendantServer
+    def on_signal(signum: int, frame: Any) -> None:
+        signalled.append(f"stopped by {signal.Signals(signum).name}")
+        ctl.put(StopHappening(signalled[-1]))
+        bridge.close()
 
-        attendant = AttendantServer(jpath, ctl).start()
-        if floor_link is not None:
-            floor_link.start()
-        if opts.control:
-            from firmware.table.control import ControlServer
+    for sig in (signal.SIGTERM, signal.SIGINT):
+        signal.signal(sig, on_signal)
+    ready_s = time.monotonic() - started
+    notifier.ready(f"table {cfg.table.table_id} {rules.variant}")
+    log.info("table ready in %.2f s (%s, %s mode, journal %s)", ready_s, rules.variant,
+             cfg.table.mode, cfg.journal.path)
+    ctl.journal.set_info("last_ready_s", f"{ready_s:.4f}")
+    ctl.event(EventCode.READY, ctl.table.round_no, seconds=round(ready_s, 3))
+    _loop(ctl, bridge, notifier, until)
+    done = bool(opts.rounds) and ctl.finals - rounds_at_start >= opts.rounds
+    return "rounds done" if done else (
+        signalled[0] if signalled else ctl.stop_reason or "stopped")
 
-            control_server = ControlServer(opts.control, ctl, shoe_control).start()
 
-        rounds_at_start = ctl.finals
+def _loop(ctl: Controller, bridge: Any, notifier: Notifier, until: Callable[[], bool]) -> None:
+    """The controller's loop, pinging the systemd watchdog at half its period; with a
+    window it runs on its own thread, because SDL wants the main one."""
+    watchdog = notifier.watchdog_s
 
-        def until() -> bool:
-            if not bridge.alive:
-                return True
-            return bool(opts.rounds) and ctl.finals - rounds_at_start >= opts.rounds
+    def loop() -> None:
+        last_ping = 0.0
 
-        signalled: list[str] = []  # the loop may end (bridge closed) before it sees the stop
+        def stop_or_ping() -> bool:
+            nonlocal last_ping
+            now = time.monotonic()
+            if watchdog and now - last_ping >= watchdog / 2:
+                notifier.watchdog()
+                last_ping = now
+            return until()
 
-        def on_signal(signum: int, frame: Any) -> None:
-            signalled.append(f"stopped by {signal.Signals(signum).name}")
-            ctl.put(StopHappening(signalled[-1]))
-            bridge.close()
+        def next_ping() -> float | None:
+            return last_ping + watchdog / 2 if watchdog else None
 
-        for sig in (signal.SIGTERM, signal.SIGINT):
-            signal.signal(sig, on_signal)
-        ready_s = time.monotonic() - started
-        notifier.ready(f"table {cfg.table.table_id} {rules.variant}")
-        log.info("table ready in %.2f s (%s, %s mode, journal %s)", ready_s, rules.variant,
-                 cfg.table.mode, jpath)
-        journal.set_info("last_ready_s", f"{ready_s:.4f}")
-        ctl.event(EventCode.READY, table.round_no, seconds=round(ready_s, 3))
-        watchdog = notifier.watchdog_s
+        ctl.run(until=stop_or_ping, wake_at=next_ping)
+        bridge.close()
 
-        def loop() -> None:
-            last_ping = 0.0
+    if bridge.has_window:
+        worker = threading.Thread(target=loop, name="controller", daemon=True)
+        worker.start()
+        bridge.run_window()  # SDL wants the main thread
+        ctl.put(StopHappening("stopped: the window was closed"))
+        worker.join(5)
+    else:
+        loop()
 
-            def stop_or_ping() -> bool:
-                nonlocal last_ping
-                now = time.monotonic()
-                if watchdog and now - last_ping >= watchdog / 2:
-                    notifier.watchdog()
-                    last_ping = now
-                return until()
 
-            def next_ping() -> float | None:
-                return last_ping + watchdog / 2 if watchdog else None
+def run_table(cfg: TableConfig, opts: RunOptions) -> int:
+    """Run the table until stopped (signal, window closed, or ``opts.rounds`` rounds).
 
-            ctl.run(until=stop_or_ping, wake_at=next_ping)
-            bridge.close()
+    Power up, start the devices, serve. What was started is undone by one ExitStack in
+    the reverse order: the devices (shoe gate locked first), POWER_DOWN in the journal,
+    the floor link, the RNG (zeroized), the journal and its lock.
+    """
+    rules = load_rules(cfg.table.variant, dict(cfg.rules), cfg.source)
+    _refuse_bench_powers(cfg, opts)
+    notifier = Notifier()
+    started = time.monotonic()
+    with contextlib.ExitStack() as stack:
+        journal = _open_journal(cfg, stack)
+        up = _power_up(cfg, opts, rules, journal)
+        if up.table_rng is not None:
+            stack.callback(up.table_rng.close)
+        if up.floor_link is not None:
+            stack.callback(up.floor_link.stop)
+        stop_reason = ["stop"]
 
-        if bridge.has_window:
-            worker = threading.Thread(target=loop, name="controller", daemon=True)
-            worker.start()
-            bridge.run_window()  # SDL wants the main thread
-            ctl.put(StopHappening("stopped: the window was closed"))
-            worker.join(5)
-        else:
-            loop()
-        done = bool(opts.rounds) and ctl.finals - rounds_at_start >= opts.rounds
-        stop_reason = "rounds done" if done else (
-            signalled[0] if signalled else ctl.stop_reason or "stopped")
-    finally:
-        notifier.stopping()
-        if autoplay is not None:
-            autoplay.stop()
-        if control_server is not None:
-            control_server.stop()
-        if attendant is not None:
-            attendant.stop()
-        if driver is not None:
-            driver.lock()
-            time.sleep(0.05)
-            driver.stop()
-        if panel is not None:
-            panel.stop()
-        if sim_shoe is not None:
-            sim_shoe.stop()
-        with contextlib.suppress(JournalError):
-            journal.append_one("event", {"reason": stop_reason}, code=int(EventCode.POWER_DOWN))
-        if floor_link is not None:
-            floor_link.stop()
-        if table_rng is not None:
-            table_rng.close()
-        journal.close()
-        lock.release()
+        def power_down() -> None:
+            with contextlib.suppress(JournalError):
+                journal.append_one("event", {"reason": stop_reason[0]},
+                                   code=int(EventCode.POWER_DOWN))
+
+        stack.callback(power_down)
+        devices = Devices()
+        stack.callback(devices.stop)
+        stack.callback(notifier.stopping)
+        start_devices(cfg, opts, rules, up, devices)
+        stop_reason[0] = _serve(cfg, opts, rules, up, notifier, started)
     return 0

@@ -127,9 +127,7 @@ class UiBridge:
             self.recent.append({"view": recall_view(record, self._limits()),
                                 "ended": ended_text(record)})
         if self._inbox is None and not self.quiet:
-            from firmware.table.service import _round_line
-
-            print(_round_line(dict(record)), flush=True)
+            print(round_line(dict(record)), flush=True)
 
     # -- the main thread -------------------------------------------------------------------
 
@@ -172,3 +170,15 @@ def show_refusal(cfg: TableConfig, rules: Rules, message: str, *, headless: bool
                 signal.signal(sig, handler)
     except Exception as exc:  # the refusal stands whatever the display does
         log.error("the refusal could not be shown on the display: %s", exc)
+
+
+def round_line(rec: dict[str, Any]) -> str:
+    d = rec.get("dealer") or {}
+    dealer = "blackjack" if d.get("blackjack") else (
+        "bust" if d.get("bust") else str(d.get("total", "?")))
+    seats = "  ".join(
+        f"seat {s['seat']} {s['net']:+d}" for s in rec.get("seats", []) if s.get("net") is not None
+    )
+    bingo = rec.get("bingo") or {}
+    extra = f"  bingo {bingo.get('target')}x{bingo.get('multiplier')}" if bingo else ""
+    return f"round {rec['round']} {rec['state']}: dealer {dealer}  {seats}{extra}"

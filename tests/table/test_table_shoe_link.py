@@ -19,9 +19,9 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from drivers.shoe.controller import ControllerSession
 from table_helpers import FakePanel, FakeShoe, card, press, shoe
 
-from drivers.shoe.controller import ControllerSession
 from drivers.shoe.framing import encode
 from drivers.shoe.port_check import production_refusal
 from firmware.engine import load_rules
