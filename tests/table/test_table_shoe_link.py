@@ -19,11 +19,11 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from drivers.shoe.controller import ControllerSession
 from table_helpers import FakePanel, FakeShoe, card, press, shoe
 
 from drivers.shoe.framing import encode
 from drivers.shoe.port_check import production_refusal
+from drivers.shoe.session import ControllerSession
 from firmware.engine import load_rules
 from firmware.table.controller import Controller, ShoeHappening
 from firmware.table.events import EventCode
