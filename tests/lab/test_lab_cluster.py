@@ -22,6 +22,7 @@ import pytest
 
 distributed = pytest.importorskip("distributed")
 
+from firmware.cli import command_context  # noqa: E402
 from firmware.config import default_config_path, load_config  # noqa: E402
 from firmware.math.rtp import run_rtp  # noqa: E402
 from firmware.math.ruleset import load  # noqa: E402
@@ -113,7 +114,7 @@ def _cert(out: Path, **kw: Any) -> dict[str, Any]:
                       seed_hex="2323", run_dieharder=False, progress=False, task_draws=2000,
                       scaling="batch",
                       **{k: v for k, v in kw.items() if k != "progress"})
-    certification_run(cfg, opts, progress=kw.get("progress"))
+    certification_run(cfg, opts, command_context(), progress=kw.get("progress"))
     return json.loads((out / "results.json").read_text())
 
 
@@ -150,7 +151,7 @@ def test_production_run_records_each_workers_selftest(cluster: Any, tmp_path: Pa
     opts = RunOptions(draws=12_000, out=out, stream_bytes=4096, shoes=48, decks=1,
                       run_dieharder=False, progress=False, task_draws=2000, scaling="batch",
                       scheduler=address)
-    certification_run(cfg, opts)
+    certification_run(cfg, opts, command_context())
     md = (out / "report.md").read_text()
     assert "each worker's own DRBG from its own entropy source" in md
     workers = {line.split(" (")[0] for line in md.splitlines() if line.startswith("worker tcp://")}
