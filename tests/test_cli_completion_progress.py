@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from firmware.progress import Progress, duration
+from etgcore.progress import Progress, duration
 
 REPO = Path(__file__).resolve().parents[1]
 

@@ -73,7 +73,7 @@ def render_png(view: Mapping[str, Any], layout: Layout, state: ScreenState,
     out = Path(out)
     if out.suffix.lower() != ".png":
         raise UserError(f"--out {out}: the snapshot is a PNG file; name it *.png")
-    from firmware.errors import output_file
+    from etgcore.errors import output_file
 
     output_file(out)  # the directory is created when missing
     renderer = Renderer(size, layout, animate=False)

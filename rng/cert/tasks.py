@@ -28,7 +28,7 @@ from typing import Any
 import numpy as np
 import numpy.typing as npt
 
-from firmware.errors import UserError
+from etgcore.errors import UserError
 from rng.cert.battery import OutcomeBattery
 from rng.cert.frequency import IndependenceCounter
 from rng.cert.shuffles import ShuffleBattery
