@@ -26,8 +26,9 @@ SYSTEM_PYTHON = "/usr/bin/python3"
 PYTHON = SYSTEM_PYTHON if Path(SYSTEM_PYTHON).exists() else sys.executable
 
 
-def run_install(*args: str | Path, user: int | None = None) -> subprocess.CompletedProcess[str]:
-    cmd = ["bash", str(INSTALL), "--python", PYTHON, *map(str, args)]
+def run_install(*args: str | Path, user: int | None = None,
+                installer: Path = INSTALL) -> subprocess.CompletedProcess[str]:
+    cmd = ["bash", str(installer), "--python", PYTHON, *map(str, args)]
     if user is not None:
         cmd = ["setpriv", f"--reuid={user}", f"--regid={user}", "--clear-groups", *cmd]
     env = {k: v for k, v in os.environ.items() if not k.startswith("PYTHON")}
@@ -255,15 +256,21 @@ def test_prefix_install_needs_no_root(real_bundle, keys) -> None:
         work.chmod(0o755)
         shutil.copy(real_bundle, work / "b.etgrel")
         shutil.copy(keys.pub, work / "r.pub")
+        # The unprivileged user runs its own copy of the installer: the checkout may lie
+        # in a directory only its owner can read (a root user's home, a mktemp -d).
+        installer = work / "install.sh"
+        shutil.copy(INSTALL, installer)
+        installer.chmod(0o755)
         (work / "root").mkdir()
         os.chown(work / "root", nobody, nobody)
         result = run_install("--bundle", work / "b.etgrel", "--pubkey", work / "r.pub",
-                             "--prefix", work / "root", "--no-deps", user=nobody)
+                             "--prefix", work / "root", "--no-deps", user=nobody,
+                             installer=installer)
         assert result.returncode == 0, result.stdout + result.stderr
         assert (work / "root/opt/etg/current/MANIFEST.json").is_file()
         # and without --prefix an unprivileged user is told to use root
         result = run_install("--bundle", work / "b.etgrel", "--pubkey", work / "r.pub",
-                             user=nobody)
+                             user=nobody, installer=installer)
         assert result.returncode == 2 and "run as root" in result.stderr
     finally:
         shutil.rmtree(work)
