@@ -64,6 +64,12 @@ class Hub:
                     q.get_nowait()
                 q.put_nowait(text)
 
+    def current_tiles(self, only: str | None) -> list[str]:
+        """The tiles as they are now, as SSE messages: what a page that has just
+        subscribed is sent first, so nothing committed while it connected is missed."""
+        return [_sse("tile", tile) for tile in views.tiles(self.db, None if only is None
+                                                          else [only])]
+
     def subscribe(self, only: str | None) -> asyncio.Queue[str]:
         q: asyncio.Queue[str] = asyncio.Queue()
         self.clients.add((q, only))

@@ -113,11 +113,20 @@ class PitView:
         if await self.who(request) is None:
             return JSONResponse({"error": "log in"}, status_code=401)
         only = request.query_params.get("table") or None
+        # subscribe first, then read what is there: a change committed between rendering
+        # the page and this request is in the snapshot, one after it in the queue
         q = self.hub.subscribe(only)
+        try:
+            snapshot = await run_in_threadpool(self.hub.current_tiles, only)
+        except BaseException:
+            self.hub.unsubscribe(q, only)
+            raise
 
         async def stream() -> AsyncIterator[str]:
             try:
                 yield ": live\n\n"
+                for text in snapshot:
+                    yield text
                 while True:
                     try:
                         yield await asyncio.wait_for(q.get(), KEEPALIVE_S)

@@ -104,7 +104,7 @@ def test_pit_view_tiles_tilt_and_disable(tmp_path: Path) -> None:
             closed = wait_for("B2 closed", lambda: _first(_journal(rig, "B2"),
                                                           EventCode.TABLE_CLOSED), 30)
             wait_for("the closed tile", lambda: "closed" in browser.find_element(
-                By.ID, "tile").get_attribute("class"), 10)
+                By.ID, "tile").get_attribute("class"), 30)
             recs = _journal(rig, "B2")
             cmd = _first(recs, EventCode.FLOOR_COMMAND)
             assert cmd is not None and cmd < closed
