@@ -1,7 +1,7 @@
 """The floor service's subscriber: every table's messages into the store, in batches.
 
 paho's network thread only parses and queues; one store thread takes what has arrived
-(up to :data:`BATCH` messages or :data:`LINGER_S`), applies it in one database
+(up to :data:`BATCH` records or :data:`LINGER_S`), applies it in one database
 transaction, and only after the commit acknowledges to each table the highest outbox
 number now held (retained on ``etg/ack/<id>``) and tells the pit view what changed. A
 crash before the commit loses nothing: the acknowledgement was not sent, so the tables
@@ -44,7 +44,8 @@ class Ingest:
         self.client.on_connect = self._connected
         self.client.on_disconnect = self._disconnected
         self.client.on_message = self._message
-        self.inbox: queue.Queue[Incoming | None] = queue.Queue()
+        #: what one MQTT message brought (a status, or a table's next records), in order
+        self.inbox: queue.Queue[list[Incoming] | None] = queue.Queue()
         self.connected = threading.Event()
         self.ingested = 0
         self._stop = False
@@ -86,20 +87,27 @@ class Ingest:
         if where is None:
             return
         tid, kind = where
+        if not topics.valid_table_id(tid):
+            return
+        now = time.time()
+        if kind == "online":
+            self.inbox.put([Incoming(tid, kind, {"online": msg.payload == b"1"}, now)])
+            return
         try:
-            if kind == "online":
-                payload: Any = {"online": msg.payload == b"1"}
-            else:
-                payload = json.loads(msg.payload)
+            payload: Any = json.loads(msg.payload)
         except ValueError:
             log.warning("table %s sent a message that is not JSON on %s", tid, msg.topic)
             return
-        if not isinstance(payload, dict) or not topics.valid_table_id(tid):
-            return
-        if kind != "status" and kind != "online" and not _record_shape(payload):
-            log.warning("table %s: malformed %s message dropped", tid, kind)
-            return
-        self.inbox.put(Incoming(tid, kind, payload, time.time()))
+        if kind == topics.STATUS and isinstance(payload, dict):
+            self.inbox.put([Incoming(tid, kind, payload, now)])
+        elif kind == topics.RECORDS and isinstance(payload, list):
+            good = [Incoming(tid, r["kind"], r, now) for r in payload if _record_shape(r)]
+            if len(good) < len(payload):  # the rest are held back as a gap, never skipped
+                log.warning("table %s: %d malformed records dropped", tid,
+                            len(payload) - len(good))
+            self.inbox.put(good)
+        else:
+            log.warning("table %s: unexpected message on %s dropped", tid, msg.topic)
 
     # -- the store thread ---------------------------------------------------------------
 
@@ -108,7 +116,7 @@ class Ingest:
             first = self.inbox.get()
             if first is None:
                 break
-            batch = [first]
+            batch = list(first)
             deadline = time.monotonic() + LINGER_S
             while len(batch) < BATCH:
                 try:
@@ -118,8 +126,9 @@ class Ingest:
                 if item is None:
                     self._stop = True
                     break
-                batch.append(item)
-            self._apply(batch)
+                batch += item
+            if batch:
+                self._apply(batch)
 
     def _apply(self, batch: list[Incoming]) -> None:
         while True:
@@ -144,6 +153,7 @@ class Ingest:
         self.on_applied(applied)
 
 
-def _record_shape(p: dict[str, Any]) -> bool:
-    return (isinstance(p.get("n"), int) and isinstance(p.get("seq"), int)
+def _record_shape(p: Any) -> bool:
+    return (isinstance(p, dict) and p.get("kind") in topics.RECORD_KINDS
+            and isinstance(p.get("n"), int) and isinstance(p.get("seq"), int)
             and isinstance(p.get("hash"), str) and isinstance(p.get("ts_ns"), int))

@@ -42,9 +42,15 @@ class OutMessage:
     kind: str
     payload: str  # JSON object without "n"
 
-    def wire(self) -> bytes:
-        """The published bytes: the payload with the outbox number in front."""
-        return (f'{{"n":{self.n},' + self.payload[1:]).encode("ascii")
+    def wire(self) -> str:
+        """The record as published: the payload with its kind and outbox number in front
+        (string work only: the payload was serialised once, when it was staged)."""
+        return f'{{"kind":"{self.kind}","n":{self.n},' + self.payload[1:]
+
+
+def records_wire(batch: list[OutMessage]) -> bytes:
+    """One MQTT message for consecutive outbox records: a JSON array, in ``n`` order."""
+    return ("[" + ",".join(m.wire() for m in batch) + "]").encode("ascii")
 
 
 def stage_messages(

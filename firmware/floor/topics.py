@@ -11,8 +11,10 @@ from __future__ import annotations
 import re
 
 ROOT = "etg"
-#: table -> floor, each message carries (n, seq) and goes through the outbox
+#: what an outbox record reports; each record carries its kind, (n, seq) and hash
 RECORD_KINDS = ("event", "round", "meters", "chain")
+#: table -> floor: one MQTT message carries the next outbox records in order (a JSON array)
+RECORDS = "records"
 #: table -> floor, retained snapshot of the table's state (not through the outbox)
 STATUS = "status"
 

@@ -20,7 +20,7 @@ from firmware.engine import load_rules
 from firmware.floor.certs import FLOOR_SERVICE, identity, make_floor_certs
 from firmware.floor.command_auth import CommandVerifier, new_command
 from firmware.floor.messages import public_round
-from firmware.floor.outbox import Outbox
+from firmware.floor.outbox import Outbox, records_wire
 from firmware.table.controller import Controller
 from firmware.table.events import EventCode
 from firmware.table.journal import Entry, Journal
@@ -75,6 +75,28 @@ def test_catch_up_reports_what_was_journaled_without_the_outbox(tmp_path: Path) 
     assert box.catch_up() == 0
     kinds = [k for _n, _s, k, _p in _outbox_rows(j.path)]
     assert kinds == ["event", "round", "chain", "meters"]
+
+
+def test_records_go_out_in_order_several_to_a_message(tmp_path: Path,
+                                                     monkeypatch: pytest.MonkeyPatch) -> None:
+    from firmware.floor import link
+
+    j = Journal(tmp_path / "j.sqlite")
+    box = Outbox(j)
+    for i in range(1, 4):
+        j.append([Entry("round", {"round": i, "state": "settled", "stakes": {},
+                                  "returns": {}, "dealer": {"cards": ["KS", "7H"]}}, i)],
+                 {("games_played", 0, ""): 1})
+    pending = box.pending(0)
+    wire = json.loads(records_wire(pending))
+    assert [(r["n"], r["kind"]) for r in wire] == [
+        (n, k) for n, k in zip(range(1, 10), ["round", "meters", "chain"] * 3, strict=True)]
+    assert all(r["seq"] == r["n"] // 3 + (r["n"] % 3 > 0) for r in wire)
+    assert link._by_size(pending) == pending
+    monkeypatch.setattr(link, "PUBLISH_BYTES", len(pending[0].payload) + 30)
+    assert link._by_size(pending) == pending[:1]  # a record larger than the budget goes alone
+    monkeypatch.setattr(link, "PUBLISH_BYTES", 1)
+    assert link._by_size(pending) == pending[:1]
 
 
 def test_a_voided_rounds_unrevealed_hole_card_never_leaves(tmp_path: Path) -> None:
