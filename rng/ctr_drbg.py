@@ -1,7 +1,7 @@
 """CTR_DRBG with AES-256, with and without the derivation function (SP 800-90A Rev.1, 10.2).
 
 All block encryptions go through ``cryptography``'s AES. Two identities keep the hot path
-to one cipher call per Generate, and the KATs confirm them:
+to one AES-CTR encryptor per Generate, and the KATs confirm them:
 
 * the Generate loop "V = V + 1; output E(Key, V)" followed by CTR_DRBG_Update's three
   blocks is the AES-CTR keystream starting at counter block V + 1 (ctr_len = blocklen =
@@ -28,21 +28,61 @@ _Z_SEED = bytes(_SEEDLEN)
 _DF_KEY = bytes(range(_KEYLEN))
 
 
-@functools.lru_cache(maxsize=8)
-def _zeros(n: int) -> bytes:
-    """Plaintext for keystream: cached, because a Generate of 2^19 bits is the hot path."""
-    return bytes(n)
+#: Zero plaintext for the keystream (a Generate's output, the rest of its last block, and
+#: the Update's three blocks), sliced per call: the hot path allocates nothing.
+_ZEROS = memoryview(bytes(MAX_REQUEST_BYTES + _BLOCKLEN + _SEEDLEN))
 
 
-def _ctr(key: bytes | bytearray, v: bytes | bytearray) -> Any:
-    """An AES-CTR encryptor whose keystream is E(Key, V+1) || E(Key, V+2) || ..."""
-    block = ((int.from_bytes(v, "big") + 1) & _MASK).to_bytes(_BLOCKLEN, "big")
-    return Cipher(algorithms.AES(bytes(key)), modes.CTR(block)).encryptor()
+def _fresh_cipher(key: bytes | bytearray, counter: bytes | bytearray) -> Any:
+    return Cipher(algorithms.AES(bytes(key)), modes.CTR(bytes(counter)))
 
 
-def _keystream(key: bytes | bytearray, v: bytes | bytearray, n_bytes: int) -> bytes:
-    """E(Key, V+1) || E(Key, V+2) || ... truncated to ``n_bytes``."""
-    return bytes(_ctr(key, v).update(_zeros(n_bytes)))
+@functools.cache
+def _cipher_reads_buffers_at_each_encryptor() -> bool:
+    """Whether a ``Cipher`` built over two bytearrays keys each new encryptor from their
+    contents at that moment (the installed ``cryptography`` keeps the caller's buffers
+    and reads them in ``encryptor()``). Checked once per process against fresh objects;
+    the power-up KATs check the whole mechanism again on top."""
+    key, counter = bytearray(range(_KEYLEN)), bytearray(_BLOCKLEN)
+    aes, ctr = algorithms.AES(key), modes.CTR(counter)
+    if aes.key is not key or ctr.nonce is not counter:
+        return False
+    cipher = Cipher(aes, ctr)
+    cipher.encryptor()
+    key[0], counter[-1] = 0xA5, 0x5A
+    probe = bytes(3 * _BLOCKLEN)
+    return bool(cipher.encryptor().update(probe) ==
+                _fresh_cipher(key, counter).encryptor().update(probe))
+
+
+class _Keystream:
+    """AES-256-CTR encryptors over the DRBG's current Key, from counter block V + 1.
+
+    WHY: the key changes at every Generate, and ``cryptography`` has no call to re-key a
+    context; building ``AES(key)``, ``CTR(iv)`` and ``Cipher`` anew costs about 3 us on top
+    of the ~3 us of ``encryptor()`` itself, a third of a 2^19-bit request's keystream. So
+    one ``Cipher`` is built over the DRBG's own key buffer and a counter buffer, and each
+    request writes V+1 into the counter and asks it for a new encryptor (where the
+    installed library does not key from the buffers, a fresh ``Cipher`` per request).
+    """
+
+    def __init__(self, key: bytearray) -> None:
+        self._key = key
+        self._counter = bytearray(_BLOCKLEN)
+        self._cipher = (Cipher(algorithms.AES(key), modes.CTR(self._counter))
+                        if _cipher_reads_buffers_at_each_encryptor() else None)
+
+    def encryptor(self, v: bytes | bytearray) -> Any:
+        """A fresh encryptor whose keystream is E(Key, V+1) || E(Key, V+2) || ..."""
+        self._counter[:] = ((int.from_bytes(v, "big") + 1) & _MASK).to_bytes(_BLOCKLEN, "big")
+        return (self._cipher or _fresh_cipher(self._key, self._counter)).encryptor()
+
+    def wipe(self) -> None:
+        self._counter[:] = bytes(_BLOCKLEN)
+        self._cipher = None
+
+    def is_zero(self) -> bool:
+        return not any(self._counter)
 
 
 def _cbc(key: bytes, iv: bytes, data: bytes) -> bytes:
@@ -89,21 +129,31 @@ class CtrDrbg(Drbg):
         entropy, extra = parts[0], parts[-1] if len(parts) > 1 else b""
         return _xor(entropy, extra + bytes(_SEEDLEN - len(extra)))
 
-    def _update(self, provided: bytes, temp: bytes | None = None) -> None:
-        """CTR_DRBG_Update (10.2.1.2); ``temp`` when the keystream is already at hand."""
-        if temp is None:
-            temp = _keystream(self._key, self._v, _SEEDLEN)
+    def _update(self, provided: bytes) -> None:
+        """CTR_DRBG_Update (10.2.1.2): three keystream blocks, xor ``provided``, new Key || V."""
+        self._keystream.encryptor(self._v).update_into(_ZEROS[:_SEEDLEN], self._out)
+        self._next_state(self._view[:_SEEDLEN], provided)
+
+    def _next_state(self, temp: memoryview, provided: bytes) -> None:
+        """Key || V = the keystream bytes ``temp`` xor ``provided`` (if any); ``temp``
+        (a view of the DRBG's buffer) is wiped."""
         if provided:
-            temp = _xor(temp, provided)
-        self._key[:] = temp[:_KEYLEN]
-        self._v[:] = temp[_KEYLEN:]
+            new = _xor(bytes(temp), provided)
+            self._key[:] = new[:_KEYLEN]
+            self._v[:] = new[_KEYLEN:]
+        else:
+            self._key[:] = temp[:_KEYLEN]
+            self._v[:] = temp[_KEYLEN:]
+        temp[:] = _Z_SEED
 
     def _instantiate_algorithm(self, entropy: bytes, nonce: bytes, pers: bytes) -> None:
         self._key = bytearray(_KEYLEN)
         self._v = bytearray(_BLOCKLEN)
-        # Output buffer of the largest request, the Update blocks and the slack older
-        # ``cryptography`` releases demand of update_into (one block less one byte).
-        self._out = bytearray(MAX_REQUEST_BYTES + _BLOCKLEN + _SEEDLEN + _BLOCKLEN)
+        # Output buffer of the largest request, the rest of its last block, the Update's
+        # three blocks.
+        self._out = bytearray(MAX_REQUEST_BYTES + _BLOCKLEN + _SEEDLEN)
+        self._view = memoryview(self._out)
+        self._keystream = _Keystream(self._key)
         if self.use_df:
             self._update(self._seed_material(entropy, nonce, pers))
         else:
@@ -112,43 +162,57 @@ class CtrDrbg(Drbg):
     def _reseed_algorithm(self, entropy: bytes, additional_input: bytes) -> None:
         self._update(self._seed_material(entropy, additional_input))
 
-    def _generate_algorithm(self, n_bytes: int, additional_input: bytes) -> bytes | None:
-        view = self._generate_view_algorithm(n_bytes, additional_input)
-        return None if view is None else bytes(view)
+    def _additional(self, additional_input: bytes) -> bytes:
+        """Generate steps 2.1-2.2: additional input to seedlen, then Update with it."""
+        if self.use_df:
+            additional_input = block_cipher_df(additional_input, _SEEDLEN)
+        else:
+            additional_input += bytes(_SEEDLEN - len(additional_input))
+        self._update(additional_input)
+        return additional_input
 
-    def _generate_view_algorithm(self, n_bytes: int, additional_input: bytes
-                                 ) -> memoryview | None:
+    def _generate_algorithm(self, n_bytes: int, additional_input: bytes) -> bytes | None:
         """Generate (10.2.1.5) as ONE keystream call into the DRBG's own buffer: the
         requested bits, the discarded rest of the last block, then the three blocks of
         CTR_DRBG_Update, which become the new Key and V and are wiped from the buffer."""
         if self.reseed_counter > self.reseed_interval:
             return None
         if additional_input:
-            if self.use_df:
-                additional_input = block_cipher_df(additional_input, _SEEDLEN)
-            else:
-                additional_input += bytes(_SEEDLEN - len(additional_input))
-            self._update(additional_input)
+            additional_input = self._additional(additional_input)
         end = n_bytes + (-n_bytes % _BLOCKLEN)
-        total = end + _SEEDLEN
-        buf = self._out
-        _ctr(self._key, self._v).update_into(_zeros(total), buf)
-        temp = bytes(buf[end:total])
-        buf[end:total] = _Z_SEED
+        self._keystream.encryptor(self._v).update_into(_ZEROS[:end + _SEEDLEN], self._out)
+        self._next_state(self._view[end:end + _SEEDLEN], additional_input)
+        return bytes(self._view[:n_bytes])
+
+    def _generate_into_algorithm(self, out: memoryview | bytearray,
+                                 additional_input: bytes) -> bool:
+        """The same Generate with ONE encryptor: the requested bits straight into
+        ``out``, then (continuing the same keystream) the discarded rest of the last
+        block and the Update's three blocks into the DRBG's own buffer."""
+        if self.reseed_counter > self.reseed_interval:
+            return False
         if additional_input:
-            temp = _xor(temp, additional_input)
-        self._key[:] = temp[:_KEYLEN]
-        self._v[:] = temp[_KEYLEN:]
-        return memoryview(buf).toreadonly()[:n_bytes]
+            additional_input = self._additional(additional_input)
+        enc = self._keystream.encryptor(self._v)
+        n_bytes = len(out)
+        if n_bytes:
+            enc.update_into(_ZEROS[:n_bytes], out)
+        tail = -n_bytes % _BLOCKLEN + _SEEDLEN
+        enc.update_into(_ZEROS[:tail], self._out)
+        self._next_state(self._view[tail - _SEEDLEN:tail], additional_input)
+        return True
 
     def _zeroize(self) -> None:
         for buf in (getattr(self, "_key", None), getattr(self, "_v", None),
                     getattr(self, "_out", None)):
             if buf is not None:
                 buf[:] = bytes(len(buf))
+        if hasattr(self, "_keystream"):
+            self._keystream.wipe()
 
     def state_is_zero(self) -> bool:
-        return not any(self._key) and not any(self._v) and not self._out.strip(b"\0")
+        return (not any(self._key) and not any(self._v) and not self._out.strip(b"\0")
+                and self._keystream.is_zero())
 
 
 class CtrDrbgNoDf(CtrDrbg):

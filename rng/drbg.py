@@ -15,8 +15,7 @@ them (entropy input, then nonce; then one entropy input per reseed).
 from __future__ import annotations
 
 from abc import ABC, abstractmethod
-from collections.abc import Callable
-from typing import Any, ClassVar, Protocol
+from typing import ClassVar, Protocol
 
 from rng.errors import DrbgError
 
@@ -103,28 +102,26 @@ class Drbg(ABC):
         With ``prediction_resistance`` the DRBG reseeds from the entropy source before
         generating, so the output does not depend on any state an attacker might hold.
         """
-        out = self._generate(n_bytes, additional_input, prediction_resistance,
-                             self._generate_algorithm)
-        return bytes(out)
+        return self._generate(n_bytes, additional_input, prediction_resistance)
 
-    def generate_view(self, n_bytes: int) -> memoryview:
-        """Generate_function for a bulk reader: the same bits as :meth:`generate`
-        (no additional input), as a read-only view of the DRBG's own output buffer.
+    def generate_into(self, out: memoryview | bytearray) -> None:
+        """Generate_function for a bulk reader: the bits :meth:`generate` returns for a
+        request of ``len(out)`` bytes (no additional input), written into ``out``.
 
-        WHY: `etg rng stream` writes 2^19-bit requests straight to the pipe; handing out
-        the buffer the cipher wrote into saves an allocation and a copy per request. The
-        view is valid only until the next call on this DRBG; use it at once.
+        WHY: `etg rng stream` fills one large preallocated buffer with consecutive
+        requests and hands it to one write(2): no allocation and no copy per request.
         """
-        return self._generate(n_bytes, b"", False, self._generate_view_algorithm)
+        self._generate(len(out), b"", False, out)
 
     def _generate(
         self,
         n_bytes: int,
         additional_input: bytes,
         prediction_resistance: bool,
-        algorithm: Callable[[int, bytes], bytes | memoryview | None],
-    ) -> Any:
-        """The checks and reseed loop of 9.3.1 around one mechanism's generate algorithm."""
+        out: memoryview | bytearray | None = None,
+    ) -> bytes:
+        """The checks and reseed loop of 9.3.1 around one mechanism's generate algorithm
+        (into ``out`` when given; the bits are then not returned)."""
         if not self._alive:
             self._check_alive()
         if not 0 <= n_bytes <= MAX_REQUEST_BYTES:
@@ -139,10 +136,13 @@ class Drbg(ABC):
                 self.reseed(additional_input)
                 additional_input = b""
                 prediction_resistance = False
-            out = algorithm(n_bytes, additional_input)
             if out is not None:
+                if self._generate_into_algorithm(out, additional_input):
+                    self.reseed_counter += 1
+                    return b""
+            elif (bits := self._generate_algorithm(n_bytes, additional_input)) is not None:
                 self.reseed_counter += 1
-                return out
+                return bits
             reseed_required = True
 
     def uninstantiate(self) -> None:
@@ -172,11 +172,15 @@ class Drbg(ABC):
     def _generate_algorithm(self, n_bytes: int, additional_input: bytes) -> bytes | None:
         """The bits, or None when the reseed counter says a reseed is required first."""
 
-    def _generate_view_algorithm(self, n_bytes: int, additional_input: bytes
-                                 ) -> memoryview | None:
-        """:meth:`_generate_algorithm` into a view; mechanisms may avoid the copy."""
-        out = self._generate_algorithm(n_bytes, additional_input)
-        return None if out is None else memoryview(out)
+    def _generate_into_algorithm(self, out: memoryview | bytearray,
+                                 additional_input: bytes) -> bool:
+        """:meth:`_generate_algorithm` into ``out`` (False: reseed first); mechanisms
+        may write there directly."""
+        bits = self._generate_algorithm(len(out), additional_input)
+        if bits is None:
+            return False
+        out[:] = bits
+        return True
 
     @abstractmethod
     def _zeroize(self) -> None: ...

@@ -140,15 +140,17 @@ class TableRng:
                 self._failure = str(exc)
                 raise RngUnavailable(f"RNG unavailable: {exc}") from exc
 
-    def stream_chunk(self) -> memoryview:
-        """The next 2^19 bits of raw DRBG output (one generate request) without a copy:
-        the bulk path of `etg rng stream`. Valid until the next call; write it at once."""
+    def stream_into(self, out: memoryview) -> None:
+        """Fill ``out`` with raw DRBG output, one generate request of at most 2^19 bits
+        per 64 KiB, written straight into it: the bulk path of `etg rng stream`."""
         with self._lock:
             if self._failure is not None:
                 raise RngUnavailable(f"RNG unavailable: {self._failure}")
             try:
                 self._catch_up()
-                return self._drbg.generate_view(MAX_REQUEST_BYTES)
+                generate_into = self._drbg.generate_into
+                for at in range(0, len(out), MAX_REQUEST_BYTES):
+                    generate_into(out[at:at + MAX_REQUEST_BYTES])
             except RngError as exc:
                 self._failure = str(exc)
                 raise RngUnavailable(f"RNG unavailable: {exc}") from exc

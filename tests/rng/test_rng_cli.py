@@ -86,6 +86,20 @@ def test_stream_bytes_and_seed(capsysbinary: pytest.CaptureFixture[bytes]) -> No
     assert rc == 0 and len(a) == 100000 and a == b and len(c) == 1000
 
 
+def test_stream_is_the_drbgs_generate_requests_in_order(
+        capsysbinary: pytest.CaptureFixture[bytes]) -> None:
+    """The stream's writes (several requests each, generated into one reused buffer)
+    carry exactly the bits of consecutive 2^19-bit generate requests, then the rest."""
+    from rng.settings import RngSettings
+    from rng.table import open_table_rng
+
+    n = 3 * (1 << 18) + 12345  # three whole writes, then a partial one
+    rc, out, _ = run(["rng", "stream", "--bytes", str(n), "--seed-hex", "c0ffee"],
+                     capsysbinary)
+    with open_table_rng(RngSettings(seed_hex="c0ffee", cycle_hz=0.0), bench=True) as rng:
+        assert rc == 0 and out == rng.random_bytes(n)
+
+
 @pytest.mark.parametrize("cmd", [["stream", "--bytes", "8"], ["draws", "--what", "card",
                                                                 "--n", "3"]])
 def test_seed_hex_is_refused_in_production(cmd: list[str],
