@@ -75,3 +75,6 @@ class Activator(Mechanism):
         stake = seat.side.get(WAGER, 0)
         if stake:
             ledger.lose(WAGER, stake)  # § 633b.28(g)(1)(ii), (g)(2): never returned
+            if seat.hands:  # the public view reports it like any side wager's result
+                first = seat.hands[0]
+                first.extra = {**(first.extra or {}), WAGER: "lose"}
