@@ -29,7 +29,6 @@ STILL_TOO_LONG: dict[str, int] = {
     "firmware/math/parsheet.py:write_par_sheet": 129,
     "firmware/table/speed.py:_card_to_screen": 139,
     "rng/cert/run.py:certification_run": 106,
-    "ui/seats.py:_hand": 90,
 }
 #: module -> its length when this list was made; to be split, never to grow.
 MODULES_STILL_TOO_LONG: dict[str, int] = {

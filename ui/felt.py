@@ -19,6 +19,7 @@ from ui.geometry import TableGeometry, seat_top
 from ui.layout_data import Layout, area_label
 from ui.money import dollars
 from ui.painter import Painter
+from ui.seats import credits_label
 from ui.units import MIN_FONT_PX
 
 
@@ -177,7 +178,7 @@ def _seat_areas(p: Painter, surf: pygame.Surface, g: TableGeometry, layout: Layo
             else:
                 p.paragraph(surf, label, px, palette.GOLD, label_box, label_box.top, "center",
                             0.9)
-        p.text(surf, f"SEAT {seat}  ·  CREDITS", m.font(16), palette.MUTED,
+        p.text(surf, credits_label(seat), m.font(16), palette.MUTED,
                (sg.credits.centerx, sg.credits.top), "midtop")
 
 

@@ -27,6 +27,10 @@ class SeatGeometry:
     hands: pygame.Rect         # where the cards go
     spots: dict[str, tuple[tuple[int, int], int]] = field(default_factory=dict)
     credits: pygame.Rect = field(default_factory=lambda: pygame.Rect(0, 0, 0, 0))
+    #: the insurance wager's chip, beside its spot (centre, radius) and the half-width its
+    #: amount may take under the chip: never on the spot's printed label
+    insurance_chip: tuple[tuple[int, int], int] = ((0, 0), 0)
+    insurance_room: int = 0
 
 
 @dataclass
@@ -89,7 +93,10 @@ def build_geometry(m: Metrics, seats: int, betting_areas: list[str], bingo: bool
         else:
             spots["blackjack"] = ((m.x(cx), m.y(spot_y)), m.s(min(58, col_w * 0.22)))
         credits = m.rect(left + 8, top + 478, col_w - 16, 68)
-        out[seat] = SeatGeometry(seat, rect, ins, hands, spots, credits)
+        chip_x = cx + 60 + 8 + 12  # right of the spot's ellipse
+        room = min(left + col_w - 6 - chip_x, chip_x - (cx + 44))  # the label: ~76 wide
+        out[seat] = SeatGeometry(seat, rect, ins, hands, spots, credits,
+                                 ((m.x(chip_x), m.y(top + 16)), m.s(12)), m.s(room))
         arc.append((m.x(cx), m.y(top + 26)))
     return TableGeometry(m, left_panel, right_panel, bingo_rect, dealer, center, status, out,
                          sorted(arc))

@@ -9,16 +9,23 @@ always describes the current frame, not the history of frames.
 from __future__ import annotations
 
 from collections.abc import Iterator
-from dataclasses import dataclass
+from dataclasses import dataclass, field
+
+import pygame
+
+Box = tuple[int, int, int, int]  # left, top, width, height in pixels
 
 
 @dataclass(frozen=True)
 class Drawn:
-    """One thing on the screen: ``kind`` is text, card, card-back, lammer or chip."""
+    """One thing on the screen: ``kind`` is text, card, card-back, lammer, chip, badge
+    (a result or BINGO! tag) or marker (the keyboard's seat); ``rect`` is where it was
+    drawn, so a test can check that two things do not cover each other."""
 
     region: str
     kind: str
     value: str
+    rect: Box | None = field(default=None, compare=False)
 
 
 class RenderModel:
@@ -33,8 +40,9 @@ class RenderModel:
     def drop(self, region: str) -> None:
         self._regions.pop(region, None)
 
-    def add(self, region: str, kind: str, value: str) -> None:
-        self._regions.setdefault(region, []).append(Drawn(region, kind, value))
+    def add(self, region: str, kind: str, value: str, rect: pygame.Rect | None = None) -> None:
+        box = None if rect is None else (rect.left, rect.top, rect.width, rect.height)
+        self._regions.setdefault(region, []).append(Drawn(region, kind, value, box))
 
     def clear(self) -> None:
         self._regions.clear()
@@ -54,8 +62,8 @@ class RenderModel:
             if d.kind in ("card", "card-back") and region in (None, d.region)
         ]
 
-    def of_kind(self, kind: str) -> list[Drawn]:
-        return [d for d in self if d.kind == kind]
+    def of_kind(self, kind: str, region: str | None = None) -> list[Drawn]:
+        return [d for d in self if d.kind == kind and region in (None, d.region)]
 
     def regions(self) -> list[str]:
         return list(self._regions)

@@ -37,7 +37,7 @@ class Painter:
         img = self.texts.render(s, px, color)
         rect = img.get_rect(**{anchor: pos})
         surf.blit(img, rect)
-        self.model.add(self.region, "text", s)
+        self.model.add(self.region, "text", s, rect)
         return rect
 
     def text_fit(self, surf: pygame.Surface, s: str, px: int, color: palette.Color,
@@ -74,13 +74,12 @@ class Painter:
              face_down: bool = False) -> pygame.Rect:
         """A card; anything that is not a known face code (``"??"``) is drawn as a back."""
         if face_down or not is_card(code):
-            img = self.cards.back(width)
-            self.model.add(self.region, "card-back", "back")
+            img, kind, value = self.cards.back(width), "card-back", "back"
         else:
-            img = self.cards.face(code, width)
-            self.model.add(self.region, "card", code)
+            img, kind, value = self.cards.face(code, width), "card", code
         rect = img.get_rect(topleft=topleft)
         surf.blit(img, rect)
+        self.model.add(self.region, kind, value, rect)
         return rect
 
     def chips(self, surf: pygame.Surface, cents: int, center: tuple[int, int],
@@ -112,7 +111,7 @@ class Painter:
         cx, cy = center
         rect = img.get_rect(bottomleft=(cx - radius, cy + radius + 2))
         surf.blit(img, rect)
-        self.model.add(self.region, "chip", str(cents))
+        self.model.add(self.region, "chip", str(cents), rect)
         return rect
 
     def lammer(self, surf: pygame.Surface, center: tuple[int, int], width: int) -> pygame.Rect:
@@ -126,7 +125,7 @@ class Painter:
         px = self.texts.fit("FREE BET", max(MIN_FONT_PX - 2, h * 6 // 10), width - h // 2, 6)
         img = self.texts.render("FREE BET", px, palette.LAMMER_TEXT)
         surf.blit(img, img.get_rect(center=rect.center))
-        self.model.add(self.region, "lammer", "FREE BET")
+        self.model.add(self.region, "lammer", "FREE BET", rect)
         return rect
 
     def wager(self, surf: pygame.Surface, cents: int, center: tuple[int, int], radius: int,
@@ -137,6 +136,20 @@ class Painter:
                       "midtop")
         return r.union(t)
 
+    def badge(self, surf: pygame.Surface, s: str, color: palette.Color,
+              midtop: tuple[int, int], max_w: int, height: int, px: int) -> pygame.Rect:
+        """A tag (a hand's result, BINGO!): a rounded pill as wide as its text needs, at
+        most ``max_w``, with a shadow; recorded as a badge with its rectangle."""
+        pad = self.m.s(12)
+        rect = pygame.Rect(0, 0, min(max_w, self.texts.width(s, px) + 2 * pad), height)
+        rect.midtop = midtop
+        radius = self.m.s(8)
+        pygame.draw.rect(surf, palette.INK, rect.move(0, self.m.s(2)), border_radius=radius)
+        pygame.draw.rect(surf, color, rect, border_radius=radius)
+        self.text_fit(surf, s, px, palette.INK, rect.inflate(-self.m.s(8), 0), "center")
+        self.model.add(self.region, "badge", s, rect.union(rect.move(0, self.m.s(2))))
+        return rect
+
     # -- panels and buttons -------------------------------------------------------------
     def panel(self, surf: pygame.Surface, rect: pygame.Rect, fill: palette.Color,
               edge: palette.Color | None = None, radius: int | None = None,
@@ -146,10 +159,23 @@ class Painter:
         if edge is not None:
             pygame.draw.rect(surf, edge, rect, width or self.m.s(3), border_radius=r)
 
-    def button(self, surf: pygame.Surface, label: str, rect: pygame.Rect, px: int) -> None:
-        """A lit button of the seat panel: a legal decision now."""
+    def key_cap_width(self, key: str, px: int) -> int:
+        return self.texts.width(key, px) + self.m.s(12)
+
+    def button(self, surf: pygame.Surface, label: str, rect: pygame.Rect, px: int,
+               key: str = "", key_px: int = MIN_FONT_PX) -> None:
+        """A lit button of the seat panel: a legal decision now; ``key``, when a keyboard
+        stands in for the panel, is drawn as a key cap at its right end."""
         r = rect.height // 2
         pygame.draw.rect(surf, (40, 30, 0), rect.move(0, self.m.s(3)), border_radius=r)
         pygame.draw.rect(surf, palette.BUTTON_LIT, rect, border_radius=r)
         pygame.draw.rect(surf, palette.INK, rect, self.m.s(2), border_radius=r)
-        self.text_fit(surf, label, px, palette.INK, rect.inflate(-r, 0), "center")
+        box = rect.inflate(-r, 0)
+        if key:
+            cap = pygame.Rect(0, 0, self.key_cap_width(key, key_px), rect.height - self.m.s(12))
+            cap.midright = (box.right, rect.centery)
+            pygame.draw.rect(surf, palette.INK, cap, border_radius=self.m.s(4))
+            self.text(surf, key, key_px, palette.BUTTON_LIT, cap.center, "center")
+            self.model.add(self.region, "key", f"{label}={key}", cap)
+            box.width -= cap.width + self.m.s(6)
+        self.text_fit(surf, label, px, palette.INK, box, "center")

@@ -29,6 +29,7 @@ CARD_BACK_LINE = (190, 60, 70)
 PANEL = (8, 48, 28)
 PANEL_EDGE = GOLD_DIM
 TURN = (255, 214, 64)
+SELECTED = (70, 170, 255)  # the seat the keyboard's letter keys act for
 WIN = (64, 200, 96)
 LOSE = (210, 60, 60)
 PUSH = (150, 170, 190)

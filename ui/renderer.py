@@ -27,7 +27,7 @@ from ui.layout_data import Layout
 from ui.model import RenderModel
 from ui.painter import Painter
 from ui.screens import DIM_SCREENS, overlay_key, overlay_rect, paint_overlay, paint_recall_frame
-from ui.seats import paint_seat
+from ui.seats import SeatContext, paint_seat
 from ui.state import ScreenState, resolve_screen
 from ui.status import paint_status
 from ui.units import Metrics
@@ -98,8 +98,8 @@ class Renderer:
             self._bingo_seen = (drawn, t)
         return min(1.0, (t - self._bingo_seen[1]) / REVEAL_S)
 
-    def _regions(self, g: TableGeometry, view: View | None,
-                 t: float) -> list[tuple[str, pygame.Rect, Any, Paint]]:
+    def _regions(self, g: TableGeometry, view: View | None, t: float,
+                 state: ScreenState) -> list[tuple[str, pygame.Rect, Any, Paint]]:
         p = self.painter
         out: list[tuple[str, pygame.Rect, Any, Paint]] = []
         plan = self._paytables
@@ -132,28 +132,30 @@ class Renderer:
                         lambda s: paint_bingo(p, s, rect, bingo, phase, q / 60, hit)))
         expecting: Mapping[str, Any] = view.get("expecting") or {}
         target = (view.get("bingo") or {}).get("target")
+        dealer_bj = (dealer or {}).get("blackjack")
         by_seat = {st.get("seat"): st for st in view.get("seats") or []}
         for seat, sg in g.seats.items():
             st = by_seat.get(seat)
             if st is None:
                 continue
             mine = expecting.get("seat") == seat
+            ctx = SeatContext(expecting, dealer_bj, selected=state.selected_seat == seat)
             key = (repr(st), (expecting.get("kind"), expecting.get("hand")) if mine else None,
-                   target)
-            out.append((f"seat-{seat}", sg.rect, key, self._seat_painter(sg, st, expecting,
-                                                                         target)))
+                   target, dealer_bj, ctx.selected)
+            out.append((f"seat-{seat}", sg.rect, key, self._seat_painter(sg, st, ctx)))
+        keys = state.panel_keys
 
         def status(s: pygame.Surface) -> None:
-            self.buttons = paint_status(p, s, g.status, view)
+            self.buttons = paint_status(p, s, g.status, view, dict(keys))
 
         out.append(("status", g.status, (repr(expecting), view.get("round"),
-                                         repr(view.get("shoe"))), status))
+                                         repr(view.get("shoe")), keys), status))
         return out
 
     def _seat_painter(self, sg: SeatGeometry, seat: Mapping[str, Any],
-                      expecting: Mapping[str, Any], target: Any) -> Paint:
+                      ctx: SeatContext) -> Paint:
         def paint(s: pygame.Surface) -> None:
-            paint_seat(self.painter, s, sg, seat, expecting, target)
+            paint_seat(self.painter, s, sg, seat, ctx)
 
         return paint
 
@@ -180,7 +182,7 @@ class Renderer:
         g = self._ensure_static(shown)
         assert self._static is not None
         dim = screen in DIM_SCREENS
-        regions = [] if screen == "failure" else self._regions(g, shown, t)
+        regions = [] if screen == "failure" else self._regions(g, shown, t, state)
         o_rect = overlay_rect(screen, g)
         o_key = overlay_key(screen, shown, self.layout, state, t, self.animate)
         frame_key = (screen, dim, o_rect and tuple(o_rect), surf.get_size())

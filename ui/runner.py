@@ -22,6 +22,7 @@ import threading
 import time
 from collections import deque
 from collections.abc import Callable, Mapping
+from dataclasses import replace
 from typing import Any
 
 from ui.layout_data import Layout, parse_layout
@@ -66,6 +67,9 @@ class UiInbox:
       ``failure`` None when cleared;
     - ``{"kind": "screen", "screen": "attract"}`` — force a screen (e.g. attract after
       an idle time); ``"auto"`` follows the view's phase again;
+    - ``{"kind": "panel", "selected": seat, "keys": {"STAND": "S", ...}}`` — a keyboard
+      panel: the seat its letter keys act for (marked) and the key of each panel button
+      (shown on the lit buttons);
     - ``{"kind": "layout", "layout": layout_for(...), "certificate_holder": ...}``;
     - ``{"kind": "quit"}``.
     """
@@ -133,29 +137,29 @@ class UiRunner:
         if kind == "betting":
             left = msg.get("closes_in")
             if isinstance(left, int | float):
-                self.state = ScreenState(st.screen, now + float(left), now, st.recall,
-                                         st.recall_index, st.failure)
+                self.state = replace(st, betting_closes_at=now + float(left),
+                                     betting_opened_at=now)
             else:
-                self.state = ScreenState(st.screen, None, None, st.recall, st.recall_index,
-                                         st.failure)
+                self.state = replace(st, betting_closes_at=None, betting_opened_at=None)
         elif kind == "recall":
             entries = msg.get("entries")
             if entries:
                 recall = tuple(RecallEntry(e["view"], str(e.get("ended", "")))
                                for e in list(entries)[:RECALL_DEPTH])
-                idx = int(msg.get("index") or 0)
-                self.state = ScreenState("recall", st.betting_closes_at, st.betting_opened_at,
-                                         recall, idx, st.failure)
+                self.state = replace(st, screen="recall", recall=recall,
+                                     recall_index=int(msg.get("index") or 0))
             else:
-                self.state = ScreenState("auto", st.betting_closes_at, st.betting_opened_at,
-                                         (), 0, st.failure)
+                self.state = replace(st, screen="auto", recall=(), recall_index=0)
         elif kind == "screen":
-            self.state = ScreenState(str(msg.get("screen", "auto")), st.betting_closes_at,
-                                     st.betting_opened_at, st.recall, st.recall_index,
-                                     st.failure)
+            self.state = replace(st, screen=str(msg.get("screen", "auto")))
         elif kind == "failure":
-            self.state = ScreenState(st.screen, st.betting_closes_at, st.betting_opened_at,
-                                     st.recall, st.recall_index, msg.get("failure"))
+            self.state = replace(st, failure=msg.get("failure"))
+        elif kind == "panel":
+            seat = msg.get("selected")
+            keys = msg.get("keys") or {}
+            self.state = replace(st, selected_seat=seat if isinstance(seat, int) else None,
+                                 panel_keys=tuple(sorted((str(b), str(k))
+                                                         for b, k in keys.items())))
         elif kind == "layout":
             from ui.renderer import Renderer
 

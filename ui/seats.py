@@ -7,6 +7,7 @@ the only judgement made here is where things go.
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
 from typing import Any
 
 import pygame
@@ -40,12 +41,12 @@ def _cells(area: pygame.Rect, n: int) -> list[pygame.Rect]:
 
 
 def _card_width(p: Painter, n_hands: int, n_cards: int, inner: pygame.Rect,
-                text_lines: int) -> int:
-    """As large as the design size allows, smaller only if the hand would not fit."""
+                text_h: int) -> int:
+    """As large as the design size allows, smaller only if the hand and the ``text_h``
+    pixels of lines and tags under it would not fit."""
     base = p.m.card({1: 84, 2: 70}.get(n_hands, 48))
     fit_w = inner.width / (1 + 0.42 * max(0, n_cards - 1))
-    line = p.texts.font(p.m.font(18)).get_linesize()
-    fit_h = (inner.height - p.m.s(8) - text_lines * line) / 1.4
+    fit_h = (inner.height - p.m.s(8) - text_h) / 1.4
     return max(round(base * 0.7), min(base, round(fit_w), round(fit_h)))
 
 
@@ -56,57 +57,51 @@ def total_text(hand: Mapping[str, Any]) -> str:
     return f"soft {total}" if hand.get("soft") else str(total)
 
 
-def _hand(p: Painter, surf: pygame.Surface, cell: pygame.Rect, hand: Mapping[str, Any],
-          n_hands: int, current: bool, bingo_target: int | None) -> None:
-    m = p.m
-    cards: Sequence[str] = hand.get("cards") or []
-    pad = m.s(6)
-    inner = cell.inflate(-2 * pad, -2 * pad)
-    count = max(1, len(cards))
-    compact = n_hands > 2
-    lines = 1 + (0 if compact else int(n_hands > 1)) + int(bool(hand.get("double")))
-    cw = _card_width(p, n_hands, count, inner, lines)
-    ch = round(cw * 1.4)
-    dx = round(cw * 0.42)
-    if count > 1 and cw + dx * (count - 1) > inner.width:
-        dx = max(m.s(8), (inner.width - cw) // (count - 1))
-    fan_w = cw + dx * (count - 1)
-    x0 = inner.centerx - fan_w // 2
-    y0 = inner.top + m.s(4)
-    fan = pygame.Rect(x0, y0, fan_w, ch)
-    if hand.get("bingo_hit"):
-        pygame.draw.rect(surf, palette.BINGO, fan.inflate(m.s(16), m.s(16)), m.s(5),
-                         border_radius=m.s(10))
-    elif current:
-        pygame.draw.rect(surf, palette.TURN, fan.inflate(m.s(14), m.s(14)), m.s(4),
-                         border_radius=m.s(10))
-    for i, code in enumerate(cards):
-        p.card(surf, str(code), (x0 + i * dx, y0), cw)
-    y = fan.bottom + m.s(2 if n_hands > 2 else 6)
-    px = m.font(26 if n_hands <= 2 else 18)
-    small = m.font(16)
+def _words(hand: Mapping[str, Any], compact: bool) -> str:
+    """The line under the cards: the total and what became of the hand (and, in the 2x2
+    grid, its wager, to save a line)."""
     words = [total_text(hand)]
     status = STATUS_WORDS.get(str(hand.get("status")))
-    if status and status != "BLACKJACK":
-        words.append(status)
-    elif status == "BLACKJACK":
+    if status == "BLACKJACK":
         words = ["BLACKJACK"]
+    elif status:
+        words.append(status)
     if compact and not hand.get("lammer") and hand.get("wager"):
-        words.append(dollars(int(hand.get("wager") or 0)))  # one line: total and wager
-    line = "  ".join(w for w in words if w)
-    color = palette.LOSE if hand.get("status") == "bust" else palette.WHITE
-    if line:
-        r = p.text_fit(surf, line, px, color, pygame.Rect(inner.left, y, inner.width, 1),
-                       "midtop")
-        y = r.bottom + m.s(2)
-    # the hand's own wagers, one per line: money as an amount, a Free Bet lammer as a lammer
+        words.append(dollars(int(hand.get("wager") or 0)))
+    return "  ".join(w for w in words if w)
+
+
+def _tags(hand: Mapping[str, Any]) -> list[tuple[str, palette.Color]]:
+    """The tags under the total: BINGO! on a hand the engine marks a hit, then its result
+    with what it won ("WIN  +$5" on a $5 wager paid $10)."""
+    tags: list[tuple[str, palette.Color]] = []
+    if hand.get("bingo_hit"):
+        tags.append(("BINGO!", palette.BINGO))
+    result = hand.get("result")
+    if isinstance(result, str):
+        won = hand_winnings(hand)  # what the hand won, not what came back with its stake
+        text = result.upper() + (f"  {dollars(won, sign=True)}" if won > 0 else "")
+        tags.append((text, RESULT_COLORS.get(result, palette.PUSH)))
+    return tags
+
+
+def _wager_rows(hand: Mapping[str, Any], n_hands: int) -> list[tuple[str, int, bool]]:
+    """The hand's own wagers, one per line: (label, cents, is a Free Bet lammer)."""
     rows: list[tuple[str, int, bool]] = []
-    if (n_hands > 1 and not compact) or hand.get("lammer"):
+    if n_hands == 2 or hand.get("lammer"):  # the 2x2 grid has it on the total's line
         rows.append(("", int(hand.get("wager") or 0), bool(hand.get("lammer"))))
     if hand.get("double") or hand.get("double_lammer"):
         times = hand.get("double_times") or 0
         label = f"DOUBLE x{times}" if isinstance(times, int) and times > 1 else "DOUBLE"
         rows.append((label, int(hand.get("double") or 0), bool(hand.get("double_lammer"))))
+    return rows
+
+
+def _paint_rows(p: Painter, surf: pygame.Surface, inner: pygame.Rect, y: int,
+                rows: list[tuple[str, int, bool]]) -> int:
+    """Draw the wager rows from ``y``; returns the y below them."""
+    m = p.m
+    small = m.font(16)
     lam_w = min(inner.width * 6 // 10, m.s(96))
     text_h = p.texts.font(small).get_linesize()
     lam_h = lam_w * 9 // 20 + m.s(4)
@@ -130,22 +125,50 @@ def _hand(p: Painter, surf: pygame.Surface, cell: pygame.Rect, hand: Mapping[str
             text = f"{label} {dollars(cents)}" if label else dollars(cents)
             p.text_fit(surf, text, small, palette.CREAM, row, "center", floor=8)
         y += line_h + m.s(2)
-    result = hand.get("result")
-    if isinstance(result, str):
-        color = RESULT_COLORS.get(result, palette.PUSH)
-        badge = pygame.Rect(0, 0, min(fan.width + m.s(20), inner.width), m.s(34))
-        badge.midbottom = (fan.centerx, fan.bottom - m.s(4))
-        pygame.draw.rect(surf, palette.INK, badge.move(0, m.s(2)), border_radius=m.s(8))
-        pygame.draw.rect(surf, color, badge, border_radius=m.s(8))
-        won = hand_winnings(hand)  # what the hand won, not what came back with its stake
-        text = result.upper() + (f"  {dollars(won, sign=True)}" if won > 0 else "")
-        p.text_fit(surf, text, m.font(20), palette.INK, badge.inflate(-m.s(8), 0), "center")
+    return y
+
+
+def _hand(p: Painter, surf: pygame.Surface, cell: pygame.Rect, hand: Mapping[str, Any],
+          n_hands: int, current: bool) -> None:
+    """One hand in its cell, top to bottom: the cards, the total, the tags (BINGO!, the
+    result), the hand's own wagers. Nothing is drawn over the cards."""
+    m = p.m
+    cards: Sequence[str] = hand.get("cards") or []
+    pad = m.s(6)
+    inner = cell.inflate(-2 * pad, -2 * pad)
+    count = max(1, len(cards))
+    compact = n_hands > 2
+    px = m.font(26 if n_hands <= 2 else 18)
+    tag_h, gap = m.s(24 if compact else 30), m.s(2 if compact else 4)
+    line, tags = _words(hand, compact), _tags(hand)
+    rows = _wager_rows(hand, n_hands)
+    below = (p.texts.font(px).get_linesize() if line else 0) + len(tags) * (tag_h + gap) \
+        + len(rows) * (p.texts.font(m.font(16)).get_linesize() + m.s(2))
+    cw = _card_width(p, n_hands, count, inner, below)
+    dx = round(cw * 0.42)
+    if count > 1 and cw + dx * (count - 1) > inner.width:
+        dx = max(m.s(8), (inner.width - cw) // (count - 1))
+    fan = pygame.Rect(0, inner.top + m.s(4), cw + dx * (count - 1), round(cw * 1.4))
+    fan.centerx = inner.centerx
     if hand.get("bingo_hit"):
-        tag = pygame.Rect(0, 0, m.s(92), m.s(28))
-        tag.midtop = (fan.centerx, fan.top - m.s(12))
-        pygame.draw.rect(surf, palette.BINGO, tag, border_radius=m.s(14))
-        p.text_fit(surf, "BINGO!", m.font(20), palette.INK, tag, "center")
-    del bingo_target  # the engine decides a hit (bingo_hit); the target is not compared here
+        pygame.draw.rect(surf, palette.BINGO, fan.inflate(m.s(16), m.s(16)), m.s(5),
+                         border_radius=m.s(10))
+    elif current:
+        pygame.draw.rect(surf, palette.TURN, fan.inflate(m.s(14), m.s(14)), m.s(4),
+                         border_radius=m.s(10))
+    for i, code in enumerate(cards):
+        p.card(surf, str(code), (fan.left + i * dx, fan.top), cw)
+    # below the frame drawn round a current or Bingo hand, never on the cards
+    y = fan.bottom + m.s(8 if hand.get("bingo_hit") or current else 4)
+    if line:
+        color = palette.LOSE if hand.get("status") == "bust" else palette.WHITE
+        r = p.text_fit(surf, line, px, color, pygame.Rect(inner.left, y, inner.width, 1),
+                       "midtop")
+        y = r.bottom + gap
+    for text, color in tags:
+        y = p.badge(surf, text, color, (fan.centerx, y), inner.width, tag_h,
+                    m.font(20 if not compact else 16)).bottom + gap
+    _paint_rows(p, surf, inner, y, rows)
 
 
 def hand_winnings(hand: Mapping[str, Any]) -> int:
@@ -156,27 +179,58 @@ def hand_winnings(hand: Mapping[str, Any]) -> int:
     return int(hand.get("paid") or 0) - staked
 
 
-def paint_seat(p: Painter, surf: pygame.Surface, sg: SeatGeometry, seat: Mapping[str, Any],
-               expecting: Mapping[str, Any], bingo_target: int | None) -> None:
-    """Draw ``seat`` (a public-view seat) into its column; the felt is already there."""
+#: Hand results whose stake the dealer takes: the chip leaves the spot (a surrender's or
+#: rescue's refund is in the credits, not on the felt).
+TAKEN = frozenset({"lose", "surrender", "rescue"})
+
+
+@dataclass(frozen=True)
+class SeatContext:
+    """What a seat's drawing needs from the rest of the view and from the panel."""
+
+    expecting: Mapping[str, Any]
+    dealer_blackjack: bool | None = None   # the public view's dealer.blackjack
+    selected: bool = False                 # the keyboard panel's letter keys act for it
+
+
+def lost_wagers(seat: Mapping[str, Any], dealer_blackjack: bool | None) -> set[str]:
+    """Wager kinds the public view shows as lost, whose chips leave their spots.
+
+    Nothing is decided here: the Blackjack wager is lost when the engine's result of every
+    hand says so; a side wager when the engine reports "lose" on the first hand; the
+    insurance wager once the seat is settled (``net`` set) against a dealer the view shows
+    without a blackjack (§ the insurance pays only on a dealer blackjack).
+    """
+    hands: Sequence[Mapping[str, Any]] = seat.get("hands") or []
+    lost: set[str] = set()
+    if hands and all(h.get("result") in TAKEN for h in hands):
+        lost.add("blackjack")
+    for kind, outcome in (hands[0].items() if hands else ()):
+        if outcome == "lose" and kind not in ("result", "status"):
+            lost.add(kind)
+    if isinstance(seat.get("net"), int) and dealer_blackjack is False:
+        lost.add("insurance")
+    return lost
+
+
+def _insurance(p: Painter, surf: pygame.Surface, sg: SeatGeometry, cents: int) -> None:
+    """The insurance wager beside its spot (chip over amount), never on the label."""
+    (cx, cy), radius = sg.insurance_chip
+    chip = p.chips(surf, cents, (cx, cy), radius)
+    p.text_fit(surf, dollars(cents), p.m.font(14), palette.WHITE,
+               pygame.Rect(cx - sg.insurance_room, chip.bottom, 2 * sg.insurance_room, 1),
+               "midtop", floor=8)
+
+
+def _spots(p: Painter, surf: pygame.Surface, sg: SeatGeometry, seat: Mapping[str, Any],
+           lost: set[str]) -> None:
+    """Each betting area's chips (gone once lost) and a side wager's result tag."""
     m = p.m
-    turn = expecting.get("seat") == sg.seat and expecting.get("kind") == "decision"
-    asked = expecting.get("seat") == sg.seat
-    if turn or asked:
-        pygame.draw.rect(surf, palette.TURN, sg.rect, m.s(4), border_radius=m.s(18))
     wagers: Mapping[str, Any] = seat.get("wagers") or {}
     hands: Sequence[Mapping[str, Any]] = seat.get("hands") or []
-    ins = int(wagers.get("insurance") or 0)
-    if ins and sg.insurance.width:
-        p.wager(surf, ins, (sg.insurance.centerx, sg.insurance.centery - m.s(6)), m.s(14),
-                m.font(14))
-    cells = _cells(sg.hands, len(hands))
-    for i, (cell, hand) in enumerate(zip(cells, hands, strict=False)):
-        current = turn and expecting.get("hand") == i + 1  # hands count from 1
-        _hand(p, surf, cell, hand, len(hands), current, bingo_target)
     for kind, (center, radius) in sg.spots.items():
         cents = int(wagers.get(kind) or 0)
-        if cents:
+        if cents and kind not in lost:
             p.wager(surf, cents, (center[0], center[1] - radius // 4), max(4, radius * 5 // 9),
                     m.font(18))
         # a side wager's result, as the engine reports it on the seat's first hand
@@ -187,16 +241,20 @@ def paint_seat(p: Painter, surf: pygame.Surface, sg: SeatGeometry, seat: Mapping
             tag.center = (center[0], center[1] - radius)
             pygame.draw.rect(surf, color, tag, border_radius=tag.height // 2)
             p.text_fit(surf, outcome.upper(), m.font(16), palette.INK, tag, "center", 7)
-    box = sg.credits
+
+
+def _credits(p: Painter, surf: pygame.Surface, box: pygame.Rect,
+             seat: Mapping[str, Any]) -> None:
+    """Credits and, once settled, the round's net on one line, shrunk together to fit."""
+    m = p.m
     credits = seat.get("credits")
     if not isinstance(credits, int):
         return
     net = seat.get("net")
     parts = [(dollars(credits), palette.CREAM)]
-    if isinstance(net, int) and hands:
+    if isinstance(net, int) and seat.get("hands"):
         color = palette.WIN if net > 0 else palette.LOSE if net < 0 else palette.PUSH
         parts.append((dollars(net, sign=True), color))
-    # credits and, once settled, the round's net on one line, shrunk together to fit
     px, gap = m.font(28), m.s(12)
     while px > 9 and sum(p.texts.width(t, px) for t, _c in parts) + gap * (len(parts) - 1) \
             > box.width:
@@ -208,3 +266,44 @@ def paint_seat(p: Painter, surf: pygame.Surface, sg: SeatGeometry, seat: Mapping
         p.text(surf, text, size, color, (x + (w - p.texts.width(text, size)) // 2,
                                          box.bottom), "bottomleft")
         x += w + gap
+
+
+def credits_label(seat: int) -> str:
+    return f"SEAT {seat}  ·  CREDITS"
+
+
+def _selected_marker(p: Painter, surf: pygame.Surface, sg: SeatGeometry) -> None:
+    """The seat the keyboard's letter keys act for: its label on a blue tab and a blue
+    frame round its credits, unlike the yellow of the seat whose turn it is."""
+    m = p.m
+    px = m.font(16)
+    label = credits_label(sg.seat)
+    tab = pygame.Rect(0, 0, p.texts.width(label, px) + m.s(16), p.texts.font(px).get_linesize())
+    tab.midtop = sg.credits.midtop
+    frame = sg.credits.union(tab).inflate(m.s(6), m.s(6))
+    pygame.draw.rect(surf, palette.SELECTED, frame, m.s(3), border_radius=m.s(10))
+    pygame.draw.rect(surf, palette.SELECTED, tab, border_radius=tab.height // 2)
+    p.text(surf, label, px, palette.INK, sg.credits.midtop, "midtop")
+    p.model.add(p.region, "marker", "keyboard", frame)
+
+
+def paint_seat(p: Painter, surf: pygame.Surface, sg: SeatGeometry, seat: Mapping[str, Any],
+               ctx: SeatContext) -> None:
+    """Draw ``seat`` (a public-view seat) into its column; the felt is already there."""
+    m = p.m
+    expecting = ctx.expecting
+    turn = expecting.get("seat") == sg.seat and expecting.get("kind") == "decision"
+    if expecting.get("seat") == sg.seat:
+        pygame.draw.rect(surf, palette.TURN, sg.rect, m.s(4), border_radius=m.s(18))
+    if ctx.selected:
+        _selected_marker(p, surf, sg)
+    lost = lost_wagers(seat, ctx.dealer_blackjack)
+    ins = int((seat.get("wagers") or {}).get("insurance") or 0)
+    if ins and sg.insurance.width and "insurance" not in lost:
+        _insurance(p, surf, sg, ins)
+    hands: Sequence[Mapping[str, Any]] = seat.get("hands") or []
+    for i, (cell, hand) in enumerate(zip(_cells(sg.hands, len(hands)), hands, strict=False)):
+        current = turn and expecting.get("hand") == i + 1  # hands count from 1
+        _hand(p, surf, cell, hand, len(hands), current)
+    _spots(p, surf, sg, seat, lost)
+    _credits(p, surf, sg.credits, seat)

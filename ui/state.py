@@ -31,7 +31,9 @@ class ScreenState:
 
     ``betting_closes_at`` is on the renderer's clock (the runner converts the
     controller's "closes in N seconds"). ``failure`` is ``{"kind": "rng"|"journal",
-    "message": str}``.
+    "message": str}``. ``selected_seat`` and ``panel_keys`` come from a keyboard panel
+    (``{"kind": "panel", ...}``): the seat its letter keys act for is marked, and the lit
+    buttons show the key that presses them.
     """
 
     screen: str = "auto"
@@ -40,6 +42,10 @@ class ScreenState:
     recall: tuple[RecallEntry, ...] = ()
     recall_index: int = 0
     failure: Mapping[str, Any] | None = field(default=None)
+    #: the seat the keyboard panel's letter keys act for (None: no keyboard panel)
+    selected_seat: int | None = None
+    #: (panel button, the key that presses it) of a keyboard panel, for the key help
+    panel_keys: tuple[tuple[str, str], ...] = ()
 
     def __post_init__(self) -> None:
         if self.screen not in SCREENS:

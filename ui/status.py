@@ -28,9 +28,19 @@ def decision_label(decision: str) -> str:
     return decision.replace("-", " ").replace("_", " ").upper()
 
 
+def key_of(decision: str, keys: Mapping[str, str]) -> str:
+    """The keyboard key that makes ``decision`` (``keys``: panel button -> key), or ""."""
+    return keys.get(DECISION_BUTTONS.get(decision, ""), "")
+
+
 def paint_status(p: Painter, surf: pygame.Surface, rect: pygame.Rect,
-                 view: Mapping[str, Any]) -> list[tuple[pygame.Rect, int, str]]:
-    """Draw the status line; returns the lit buttons as (rect, seat, decision)."""
+                 view: Mapping[str, Any], keys: Mapping[str, str] | None = None
+                 ) -> list[tuple[pygame.Rect, int, str]]:
+    """Draw the status line; returns the lit buttons as (rect, seat, decision).
+
+    With a keyboard panel (``keys``: panel button -> key) each lit button shows the key
+    that presses it: NO INSURANCE shows S, the STAND key, as the panel conventions say."""
+    keys = keys or {}
     m = p.m
     expecting: Mapping[str, Any] = view.get("expecting") or {}
     why = str(expecting.get("why") or view.get("phase") or "")
@@ -49,13 +59,16 @@ def paint_status(p: Painter, surf: pygame.Surface, rect: pygame.Rect,
     # A button is as wide as its label needs (fonts shrink less than lengths on a small
     # screen, so a fixed width would clip SURRENDER or NO INSURANCE at 800x480).
     labels = [decision_label(str(d)) for d in legal]
+    caps = [key_of(str(d), keys) for d in legal]
     label_font = p.texts.font(m.font(20))
-    widths = [max(m.s(150), label_font.size(label)[0] + bh + m.s(8)) for label in labels]
+    widths = [max(m.s(150), label_font.size(label)[0] + bh + m.s(8)
+                  + (p.key_cap_width(cap, m.font(16)) + m.s(6) if cap else 0))
+              for label, cap in zip(labels, caps, strict=True)]
     total_w = sum(w + gap for w in widths)
     x = r_info.left - m.s(24) - total_w
-    for decision, label, bw in zip(legal, labels, widths, strict=True):
+    for decision, label, cap, bw in zip(legal, labels, caps, widths, strict=True):
         b = pygame.Rect(x, rect.top + m.s(6), bw, bh)
-        p.button(surf, label, b, m.font(20))
+        p.button(surf, label, b, m.font(20), cap, m.font(16))
         if isinstance(seat, int):
             buttons.append((b, seat, str(decision)))
         x += bw + gap

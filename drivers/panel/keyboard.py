@@ -87,6 +87,10 @@ class KeyboardPanel(Panel):
             raise ValueError(f"seat {seat}: this table has seats 1..{self.seats}")
         self.selected = seat
 
+    def button_keys(self) -> dict[str, str]:
+        """Panel button -> the key that presses it, as the UI shows it on lit buttons."""
+        return {button: key.upper() for key, button in SEAT_KEYS.items()}
+
     def handle_event(self, event: Any) -> bool:
         """Feed a pygame event; True if it was a key of the map (then it is consumed)."""
         kind = getattr(event, "type", None)

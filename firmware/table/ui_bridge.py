@@ -47,6 +47,8 @@ class UiBridge:
         self._recall_shown = False
         self._failure_shown: str | None = None
         self._closed_shown = False
+        self._keyboard: Any = None
+        self._selected_shown: tuple[int, dict[str, str]] | None = None
         if self.has_window:
             from ui.layout_data import parse_layout
             from ui.runner import UiInbox, UiRunner
@@ -64,7 +66,15 @@ class UiBridge:
             return
         handler = getattr(panel, "handle_event", None)
         if handler is not None:
-            self._runner.on_key = handler
+            self._keyboard = panel
+
+            def keyed(event: Any) -> bool:
+                used = bool(handler(event))
+                self._show_selected()  # a digit key chose another seat
+                return used
+
+            self._runner.on_key = keyed
+            self._show_selected()
         deliver = getattr(panel, "deliver", None)
         if deliver is not None:
             from drivers.panel.buttons import PanelEvent
@@ -73,6 +83,16 @@ class UiBridge:
                 deliver(PanelEvent(kind, button, seat, t))  # type: ignore[arg-type]
 
             self._runner.on_button = touched
+
+    def _show_selected(self) -> None:
+        """The keyboard panel's seat and keys to the UI, when they change (any thread)."""
+        panel = self._keyboard
+        if panel is None or self._inbox is None:
+            return
+        shown = (panel.selected, panel.button_keys())
+        if shown != self._selected_shown:
+            self._selected_shown = shown
+            self._inbox.put({"kind": "panel", "selected": shown[0], "keys": shown[1]})
 
     # -- from the controller's thread -----------------------------------------------------
 
@@ -88,6 +108,7 @@ class UiBridge:
                       flush=True)
         if self._inbox is None:
             return
+        self._show_selected()  # the table may have moved the keyboard to the seat asked
         self._inbox.put_view({k: v for k, v in view.items() if k != "controller"})
         recall = bool(ctl.get("recall"))
         if recall != self._recall_shown:
