@@ -9,26 +9,43 @@
 
 from __future__ import annotations
 
+import queue
 import time
-from typing import Any
+
+from waiting import DEADLINE_S, wait_for
 
 from drivers.shoe.driver import ShoeDriver
+from drivers.shoe.events import ShoeEvent
 from firmware.bench.hil_driver import HilDriver
 from firmware.bench.hil_shoe import bench_shoe
 from firmware.bench.scenario import parse_scenario
 
 
-def _events(driver: ShoeDriver, kind: str, n: int, timeout: float = 20.0) -> list[Any]:
-    got: list[Any] = []
-    end = time.monotonic() + timeout
-    while len(got) < n and time.monotonic() < end:
+def _until(driver: ShoeDriver, kind: str,
+           timeout: float = DEADLINE_S) -> tuple[list[ShoeEvent], ShoeEvent]:
+    """Every event before the next one of ``kind``, and that one."""
+    before: list[ShoeEvent] = []
+    deadline = time.monotonic() + timeout
+    while True:
         try:
-            ev = driver.events.get(timeout=0.1)
-        except Exception:
-            continue
+            ev = driver.events.get(timeout=max(0.0, deadline - time.monotonic()))
+        except queue.Empty:
+            raise AssertionError(f"no {kind} event within {timeout:g} s; got "
+                                 f"{[e.kind for e in before]}") from None
         if ev.kind == kind:
-            got.append(ev)
-    return got
+            return before, ev
+        before.append(ev)
+
+
+def _quiet_until_status(driver: ShoeDriver) -> ShoeEvent:
+    """Ask the shoe for its status and return the answer, checking that nothing was dealt,
+    cut or emptied before it. The shoe answers QRY in the same loop that deals, after the
+    bench's last instruction: its answer proves the shoe went past the point where a
+    wrong card would have left (no quiet interval that a slow machine makes vacuous)."""
+    driver.query()
+    before, status = _until(driver, "status")
+    assert not [e for e in before if e.kind in ("card", "cut", "empty")], before
+    return status
 
 
 def test_hil_bench_shoe_deals_only_handed_cards_when_unlocked() -> None:
@@ -36,26 +53,25 @@ def test_hil_bench_shoe_deals_only_handed_cards_when_unlocked() -> None:
     drv = ShoeDriver(sim.path)
     try:
         drv.start()
-        assert _events(drv, "hello", 1)
+        _until(drv, "hello")
         sim.load_cards(["AS", "KD"])
-        time.sleep(0.3)
-        assert sim.status()["count"] == 0  # gate locked: nothing leaves the shoe
+        status = _quiet_until_status(drv)  # gate locked: nothing leaves the shoe
+        assert (status.state, status.count) == ("LOCKED", 0)
+        assert sim.status()["count"] == 0
         drv.unlock()
-        cards = _events(drv, "card", 2)
-        assert [c.card for c in cards] == ["AS", "KD"]
-        time.sleep(0.3)
-        kinds = set()
-        while not drv.events.empty():
-            kinds.add(drv.events.get().kind)
-        assert not kinds & {"card", "cut", "empty"}  # nothing more, no CUT, no EMP
+        first = _until(drv, "card")[1]
+        second = _until(drv, "card")[1]
+        assert [first.card, second.card] == ["AS", "KD"]
+        status = _quiet_until_status(drv)  # nothing more, no CUT, no EMP
+        assert (status.state, status.count) == ("READY", 2)
         sim.send_frame("ERR,JAM")
-        assert _events(drv, "fault", 1)[0].code == "JAM"
+        assert _until(drv, "fault")[1].code == "JAM"
         drv.query()
-        assert _events(drv, "status", 1)[0].state == "FAULT"
+        assert _until(drv, "status")[1].state == "FAULT"
         sim.send_frame("STA,READY,2")
-        assert _events(drv, "status", 1)[0].state == "READY"
+        assert _until(drv, "status")[1].state == "READY"
         drv.query()
-        assert _events(drv, "status", 1)[0].state in ("READY", "LOCKED")
+        assert _until(drv, "status")[1].state in ("READY", "LOCKED")
     finally:
         drv.stop()
         sim.stop()
@@ -76,9 +92,8 @@ def test_hil_refused_gate_tilts_then_resumes() -> None:
             d.shoe.machine.fault_code = "JAM"
         assert d.wager(1, 500) is None
         assert d.close_betting() is None
-        end = time.monotonic() + 20
-        while d.expecting()["kind"] != "console" and time.monotonic() < end:
-            time.sleep(0.05)
+        wait_for("the refused gate to pause the round",
+                 lambda: d.expecting()["kind"] == "console")
         v = d.view()
         assert v["phase"] == "tilt" and "refused to open its gate" in v["tilt"]["cause"]
         assert d.shoe_frame("STA,READY,0") is None

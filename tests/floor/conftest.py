@@ -64,7 +64,7 @@ def postgres_url() -> Iterator[str]:
             return False
 
     try:
-        wait_for("PostgreSQL", ready, 30)
+        wait_for("PostgreSQL", ready)
         yield url
     finally:
         subprocess.run(_as_server_user([str(bin_dir / "pg_ctl"), "-D", str(data), "-m", "fast",

@@ -13,12 +13,13 @@ import socket
 import sqlite3
 import subprocess
 import sys
-import time
 import urllib.parse
 import urllib.request
-from collections.abc import Callable, Iterator
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
+
+from waiting import DEADLINE_S, stop_process, wait_for
 
 from firmware.floor.auth import add_staff
 from firmware.floor.broker import start_broker
@@ -35,19 +36,6 @@ def free_port() -> int:
     with socket.socket() as s:
         s.bind(("127.0.0.1", 0))
         return int(s.getsockname()[1])
-
-
-def wait_for(what: str, pred: Callable[[], Any], timeout: float = 30.0,
-             every: float = 0.05) -> Any:
-    """Poll ``pred`` until it returns something true (generous deadline: loaded machines)."""
-    deadline = time.monotonic() + timeout
-    while True:
-        got = pred()
-        if got:
-            return got
-        if time.monotonic() > deadline:
-            raise AssertionError(f"timed out waiting for {what}")
-        time.sleep(every)
 
 
 def etg(*args: str) -> list[str]:
@@ -81,12 +69,11 @@ class FloorRig:
     def start_broker(self) -> None:
         with self._log("broker") as log:
             self.broker = start_broker(self.dir, self.broker_port, log=log)
-        wait_for("the broker's port", lambda: _port_open(self.broker_port), 10)
+        wait_for("the broker's port", lambda: _port_open(self.broker_port))
 
     def stop_broker(self) -> None:
         assert self.broker is not None
-        self.broker.send_signal(signal.SIGTERM)
-        self.broker.wait(10)
+        stop_process(self.broker)
         self.broker = None
 
     def start_floor(self) -> None:
@@ -95,12 +82,11 @@ class FloorRig:
                 "--broker", f"127.0.0.1:{self.broker_port}",
                 "--http", f"127.0.0.1:{self.http_port}"),
             stdout=self._log("floor"), stderr=subprocess.STDOUT, env=self.env)
-        wait_for("the pit view's port", lambda: _port_open(self.http_port), 30)
+        wait_for("the pit view's port", lambda: _port_open(self.http_port))
 
     def stop_floor(self) -> None:
         assert self.floor is not None
-        self.floor.send_signal(signal.SIGTERM)
-        self.floor.wait(15)
+        stop_process(self.floor)
         self.floor = None
 
     def journal(self, tid: str) -> Path:
@@ -122,9 +108,7 @@ class FloorRig:
             stdout=self._log(tid), stderr=subprocess.STDOUT, env=self.env)
 
     def stop_table(self, tid: str, sig: int = signal.SIGTERM) -> None:
-        p = self.procs.pop(tid)
-        p.send_signal(sig)
-        p.wait(20)
+        stop_process(self.procs.pop(tid), sig)
 
     def close(self) -> None:
         for tid in list(self.procs):
@@ -132,8 +116,7 @@ class FloorRig:
                 self.stop_table(tid, signal.SIGKILL)
         for p in (self.floor, self.broker):
             if p is not None:
-                p.kill()
-                p.wait(10)
+                stop_process(p, signal.SIGKILL)
 
     # -- the pit view over HTTP ---------------------------------------------------------
 
@@ -142,10 +125,10 @@ class FloorRig:
 
     def log_in(self) -> None:
         data = urllib.parse.urlencode({"name": STAFF, "password": PASSWORD}).encode()
-        self.http.open(self.url("/login"), data, timeout=10).read()
+        self.http.open(self.url("/login"), data, timeout=DEADLINE_S).read()
 
     def tiles(self) -> dict[str, dict[str, Any]]:
-        with self.http.open(self.url("/api/tables"), timeout=10) as r:
+        with self.http.open(self.url("/api/tables"), timeout=DEADLINE_S) as r:
             return {t["table"]: t for t in json.loads(r.read())}
 
     # -- what the floor and the tables hold ---------------------------------------------

@@ -8,16 +8,17 @@ table refuses and journals a floor command that is not for it or not signed by t
 from __future__ import annotations
 
 import json
+import queue
 import shutil
 import signal
 import sqlite3
 import ssl
 import threading
-import time
 from pathlib import Path
 
 import pytest
 from floor_rig import FloorRig, floor_rig, wait_for
+from waiting import DEADLINE_S
 
 from firmware.floor import topics
 from firmware.floor.certs import FLOOR_SERVICE, ca_paths, identity
@@ -45,7 +46,7 @@ def _client(rig: FloorRig, name: str, client_id: str):  # type: ignore[no-untype
 
     me = identity(rig.dir, name)
     c = make_client(client_id, ca_paths(rig.dir).cert, me.cert, me.key, clean=True)
-    c.connect("127.0.0.1", rig.broker_port, 10)
+    c.connect("127.0.0.1", rig.broker_port, 30)
     c.loop_start()
     return c
 
@@ -62,35 +63,52 @@ def _acl_holds(rig: FloorRig) -> None:
         if msg.topic.endswith("/probe"):
             arrived.set()
 
+    subscribed = threading.Event()
     spy = _client(rig, FLOOR_SERVICE, "acl-spy")
     spy.on_message = on_message
+    spy.on_subscribe = lambda *_args: subscribed.set()  # type: ignore[assignment]
     spy.subscribe([("etg/table/T2/#", 1), ("etg/table/T1/probe", 1), ("etg/command/#", 1)])
-    time.sleep(0.3)
+    assert subscribed.wait(DEADLINE_S), "the broker never acknowledged the subscription"
     t1 = _client(rig, "T1", "acl-T1")
     forged = {"n": 10**9, "seq": 10**9, "hash": "0" * 64, "ts_ns": 1, "code": 1,
               "round": None, "body": {"mark": "forged-by-T1"}}
     for topic in ("etg/table/T2/event", "etg/table/T2/status", "etg/command/T2",
                   "etg/ack/T2", "etg/table/T1/probe"):
-        t1.publish(topic, json.dumps(forged), qos=1).wait_for_publish(5)
+        t1.publish(topic, json.dumps(forged), qos=1).wait_for_publish(DEADLINE_S)
     # one connection's messages reach a subscriber in order: had the broker passed on any
     # forged message, it would have arrived before the probe, published last
-    assert arrived.wait(10), "T1's write to its own topic did not arrive"
+    assert arrived.wait(DEADLINE_S), "T1's write to its own topic did not arrive"
     assert got == ["etg/table/T1/probe"], f"T1 wrote to another table's topics: {got}"
     # and a client without a certificate of the floor CA is not let in at all
     import paho.mqtt.client as mqtt
 
     anon = mqtt.Client(mqtt.CallbackAPIVersion.VERSION2, client_id="anon")
     anon.tls_set(ca_certs=str(ca_paths(rig.dir).cert), cert_reqs=ssl.CERT_REQUIRED)
-    with pytest.raises((ssl.SSLError, OSError)):
-        anon.connect("127.0.0.1", rig.broker_port, 5)
-        anon.loop_start()
-        time.sleep(0.5)
-        anon.loop_stop()
-        if not anon.is_connected():
-            raise OSError("refused")
+    assert _anonymous_outcome(anon, rig.broker_port) != "connected"
     for c in (t1, spy):
         c.loop_stop()
         c.disconnect()
+
+
+def _anonymous_outcome(anon, port: int) -> str:  # type: ignore[no-untyped-def]
+    """How the broker answered a client without a floor certificate: "refused" by the TLS
+    handshake itself, "disconnected" or "connect failed" once the client's loop read the
+    broker's answer, or "connected". Waits for that answer, not for a quiet interval."""
+    outcome: queue.Queue[str] = queue.Queue()
+    anon.on_connect = lambda _c, _u, _f, rc, _p: outcome.put(
+        "connect failed" if rc.is_failure else "connected")
+    anon.on_disconnect = lambda *_args: outcome.put("disconnected")
+    anon.on_connect_fail = lambda *_args: outcome.put("connect failed")
+    try:
+        anon.connect("127.0.0.1", port, 30)
+    except (ssl.SSLError, OSError):
+        return "refused"
+    anon.loop_start()
+    try:
+        return outcome.get(timeout=DEADLINE_S)
+    finally:
+        anon.loop_stop()
+        anon.disconnect()
 
 
 def _bad_commands(rig: FloorRig) -> None:
@@ -100,12 +118,13 @@ def _bad_commands(rig: FloorRig) -> None:
     wrong_table = new_command("T2", "disable", "test", key)
     forged = new_command("T1", "disable", "test", identity(rig.dir, "T3").key.read_bytes())
     for cmd in (wrong_table, forged):
-        floor.publish(topics.command_topic("T1"), json.dumps(cmd), qos=1).wait_for_publish(5)
+        sent = floor.publish(topics.command_topic("T1"), json.dumps(cmd), qos=1)
+        sent.wait_for_publish(DEADLINE_S)
     floor.loop_stop()
     floor.disconnect()
     refused = wait_for("T1 to journal two refusals", lambda: (
         r if len(r := _journal_events(rig, "T1", EventCode.FLOOR_COMMAND_REFUSED)) >= 2
-        else None), 20)
+        else None))
     reasons = " | ".join(r["reason"] for r in refused)
     assert "addressed to table 'T2'" in reasons and "bad signature" in reasons
     assert _journal_events(rig, "T1", EventCode.TABLE_CLOSED) == []
@@ -154,7 +173,7 @@ def test_floor_records_equal_journals_through_outage_kill_and_restart(tmp_path: 
         for t in TABLES:
             rig.stop_table(t)
         for t in TABLES:
-            wait_for(f"the floor to hold {t}'s journal", lambda t=t: _equal(rig, t), 30)
+            wait_for(f"the floor to hold {t}'s journal", lambda t=t: _equal(rig, t))
             f = rig.floor_records(t)
             assert len(f["rounds"]) >= 5 and f["meters"]["balanced"]
             assert [s for s, _c, _b in f["events"]] == sorted({s for s, _c, _b in f["events"]})
@@ -170,7 +189,7 @@ def test_floor_records_equal_journals_through_outage_kill_and_restart(tmp_path: 
         # floor, which alone can tell it went back)
         _head_for(rig.journal("T3"))
         rig.start_table("T3")
-        alarms = wait_for("the rollback alarm", lambda: rig.tiles()["T3"]["alarms"], 30)
+        alarms = wait_for("the rollback alarm", lambda: rig.tiles()["T3"]["alarms"])
         assert {a["kind"] for a in alarms} & {"sequence", "rollback"}
         assert not rig.tiles()["T1"]["alarms"] and not rig.tiles()["T2"]["alarms"]
         control(rig.control("T3"), {"cmd": "status"})

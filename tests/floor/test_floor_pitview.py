@@ -7,7 +7,6 @@ from __future__ import annotations
 import json
 import shutil
 import sqlite3
-import time
 from pathlib import Path
 from typing import Any
 
@@ -70,7 +69,7 @@ def test_pit_view_tiles_tilt_and_disable(tmp_path: Path) -> None:
             browser.find_element(By.ID, "login").click()
             for tid in ("B1", "B2"):  # tiles appear (live, without a reload)
                 wait_for(f"the tile of {tid}", lambda tid=tid: browser.find_elements(
-                    By.ID, f"tile-{tid}"), 60)
+                    By.ID, f"tile-{tid}"))
             wait_for("B1's status", lambda: "blackjack" in browser.find_element(
                 By.ID, "tile-B1").text)
 
@@ -87,7 +86,7 @@ def test_pit_view_tiles_tilt_and_disable(tmp_path: Path) -> None:
             assert control(rig.control("B1"), {"cmd": "fault", "code": "PANEL",
                                                "detail": "pit view test"})["ok"]
             red_ms, color = wait_for("B1's tile to turn red",
-                                     lambda: browser.execute_script("return window.__red"), 10)
+                                     lambda: browser.execute_script("return window.__red"))
             tilt_ns = wait_for("B1's TILT record", lambda: next(
                 (t for _s, _k, c, t, b in _journal_ts(rig, "B1")
                  if c == EventCode.TILT and b.get("code") == "PANEL"), None))
@@ -102,9 +101,9 @@ def test_pit_view_tiles_tilt_and_disable(tmp_path: Path) -> None:
             wait_for("B2's page", lambda: browser.find_elements(By.ID, "disable"))
             browser.find_element(By.ID, "disable").click()
             closed = wait_for("B2 closed", lambda: _first(_journal(rig, "B2"),
-                                                          EventCode.TABLE_CLOSED), 30)
+                                                          EventCode.TABLE_CLOSED))
             wait_for("the closed tile", lambda: "closed" in browser.find_element(
-                By.ID, "tile").get_attribute("class"), 30)
+                By.ID, "tile").get_attribute("class"))
             recs = _journal(rig, "B2")
             cmd = _first(recs, EventCode.FLOOR_COMMAND)
             assert cmd is not None and cmd < closed
@@ -112,7 +111,10 @@ def test_pit_view_tiles_tilt_and_disable(tmp_path: Path) -> None:
             assert body["action"] == "disable" and body["by"] == STAFF
             rounds_between = [s for s, k, _c, _b in recs if k == "round" and cmd < s < closed]
             assert len(rounds_between) <= 1  # only the round that was in play
-            time.sleep(1.0)  # the auto-players keep pressing BET: nothing is taken
+            # the auto-players keep pressing BET: a few more of their inputs refused proves
+            # the closed table went on taking presses, and took none of them
+            refused = _refused(rig, "B2")
+            wait_for("B2 to refuse more presses", lambda: _refused(rig, "B2") >= refused + 3)
             later = _journal(rig, "B2")
             assert not [b for s, k, _c, b in later if s > closed and k == "input"
                         and b["input"]["type"] in ("wager", "side-wager")]
@@ -120,15 +122,20 @@ def test_pit_view_tiles_tilt_and_disable(tmp_path: Path) -> None:
 
             browser.find_element(By.ID, "enable").click()
             opened = wait_for("B2 enabled", lambda: _first(_journal(rig, "B2"),
-                                                           EventCode.TABLE_OPENED, closed), 30)
+                                                           EventCode.TABLE_OPENED, closed))
             wait_for("a round after enabling", lambda: [
-                s for s, k, _c, _b in _journal(rig, "B2") if k == "round" and s > opened], 60)
+                s for s, k, _c, _b in _journal(rig, "B2") if k == "round" and s > opened])
             logged = sqlite3.connect(rig.db_url).execute(
                 "SELECT action, by_name FROM floor_commands WHERE table_id = 'B2'"
                 " ORDER BY at").fetchall()
             assert logged == [("disable", STAFF), ("enable", STAFF)]
         finally:
             browser.quit()
+
+
+def _refused(rig: FloorRig, tid: str) -> int:
+    """Inputs the table refused so far (its bench control channel counts them)."""
+    return int(control(rig.control(tid), {"cmd": "status"})["handled"].get("input:refused", 0))
 
 
 def _journal_ts(rig: FloorRig, tid: str) -> list[tuple[int, str, int | None, int, Any]]:

@@ -3,13 +3,17 @@ then the attendant commands on its journal (issue 9)."""
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import subprocess
 import sys
+import time
 from pathlib import Path
 
 import pytest
+from table_process import running_table
+from waiting import DEADLINE_S, stopped_at_exit
 
 from firmware.table.journal_key import create as create_key
 
@@ -125,27 +129,30 @@ def test_production_start_runs_software_authentication(tmp_path: Path) -> None:
 
 
 def test_sd_notify_ready_and_watchdog(tmp_path: Path) -> None:
-    """systemd: READY=1 once the devices are up, WATCHDOG=1 at half of WATCHDOG_USEC."""
+    """systemd: READY=1 once the devices are up, WATCHDOG=1 at half of WATCHDOG_USEC.
+    Waits for the two messages (not for rounds to be played), then stops the table; the
+    process is stopped whatever happens (kill if SIGTERM is not enough)."""
     import socket
 
     addr = str(tmp_path / "notify.sock")
-    sock = socket.socket(socket.AF_UNIX, socket.SOCK_DGRAM)
-    sock.bind(addr)
-    sock.settimeout(60)
     env = dict(os.environ, SDL_VIDEODRIVER="dummy", NOTIFY_SOCKET=addr, WATCHDOG_USEC="400000")
     env.pop("DISPLAY", None)
-    proc = subprocess.Popen(
-        [sys.executable, "-m", "firmware", "run", "--headless", "--auto-play", "--seats", "1",
-         "--rounds", "2", "--pace", "0.02", "--quiet", "--journal", str(tmp_path / "j.sqlite")],
-        cwd=REPO, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
-    )
     got: list[str] = []
-    try:
-        while not ("READY=1" in got and "WATCHDOG=1" in got):
-            got += sock.recv(4096).decode().splitlines()
-    finally:
-        proc.wait(120)
-        sock.close()
+    with socket.socket(socket.AF_UNIX, socket.SOCK_DGRAM) as sock:
+        sock.bind(addr)
+        sock.settimeout(1.0)
+        proc = subprocess.Popen(
+            [sys.executable, "-m", "firmware", "run", "--headless", "--seats", "1", "--quiet",
+             "--journal", str(tmp_path / "j.sqlite")],
+            cwd=REPO, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+        )
+        with stopped_at_exit(proc):
+            deadline = time.monotonic() + DEADLINE_S
+            while not ("READY=1" in got and "WATCHDOG=1" in got):
+                assert proc.poll() is None, f"the table exited ({proc.returncode}); got {got}"
+                assert time.monotonic() < deadline, f"no READY=1 and WATCHDOG=1; got {got}"
+                with contextlib.suppress(TimeoutError):
+                    got += sock.recv(4096).decode().splitlines()
     assert got.index("READY=1") < got.index("WATCHDOG=1")
     assert proc.returncode == 0
 
@@ -153,17 +160,7 @@ def test_sd_notify_ready_and_watchdog(tmp_path: Path) -> None:
 def test_credits_to_a_running_table_go_through_the_attendant_channel(tmp_path: Path) -> None:
     """`etg credits add` while the table runs: the table process journals the transfer."""
     j = tmp_path / "j.sqlite"
-    env = dict(os.environ, SDL_VIDEODRIVER="dummy")
-    env.pop("DISPLAY", None)
-    proc = subprocess.Popen(
-        [sys.executable, "-m", "firmware", "run", "--headless", "--seats", "2", "--quiet",
-         "--journal", str(j)], cwd=REPO, env=env, stdout=subprocess.DEVNULL,
-        stderr=subprocess.PIPE, text=True)
-    try:
-        assert proc.stderr is not None
-        for line in proc.stderr:
-            if "table ready" in line:
-                break
+    with running_table(j):
         out = etg("credits", "add", "--seat", "2", "--cents", "4200", "--journal", str(j))
         assert out.returncode == 0, out.stderr
         assert "+4200" in out.stdout
@@ -171,7 +168,4 @@ def test_credits_to_a_running_table_go_through_the_attendant_channel(tmp_path: P
         assert bad.returncode == 2 and "cannot pay out" in bad.stderr
         m = json.loads(etg("meters", "--json", "--journal", str(j)).stdout)
         assert m["credits_in"] == 4200 and m["credits"] == 4200 and m["balanced"]
-    finally:
-        proc.terminate()
-        proc.wait(30)
     assert not (tmp_path / "j.sqlite.attendant.sock").exists()

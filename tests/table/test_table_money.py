@@ -9,7 +9,6 @@ event 702) and the local socket servers bound lines, connections and bad bytes.
 from __future__ import annotations
 
 import json
-import os
 import socket
 import subprocess
 import sys
@@ -21,6 +20,8 @@ from typing import Any
 
 import pytest
 from table_helpers import FakePanel, FakeShoe
+from table_process import running_table
+from waiting import DEADLINE_S
 
 from firmware.engine import load_rules
 from firmware.table.attendant_socket import AttendantServer, socket_path
@@ -96,10 +97,11 @@ def test_point6_a_client_that_gave_up_asks_and_retries_safely(tmp_path: Path,
             assert request(sock, {"cmd": "transfer-status", "id": "abc"})["state"] == "applied"
             threading.Thread(target=slow.release).start()
             retry = request(sock, req)
-            deadline = time.monotonic() + 10
+            deadline = time.monotonic() + DEADLINE_S
             while retry.get("pending") and time.monotonic() < deadline:
                 slow.release()
                 retry = request(sock, {"cmd": "transfer-status", "id": "abc"})
+            assert not retry.get("pending"), retry
             assert request(sock, {"cmd": "credits-in", "seat": 2, "cents": 700})["ok"] is False
         finally:
             server.stop()
@@ -168,7 +170,8 @@ def test_point7_a_huge_amount_on_the_attendant_socket_is_refused(tmp_path: Path)
         finally:
             server.stop()
             ctl.put(StopHappening("test over"))
-            worker.join(5)
+            worker.join(DEADLINE_S)
+            assert not worker.is_alive(), "the controller did not stop"
     assert summarize(ctl.journal.meters())["credits_in"] == 0
 
 
@@ -185,7 +188,7 @@ def test_point8_an_exception_tilts_the_round_and_the_table_goes_on(tmp_path: Pat
 
     reply: Queue[tuple[bool, str]] = Queue()
     ctl.handle(CommandHappening("status", {}, reply))
-    ok, msg = reply.get(timeout=1)
+    ok, msg = reply.get(timeout=DEADLINE_S)
     assert not ok and "a bug in a command" in msg
     assert ctl.table.phase == "tilt" and ctl.table.tilt is not None
     assert ctl.table.tilt.code == "INTERNAL"
@@ -251,17 +254,7 @@ def test_point8_the_table_process_survives_hostile_requests(tmp_path: Path) -> N
     transfer still goes through."""
     with tempfile_dir() as d:
         j = Path(d) / "j.sqlite"
-        env = dict(os.environ, SDL_VIDEODRIVER="dummy")
-        env.pop("DISPLAY", None)
-        proc = subprocess.Popen(
-            [sys.executable, "-m", "firmware", "run", "--headless", "--seats", "2", "--quiet",
-             "--journal", str(j)], cwd=REPO, env=env, stdout=subprocess.DEVNULL,
-            stderr=subprocess.PIPE, text=True)
-        try:
-            assert proc.stderr is not None
-            for line in proc.stderr:
-                if "table ready" in line:
-                    break
+        with running_table(j) as proc:
             sock = socket_path(j)
             for raw in (b"\xff\n", b"{}\n", b'{"cmd":"credits-in","seat":"1","cents":1e19}\n',
                         b'{"cmd":"credits-in","seat":1,"cents":1e19,"id":"z"}\n'):
@@ -269,6 +262,3 @@ def test_point8_the_table_process_survives_hostile_requests(tmp_path: Path) -> N
             ok = _ask(sock, b'{"cmd":"credits-in","seat":1,"cents":5,"id":"good"}\n')
             assert ok["ok"], ok
             assert proc.poll() is None
-        finally:
-            proc.terminate()
-            proc.wait(30)
