@@ -107,6 +107,17 @@ class Lines:
                     raise AssertionError(f"{why} before {what}; last lines:\n{tail}")
                 self._changed.wait(left)
 
+    def wait_closed(self, timeout: float = DEADLINE_S) -> str:
+        """Wait for the end of the output (the process closed the pipe); all of it."""
+        deadline = time.monotonic() + timeout
+        with self._changed:
+            while not self._closed:
+                left = deadline - time.monotonic()
+                if left <= 0:
+                    raise AssertionError(f"the output did not end within {timeout:g} s")
+                self._changed.wait(left)
+        return self.text()
+
     def text(self) -> str:
         with self._changed:
             return "\n".join(self.lines)

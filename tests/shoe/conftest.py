@@ -58,3 +58,20 @@ def shoe(sim_factory: Callable[..., ShoeSimulator],
         return sim, ctrl
 
     return make
+
+
+@pytest.fixture
+def open_attempts(monkeypatch: pytest.MonkeyPatch) -> list[str]:
+    """Every port the driver tries to open, in order (its reopen attempts can be waited
+    for, instead of a guessed delay)."""
+    import drivers.shoe.driver as driver_module
+
+    tried: list[str] = []
+    real = driver_module.open_port
+
+    def spy(url: str, **kw: object) -> object:
+        tried.append(url)
+        return real(url, **kw)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(driver_module, "open_port", spy)
+    return tried

@@ -19,8 +19,11 @@ from collections.abc import Callable
 from dataclasses import dataclass
 
 import pytest
+from waiting import DEADLINE_S
 
+from drivers.shoe.framing import Decoder, Frame, encode
 from drivers.shoe.link import ICD_TIMING, Timing
+from drivers.shoe.sim_machine import ShoeMachine, SimSettings
 
 #: Most tests run the protocol 5x faster: retransmit 50 ms, HBT 200 ms, link-down 600 ms.
 SCALE = 0.2
@@ -131,7 +134,7 @@ class IndependentController:
                 break
         return got
 
-    def expect(self, type_: str, timeout: float = 3.0,
+    def expect(self, type_: str, timeout: float = DEADLINE_S,
                where: Callable[[Rx], bool] = lambda rx: True) -> Rx:
         end = time.monotonic() + timeout
         while True:
@@ -151,7 +154,7 @@ class IndependentController:
         got, self.inbox = self.inbox, []
         return got
 
-    def command(self, type_: str, *fields: str, timeout: float = 2.0) -> Rx:
+    def command(self, type_: str, *fields: str, timeout: float = DEADLINE_S) -> Rx:
         """Send a reliable frame and wait for its ACK/NAK (a dropped one is resent)."""
         seq = self.send(type_, *fields)
         end = time.monotonic() + timeout
@@ -166,3 +169,47 @@ class IndependentController:
 
 
 socat = pytest.mark.skipif(shutil.which("socat") is None, reason="socat is not installed")
+
+
+class ClockedShoe:
+    """The simulator's machine on a clock the test turns: every time the ICD prescribes
+    (retransmissions, heartbeats, the pace of the cards) checked exactly, whatever the
+    load of the machine. The controller's side ACKs every reliable frame at once unless
+    told not to; :attr:`sent` is every frame the shoe sent, with the time it did."""
+
+    STEP_S = 0.01
+
+    def __init__(self, ack: bool = True, **settings: object) -> None:
+        settings.setdefault("timing", ICD_TIMING)
+        self.machine = ShoeMachine(SimSettings(**settings), 0.0,  # type: ignore[arg-type]
+                                   plain_shoe)
+        self.ack = ack
+        self.now = 0.0
+        self.decoder = Decoder()
+        self.sent: list[tuple[float, Frame]] = []
+        self.machine.connect(0.0)
+        self._take()
+
+    def _take(self) -> None:
+        todo = self.decoder.feed(self.machine.take_output())
+        while todo:
+            frame = todo.pop(0)
+            self.sent.append((self.now, frame))
+            if self.ack and frame.type not in ("ACK", "NAK", "HBT"):
+                self.machine.feed(encode(frame.seq, "ACK"), self.now)
+                todo += self.decoder.feed(self.machine.take_output())
+
+    def command(self, seq: int, type_: str, *fields: str) -> None:
+        """A controller frame arrives now."""
+        self.machine.feed(encode(seq, type_, *fields), self.now)
+        self._take()
+
+    def run_until(self, t: float) -> None:
+        """Let the clock run to ``t`` in steps of :attr:`STEP_S`."""
+        while self.now < t - 1e-9:
+            self.now = round(self.now + self.STEP_S, 6)
+            self.machine.poll(self.now)
+            self._take()
+
+    def times(self, type_: str) -> list[float]:
+        return [t for t, f in self.sent if f.type == type_]

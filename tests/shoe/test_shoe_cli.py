@@ -3,15 +3,16 @@ them: real processes, real pseudo-terminals, real signals."""
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import signal
 import subprocess
 import sys
-import time
 from collections.abc import Iterator
 
 import pytest
+from waiting import DEADLINE_S, Lines, stopped_at_exit, wait_for
 
 from drivers.shoe.cli import parse_cards
 from drivers.shoe.sim_control import control
@@ -21,7 +22,7 @@ ETG = [sys.executable, "-m", "firmware.cli"]
 ENV = {**os.environ, "PYTHONUNBUFFERED": "1"}
 
 
-def etg(*args: str, timeout: float = 20) -> subprocess.CompletedProcess[str]:
+def etg(*args: str, timeout: float = 120) -> subprocess.CompletedProcess[str]:
     return subprocess.run([*ETG, *args], capture_output=True, text=True, timeout=timeout,
                           env=ENV, cwd=os.path.dirname(os.path.dirname(os.path.dirname(
                               os.path.abspath(__file__)))))
@@ -35,22 +36,24 @@ def sim_process(tmp_path) -> Iterator[tuple[subprocess.Popen[str], str, str]]:
         [*ETG, "shoe", "sim", "--pty", "--cards", "AS,KD,7C,2H,9S,QH", "--pace", "0.02",
          "--cut-after", "4", "--control", sock, "--time-scale", "0.2"],
         stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=ENV)
-    try:
+    with stopped_at_exit(proc, signal.SIGINT):
         assert proc.stdout is not None
         path = proc.stdout.readline().strip()  # the FIRST line is the pty path
         assert path.startswith("/dev/pts/"), path
-        end = time.monotonic() + 10
-        while not os.path.exists(sock) and time.monotonic() < end:
-            time.sleep(0.02)
+        wait_for("the simulator's control socket", lambda: os.path.exists(sock))
         yield proc, path, sock
-    finally:
-        if proc.poll() is None:
-            proc.send_signal(signal.SIGINT)
-            try:
-                proc.wait(5)
-            except subprocess.TimeoutExpired:
-                proc.kill()
-                proc.wait()
+
+
+@contextlib.contextmanager
+def monitor(*args: str) -> Iterator[Lines]:
+    """`etg shoe monitor ARGS` running: its output lines as they come; Ctrl-C at the end
+    (the monitor's own way out, exit 0), a kill if that does not stop it."""
+    proc = subprocess.Popen([*ETG, "shoe", "monitor", *args], stdout=subprocess.PIPE,
+                            stderr=subprocess.PIPE, text=True, env=ENV)
+    assert proc.stdout is not None
+    with stopped_at_exit(proc, signal.SIGINT):
+        yield Lines(proc.stdout)
+    assert proc.returncode == 0
 
 
 def test_sim_pty_prints_the_path_first_and_monitor_json_shows_every_event(sim_process) -> None:
@@ -69,28 +72,30 @@ def test_sim_pty_prints_the_path_first_and_monitor_json_shows_every_event(sim_pr
 def test_monitor_human_output_new_query_and_fault_code(sim_process) -> None:
     _proc, path, sock = sim_process
     assert control(sock, "fault lid") == "ok"
-    out = etg("shoe", "monitor", "--port", path, "--query", "--lock", "--duration", "1.0",
-              "--json", "--time-scale", "0.2")
-    events = [json.loads(line) for line in out.stdout.splitlines()]
+    with monitor("--port", path, "--query", "--lock", "--json", "--time-scale", "0.2") as out:
+        out.wait_for("the status", lambda line: json.loads(line)["event"] == "status")
+        events = [json.loads(line) for line in out.lines]
     faults = [e for e in events if e["event"] == "fault"]
     assert faults and faults[0]["code"] == "LID"
-    assert any(e["event"] == "status" and e["state"] == "FAULT" for e in events)
-    human = etg("shoe", "monitor", "--port", path, "--new", "6", "--duration", "0.8",
-                "--time-scale", "0.2")
-    assert human.returncode == 0 and "hello: ETG-SHOE-SIM" in human.stdout
-    assert "nak NEW" not in human.stdout  # locked gate (reconnect): NEW is accepted
+    assert [e["state"] for e in events if e["event"] == "status"] == ["FAULT"]
+    with monitor("--port", path, "--new", "6", "--time-scale", "0.2") as human:
+        answer = human.wait_for("the answer to NEW", lambda line: " NEW" in line)
+        assert "hello: ETG-SHOE-SIM" in human.text()
+        assert "ack NEW" in human.lines[answer]  # locked gate (reconnect): NEW is accepted
 
 
 def test_monitor_ctrl_c_exits_0_quietly(sim_process) -> None:
     _proc, path, _sock = sim_process
     mon = subprocess.Popen([*ETG, "shoe", "monitor", "--port", path, "--time-scale", "0.2"],
                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=ENV)
-    assert mon.stdout is not None
-    mon.stdout.readline()  # "monitoring the shoe on ..."
-    time.sleep(0.5)
-    mon.send_signal(signal.SIGINT)
-    _out, err = mon.communicate(timeout=10)
-    assert mon.returncode == 0 and "Traceback" not in err and "KeyboardInterrupt" not in err
+    with stopped_at_exit(mon, signal.SIGKILL):
+        assert mon.stdout is not None and mon.stderr is not None
+        out, errors = Lines(mon.stdout), Lines(mon.stderr)
+        out.wait_for("the shoe's hello", lambda line: "hello:" in line)  # in its loop
+        mon.send_signal(signal.SIGINT)
+        assert mon.wait(DEADLINE_S) == 0
+        err = errors.wait_closed()
+    assert "Traceback" not in err and "KeyboardInterrupt" not in err
 
 
 def test_monitor_bad_port_is_a_one_line_error() -> None:
@@ -114,7 +119,7 @@ def test_ctl_commands_a_simulator_in_another_process(sim_process) -> None:
     bad = etg("shoe", "ctl", "--control", sock, "cards", "ZZ")
     assert bad.returncode == 2 and "not a card" in bad.stdout
     assert control(sock, "stop") == "ok"
-    assert proc.wait(10) == 0
+    assert proc.wait(DEADLINE_S) == 0
 
 
 def test_sim_seed_hex_is_refused_in_production_mode(monkeypatch) -> None:
@@ -141,7 +146,7 @@ def test_sim_listen_serves_tcp_on_loopback() -> None:
     proc = subprocess.Popen([*ETG, "shoe", "sim", "--listen", "0", "--cards", "AS,KD",
                              "--pace", "0"], stdout=subprocess.PIPE, stderr=subprocess.PIPE,
                             text=True, env=ENV)
-    try:
+    with stopped_at_exit(proc, signal.SIGINT):
         assert proc.stdout is not None
         url = proc.stdout.readline().strip()
         assert url.startswith("socket://127.0.0.1:")
@@ -149,9 +154,6 @@ def test_sim_listen_serves_tcp_on_loopback() -> None:
         assert out.returncode == 0, out.stderr
         assert [json.loads(x).get("card") for x in out.stdout.splitlines()
                 if '"card"' in x] == ["AS", "KD"]
-    finally:
-        proc.send_signal(signal.SIGINT)
-        proc.wait(10)
 
 
 @pytest.mark.parametrize("args, message", [
@@ -196,15 +198,6 @@ def test_sim_control_never_replaces_a_file_and_is_ready_when_it_appears(tmp_path
     sock = str(tmp_path / "shoe.ctl")
     proc = subprocess.Popen([*ETG, "shoe", "sim", "--pty", "--control", sock],
                             stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=ENV)
-    try:
-        end = time.monotonic() + 15
-        while not os.path.exists(sock) and time.monotonic() < end:
-            time.sleep(0.001)
+    with stopped_at_exit(proc, signal.SIGINT):
+        wait_for("the control socket", lambda: os.path.exists(sock), every=0.001)
         assert control(sock, "status").startswith("ok")
-    finally:
-        proc.send_signal(signal.SIGINT)
-        try:
-            proc.wait(5)
-        except subprocess.TimeoutExpired:
-            proc.kill()
-            proc.wait()

@@ -16,10 +16,13 @@ from collections.abc import Callable
 
 import pytest
 from shoe_support import FAST, plain_shoe
+from waiting import DEADLINE_S, stop_process, wait_for
 
 from drivers.shoe.driver import ShoeDriver, ShoePortError, asyncio_sink
 from drivers.shoe.events import ShoeEvent
+from drivers.shoe.framing import encode
 from drivers.shoe.link import ICD_TIMING
+from drivers.shoe.session import ControllerSession
 from drivers.shoe.sim_machine import SimSettings
 from drivers.shoe.simulator import ShoeSimulator
 
@@ -33,7 +36,7 @@ class Consumer:
         self.driver = driver
         self.seen: list[ShoeEvent] = []
 
-    def next(self, kind: str, timeout: float = 5.0,
+    def next(self, kind: str, timeout: float = DEADLINE_S,
              where: Callable[[ShoeEvent], bool] = lambda e: True) -> ShoeEvent:
         end = time.monotonic() + timeout
         while True:
@@ -49,12 +52,12 @@ class Consumer:
             if event.kind == kind and where(event):
                 return event
 
-    def drain(self, seconds: float) -> list[ShoeEvent]:
-        end = time.monotonic() + seconds
+    def drain(self) -> list[ShoeEvent]:
+        """The events delivered so far and not yet taken (no waiting)."""
         got = []
-        while time.monotonic() < end:
-            with contextlib.suppress(queue.Empty):
-                got.append(self.driver.events.get(timeout=0.02))
+        with contextlib.suppress(queue.Empty):
+            while True:
+                got.append(self.driver.events.get_nowait())
         self.seen += got
         return got
 
@@ -164,22 +167,25 @@ def test_driver_reports_shoe_faults_with_their_code(rig, kind: str) -> None:
 def test_driver_link_down_on_silence_and_up_again(rig) -> None:
     sim, c = rig(opening=False)
     sim.inject("silence", FAST.link_down_s * 2)
-    down = c.next("link-down", timeout=FAST.link_down_s * 4)
+    down = c.next("link-down")
     assert "no valid frame" in (down.detail or "")
-    c.next("link-up", timeout=FAST.link_down_s * 4)
+    c.next("link-up")
 
 
-def test_driver_link_down_after_3000ms_real_icd_timing(sim_factory) -> None:
-    """Real ICD timing: link-down 3000 ms after the last valid frame (tolerance: not
-    before 3.0 s, at most 3.5 s under load)."""
-    sim = sim_factory(timing=ICD_TIMING, cards=SCRIPT)
-    with ShoeDriver(sim.path, heartbeats=True) as d:
-        c = Consumer(d)
-        c.next("hello")
-        sim.inject("silence", 5.0)
-        down = c.next("link-down", timeout=5)
-        last = max(e.at for e in c.seen if e.kind in ("hello", "heartbeat", "ack"))
-        assert 3.0 <= down.at - last <= 3.5, down.at - last
+def test_icd_3_driver_link_down_3000ms_after_the_last_valid_frame() -> None:
+    """ICD §3: link-down 3000 ms after the last valid frame, on the driver's own session
+    with a controlled clock (the link's rule alone is in test_shoe_link; here the HEL,
+    heartbeat and card that the driver sees count, and a garbled frame does not)."""
+    s = ControllerSession(ICD_TIMING)
+    s.port_opened(100.0)
+    s.feed(encode(0, "HEL", "1", "M", "1", "S"), 100.0)
+    s.feed(encode(0, "HBT", "1", "READY"), 101.0)
+    s.feed(encode(1, "CRD", "AS"), 101.5)
+    s.feed(b"$02,CRD,KD*0000\r\n", 103.0)  # a bad CRC: not a valid frame
+    assert s.poll(104.499) == []
+    assert [e.kind for e in s.poll(104.5)] == ["link-down"]
+    assert s.poll(110.0) == []  # once per outage
+    assert "link-up" in [e.kind for e in s.feed(encode(0, "HBT", "9", "READY"), 111.0)]
 
 
 def test_driver_hello_again_after_reboot_with_gate_locked(rig) -> None:
@@ -189,10 +195,9 @@ def test_driver_hello_again_after_reboot_with_gate_locked(rig) -> None:
     hello = c.next("hello")
     assert hello.seq == 0
     n = len(c.cards())
-    c.drain(0.2)
-    assert len(c.cards()) <= n + 1  # gate locked after the reboot (one may be in flight)
-    c.driver.query()
+    c.driver.query()  # answered after the reboot: every card dealt before it is seen
     assert c.next("status").state == "LOCKED"
+    assert len(c.cards()) <= n + 1  # gate locked after the reboot (one may be in flight)
 
 
 @pytest.mark.parametrize("body, kind, check", [
@@ -213,13 +218,14 @@ def test_driver_under_random_link_chaos_loses_and_repeats_nothing(sim_factory) -
     sim = sim_factory(cards=cards, pace_s=0.0, cut_after=999, chaos=0.15, chaos_seed=7)
     with ShoeDriver(sim.path, timing=FAST) as d:
         c = Consumer(d)
-        c.next("hello", timeout=10)
+        c.next("hello")
         d.unlock()
-        c.next("empty", timeout=30)
+        c.next("empty")
         assert c.cards() == cards
 
 
-def test_driver_reopens_when_the_device_disappears_and_comes_back(tmp_path) -> None:
+def test_driver_reopens_when_the_device_disappears_and_comes_back(tmp_path,
+                                                                  open_attempts) -> None:
     """The udev name points at a new device after a replug: link-down, reopen, hello."""
     link = str(tmp_path / "etg-shoe")
     settings = dict(cards=SCRIPT, pace_s=0.0, cut_after=99, timing=FAST)
@@ -232,7 +238,8 @@ def test_driver_reopens_when_the_device_disappears_and_comes_back(tmp_path) -> N
         c.next("hello")
         first.stop()  # unplugged: the pty vanishes
         assert "port lost" in (c.next("link-down").detail or "")
-        time.sleep(0.3)  # a few failed reopen attempts
+        tried = len(open_attempts)
+        wait_for("a few failed reopen attempts", lambda: len(open_attempts) >= tried + 3)
         second = ShoeSimulator.on_pty(SimSettings(**settings), link=link,  # type: ignore[arg-type]
                                       shuffler=plain_shoe).start()
         c.next("link-up")
@@ -271,23 +278,20 @@ def test_driver_and_simulator_through_a_socat_pty_pair(tmp_path) -> None:
     proc = subprocess.Popen(["socat", f"pty,raw,echo=0,link={a}", f"pty,raw,echo=0,link={b}"],
                             stderr=subprocess.DEVNULL)
     try:
-        end = time.monotonic() + 5
-        while not (os.path.exists(a) and os.path.exists(b)) and time.monotonic() < end:
-            time.sleep(0.02)
+        wait_for("socat's two ptys", lambda: os.path.exists(a) and os.path.exists(b))
         sim = ShoeSimulator.on_url(a, SimSettings(cards=SCRIPT, pace_s=0.0, cut_after=99,
                                                   timing=FAST), shuffler=plain_shoe).start()
         try:
             with ShoeDriver(b, timing=FAST) as d:
                 c = Consumer(d)
-                c.next("hello", timeout=10)  # a retransmitted HEL, or after our resync RST
+                c.next("hello")  # a retransmitted HEL, or after our resync RST
                 d.unlock()
                 c.next("empty")
                 assert c.cards()[-len(SCRIPT):] == SCRIPT
         finally:
             sim.stop()
     finally:
-        proc.terminate()
-        proc.wait(5)
+        stop_process(proc)
 
 
 def test_driver_resyncs_when_attaching_to_a_running_shoe(sim_factory) -> None:
@@ -314,7 +318,7 @@ def test_driver_commands_never_block_even_without_a_port(tmp_path) -> None:
             done.set()
 
         threading.Thread(target=caller, daemon=True).start()
-        assert done.wait(5.0), "a command call blocked"
+        assert done.wait(DEADLINE_S), "a command call blocked"
         assert not d.link_up
     finally:
         d.stop()
@@ -335,7 +339,7 @@ def test_driver_feeds_an_asyncio_queue_without_blocking_the_loop(sim_factory) ->
         got: list[str] = []
         try:
             while "empty" not in got:
-                event = await asyncio.wait_for(q.get(), 5)
+                event = await asyncio.wait_for(q.get(), DEADLINE_S)
                 got.append(event.kind)
                 if event.kind == "hello":
                     d.unlock()
@@ -357,12 +361,9 @@ def test_driver_survives_a_consumer_that_raises(sim_factory) -> None:
             raise RuntimeError("bug in the consumer")
 
     with ShoeDriver(sim.path, consumer, timing=FAST) as d:
-        end = time.monotonic() + 5
-        while "hello" not in got and time.monotonic() < end:
-            time.sleep(0.01)
+        wait_for("hello", lambda: "hello" in got)
         d.unlock()
-        while "empty" not in got and time.monotonic() < end:
-            time.sleep(0.01)
+        wait_for("empty, after the consumer raised on each card", lambda: "empty" in got)
     assert got.count("card") == 4
 
 
@@ -378,30 +379,42 @@ def test_icd_1_driver_opens_115200_8n1_without_flow_control(sim_factory) -> None
         port.close()
 
 
-def test_icd_3_driver_answers_within_100ms_real_icd_timing() -> None:
-    """The controller's ACK: median under 100 ms over 20 cards, none over 500 ms (load)."""
+def test_icd_3_driver_acks_every_card_with_its_seq() -> None:
+    """The controller's ACK of each card, with the card's SEQ, on a real pty. How fast
+    (ICD §3: within 100 ms) is a figure of `make bench shoe`: the driver writes the ACK
+    before it delivers the card, and the bench times that card over 10,000 frames."""
+    import select
     import tty
 
-    from drivers.shoe.framing import Decoder, encode
+    from drivers.shoe.framing import Decoder
 
     master, slave = os.openpty()
     tty.setraw(slave)
+    dec = Decoder()
+
+    def answer(seq: int, frame: bytes, resend_s: float) -> None:
+        """Write ``frame`` (again every ``resend_s``, as a shoe retransmits) until the
+        driver ACKs ``seq``."""
+        deadline = time.monotonic() + DEADLINE_S
+        while time.monotonic() < deadline:
+            os.write(master, frame)
+            resend = time.monotonic() + resend_s
+            while (left := resend - time.monotonic()) > 0:
+                if select.select([master], [], [], left)[0] and any(
+                        f.type == "ACK" and f.seq == seq
+                        for f in dec.feed(os.read(master, 256))):
+                    return
+        raise AssertionError(f"the driver never acknowledged SEQ {seq}")
+
     try:
-        with ShoeDriver(os.ttyname(slave)):
-            time.sleep(0.2)  # let the driver open (and flush) the port
-            os.write(master, encode(0, "HEL", "1", "M", "1", "S"))
-            dec = Decoder()
-            times = []
+        with ShoeDriver(os.ttyname(slave)) as d:
+            # the driver flushes the port when it opens it: the HEL is resent until ACKed
+            answer(0, encode(0, "HEL", "1", "M", "1", "S"), ICD_TIMING.retransmit_s)
             for i in range(1, 21):
-                t0 = time.monotonic()
-                os.write(master, encode(i, "CRD", "AS"))
-                while True:
-                    frames = dec.feed(os.read(master, 256))
-                    if any(f.type == "ACK" and f.seq == i for f in frames):
-                        break
-                times.append(time.monotonic() - t0)
-        times.sort()
-        assert times[len(times) // 2] < 0.1 and times[-1] < 0.5, times
+                answer(i, encode(i, "CRD", "AS"), DEADLINE_S)  # once: no retransmission
+            c = Consumer(d)  # each card is delivered just after its ACK was written
+            c.next("hello")
+            assert [c.next("card").card for _ in range(20)] == ["AS"] * 20
     finally:
         os.close(master)
         os.close(slave)
