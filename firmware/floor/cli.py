@@ -197,7 +197,8 @@ def cmd_load(args: argparse.Namespace) -> int:
     if args.json:
         print(json.dumps(res, sort_keys=True))
     else:
-        print(f"{res['tables']} tables, {res['messages']} messages in {res['seconds']:.1f} s "
-              f"({res['messages_per_s']:.0f}/s published); outboxes drained: "
+        print(f"{res['tables']} tables, {res['rounds']} rounds, {res['messages']} outbox "
+              f"records in {res['seconds']:.1f} s ({res['messages_per_s']:.0f}/s published); "
+              "outboxes drained: "
               f"{res['drained']}")
     return 0

@@ -19,6 +19,8 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
+import orjson
+
 from firmware.floor import topics
 from firmware.floor.certs import FLOOR_SERVICE, ca_paths, identity
 from firmware.floor.mqtt import make_client
@@ -94,8 +96,8 @@ class Ingest:
             self.inbox.put([Incoming(tid, kind, {"online": msg.payload == b"1"}, now)])
             return
         try:
-            payload: Any = json.loads(msg.payload)
-        except ValueError:
+            payload: Any = orjson.loads(msg.payload)
+        except orjson.JSONDecodeError:
             log.warning("table %s sent a message that is not JSON on %s", tid, msg.topic)
             return
         if kind == topics.STATUS and isinstance(payload, dict):
