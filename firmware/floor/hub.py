@@ -38,15 +38,12 @@ class Hub:
         for tile in views.tiles(self.db, a.changed):
             tile["as_of"] = a.as_of.get(tile["table"])
             msgs.append((tile["table"], _sse("tile", tile)))
-        for e in a.events:
-            msgs.append((e["table"], _sse("event", {**e, "label": event_label(e.get("code"))})))
-        for m in a.meters:
-            msgs.append((m["table"], _sse("meters", {k: v for k, v in m.items()
-                                                     if isinstance(v, int)})))
-        for r in a.rounds:
-            msgs.append((r["table"], _sse("round", {k: v for k, v in r.items()})))
-        for al in a.alarms:
-            msgs.append((al["table"], _sse("alarm", al)))
+        # a table's events, meters and rounds only for the tables whose page is open (a
+        # backlog drain applies thousands a second; the tiles page shows none of them)
+        watched = {only for _q, only in list(self.clients) if only is not None}
+        if watched:
+            msgs += _details(a, watched)
+        msgs += [(al["table"], _sse("alarm", al)) for al in a.alarms]
         self.loop.call_soon_threadsafe(self._fan_out, msgs)
 
     # -- the event loop -----------------------------------------------------------------
@@ -77,6 +74,22 @@ class Hub:
 
     def unsubscribe(self, q: asyncio.Queue[str], only: str | None) -> None:
         self.clients.discard((q, only))
+
+
+def _details(a: Applied, watched: set[str]) -> list[tuple[str | None, str]]:
+    """The events, meters and rounds of the watched tables, in the order applied."""
+    out: list[tuple[str | None, str]] = []
+    for e in a.events:
+        if e["table"] in watched:
+            out.append((e["table"], _sse("event", {**e, "label": event_label(e.get("code"))})))
+    for m in a.meters:
+        if m["table"] in watched:
+            out.append((m["table"], _sse("meters", {k: v for k, v in m.items()
+                                                    if isinstance(v, int)})))
+    for r in a.rounds:
+        if r["table"] in watched:
+            out.append((r["table"], _sse("round", dict(r))))
+    return out
 
 
 def _sse(kind: str, data: Any) -> str:
