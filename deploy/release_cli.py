@@ -8,6 +8,8 @@ from __future__ import annotations
 import argparse
 from typing import Any
 
+from etgcore.options import add_json, print_json
+
 
 def register(sub: Any, common: argparse.ArgumentParser) -> None:
     p = sub.add_parser(
@@ -53,6 +55,8 @@ def register(sub: Any, common: argparse.ArgumentParser) -> None:
     verify.add_argument("file", metavar="FILE", help="the bundle")
     verify.add_argument("--pubkey", required=True, metavar="PUB", help="the public key (PEM)")
     verify.add_argument("--list", action="store_true", help="also list every file and hash")
+    add_json(verify, "one JSON object: ok, release, files (with --list: each path, size, "
+             "sha256), manifest sha256, key id (refused: ok false, error; exit 1)")
     verify.set_defaults(func=_verify)
 
     lab = rsub.add_parser(
@@ -91,8 +95,25 @@ def _build(args: argparse.Namespace) -> int:
 
 def _verify(args: argparse.Namespace) -> int:
     from deploy.bundle import verify_bundle
+    from deploy.errors import BundleRefused
 
-    verified = verify_bundle(args.file, args.pubkey)
+    try:
+        verified = verify_bundle(args.file, args.pubkey)
+    except BundleRefused as exc:
+        if not args.json:
+            raise
+        print_json({"ok": False, "file": str(args.file), "error": str(exc)})
+        return exc.exit_code
+    if args.json:
+        m = verified.manifest
+        doc = {"ok": True, "file": str(args.file), "release": verified.release_id,
+               "files": len(m.files), "built_at": m.built_at, "key_id": verified.key_id,
+               "manifest_sha256": verified.manifest_sha256}
+        if args.list:
+            doc["file_list"] = [{"path": f.path, "size": f.size, "sha256": f.sha256}
+                                for f in m.files]
+        print_json(doc)
+        return 0
     if args.list:
         for f in verified.manifest.files:
             print(f"{f.sha256}  {f.size:>8}  {f.path}")

@@ -17,6 +17,8 @@ import logging
 from pathlib import Path
 from typing import Any
 
+from etgcore.options import add_json, print_json
+
 log = logging.getLogger("etg.verify")
 
 
@@ -38,6 +40,8 @@ def register(sub: Any, common: argparse.ArgumentParser) -> None:
         help="release public key (default: $ETG_RELEASE_PUBKEY, else /etc/etg/release.pub)",
     )
     p.add_argument("--seed", metavar="HEX", help="print the seeded HMAC-SHA256 instead")
+    add_json(p, "one JSON object: ok, release, files, manifest sha256, key id (a refusal: "
+             "ok false, error, problems; exit 1); with --seed: hmac, files, root")
     p.set_defaults(func=_verify)
 
 
@@ -60,16 +64,28 @@ def _verify(args: argparse.Namespace) -> int:
             )
         digest, count = hmac_of_tree(root, seed)
         log.info("seeded HMAC-SHA256 over %d files under %s", count, root)
-        print(digest)
+        if args.json:
+            print_json({"hmac_sha256": digest, "files": count, "root": str(root)})
+        else:
+            print(digest)
         return 0
 
     try:
         release = verify_installed(args.root, args.pubkey)
     except SoftwareAuthenticationError as exc:
+        if args.json:
+            print_json({"ok": False, "error": str(exc), "problems": [
+                {"kind": p.kind, "path": p.path} for p in exc.problems]})
+            return exc.exit_code
         for problem in exc.problems:  # the full list; the error line names the first few
             print(problem)
         raise
     m = release.manifest
+    if args.json:
+        print_json({"ok": True, "root": str(release.root), "release": release.release_id,
+                    "files": len(m.files), "built_at": m.built_at,
+                    "manifest_sha256": release.manifest_sha256, "key_id": release.key_id})
+        return 0
     print(
         f"OK: {release.root} is {release.release_id}: all {len(m.files)} program files match"
         f" the signed manifest (built {m.built_at})"

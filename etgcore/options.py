@@ -21,6 +21,7 @@ only the names above.
 from __future__ import annotations
 
 import argparse
+import json
 import re
 from typing import Any
 
@@ -115,6 +116,12 @@ def add_decks(p: argparse.ArgumentParser, what: str = "decks per shoe") -> None:
 
 def add_json(p: argparse.ArgumentParser, what: str = "one JSON object on stdout") -> None:
     p.add_argument("--json", action="store_true", help=what)
+
+
+def print_json(doc: Any) -> None:
+    """The one JSON document of a command given ``--json`` (stdout, sorted keys, so two
+    runs compare line by line)."""
+    print(json.dumps(doc, indent=2, sort_keys=True))
 
 
 def add_progress(p: argparse.ArgumentParser) -> None:

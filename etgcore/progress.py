@@ -1,9 +1,17 @@
 """Progress of a long command on stderr, with an estimate of the time left.
 
 On a terminal one line is rewritten in place (at most five times a second); elsewhere
-(a log, CI, ``2>file``) a command given ``--progress`` prints a plain line every few
-seconds instead, so a lab's log shows the run advancing. Standard output stays the
-command's own result. The estimate is the plain rate so far: elapsed / done x left.
+(a log, CI, ``2>file``) a command given ``--progress`` prints a plain line when the first
+unit is done, then every few seconds, so a lab's log shows the run advancing, and a last
+line when it ends
+(how much was done in how long). Standard output stays the command's own result: a
+command that prints results as it goes writes them with :meth:`Progress.print`, which
+keeps the terminal's progress line below them. The estimate is the plain rate so far:
+elapsed / done x left (of the work done in this run: ``initial`` units done before, by
+an earlier attempt, count as done but not in the rate).
+
+A :class:`Progress` is also what :class:`lab.tasks.Progress` asks of a display
+(``update(n)``), so cluster runs (``etg rtp``, ``etg cert run``) show the same line.
 """
 
 from __future__ import annotations
@@ -35,7 +43,7 @@ class Progress:
 
     def __init__(self, total: int, unit: str, label: str = "", *, enabled: bool = True,
                  stream: TextIO | None = None, clock: Callable[[], float] = time.monotonic,
-                 tty: bool | None = None) -> None:
+                 tty: bool | None = None, initial: int = 0) -> None:
         self.total = max(0, int(total))
         self.unit = unit
         self.label = label
@@ -43,9 +51,10 @@ class Progress:
         self.stream = stream if stream is not None else sys.stderr
         self.clock = clock
         self.tty = self.stream.isatty() if tty is None else tty
-        self.done = 0
+        self.done = self.initial = max(0, int(initial))
         self.started = clock()
         self._shown_at: float | None = None
+        self._closed = False
 
     def text(self) -> str:
         """The progress line: what, how far, how long so far, about how long left."""
@@ -57,8 +66,9 @@ class Progress:
         else:
             body = f"{self.done:,} {self.unit}"
         left = ""
-        if self.total and 0 < self.done < self.total:
-            left = f", about {duration(elapsed / self.done * (self.total - self.done))} left"
+        ran = self.done - self.initial
+        if self.total and ran > 0 and self.done < self.total:
+            left = f", about {duration(elapsed / ran * (self.total - self.done))} left"
         return f"{head}{body}, {duration(elapsed)} elapsed{left}"
 
     def advance(self, n: int = 1) -> None:
@@ -67,12 +77,27 @@ class Progress:
             return
         now = self.clock()
         every = TTY_EVERY_S if self.tty else LOG_EVERY_S
-        if self._shown_at is None and not self.tty:
-            self._shown_at = now  # the first plain line after LOG_EVERY_S, not at once
-            return
+        # the first unit done is shown at once (in a log: the run is under way, and at
+        # what rate), then one line per interval
         if self._shown_at is None or now - self._shown_at >= every:
             self._show()
             self._shown_at = now
+
+    def update(self, n: int = 1) -> None:
+        """``n`` more units done (the name a tqdm-like display has)."""
+        self.advance(n)
+
+    def print(self, text: str, stream: TextIO | None = None) -> None:
+        """A result line on stdout (``stream``), above the terminal's progress line."""
+        out = stream if stream is not None else sys.stdout
+        redraw = self.enabled and self.tty and self._shown_at is not None
+        if redraw:
+            self.stream.write("\r\x1b[K")
+            self.stream.flush()
+        out.write(text + "\n")
+        out.flush()
+        if redraw:
+            self._show()
 
     def _show(self) -> None:
         if self.tty:
@@ -81,17 +106,24 @@ class Progress:
             self.stream.write(self.text() + "\n")
         self.stream.flush()
 
-    def close(self) -> None:
-        """Clear the terminal line (the command prints its own result next)."""
-        if self.enabled and self.tty and self._shown_at is not None:
+    def close(self, finished: bool = True) -> None:
+        """Clear the terminal line (the command prints its own result next); in a log,
+        the last line: what was done in how long (not when the run was ``finished`` by
+        an exception: Ctrl-C is one line, the command line's)."""
+        if self._closed or not self.enabled:
+            return
+        self._closed = True
+        if self.tty and self._shown_at is not None:
             self.stream.write("\r\x1b[K")
             self.stream.flush()
+        elif not self.tty and finished:
+            self._show()
 
     def __enter__(self) -> Progress:
         return self
 
-    def __exit__(self, *exc: object) -> None:
-        self.close()
+    def __exit__(self, exc_type: object, *exc: object) -> None:
+        self.close(finished=exc_type is None)
 
 
 def wanted(flag: bool | None, long: bool = True, stream: TextIO | None = None) -> bool:

@@ -9,6 +9,8 @@ from collections.abc import Mapping
 from typing import Any
 
 from etgcore.commands import context
+from etgcore.errors import ConfigError
+from etgcore.options import add_json, print_json
 
 
 def register(sub: Any, common: argparse.ArgumentParser) -> None:
@@ -22,8 +24,10 @@ def register(sub: Any, common: argparse.ArgumentParser) -> None:
     csub.required = True
     check = csub.add_parser(
         "check", help="validate and print 'ok'", parents=[common],
-        description="Validate the configuration; exit 2 with the problem if it is wrong.",
+        description="Validate the configuration; exit 2 with the problem if it is wrong "
+        "(with --json: {ok, source, variant, mode} or {ok: false, source, key, problem}).",
     )
+    add_json(check)
     check.set_defaults(func=_check)
     show = csub.add_parser(
         "show", help="print the effective configuration as JSON", parents=[common],
@@ -48,8 +52,18 @@ def _plain(obj: Any) -> Any:
 
 
 def _check(args: argparse.Namespace) -> int:
-
-    cfg = context(args).load_config(args)
+    try:
+        cfg = context(args).load_config(args)
+    except ConfigError as exc:
+        if not args.json:
+            raise
+        # the finding is the answer a script asked for: what is wrong, and where
+        print_json({"ok": False, "source": exc.source, "key": exc.key, "problem": exc.problem})
+        return exc.exit_code
+    if args.json:
+        print_json({"ok": True, "source": str(cfg.source), "variant": cfg.table.variant,
+                    "mode": cfg.table.mode})
+        return 0
     print(f"ok: {cfg.source} ({cfg.table.variant}, {cfg.table.mode} mode)")
     return 0
 

@@ -13,7 +13,16 @@ from typing import Any, BinaryIO
 
 from etgcore.commands import context
 from etgcore.errors import UserError, output_file
-from etgcore.options import add_decks, add_out, add_progress, add_seed, configured_decks, count
+from etgcore.options import (
+    add_decks,
+    add_json,
+    add_out,
+    add_progress,
+    add_seed,
+    configured_decks,
+    count,
+    print_json,
+)
 from etgcore.progress import progress_for
 
 #: Bytes per write(2) of `etg rng stream`: four 2^19-bit generate requests filled straight
@@ -43,6 +52,7 @@ def register(sub: Any, common: argparse.ArgumentParser) -> None:
     kat.add_argument("--vectors", metavar="FILE.rsp", nargs="+", type=Path,
                      help="vector files to run instead of the shipped ones")
     kat.add_argument("--quiet", action="store_true", help="print only skips, failures, total")
+    add_json(kat, "one JSON object: ok, passed, failed, every group with its status")
     kat.set_defaults(func=_kat)
 
     st = rsub.add_parser(
@@ -51,6 +61,7 @@ def register(sub: Any, common: argparse.ArgumentParser) -> None:
         "then open the configured entropy source (start-up health tests).",
     )
     st.add_argument("--all", action="store_true", help="test every mechanism")
+    add_json(st, "one JSON object: ok and every check (mechanism, name, ok, detail)")
     st.set_defaults(func=_selftest)
 
     stream = rsub.add_parser(
@@ -116,67 +127,91 @@ def _open(args: argparse.Namespace) -> Any:
         raise UserError(exc.cause) from None
 
 
-def _kat(args: argparse.Namespace) -> int:
-    from rng.cavp import run_file, shipped_vectors
+def _kat_groups(path: Path) -> list[dict[str, Any]]:
+    """Every group of one CAVP file: pass, fail or skip (a mechanism we do not implement)."""
+    from rng.cavp import run_file
 
-    files = args.vectors or shipped_vectors()
-    passed = failed = skipped = 0
-    for path in files:
-        try:
-            results = list(run_file(path))
-        except OSError as exc:
-            raise UserError(f"{path}: cannot read: {exc.strerror or exc}") from None
-        except (ValueError, UnicodeDecodeError) as exc:
-            raise UserError(f"{path}: not a CAVP .rsp file: {exc}") from None
-        if not results:
-            raise UserError(f"{path}: not a CAVP .rsp file: no test group in it")
-        label = f"{path.parent.name}/{path.name}" if path.parent.name else path.name
-        quiet_skips: dict[str, int] = {}
-        for r in results:
-            if r.mechanism is None:
-                skipped += 1
-                if args.quiet:
-                    quiet_skips[r.skip_reason] = quiet_skips.get(r.skip_reason, 0) + 1
-                else:
-                    print(f"SKIP  {label} {r.group.title} ({len(r.group.cases)} cases): "
-                          f"{r.skip_reason}")
-                continue
-            passed += r.passed
-            failed += r.failed
-            if r.failed:
-                print(f"FAIL  {label} {r.group.title}: {r.failed} of "
-                      f"{r.passed + r.failed} cases failed (COUNT {r.failed_counts})")
-            elif not args.quiet:
-                print(f"PASS  {label} {r.group.title}: {r.passed} cases")
-        for reason, groups in quiet_skips.items():
-            print(f"SKIP  {label}: {groups} groups: {reason}")
+    try:
+        results = list(run_file(path))
+    except OSError as exc:
+        raise UserError(f"{path}: cannot read: {exc.strerror or exc}") from None
+    except (ValueError, UnicodeDecodeError) as exc:
+        raise UserError(f"{path}: not a CAVP .rsp file: {exc}") from None
+    if not results:
+        raise UserError(f"{path}: not a CAVP .rsp file: no test group in it")
+    label = f"{path.parent.name}/{path.name}" if path.parent.name else path.name
+    out = []
+    for r in results:
+        g: dict[str, Any] = {"file": label, "group": r.group.title,
+                             "cases": len(r.group.cases)}
+        if r.mechanism is None:
+            g.update(status="skip", reason=r.skip_reason)
+        else:
+            g.update(status="fail" if r.failed else "pass", mechanism=r.mechanism,
+                     passed=r.passed, failed=r.failed,
+                     failed_counts=list(r.failed_counts) if r.failed else [])
+        out.append(g)
+    return out
+
+
+def _kat(args: argparse.Namespace) -> int:
+    from rng.cavp import shipped_vectors
+
+    groups = [g for path in (args.vectors or shipped_vectors()) for g in _kat_groups(path)]
+    passed = sum(g.get("passed", 0) for g in groups)
+    failed = sum(g.get("failed", 0) for g in groups)
+    skipped = sum(g["status"] == "skip" for g in groups)
+    ok = failed == 0 and passed > 0
+    if args.json:
+        print_json({"ok": ok, "passed": passed, "failed": failed, "skipped_groups": skipped,
+                    "groups": groups})
+        return 0 if ok else 1
+    quiet_skips: dict[tuple[str, str], int] = {}
+    for g in groups:
+        if g["status"] == "skip":
+            if args.quiet:
+                key = (g["file"], g["reason"])
+                quiet_skips[key] = quiet_skips.get(key, 0) + 1
+            else:
+                print(f"SKIP  {g['file']} {g['group']} ({g['cases']} cases): {g['reason']}")
+        elif g["failed"]:
+            print(f"FAIL  {g['file']} {g['group']}: {g['failed']} of "
+                  f"{g['passed'] + g['failed']} cases failed (COUNT {g['failed_counts']})")
+        elif not args.quiet:
+            print(f"PASS  {g['file']} {g['group']}: {g['passed']} cases")
+    for (label, reason), n in quiet_skips.items():
+        print(f"SKIP  {label}: {n} groups: {reason}")
     if skipped:
         print(f"skipped {skipped} groups (mechanisms not implemented)")
     print(f"{passed} passed, {failed} failed")
-    return 0 if failed == 0 and passed > 0 else 1
+    return 0 if ok else 1
 
 
 def _selftest(args: argparse.Namespace) -> int:
     from rng.entropy import open_source
     from rng.errors import RngError
     from rng.mechanisms import MECHANISMS
-    from rng.selftest import power_up_selftest
+    from rng.selftest import Check, power_up_selftest
 
     cfg = context(args).load_config(args)
     mechs = list(MECHANISMS) if args.all else [cfg.rng.mechanism]
-    ok = True
-    for mech in mechs:
-        for check in power_up_selftest(mech):
-            print(check.line())
-            ok &= check.ok
+    checks = [(mech, check) for mech in mechs for check in power_up_selftest(mech)]
     try:
         source = open_source(cfg.rng.entropy)
         source.get_entropy(48)
-        print(f"PASS  entropy source {source.name}: start-up health tests passed")
+        checks.append(("", Check(f"entropy source {source.name}", True,
+                                 "start-up health tests passed")))
     except RngError as exc:
-        print(f"FAIL  entropy source {cfg.rng.entropy}: {exc}")
-        ok = False
-    print("self-test passed" if ok else "self-test FAILED: the RNG is unavailable")
+        checks.append(("", Check(f"entropy source {cfg.rng.entropy}", False, str(exc))))
+    ok = all(c.ok for _, c in checks)
+    if args.json:
+        print_json({"ok": ok, "checks": [
+            {"mechanism": m or None, "name": c.name, "ok": c.ok, "detail": c.detail}
+            for m, c in checks]})
+    else:
+        for _, check in checks:
+            print(check.line())
+        print("self-test passed" if ok else "self-test FAILED: the RNG is unavailable")
     return 0 if ok else 1
 
 

@@ -76,8 +76,39 @@ def test_progress_in_a_log_is_a_plain_line_every_few_seconds() -> None:
         now[0] += 1.0
         p.advance(1)
     lines = buf.getvalue().splitlines()
-    assert 1 <= len(lines) <= 3 and all("\r" not in x for x in lines)
+    # the first round at once, then one line per LOG_EVERY_S (5 s): at 1 s and 6 s
+    assert len(lines) == 2 and all("\r" not in x for x in lines)
+    assert lines[0].startswith("1/100 rounds (1%), 1 s elapsed, about 1 min 39 s left")
     assert "rounds" in lines[-1] and "left" in lines[-1]
+    p.close()  # the last line: all that was done, in how long
+    assert buf.getvalue().splitlines()[-1] == (
+        "10/100 rounds (10%), 10 s elapsed, about 1 min 30 s left")
+
+
+def test_progress_keeps_result_lines_above_the_terminal_line() -> None:
+    err, out = io.StringIO(), io.StringIO()
+    p = Progress(2, "scenarios", stream=err, clock=lambda: 0.0, tty=True)
+    p.advance()
+    p.print("PASS a.toml: first", stream=out)
+    assert out.getvalue() == "PASS a.toml: first\n"
+    assert err.getvalue().count("\r\x1b[K") == 1 and err.getvalue().endswith("\x1b[K")
+
+
+def test_progress_resumed_counts_the_rate_of_this_run_only() -> None:
+    now = [0.0]
+    buf = io.StringIO()
+    p = Progress(100, "rounds", stream=buf, clock=lambda: now[0], tty=True, initial=50)
+    now[0] = 10.0
+    p.update(10)  # 10 rounds in 10 s: the 40 left take about 40 s
+    assert "60/100 rounds (60%)" in buf.getvalue() and "about 40 s left" in buf.getvalue()
+
+
+def test_progress_ended_by_an_exception_writes_no_last_line() -> None:
+    buf = io.StringIO()
+    with pytest.raises(KeyboardInterrupt), Progress(5, "x", stream=buf, tty=False) as p:
+        p.advance()
+        raise KeyboardInterrupt
+    assert len(buf.getvalue().splitlines()) == 1  # the first unit's line, no "done" line
 
 
 def test_progress_off_writes_nothing_and_durations_read_well() -> None:
@@ -97,7 +128,8 @@ def test_rng_draws_progress_reaches_stderr_when_forced(tmp_path: Path) -> None:
          "--progress"], capture_output=True, text=True, timeout=300, cwd=REPO)
     assert out.returncode == 0, out.stderr
     assert len((tmp_path / "s.csv").read_text().splitlines()) == 3000
-    # a plain line only if the run took longer than the log interval; never a traceback
-    assert "Traceback" not in out.stderr
-    for line in out.stderr.splitlines():
-        assert "shoes" in line and "elapsed" in line, line
+    lines = out.stderr.splitlines()
+    assert lines and "Traceback" not in out.stderr
+    for line in lines:
+        assert line.startswith("rng draws") and "shoes" in line and "elapsed" in line, line
+    assert "3,000/3,000 shoes (100%)" in lines[-1]  # the last line: all done

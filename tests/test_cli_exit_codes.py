@@ -4,6 +4,7 @@ a command documents (a test failed, a check failed); Ctrl-C is one line and exit
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 
 import pytest
@@ -71,14 +72,14 @@ def test_keyboard_interrupt_is_one_line_and_130(
     assert err.strip().splitlines() == ["etg: interrupted"]
 
 
-def test_recall_json_on_an_empty_journal_is_no_line_not_a_sentence(
+def test_recall_json_on_an_empty_journal_is_an_empty_list_not_a_sentence(
         tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     j = tmp_path / "j.sqlite"
     assert main(["credits", "add", "--journal", str(j), "--seat", "1", "--cents", "100",
                  "--id", "T-1"]) == 0
     capsys.readouterr()
     assert main(["recall", "--journal", str(j), "--json"]) == 0
-    assert capsys.readouterr().out == ""
+    assert json.loads(capsys.readouterr().out) == []
 
 
 def test_the_key_map_names_no_insurance(capsys: pytest.CaptureFixture[str]) -> None:

@@ -8,7 +8,8 @@ from typing import Any
 
 from etgcore.commands import context
 from etgcore.errors import UserError
-from etgcore.options import add_seed, count, seed_int
+from etgcore.options import add_json, add_progress, add_seed, count, print_json, seed_int
+from etgcore.progress import progress_for
 from firmware.cli_variant import add_variant
 
 
@@ -29,6 +30,8 @@ def register(sub: Any, common: argparse.ArgumentParser) -> None:
     run.add_argument("--mode", choices=["engine", "hil"], default="engine",
                      help="engine: in-process game engine; hil: the real table service")
     run.add_argument("--junit", metavar="PATH", help="also write a JUnit XML report")
+    add_json(run, "one JSON object: mode, passed, failed, every file's result")
+    add_progress(run)
     run.set_defaults(func=_run)
     soak = bsub.add_parser(
         "soak", help="long auto-played run with shoe faults, panel bounce and kill -9 restarts",
@@ -50,6 +53,9 @@ def register(sub: Any, common: argparse.ArgumentParser) -> None:
     soak.add_argument("--junit", metavar="PATH", help="also write a JUnit XML report")
     soak.add_argument("--keep", metavar="DIR",
                       help="keep the journal and the logs of the run in DIR")
+    add_json(soak, "one JSON object: ok, rounds, seconds, injected disturbances, every "
+             "invariant checked")
+    add_progress(soak)
     soak.set_defaults(func=_soak)
 
 
@@ -73,11 +79,21 @@ def _run(args: argparse.Namespace) -> int:
         factory = partial(EngineDriver, bench=context(args).load_config(args).bench)
     files = find_scenarios(args.paths)
     results = []
-    for path in files:
-        r = run_one(str(path), factory)
-        results.append(r)
-        print(r.line(), flush=True)
-    print(summary(results))
+    # the engine plays a file in milliseconds; the real table takes seconds per file
+    with progress_for(args.progress, len(files), "scenarios", f"bench run ({args.mode})",
+                      long=args.mode == "hil") as progress:
+        for path in files:
+            r = run_one(str(path), factory)
+            results.append(r)
+            progress.advance()
+            if not args.json:
+                progress.print(r.line())
+    if args.json:
+        passed = sum(r.passed for r in results)
+        print_json({"mode": args.mode, "passed": passed, "failed": len(results) - passed,
+                    "results": [r.to_json() for r in results]})
+    else:
+        print(summary(results))
     if args.junit:
         try:
             write_junit(args.junit, results, args.mode)
@@ -98,9 +114,15 @@ def _soak(args: argparse.Namespace) -> int:
     from pathlib import Path
 
     keep = Path(args.keep) if args.keep else None
-    result = Soak(args.variant, args.rounds, args.faults, seed_int(args.seed), args.seats).run(keep)
-    for line in result.lines():
-        print(line, flush=True)
+    soak = Soak(args.variant, args.rounds, args.faults, seed_int(args.seed), args.seats)
+    with progress_for(args.progress, args.rounds, "rounds", f"bench soak {args.variant}"
+                      ) as progress:
+        result = soak.run(keep, progress)
+    if args.json:
+        print_json(result.to_json())
+    else:
+        for line in result.lines():
+            print(line, flush=True)
     if args.junit:
         try:
             write_soak_junit(args.junit, result)

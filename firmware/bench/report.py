@@ -35,6 +35,10 @@ class Result:
     def passed(self) -> bool:
         return not self.problems
 
+    def to_json(self) -> dict[str, object]:
+        return {"path": self.path, "name": self.name, "passed": self.passed,
+                "problems": list(self.problems), "seconds": round(self.seconds, 3)}
+
     def line(self) -> str:
         head = f"{one_line(self.path)}: {one_line(self.name)}"
         if self.passed:

@@ -36,6 +36,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from etgcore.errors import UserError
+from etgcore.progress import Progress
 from firmware.bench.hil_service import ServiceError, ServiceProcess
 from firmware.bench.soak_checks import Check, check_journal
 from firmware.engine.rules import load_rules
@@ -67,6 +68,13 @@ class SoakResult:
     @property
     def rate(self) -> float:
         return self.rounds / self.seconds if self.seconds else 0.0
+
+    def to_json(self) -> dict[str, object]:
+        return {"ok": self.ok, "variant": self.variant, "rounds": self.rounds,
+                "seconds": round(self.seconds, 3), "rounds_per_s": round(self.rate, 3),
+                "injected": dict(sorted(self.injected.items())),
+                "checks": [{"name": c.name, "ok": c.ok, "detail": c.detail}
+                           for c in self.checks]}
 
     def lines(self) -> list[str]:
         out = [f"{'PASS' if c.ok else 'FAIL'} {c.name}: {c.detail}" for c in self.checks]
@@ -130,9 +138,12 @@ class Soak:
         self.seats = min(seats, self.rules.max_seats)
         self.result = SoakResult(variant)
         self._sticky: list[tuple[float, str]] = []
+        self._progress: Progress | None = None
 
-    def run(self, keep: Path | None = None) -> SoakResult:
-        """Play and check; ``keep``: a directory to keep the journal and logs in."""
+    def run(self, keep: Path | None = None, progress: Progress | None = None) -> SoakResult:
+        """Play and check; ``keep``: a directory to keep the journal and logs in;
+        ``progress``: told of every round recorded."""
+        self._progress = progress
         work = Path(tempfile.mkdtemp(prefix="etg-soak-"))
         shoe = svc = None
         t0 = time.monotonic()
@@ -182,6 +193,8 @@ class Soak:
             if n != seen:
                 if seen:
                     round_s = 0.8 * round_s + 0.2 * (now - last_progress) / (n - seen)
+                if self._progress is not None:
+                    self._progress.advance(max(0, min(n, self.rounds) - min(seen, self.rounds)))
                 seen, last_progress = n, now
                 self.result.rounds = n
                 if n >= self.rounds:

@@ -10,6 +10,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
+from etgcore.money import dollars
 from firmware.engine import phases as P
 
 if TYPE_CHECKING:
@@ -55,7 +56,7 @@ def expecting_of(t: Table) -> Expecting:
             s = t.players[t.turn_seat]
             return Expecting(
                 P.DECISION, s.number, 1, ("insurance", "no-insurance"),
-                why=f"seat {s.number}: insurance? (up to {t.insurance_offer(s)} cents)",
+                why=f"seat {s.number}: insurance? (up to {dollars(t.insurance_offer(s))})",
             )
         s = t.players[t.turn_seat]
         h = s.hands[t.turn_hand]

@@ -17,13 +17,17 @@ def register(sub: Any, common: argparse.ArgumentParser) -> None:
     add_rules_options(p)
     p.add_argument("--bingo", metavar="TARGET:MULT", default=None,
                    help="Bingo: the table for this drawn target and multiplier (e.g. 17:10)")
+    from etgcore.options import add_json
+
+    add_json(p, "one JSON object: the tables (a row per hand, an action per up card) and "
+             "notes")
     p.set_defaults(func=_run)
 
 
 def _run(args: argparse.Namespace) -> int:
     from etgcore.errors import UserError
     from firmware.math.options import rules_from_args
-    from firmware.math.strategy_table import render
+    from firmware.math.strategy_table import chart
 
     rules = rules_from_args(args)
     bingo = None
@@ -36,5 +40,11 @@ def _run(args: argparse.Namespace) -> int:
         except ValueError:
             raise UserError(f"--bingo {args.bingo!r}: expected TARGET:MULT, e.g. 17:10") from None
         bingo = (t, m)
-    print(render(rules, bingo))
+    c = chart(rules, bingo)
+    if args.json:
+        from etgcore.options import print_json
+
+        print_json(c.to_json())
+    else:
+        print(c.text())
     return 0

@@ -17,6 +17,8 @@ from typing import Any
 
 from etgcore.commands import context
 from etgcore.errors import UserError
+from etgcore.money import dollars
+from etgcore.options import add_json, print_json
 
 
 def _journal_arg(p: argparse.ArgumentParser) -> None:
@@ -45,11 +47,12 @@ def register(sub: Any, common: argparse.ArgumentParser) -> None:
     )
     _journal_arg(p)
     p.add_argument("--last", type=int, default=10, metavar="N", help="how many rounds (10)")
-    p.add_argument("--json", action="store_true", help="one JSON object per round")
+    p.add_argument("--json", action="store_true",
+                   help="one JSON array of the rounds, oldest first ([] when there is none)")
     p.set_defaults(func=cmd_recall)
 
     p = sub.add_parser(
-        "meters", parents=[common], help="the table's meters (integer cents)",
+        "meters", parents=[common], help="the table's meters (in dollars; --json: cents)",
         description="Games, wagered, paid, credits in and out, and credits, per seat and "
         "wager kind. credits == credits_in - credits_out - wagered + paid always.",
     )
@@ -79,6 +82,8 @@ def register(sub: Any, common: argparse.ArgumentParser) -> None:
         description="Recompute every record's hash; exit 1 at the first broken link.",
     )
     _journal_arg(v)
+    add_json(v, "one JSON object: ok, records, first_bad (the record of the first broken "
+             "link, or null), problem")
     v.add_argument("--key", metavar="PATH",
                    help="the table's journal secret (default: journal.key_path, else "
                    "<journal>.key)")
@@ -114,13 +119,13 @@ def cmd_meters(args: argparse.Namespace) -> int:
         return 0
     print(f"games played {m['games_played']}, voided {m['games_voided']}")
     for name in ("wagered", "paid", "credits_in", "credits_out", "credits"):
-        print(f"{name:12} {m[name]:>14,} cents")
+        print(f"{name:12} {dollars(m[name], exact=True):>16}")  # type: ignore[arg-type]
     print(f"balanced     {m['balanced']}")
     for s in m["seats"]:  # type: ignore[attr-defined]
         print(
-            f"seat {s['seat']}: games {s['games_played']}, wagered {s['wagered']:,}, "
-            f"paid {s['paid']:,}, in {s['credits_in']:,}, out {s['credits_out']:,}, "
-            f"credits {s['credits']:,}"
+            f"seat {s['seat']}: games {s['games_played']}, wagered {dollars(s['wagered'])}, "
+            f"paid {dollars(s['paid'])}, in {dollars(s['credits_in'])}, "
+            f"out {dollars(s['credits_out'])}, credits {dollars(s['credits'])}"
         )
     return 0
 
@@ -166,6 +171,10 @@ def cmd_audit_verify(args: argparse.Namespace) -> int:
     j = open_existing(_journal_path(args), _verify_key(args))
     res = j.verify()
     j.close()
+    if args.json:
+        print_json({"ok": res.ok, "records": res.records, "first_bad": res.first_bad,
+                    "problem": None if res.ok else res.problem})
+        return 0 if res.ok else 1
     if res.ok:
         print(f"ok: {res.records} records, keyed chain and head intact")
         return 0
@@ -185,14 +194,13 @@ def cmd_recall(args: argparse.Namespace) -> int:
         raise UserError("--last must be at least 1")
     j = open_existing(_journal_path(args))
     rounds = last_rounds(j, args.last)
+    if args.json:  # one document, also when empty: a script's json.loads never fails
+        print_json(rounds)
+        return 0
     if not rounds:
-        if not args.json:  # JSON lines: no round is no line, never a sentence
-            print("no rounds in the journal yet")
+        print("no rounds in the journal yet")
         return 0
     for rnd in rounds:
-        if args.json:
-            print(json.dumps(rnd, sort_keys=True))
-        else:
-            print("\n".join(format_round(rnd)))
-            print()
+        print("\n".join(format_round(rnd)))
+        print()
     return 0

@@ -8,6 +8,7 @@ from typing import Any
 
 from etgcore.commands import context
 from etgcore.errors import UserError
+from etgcore.money import dollars
 from firmware.config import VARIANTS
 
 
@@ -186,7 +187,7 @@ def cmd_credits_status(args: argparse.Namespace) -> int:
     if args.json:
         print(json.dumps(st, sort_keys=True))
     elif st["state"] == "applied":
-        print(f"transfer {tid}: applied, {st['kind']} seat {st['seat']} {st['cents']} cents "
+        print(f"transfer {tid}: applied, {st['kind']} seat {st['seat']} {dollars(st['cents'])} "
               f"(journal record {st['seq']})")
     else:
         print(f"transfer {tid}: {st['state']}")

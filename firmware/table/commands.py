@@ -10,6 +10,7 @@ from collections import Counter
 from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any
 
+from etgcore.money import dollars
 from firmware.engine.inputs import Fault, Input
 from firmware.engine.table import Table
 from firmware.table.events import EventCode
@@ -110,14 +111,15 @@ class Commands:
         from firmware.engine.inputs import CreditsIn, CreditsOut
 
         seat, signed = tr.seat, tr.signed
-        done = f"seat {seat}: {signed:+d} cents"
+        done = f"seat {seat}: {dollars(signed, sign=True)}"
         if tr.transfer_id is not None:
             prior = self.transfers.lookup(tr.transfer_id)
             if prior is not None:
                 if not tr.same_as(prior):
                     return False, (f"transfer id {tr.transfer_id} was already used for "
-                                   f"{prior['kind']} seat {prior['seat']} {prior['cents']} "
-                                   "cents (record " f"{prior['seq']}); choose a new id")
+                                   f"{prior['kind']} seat {prior['seat']} "
+                                   f"{dollars(prior['cents'])} (record {prior['seq']}); "
+                                   "choose a new id")
                 return True, f"{done} (already applied, record {prior['seq']}; not again)"
         if self.failure:
             return False, self.failure
@@ -125,7 +127,7 @@ class Commands:
         inp = CreditsIn(seat, tr.cents) if signed > 0 else CreditsOut(seat, tr.cents)
         if signed > 0 and t.seats[seat - 1].credits + tr.cents > self.limits.per_seat:
             return False, (f"seat {seat} would hold more than the maximum of "
-                           f"{self.limits.per_seat} cents (table.max_seat_credits)")
+                           f"{dollars(self.limits.per_seat)} (table.max_seat_credits)")
         why = t.credits_refusal(inp)
         if why is not None:
             return False, why

@@ -13,6 +13,7 @@ from collections import deque
 from collections.abc import Mapping
 from typing import Any
 
+from etgcore.money import dollars
 from firmware.table.journal import Journal, Record
 
 
@@ -50,14 +51,42 @@ def _hand_text(h: Mapping[str, Any]) -> str:
     if h.get("lammer"):
         bits.append("lammer")
     if h.get("double"):
-        bits.append(f"double {h['double']}")
+        bits.append(f"double {dollars(h['double'])}")
     if h.get("result"):
         bits.append(str(h["result"]))
-    bits.append(f"paid {h.get('paid', 0)}")
+    bits.append(f"paid {dollars(h.get('paid', 0))}")
     return ", ".join(bits)
 
 
+def _input_text(inp: Mapping[str, Any]) -> str:
+    """One journaled input as a person reads it: ``wager: seat 1 $5``, ``card: 6D``."""
+    kind = inp.get("type")
+    if kind == "card":
+        return f"card: {inp.get('card')}"
+    if kind == "console":
+        return f"console: {inp.get('press')}"
+    bits = []
+    if inp.get("seat") is not None:
+        bits.append(f"seat {inp['seat']}")
+    if inp.get("hand") is not None:
+        bits.append(f"hand {inp['hand']}")
+    for k, v in sorted(inp.items()):
+        if k in ("type", "record", "seat", "hand") or v is None or v == "":
+            continue
+        if k == "amount":
+            bits.append(dollars(v))
+        elif k == "times":
+            if v != 1:
+                bits.append(f"{v}x")
+        elif k in ("action", "name", "code", "press"):
+            bits.append(str(v))
+        else:
+            bits.append(f"{k} {v}")
+    return f"{kind}: {' '.join(bits)}".rstrip()
+
+
 def format_round(rec: Mapping[str, Any]) -> list[str]:
+    """A recorded round as text (``etg recall``), every amount in dollars."""
     d = rec.get("dealer") or {}
     lines = [
         f"RECALL round {rec.get('round')} ({rec.get('variant')}) {rec.get('state')} "
@@ -70,17 +99,16 @@ def format_round(rec: Mapping[str, Any]) -> list[str]:
         lines.append(f"  bingo: target {bingo.get('target')} multiplier {bingo.get('multiplier')}")
     for s in rec.get("seats", []):
         stakes = (rec.get("stakes") or {}).get(str(s["seat"]), {})
-        lines.append(f"  seat {s['seat']}: net {s.get('net')}, stakes {stakes}")
+        staked = ", ".join(f"{k} {dollars(v)}" for k, v in sorted(stakes.items()))
+        net = "-" if s.get("net") is None else dollars(s["net"], sign=True)
+        lines.append(f"  seat {s['seat']}: net {net}" + (f", staked {staked}" if staked else ""))
         for i, h in enumerate(s.get("hands", []), start=1):  # hands count from 1
             lines.append(f"    hand {i}: {_hand_text(h)}")
     # every input of the round, in order: wagers, the draw, cards, decisions, console
     # presses, faults — also those journaled before a power failure (point of recall:
     # the round can be followed from its first wager to its settlement)
     for x in rec.get("inputs", []):
-        inp = x.get("input") or {}
-        detail = {k: v for k, v in inp.items() if k not in ("type", "record")}
-        what = inp.get("card") if inp.get("type") == "card" else detail
-        lines.append(f"  {inp.get('type')}: {what}  [{x.get('source', '?')}]")
+        lines.append(f"  {_input_text(x.get('input') or {})}  [{x.get('source', '?')}]")
     return lines
 
 

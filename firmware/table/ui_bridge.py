@@ -16,6 +16,7 @@ from collections import deque
 from collections.abc import Mapping
 from typing import Any
 
+from etgcore.money import dollars
 from firmware.config import TableConfig
 from firmware.engine.layout import layout_for
 from firmware.engine.rules import Rules
@@ -198,7 +199,8 @@ def round_line(rec: dict[str, Any]) -> str:
     dealer = "blackjack" if d.get("blackjack") else (
         "bust" if d.get("bust") else str(d.get("total", "?")))
     seats = "  ".join(
-        f"seat {s['seat']} {s['net']:+d}" for s in rec.get("seats", []) if s.get("net") is not None
+        f"seat {s['seat']} {dollars(s['net'], sign=True)}"
+        for s in rec.get("seats", []) if s.get("net") is not None
     )
     bingo = rec.get("bingo") or {}
     extra = f"  bingo {bingo.get('target')}x{bingo.get('multiplier')}" if bingo else ""

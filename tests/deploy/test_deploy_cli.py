@@ -84,3 +84,29 @@ def test_help_lists_both_families(capsys) -> None:
     out = capsys.readouterr().out
     assert "release" in out and "verify" in out
     assert Path(__file__).name.startswith("test_deploy_")
+
+
+def test_release_verify_and_verify_json(mini_bundle, keys, tmp_path, capsys) -> None:
+    """--json: one JSON document a script parses, also for a refusal (exit 1)."""
+    import json
+
+    assert main(["release", "verify", str(mini_bundle), "--pubkey", str(keys.pub), "--list",
+                 "--json"]) == 0
+    doc = json.loads(capsys.readouterr().out)
+    assert doc["ok"] is True and doc["files"] == len(doc["file_list"]) > 0
+    assert {"release", "key_id", "manifest_sha256"} <= set(doc)
+    assert main(["release", "verify", str(mini_bundle), "--pubkey", str(keys.other_pub),
+                 "--json"]) == 1
+    refused = json.loads(capsys.readouterr().out)
+    assert refused["ok"] is False and "another key" in refused["error"]
+    dest, _ = extract(verify_bundle(mini_bundle, keys.pub).contents, tmp_path / "releases")
+    assert main(["verify", "--root", str(dest), "--pubkey", str(keys.pub), "--json"]) == 0
+    ok = json.loads(capsys.readouterr().out)
+    assert ok["ok"] is True and ok["release"] == doc["release"]
+    assert main(["verify", "--root", str(dest), "--seed", SEED, "--json"]) == 0
+    seeded = json.loads(capsys.readouterr().out)
+    assert seeded["hmac_sha256"] == hmac_of_tree(dest, bytes.fromhex(SEED))[0]
+    (dest / "rng" / "draw.py").write_text("x\n")
+    assert main(["verify", "--root", str(dest), "--pubkey", str(keys.pub), "--json"]) == 1
+    bad = json.loads(capsys.readouterr().out)
+    assert bad["ok"] is False and {"kind": "changed", "path": "rng/draw.py"} in bad["problems"]

@@ -30,17 +30,43 @@ def test_kat_runs_every_shipped_vector(capsysbinary: pytest.CaptureFixture[bytes
     assert len(skips) == 32 and all("Hash_DRBG is not implemented" in ln for ln in skips)
 
 
-def test_kat_fails_on_a_wrong_vector(tmp_path: Path,
-                                     capsysbinary: pytest.CaptureFixture[bytes]) -> None:
+def _wrong_vector(tmp_path: Path) -> Path:
+    """The shipped CTR_DRBG vectors with one returned bit of the first case changed."""
     src = next(p for p in shipped_vectors() if p.name == "CTR_DRBG_AES-256_use_df.rsp")
     text = src.read_text()
     i = text.index("ReturnedBits = ") + len("ReturnedBits = ")
     bad = tmp_path / "bad.rsp"
     bad.write_text(text[:i] + ("f" if text[i] != "f" else "e") + text[i + 1:])
+    return bad
+
+
+def test_kat_fails_on_a_wrong_vector(tmp_path: Path,
+                                     capsysbinary: pytest.CaptureFixture[bytes]) -> None:
+    bad = _wrong_vector(tmp_path)
     rc, out, _ = run(["rng", "kat", "--quiet", "--vectors", str(bad)], capsysbinary)
     assert rc == 1
     assert out.decode().splitlines()[-1] == "239 passed, 1 failed"
     assert "COUNT [0]" in out.decode()
+
+
+def test_kat_and_selftest_json(tmp_path: Path,
+                               capsysbinary: pytest.CaptureFixture[bytes]) -> None:
+    """--json: one document a lab's script parses, with every group and every check."""
+    import json
+
+    rc, out, _ = run(["rng", "kat", "--json"], capsysbinary)
+    doc = json.loads(out)
+    assert rc == 0 and doc["ok"] is True and (doc["passed"], doc["failed"]) == (1440, 0)
+    assert doc["skipped_groups"] == 32 == sum(g["status"] == "skip" for g in doc["groups"])
+    bad = _wrong_vector(tmp_path)
+    rc, out, _ = run(["rng", "kat", "--json", "--vectors", str(bad)], capsysbinary)
+    doc = json.loads(out)
+    assert rc == 1 and doc["ok"] is False and doc["failed"] == 1
+    assert [g["failed_counts"] for g in doc["groups"] if g["status"] == "fail"] == [[0]]
+    rc, out, _ = run(["--set", "rng.entropy=os", "rng", "selftest", "--json"], capsysbinary)
+    doc = json.loads(out)
+    assert rc == 0 and doc["ok"] is True and len(doc["checks"]) == 5
+    assert all(c["ok"] for c in doc["checks"]) and "entropy source" in doc["checks"][-1]["name"]
 
 
 def test_kat_reports_a_missing_file(capsysbinary: pytest.CaptureFixture[bytes]) -> None:

@@ -69,8 +69,9 @@ def test_recall_and_events(played: tuple[Path, object]) -> None:
     j, _ = played
     out = etg("recall", "--last", "2", "--journal", str(j))
     assert out.returncode == 0 and out.stdout.count("RECALL round") == 2
+    assert "$" in out.stdout and "cents" not in out.stdout  # amounts in dollars
     out = etg("recall", "--last", "1", "--json", "--journal", str(j))
-    rec = json.loads(out.stdout.splitlines()[0])
+    (rec,) = json.loads(out.stdout)  # one JSON document: the rounds, oldest first
     assert rec["state"] in ("settled", "voided") and rec["inputs"]
     out = etg("events", "--json", "--journal", str(j))
     codes = [json.loads(x)["code"] for x in out.stdout.splitlines()]
@@ -163,7 +164,7 @@ def test_credits_to_a_running_table_go_through_the_attendant_channel(tmp_path: P
     with running_table(j):
         out = etg("credits", "add", "--seat", "2", "--cents", "4200", "--journal", str(j))
         assert out.returncode == 0, out.stderr
-        assert "+4200" in out.stdout
+        assert "+$42" in out.stdout  # dollars, as every amount a person reads
         bad = etg("credits", "out", "--seat", "1", "--cents", "1", "--journal", str(j))
         assert bad.returncode == 2 and "cannot pay out" in bad.stderr
         m = json.loads(etg("meters", "--json", "--journal", str(j)).stdout)

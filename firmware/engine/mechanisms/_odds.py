@@ -24,8 +24,3 @@ def odds_table(value: Any, names: tuple[str, ...], source: str, key: str) -> dic
         raise ConfigError(source, key, f"must be a table of odds for exactly {', '.join(names)}")
     return {n: ratio(value[n], source, f"{key}.{n}") for n in names}
 
-
-def money(cents: int) -> str:
-    """1000000 -> "$10,000"; 550 -> "$5.50" (layout text)."""
-    whole, part = divmod(cents, 100)
-    return f"${whole:,}" + (f".{part:02d}" if part else "")

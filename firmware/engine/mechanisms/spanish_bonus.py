@@ -18,11 +18,12 @@ from fractions import Fraction
 from typing import TYPE_CHECKING, Any, ClassVar
 
 from etgcore.errors import ConfigError
+from etgcore.money import dollars
 from firmware.engine.cards import RANK, SUIT, VALUE
 from firmware.engine.hand import BUST, RESCUED, SURRENDERED
 from firmware.engine.layout import odds_text
 from firmware.engine.mechanism import Mechanism, register_mechanism
-from firmware.engine.mechanisms._odds import money, odds_table
+from firmware.engine.mechanisms._odds import odds_table
 
 if TYPE_CHECKING:
     from firmware.engine.hand import Hand, Seat
@@ -120,13 +121,13 @@ class SpanishBonus(Mechanism):
             "five_card_21", "six_card_21", "seven_card_21")]
         rows.append(["Any bonus hand with a Double Down wager", "1 to 1"])
         out = [{"title": "Spanish 21 bonus payouts", "rows": rows}]
-        sup = [[f"Suited 7-7-7 against a dealer 7, wager {money(self.low_from)} to under "
-                f"{money(self.low_below)}", f"{money(self.low_pays)} more"],
-               [f"Suited 7-7-7 against a dealer 7, wager {money(self.low_below)} or more",
-                f"{money(self.high_pays)} more"]]
+        sup = [[f"Suited 7-7-7 against a dealer 7, wager {dollars(self.low_from)} to under "
+                f"{dollars(self.low_below)}", f"{dollars(self.low_pays)} more"],
+               [f"Suited 7-7-7 against a dealer 7, wager {dollars(self.low_below)} or more",
+                f"{dollars(self.high_pays)} more"]]
         if self.envy:
             sup.append(["Envy bonus: every other player with a wager",
-                        f"{money(self.envy)} per super bonus"])
+                        f"{dollars(self.envy)} per super bonus"])
         out.append({"title": "Super bonus", "rows": sup})
         return out
 
