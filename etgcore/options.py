@@ -120,8 +120,8 @@ def add_json(p: argparse.ArgumentParser, what: str = "one JSON object on stdout"
 
 def print_json(doc: Any) -> None:
     """The one JSON document of a command given ``--json`` (stdout, sorted keys, so two
-    runs compare line by line)."""
-    print(json.dumps(doc, indent=2, sort_keys=True))
+    runs compare line by line; strict JSON: a NaN is a bug to fix, not output)."""
+    print(json.dumps(doc, indent=2, sort_keys=True, allow_nan=False))
 
 
 def add_progress(p: argparse.ArgumentParser) -> None:

@@ -55,6 +55,7 @@ class Progress:
         self.started = clock()
         self._shown_at: float | None = None
         self._closed = False
+        self._shown_done: int | None = None
 
     def text(self) -> str:
         """The progress line: what, how far, how long so far, about how long left."""
@@ -84,8 +85,12 @@ class Progress:
             self._shown_at = now
 
     def update(self, n: int = 1) -> None:
-        """``n`` more units done (the name a tqdm-like display has)."""
+        """``n`` more units done (the name :class:`lab.tasks.Progress` asks for)."""
         self.advance(n)
+
+    def set_description(self, what: str) -> None:
+        """What the run does now (``etg cert run``: draws, then the raw stream)."""
+        self.label = what
 
     def print(self, text: str, stream: TextIO | None = None) -> None:
         """A result line on stdout (``stream``), above the terminal's progress line."""
@@ -100,23 +105,27 @@ class Progress:
             self._show()
 
     def _show(self) -> None:
+        self._shown_done = self.done
         if self.tty:
             self.stream.write("\r" + self.text() + "\x1b[K")
         else:
             self.stream.write(self.text() + "\n")
         self.stream.flush()
 
-    def close(self, finished: bool = True) -> None:
+    def close(self, finished: bool | None = None) -> None:
         """Clear the terminal line (the command prints its own result next); in a log,
-        the last line: what was done in how long (not when the run was ``finished`` by
-        an exception: Ctrl-C is one line, the command line's)."""
+        the last line: what was done in how long — not when the run ends by an exception
+        (Ctrl-C is one line, the command line's). ``finished`` None: the run ended
+        normally unless an exception is on its way (a ``finally`` clause)."""
         if self._closed or not self.enabled:
             return
         self._closed = True
+        if finished is None:
+            finished = sys.exc_info()[0] is None
         if self.tty and self._shown_at is not None:
             self.stream.write("\r\x1b[K")
             self.stream.flush()
-        elif not self.tty and finished:
+        elif not self.tty and finished and self._shown_done != self.done:
             self._show()
 
     def __enter__(self) -> Progress:

@@ -14,6 +14,8 @@ from __future__ import annotations
 import contextlib
 import logging
 import re
+import signal
+import threading
 from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import Any
@@ -82,12 +84,34 @@ def open_client(scheduler: str | None, workers: int) -> Iterator[Any]:
         with client:
             yield client
         return
-    with (
-        dd.LocalCluster(n_workers=max(1, workers), threads_per_worker=1, processes=True,
-                        dashboard_address=":0", silence_logs=logging.ERROR) as cluster,
-        dd.Client(cluster) as client,
-    ):
-        yield client
+    with _ctrl_c_to_this_process_only():  # while the workers are spawned
+        cluster = dd.LocalCluster(n_workers=max(1, workers), threads_per_worker=1,
+                                  processes=True, dashboard_address=":0",
+                                  silence_logs=logging.ERROR)
+    with cluster, dd.Client(cluster) as client:
+        try:
+            yield client
+        except KeyboardInterrupt:
+            # Ctrl-C: the cluster is torn down mid-task; the command line says so in one
+            # line, without Dask's notes about the workers it had to kill
+            logging.getLogger("distributed").setLevel(logging.CRITICAL)
+            raise
+
+
+@contextlib.contextmanager
+def _ctrl_c_to_this_process_only() -> Iterator[None]:
+    """Start the local workers with SIGINT ignored (a spawned Python keeps an ignored
+    SIGINT ignored): Ctrl-C at a terminal signals the whole process group, and each worker
+    would print its own KeyboardInterrupt traceback. This process alone takes it and
+    closes the cluster."""
+    if threading.current_thread() is not threading.main_thread():
+        yield
+        return
+    before = signal.signal(signal.SIGINT, signal.SIG_IGN)
+    try:
+        yield
+    finally:
+        signal.signal(signal.SIGINT, before)
 
 
 def describe(client: Any) -> ClusterInfo:

@@ -22,7 +22,7 @@ from typing import Any, Protocol
 
 
 class Progress(Protocol):
-    """What a progress display takes: units done (a tqdm bar is one)."""
+    """What a progress display takes: units done (:class:`etgcore.progress.Progress` is one)."""
 
     def update(self, n: int) -> Any: ...
 

@@ -32,6 +32,9 @@ def register(sub: Any, common: argparse.ArgumentParser) -> None:
                         "signs wants at least 100,000,000)")
     p.add_argument("--choose-weights", action="store_true",
                    help="Bingo: compute and print default weight tables for a 97 percent return")
+    from etgcore.options import add_progress
+
+    add_progress(p)
     p.set_defaults(func=_run)
 
 
@@ -61,7 +64,8 @@ def _run(args: argparse.Namespace) -> int:
     if args.out:
         from firmware.math.parsheet import write_par_sheet
 
-        path = write_par_sheet(res, args.out, sim_rounds=args.sim_rounds)
+        path = write_par_sheet(res, args.out, sim_rounds=args.sim_rounds,
+                               progress=args.progress)
         if not args.json:
             print(f"PAR sheet written: {path}")
     if args.json:

@@ -28,6 +28,9 @@ def register(sub: Any, common: argparse.ArgumentParser) -> None:
     p.add_argument("--fast", action="store_true",
                    help="use the compiled fast path (numba) instead of the engine")
     p.add_argument("--json", action="store_true", help="print one JSON object")
+    from etgcore.options import add_progress
+
+    add_progress(p)
     p.set_defaults(func=_run)
 
 
@@ -45,7 +48,7 @@ def _run(args: argparse.Namespace) -> int:
 
     seed = None if args.seed is None else seed_int(args.seed)
     res = run_rtp(rules, args.rounds, jobs=args.jobs, seed=seed, fast=args.fast,
-                  scheduler=args.scheduler, checkpoint=args.checkpoint)
+                  scheduler=args.scheduler, checkpoint=args.checkpoint, show=args.progress)
     if args.json:
         print(json.dumps(res.to_json(), indent=2, sort_keys=True))
     else:

@@ -8,16 +8,26 @@ simulation with a fixed seed (stated in the sheet), so the sheet is reproducible
 
 from __future__ import annotations
 
-import html
 import math
 from pathlib import Path
 from typing import Any
 
+from etgcore.document import (
+    Block,
+    Bullets,
+    Heading,
+    Image,
+    Paragraph,
+    table,
+    to_html,
+    to_markdown,
+)
+from firmware.math import parplots as plots
 from firmware.math.analysis import Analysis
 from firmware.math.composition import remove
 from firmware.math.dealer import OUTCOMES, dealer_distribution
 from firmware.math.ruleset import BINGO_MULTIPLIERS, BINGO_TARGETS
-from firmware.math.strategy_table import render
+from firmware.math.strategy_table import chart
 
 SIM_SEED = 20260101
 
@@ -52,138 +62,146 @@ def approximations(r: Any) -> list[str]:
     return out
 
 
-def _md_table(head: list[str], rows: list[list[Any]]) -> list[str]:
-    out = ["| " + " | ".join(head) + " |", "|" + "---|" * len(head)]
-    out += ["| " + " | ".join(str(c) for c in r) + " |" for r in rows]
-    return out
-
-
-def write_par_sheet(res: Analysis, out_dir: str, sim_rounds: int = 2_000_000) -> Path:
-    import matplotlib
-
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
-    import numpy as np
-
-    from firmware.math.rtp import run_rtp
-
+def _rules_and_return(res: Analysis) -> list[Block]:
     r = res.rules
-    d = Path(out_dir)
-    d.mkdir(parents=True, exist_ok=True)
-    stem = f"par-{r.variant}"
-    L: list[str] = [f"# PAR sheet: {r.variant}", ""]
-    L.append(f"Rules hash `{r.rules_hash}`; reproduce with "
-             f"`etg par --variant {r.variant} --out DIR` (simulation seed {SIM_SEED}).")
-    L += ["", "## Rules (from the Rules Submission)", ""]
-    L += _md_table(["rule", "value"], [[k, v] for k, v in r.to_json().items()
-                                      if v not in ((), None, [], "0:1")])
-    L += ["", "## Return", ""]
-    rows = [[k, f"{v:+.6f}", f"{res.stakes.get(k, 0):.2f}"] for k, v in res.wagers.items()]
-    L += _md_table(["wager", "expected net per unit of Blackjack wager", "stake"], rows)
-    L += ["", f"* House edge (per unit of the Blackjack wager): **{res.house_edge:.4%}**",
-          f"* House edge (per unit of everything staked): **{res.house_edge_total:.4%}**",
-          f"* Return to player: **{1 - res.house_edge_total:.4%}**"]
+    out: list[Block] = [
+        Paragraph(f"Rules hash `{r.rules_hash}`; reproduce with "
+                  f"`etg par --variant {r.variant} --out DIR` (simulation seed {SIM_SEED})."),
+        Heading("Rules (from the Rules Submission)"),
+        table(["rule", "value"], [[k, v] for k, v in r.to_json().items()
+                                  if v not in ((), None, [], "0:1")]),
+        Heading("Return"),
+        table(["wager", "expected net per unit of Blackjack wager", "stake"],
+              [[k, f"{v:+.6f}", f"{res.stakes.get(k, 0):.2f}"] for k, v in res.wagers.items()]),
+    ]
+    items = [f"House edge (per unit of the Blackjack wager): **{res.house_edge:.4%}**",
+             f"House edge (per unit of everything staked): **{res.house_edge_total:.4%}**",
+             f"Return to player: **{1 - res.house_edge_total:.4%}**"]
     for k, v in res.optional.items():
-        L.append(f"* Optional wager {k}: {v:+.6f} per unit of its own stake"
-                 + (" (not taken by the strategy)" if k == "insurance" and v == 0 else ""))
-    for k, v in res.figures.items():
-        L.append(f"* {k.replace('_', ' ')}: {v:.6g}")
+        items.append(f"Optional wager {k}: {v:+.6f} per unit of its own stake"
+                     + (" (not taken by the strategy)" if k == "insurance" and v == 0 else ""))
+    items += [f"{k.replace('_', ' ')}: {v:.6g}" for k, v in res.figures.items()]
+    out.append(Bullets(tuple(items)))
     if res.figures:
-        L.append("  (super bonus counted at the reference wager; the envy bonus is paid to "
-                 "other seats, so it is not in this seat's house edge)")
+        out.append(Paragraph("The super bonus is counted at the reference wager; the envy "
+                             "bonus is paid to other seats, so it is not in this seat's "
+                             "house edge."))
     if res.by_lane is not None:
         from firmware.math.analysis import bingo_plain_return
 
-        L += ["", "**Assumption of the return above:** the player's decisions adapt to the "
-              "target and multiplier drawn before the cards (the strategy printed below is "
-              "solved for each of the 60 draws; the automatic players use it). A player who "
-              "plays plain basic strategy whatever the draw (the same game's strategy "
-              "without the target and multiplier) gets a return of "
-              f"**{bingo_plain_return(r):.4%}**."]
-    L += ["", f"Method: {res.method}. Computed in {res.seconds:.1f} s.", ""]
-    L += ["### Approximations left, and their measured size", ""]
-    L += [f"* {a}" for a in approximations(r)]
-    L += [""]
-    # dealer table
-    L += ["## Dealer final totals (shoe less the up card, after the Blackjack check)", ""]
-    drows = []
+        out.append(Paragraph(
+            "**Assumption of the return above:** the player's decisions adapt to the "
+            "target and multiplier drawn before the cards (the strategy printed below is "
+            "solved for each of the 60 draws; the automatic players use it). A player who "
+            "plays plain basic strategy whatever the draw (the same game's strategy "
+            "without the target and multiplier) gets a return of "
+            f"**{bingo_plain_return(r):.4%}**."))
+    out += [Paragraph(f"Method: {res.method}. Computed in {res.seconds:.1f} s."),
+            Heading("Approximations left, and their measured size", 3),
+            Bullets(tuple(approximations(r)))]
+    return out
+
+
+def _dealer(res: Analysis) -> list[Block]:
+    r = res.rules
+    rows = []
     for up in (2, 3, 4, 5, 6, 7, 8, 9, 10, 1):
         dist = dealer_distribution(r.shoe, remove(r.shoe.counts(), up), up,
                                    r.dealer_hits_soft_17)
-        drows.append(["A" if up == 1 else up, *[f"{x:.6f}" for x in dist[:7]]])
-    L += _md_table(["up", *OUTCOMES[:7]], drows)
-    # Bingo
-    if res.by_lane is not None:
-        from firmware.math.bingo_weights import choose_weights, total_return
+        rows.append(["A" if up == 1 else up, *[f"{x:.6f}" for x in dist[:7]]])
+    return [Heading("Dealer final totals (shoe less the up card, after the Blackjack check)"),
+            table(["up", *OUTCOMES[:7]], rows)]
 
-        L += ["", "## Bingo: return by target and multiplier", "",
-              "Main wager's expected net per unit when this target and multiplier are drawn "
-              "(strategy adapted to the draw), before the activator:", ""]
-        brows = [[t, *[f"{res.by_lane[(t, m)]:+.4f}" for m in BINGO_MULTIPLIERS]]
-                 for t in BINGO_TARGETS]
-        L += _md_table(["target", *[f"{m}x" for m in BINGO_MULTIPLIERS]], brows)
-        ch = choose_weights(res.by_lane, r)
-        tw, mw = r.target_weights or (1,) * 10, r.multiplier_weights or (1,) * 6
-        L += ["", "### Weight tables", "",
-              f"In force: target_weights {list(tw)}, multiplier_weights {list(mw)}: return "
-              f"**{total_return(res.by_lane, r, tw, mw):.4%}**.", "",
-              "Derivation of the defaults (firmware/math/bingo_weights.py, reproduced by "
-              "`etg par --variant bingo --choose-weights`): target weight inversely "
-              "proportional to W_t = (R(t,5x) - R(t,2x)) / 3, the gain per unit of "
-              "multiplier on target t, so every target adds the same to the return "
-              f"(target_weights {list(ch.target_weights)}); multiplier weight proportional "
-              f"to m^-alpha, alpha found by bisection for a 97% return: alpha = "
-              f"{ch.alpha:.4f}, scaled to 10000 for 2x and rounded: multiplier_weights "
-              f"{list(ch.multiplier_weights)}, return **{ch.rtp:.4%}** (band 95%-99%).", ""]
-        fig, ax = plt.subplots(figsize=(7, 5))
-        grid = np.array([[res.by_lane[(t, m)] for m in BINGO_MULTIPLIERS] for t in BINGO_TARGETS])
-        im = ax.imshow(grid, aspect="auto", cmap="viridis")
-        ax.set_xticks(range(6), [f"{m}x" for m in BINGO_MULTIPLIERS])
-        ax.set_yticks(range(10), [str(t) for t in BINGO_TARGETS])
-        ax.set_xlabel("multiplier")
-        ax.set_ylabel("target")
-        ax.set_title("Main wager return by Bingo target and multiplier")
-        fig.colorbar(im, ax=ax, label="expected net per unit")
-        fig.tight_layout()
-        fig.savefig(d / f"{stem}-bingo.png", dpi=100)
-        plt.close(fig)
-        L += [f"![Bingo return]({stem}-bingo.png)", ""]
-    # distribution by simulation
-    sim = run_rtp(r, sim_rounds, jobs=1, seed=SIM_SEED, fast=True)
+
+def _bingo(res: Analysis, d: Path, stem: str) -> list[Block]:
+    from firmware.math.bingo_weights import choose_weights, total_return
+
+    r, lanes = res.rules, res.by_lane
+    assert lanes is not None
+    ch = choose_weights(lanes, r)
+    tw, mw = r.target_weights or (1,) * 10, r.multiplier_weights or (1,) * 6
+    plots.bingo_grid(d / f"{stem}-bingo.png", lanes)
+    return [
+        Heading("Bingo: return by target and multiplier"),
+        Paragraph("Main wager's expected net per unit when this target and multiplier are "
+                  "drawn (strategy adapted to the draw), before the activator:"),
+        table(["target", *[f"{m}x" for m in BINGO_MULTIPLIERS]],
+              [[t, *[f"{lanes[(t, m)]:+.4f}" for m in BINGO_MULTIPLIERS]]
+               for t in BINGO_TARGETS]),
+        Heading("Weight tables", 3),
+        Paragraph(f"In force: target_weights {list(tw)}, multiplier_weights {list(mw)}: "
+                  f"return **{total_return(lanes, r, tw, mw):.4%}**."),
+        Paragraph(
+            "Derivation of the defaults (firmware/math/bingo_weights.py, reproduced by "
+            "`etg par --variant bingo --choose-weights`): target weight inversely "
+            "proportional to W_t = (R(t,5x) - R(t,2x)) / 3, the gain per unit of "
+            "multiplier on target t, so every target adds the same to the return "
+            f"(target_weights {list(ch.target_weights)}); multiplier weight proportional "
+            f"to m^-alpha, alpha found by bisection for a 97% return: alpha = "
+            f"{ch.alpha:.4f}, scaled to 10000 for 2x and rounded: multiplier_weights "
+            f"{list(ch.multiplier_weights)}, return **{ch.rtp:.4%}** (band 95%-99%)."),
+        Image(f"{stem}-bingo.png", "Bingo return by target and multiplier"),
+    ]
+
+
+def _distribution(res: Analysis, d: Path, stem: str, sim_rounds: int,
+                  progress: bool | None) -> list[Block]:
+    from firmware.math.rtp import run_rtp
+
+    r = res.rules
+    sim = run_rtp(r, sim_rounds, jobs=1, seed=SIM_SEED, fast=True, show=progress,
+                  label="par: outcome distribution")
     n = sim.tally.rounds
     items = sorted(sim.tally.outcomes.items())
     sd = sim.stdev
-    L += ["## Outcome distribution, standard deviation, volatility", "",
-          f"From {n:,} fast-path rounds (seed {SIM_SEED}); simulated house edge "
-          f"{sim.house_edge:.4%} ± {sim.stderr:.4%} (1 s.e.), calculated {res.house_edge:.4%}.",
-          ""]
-    L += _md_table(["net result (units)", "probability"],
-                   [[f"{c / 1000:+g}", f"{k / n:.6f}"] for c, k in items if k / n >= 1e-5])
-    L += ["", f"* Standard deviation per round: **{sd:.4f}** units of the Blackjack wager",
-          f"* Volatility index (90%, 1.645 x s.d.): **{1.645 * sd:.4f}**", ""]
-    L += _md_table(["rounds", "expected net", "90% range"], [
-        [f"{k:,}", f"{-res.house_edge * k:+.1f}",
-         f"{-res.house_edge * k - 1.645 * sd * math.sqrt(k):+.1f} .. "
-         f"{-res.house_edge * k + 1.645 * sd * math.sqrt(k):+.1f}"]
-        for k in (100, 1000, 10_000, 100_000)])
-    fig, ax = plt.subplots(figsize=(7, 4))
-    xs = [c / 1000 for c, _ in items]
-    ys = [k / n for _, k in items]
-    ax.bar(xs, ys, width=0.4)
-    ax.set_yscale("log")
-    ax.set_xlabel("net result of a round (units of the Blackjack wager)")
-    ax.set_ylabel("probability")
-    ax.set_title(f"{r.variant}: outcome distribution")
-    fig.tight_layout()
-    fig.savefig(d / f"{stem}-outcomes.png", dpi=100)
-    plt.close(fig)
-    L += ["", f"![Outcome distribution]({stem}-outcomes.png)", ""]
-    L += ["## Strategy", "", "```", render(r), "```", ""]
-    md = "\n".join(L)
-    (d / f"{stem}.md").write_text(md, encoding="utf-8")
-    body = html.escape(md)
-    imgs = "".join(f'<p><img src="{p.name}"></p>' for p in sorted(d.glob(f"{stem}-*.png")))
-    (d / f"{stem}.html").write_text(
-        f"<!doctype html><meta charset='utf-8'><title>PAR {r.variant}</title>"
-        f"<pre>{body}</pre>{imgs}", encoding="utf-8")
+    plots.outcomes(d / f"{stem}-outcomes.png", r.variant, items, n)
+    ranges = []
+    for k in (100, 1000, 10_000, 100_000):
+        mean, half = -res.house_edge * k, 1.645 * sd * math.sqrt(k)
+        ranges.append([f"{k:,}", f"{mean:+.1f}", f"{mean - half:+.1f} .. {mean + half:+.1f}"])
+    return [
+        Heading("Outcome distribution, standard deviation, volatility"),
+        Paragraph(f"From {n:,} fast-path rounds (seed {SIM_SEED}); simulated house edge "
+                  f"{sim.house_edge:.4%} ± {sim.stderr:.4%} (1 s.e.), calculated "
+                  f"{res.house_edge:.4%}."),
+        table(["net result (units)", "probability"],
+              [[f"{c / 1000:+g}", f"{k / n:.6f}"] for c, k in items if k / n >= 1e-5]),
+        Bullets((f"Standard deviation per round: **{sd:.4f}** units of the Blackjack wager",
+                 f"Volatility index (90%, 1.645 x s.d.): **{1.645 * sd:.4f}**")),
+        table(["rounds", "expected net", "90% range"], ranges),
+        Image(f"{stem}-outcomes.png", "Outcome distribution"),
+    ]
+
+
+def _strategy(res: Analysis) -> list[Block]:
+    c = chart(res.rules)
+    out: list[Block] = [Heading("Strategy"), Paragraph(c.title), Paragraph(c.key)]
+    for t in c.tables:
+        out.append(table(["hand", *t.head], [[label, *cells] for label, cells in t.rows],
+                         caption=t.title))
+    out += [Paragraph(n) for n in c.notes]
+    return out
+
+
+def par_sheet_blocks(res: Analysis, out_dir: Path, sim_rounds: int = 2_000_000,
+                     progress: bool | None = None) -> list[Block]:
+    """Every block of the sheet (the plots are drawn into ``out_dir`` on the way)."""
+    stem = f"par-{res.rules.variant}"
+    blocks = _rules_and_return(res) + _dealer(res)
+    if res.by_lane is not None:
+        blocks += _bingo(res, out_dir, stem)
+    return blocks + _distribution(res, out_dir, stem, sim_rounds, progress) + _strategy(res)
+
+
+def write_par_sheet(res: Analysis, out_dir: str, sim_rounds: int = 2_000_000,
+                    progress: bool | None = None) -> Path:
+    """``par-<variant>.md`` and ``.html`` (real tables, from one list of blocks) and the
+    plots in ``out_dir``; returns the Markdown file's path."""
+    d = Path(out_dir)
+    d.mkdir(parents=True, exist_ok=True)
+    stem = f"par-{res.rules.variant}"
+    blocks = par_sheet_blocks(res, d, sim_rounds, progress)
+    title = f"PAR sheet: {res.rules.variant}"
+    (d / f"{stem}.md").write_text(to_markdown(title, blocks), encoding="utf-8")
+    (d / f"{stem}.html").write_text(to_html(title, blocks), encoding="utf-8")
     return d / f"{stem}.md"

@@ -9,13 +9,12 @@ embedded Dask ``LocalCluster`` of ``--jobs`` processes, or on an existing cluste
 (``--scheduler``; :mod:`lab.cluster`); ``--jobs 1`` without a scheduler plays them in
 this process. ``--checkpoint FILE`` records every finished task's tally
 (:mod:`lab.checkpoint`) and a rerun with the same file plays only the rest. The progress
-bar (tqdm) on stderr counts the rounds of the whole run.
+line on stderr (:mod:`etgcore.progress`) counts the rounds of the whole run.
 """
 
 from __future__ import annotations
 
 import math
-import sys
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -23,6 +22,7 @@ from typing import Any
 
 import numpy as np
 
+from etgcore.progress import Progress, wanted
 from firmware.math.enginesim import Tally, play_engine_rounds
 from firmware.math.ruleset import GameRules
 
@@ -136,9 +136,11 @@ def plan(rules: GameRules, rounds: int, seed: int, fast: bool) -> list[Any]:
 def run_rtp(
     rules: GameRules, rounds: int, *, jobs: int = 1, seed: int | None = None,
     fast: bool = False, scheduler: str | None = None, checkpoint: Path | None = None,
-    progress: Any = None,
+    progress: Any = None, show: bool | None = None, label: str = "rtp",
 ) -> RtpResult:
-    """Play ``rounds`` rounds; ``progress``: a bar-like object, or None for tqdm on a tty."""
+    """Play ``rounds`` rounds; ``progress``: an object told of the rounds done
+    (:class:`lab.tasks.Progress`), else the progress line on stderr, shown as ``show``
+    says (``--progress``/``--no-progress``; None: on a terminal), named ``label``."""
     from lab.checkpoint import Checkpoint
     from lab.tasks import run_here, run_tasks
 
@@ -158,11 +160,9 @@ def run_rtp(
             total.add(done[t.index])
     bar = progress
     own_bar = None
-    if bar is None and sys.stderr.isatty():
-        from tqdm import tqdm
-
-        own_bar = bar = tqdm(total=rounds, unit="round", unit_scale=True, file=sys.stderr,
-                             smoothing=0.1, initial=total.rounds)
+    if bar is None:
+        own_bar = bar = Progress(rounds, "rounds", label, enabled=wanted(show),
+                                 initial=total.rounds)
 
     def fold(task: Any, part: Tally) -> None:
         total.add(part)
@@ -182,7 +182,7 @@ def run_rtp(
                 run_tasks(client, play_task, tasks, fold, skip=done, progress=bar)
     finally:
         if own_bar is not None:
-            own_bar.close()
+            own_bar.close()  # after Ctrl-C no last line: the command line's one line only
         if ck is not None:
             ck.close()
     return RtpResult(rules, total, time.perf_counter() - t0, jobs, fast, seed=seed,

@@ -7,15 +7,14 @@ judged exactly like a certification run.
 
 from __future__ import annotations
 
-import sys
 from collections.abc import Iterator
 from pathlib import Path
-from typing import Any
 
 import numpy as np
 import numpy.typing as npt
 
 from etgcore.errors import UserError
+from etgcore.progress import Progress, wanted
 from rng.cert import plots
 from rng.cert.battery import OutcomeBattery
 from rng.cert.frequency import IndependenceCounter
@@ -28,13 +27,10 @@ from rng.cert.tables import CARDS, OutcomeTable
 
 
 def progress_bar(total: int, desc: str, unit: str = "it", *, enabled: bool | None = None
-                 ) -> Any:
-    """A tqdm bar on stderr, shown on a terminal for long jobs (``enabled`` forces it)."""
-    from tqdm import tqdm
-
-    show = sys.stderr.isatty() if enabled is None else enabled
-    return tqdm(total=total, desc=desc, unit=unit, unit_scale=True, disable=not show,
-                leave=False, dynamic_ncols=True)
+                 ) -> Progress:
+    """The progress line on stderr (:mod:`etgcore.progress`), shown on a terminal for long
+    jobs (``enabled`` forces it on or off)."""
+    return Progress(total, unit, desc, enabled=wanted(enabled))
 
 
 def outcome_section(bat: OutcomeBattery, out_dir: Path | None, slug: str,
@@ -115,7 +111,7 @@ def analyze_outcomes(path: Path, table: OutcomeTable, *, pair: tuple[Path, Outco
     """The outcome battery on one file (and, with ``pair``, the independence test)."""
     bat = OutcomeBattery(table, _estimate_lines(path))
     size = path.stat().st_size if path.exists() else 0
-    bar = progress_bar(size, path.name, "B", enabled=progress if progress is not None else (
+    bar = progress_bar(size, path.name, "bytes", enabled=progress if progress is not None else (
         None if size > 50_000_000 else False))
     if pair is None:
         for chunk in read_outcomes(path, table, progress=bar.update):
@@ -163,7 +159,7 @@ def _zip_chunks(a: Iterator[npt.NDArray[np.uint8]], b: Iterator[npt.NDArray[np.u
 def analyze_shoes(path: Path, *, out_dir: Path | None = None, progress: bool | None = None
                   ) -> Section:
     size = path.stat().st_size if path.exists() else 0
-    bar = progress_bar(size, path.name, "B", enabled=progress if progress is not None else (
+    bar = progress_bar(size, path.name, "bytes", enabled=progress if progress is not None else (
         None if size > 50_000_000 else False))
     bat: ShuffleBattery | None = None
     remap = np.zeros(0, dtype=np.int64)

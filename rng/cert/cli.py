@@ -10,7 +10,16 @@ from typing import Any
 
 from etgcore.commands import context
 from etgcore.errors import UserError, output_dir
-from etgcore.options import add_decks, add_out, add_seed, configured_decks, count
+from etgcore.options import (
+    add_decks,
+    add_json,
+    add_out,
+    add_progress,
+    add_seed,
+    configured_decks,
+    count,
+    print_json,
+)
 
 
 def register(sub: Any, common: argparse.ArgumentParser) -> None:
@@ -72,8 +81,9 @@ def register(sub: Any, common: argparse.ArgumentParser) -> None:
     an.add_argument("--pair-weights", metavar="V:W,...", help="weights of the --pair file")
     an.add_argument("--spanish", action="store_true", help="cards from 48-card decks")
     add_out(an, "also write a full report here (created when missing)", type=Path)
-    an.add_argument("--progress", action=argparse.BooleanOptionalAction, default=None,
-                    help="progress bar (default: on a terminal, for big files)")
+    add_progress(an)
+    add_json(an, "one JSON object: verdict, every test with statistic and p-value, the "
+             "second-level figures (as the report's results.json)")
     an.set_defaults(func=_analyze)
 
 
@@ -171,6 +181,9 @@ def _analyze(args: argparse.Namespace) -> int:
                          context(args).version)
     if args.out is not None:
         report_mod.write(rep, args.out)
+    if args.json:
+        print_json(report_mod.to_json(rep))
+        return 0 if rep.passed else 1
     _print_summary(rep)
     if args.out is not None:
         print(f"report: {args.out / 'report.html'} and {args.out / 'report.md'}")

@@ -7,10 +7,10 @@ the lab's external battery, and the files the run left for the lab.
 
 from __future__ import annotations
 
-import html
 import json
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
 
 from rng.cert import plots
 from rng.cert.meta import RunMetadata
@@ -101,12 +101,8 @@ def to_markdown(rep: Report) -> str:
     for s in rep.sections:
         out += [f"## {s.title}", ""]
         out += [f"{n}" for n in s.notes] + ([""] if s.notes else [])
-        out += ["| test | statistic | null distribution | p-value | verdict | n | detail |",
-                "|---|---|---|---|---|---|---|"]
-        for r in s.results:
-            out.append(f"| {r.name} | {_fmt_stat(r.statistic)} | {r.df} | "
-                       f"{fmt_p(r.p_value) if r.applicable else 'n/a'} | {r.verdict} | {r.n:,} | "
-                       f"{r.detail} |")
+        out += ["| " + " | ".join(TEST_HEAD) + " |", "|" + "---|" * len(TEST_HEAD)]
+        out += ["| " + " | ".join(_test_cells(r)) + " |" for r in s.results]
         out.append("")
         for name, caption in s.plots:
             out += [f"![{caption}]({name})", ""]
@@ -120,67 +116,60 @@ def to_markdown(rep: Report) -> str:
         out += [f"| {n} | {size:,} | `{h}` |" for n, size, h in rep.files]
         out.append("")
     out += ["## References", ""]
-    refs = sorted({r.reference for s in rep.sections for r in s.results if r.reference})
-    out += [f"- {ref}" for ref in refs]
+    out += [f"- {ref}" for ref in _references(rep)]
     return "\n".join(out) + "\n"
 
 
-_CSS = """
-body{font-family:system-ui,sans-serif;max-width:1100px;margin:2em auto;padding:0 1em;
-color:#222}table{border-collapse:collapse;margin:0.5em 0 1.5em;font-size:0.88em}
-td,th{border:1px solid #ccc;padding:3px 7px;text-align:left;vertical-align:top}
-th{background:#eef}.FAIL{background:#fbb;font-weight:bold}.pass{color:#161}
-.holm{background:#ffe9b0}.na{color:#888}.verdict{font-size:1.15em;padding:0.6em;
-border-radius:4px}.ok{background:#dfd}.bad{background:#fdd}pre{background:#f5f5f5;
-padding:0.6em;overflow-x:auto;font-size:0.85em}img{max-width:100%}
-"""
+#: the columns of every test table (Markdown and HTML)
+TEST_HEAD = ("test", "statistic", "null distribution", "p-value", "verdict", "n", "detail")
+#: the row style of each verdict in the HTML page
+_ROW_CSS = {"FAIL": "FAIL", "pass": "pass", "pass (Holm)": "holm"}
+
+
+def _test_cells(r: TestResult) -> tuple[str, ...]:
+    return (r.name, _fmt_stat(r.statistic), str(r.df),
+            fmt_p(r.p_value) if r.applicable else "n/a", r.verdict, f"{r.n:,}", r.detail)
 
 
 def to_html(rep: Report) -> str:
+    """The report as an HTML page (``templates/report.html.j2``, autoescaped)."""
+    from etgcore.document import render_html
+
     v = rep.verdict or rep.judge()
-    e = html.escape
-    out = ["<!doctype html><html lang='en'><head><meta charset='utf-8'>",
-           f"<title>{e(rep.title)}</title><style>{_CSS}</style></head><body>",
-           f"<h1>{e(rep.title)}</h1>",
-           f"<p class='verdict {'ok' if rep.passed else 'bad'}'>{e(_verdict_line(rep))}</p>",
-           "<h2>Run</h2><table>"]
-    out += [f"<tr><th>{e(k)}</th><td>{e(val)}</td></tr>" for k, val in rep.meta.rows()]
-    out.append("</table>")
-    if rep.selftest:
-        out += ["<h2>Power-up self-test (known-answer tests)</h2>",
-                f"<pre>{e(chr(10).join(rep.selftest))}</pre>"]
-    out += ["<h2>How the tests were judged</h2>", f"<p>{e(METHOD_TEXT)}</p><ul>"]
-    out += [f"<li>{e(line)}</li>" for line in _second_level(v)]
-    out += ["</ul>", "<img src='pvalues.png' alt='p-values'>"]
-    for s in rep.sections:
-        out.append(f"<h2>{e(s.title)}</h2>")
-        out += [f"<p>{e(n)}</p>" for n in s.notes]
-        out.append("<table><tr><th>test</th><th>statistic</th><th>null distribution</th>"
-                   "<th>p-value</th><th>verdict</th><th>n</th><th>detail</th></tr>")
-        for r in s.results:
-            cls = {"FAIL": "FAIL", "pass": "pass", "pass (Holm)": "holm"}.get(r.verdict, "na")
-            out.append(
-                f"<tr class='{cls}'><td>{e(r.name)}</td><td>{_fmt_stat(r.statistic)}</td>"
-                f"<td>{e(r.df)}</td><td>{fmt_p(r.p_value) if r.applicable else 'n/a'}</td>"
-                f"<td>{e(r.verdict)}</td><td>{r.n:,}</td><td>{e(r.detail)}</td></tr>")
-        out.append("</table>")
-        out += [f"<figure><img src='{e(n)}' alt='{e(c)}'><figcaption>{e(c)}</figcaption>"
-                "</figure>" for n, c in s.plots]
-    out.append("<h2>External battery (dieharder)</h2>")
-    if rep.external_note:
-        out.append(f"<p>{e(rep.external_note)}</p>")
-    if rep.external:
-        out.append(f"<pre>{e(chr(10).join(rep.external))}</pre>")
-    if rep.files:
-        out.append("<h2>Files for the lab</h2><table><tr><th>file</th><th>bytes</th>"
-                   "<th>SHA-256</th></tr>")
-        out += [f"<tr><td>{e(n)}</td><td>{size:,}</td><td><code>{h}</code></td></tr>"
-                for n, size, h in rep.files]
-        out.append("</table>")
-    refs = sorted({r.reference for s in rep.sections for r in s.results if r.reference})
-    out += ["<h2>References</h2><ul>"] + [f"<li>{e(r)}</li>" for r in refs] + ["</ul>"]
-    out.append("</body></html>")
-    return "\n".join(out) + "\n"
+    sections = [{"title": s.title, "notes": s.notes, "plots": s.plots,
+                 "rows": [{"css": _ROW_CSS.get(r.verdict, "na"), "cells": _test_cells(r)}
+                          for r in s.results]} for s in rep.sections]
+    return render_html(
+        "rng.cert", "report.html.j2", title=rep.title, passed=rep.passed,
+        verdict_line=_verdict_line(rep), meta=rep.meta.rows(), selftest=rep.selftest,
+        method=METHOD_TEXT, second_level=_second_level(v), sections=sections,
+        test_head=TEST_HEAD, external_note=rep.external_note, external=rep.external,
+        files=rep.files, references=_references(rep))
+
+
+def _references(rep: Report) -> list[str]:
+    return sorted({r.reference for s in rep.sections for r in s.results if r.reference})
+
+
+def _finite(d: dict[str, Any]) -> dict[str, Any]:
+    """NaN (a statistic that does not apply) as null: JSON has no NaN."""
+    return {k: None if isinstance(v, float) and v != v else v for k, v in d.items()}
+
+
+def to_json(rep: Report) -> dict[str, object]:
+    """The report as data: results.json, and what ``etg cert analyze --json`` prints."""
+    v = rep.verdict or rep.judge()
+    return {
+        "verdict": "pass" if rep.passed else "fail",
+        "alpha": ALPHA,
+        "method": "Holm step-down, family-wise error rate 1%",
+        "metadata": {k: str(val) for k, val in rep.meta.rows()},
+        "selftest_ok": rep.selftest_ok,
+        "tests": [_finite(r.to_json()) for r in v.results],
+        "second_level": {"raw_failures": v.raw_failures, "expected": v.expected_failures,
+                         "binomial_p": v.binomial_p, "ks_statistic": v.ks_statistic,
+                         "ks_p": v.ks_p},
+    }
 
 
 def write(rep: Report, out_dir: Path) -> list[Path]:
@@ -193,15 +182,5 @@ def write(rep: Report, out_dir: Path) -> list[Path]:
     page = out_dir / "report.html"
     page.write_text(to_html(rep), encoding="utf-8")
     js = out_dir / "results.json"
-    js.write_text(json.dumps({
-        "verdict": "pass" if rep.passed else "fail",
-        "alpha": ALPHA,
-        "method": "Holm step-down, family-wise error rate 1%",
-        "metadata": dict(rep.meta.rows()),
-        "selftest_ok": rep.selftest_ok,
-        "tests": [r.to_json() for r in v.results],
-        "second_level": {"raw_failures": v.raw_failures, "expected": v.expected_failures,
-                         "binomial_p": v.binomial_p, "ks_statistic": v.ks_statistic,
-                         "ks_p": v.ks_p},
-    }, indent=1, default=str), encoding="utf-8")
+    js.write_text(json.dumps(to_json(rep), indent=1, default=str), encoding="utf-8")
     return [md, page, js]

@@ -49,6 +49,19 @@ def test_analyze_biased_cards_fails_with_exit_1(tmp_path: Path,
     assert "FAIL" in capsys.readouterr().out
 
 
+def test_analyze_json_is_the_results_document(tmp_path: Path,
+                                              capsys: pytest.CaptureFixture) -> None:
+    f = _write(tmp_path / "t.csv", _values(TARGETS, good(TARGETS, 20_000, 1)))
+    assert main(["cert", "analyze", str(f), "--what", "target", "--weights", TW,
+                 "--json"]) == 0
+    doc = json.loads(capsys.readouterr().out)  # strict JSON: a test that does not apply
+    assert doc["verdict"] == "pass" and len(doc["tests"]) > 20  # has a null statistic
+    assert {"p_value", "verdict", "test"} <= set(doc["tests"][0])
+    c = _write(tmp_path / "c.csv", [CARDS[i] for i in modulo_biased_cards(30_000, 2)])
+    assert main(["cert", "analyze", str(c), "--what", "card", "--json"]) == 1
+    assert json.loads(capsys.readouterr().out)["verdict"] == "fail"
+
+
 def test_analyze_pairs_and_repeats(tmp_path: Path, capsys: pytest.CaptureFixture) -> None:
     t = _write(tmp_path / "t.csv", _values(TARGETS, repeated_seed(TARGETS, 8_000, 3, 2_000)))
     m = _write(tmp_path / "m.csv", [v + "x" for v in _values(MULTIPLIERS,
