@@ -82,6 +82,7 @@ class Controller(DeviceEvents, Commands):
         self.table = table
         self.rules = table.rules
         self.journal = journal
+        journal.defer_head = True  # the head file is written after the view (refresh)
         self.shoe = shoe
         self.panel = panel
         self.rng = rng
@@ -208,10 +209,8 @@ class Controller(DeviceEvents, Commands):
         ):
             self._last_query = now
             self.shoe.query()
-        if (
-            self.shoe is not None and self._gate == "open"
-            and now - self._gate_at >= GATE_REASSERT_S
-        ):
+        if self.shoe is not None and self._gate == "open" and (
+                now - self._gate_at >= GATE_REASSERT_S):
             self._gate_at = now
             self.shoe.unlock()
 
@@ -331,11 +330,11 @@ class Controller(DeviceEvents, Commands):
             "closed": self.floor_gate.closed,
         }
         self.publish(view)
+        self.journal.sync_head()  # after the screen: journal_head, "deferred head"
 
     def resync_shoe(self) -> None:
         """After the shoe (re)started its gate is locked: send the state again."""
-        self._gate = None
-        self._led = None
+        self._gate = self._led = None
 
     # -- the RNG -------------------------------------------------------------------------
 

@@ -181,6 +181,9 @@ class Journal:
         self._ro: ReadOnlyOpen | None = None
         self._head_writer: HeadWriter | None = None
         self._use_head = head_file
+        #: True: the head file is written by :meth:`sync_head` (the table, after showing
+        #: the view) or before the next commit, whichever comes first (journal_head).
+        self.defer_head = False
         self.key_problem = ""
         try:
             if readonly:
@@ -284,7 +287,7 @@ class Journal:
             self._head_writer = HeadWriter(self.head_path, self.key)
             if existing is None:
                 self._head_writer.write(Head(self._seq, self._head))
-        return self._head_writer
+        return self._head_writer.synced()
 
     def append(
         self, entries: Iterable[Entry], meters: Mapping[MeterKey, int] | None = None
@@ -328,7 +331,7 @@ class Journal:
                 self._db.execute("COMMIT")
                 self._seq, self._head = seq, head
                 if head_file is not None:
-                    head_file.write(Head(seq, head))
+                    head_file.write(Head(seq, head), later=self.defer_head)
             except (sqlite3.Error, OSError) as exc:
                 self._rollback()
                 raise JournalError(f"{self.path}: journal write failed: {exc}") from exc
@@ -340,16 +343,17 @@ class Journal:
             done()
         return written
 
-    def append_one(
-        self,
-        kind: str,
-        body: Mapping[str, Any],
-        *,
-        round_no: int | None = None,
-        code: int | None = None,
-        meters: Mapping[MeterKey, int] | None = None,
-    ) -> Record:
+    def append_one(self, kind: str, body: Mapping[str, Any], *, round_no: int | None = None,
+                   code: int | None = None, meters: Mapping[MeterKey, int] | None = None
+                   ) -> Record:
         return self.append([Entry(kind, body, round_no, code)], meters)[0]
+
+    def sync_head(self) -> None:
+        """Write the head of the last commit if it waits (:attr:`defer_head`). A failing
+        write is not lost: it is tried again before the next commit, which fails with it."""
+        with self._lock, contextlib.suppress(OSError):
+            if self._head_writer is not None:
+                self._head_writer.sync()
 
     def _rollback(self) -> None:
         with contextlib.suppress(sqlite3.Error):
@@ -366,14 +370,8 @@ class Journal:
         """The hash of the last record (the chain head)."""
         return self._head
 
-    def records(
-        self,
-        *,
-        since_seq: int = 0,
-        kinds: Iterable[str] | None = None,
-        since_ns: int | None = None,
-        round_no: int | None = None,
-    ) -> Iterator[Record]:
+    def records(self, *, since_seq: int = 0, kinds: Iterable[str] | None = None,
+                since_ns: int | None = None, round_no: int | None = None) -> Iterator[Record]:
         sql = "SELECT seq, ts_ns, kind, code, round_no, body, prev, hash FROM records WHERE seq > ?"
         args: list[Any] = [since_seq]
         if kinds is not None:

@@ -15,6 +15,13 @@ valid slot with the highest sequence number.
 The database may be *ahead* of the head by the records of one transaction (a power cut
 between the commit and the head write): those records are authentic (their keyed chain
 proves it) and the head is rewritten at the next commit.
+
+**Deferred head (the table).** The table shows a card once its record is committed (the
+write-ahead log synced), and writes the head after publishing the new view
+(:meth:`HeadWriter.sync`), so the screen waits for one sync, not two. The head write is
+never later than the start of the next commit (:meth:`HeadWriter.synced`), so the database
+is still ahead of the head by one transaction at most: exactly the state a power cut
+between the commit and the head write leaves anyway. docs/table.md argues it.
 """
 
 from __future__ import annotations
@@ -85,7 +92,8 @@ def read_head(path: Path, key: bytes | None) -> Head | None:
 
 
 class HeadWriter:
-    """Keeps the head file open and writes one slot per commit, then syncs it."""
+    """Keeps the head file open and writes one slot per commit, then syncs it; with
+    ``later`` the write waits for :meth:`sync` or the next commit, whichever is first."""
 
     def __init__(self, path: Path, key: bytes | None) -> None:
         self.path = path
@@ -93,13 +101,29 @@ class HeadWriter:
         self._fd = os.open(path, os.O_RDWR | os.O_CREAT, 0o600)
         os.fchmod(self._fd, 0o600)
         self._next = 0
+        self._due: Head | None = None
 
-    def write(self, head: Head) -> None:
-        data = _slot_text(self._key, head)
-        os.pwrite(self._fd, data, self._next * SLOT)
-        os.fdatasync(self._fd)
-        self._next ^= 1
+    def write(self, head: Head, *, later: bool = False) -> None:
+        """Name ``head``, the record just committed: now, or ``later``."""
+        self._due = head
+        if not later:
+            self.sync()
+
+    def sync(self) -> None:
+        """Write and sync the head not yet written, if any (an OSError leaves it due)."""
+        if self._due is not None:
+            os.pwrite(self._fd, _slot_text(self._key, self._due), self._next * SLOT)
+            os.fdatasync(self._fd)
+            self._next ^= 1
+            self._due = None
+
+    def synced(self) -> HeadWriter:
+        """Before the next commit: the previous commit's head is on the disk first."""
+        self.sync()
+        return self
 
     def close(self) -> None:
+        with contextlib.suppress(OSError):
+            self.sync()
         with contextlib.suppress(OSError):
             os.close(self._fd)

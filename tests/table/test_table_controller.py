@@ -301,3 +301,26 @@ def test_the_run_loop_wakes_for_a_deadline_without_a_happening(tmp_path: Path) -
     worker.start()
     worker.join(30)
     assert not worker.is_alive() and ctl.doubles.pending is None
+
+
+def test_the_view_goes_out_after_the_commit_and_before_the_head_file(tmp_path: Path) -> None:
+    """A card's view is published once its record is committed (one sync), and the head
+    file names that record as soon as the controller has published it (docs/table.md)."""
+    from firmware.table.journal_head import read_head
+
+    ctl, _, _ = make(tmp_path)
+    play(ctl, press(1, "BET"), press(None, "DEAL"))
+    journal = ctl.journal
+    seen: list[tuple[int, int]] = []
+
+    def publish(view: object) -> None:
+        head = read_head(journal.head_path, journal.key)
+        assert head is not None
+        seen.append((journal.last_seq, head.seq))
+
+    ctl.publish = publish
+    ctl.handle(card("TS"))
+    head = read_head(journal.head_path, journal.key)
+    assert seen and seen[-1][0] == journal.last_seq  # the card's record: committed first
+    assert seen[-1][1] < journal.last_seq  # its head not yet written when the view left
+    assert head is not None and head.seq == journal.last_seq  # ... and right after

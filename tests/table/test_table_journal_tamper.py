@@ -20,7 +20,7 @@ from pathlib import Path
 import pytest
 
 from firmware.table.events import EventCode
-from firmware.table.journal import Journal
+from firmware.table.journal import Entry, Journal
 from firmware.table.journal_open import JournalRefused, open_for_table
 
 REPO = Path(__file__).resolve().parents[2]
@@ -191,3 +191,84 @@ def test_point2_a_deleted_head_file_is_detected(tmp_path: Path) -> None:
     path.with_name("j.sqlite.head").unlink()
     res = Journal(path, readonly=True).verify()
     assert not res.ok and "head file" in res.problem
+
+
+def _named(path: Path) -> int:
+    from firmware.table.journal_head import head_path, read_head
+
+    j = Journal(path, readonly=True)
+    head = read_head(head_path(path), j.key)
+    j.close()
+    assert head is not None
+    return head.seq
+
+
+def test_a_deferred_head_is_at_most_one_transaction_behind(tmp_path: Path) -> None:
+    """The table's deferred head (written after the view is shown): the head file names
+    the previous commit until ``sync_head``, and never lags by more than one transaction,
+    because the next commit writes it first; a truncation after that is still caught."""
+    path = tmp_path / "j.sqlite"
+    build(path, 3)
+    j = Journal(path)
+    j.defer_head = True
+    j.append_one("event", {"i": 4}, code=int(EventCode.READY))
+    assert _named(path) == 3 and j.verify().ok  # one behind: the power-cut state
+    j.append([Entry("event", {"i": 5}, None, int(EventCode.READY)),
+              Entry("event", {"i": 6}, None, int(EventCode.READY))])
+    assert _named(path) == 4  # written before this commit, not after it
+    j.sync_head()
+    assert _named(path) == 6
+    j.append_one("event", {"i": 7}, code=int(EventCode.READY))
+    j.close()  # closing writes what waits
+    assert _named(path) == 7
+    db = sqlite3.connect(path, isolation_level=None)
+    db.execute("DELETE FROM records WHERE seq = 7")
+    db.close()
+    res = Journal(path, readonly=True).verify()
+    assert not res.ok and "head file names record 7" in res.problem
+
+
+def test_a_failing_deferred_head_write_fails_the_next_commit(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """``sync_head`` never raises (the card is already on the screen); the head it could
+    not write stays due, and the next commit, which must write it first, fails."""
+    import firmware.table.journal_head as journal_head
+    from firmware.table.journal import JournalError
+
+    path = tmp_path / "j.sqlite"
+    build(path, 2)
+    j = Journal(path)
+    j.defer_head = True
+    j.append_one("event", {"i": 3}, code=int(EventCode.READY))
+
+    def broken(fd: int) -> None:
+        raise OSError(5, "Input/output error")
+
+    monkeypatch.setattr(journal_head.os, "fdatasync", broken)
+    j.sync_head()
+    with pytest.raises(JournalError, match="Input/output error"):
+        j.append_one("event", {"i": 4}, code=int(EventCode.READY))
+    monkeypatch.undo()
+    j.sync_head()
+    assert _named(path) == 3 and j.last_seq == 3
+    j.close()
+
+
+def test_a_kill_9_before_the_deferred_head_is_written_is_not_tamper(tmp_path: Path) -> None:
+    """kill -9 between the commit and the deferred head write: the journal verifies (one
+    transaction ahead of its head) and the next commit rewrites the head."""
+    path = tmp_path / "j.sqlite"
+    build(path, 2)
+    code = ("import os, sys; from firmware.table.journal import Journal; "
+            "j = Journal(sys.argv[1]); j.defer_head = True; "
+            "j.append_one('event', {'killed': 1}, code=int(sys.argv[2])); "
+            "os.kill(os.getpid(), 9)")
+    proc = subprocess.run([sys.executable, "-c", code, str(path), str(int(EventCode.READY))],
+                          cwd=REPO, timeout=60)
+    assert proc.returncode == -9
+    assert _named(path) == 2 and Journal(path, readonly=True).verify().ok
+    j = open_for_table(path, "", bench=False)
+    assert j.last_seq == 3
+    j.append_one("event", {"x": 1}, code=int(EventCode.READY))
+    j.close()
+    assert _named(path) == 4 and Journal(path, readonly=True).verify().ok
