@@ -215,11 +215,16 @@ def _journal_commit(n: int = 1000) -> dict[str, list[float]]:
         keyed.defer_head = True
         plain = Journal(Path(d) / "plain.sqlite", None, head_file=False)
         fd = os.open(Path(d) / "disk", os.O_RDWR | os.O_CREAT, 0o600)
+
+        def disk() -> None:
+            os.pwrite(fd, b"h" * 256, 0)
+            os.fdatasync(fd)
+
         body = {"input": {"type": "card", "card": "TD"}, "source": "shoe"}
         steps = (("commit", lambda: keyed.append_one("input", body, round_no=1)),
                  ("head", keyed.sync_head),
                  ("plain", lambda: plain.append_one("input", body, round_no=1)),
-                 ("disk", lambda: (os.pwrite(fd, b"h" * 256, 0), os.fdatasync(fd))))
+                 ("disk", disk))
         for _ in range(n):
             for name, step in steps:
                 t0 = time.perf_counter()
