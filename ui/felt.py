@@ -20,7 +20,6 @@ from ui.layout_data import Layout, area_label
 from ui.money import dollars
 from ui.painter import Painter
 from ui.seats import credits_label
-from ui.units import MIN_FONT_PX
 
 
 def _felt(surf: pygame.Surface, g: TableGeometry) -> None:
@@ -100,10 +99,12 @@ def _panels(p: Painter, surf: pygame.Surface, g: TableGeometry, layout: Layout,
     right_box = right.inflate(-2 * pad, -2 * pad)
     # the roomier right panel first, unless the Bingo display took most of it
     boxes = [left_box, right_box] if g.bingo is not None else [right_box, left_box]
-    pages = paytables.plan_pages(p, layout.paytables, boxes, m.font(24), MIN_FONT_PX)
+    floor = paytables.PAYTABLE_MIN_PX
+    base = max(m.font(24), floor)
+    pages = paytables.plan_pages(p, layout.paytables, boxes, base, floor)
     if len(pages) > 1:  # keep a line at the bottom of the first box for "page k/n"
         boxes[0].height -= p.texts.font(m.font(16)).get_linesize()
-        pages = paytables.plan_pages(p, layout.paytables, boxes, m.font(24), MIN_FONT_PX)
+        pages = paytables.plan_pages(p, layout.paytables, boxes, base, floor)
     plan = PaytablePlan(boxes, pages)
     px, placed = pages[0]
     by_box = dict(zip((id(b) for b in boxes), placed, strict=True))

@@ -27,6 +27,7 @@ class TextCache:
         self._fonts: dict[int, pygame.font.Font] = {}
         self._texts: OrderedDict[tuple[str, int, Color], pygame.Surface] = OrderedDict()
         self._capacity = capacity
+        self._widths: dict[tuple[str, int], int] = {}
 
     def font(self, px: int) -> pygame.font.Font:
         f = self._fonts.get(px)
@@ -48,7 +49,15 @@ class TextCache:
         return surf
 
     def width(self, text: str, px: int) -> int:
-        return self.font(px).size(text)[0]
+        """Measured once per (text, size): laying out the paytables measures the same
+        words at many sizes and widths."""
+        key = (text, px)
+        w = self._widths.get(key)
+        if w is None:
+            if len(self._widths) >= 8 * self._capacity:
+                self._widths.clear()
+            w = self._widths[key] = self.font(px).size(text)[0]
+        return w
 
     def fit(self, text: str, px: int, max_w: int, floor: int) -> int:
         """The largest size <= px at which ``text`` is at most ``max_w`` wide (>= floor)."""

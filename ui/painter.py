@@ -53,11 +53,13 @@ class Painter:
         """Word-wrapped lines inside ``box`` from ``top``; returns the y below the last line.
 
         Wrapped lines are recorded as the whole string once (the model holds what is
-        written, not how it was broken), so a test finds an inscription word for word.
+        written), so a test finds an inscription word for word, and each line as drawn
+        (kind ``line``), so a test can measure it.
         """
         lines = self.texts.wrap(s, px, box.width)
         y = top
         step = round(self.texts.font(px).get_linesize() * line_gap)
+        first: pygame.Rect | None = None
         for line in lines:
             img = self.texts.render(line, px, color)
             if align == "center":
@@ -65,8 +67,10 @@ class Painter:
             else:
                 rect = img.get_rect(topleft=(box.left, y))
             surf.blit(img, rect)
+            self.model.add(self.region, "line", line, rect)
+            first = first or rect
             y += step
-        self.model.add(self.region, "text", s)
+        self.model.add(self.region, "text", s, first)  # at its first line
         return y
 
     # -- cards, chips, lammers ----------------------------------------------------------

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import itertools
 from dataclasses import dataclass
+from typing import Any
 
 import pygame
 
@@ -18,13 +19,20 @@ from ui.layout_data import Paytable
 from ui.painter import Painter
 
 ODDS_SHARE = 0.45  # odds wider than this share of a column go on lines under the hand
-MIN_PX = 8
+#: No paytable line is drawn smaller than this (pixels of font size): 14 px is read from a
+#: seat at 800x480 on the Raspberry Pi's 7" screen; below it the tables are paged instead.
+PAYTABLE_MIN_PX = 14
 
 
 @dataclass(frozen=True)
 class Placed:
+    """A table (or the part of one) in a box; ``title_step`` px more for its title than
+    its rows: 2 where the table starts, 0 where it goes on at the top of a later page, and
+    a part continuing in the next box of the same page carries no title."""
+
     table: Paytable
     columns: int
+    title_step: int = 2
 
 
 def _row_lines(p: Painter, hand: str, odds: str, px: int, width: int
@@ -48,9 +56,23 @@ def _split(rows: tuple[tuple[str, str], ...], columns: int) -> list[tuple[tuple[
     return [rows[i * per:(i + 1) * per] for i in range(columns)]
 
 
-def table_height(p: Painter, pt: Paytable, px: int, width: int, columns: int) -> int:
+def title_height(p: Painter, title: str, px: int, width: int) -> int:
+    """A title of ``px`` wraps rather than shrink (an empty title takes no room)."""
+    if not title:
+        return 0
+    lines = len(p.texts.wrap(title, px, width))
+    return lines * p.texts.font(px).get_linesize() + p.m.s(4)
+
+
+def row_height(p: Painter, row: tuple[str, str], px: int, width: int) -> int:
+    return p.texts.font(px).get_linesize() * _row_height(*_row_lines(p, row[0], row[1], px,
+                                                                     width))
+
+
+def table_height(p: Painter, pt: Paytable, px: int, width: int, columns: int,
+                 title_step: int = 2) -> int:
     line = p.texts.font(px).get_linesize()
-    head = p.texts.font(px + 2).get_linesize() + p.m.s(4)
+    head = title_height(p, pt.title, px + title_step, width)
     col_w = (width - p.m.s(24) * (columns - 1)) // columns
     body = 0
     for rows in _split(pt.rows, columns):
@@ -62,12 +84,12 @@ def table_height(p: Painter, pt: Paytable, px: int, width: int, columns: int) ->
 
 
 def draw_table(p: Painter, surf: pygame.Surface, pt: Paytable, px: int, box: pygame.Rect,
-               columns: int) -> int:
+               columns: int, title_step: int = 2) -> int:
     """One paytable at the top of ``box``; returns the y below it."""
     m = p.m
-    p.text_fit(surf, pt.title, px + 2, palette.GOLD, pygame.Rect(box.left, box.top, box.width, 1),
-               "topleft", MIN_PX)
-    top = box.top + p.texts.font(px + 2).get_linesize() + m.s(4)
+    if pt.title:
+        p.paragraph(surf, pt.title, px + title_step, palette.GOLD, box, box.top, "left", 1.0)
+    top = box.top + title_height(p, pt.title, px + title_step, box.width)
     line = p.texts.font(px).get_linesize()
     gap = m.s(24)
     col_w = (box.width - gap * (columns - 1)) // columns
@@ -77,17 +99,23 @@ def draw_table(p: Painter, surf: pygame.Surface, pt: Paytable, px: int, box: pyg
         y = top
         for hand, odds in rows:
             hand_lines, odds_lines, stacked = _row_lines(p, hand, odds, px, col_w)
+            drawn: list[pygame.Rect] = []
             for i, text in enumerate(hand_lines):
-                surf.blit(p.texts.render(text, px, palette.CREAM), (left, y + i * line))
+                img = p.texts.render(text, px, palette.CREAM)
+                drawn.append(surf.blit(img, (left, y + i * line)))
+                p.model.add(p.region, "line", text, drawn[-1])
             first = y + len(hand_lines) * line if stacked else y
             for i, text in enumerate(odds_lines):
                 img = p.texts.render(text, px, palette.MUTED if stacked else palette.CREAM)
                 if stacked:
-                    surf.blit(img, (left + m.s(24), first + i * line))
+                    at = img.get_rect(topleft=(left + m.s(24), first + i * line))
                 else:
-                    surf.blit(img, img.get_rect(topright=(left + col_w, first + i * line)))
-            p.model.add(p.region, "text", hand)
-            p.model.add(p.region, "text", odds)
+                    at = img.get_rect(topright=(left + col_w, first + i * line))
+                drawn.append(surf.blit(img, at))
+                p.model.add(p.region, "line", text, drawn[-1])
+            # each string once, at its first line (what a test measures the size of)
+            p.model.add(p.region, "text", hand, drawn[0])
+            p.model.add(p.region, "text", odds, drawn[len(hand_lines)])
             y += line * _row_height(hand_lines, odds_lines, stacked)
         bottom = max(bottom, y)
     return bottom + m.s(8)
@@ -132,39 +160,86 @@ def plan_pages(p: Painter, tables: tuple[Paytable, ...], boxes: list[pygame.Rect
     """One page when everything fits at ``floor`` or more; else pages shown in turn.
 
     A small screen cannot show a long set of paytables at a readable size all at once;
-    it then shows them a page at a time (each table whole), as an electronic sign does.
-    A table too long for the panels even alone gets a page at whatever size it fits.
+    it then shows them a page at a time, as an electronic sign does, a long table running
+    on from one panel (and page) to the next.
     """
     if not tables:
         return [(base_px, [[] for _ in boxes])]
     whole = fit(p, tables, boxes, base_px, floor)
     if whole is not None:
         return [whole]
+    return flow_pages(p, tables, boxes, base_px, floor)
+
+
+Sizes = dict[tuple[Any, ...], int]  # measured heights, kept while one plan is made
+
+
+def _measured(p: Painter, sizes: Sizes, row: tuple[str, str] | str, px: int,
+              width: int) -> int:
+    key = (row, px, width)
+    if key not in sizes:
+        sizes[key] = (title_height(p, row, px, width) if isinstance(row, str)
+                      else row_height(p, row, px, width))
+    return sizes[key]
+
+
+def _flow(p: Painter, tables: tuple[Paytable, ...], boxes: list[pygame.Rect], px: int,
+          fill: float, sizes: Sizes) -> list[Page]:
+    """Pages of the tables' rows poured, in order, into the boxes (filled to ``fill`` of
+    their height). A table that does not fit the rest of a box goes on in the next box,
+    under its title again when that box starts a new page; a title never ends a box."""
     pages: list[Page] = []
-    current: list[Paytable] = []
+    page: list[list[Placed]] = [[] for _ in boxes]
+    b, used, gap = 0, 0, p.m.s(8)
     for table in tables:
-        if current and fit(p, (*current, table), boxes, base_px, floor) is not None:
-            current.append(table)
-            continue
-        if current:
-            page = fit(p, tuple(current), boxes, base_px, floor)
-            assert page is not None
-            pages.append(page)
-            current = []
-        if fit(p, (table,), boxes, base_px, floor) is not None:
-            current = [table]
-        else:
-            alone = fit(p, (table,), boxes, base_px, MIN_PX)
-            pages.append(alone or (MIN_PX, [[Placed(table, 1)]] + [[] for _ in boxes[1:]]))
-    if current:
-        page = fit(p, tuple(current), boxes, base_px, floor)
-        assert page is not None
-        pages.append(page)
+        rows, i = table.rows, 0
+        while i < len(rows):
+            step = 2 if i == 0 else 0
+            title = table.title if i == 0 or b == 0 else ""
+            width, room = boxes[b].width, int(boxes[b].height * fill) - used
+            h = _measured(p, sizes, title, px + step, width)
+            n = 0
+            while i + n < len(rows) and h + _measured(p, sizes, rows[i + n], px, width) <= room:
+                h += _measured(p, sizes, rows[i + n], px, width)
+                n += 1
+            if n == 0 and used == 0:  # one row taller than a whole box: it still goes
+                n, h = 1, h + _measured(p, sizes, rows[i], px, width)
+            if n == 0:  # on to the next box, or the next page
+                b, used = b + 1, 0
+                if b == len(boxes):
+                    pages.append((px, page))
+                    page, b = [[] for _ in boxes], 0
+                continue
+            page[b].append(Placed(Paytable(title, rows[i:i + n]), 1, step))
+            used += h + gap
+            i += n
+    if any(page):
+        pages.append((px, page))
     return pages
 
 
+def flow_pages(p: Painter, tables: tuple[Paytable, ...], boxes: list[pygame.Rect],
+               base_px: int, floor: int) -> list[Page]:
+    """Pages for tables too long for the panels at ``floor`` px: as few pages as at the
+    floor, at the largest size that needs no more, and the rows spread as evenly as that
+    number of pages allows (each box filled less, until one more page would be needed),
+    so the last page's panels are not left empty."""
+    sizes: Sizes = {}
+    fewest = len(_flow(p, tables, boxes, floor, 1.0, sizes))
+    px = next(size for size in range(max(base_px, floor), floor - 1, -1)
+              if len(_flow(p, tables, boxes, size, 1.0, sizes)) == fewest)
+    best = _flow(p, tables, boxes, px, 1.0, sizes)
+    for step in range(19, 5, -1):
+        trial = _flow(p, tables, boxes, px, step / 20, sizes)
+        if len(trial) != fewest:
+            break
+        best = trial
+    return best
+
+
 def used_height(p: Painter, px: int, placed: list[Placed], width: int) -> int:
-    return sum(table_height(p, pl.table, px, width, pl.columns) for pl in placed)
+    return sum(table_height(p, pl.table, px, width, pl.columns, pl.title_step)
+               for pl in placed)
 
 
 def draw_box(p: Painter, surf: pygame.Surface, box: pygame.Rect, px: int,
@@ -172,4 +247,5 @@ def draw_box(p: Painter, surf: pygame.Surface, box: pygame.Rect, px: int,
     top = box.top
     for pl in placed:
         top = draw_table(p, surf, pl.table, px,
-                         pygame.Rect(box.left, top, box.width, box.bottom - top), pl.columns)
+                         pygame.Rect(box.left, top, box.width, box.bottom - top), pl.columns,
+                         pl.title_step)

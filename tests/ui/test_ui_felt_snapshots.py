@@ -305,3 +305,81 @@ def test_lit_buttons_show_their_keys_no_insurance_included(size: tuple[int, int]
         # the cap is a dark key on the lit button, with its letter in the button colour
         assert colour_count(surf, cap, palette.INK) > cap.width
         assert colour_count(surf, cap, palette.BUTTON_LIT) > 0
+
+
+# -- every paytable line readable, no panel left blank ------------------------------------
+
+def ink_height(surf: pygame.Surface, area: pygame.Rect, ground: palette.Color) -> int:
+    """Rows of ``area`` holding any pixel that is not the ``ground`` colour."""
+    px = pixels(surf, area)
+    return int((px != np.array(ground)).any(axis=2).any(axis=0).sum())
+
+
+@functools.cache
+def reference_ink(text: str, px: int) -> int:
+    """How tall ``text`` is at ``px`` of the table's font, drawn on the panel colour."""
+    from ui.fonts import TextCache
+
+    img = TextCache().render(text, px, palette.CREAM)
+    ground = pygame.Surface(img.get_size())
+    ground.fill(palette.PANEL)
+    ground.blit(img, (0, 0))
+    return ink_height(ground, ground.get_rect(), palette.PANEL)
+
+
+def paytable_pages(variant: str, size: tuple[int, int]) -> Iterator[tuple[Renderer,
+                                                                         pygame.Surface]]:
+    """The frame of each paytable page in turn (one frame when nothing is paged)."""
+    from ui.renderer import PAYTABLE_PAGE_S
+
+    view = engine_round(variant)[-1][0]
+    r = Renderer(size, layout_of(variant), animate=True)
+    surf = new_surface(size)
+    r.render(surf, view, ScreenState("table"), 0.0)
+    assert r._paytables is not None
+    for k in range(len(r._paytables.pages)):
+        r.render(surf, view, ScreenState("table"), k * PAYTABLE_PAGE_S + 2.0)
+        yield r, surf
+
+
+@pytest.mark.parametrize("size", SIZES, ids=IDS)
+@pytest.mark.parametrize("variant", ["bingo", "blackjack", "spanish21"])
+def test_every_paytable_line_is_readable_and_no_panel_is_blank(
+        variant: str, size: tuple[int, int]) -> None:
+    """Issue 20 §11: every paytable line (titles, hands, odds) on every page is at least as
+    tall, measured in the frame's pixels, as the same words at PAYTABLE_MIN_PX (14 px: the
+    Bingo tables were about 7 px tall at 800x480), and every paytable panel of every page
+    holds something (none left a flat colour)."""
+    from ui.paytables import PAYTABLE_MIN_PX
+
+    if variant not in engine_variants():
+        pytest.skip(f"no Rules Submission for {variant}")
+    layout = layout_of(variant)
+    words = {t.title for t in layout.paytables} | {
+        s for t in layout.paytables for row in t.rows for s in row}
+    seen: set[str] = set()
+    pages = lines = 0
+    for r, surf in paytable_pages(variant, size):
+        pages += 1
+        plan = r._paytables
+        assert plan is not None
+        where = [b.inflate(2, 2) for b in plan.boxes]
+        seen |= {d.value for d in r.model.of_kind("text") if d.value in words and any(
+            b.contains(rect(d.rect)) for b in where)}
+        for d in r.model.of_kind("line"):
+            if not any(b.contains(rect(d.rect)) for b in where):
+                continue  # not a paytable (the title block, the inscriptions)
+            lines += 1
+            got = ink_height(surf, rect(d.rect), palette.PANEL)
+            assert got >= reference_ink(d.value, PAYTABLE_MIN_PX), (size, d.value, got)
+        for box, placed in zip(plan.boxes, plan.pages[0][1] if not plan.paged else
+                               plan.pages[(pages - 1) % len(plan.pages)][1], strict=True):
+            if not placed and not plan.paged:
+                continue  # an unused panel is not drawn at all (no empty frame)
+            area = box.clip(surf.get_rect())
+            inked = (pixels(surf, area) != np.array(palette.PANEL)).any(axis=2).mean()
+            assert inked > 0.02, (size, pages, box, "a paytable panel is left blank")
+    assert {w for w in words if w} <= seen  # and every line was on some page
+    assert lines >= len(words)
+    if variant == "bingo" and size == (800, 480):
+        assert pages <= 6  # an electronic sign's cycle a player can wait for (36 s)
