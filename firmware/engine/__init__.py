@@ -29,12 +29,13 @@ from firmware.engine.inputs import (
 from firmware.engine.layout import layout_for
 from firmware.engine.mechanism import DrawRequest, Mechanism, register_mechanism
 from firmware.engine.rejected import Rejected
+from firmware.engine.round import RoundView
 from firmware.engine.rules import Rules, available_variants, load_rules
 from firmware.engine.table import Table
 
 __all__ = [
     "Card", "CloseBetting", "Console", "CreditsIn", "CreditsOut", "Cut", "Decision", "Draw",
     "DrawRequest", "Empty", "Expecting", "Fault", "FaultCleared", "Hello", "Input",
-    "Mechanism", "NewShoe", "Rejected", "Rules", "SideWager", "Table", "Wager",
+    "Mechanism", "NewShoe", "Rejected", "RoundView", "Rules", "SideWager", "Table", "Wager",
     "available_variants", "input_from_json", "layout_for", "load_rules", "register_mechanism",
 ]

@@ -44,19 +44,3 @@ def parse_card(text: str) -> int:
         raise ValueError(
             f"{text!r} is not a card (rank A 2-9 T J Q K, then suit S H D C, e.g. 'TD')"
         ) from None
-
-
-def card_text(card: int) -> str:
-    return CODE[card]
-
-
-def hand_total(cards: list[int] | tuple[int, ...]) -> tuple[int, bool]:
-    """(total, soft) of any cards: an ace counts 11 unless that would pass 21."""
-    hard = 0
-    ace = False
-    for c in cards:
-        hard += VALUE[c]
-        ace = ace or IS_ACE[c]
-    if ace and hard <= 11:
-        return hard + 10, True
-    return hard, False

@@ -12,9 +12,11 @@ from typing import TYPE_CHECKING, Any
 
 from etgcore.money import dollars
 from firmware.engine import phases as P
+from firmware.engine.decisions import insurance_offer, legal_now
 
 if TYPE_CHECKING:
-    from firmware.engine.table import Table
+    from firmware.engine.round import Round
+    from firmware.engine.tilts import Tilt
 
 
 @dataclass(frozen=True)
@@ -47,7 +49,8 @@ class Expecting:
         return out
 
 
-def expecting_of(t: Table) -> Expecting:
+def expecting_of(t: Round, tilt: Tilt | None) -> Expecting:
+    """What the round ``t`` waits for (``tilt``: the tilt in force, for its resolve)."""
     need = t.need
     if need == P.CARD:
         return _card(t)
@@ -56,11 +59,11 @@ def expecting_of(t: Table) -> Expecting:
             s = t.players[t.turn_seat]
             return Expecting(
                 P.DECISION, s.number, 1, ("insurance", "no-insurance"),
-                why=f"seat {s.number}: insurance? (up to {dollars(t.insurance_offer(s))})",
+                why=f"seat {s.number}: insurance? (up to {dollars(insurance_offer(s))})",
             )
         s = t.players[t.turn_seat]
         h = s.hands[t.turn_hand]
-        legal = tuple(t.legal_now(s, h))
+        legal = tuple(legal_now(t, s, h))
         number = t.turn_hand + 1
         return Expecting(
             P.DECISION, s.number, number, legal,
@@ -75,13 +78,12 @@ def expecting_of(t: Table) -> Expecting:
     if need == P.SHOE:
         return Expecting(P.SHOE, why="load a freshly shuffled shoe, then press SHUFFLE")
     if need == P.CONSOLE:
-        tilt = t.tilt
         why = "tilt: " + (tilt.public()["resolve"] if tilt else "press DEAL or VOID")
         return Expecting(P.CONSOLE, why=why)
     return Expecting(P.NOTHING, why="nothing")
 
 
-def _card(t: Table) -> Expecting:
+def _card(t: Round) -> Expecting:
     phase = t.phase
     if phase == P.NEW_SHOE:
         return Expecting(P.CARD, to="burn", why=f"burn {t.burn_left} card(s) of the new shoe")

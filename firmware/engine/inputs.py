@@ -285,7 +285,3 @@ def input_from_json(data: Any) -> Input:
         return cls(**kwargs)
     except ValueError as exc:
         raise InputError(f"{kind}: {exc}") from None
-
-
-def inputs_to_json(inputs: list[Input]) -> list[dict[str, Any]]:
-    return [i.to_json() for i in inputs]

@@ -6,7 +6,11 @@ A Rules Submission lists its mechanisms by name in ``[game] mechanisms``. A name
 :func:`register_mechanism`. So a variation is a TOML file plus mechanism modules: the
 engine never asks which variant it is dealing.
 
-A mechanism subclasses :class:`Mechanism` and overrides only the hooks it needs. The
+A mechanism subclasses :class:`Mechanism` and overrides only the hooks it needs. A hook
+never gets the table: its first argument is the round's read-only
+:class:`~firmware.engine.round.RoundView`, so a mechanism changes only the seat and hand
+it is handed (and money only through the settlement ``Ledger``); what it needs to
+remember of the round it returns from ``new_round`` and ``apply_draw``. The
 engine calls a hook only through the lists built in :func:`build_mechanisms` (one list
 per hook, holding just the mechanisms that override it), so an unused hook costs nothing
 on the hot path. Every hook is documented with *when* the engine calls it; docs/engine.md
@@ -16,7 +20,7 @@ maps the variations onto them.
 from __future__ import annotations
 
 import importlib
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from fractions import Fraction
 from typing import TYPE_CHECKING, Any, ClassVar
@@ -25,9 +29,9 @@ from etgcore.errors import ConfigError
 
 if TYPE_CHECKING:
     from firmware.engine.hand import Hand, Seat
+    from firmware.engine.round import RoundView
     from firmware.engine.rules import Rules
     from firmware.engine.settle import Ledger
-    from firmware.engine.table import Table
 
 
 @dataclass(frozen=True)
@@ -68,81 +72,84 @@ class Mechanism:
         return []
 
     # -- betting ---------------------------------------------------------------------
-    def paired_wagers(self, table: Table, seat: Seat, amount: int) -> dict[str, int]:
+    def paired_wagers(self, view: RoundView, seat: Seat, amount: int) -> dict[str, int]:
         """Mandatory wagers placed with a Blackjack wager of ``amount`` (name -> cents)."""
         return {}
 
-    def wager_refusal(self, table: Table, seat: Seat, amount: int) -> str | None:
+    def wager_refusal(self, view: RoundView, seat: Seat, amount: int) -> str | None:
         """Why a Blackjack wager of ``amount`` cannot be placed (None: it can)."""
         return None
 
-    def side_wager_refusal(self, table: Table, seat: Seat, name: str, amount: int) -> str | None:
+    def side_wager_refusal(self, view: RoundView, seat: Seat, name: str, amount: int) -> str | None:
         """Why an optional wager ``name`` of ``amount`` cannot be placed."""
         return None
 
     # -- the round -------------------------------------------------------------------
-    def new_round(self, table: Table) -> None:
-        """Betting closed, a round starts: reset this mechanism's part of ``table.extra``."""
+    def new_round(self, view: RoundView) -> Mapping[str, Any]:
+        """Betting closed, a round starts: this mechanism's notes on the new round (the
+        engine keeps them; ``view.notes`` reads them back)."""
+        return {}
 
-    def draw_request(self, table: Table) -> DrawRequest | None:
+    def draw_request(self, view: RoundView) -> DrawRequest | None:
         """After betting closes, before the first card: an RNG draw the round needs."""
         return None
 
-    def apply_draw(self, table: Table, values: dict[str, int]) -> None:
-        """Store a validated draw (values already checked against the request)."""
+    def apply_draw(self, view: RoundView, values: dict[str, int]) -> Mapping[str, Any]:
+        """Notes to keep of a validated draw (values already checked against the request)."""
+        return {}
 
-    def adjust_legal(self, table: Table, seat: Seat, hand: Hand, legal: list[str]) -> None:
+    def adjust_legal(self, view: RoundView, seat: Seat, hand: Hand, legal: list[str]) -> None:
         """Add or remove decisions from ``legal`` for this hand now (in place)."""
 
-    def custom_action(self, table: Table, seat: Seat, hand: Hand, action: str) -> bool:
+    def custom_action(self, view: RoundView, seat: Seat, hand: Hand, action: str) -> bool:
         """Carry out an action the base game does not know (it was legal); True if done.
 
         The mechanism sets ``hand.status``; the engine then moves play on.
         """
         return False
 
-    def split_stake(self, table: Table, seat: Seat, hand: Hand) -> tuple[int, bool] | None:
+    def split_stake(self, view: RoundView, seat: Seat, hand: Hand) -> tuple[int, bool] | None:
         """(cents, is_lammer) wagered on the new hand of a split; None: the base rule."""
         return None
 
     def double_stake(
-        self, table: Table, seat: Seat, hand: Hand, times: int
+        self, view: RoundView, seat: Seat, hand: Hand, times: int
     ) -> tuple[int, bool] | None:
         """(cents, is_lammer) of a Double Down wager; None: ``times`` x the initial wager."""
         return None
 
-    def keeps_turn_after_double(self, table: Table, seat: Seat, hand: Hand) -> bool:
+    def keeps_turn_after_double(self, view: RoundView, seat: Seat, hand: Hand) -> bool:
         """True when a doubled hand still owes a decision after its card (rescue)."""
         return False
 
-    def hand_busted(self, table: Table, seat: Seat, hand: Hand) -> None:
+    def hand_busted(self, view: RoundView, seat: Seat, hand: Hand) -> None:
         """A player's hand just went over 21 (before play moves on): e.g. collect it now."""
 
-    def dealer_needed(self, table: Table) -> bool:
+    def dealer_needed(self, view: RoundView) -> bool:
         """True when a wager of this mechanism depends on the dealer's final total."""
         return False
 
-    def fixed_without_dealer(self, table: Table, seat: Seat, hand: Hand) -> bool:
+    def fixed_without_dealer(self, view: RoundView, seat: Seat, hand: Hand) -> bool:
         """True when ``hand`` (standing or doubled, play over) wins or loses whatever total
         the dealer makes, so the dealer need not draw for it (baseline §1.10)."""
         return False
 
     # -- settlement ------------------------------------------------------------------
-    def hand_result(self, table: Table, seat: Seat, hand: Hand, result: str) -> str:
+    def hand_result(self, view: RoundView, seat: Seat, hand: Hand, result: str) -> str:
         """Amend a hand's result against the dealer ('win'/'lose'/'push'); also asked for a
         player Blackjack against a dealer Blackjack ('push'; 'win' pays Blackjack odds)."""
         return result
 
     def hand_odds(
-        self, table: Table, seat: Seat, hand: Hand, part: str, odds: Fraction
+        self, view: RoundView, seat: Seat, hand: Hand, part: str, odds: Fraction
     ) -> Fraction:
         """Amend winning odds of a hand's ``part`` ('wager' or 'double')."""
         return odds
 
-    def settle_seat(self, table: Table, seat: Seat, ledger: Ledger) -> None:
+    def settle_seat(self, view: RoundView, seat: Seat, ledger: Ledger) -> None:
         """Settle this mechanism's wagers and fixed bonuses through ``ledger``."""
 
-    def public_fields(self, table: Table) -> dict[str, Any]:
+    def public_fields(self, view: RoundView) -> dict[str, Any]:
         """Keys this mechanism adds to the public view (e.g. ``bingo``)."""
         return {}
 

@@ -14,7 +14,7 @@ from typing import TYPE_CHECKING, Any
 from firmware.engine.hand import BLACKJACK, BUST, RESCUED, SURRENDERED, Hand, Seat
 
 if TYPE_CHECKING:
-    from firmware.engine.table import Table
+    from firmware.engine.round import Round, RoundView
 
 ONE = Fraction(1)
 
@@ -95,16 +95,18 @@ def _compare(player: int, dealer: int) -> str:
     return "push" if player == dealer else "lose"
 
 
-def _pay_blackjack(t: Table, seat: Seat, h: Hand, ledger: Ledger, w: int, lam: bool) -> None:
+def _pay_blackjack(t: Round, seat: Seat, h: Hand, ledger: Ledger, w: int, lam: bool) -> None:
     odds = t.rules.blackjack_pays
+    view = t.view
     for hook in t.hooks.hand_odds:
-        odds = hook(t, seat, h, "wager", odds)
+        odds = hook(view, seat, h, "wager", odds)
     ledger.win("blackjack", w, odds, lam)
 
 
-def _settle_hand(t: Table, seat: Seat, h: Hand, idx: int, ledger: Ledger, dealer_bj: bool) -> None:
+def _settle_hand(t: Round, seat: Seat, h: Hand, idx: int, ledger: Ledger, dealer_bj: bool) -> None:
     rules = t.rules
     hooks = t.hooks
+    view: RoundView = t.view
     before = ledger.returned
     st = h.status
     w, lam = (h.lammer_amount, True) if h.lammer else (h.wager, False)
@@ -121,7 +123,7 @@ def _settle_hand(t: Table, seat: Seat, h: Hand, idx: int, ledger: Ledger, dealer
             # A player Blackjack pushes unless the variant says otherwise (baseline §1.4).
             result = "push"
             for rhook in hooks.hand_result:
-                result = rhook(t, seat, h, result)
+                result = rhook(view, seat, h, result)
             if result == "win":
                 result = "blackjack"
                 _pay_blackjack(t, seat, h, ledger, w, lam)
@@ -149,16 +151,16 @@ def _settle_hand(t: Table, seat: Seat, h: Hand, idx: int, ledger: Ledger, dealer
     else:
         result = _compare(h.total, t.dealer.total)
         for rhook in hooks.hand_result:
-            result = rhook(t, seat, h, result)
+            result = rhook(view, seat, h, result)
         if result == "win":
             odds = ONE
             for hook in hooks.hand_odds:
-                odds = hook(t, seat, h, "wager", odds)
+                odds = hook(view, seat, h, "wager", odds)
             ledger.win("blackjack", w, odds, lam)
             if d:
                 odds = ONE
                 for hook in hooks.hand_odds:
-                    odds = hook(t, seat, h, "double", odds)
+                    odds = hook(view, seat, h, "double", odds)
                 ledger.win("double", d, odds, dlam)
         elif result == "push":
             ledger.push("blackjack", w, lam)
@@ -168,13 +170,14 @@ def _settle_hand(t: Table, seat: Seat, h: Hand, idx: int, ledger: Ledger, dealer
     h.paid = ledger.returned - before
 
 
-def settle_round(t: Table) -> None:
-    """Settle every seat of the round and move the money (the round is then over)."""
+def settle_round(t: Round) -> None:
+    """Settle every seat of the round; the bank moves the money (the round is then over)."""
     rules = t.rules
     dealer_bj = t.dealer_bj or t.dealer.is_blackjack
     t.dealer_bj = dealer_bj
     limit = None if rules.payout_limit_exempt else rules.max_payout_per_round
     audit = t.audit
+    bank = t.bank
     for seat in t.players:
         ledger = Ledger(seat, audit)
         for idx, h in enumerate(seat.hands):
@@ -185,15 +188,11 @@ def settle_round(t: Table) -> None:
             else:
                 ledger.lose("insurance", seat.insurance)
         for hook in t.hooks.settle_seat:
-            hook(t, seat, ledger)
+            hook(t.view, seat, ledger)
         returned = ledger.returned
         if limit is not None and ledger.won > limit:
             withheld = ledger.won - limit
             returned -= withheld
             audit.append(("payout-limit", seat.number, "withheld", withheld))
             ledger._back("blackjack", -withheld)
-        seat.returned = returned
-        seat.returned_by_kind = ledger.by_kind
-        seat.credits += returned
-        seat.net = returned - seat.staked
-        t.house += seat.staked - returned
+        bank.settled(seat, returned, ledger.by_kind)

@@ -2,32 +2,39 @@
 
 :class:`Table` holds credits per seat, the shoe's composition and the round. It never does
 I/O, reads a clock or draws a random number: the same inputs always give the same state,
-so a journal of inputs replays a table exactly (power-fail recovery, recall, bench, audit).
+so a journal of inputs replays a table exactly (power-fail recovery, recall, bench, audit;
+see :mod:`firmware.engine.replay`).
 
 ``apply(input)`` first checks that the input fits the state and raises :class:`Rejected`
 with the reason if not, having changed nothing; only then does it mutate. Hardware faults
 are not rejected: they are inputs that tilt the table (nothing is settled while tilted;
 ``DEAL`` resumes once the fault has cleared, ``VOID`` returns every wager of the round).
 
-``Table`` is put together from parts that each hold one job: :mod:`~firmware.engine.betting`
-(credits and wagers), :mod:`~firmware.engine.tilts` (shoe events, faults, tilt, void),
-:mod:`~firmware.engine.play` (the round after betting), all on the attributes declared
-by :class:`~firmware.engine.state.TableState`. This module keeps the entry point, the
-dispatch, closing betting, the RNG draw, cards, decisions, the console and the views.
+``Table`` is a thin dispatcher over parts that each own their state: the
+:class:`~firmware.engine.round.Round` (phase, dealer, players, the turn; dealing and play),
+the :class:`~firmware.engine.bank.Bank` (credits, wagers, stakes, the house result), the
+:class:`~firmware.engine.tilts.Tilts` (the tilt in force) and the
+:class:`~firmware.engine.shoe.Shoe` (what the shoe can still hold). The read-only
+properties below are the table's public state for the controller, the bench and the views.
 """
 
 from __future__ import annotations
 
-from typing import Any
+from collections.abc import Callable
+from typing import TYPE_CHECKING, Any
 
 from etgcore.errors import UserError
 from firmware.engine import phases as P
-from firmware.engine.betting import Betting
+from firmware.engine.bank import Bank
 from firmware.engine.cards import CODE
+from firmware.engine.decisions import (
+    checked_action,
+    decision_plan,
+    insurance_plan,
+    legal_now,
+)
 from firmware.engine.expect import Expecting, expecting_of
-from firmware.engine.hand import Hand, Seat
 from firmware.engine.inputs import (
-    ACTIONS,
     CONSOLE_PRESSES,
     Card,
     CloseBetting,
@@ -46,21 +53,26 @@ from firmware.engine.inputs import (
     SideWager,
     Wager,
 )
-from firmware.engine.play import RoundPlay
+from firmware.engine.play import deal_card, dealer_card, decide, insure, player_card
 from firmware.engine.rejected import Rejected
+from firmware.engine.round import Round
 from firmware.engine.rules import Rules
 from firmware.engine.shoe import Shoe
-from firmware.engine.tilts import Tilting
+from firmware.engine.tilts import Tilts
+
+if TYPE_CHECKING:
+    from firmware.engine.hand import Hand, Seat
+    from firmware.engine.tilts import Tilt
 
 
-class Table(Betting, Tilting, RoundPlay):
+class Table:
     """One blackjack table: seats, shoe and round, driven by :meth:`apply`.
 
     ``bench``: forced RNG draws are accepted (a bench power). ``shoe_in_play``: start with
     a shoe already loaded, shuffled, cut and burned (the bench's starting point).
     """
 
-    __slots__ = ()
+    __slots__ = ("_dispatch", "bank", "bench", "round", "rules", "shoe", "tilts")
 
     def __init__(
         self, rules: Rules, seats: int | None = None, bench: bool = False,
@@ -70,29 +82,20 @@ class Table(Betting, Tilting, RoundPlay):
         if not 1 <= n <= rules.max_seats:
             raise UserError(f"{rules.title} seats at most {rules.max_seats} players, not {n}")
         self.rules = rules
-        self.hooks = rules.hooks
         self.bench = bench
-        self.nseats = n
-        self.seats = [Seat(i + 1) for i in range(n)]
         self.shoe = Shoe(rules.decks, rules.deck_kind)
-        self.round_no = 0
-        self.house = 0          # the house result: stakes collected minus payouts
-        self.funded = 0         # credits in minus credits out
-        self.tilt = None
-        self.burn_left = 0
-        self._reset_round()
-        self.phase = P.NEW_SHOE
-        self.need = P.SHOE
+        self.bank = Bank(rules, n)
+        self.round = r = Round(rules, self.bank, self.shoe)
+        self.tilts = tilts = Tilts(r, self.bank, self.shoe)
         if shoe_in_play:
             self.shoe.load(rules.decks)
-            self.phase = P.BETTING
-            self.need = P.WAGERS
-        self._dispatch = {
+            r.new_shoe(burn=0)  # already burned: betting is open
+        self._dispatch: dict[type, Callable[[Any], None]] = {
             Card: self._on_card, Decision: self._on_decision, Wager: self._on_wager,
             SideWager: self._on_side_wager, CloseBetting: self._on_close,
-            Console: self._on_console, CreditsIn: self._on_credits_in,
-            CreditsOut: self._on_credits_out, Draw: self._on_draw, NewShoe: self._on_new_shoe,
-            Cut: self._on_cut, Empty: self._on_empty, Fault: self._on_fault,
+            Console: self._on_console, CreditsIn: self._on_credits,
+            CreditsOut: self._on_credits, Draw: self._on_draw, NewShoe: self._on_new_shoe,
+            Cut: self._on_cut, Empty: self._on_empty, Fault: tilts.fault,
             FaultCleared: self._on_fault_cleared, Hello: self._on_hello,
         }
 
@@ -106,184 +109,243 @@ class Table(Betting, Tilting, RoundPlay):
 
     def expecting(self) -> Expecting:
         """What the table waits for now (see :mod:`firmware.engine.expect`)."""
-        return expecting_of(self)
+        return expecting_of(self.round, self.tilts.tilt)
 
-    # -- helpers ---------------------------------------------------------------------
+    # -- the public state (read-only; the parts own it) ------------------------------
+    @property
+    def nseats(self) -> int:
+        return self.bank.nseats
+
+    @property
+    def seats(self) -> list[Seat]:
+        return self.bank.seats
+
+    @property
+    def house(self) -> int:
+        """The house result: stakes collected minus payouts."""
+        return self.bank.house
+
+    @property
+    def funded(self) -> int:
+        """Credits in minus credits out."""
+        return self.bank.funded
+
+    @property
+    def tilt(self) -> Tilt | None:
+        return self.tilts.tilt
+
+    @property
+    def phase(self) -> str:
+        return self.round.phase
+
+    @property
+    def need(self) -> str:
+        return self.round.need
+
+    @property
+    def round_no(self) -> int:
+        return self.round.round_no
+
+    @property
+    def players(self) -> list[Seat]:
+        return self.round.players
+
+    @property
+    def dealer(self) -> Hand:
+        return self.round.dealer
+
+    @property
+    def dealer_bj(self) -> bool:
+        return self.round.dealer_bj
+
+    @property
+    def hole_revealed(self) -> bool:
+        return self.round.hole_revealed
+
+    @property
+    def turn_seat(self) -> int:
+        return self.round.turn_seat
+
+    @property
+    def turn_hand(self) -> int:
+        return self.round.turn_hand
+
+    @property
+    def post_double(self) -> bool:
+        return self.round.post_double
+
+    @property
+    def draws(self) -> dict[str, int]:
+        return self.round.draws
+
+    @property
+    def extra(self) -> dict[str, Any]:
+        """The mechanisms' notes on the round (e.g. the Bingo draw)."""
+        return self.round.extra
+
+    @property
+    def audit(self) -> list[tuple[Any, ...]]:
+        return self.round.audit
+
+    # -- queries ---------------------------------------------------------------------
     def seat_stake(self, seat: Seat) -> int:
         """Cents of ``seat`` at stake in the round not yet settled or voided."""
-        return 0 if seat.net is not None else seat.staked
+        return self.bank.seat_stake(seat)
 
     def at_stake(self) -> int:
-        return sum(s.staked for s in self.seats if s.net is None)
+        return self.bank.at_stake()
 
-    # -- closing betting, the RNG draw -----------------------------------------------
-    def _on_close(self, inp: CloseBetting | None) -> None:
-        if self.phase != P.BETTING:
-            raise Rejected(f"no betting to close (phase {self.phase})")
-        if self.need == P.SHOE:
-            raise Rejected("the table waits for a new shoe")
-        players = [s for s in self.seats if s.wager]
-        if not players:
-            raise Rejected("no wagers: place a Blackjack wager before closing betting")
-        self.round_no += 1
-        self.players = players
-        for s in players:
-            s.hands = [Hand(s.wager)]
-        for hook in self.hooks.new_round:
-            hook(self)
-        for ask in self.hooks.draw_request:
-            req = ask(self)
-            if req is not None:
-                self.draw_request = req
-                self.phase = P.RNG
-                self.need = P.DRAW
-                return
-        self._start_dealing()
+    def legal_now(self, seat: Seat, h: Hand) -> list[str]:
+        """The decisions legal for ``h`` now, in panel order."""
+        return legal_now(self.round, seat, h)
 
-    def _on_draw(self, inp: Draw) -> None:
-        req = self.draw_request
-        if self.need != P.DRAW or req is None:
-            raise Rejected("no RNG draw is due")
-        if inp.forced and not self.bench:
-            raise Rejected("forced draws are a bench power; this table runs in production mode")
-        if set(inp.values) != set(req.values):
-            raise Rejected(f"the draw must give {', '.join(sorted(req.values))}")
-        for name, domain in req.values.items():
-            if inp.values[name] not in domain:
-                raise Rejected(f"draw {name}={inp.values[name]!r} is not one of {list(domain)}")
-        self.draws = dict(inp.values)
-        self.audit.append(("draw", dict(inp.values), inp.forced, inp.record))
-        for hook in self.hooks.apply_draw:
-            hook(self, dict(inp.values))
-        self.draw_request = None
-        self._start_dealing()
-
-    # -- cards -----------------------------------------------------------------------
-    def _on_card(self, inp: Card) -> None:
-        card = inp.card
-        if self.need != P.CARD:
-            self._tilt("UNEXPECTED", f"card {CODE[card]} left the shoe when none was due")
-            if not self.shoe.refusal(card):
-                self.shoe.take(card)
-            return
-        shoe = self.shoe
-        if not shoe.counts[card]:
-            self._tilt("BADCARD", str(shoe.refusal(card)))
-            return
-        shoe.counts[card] -= 1
-        shoe.cards_dealt += 1
-        phase = self.phase
-        if phase == P.DEALING:
-            self._deal_card(card)
-        elif phase == P.DECISIONS:
-            self._player_card(card)
-        elif phase == P.DEALER:
-            self._dealer_card(card)
-        else:  # burning after a new shoe (baseline §1.3)
-            self.audit.append(("burn", CODE[card]))
-            self.burn_left -= 1
-            if not self.burn_left:
-                self.phase = P.BETTING
-                self.need = P.WAGERS
-
-    # -- decisions -------------------------------------------------------------------
-    def decision_refusal(self, inp: Decision) -> str | None:
-        """Why this decision would be refused now, or None: a pure query (the panel asks
-        which sizes of a 1x-4x double the seat may take before it offers them)."""
+    def credits_refusal(self, inp: CreditsIn | CreditsOut) -> str | None:
+        """Why this credit transfer would be refused now, or None: a pure query (the
+        controller asks before it journals a transfer with its meters in one transaction)."""
         try:
-            if self.phase == P.INSURANCE and self.need == P.DECISION:
-                self._insurance_plan(self._checked_action(inp))
-            else:
-                self._decision_plan(inp)
+            self.bank.credits_plan(inp, self.tilts.cause())
         except Rejected as exc:
             return exc.reason
         return None
 
-    def _checked_action(self, inp: Decision) -> Decision:
-        if self.need != P.DECISION:
-            raise Rejected(f"no decision is due ({expecting_of(self).why})")
-        if inp.action not in ACTIONS:
-            raise Rejected(f"unknown action {inp.action!r} (allowed: {', '.join(ACTIONS)})")
-        return inp
+    def wager_refusal(self, seat: int, amount: int) -> str | None:
+        """Why ``Wager(seat, amount)`` would be refused now, or None: a pure query.
+
+        Panels light a BET lamp only for a press the table takes; the paired wagers of a
+        variation (an activator, an equal wager) and the seat's credits are judged here
+        exactly as when the wager is placed, so callers never guess them."""
+        try:
+            self.bank.wager_plan(Wager(seat, amount), self.round)
+        except Rejected as exc:
+            return exc.reason
+        return None
+
+    def side_wager_refusal(self, seat: int, name: str, amount: int) -> str | None:
+        """Why ``SideWager(seat, name, amount)`` would be refused now, or None: a pure
+        query (the panel lights the button of an optional wager only when it would be
+        taken)."""
+        try:
+            self.bank.side_wager_plan(SideWager(seat, name, amount), self.round)
+        except Rejected as exc:
+            return exc.reason
+        return None
+
+    def decision_refusal(self, inp: Decision) -> str | None:
+        """Why this decision would be refused now, or None: a pure query (the panel asks
+        which sizes of a 1x-4x double the seat may take before it offers them)."""
+        try:
+            if self.round.need != P.DECISION:
+                raise Rejected(f"no decision is due ({self.expecting().why})")
+            checked_action(inp)
+            if self.round.phase == P.INSURANCE:
+                insurance_plan(self.round, inp)
+            else:
+                decision_plan(self.round, inp)
+        except Rejected as exc:
+            return exc.reason
+        return None
+
+    # -- money -----------------------------------------------------------------------
+    def _on_credits(self, inp: CreditsIn | CreditsOut) -> None:
+        self.bank.move_credits(self.bank.credits_plan(inp, self.tilts.cause()))
+
+    def _on_wager(self, inp: Wager) -> None:
+        plan = self.bank.wager_plan(inp, self.round)
+        self.round.open_betting()
+        self.bank.place_wager(plan)
+
+    def _on_side_wager(self, inp: SideWager) -> None:
+        self.bank.place_side_wager(inp.name, self.bank.side_wager_plan(inp, self.round))
+
+    # -- the round -------------------------------------------------------------------
+    def _on_close(self, inp: CloseBetting | None) -> None:
+        self.round.close_betting()
+
+    def _on_draw(self, inp: Draw) -> None:
+        self.round.draw(inp, self.bench)
+
+    def _on_card(self, inp: Card) -> None:
+        card = inp.card
+        shoe = self.shoe
+        r = self.round
+        if r.need != P.CARD:
+            self.tilts.pause("UNEXPECTED", f"card {CODE[card]} left the shoe when none was due")
+            if not shoe.refusal(card):
+                shoe.take(card)
+            return
+        if not shoe.counts[card]:
+            self.tilts.pause("BADCARD", str(shoe.refusal(card)))
+            return
+        shoe.counts[card] -= 1
+        shoe.cards_dealt += 1
+        phase = r.phase  # the part of the round the card goes to
+        if phase == P.DEALING:
+            deal_card(r, card)
+        elif phase == P.DECISIONS:
+            player_card(r, card)
+        elif phase == P.DEALER:
+            dealer_card(r, card)
+        else:  # burning after a new shoe (baseline §1.3)
+            r.burn(card)
 
     def _on_decision(self, inp: Decision) -> None:
-        self._checked_action(inp)
-        if self.phase == P.INSURANCE:
-            self._insurance(inp)
+        r = self.round
+        if r.need != P.DECISION:
+            raise Rejected(f"no decision is due ({self.expecting().why})")
+        checked_action(inp)
+        if r.phase == P.INSURANCE:
+            seat, amount = insurance_plan(r, inp)
+            insure(r, seat, amount)
             return
-        seat, h = self._decision_plan(inp)
-        self._decide(seat, h, inp.action, inp.times)
+        seat, h = decision_plan(r, inp)
+        decide(r, seat, h, inp.action, inp.times)
 
-    def _decision_plan(self, inp: Decision) -> tuple[Seat, Hand]:
-        """The seat and hand a (non-insurance) decision acts on, or :class:`Rejected`;
-        changes nothing."""
-        self._checked_action(inp)
-        action = inp.action
-        seat = self.players[self.turn_seat]
-        number = self.turn_hand + 1  # hands are numbered from 1 outside the engine
-        if inp.seat != seat.number or inp.hand != number:
-            raise Rejected(
-                f"{action}: the table waits for seat {seat.number} hand {number}, "
-                f"not seat {inp.seat} hand {inp.hand}"
-            )
-        h = seat.hands[self.turn_hand]
-        legal = self.legal_now(seat, h)
-        if action not in legal:
-            raise Rejected(f"{action} is not legal now (legal: {', '.join(legal)})")
-        times = inp.times
-        if action == "double":
-            if times not in self.rules.double_times:
-                raise Rejected(
-                    f"double {times!r}x is not allowed (allowed: {list(self.rules.double_times)})"
-                )
-            if self._stake_for(seat, h, "double", times) is None:
-                raise Rejected(f"seat {seat.number} cannot cover a {times}x double")
-        return seat, h
-
-    def _insurance_plan(self, inp: Decision) -> tuple[Seat, int]:
-        """The seat asked and the insurance it takes (0: declined), or :class:`Rejected`."""
-        seat = self.players[self.turn_seat]
-        if inp.seat != seat.number or inp.hand != 1:
-            raise Rejected(
-                f"insurance is asked of seat {seat.number} hand 1, not seat {inp.seat} "
-                f"hand {inp.hand}"
-            )
-        if inp.action == "insurance":
-            half = self.insurance_offer(seat)
-            amount = half if inp.amount is None else inp.amount
-            if isinstance(amount, bool) or not isinstance(amount, int) or not 0 < amount <= half:
-                raise Rejected(f"insurance must be 1..{half} cents (half the wager): {amount!r}")
-            if amount > seat.credits:
-                raise Rejected(f"seat {seat.number} has {seat.credits} cents, not {amount}")
-            return seat, amount
-        if inp.action != "no-insurance":
-            raise Rejected(f"{inp.action} is not legal now (legal: insurance, no-insurance)")
-        return seat, 0
-
-    def _insurance(self, inp: Decision) -> None:
-        seat, amount = self._insurance_plan(inp)
-        if amount:
-            seat.credits -= amount
-            seat.staked += amount
-            seat.insurance = amount
-        seat.insurance_decided = True
-        self._next_insurance()
-
-    # -- console ---------------------------------------------------------------------
+    # -- the console -----------------------------------------------------------------
     def _on_console(self, inp: Console) -> None:
         press = inp.press
         if press not in CONSOLE_PRESSES:
             allowed = ", ".join(CONSOLE_PRESSES)
             raise Rejected(f"unknown console press {press!r} (allowed: {allowed})")
         if press == "DEAL":
-            if self.phase == P.TILT:
-                self._resume()
+            if self.round.phase == P.TILT:
+                self.tilts.resume()
             else:
-                self._on_close(None)
+                self.round.close_betting()
         elif press == "VOID":
-            self._void()
+            self.tilts.void()
         else:
             self._on_new_shoe(NewShoe())
+
+    # -- shoe events -----------------------------------------------------------------
+    def _on_new_shoe(self, inp: NewShoe) -> None:
+        rules = self.rules
+        decks = rules.decks if inp.decks is None else inp.decks
+        if decks != rules.decks:
+            raise Rejected(f"the Rules Submission deals {rules.decks} decks, not {decks!r}")
+        phase = self.round.phase
+        if phase not in P.BETWEEN and phase != P.NEW_SHOE:
+            raise Rejected(f"a new shoe is loaded only between rounds (phase {phase})")
+        self.shoe.load(decks)
+        self.round.new_shoe(rules.burn_cards)
+
+    def _on_cut(self, inp: Cut) -> None:
+        if not self.shoe.in_play:
+            raise Rejected("cut card reported but no shoe is loaded")
+        self.shoe.cut_card_seen = True
+        self.round.cut()
+
+    def _on_empty(self, inp: Empty) -> None:
+        self.shoe.cut_card_seen = True
+        if self.round.in_play:
+            self.tilts.pause("EMPTY", "the shoe is empty")
+        elif self.round.phase in P.BETWEEN:
+            self.round.shoe_due()
+
+    def _on_fault_cleared(self, inp: FaultCleared) -> None:
+        self.tilts.device_clears()
+
+    def _on_hello(self, inp: Hello) -> None:
+        self.tilts.hello()
 
     # -- views -----------------------------------------------------------------------
     def public_view(self) -> dict[str, Any]:

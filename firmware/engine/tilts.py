@@ -1,19 +1,24 @@
-"""Shoe events, faults and tilts: the methods of :class:`~firmware.engine.table.Table` that
-load a shoe, see the cut card or an empty shoe, and pause the round on a fault.
+"""Faults and tilts: the part of a :class:`~firmware.engine.table.Table` that pauses the
+round on a fault, resumes it and voids it.
 
 A hardware fault is not rejected: it tilts the table (nothing is settled while tilted;
 ``DEAL`` resumes once the fault has cleared, ``VOID`` returns every wager of the round).
-They live here so each module holds one job (see :mod:`firmware.engine.table`).
+:class:`Tilts` owns the tilt; it pauses and resumes the :class:`~firmware.engine.round.Round`
+and has the :class:`~firmware.engine.bank.Bank` return the stakes of a voided round.
 """
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from firmware.engine import phases as P
-from firmware.engine.inputs import FAULT_CODES, Cut, Empty, Fault, FaultCleared, Hello, NewShoe
+from firmware.engine.inputs import FAULT_CODES, Fault
 from firmware.engine.rejected import Rejected
-from firmware.engine.state import TableState
+
+if TYPE_CHECKING:
+    from firmware.engine.bank import Bank
+    from firmware.engine.round import Round
+    from firmware.engine.shoe import Shoe
 
 #: faults that stay active until the device reports ready again
 PERSISTENT_FAULTS = frozenset(("JAM", "LID", "SENSOR", "LINK", "STUCK", "PANEL", "RNG", "DISPLAY",
@@ -64,14 +69,25 @@ class Tilt:
                 "resume_phase": self.resume_phase, "resume_need": self.resume_need}
 
 
-class Tilting(TableState):
-    """Shoe events, faults, tilt, resume and void (a base of Table; the state is
-    declared in :class:`~firmware.engine.state.TableState`)."""
+class Tilts:
+    """The tilt in force (or None) and the faults, resume and void that change it."""
 
-    __slots__ = ()
+    __slots__ = ("bank", "round", "shoe", "tilt")
+
+    def __init__(self, r: Round, bank: Bank, shoe: Shoe) -> None:
+        self.round = r
+        self.bank = bank
+        self.shoe = shoe
+        self.tilt: Tilt | None = None
+
+    def cause(self) -> str | None:
+        """The first cause of the tilt while the table is tilted, else None."""
+        if self.round.phase != P.TILT:
+            return None
+        return self.tilt.causes[0] if self.tilt else ""
 
     # -- console: resume and void ----------------------------------------------------
-    def _resume(self) -> None:
+    def resume(self) -> None:
         t = self.tilt
         assert t is not None
         if t.active:
@@ -79,100 +95,59 @@ class Tilting(TableState):
         if not self.shoe.in_play and t.resume_phase in P.IN_ROUND:
             raise Rejected("the shoe cannot be the one this round was dealt from: VOID the "
                            "round, then load a new shoe (SHUFFLE)")
-        self.phase = t.resume_phase
-        self.need = t.resume_need if self.shoe.in_play else P.SHOE
+        self.round.resume(t.resume_phase, t.resume_need if self.shoe.in_play else P.SHOE)
         self.tilt = None
 
-    def _void(self) -> None:
-        phase = self.tilt.resume_phase if self.tilt else self.phase
-        staked = any(s.staked for s in self.seats)
-        if phase not in P.IN_ROUND and not (phase == P.BETTING and staked):
-            t = self.tilt
+    def void(self) -> None:
+        r = self.round
+        t = self.tilt
+        phase = t.resume_phase if t else r.phase
+        if phase not in P.IN_ROUND and not (phase == P.BETTING and self.bank.any_staked()):
             if t is not None and t.code in DEALER_RESOLVES:  # a repeated fault between rounds
-                self.tilt, self.phase = None, phase
-                self.need = t.resume_need if self.shoe.in_play else P.SHOE
-                self.audit.append(("void", t.causes[0]))
+                self.tilt = None
+                r.resume(phase, t.resume_need if self.shoe.in_play else P.SHOE)
+                r.record("void", t.causes[0])
                 return
             raise Rejected("VOID: no round in play to void")
-        for s in self.seats:
-            if s.net is None and s.staked:
-                s.credits += s.staked
-                s.returned = s.staked
-                s.net = 0
-        self.audit.append(("void", self.tilt.causes[0] if self.tilt else "supervisor"))
+        self.bank.return_stakes()
+        r.record("void", t.causes[0] if t else "supervisor")
         self.tilt = None
-        self.card_to = None
-        self.phase = P.VOIDED
-        self.need = P.SHOE if self.shoe.cut_card_seen or not self.shoe.in_play else P.WAGERS
+        r.voided()
 
-    # -- shoe events -----------------------------------------------------------------
-    def _on_new_shoe(self, inp: NewShoe) -> None:
-        decks = self.rules.decks if inp.decks is None else inp.decks
-        if decks != self.rules.decks:
-            raise Rejected(f"the Rules Submission deals {self.rules.decks} decks, not {decks!r}")
-        if self.phase not in P.BETWEEN and self.phase != P.NEW_SHOE:
-            raise Rejected(f"a new shoe is loaded only between rounds (phase {self.phase})")
-        if self.phase in (P.SETTLED, P.VOIDED):
-            for s in self.seats:
-                s.clear_round()
-            self._reset_round()
-        self.shoe.load(decks)
-        self.burn_left = self.rules.burn_cards
-        if self.burn_left:
-            self.phase = P.NEW_SHOE
-            self.need = P.CARD
-        else:
-            self.phase = P.BETTING
-            self.need = P.WAGERS
-
-    def _on_cut(self, inp: Cut) -> None:
-        if not self.shoe.in_play:
-            raise Rejected("cut card reported but no shoe is loaded")
-        self.shoe.cut_card_seen = True
-        self.audit.append(("cut", self.shoe.cards_dealt))
-        if self.phase in (P.SETTLED, P.VOIDED):
-            self.need = P.SHOE
-
-    def _on_empty(self, inp: Empty) -> None:
-        self.shoe.cut_card_seen = True
-        if self.phase in P.IN_ROUND or self.phase == P.TILT:
-            self._tilt("EMPTY", "the shoe is empty")
-        elif self.phase in P.BETWEEN:
-            self.need = P.SHOE  # nothing left to deal: wagers placed wait for the new shoe
-
-    def _on_fault(self, inp: Fault) -> None:
+    # -- faults ----------------------------------------------------------------------
+    def fault(self, inp: Fault) -> None:
         if inp.code not in FAULT_CODES:
             raise Rejected(f"unknown fault code {inp.code!r} (allowed: {', '.join(FAULT_CODES)})")
         detail = f": {inp.detail}" if inp.detail else ""
         words = TABLE_FAULT_WORDS.get(inp.code, f"shoe fault {inp.code}")
         if inp.code == "SHOE":
             self.shoe.in_play = False  # what it still holds is unknown: a new shoe is due
-        self._tilt(inp.code, f"{words}{detail}", inp.code in PERSISTENT_FAULTS)
+        self.pause(inp.code, f"{words}{detail}", inp.code in PERSISTENT_FAULTS)
 
-    def _device_clears(self) -> None:
+    def device_clears(self) -> None:
         """A device reports itself ready: an active fault is cleared (not a repeated one)."""
         if self.tilt is not None and self.tilt.code not in DEALER_RESOLVES:
             self.tilt.active = False
 
-    def _on_fault_cleared(self, inp: FaultCleared) -> None:
-        self._device_clears()
+    def hello(self) -> None:
+        """The shoe restarted: it is ready, but a round it was dealing is paused."""
+        self.device_clears()
+        if self.round.in_play:
+            self.pause("HEL", "the shoe restarted (HEL) during the round")
 
-    def _on_hello(self, inp: Hello) -> None:
-        self._device_clears()
-        if self.phase in P.IN_ROUND or self.phase == P.TILT:
-            self._tilt("HEL", "the shoe restarted (HEL) during the round")
-
-    def _tilt(self, code: str, cause: str, active: bool = False) -> None:
-        if self.tilt is not None:
-            self.tilt.causes.append(cause)
-            self.tilt.active = self.tilt.active or active
+    def pause(self, code: str, cause: str, active: bool = False) -> None:
+        """Tilt the table (or add ``cause`` to the tilt in force)."""
+        t = self.tilt
+        r = self.round
+        if t is not None:
+            t.causes.append(cause)
+            t.active = t.active or active
             if code in OVERRIDING:  # what the dealer must do now: shown first
-                self.tilt.code = code
-                self.tilt.causes.insert(0, self.tilt.causes.pop())
+                t.code = code
+                t.causes.insert(0, t.causes.pop())
             elif active:
-                self.tilt.code = code
+                t.code = code
         else:
-            self.tilt = Tilt(code, cause, active, self.phase, self.need)
-            self.phase = P.TILT
-            self.need = P.CONSOLE
-        self.audit.append(("tilt", code, cause))
+            self.tilt = Tilt(code, cause, active, r.phase, r.need)
+            r.pause()
+        r.record("tilt", code, cause)

@@ -15,6 +15,7 @@ from firmware.engine.cards import CODE
 
 if TYPE_CHECKING:
     from firmware.engine.hand import Hand, Seat
+    from firmware.engine.round import Round
     from firmware.engine.table import Table
 
 SCHEMA = 1
@@ -54,7 +55,7 @@ def _seat(t: Table, s: Seat) -> dict[str, Any]:
     }
 
 
-def _dealer(t: Table, reveal: bool) -> dict[str, Any]:
+def _dealer(t: Round, reveal: bool) -> dict[str, Any]:
     d = t.dealer
     shown = t.hole_revealed or reveal
     out = d.to_json(hide_second=not shown)
@@ -71,29 +72,30 @@ def _tilt(t: Table) -> dict[str, Any] | None:
 def public_view(t: Table) -> dict[str, Any]:
     """What a player may see (the UI only ever gets this)."""
     rules = t.rules
+    r = t.round
     view: dict[str, Any] = {
         "schema": SCHEMA,
         "variant": rules.variant,
         "title": rules.title,
         "limits": {
-            "seats": t.nseats, "min_wager": rules.min_wager, "max_wager": rules.max_wager,
+            "seats": t.bank.nseats, "min_wager": rules.min_wager, "max_wager": rules.max_wager,
             "wager_unit": rules.wager_unit,
         },
-        "round": t.round_no,
-        "phase": t.phase,
+        "round": r.round_no,
+        "phase": r.phase,
         "expecting": t.expecting().to_json(),
-        "dealer": _dealer(t, reveal=False),
-        "seats": [_seat(t, s) for s in t.seats],
+        "dealer": _dealer(r, reveal=False),
+        "seats": [_seat(t, s) for s in t.bank.seats],
         "bingo": None,
         "tilt": _tilt(t),
         "shoe": {
             "decks": t.shoe.decks, "cards_dealt": t.shoe.cards_dealt,
             "cut_card_seen": t.shoe.cut_card_seen,
-            "needs_new_shoe": t.need == "new-shoe" or not t.shoe.in_play,
+            "needs_new_shoe": r.need == "new-shoe" or not t.shoe.in_play,
         },
     }
-    for hook in t.hooks.public_fields:
-        view.update(hook(t))
+    for hook in r.hooks.public_fields:
+        view.update(hook(r.view))
     return view
 
 
@@ -107,7 +109,7 @@ def _plain(v: Any) -> Any:
     return v
 
 
-def _where(t: Table, h: Hand | None) -> Any:
+def _where(t: Round, h: Hand | None) -> Any:
     if h is None:
         return None
     if h is t.dealer:
@@ -122,28 +124,30 @@ def _where(t: Table, h: Hand | None) -> Any:
 def private_view(t: Table) -> dict[str, Any]:
     """Everything, hole card included: for the journal, the audit and state comparison."""
     view = public_view(t)
-    view["dealer"] = _dealer(t, reveal=True)
+    r = t.round
+    tilt = t.tilts.tilt
+    view["dealer"] = _dealer(r, reveal=True)
     view["private"] = {
         "rules": t.rules.to_json(),
         "bench": t.bench,
         "shoe": t.shoe.to_json(),
-        "house": t.house,
-        "funded": t.funded,
-        "dealer_blackjack": t.dealer_bj,
-        "players": [s.number for s in t.players],
-        "seat_stakes": {s.number: s.staked for s in t.seats if s.staked},
-        "insurance_decided": [s.number for s in t.players if s.insurance_decided],
+        "house": t.bank.house,
+        "funded": t.bank.funded,
+        "dealer_blackjack": r.dealer_bj,
+        "players": [s.number for s in r.players],
+        "seat_stakes": {s.number: s.staked for s in t.bank.seats if s.staked},
+        "insurance_decided": [s.number for s in r.players if s.insurance_decided],
         "cursor": {
-            "deal_pos": t.deal_pos, "turn_seat": t.turn_seat, "turn_hand": t.turn_hand,
-            "card_to": _where(t, t.card_to), "doubling": t.doubling,
-            "post_double": t.post_double, "burn_left": t.burn_left, "need": t.need,
+            "deal_pos": r.deal_pos, "turn_seat": r.turn_seat, "turn_hand": r.turn_hand,
+            "card_to": _where(r, r.card_to), "doubling": r.doubling,
+            "post_double": r.post_double, "burn_left": r.burn_left, "need": r.need,
         },
-        "tilt": t.tilt.to_json() if t.tilt else None,
-        "draw_request": {k: list(v) for k, v in t.draw_request.values.items()}
-        if t.draw_request else None,
-        "draws": dict(t.draws),
-        "extra": _plain(t.extra),
-        "audit": _plain(t.audit),
-        "hole_card": CODE[t.dealer.cards[1]] if len(t.dealer.cards) > 1 else None,
+        "tilt": tilt.to_json() if tilt else None,
+        "draw_request": {k: list(v) for k, v in r.draw_request.values.items()}
+        if r.draw_request else None,
+        "draws": dict(r.draws),
+        "extra": _plain(r.extra),
+        "audit": _plain(r.audit),
+        "hole_card": CODE[r.dealer.cards[1]] if len(r.dealer.cards) > 1 else None,
     }
     return view

@@ -19,6 +19,7 @@ from firmware.engine import (
     Draw,
     DrawRequest,
     Mechanism,
+    RoundView,
     SideWager,
     Table,
     Wager,
@@ -34,15 +35,15 @@ class BustBet(Mechanism):
     name = "test-bust-bet"
     wager_names = ("bust_bet",)
 
-    def paired_wagers(self, table: Table, seat: Seat, amount: int) -> dict[str, int]:
+    def paired_wagers(self, view: RoundView, seat: Seat, amount: int) -> dict[str, int]:
         return {"bust_bet": amount}
 
-    def dealer_needed(self, table: Table) -> bool:
+    def dealer_needed(self, view: RoundView) -> bool:
         return True
 
-    def settle_seat(self, table: Table, seat: Seat, ledger: Ledger) -> None:
+    def settle_seat(self, view: RoundView, seat: Seat, ledger: Ledger) -> None:
         stake = seat.side["bust_bet"]
-        if table.dealer.total > 21:
+        if view.dealer.total > 21:
             ledger.win("bust_bet", stake, Fraction(1))
         else:
             ledger.lose("bust_bet", stake)
@@ -55,25 +56,25 @@ class BustBet(Mechanism):
 class TargetDraw(Mechanism):
     name = "test-draw"
 
-    def draw_request(self, table: Table) -> DrawRequest:
+    def draw_request(self, view: RoundView) -> DrawRequest:
         return DrawRequest({"target": tuple(range(12, 22)), "multiplier": (2, 5, 10)},
                            "draw the target")
 
-    def apply_draw(self, table: Table, values: dict[str, int]) -> None:
-        table.extra["target"] = values["target"]
+    def apply_draw(self, view: RoundView, values: dict[str, int]) -> dict[str, Any]:
+        return {"target": values["target"]}
 
-    def public_fields(self, table: Table) -> dict[str, Any]:
-        return {"bingo": {"target": table.extra.get("target"), "multiplier": None}}
+    def public_fields(self, view: RoundView) -> dict[str, Any]:
+        return {"bingo": {"target": view.notes.get("target"), "multiplier": None}}
 
 
 @register_mechanism
 class FreeSplit(Mechanism):
     name = "test-free-split"
 
-    def split_stake(self, table: Table, seat: Seat, hand: Hand) -> tuple[int, bool]:
+    def split_stake(self, view: RoundView, seat: Seat, hand: Hand) -> tuple[int, bool]:
         return (seat.wager, True)
 
-    def double_stake(self, table: Table, seat: Seat, hand: Hand, times: int) -> tuple[int, bool]:
+    def double_stake(self, view: RoundView, seat: Seat, hand: Hand, times: int) -> tuple[int, bool]:
         return (seat.wager * times, True)
 
 
@@ -81,8 +82,8 @@ class FreeSplit(Mechanism):
 class Dealer22Pushes(Mechanism):
     name = "test-dealer-22"
 
-    def hand_result(self, table: Table, seat: Seat, hand: Hand, result: str) -> str:
-        return "push" if table.dealer.total == 22 else result
+    def hand_result(self, view: RoundView, seat: Seat, hand: Hand, result: str) -> str:
+        return "push" if view.dealer.total == 22 else result
 
 
 @register_mechanism
@@ -90,7 +91,7 @@ class FiveCard21(Mechanism):
     name = "test-five-card-21"
 
     def hand_odds(
-        self, table: Table, seat: Seat, hand: Hand, part: str, odds: Fraction
+        self, view: RoundView, seat: Seat, hand: Hand, part: str, odds: Fraction
     ) -> Fraction:
         if part == "wager" and len(hand.cards) == 5 and hand.total == 21 and not hand.double:
             return Fraction(3, 2)
@@ -101,14 +102,14 @@ class FiveCard21(Mechanism):
 class Rescue(Mechanism):
     name = "test-rescue"
 
-    def keeps_turn_after_double(self, table: Table, seat: Seat, hand: Hand) -> bool:
+    def keeps_turn_after_double(self, view: RoundView, seat: Seat, hand: Hand) -> bool:
         return True
 
-    def adjust_legal(self, table: Table, seat: Seat, hand: Hand, legal: list[str]) -> None:
-        if table.post_double:
+    def adjust_legal(self, view: RoundView, seat: Seat, hand: Hand, legal: list[str]) -> None:
+        if view.post_double:
             legal.append("rescue")
 
-    def custom_action(self, table: Table, seat: Seat, hand: Hand, action: str) -> bool:
+    def custom_action(self, view: RoundView, seat: Seat, hand: Hand, action: str) -> bool:
         if action == "rescue":
             hand.status = RESCUED
             return True
@@ -121,9 +122,9 @@ class Push22Side(Mechanism):
     wager_names = ("push22",)
     optional_wagers = ("push22",)
 
-    def settle_seat(self, table: Table, seat: Seat, ledger: Ledger) -> None:
+    def settle_seat(self, view: RoundView, seat: Seat, ledger: Ledger) -> None:
         stake = seat.side.get("push22", 0)
-        if stake and table.dealer.total == 22:
+        if stake and view.dealer.total == 22:
             ledger.win("push22", stake, Fraction(11))
 
 

@@ -37,6 +37,7 @@ from firmware.engine import (
     load_rules,
 )
 from firmware.engine.cards import CODE, DECKS, VALUE
+from firmware.engine.decisions import insurance_offer
 from firmware.engine.inputs import ACTIONS, FAULT_CODES
 from firmware.engine.replay import Recorder, replay, replay_json
 
@@ -143,7 +144,7 @@ def session(
             assert e.seat is not None and e.hand is not None
             amount = None
             if "insurance" in e.legal and rng.random() < 0.3:
-                amount = rng.randint(1, max(1, t.insurance_offer(t.seats[e.seat - 1])))
+                amount = rng.randint(1, max(1, insurance_offer(t.seats[e.seat - 1])))
             act = rng.choice(e.legal)
             times = rng.choice(rules.double_times) if act == "double" else 1
             send(Decision(e.seat, e.hand, act, times, amount))

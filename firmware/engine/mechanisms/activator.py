@@ -18,9 +18,9 @@ from firmware.engine.mechanisms._odds import ratio
 
 if TYPE_CHECKING:
     from firmware.engine.hand import Seat
+    from firmware.engine.round import RoundView
     from firmware.engine.rules import Rules
     from firmware.engine.settle import Ledger
-    from firmware.engine.table import Table
 
 WAGER = "activator"
 
@@ -62,16 +62,16 @@ class Activator(Mechanism):
                       f"{percent(self.part)} of the Blackjack wager, never returned"]],
         }]
 
-    def wager_refusal(self, table: Table, seat: Seat, amount: int) -> str | None:
+    def wager_refusal(self, view: RoundView, seat: Seat, amount: int) -> str | None:
         if (amount * self.part.numerator) % self.part.denominator:
             return (f"wager {amount}: the {percent(self.part)} activator would not be a whole "
                     "number of cents")
         return None
 
-    def paired_wagers(self, table: Table, seat: Seat, amount: int) -> dict[str, int]:
+    def paired_wagers(self, view: RoundView, seat: Seat, amount: int) -> dict[str, int]:
         return {WAGER: self.amount(amount)}
 
-    def settle_seat(self, table: Table, seat: Seat, ledger: Ledger) -> None:
+    def settle_seat(self, view: RoundView, seat: Seat, ledger: Ledger) -> None:
         stake = seat.side.get(WAGER, 0)
         if stake:
             ledger.lose(WAGER, stake)  # § 633b.28(g)(1)(ii), (g)(2): never returned

@@ -20,9 +20,9 @@ from firmware.engine.mechanism import DrawRequest, Mechanism, register_mechanism
 
 if TYPE_CHECKING:
     from firmware.engine.hand import Hand, Seat
+    from firmware.engine.round import RoundView
     from firmware.engine.rules import Rules
     from firmware.engine.settle import Ledger
-    from firmware.engine.table import Table
 
 TARGET = "bingo_target"
 MULTIPLIER = "bingo_multiplier"
@@ -75,39 +75,39 @@ class BingoMultiplier(Mechanism):
         return [{"title": "Bingo target and multiplier", "rows": rows}]
 
     # -- the round -------------------------------------------------------------------
-    def new_round(self, table: Table) -> None:
-        table.extra["bingo"] = {"target": None, "multiplier": None}
+    def new_round(self, view: RoundView) -> dict[str, Any]:
+        return {"bingo": {"target": None, "multiplier": None}}
 
-    def draw_request(self, table: Table) -> DrawRequest | None:
+    def draw_request(self, view: RoundView) -> DrawRequest | None:
         return self.request
 
-    def apply_draw(self, table: Table, values: dict[str, int]) -> None:
-        table.extra["bingo"] = {"target": values[TARGET], "multiplier": values[MULTIPLIER]}
+    def apply_draw(self, view: RoundView, values: dict[str, int]) -> dict[str, Any]:
+        return {"bingo": {"target": values[TARGET], "multiplier": values[MULTIPLIER]}}
 
-    def _drawn(self, table: Table) -> tuple[int, int] | None:
-        b = table.extra.get("bingo")
+    def _drawn(self, view: RoundView) -> tuple[int, int] | None:
+        b = view.notes.get("bingo")
         if not b or b["target"] is None:
             return None
         return b["target"], b["multiplier"]
 
     def hand_odds(
-        self, table: Table, seat: Seat, hand: Hand, part: str, odds: Fraction
+        self, view: RoundView, seat: Seat, hand: Hand, part: str, odds: Fraction
     ) -> Fraction:
-        drawn = self._drawn(table)
+        drawn = self._drawn(view)
         if drawn is None or hand.total != drawn[0]:
             return odds
         if part == "wager" or self.on_double:
             return odds * drawn[1]
         return odds
 
-    def settle_seat(self, table: Table, seat: Seat, ledger: Ledger) -> None:
-        drawn = self._drawn(table)
+    def settle_seat(self, view: RoundView, seat: Seat, ledger: Ledger) -> None:
+        drawn = self._drawn(view)
         if drawn is None:
             return
         for h in seat.hands:
             if h.result in WINS and h.total == drawn[0]:
                 h.extra = {**(h.extra or {}), "bingo_hit": True}
 
-    def public_fields(self, table: Table) -> dict[str, Any]:
-        b = table.extra.get("bingo") or {"target": None, "multiplier": None}
+    def public_fields(self, view: RoundView) -> dict[str, Any]:
+        b = view.notes.get("bingo") or {"target": None, "multiplier": None}
         return {"bingo": dict(b)}

@@ -22,9 +22,9 @@ from firmware.engine.mechanism import Mechanism, register_mechanism
 from firmware.engine.mechanisms._odds import ratio
 
 if TYPE_CHECKING:
+    from firmware.engine.round import RoundView
     from firmware.engine.rules import Rules
     from firmware.engine.settle import Ledger
-    from firmware.engine.table import Table
 
 WAGER = "blackjack_or_bust"
 #: the hand lines of § 633b.26(i), as the rules file names them
@@ -94,18 +94,18 @@ class BlackjackOrBust(Mechanism):
             "rows": [[hand, odds_text(o)] for _, hand, o in self.odds(rules)],
         }]
 
-    def paired_wagers(self, table: Table, seat: Seat, amount: int) -> dict[str, int]:
+    def paired_wagers(self, view: RoundView, seat: Seat, amount: int) -> dict[str, int]:
         return {WAGER: amount}
 
-    def dealer_needed(self, table: Table) -> bool:
+    def dealer_needed(self, view: RoundView) -> bool:
         """§ 633b.26(f)(1): the wager wins on a dealer bust, so the dealer draws while a
         seat's wager is still alive (no hand busted, not surrendered) and a dealer bust
         would pay it more than a line it already holds (a Blackjack line)."""
-        lines = self.odds(table.rules)
+        lines = self.odds(view.rules)
         bust = max((o for line, _, o in lines if line == "dealer-bust"), default=None)
         if bust is None:
             return False
-        for seat in table.players:
+        for seat in view.players:
             if not seat.side.get(WAGER) or not seat.hands:
                 continue
             first = seat.hands[0]
@@ -117,15 +117,15 @@ class BlackjackOrBust(Mechanism):
                 return True
         return False
 
-    def settle_seat(self, table: Table, seat: Seat, ledger: Ledger) -> None:
+    def settle_seat(self, view: RoundView, seat: Seat, ledger: Ledger) -> None:
         stake = seat.side.get(WAGER, 0)
         if not stake or not seat.hands:
             return
         first = seat.hands[0]
         best: tuple[str, Fraction] | None = None
         if first.status != SURRENDERED and not any(h.status == BUST for h in seat.hands):
-            dealer_bust = table.hole_revealed and table.dealer.total > 21
-            for line, _, odds in self.odds(table.rules):
+            dealer_bust = view.hole_revealed and view.dealer.total > 21
+            for line, _, odds in self.odds(view.rules):
                 if line_holds(line, first, dealer_bust) and (best is None or odds > best[1]):
                     best = (line, odds)
         if best is None:

@@ -14,8 +14,8 @@ from firmware.engine.mechanism import Mechanism, register_mechanism
 
 if TYPE_CHECKING:
     from firmware.engine.hand import Hand, Seat
+    from firmware.engine.round import RoundView
     from firmware.engine.rules import Rules
-    from firmware.engine.table import Table
 
 
 @register_mechanism
@@ -27,7 +27,7 @@ class Dealer22Push(Mechanism):
         super().__init__(rules)
         self.on = bool(rules.game["dealer_22_pushes"])
 
-    def hand_result(self, table: Table, seat: Seat, hand: Hand, result: str) -> str:
-        if self.on and result == "win" and table.dealer.total == 22:
+    def hand_result(self, view: RoundView, seat: Seat, hand: Hand, result: str) -> str:
+        if self.on and result == "win" and view.dealer.total == 22:
             return "push"
         return result

@@ -26,9 +26,9 @@ from firmware.engine.mechanism import Mechanism, register_mechanism
 
 if TYPE_CHECKING:
     from firmware.engine.hand import Hand, Seat
+    from firmware.engine.round import RoundView
     from firmware.engine.rules import Rules
     from firmware.engine.settle import Ledger
-    from firmware.engine.table import Table
 
 
 def holds_lammer(seat: Seat) -> bool:
@@ -74,20 +74,20 @@ class FreeBetLammers(Mechanism):
         return [{"title": "Free Bet", "rows": rows}]
 
     # -- splits and doubles ----------------------------------------------------------
-    def split_stake(self, table: Table, seat: Seat, hand: Hand) -> tuple[int, bool] | None:
+    def split_stake(self, view: RoundView, seat: Seat, hand: Hand) -> tuple[int, bool] | None:
         # Every split hand's wager is the original Blackjack wager (§ 672a.10(b)).
         free = self.free_split and VALUE[hand.cards[0]] not in self.real_values
         return seat.wager, free
 
     def double_stake(
-        self, table: Table, seat: Seat, hand: Hand, times: int
+        self, view: RoundView, seat: Seat, hand: Hand, times: int
     ) -> tuple[int, bool] | None:
         if len(hand.cards) == 2 and not hand.soft and hand.total in self.free_totals:
             return seat.wager, True
         return None
 
     # -- busted hands (§ 672a.10(c)) -------------------------------------------------
-    def hand_busted(self, table: Table, seat: Seat, hand: Hand) -> None:
+    def hand_busted(self, view: RoundView, seat: Seat, hand: Hand) -> None:
         if not holds_lammer(seat):
             hand.result = "lose"
             _mark(hand, collected=True)
@@ -98,7 +98,7 @@ class FreeBetLammers(Mechanism):
         else:
             _mark(hand, tucked=True)
 
-    def settle_seat(self, table: Table, seat: Seat, ledger: Ledger) -> None:
+    def settle_seat(self, view: RoundView, seat: Seat, ledger: Ledger) -> None:
         for h in seat.hands:
             if h.extra and h.extra.get("tucked"):
                 _mark(h, tucked=False, collected=True)

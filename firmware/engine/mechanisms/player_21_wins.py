@@ -19,8 +19,8 @@ from firmware.engine.mechanism import Mechanism, register_mechanism
 
 if TYPE_CHECKING:
     from firmware.engine.hand import Hand, Seat
+    from firmware.engine.round import RoundView
     from firmware.engine.rules import Rules
-    from firmware.engine.table import Table
 
 
 @register_mechanism
@@ -33,18 +33,18 @@ class Player21Wins(Mechanism):
         self.p21 = bool(rules.game["player_21_wins"])
         self.pbj = bool(rules.game["player_blackjack_wins"])
 
-    def hand_result(self, table: Table, seat: Seat, hand: Hand, result: str) -> str:
+    def hand_result(self, view: RoundView, seat: Seat, hand: Hand, result: str) -> str:
         if result != "push" or hand.total != 21:
             return result
         if hand.status == BLACKJACK:
             return "win" if self.pbj else result
         return "win" if self.p21 else result
 
-    def fixed_without_dealer(self, table: Table, seat: Seat, hand: Hand) -> bool:
+    def fixed_without_dealer(self, view: RoundView, seat: Seat, hand: Hand) -> bool:
         if not self.p21 or hand.total != 21:
             return False
         # a dealer Blackjack is settled at the check; without a check it could still come
-        return table.rules.dealer_check or VALUE[table.dealer.cards[0]] not in (1, 10)
+        return view.rules.dealer_check or VALUE[view.dealer.cards[0]] not in (1, 10)
 
     def paytables(self, rules: Rules) -> list[dict[str, Any]]:
         rows = []

@@ -15,9 +15,9 @@ from firmware.engine.mechanism import Mechanism, register_mechanism
 
 if TYPE_CHECKING:
     from firmware.engine.hand import Seat
+    from firmware.engine.round import RoundView
     from firmware.engine.rules import Rules
     from firmware.engine.settle import Ledger
-    from firmware.engine.table import Table
 
 WAGER = "push22"
 
@@ -40,20 +40,20 @@ class Push22(Mechanism):
         return [{"title": "Push 22 wager",
                  "rows": [["Dealer's hand totals 22", odds_text(self.pays)]]}]
 
-    def side_wager_refusal(self, table: Table, seat: Seat, name: str, amount: int) -> str | None:
-        rules = table.rules
+    def side_wager_refusal(self, view: RoundView, seat: Seat, name: str, amount: int) -> str | None:
+        rules = view.rules
         if amount and not rules.min_wager <= amount <= rules.max_wager:
             return f"Push 22 wager {amount} is outside {rules.min_wager}..{rules.max_wager}"
         return None
 
-    def dealer_needed(self, table: Table) -> bool:
-        return any(s.side.get(WAGER) for s in table.players)
+    def dealer_needed(self, view: RoundView) -> bool:
+        return any(s.side.get(WAGER) for s in view.players)
 
-    def settle_seat(self, table: Table, seat: Seat, ledger: Ledger) -> None:
+    def settle_seat(self, view: RoundView, seat: Seat, ledger: Ledger) -> None:
         stake = seat.side.get(WAGER, 0)
         if not stake:
             return
-        if table.dealer.total == 22 and self.pays is not None:
+        if view.dealer.total == 22 and self.pays is not None:
             ledger.win(WAGER, stake, self.pays)
         else:
             ledger.lose(WAGER, stake)

@@ -17,8 +17,8 @@ from firmware.engine.mechanism import Mechanism, register_mechanism
 
 if TYPE_CHECKING:
     from firmware.engine.hand import Hand, Seat
+    from firmware.engine.round import RoundView
     from firmware.engine.rules import Rules
-    from firmware.engine.table import Table
 
 ACTION = "rescue"
 
@@ -32,17 +32,17 @@ class Rescue(Mechanism):
         super().__init__(rules)
         self.on = bool(rules.game["rescue"])
 
-    def keeps_turn_after_double(self, table: Table, seat: Seat, hand: Hand) -> bool:
+    def keeps_turn_after_double(self, view: RoundView, seat: Seat, hand: Hand) -> bool:
         # Called only when the double's card left the hand at 21 or less (§ 635a.10(d)).
         # A doubled 21 is kept without asking: a hand reaching 21 stands by itself
         # (baseline §1.6), and a rescue there could only lose.
         return self.on and not hand.double_lammer and hand.total < 21
 
-    def adjust_legal(self, table: Table, seat: Seat, hand: Hand, legal: list[str]) -> None:
-        if table.post_double and self.on:
+    def adjust_legal(self, view: RoundView, seat: Seat, hand: Hand, legal: list[str]) -> None:
+        if view.post_double and self.on:
             legal.append(ACTION)
 
-    def custom_action(self, table: Table, seat: Seat, hand: Hand, action: str) -> bool:
+    def custom_action(self, view: RoundView, seat: Seat, hand: Hand, action: str) -> bool:
         if action != ACTION:
             return False
         hand.status = RESCUED

@@ -27,9 +27,9 @@ from firmware.engine.mechanisms._odds import odds_table
 
 if TYPE_CHECKING:
     from firmware.engine.hand import Hand, Seat
+    from firmware.engine.round import RoundView
     from firmware.engine.rules import Rules
     from firmware.engine.settle import Ledger
-    from firmware.engine.table import Table
 
 BONUS_HANDS = ("five_card_21", "six_card_21", "seven_card_21", "mixed_678", "suited_678",
                "spades_678", "mixed_777", "suited_777", "spades_777")
@@ -67,7 +67,7 @@ def is_suited_777(hand: Hand) -> bool:
     return len(c) == 3 and all(RANK[x] == _SEVEN for x in c) and len({SUIT[x] for x in c}) == 1
 
 
-def _wins(table: Table, seat: Seat, hand: Hand, dealer: int) -> bool:
+def _wins(view: RoundView, seat: Seat, hand: Hand, dealer: int) -> bool:
     """Whether a standing 21 wins, also before its seat is settled (for the envy bonus).
 
     Against a dealer 7 up the dealer cannot hold Blackjack; a dealer 21 is beaten only
@@ -77,10 +77,7 @@ def _wins(table: Table, seat: Seat, hand: Hand, dealer: int) -> bool:
         return hand.result == "win"
     if dealer != 21:
         return True
-    result = "push"
-    for hook in table.hooks.hand_result:
-        result = hook(table, seat, hand, result)
-    return result == "win"
+    return view.hand_result(seat, hand, "push") == "win"
 
 
 @register_mechanism
@@ -133,7 +130,7 @@ class SpanishBonus(Mechanism):
 
     # -- (b) bonus odds --------------------------------------------------------------
     def hand_odds(
-        self, table: Table, seat: Seat, hand: Hand, part: str, odds: Fraction
+        self, view: RoundView, seat: Seat, hand: Hand, part: str, odds: Fraction
     ) -> Fraction:
         if part != "wager" or hand.double or hand.double_lammer:
             return odds  # § 635a.10(c), § 635a.12(b): 1 to 1 with a Double Down wager
@@ -148,23 +145,23 @@ class SpanishBonus(Mechanism):
             return self.high_pays
         return self.low_pays if wager >= self.low_from else 0
 
-    def _super_hands(self, table: Table, seat: Seat) -> int:
+    def _super_hands(self, view: RoundView, seat: Seat) -> int:
         """Super bonus hands of ``seat`` this round (a winning suited 7-7-7, no double)."""
-        up = table.dealer.cards[0] if table.dealer.cards else None
+        up = view.dealer.cards[0] if view.dealer.cards else None
         if up is None or RANK[up] != _SEVEN or not self.super_amount(seat.wager):
             return 0
-        d = table.dealer.total
+        d = view.dealer.total
         n = 0
         for h in seat.hands:
             if (h.status in (BUST, RESCUED, SURRENDERED) or h.double or h.double_lammer
                     or not is_suited_777(h)):
                 continue
-            if _wins(table, seat, h, d):
+            if _wins(view, seat, h, d):
                 n += 1
         return n
 
-    def settle_seat(self, table: Table, seat: Seat, ledger: Ledger) -> None:
-        own = self._super_hands(table, seat)
+    def settle_seat(self, view: RoundView, seat: Seat, ledger: Ledger) -> None:
+        own = self._super_hands(view, seat)
         if own:
             amount = self.super_amount(seat.wager)
             for h in seat.hands:
@@ -173,6 +170,6 @@ class SpanishBonus(Mechanism):
                     ledger.bonus("super_bonus", amount)
                     h.extra = {**(h.extra or {}), "super_bonus": amount}
         if self.envy:
-            others = sum(self._super_hands(table, s) for s in table.players if s is not seat)
+            others = sum(self._super_hands(view, s) for s in view.players if s is not seat)
             if others:
                 ledger.bonus("envy_bonus", self.envy * others)
