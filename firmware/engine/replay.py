@@ -1,56 +1,51 @@
-"""Replay: a Rules Submission (with overrides) plus an input list gives back the table.
+"""Replay: the one way a table is rebuilt from the inputs it was fed.
 
-This is how power-fail recovery, game recall, the bench and the audit rebuild a table: the
-engine is deterministic, so applying the same inputs to a table built the same way
-reproduces the state exactly (compare :meth:`Table.private_view`). Inputs the table
-refused when they were journaled are refused again identically and change nothing.
+The engine is deterministic, so a table built the same way (:func:`new_table`) and fed
+the same inputs (:func:`apply_recorded`, one at a time) is the same table, to the last
+card (compare :meth:`Table.private_view`). Power-fail recovery reads the journal's last
+epoch and its input records and rebuilds the table through these two functions
+(``firmware/table/recovery.py``); recall, the attendant's offline transfers and the soak
+bench's journal audit (replay equals meters, money moved exactly once) all start from
+what recovery rebuilt. :func:`replay` is the same for a list of inputs in memory.
 """
 
 from __future__ import annotations
 
-import contextlib
 from collections.abc import Iterable, Mapping
-from typing import Any
 
-from firmware.engine.inputs import Input, InputError, input_from_json
+from firmware.engine.inputs import CreditsIn, Input
 from firmware.engine.rejected import Rejected
-from firmware.engine.rules import Rules, rules_from_json
+from firmware.engine.rules import Rules
 from firmware.engine.table import Table
 
 
-class Recorder:
-    """Applies inputs to a table and keeps every one of them, accepted or not, in order."""
-
-    def __init__(self, table: Table) -> None:
-        self.table = table
-        self.inputs: list[Input] = []
-        self.refused = 0
-
-    def apply(self, inp: Input) -> None:
-        self.inputs.append(inp)
-        try:
-            self.table.apply(inp)
-        except Rejected:
-            self.refused += 1
-            raise
-
-    def to_json(self) -> dict[str, Any]:
-        return recording_json(self.table, self.inputs)
+def new_table(
+    rules: Rules, seats: int | None = None, bench: bool = False,
+    carry: Mapping[int, int] | None = None, shoe_in_play: bool = False,
+) -> Table:
+    """A table as an epoch of the journal starts it: ``carry`` holds the credits per seat
+    carried in from the epoch before (applied as credits in, seat by seat in order)."""
+    table = Table(rules, seats=seats, bench=bench, shoe_in_play=shoe_in_play)
+    for seat, cents in (carry or {}).items():
+        table.apply(CreditsIn(seat, cents))
+    return table
 
 
-def table_options(table: Table) -> dict[str, Any]:
-    return {"seats": table.nseats, "bench": table.bench}
+def apply_recorded(table: Table, inp: Input) -> Exception | None:
+    """Apply a recorded input exactly as it was applied live; the error it raised, if any.
 
-
-def recording_json(
-    table: Table, inputs: Iterable[Input], shoe_in_play: bool = False
-) -> dict[str, Any]:
-    """``{"rules": ..., "table": {...}, "inputs": [...]}``: everything replay needs."""
-    return {
-        "rules": table.rules.to_json(),
-        "table": {**table_options(table), "shoe_in_play": shoe_in_play},
-        "inputs": [i.to_json() for i in inputs],
-    }
+    An input the table refused live (:class:`Rejected`) is refused again identically and
+    changes nothing. Any other error was contained live as well (the controller tilts
+    the table INTERNAL after it, and that fault is an input of its own), so replay goes
+    on past it the same way; the caller logs it.
+    """
+    try:
+        table.apply(inp)
+    except Rejected as exc:
+        return exc
+    except Exception as exc:
+        return exc
+    return None
 
 
 def replay(
@@ -58,23 +53,7 @@ def replay(
     shoe_in_play: bool = False,
 ) -> Table:
     """A new table with these rules, fed ``inputs`` in order (refusals change nothing)."""
-    table = Table(rules, seats=seats, bench=bench, shoe_in_play=shoe_in_play)
-    apply = table.apply
+    table = new_table(rules, seats=seats, bench=bench, shoe_in_play=shoe_in_play)
     for inp in inputs:
-        with contextlib.suppress(Rejected):
-            apply(inp)
+        apply_recorded(table, inp)
     return table
-
-
-def replay_json(data: Mapping[str, Any]) -> Table:
-    """Replay a recording made by :func:`recording_json` (InputError if it is malformed)."""
-    try:
-        rules = rules_from_json(data["rules"])
-        opts = dict(data.get("table", {}))
-        inputs = [input_from_json(d) for d in data["inputs"]]
-    except (KeyError, TypeError) as exc:
-        raise InputError(f"not a recording: {exc}") from None
-    return replay(
-        rules, inputs, seats=opts.get("seats"), bench=bool(opts.get("bench", False)),
-        shoe_in_play=bool(opts.get("shoe_in_play", False)),
-    )

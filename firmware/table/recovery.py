@@ -2,9 +2,12 @@
 
 The journal is divided into *epochs*. An epoch starts with a ``meta`` record holding the
 rules in force, the seat count, the mode and the credits carried in from the previous
-epoch; every ``input`` record after it is replayed, in order, through a fresh engine.
-Because the engine is pure, the table that comes out is the table that was running when
-the power went, to the last card.
+epoch; every ``input`` record after it is replayed, in order, through a fresh engine, by
+the engine's one replay path (:func:`~firmware.engine.replay.new_table` builds the table
+as the epoch started it, :func:`~firmware.engine.replay.apply_recorded` applies each input
+as it was applied live). Because the engine is pure, the table that comes out is the
+table that was running when the power went, to the last card. Recall, the attendant's
+offline transfers and the soak bench's journal audit start from this replay too.
 
 A new epoch starts on the first start of a journal and whenever the configuration's rules,
 seats or mode change — which is allowed only between rounds: a round in progress keeps
@@ -20,8 +23,9 @@ from typing import Any
 
 from etgcore.errors import UserError
 from firmware.engine import phases as P
-from firmware.engine.inputs import CreditsIn, input_from_json
+from firmware.engine.inputs import input_from_json
 from firmware.engine.rejected import Rejected
+from firmware.engine.replay import apply_recorded, new_table
 from firmware.engine.rules import Rules, rules_from_json
 from firmware.engine.table import Table
 from firmware.table.journal import Journal
@@ -56,11 +60,9 @@ def epoch_body(rules: Rules, seats: int, bench: bool, carry: dict[int, int]) -> 
 
 def _table_from_epoch(body: dict[str, Any]) -> Table:
     ep = body["epoch"]
-    rules = rules_from_json(ep["rules"])
-    table = Table(rules, seats=int(ep["seats"]), bench=bool(ep["bench"]))
-    for seat, cents in ep.get("carry", {}).items():
-        table.apply(CreditsIn(int(seat), int(cents)))
-    return table
+    carry = {int(seat): int(cents) for seat, cents in ep.get("carry", {}).items()}
+    return new_table(rules_from_json(ep["rules"]), seats=int(ep["seats"]),
+                     bench=bool(ep["bench"]), carry=carry)
 
 
 def round_ended(table: Table) -> bool:
@@ -98,13 +100,9 @@ def replay(journal: Journal) -> Recovered | None:
         inputs += 1
         if first is None and r.body.get("source") != "attendant":
             first = r.seq  # as the controller marks it live (transfers do not open a round)
-        inp = input_from_json(r.body["input"])
-        try:
-            table.apply(inp)
-        except Rejected:
-            pass  # refused live too: the engine is deterministic
-        except Exception as exc:  # contained live as well (a tilt INTERNAL follows it)
-            log.warning("replaying record %d raised %s: %s", r.seq, type(exc).__name__, exc)
+        err = apply_recorded(table, input_from_json(r.body["input"]))
+        if err is not None and not isinstance(err, Rejected):  # refused live too
+            log.warning("replaying record %d raised %s: %s", r.seq, type(err).__name__, err)
         final = round_ended(table)
         if final and not was_final:
             finals += 1
@@ -147,7 +145,5 @@ def open_table(journal: Journal, rules: Rules, seats: int, bench: bool) -> Recov
                 carry[s.number] = s.credits
         log.info("configuration changed: new journal epoch (credits carried: %s)", carry)
     rec_meta = journal.append_one("meta", epoch_body(rules, seats, bench, carry))
-    table = Table(rules, seats=seats, bench=bench)
-    for seat, cents in carry.items():
-        table.apply(CreditsIn(seat, cents))
+    table = new_table(rules, seats=seats, bench=bench, carry=carry)
     return Recovered(table, rec_meta.seq, 0, 0, 0, False, True)

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 from typing import Any
 
 from firmware.engine import (
@@ -14,8 +15,38 @@ from firmware.engine import (
     Wager,
     load_rules,
 )
+from firmware.engine.inputs import Input, input_from_json
+from firmware.engine.replay import replay
+from firmware.engine.rules import rules_from_json
 
 START = 1_000_000
+
+
+class Recorder:
+    """Applies inputs to a table and keeps every one of them, accepted or not, in order,
+    as the controller journals each input before the engine sees it."""
+
+    def __init__(self, table: Table) -> None:
+        self.table = table
+        self.inputs: list[Input] = []
+        self.refused = 0
+
+    def apply(self, inp: Input) -> None:
+        self.inputs.append(inp)
+        try:
+            self.table.apply(inp)
+        except Rejected:
+            self.refused += 1
+            raise
+
+
+def replay_as_journaled(t: Table, inputs: list[Input], shoe_in_play: bool = False) -> Table:
+    """Replay the way recovery does: the rules and every input through the JSON the
+    journal stores them as (the epoch's rules, the input records), then the one replay
+    path of the engine."""
+    rules = rules_from_json(json.loads(json.dumps(t.rules.to_json())))
+    back = [input_from_json(json.loads(json.dumps(i.to_json()))) for i in inputs]
+    return replay(rules, back, seats=t.nseats, bench=t.bench, shoe_in_play=shoe_in_play)
 
 
 def table(seats: int | None = None, bench: bool = False, **overrides: Any) -> Table:

@@ -13,6 +13,7 @@ import json
 import random
 from typing import Any
 
+from engine_helpers import Recorder, replay_as_journaled
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -39,7 +40,7 @@ from firmware.engine import (
 from firmware.engine.cards import CODE, DECKS, VALUE
 from firmware.engine.decisions import insurance_offer
 from firmware.engine.inputs import ACTIONS, FAULT_CODES
-from firmware.engine.replay import Recorder, replay, replay_json
+from firmware.engine.replay import replay
 
 PROFILE = settings(max_examples=40, derandomize=True, deadline=None)
 
@@ -194,7 +195,7 @@ def test_property_replay_equals_live_play(seed: int, overrides: dict[str, Any]) 
     t, rec = session(seed, overrides, rounds=60, chaos_rate=0.05)
     again = replay(t.rules, rec.inputs, seats=7)
     assert again.private_view() == t.private_view()
-    from_json = replay_json(json.loads(json.dumps(rec.to_json())))
+    from_json = replay_as_journaled(t, rec.inputs)
     assert from_json.private_view() == t.private_view()
 
 

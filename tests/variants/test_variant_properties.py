@@ -9,14 +9,14 @@ Here it runs on every variation with rule settings drawn from what each one allo
 
 from __future__ import annotations
 
-import json
 from typing import Any
 
+from engine_helpers import replay_as_journaled
 from hypothesis import given, settings
 from hypothesis import strategies as st
 from variant_helpers import conserved, session
 
-from firmware.engine.replay import replay, replay_json
+from firmware.engine.replay import replay
 
 RULES: dict[str, Any] = {
     "split-to-double": st.fixed_dictionaries({
@@ -66,7 +66,7 @@ def test_variant_property_replay_equals_live_play(
     t, rec = session(seed, overrides, rounds=60, chaos_rate=0.05, variant=variant)
     again = replay(t.rules, rec.inputs, seats=t.nseats)
     assert again.private_view() == t.private_view()
-    from_json = replay_json(json.loads(json.dumps(rec.to_json())))
+    from_json = replay_as_journaled(t, rec.inputs)
     assert from_json.private_view() == t.private_view()
 
 
