@@ -126,3 +126,34 @@ def test_a_failed_transaction_leaves_the_floor_as_it_was(db: Database) -> None:
     db.run_grouped = real  # type: ignore[method-assign]
     assert store.tables[t].last_n == 1 and _tid(db, "T6") not in store.tables
     assert store.apply([event(t, 2, 9)]).applied == 1  # the retry applies it once
+
+
+def test_a_records_message_is_applied_record_by_record(tmp_path: Path) -> None:
+    """One MQTT message carries several records; each is checked on its own: a malformed
+    one is dropped and what follows it waits as a gap (the table sends it all again)."""
+    from types import SimpleNamespace
+
+    from firmware.floor.certs import make_floor_certs
+    from firmware.floor.ingest import Ingest
+
+    make_floor_certs(tmp_path, ["T9"])
+    store = FloorStore(Database(str(tmp_path / "floor.sqlite")))
+    ing = Ingest(store, tmp_path, "127.0.0.1", 1)
+    recs = [{"kind": "event", **event("T9", n, 10 + n).payload} for n in (1, 2, 3)]
+    recs[1]["kind"] = "bogus"
+
+    def deliver(topic: str, payload: Any) -> list[Incoming]:
+        ing._message(None, None, SimpleNamespace(topic=topic, payload=payload))
+        return ing.inbox.get_nowait() if not ing.inbox.empty() else []
+
+    got = deliver("etg/table/T9/records", json.dumps(recs).encode())
+    assert [m.payload["n"] for m in got] == [1, 3]
+    a = store.apply(got)
+    assert (a.applied, a.gaps, a.acks, a.gapped) == (1, 1, {"T9": 1}, {"T9"})
+    recs[1]["kind"] = "event"
+    a = store.apply(deliver("etg/table/T9/records", json.dumps(recs).encode()))
+    assert (a.applied, a.duplicates, a.acks) == (2, 1, {"T9": 3})
+    assert deliver("etg/table/T9/records", b'{"not": "a list"}') == []
+    assert deliver("etg/table/T9/event", json.dumps(recs[0]).encode()) == []
+    assert [m.kind for m in deliver("etg/table/T9/status", b'{"seq": 1}')] == ["status"]
+    store.db.close()
