@@ -85,9 +85,9 @@ def _run(args: argparse.Namespace) -> int:
         for path in files:
             r = run_one(str(path), factory)
             results.append(r)
-            progress.advance()
             if not args.json:
                 progress.print(r.line())
+            progress.advance()
     if args.json:
         passed = sum(r.passed for r in results)
         print_json({"mode": args.mode, "passed": passed, "failed": len(results) - passed,

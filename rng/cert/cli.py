@@ -59,8 +59,7 @@ def register(sub: Any, common: argparse.ArgumentParser) -> None:
                      help="Bingo target weights (default: the Rules Submission)")
     run.add_argument("--multiplier-weights", metavar="V:W,...",
                      help="Bingo multiplier weights (default: the Rules Submission)")
-    run.add_argument("--progress", action=argparse.BooleanOptionalAction, default=None,
-                     help="progress bar (default: on a terminal)")
+    add_progress(run)
     add_cluster_options(run)
     run.set_defaults(func=_run)
 

@@ -232,9 +232,9 @@ def certification_run(cfg: Any, opts: RunOptions, ctx: CommandContext,
     units = 2 * opts.draws + opts.shoe_count + opts.stream_bytes // 1024
     bar = progress or progress_bar(units, "cert run", enabled=opts.progress)
     try:
-        bar.set_description("draws and shuffles")
+        bar.set_description("cert run: draws and shuffles")
         files = _draw_all(spec, opts, merged, meta, bar)
-        bar.set_description("raw stream")
+        bar.set_description("cert run: raw stream")
         stream_settings = settings
         if seed:
             stream_settings = dataclasses.replace(settings, seed_hex=stream_seed(seed))

@@ -1,0 +1,174 @@
+"""Long commands say how far they are and about how long is left (on stderr; in a log
+only when given ``--progress``), and Ctrl-C ends any of them with one line and exit 130:
+no traceback of the command or of a process it started (issue 20, point 6).
+
+Each run is a real ``etg`` process on pipes (not a terminal). An interrupt is sent once
+the command reports its first unit of work done (its first progress line): the event,
+waited for with a generous deadline, never a sleep. ``killpg`` is what a terminal's
+Ctrl-C does (the whole foreground process group); a plain ``kill -INT`` reaches the
+command alone.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import select
+import shutil
+import signal
+import subprocess
+import sys
+import tempfile
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+REPO = Path(__file__).resolve().parents[1]
+DEADLINE_S = 180.0
+SCENARIO = REPO / "tests" / "scenarios" / "blackjack" / "07-double-down-one-card.toml"
+
+
+@pytest.fixture
+def short_tmp() -> Iterator[Path]:
+    """A work directory with a short path: the soak's Unix sockets live under $TMPDIR and
+    a socket's path may not be longer than 107 bytes."""
+    d = Path(tempfile.mkdtemp(prefix="etg-t"))
+    yield d
+    shutil.rmtree(d, ignore_errors=True)
+
+
+def _etg(argv: list[str], cwd: Path) -> subprocess.Popen[str]:
+    """``etg argv`` in ``cwd`` (also its $TMPDIR)."""
+    env = {**os.environ, "TMPDIR": str(cwd), "SDL_VIDEODRIVER": "dummy",
+           "SDL_AUDIODRIVER": "dummy"}
+    return subprocess.Popen([sys.executable, "-m", "firmware", *argv], cwd=cwd, env=env,
+                            stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
+                            stderr=subprocess.PIPE, text=True, start_new_session=True)
+
+
+def _first_line(proc: subprocess.Popen[str]) -> str:
+    assert proc.stderr is not None
+    ready, _, _ = select.select([proc.stderr], [], [], DEADLINE_S)
+    assert ready, "no progress line on stderr"
+    return proc.stderr.readline()
+
+
+def _descendants(pid: int) -> dict[int, str]:
+    """Every process below ``pid`` (children in their own sessions too), with its command
+    line."""
+    parents: dict[int, int] = {}
+    for entry in filter(str.isdigit, os.listdir("/proc")):
+        try:
+            stat = Path(f"/proc/{entry}/stat").read_text()
+        except OSError:
+            continue
+        parents[int(entry)] = int(stat.rsplit(")", 1)[1].split()[1])
+    below, todo = {}, [pid]
+    while todo:
+        p = todo.pop()
+        for child, parent in parents.items():
+            if parent == p and child not in below:
+                below[child] = _cmdline(child)
+                todo.append(child)
+    return below
+
+
+def _cmdline(pid: int) -> str:
+    try:
+        return Path(f"/proc/{pid}/cmdline").read_bytes().replace(b"\0", b" ").decode()
+    except OSError:
+        return ""
+
+
+def _still_running(procs: dict[int, str]) -> list[str]:
+    """Those of ``procs`` still running (the same command line under the same pid)."""
+    return [cmd for pid, cmd in procs.items() if cmd and _cmdline(pid) == cmd]
+
+
+def interrupted(argv: list[str], cwd: Path, label: str, *, group: bool = False
+                ) -> tuple[str, str]:
+    """Run ``etg argv``, interrupt it at its first progress line (which must start with
+    ``label``); check exit 130 and one line, and that every process it had started is
+    gone; return (that line, stdout)."""
+    proc = _etg([*argv, "--progress"], cwd)
+    try:
+        first = _first_line(proc)
+        assert first.startswith(label) and "elapsed" in first, first
+        started = _descendants(proc.pid)
+        if group:
+            os.killpg(proc.pid, signal.SIGINT)
+        else:
+            proc.send_signal(signal.SIGINT)
+        out, err = proc.communicate(timeout=DEADLINE_S)
+    finally:
+        if proc.poll() is None:
+            os.killpg(proc.pid, signal.SIGKILL)
+            proc.wait()
+    assert proc.returncode == 130, err
+    # the interrupt's one line; a progress line the run printed meanwhile is allowed
+    lines = [x for x in err.splitlines() if not x.startswith(label)]
+    assert lines == ["etg: interrupted"], err
+    assert _still_running(started) == []
+    return first, out
+
+
+def test_rng_draws_of_shuffles_interrupted(tmp_path: Path) -> None:
+    interrupted(["rng", "draws", "--what", "shuffle", "--draws", "1e7", "--decks", "8",
+                 "--seed", "01", "--out", str(tmp_path / "s.csv")], tmp_path, "rng draws")
+
+
+def test_rtp_on_a_local_cluster_interrupted_at_the_terminal(tmp_path: Path) -> None:
+    """Ctrl-C reaches the Dask workers too: none of them prints a traceback."""
+    first, _ = interrupted(["rtp", "--variant", "blackjack", "--rounds", "1e8", "--jobs",
+                            "2", "--seed", "5"], tmp_path, "rtp", group=True)
+    assert "rounds" in first and "left" in first
+
+
+def test_par_sheet_simulation_interrupted(tmp_path: Path) -> None:
+    interrupted(["par", "--variant", "blackjack", "--set", "decks=0", "--out",
+                 str(tmp_path / "par"), "--sim-rounds", "1e9"], tmp_path,
+                "par: outcome distribution")
+
+
+def test_cert_run_interrupted(tmp_path: Path) -> None:
+    interrupted(["cert", "run", "--draws", "1e8", "--shoes", "10", "--stream-bytes",
+                 "1024", "--seed", "77", "--dieharder", "none", "--jobs", "1", "--out",
+                 str(tmp_path / "cert")], tmp_path, "cert run: draws and shuffles")
+
+
+@pytest.mark.slow
+def test_bench_soak_progress_json_and_interrupt(short_tmp: Path) -> None:
+    tmp_path = short_tmp
+    done = _etg(["bench", "soak", "--variant", "blackjack", "--rounds", "3", "--faults", "0",
+                 "--json", "--progress"], tmp_path)
+    out, err = done.communicate(timeout=DEADLINE_S)
+    assert done.returncode == 0, err
+    doc = json.loads(out)
+    assert doc["ok"] is True and doc["rounds"] >= 3 and len(doc["checks"]) == 6
+    assert err.splitlines()[-1].startswith("bench soak blackjack: 3/3 rounds (100%)"), err
+    run = tmp_path / "run"
+    run.mkdir()
+    interrupted(["bench", "soak", "--variant", "blackjack", "--rounds", "100000"], run,
+                "bench soak blackjack", group=True)  # the shoe simulator and table stopped
+
+
+@pytest.mark.slow
+def test_bench_hil_progress_json_and_interrupt(short_tmp: Path) -> None:
+    tmp_path = short_tmp
+    bad = tmp_path / "bad.toml"
+    bad.write_text('name = "x"\nvariant = "blackjack"\n[[round]]\nshoe = ["ZZ"]\n',
+                   encoding="utf-8")
+    done = _etg(["bench", "run", "--mode", "hil", str(SCENARIO), str(bad), "--json",
+                 "--progress"], tmp_path)
+    out, err = done.communicate(timeout=DEADLINE_S)
+    assert done.returncode == 1, err
+    doc = json.loads(out)
+    assert (doc["mode"], doc["passed"], doc["failed"]) == ("hil", 1, 1)
+    assert [r["passed"] for r in doc["results"]] == [True, False]
+    assert "2/2 scenarios (100%)" in err.splitlines()[-1], err
+    run = tmp_path / "run"
+    run.mkdir()
+    _, out = interrupted(["bench", "run", "--mode", "hil", str(REPO / "tests" / "scenarios")],
+                         run, "bench run (hil)", group=True)
+    assert out.startswith("PASS ") or out.startswith("FAIL ")  # a file's line came first
