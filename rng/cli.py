@@ -7,7 +7,6 @@ import contextlib
 import dataclasses
 import os
 import sys
-from collections.abc import Callable
 from pathlib import Path
 from typing import Any, BinaryIO
 
@@ -25,10 +24,6 @@ from etgcore.options import (
 )
 from etgcore.progress import progress_for
 
-#: Bytes per write(2) of `etg rng stream`: four 2^19-bit generate requests filled straight
-#: into one preallocated buffer (small enough to stay in the CPU's L2 cache for the copy
-#: into the pipe, large enough that the write's fixed cost is amortised).
-WRITE_BYTES = 1 << 18
 _PIPE_BYTES = 1 << 20  # the pipe size `etg rng stream` asks for
 
 
@@ -232,54 +227,51 @@ def _grow_pipe(fd: int) -> None:
         fcntl.fcntl(fd, fcntl.F_SETPIPE_SZ, _PIPE_BYTES)
 
 
-def _writer() -> Callable[[memoryview], None]:
-    """write(2) on standard output's descriptor, every byte; or, where standard output is
-    not a file (captured in-process), its binary stream."""
+def _stdout_fd() -> int | None:
+    """Standard output's descriptor (its pipe grown), or None where it is not a file
+    (captured in-process)."""
     try:
         sys.stdout.flush()
         fd = sys.stdout.fileno()
     except (OSError, ValueError, AttributeError):  # io.UnsupportedOperation is OSError
-        out = sys.stdout.buffer
-
-        def to_stream(data: memoryview) -> None:
-            out.write(data)
-            out.flush()
-
-        return to_stream
+        return None
     _grow_pipe(fd)
-
-    def to_fd(data: memoryview) -> None:
-        while data:
-            data = data[os.write(fd, data):]
-
-    return to_fd
+    return fd
 
 
 def _stream(args: argparse.Namespace) -> int:
-    """Raw DRBG output written from one reused buffer the DRBG generates into: a few
-    generate requests of 2^19 bits per write(2), no copy in Python, no buffering layer."""
+    """Raw DRBG output: generated straight into shared slots and written with write(2)
+    by a second process (rng.stream), no copy in Python, no buffering layer."""
+    from rng.stream import SLOT_BYTES, stream_to_fd
+
     out = output_file(args.out) if args.out else None
-    rng = _open(args)
-    sink = open(out, "wb") if out else None  # noqa: SIM115
-    buf = memoryview(bytearray(WRITE_BYTES))
     try:
-        write = _writer() if sink is None else sink.write
-        left = args.bytes
-        while left is None or left >= WRITE_BYTES:
-            rng.stream_into(buf)
-            write(buf)
-            if left is not None:
-                left -= WRITE_BYTES
-        if left:
-            rng.stream_into(buf[:left])
-            write(buf[:left])
+        sink = open(out, "wb") if out else None  # noqa: SIM115
+    except OSError as exc:
+        raise UserError(f"--out {out}: cannot write: {exc.strerror or exc}") from None
+    try:
+        fd = sink.fileno() if sink is not None else _stdout_fd()
+        if fd is not None:
+            stream_to_fd(lambda: _open(args), fd, args.bytes)
+            return 0
+        rng = _open(args)  # standard output captured in-process: its binary stream
+        try:
+            buf = memoryview(bytearray(SLOT_BYTES))
+            left = args.bytes
+            while left is None or left > 0:
+                n = SLOT_BYTES if left is None else min(left, SLOT_BYTES)
+                rng.stream_into(buf[:n])
+                sys.stdout.buffer.write(buf[:n])
+                if left is not None:
+                    left -= n
+            sys.stdout.buffer.flush()
+        finally:
+            rng.close()
     except BrokenPipeError:
         return _quiet_exit()
     finally:
-        rng.close()
         if sink is not None:
             sink.close()
-        buf[:] = bytes(len(buf))
     return 0
 
 

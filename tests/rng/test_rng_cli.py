@@ -126,6 +126,24 @@ def test_stream_is_the_drbgs_generate_requests_in_order(
         assert rc == 0 and out == rng.random_bytes(n)
 
 
+def test_stream_through_its_writer_process_is_the_same_bits(tmp_path: Path) -> None:
+    """Over a real pipe and into --out FILE (the second process writes the slots): the
+    same bytes as consecutive generate requests, in order, and nothing left running."""
+    from rng.settings import RngSettings
+    from rng.stream import SLOTS
+    from rng.table import open_table_rng
+
+    n = (SLOTS + 2) * (1 << 20) + 12345  # the ring goes round more than once
+    args = [*ETG, "rng", "stream", "--bytes", str(n), "--seed-hex", "c0ffee"]
+    piped = subprocess.run(args, capture_output=True, timeout=60)
+    filed = subprocess.run([*args, "--out", str(tmp_path / "s.bin")], capture_output=True,
+                           timeout=60)
+    with open_table_rng(RngSettings(seed_hex="c0ffee", cycle_hz=0.0), bench=True) as rng:
+        want = rng.random_bytes(n)
+    assert piped.returncode == 0 and piped.stderr == b"" and piped.stdout == want
+    assert filed.returncode == 0 and (tmp_path / "s.bin").read_bytes() == want
+
+
 @pytest.mark.parametrize("cmd", [["stream", "--bytes", "8"], ["draws", "--what", "card",
                                                                 "--n", "3"]])
 def test_seed_hex_is_refused_in_production(cmd: list[str],
