@@ -14,11 +14,11 @@ from __future__ import annotations
 import json
 import os
 import signal
-import time
 from pathlib import Path
 from typing import Any
 
 import pytest
+from waiting import wait_for
 
 distributed = pytest.importorskip("distributed")
 
@@ -51,14 +51,8 @@ class KillOneWorker:
     def update(self, n: int) -> None:
         self.units += n
         if self.killed is None:
-            deadline = time.monotonic() + 30
-            while time.monotonic() < deadline:
-                busy = [w for w, keys in self.client.processing().items() if keys]
-                if busy:
-                    break
-                time.sleep(0.05)
-            else:
-                raise AssertionError("no worker was busy after the first task")
+            busy = wait_for("a busy worker after the first task", lambda: [
+                w for w, keys in self.client.processing().items() if keys])
             pids = self.client.run(os.getpid, workers=busy[:1])
             self.killed = busy[0]
             os.kill(pids[busy[0]], signal.SIGKILL)

@@ -8,48 +8,48 @@ are modelled as GPIO interrupts) and on the gpio backend over a fake RPi.GPIO.
 from __future__ import annotations
 
 import threading
-import time
 
 from panel_rig import make_rig, presses
 from test_panel_gpio import FakeGPIO, fake  # noqa: F401 - the fixture is used by name
+from waiting import DEADLINE_S, wait_for
 
 from drivers.panel import MatrixPanel, PanelEvent, open_panel
 from drivers.panel.pins import HIGH, LOW
 from drivers.panel.settings import PanelSettings, PinMap
 
 M = PinMap()
-DEADLINE_S = 10.0  # generous: a loaded machine may be slow, never wrong
 
 
 def test_idle_wait_drives_every_row_low_and_times_out_without_an_edge() -> None:
     rig = make_rig()
-    seen: list[list[int]] = []
-    done = threading.Event()
-
-    def probe() -> None:
-        while not done.is_set():
-            seen.append([rig.sim.probe(r) for r in M.rows])
-            time.sleep(0.001)
-
-    t = threading.Thread(target=probe, daemon=True)
-    t.start()
-    woke = rig.panel.idle_wait(timeout_s=0.1)
-    done.set()
-    t.join()
-    assert not woke
-    assert [LOW] * 7 in seen  # while sleeping: every seat row driven
+    assert not rig.panel.idle_wait(timeout_s=0.05)  # no edge: the time runs out
     assert [rig.sim.probe(r) for r in M.rows] == [HIGH] * 7  # back to idle HIGH
-    assert rig.sim.row_overlaps == 0  # and no column was read meanwhile
-    assert rig.panel.scans == 0
+    assert rig.panel.scans == 0 and rig.panel.wakeups == 0
+
+
+def test_while_idle_every_row_is_low_and_no_column_is_read() -> None:
+    """Asleep in idle_wait (no time limit): every seat row driven LOW, no column read, no
+    scan; a press ends the sleep, after which the rows are HIGH again."""
+    rig = make_rig()
+    result: list[bool] = []
+    sleeper = threading.Thread(target=lambda: result.append(rig.panel.idle_wait()))
+    sleeper.start()
+    try:
+        wait_for("every row LOW", lambda: [rig.sim.probe(r) for r in M.rows] == [LOW] * 7)
+        assert rig.sim.row_overlaps == 0 and rig.panel.scans == 0
+    finally:
+        rig.sim.press(2, "HIT")  # the edge that ends the sleep
+        sleeper.join(DEADLINE_S)
+    assert result == [True]
+    assert [rig.sim.probe(r) for r in M.rows] == [HIGH] * 7
+    assert rig.panel.scans == 0 and rig.sim.row_overlaps == 0
 
 
 def test_a_key_held_before_the_sleep_wakes_it_at_once() -> None:
     """The edges are armed before the rows go LOW: a held key makes its column fall."""
     rig = make_rig()
     rig.sim.press(5, "DOUBLE")
-    t0 = time.monotonic()
-    assert rig.panel.idle_wait(timeout_s=DEADLINE_S)
-    assert time.monotonic() - t0 < DEADLINE_S / 2
+    assert rig.panel.idle_wait(timeout_s=DEADLINE_S)  # woken (a time-out returns False)
 
 
 def test_a_console_input_held_before_the_sleep_wakes_it() -> None:
@@ -97,13 +97,6 @@ def test_a_glitch_too_short_to_count_is_ignored_and_scanning_stops() -> None:
     assert rig.panel.settled()
 
 
-def wait_for(pred, what: str) -> None:  # type: ignore[no-untyped-def]
-    deadline = time.monotonic() + DEADLINE_S
-    while not pred():
-        assert time.monotonic() < deadline, f"timed out waiting for {what}"
-        time.sleep(0.002)
-
-
 def sleeping(panel: MatrixPanel) -> bool:
     """The scan thread sits in idle_wait: every row LOW."""
     return all(panel.sim.probe(r) == LOW for r in M.rows) if panel.backend == "sim" else \
@@ -111,24 +104,25 @@ def sleeping(panel: MatrixPanel) -> bool:
 
 
 def run_press_release(panel: MatrixPanel, press, release) -> list[PanelEvent]:  # type: ignore[no-untyped-def]
+    """Asleep, one press and release, asleep again, then stop(). The thread scans only
+    after idle_wait returns woken, which counts a wakeup: exactly one wakeup at the end
+    proves it slept from the start to the press and from the release to stop() (stop is
+    the event that ends the last sleep), with no scan pass in either sleep."""
     got: list[PanelEvent] = []
     panel.on_event = got.append
     panel.start()
     try:
-        wait_for(lambda: sleeping(panel), "the panel to sleep")
-        scans = panel.scans
-        time.sleep(0.05)
-        assert panel.scans == scans == 0  # asleep: no scan passes at all
+        wait_for("the panel to sleep", lambda: sleeping(panel))
+        assert panel.scans == 0 and panel.wakeups == 0  # asleep: no scan passes at all
         press()
-        wait_for(lambda: len(got) >= 1, "the press event")
+        wait_for("the press event", lambda: len(got) >= 1)
         release()
-        wait_for(lambda: len(got) >= 2, "the release event")
-        wait_for(lambda: sleeping(panel), "the panel to sleep again")
+        wait_for("the release event", lambda: len(got) >= 2)
+        wait_for("the panel to sleep again", lambda: sleeping(panel))
         scans = panel.scans
-        time.sleep(0.05)
-        assert panel.scans == scans  # asleep again once released
     finally:
         panel.stop()
+    assert panel.wakeups == 1 and panel.scans == scans  # asleep again once released
     return got
 
 
@@ -157,8 +151,8 @@ def test_stop_wakes_a_sleeping_panel_at_once() -> None:
     panel = open_panel(PanelSettings(), 7, "sim")
     assert isinstance(panel, MatrixPanel)
     panel.start()
-    wait_for(lambda: sleeping(panel), "the panel to sleep")
-    t0 = time.monotonic()
-    panel.stop()
-    assert time.monotonic() - t0 < DEADLINE_S / 2
-    assert panel._thread is None
+    wait_for("the panel to sleep", lambda: sleeping(panel))
+    thread = panel._thread
+    assert thread is not None
+    panel.stop()  # idle_wait has no time limit here: only the wake-up can end it
+    assert not thread.is_alive() and panel._thread is None

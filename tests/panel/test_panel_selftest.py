@@ -5,10 +5,10 @@ from __future__ import annotations
 import signal
 import subprocess
 import sys
-import time
 from pathlib import Path
 
 import pytest
+from waiting import DEADLINE_S, Lines, stopped_at_exit, wait_for
 
 from drivers.panel import MatrixPanel, PanelEvent, open_panel
 from drivers.panel.selftest import default_script, parse_script
@@ -51,14 +51,14 @@ def test_ctrl_c_exits_0() -> None:
          "--script", "1:BET", "--duration", "60"],
         cwd=REPO, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
     )
-    assert proc.stdout is not None
-    for line in proc.stdout:  # wait until it is listening
-        if "release seat 1 BET" in line:
-            break
-    proc.send_signal(signal.SIGINT)
-    out, err = proc.communicate(timeout=30)
-    assert proc.returncode == 0, err
-    assert "stopped" in out and "self-test PASS" in out
+    with stopped_at_exit(proc, signal.SIGKILL):
+        assert proc.stdout is not None and proc.stderr is not None
+        out, err = Lines(proc.stdout), Lines(proc.stderr)
+        out.wait_for("the self-test to listen", lambda line: "release seat 1 BET" in line)
+        proc.send_signal(signal.SIGINT)
+        assert proc.wait(DEADLINE_S) == 0, err.wait_closed()
+        text = out.wait_closed()
+    assert "stopped" in text and "self-test PASS" in text
 
 
 def test_script_needs_the_sim(capsys: pytest.CaptureFixture[str]) -> None:
@@ -73,9 +73,9 @@ def test_real_time_thread_delivers_without_blocking() -> None:
     with panel:
         panel.set_lamps({3: {"HIT"}})
         panel.sim.press(3, "HIT")
-        ev = panel.get_event(timeout=5)
+        ev = panel.get_event(timeout=DEADLINE_S)
         panel.sim.release(3, "HIT")
-        ev2 = panel.get_event(timeout=5)
+        ev2 = panel.get_event(timeout=DEADLINE_S)
         assert panel.sim.lamps() == {3: frozenset({"HIT"})}
     assert ev is not None and (ev.kind, ev.seat, ev.button) == ("press", 3, "HIT")
     assert ev2 is not None and ev2.kind == "release"
@@ -89,10 +89,10 @@ def test_pin_fault_stops_the_scan_with_a_fault_event() -> None:
     assert isinstance(panel, MatrixPanel)
     panel.start()
     panel.sim.setup_input(panel.settings.pins.deal, "off")  # a broken pull-up
-    deadline = time.monotonic() + 5
-    while not got and time.monotonic() < deadline:
-        time.sleep(0.01)
-    panel.stop()
+    try:
+        wait_for("the fault event", lambda: got)
+    finally:
+        panel.stop()
     assert got and got[0].kind == "fault" and "floats" in got[0].detail
 
 
@@ -121,7 +121,7 @@ def test_a_scan_fault_fails_the_self_test_and_ends_the_listening() -> None:
     test = SelfTest(panel, lines.append, 0.0)
     panel.start()
     panel.sim.setup_input(panel.settings.pins.deal, "off")  # a broken pull-up
-    assert test.faulted.wait(5)
+    assert test.faulted.wait(DEADLINE_S)
     panel.stop()
     assert test.failures >= 1
     assert test.summary().startswith("self-test FAIL") and "scan fault" in test.summary()

@@ -4,10 +4,10 @@ and shuffled shoes."""
 from __future__ import annotations
 
 import json
-import time
 from collections import Counter
 
 import pytest
+from waiting import wait_for
 
 from etgcore.cards import RANKS, SUITS, deck
 from etgcore.errors import ConfigError, UserError
@@ -77,14 +77,14 @@ def test_production_refuses_a_seed_loudly() -> None:
 
 
 def test_background_cycling_advances_the_state_between_draws() -> None:
-    with open_table_rng(RngSettings(cycle_hz=1000.0), bench=False) as rng:
-        deadline = time.monotonic() + 10
-        while rng.status()["cycles"] < 3 and time.monotonic() < deadline:
-            time.sleep(0.01)
-        assert rng.status()["cycles"] >= 3
-    with open_table_rng(RngSettings(cycle_hz=0.0), bench=False) as rng:
-        time.sleep(0.05)
-        assert rng.status()["cycles"] == 0
+    """Cycling on runs up cycles as time passes; off runs up none over the same time: the
+    twin's three cycles prove the time passed, and a draw (which pays every cycle owed
+    first) shows the one with cycling off owes none."""
+    with (open_table_rng(RngSettings(cycle_hz=0.0), bench=False) as off,
+          open_table_rng(RngSettings(cycle_hz=1000.0), bench=False) as on):
+        wait_for("three background cycles", lambda: on.status()["cycles"] >= 3)
+        off.draw_bingo(1, TARGETS, MULTS)
+        assert off.status()["cycles"] == 0
 
 
 def test_close_zeroizes_and_the_rng_is_then_unavailable() -> None:

@@ -13,6 +13,7 @@ import contextlib
 import os
 import random
 import signal
+import sqlite3
 import subprocess
 import sys
 import tempfile
@@ -22,6 +23,7 @@ from collections import Counter
 from pathlib import Path
 
 import pytest
+from waiting import DEADLINE_S, wait_for
 
 from firmware.config import load_config
 from firmware.table.attendant_socket import socket_path
@@ -66,15 +68,51 @@ def check(journal: Path) -> dict[str, object]:
     return m
 
 
+def records(journal: Path) -> int:
+    """Records in the journal so far (0 while it does not exist yet or is being made)."""
+    try:
+        db = sqlite3.connect(f"file:{journal}?mode=ro", uri=True, timeout=DEADLINE_S)
+    except sqlite3.Error:
+        return 0
+    try:
+        return int(db.execute("SELECT COUNT(*) FROM records").fetchone()[0])
+    except sqlite3.Error:
+        return 0
+    finally:
+        db.close()
+
+
+def kill_9(proc: subprocess.Popen[bytes]) -> None:
+    """The whole table (service and shoe simulator) at once, as a power failure."""
+    with contextlib.suppress(ProcessLookupError):
+        os.killpg(proc.pid, signal.SIGKILL)
+    proc.wait()
+
+
+def kill_when(proc: subprocess.Popen[bytes], journal: Path, rnd: random.Random) -> None:
+    """Kill the table at a random point of its work, measured in what it has journaled,
+    not in seconds (a loaded machine would move every kill into start-up): one kill in
+    five during start-up, the others after 1 to 60 more journal records."""
+    if rnd.random() < 0.2:
+        time.sleep(rnd.uniform(0.0, 0.5))  # somewhere in start-up: any instant will do
+    else:
+        more = records(journal) + rnd.randint(1, 60)
+        wait_for(f"{more} journal records", lambda: proc.poll() is not None
+                 or records(journal) >= more, every=0.005)
+        assert proc.poll() is None, f"the table exited ({proc.returncode}) before the kill"
+    kill_9(proc)
+
+
 @pytest.mark.parametrize("seed", [1, 2])
 def test_kill_9_at_random_instants(tmp_path: Path, seed: int) -> None:
     rnd = random.Random(seed)
     journal = tmp_path / "journal.sqlite"
     for _ in range(KILLS_PER_TEST):
         proc = start(journal)
-        time.sleep(rnd.uniform(0.05, 2.5))
-        os.killpg(proc.pid, signal.SIGKILL)
-        proc.wait()
+        try:
+            kill_when(proc, journal, rnd)
+        finally:
+            kill_9(proc)
     finish(journal)
 
 
@@ -100,7 +138,7 @@ def _send_transfers(journal: Path, sent: list[tuple[str, int, int]],
     n = 0
     while not stop.is_set():
         if not sock.exists():
-            time.sleep(0.01)
+            stop.wait(0.01)
             continue
         n += 1
         tid, seat, cents = f"t-{len(sent)}", 1 + n % 2, 100 + n
@@ -108,8 +146,15 @@ def _send_transfers(journal: Path, sent: list[tuple[str, int, int]],
         # killed mid-transfer: applied or not, the retry below must tell
         with contextlib.suppress(OSError, ValueError):
             request(sock, {"cmd": "credits-in", "seat": seat, "cents": cents, "id": tid},
-                    timeout=5)
-        time.sleep(0.02)
+                    timeout=DEADLINE_S)
+        stop.wait(0.02)
+
+
+def _wait_sent(proc: subprocess.Popen[bytes], sent: list[tuple[str, int, int]],
+               more: int) -> None:
+    wait_for(f"{more} transfers sent", lambda: proc.poll() is not None or len(sent) >= more,
+             every=0.005)
+    assert proc.poll() is None, f"the table exited ({proc.returncode}) before the kill"
 
 
 def test_kill_9_during_credit_transfers_applies_each_exactly_once() -> None:
@@ -129,14 +174,15 @@ def _transfers_under_kills(tmp_path: Path) -> None:
         proc = start(journal)
         sender = threading.Thread(target=_send_transfers, args=(journal, sent, stop))
         sender.start()
-        deadline = time.monotonic() + 60
-        while not socket_path(journal).exists() and time.monotonic() < deadline:
-            time.sleep(0.02)
-        time.sleep(rnd.uniform(0.05, 1.0))
-        os.killpg(proc.pid, signal.SIGKILL)
-        proc.wait()
-        stop.set()
-        sender.join()
+        try:
+            # killed while transfers stream in: after a random number of them were sent
+            # (counted, not timed), then at a random instant within the next one
+            _wait_sent(proc, sent, len(sent) + rnd.randint(1, 12))
+            time.sleep(rnd.uniform(0.0, 0.05))
+        finally:
+            kill_9(proc)
+            stop.set()
+            sender.join()
     assert sent
     cfg = load_config(None, [f'journal.path="{journal}"'])
     for tid, seat, cents in sent:  # the attendant retries every one, with its id

@@ -15,8 +15,9 @@ import signal
 import subprocess
 import sys
 import tempfile
-import time
 from pathlib import Path
+
+from waiting import Lines, stopped_at_exit
 
 REPO = Path(__file__).resolve().parents[2]
 
@@ -59,22 +60,13 @@ def test_a_missing_shoe_is_a_link_down_tilt_from_the_start(tmp_path: Path) -> No
     p = subprocess.Popen(
         [sys.executable, "-m", "firmware", "run", "--headless", "--seats", "2",
          "--shoe", str(tmp_path / "nonexistent-port"), "--journal", str(j)],
-        cwd=REPO, env=_env(), stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
-    try:
+        cwd=REPO, env=_env(), stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
+    with stopped_at_exit(p, signal.SIGINT):
         assert p.stderr is not None
-        deadline = time.monotonic() + 60
-        seen: list[str] = []
-        while time.monotonic() < deadline:  # both, in either order
-            line = p.stderr.readline()
-            seen.append(line)
-            text = "".join(seen)
-            if not line or ("shoe link down" in text and "table ready" in text):
-                break
-        down = [x for x in seen if "shoe link down" in x]
-        assert down and "cannot open shoe port" in down[0], seen
-    finally:
-        p.send_signal(signal.SIGINT)
-        p.communicate(timeout=60)
+        err = Lines(p.stderr)
+        err.wait_for("the table to be ready", lambda line: "table ready" in line)
+        at = err.wait_for("the shoe link down", lambda line: "shoe link down" in line)
+        assert "cannot open shoe port" in err.lines[at], err.text()
     ev = etg("events", "--json", "--journal", str(j))
     events = [json.loads(x) for x in ev.stdout.splitlines()]
     names = [e["event"] for e in events]

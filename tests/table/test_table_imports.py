@@ -11,6 +11,8 @@ import sys
 import tomllib
 from pathlib import Path
 
+from waiting import DEADLINE_S, Lines, stopped_at_exit
+
 REPO = Path(__file__).resolve().parents[2]
 HEAVY = ("numpy", "scipy", "matplotlib", "numba", "tqdm", "dask", "distributed")
 
@@ -53,17 +55,11 @@ def test_a_started_table_imports_no_lab_or_math_library(tmp_path: Path) -> None:
          "--journal", str(tmp_path / "j.sqlite")],
         stderr=subprocess.PIPE, stdout=subprocess.DEVNULL, text=True, cwd=REPO, env=env)
     assert proc.stderr is not None
-    seen = []
-    try:
-        for line in proc.stderr:
-            seen.append(line)
-            if "table ready" in line:
-                break
+    with stopped_at_exit(proc, signal.SIGKILL):
+        err = Lines(proc.stderr)
+        err.wait_for("the table to be ready", lambda line: "table ready" in line)
         proc.send_signal(signal.SIGTERM)
-        assert proc.wait(60) == 0, "".join(seen)[-2000:]
-    finally:
-        if proc.poll() is None:
-            proc.kill()
+        assert proc.wait(DEADLINE_S) == 0, err.text()[-2000:]
     got = json.loads(report.read_text())
     assert got["attempts"] == []
     loaded = {m.partition(".")[0] for m in got["modules"]}

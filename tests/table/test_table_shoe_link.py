@@ -9,17 +9,18 @@ differently at the next start.
 
 from __future__ import annotations
 
+import contextlib
 import os
 import pty
 import signal
 import subprocess
 import sys
-import time
 from pathlib import Path
 from typing import Any
 
 import pytest
 from table_helpers import FakePanel, FakeShoe, card, press, shoe
+from waiting import DEADLINE_S, wait_for
 
 from drivers.shoe.framing import encode
 from drivers.shoe.port_check import production_refusal
@@ -196,7 +197,7 @@ def _start(j: Path) -> subprocess.Popen[str]:
     return subprocess.Popen(
         [sys.executable, "-m", "firmware", "run", "--headless", "--auto-play", "--seats", "1",
          "--pace", "0.05", "--quiet", "--journal", str(j)], cwd=REPO, env=env,
-        stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True, start_new_session=True)
+        stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, text=True, start_new_session=True)
 
 
 def _records(j: Path, kind: str, since: int = 0) -> list[Any]:
@@ -211,18 +212,24 @@ def _records(j: Path, kind: str, since: int = 0) -> list[Any]:
         jr.close()
 
 
+def _stop(proc: subprocess.Popen[str], how: signal.Signals) -> None:
+    """``how`` to the table's whole process group; kill -9 if it does not stop."""
+    with contextlib.suppress(ProcessLookupError):
+        os.killpg(proc.pid, how)
+    try:
+        proc.wait(DEADLINE_S)
+    except subprocess.TimeoutExpired:
+        os.killpg(proc.pid, signal.SIGKILL)
+        proc.wait()
+
+
 def _stop_mid_round(j: Path, how: signal.Signals) -> None:
     proc = _start(j)
-    deadline = time.monotonic() + 60
     try:
-        while time.monotonic() < deadline:
-            cards = sum(1 for r in _records(j, "input") if r.body["input"]["type"] == "card")
-            if cards >= 3:  # the burn card and the round's first two
-                break
-            time.sleep(0.05)
+        wait_for("three cards journaled", lambda: sum(  # the burn card and the round's first two
+            1 for r in _records(j, "input") if r.body["input"]["type"] == "card") >= 3)
     finally:
-        os.killpg(proc.pid, how)
-        proc.wait(30)
+        _stop(proc, how)
 
 
 @pytest.mark.parametrize("how", [signal.SIGTERM, signal.SIGKILL])
@@ -241,20 +248,17 @@ def test_point12_a_clean_stop_and_a_power_failure_read_differently(tmp_path: Pat
     else:
         pytest.fail("the stop never landed inside a round")
     starts = sum(1 for r in _records(j, "event") if r.code == int(EventCode.POWER_UP))
+    def restart_tilt() -> Any:
+        ups = [r.seq for r in _records(j, "event") if r.code == int(EventCode.POWER_UP)]
+        tilts = [r for r in _records(j, "event", ups[-1]) if r.code == int(EventCode.TILT)
+                 and r.body["code"] in ("STOPPED", "POWER")] if len(ups) > starts else []
+        return tilts[0] if tilts else None
+
     proc = _start(j)
     try:
-        deadline = time.monotonic() + 60
-        tilt = None
-        while time.monotonic() < deadline and tilt is None:
-            ups = [r.seq for r in _records(j, "event") if r.code == int(EventCode.POWER_UP)]
-            tilts = [r for r in _records(j, "event", ups[-1]) if r.code == int(EventCode.TILT)
-                     and r.body["code"] in ("STOPPED", "POWER")] if len(ups) > starts else []
-            tilt = tilts[0] if tilts else None
-            time.sleep(0.05)
+        tilt = wait_for("the restarted table's tilt", restart_tilt)
     finally:
-        os.killpg(proc.pid, signal.SIGKILL)
-        proc.wait(30)
-    assert tilt is not None
+        _stop(proc, signal.SIGKILL)
     if how == signal.SIGTERM:
         assert tilt.body["code"] == "STOPPED" and "SIGTERM" in tilt.body["cause"]
     else:
