@@ -5,7 +5,8 @@ to one AES-CTR encryptor per Generate, and the KATs confirm them:
 
 * the Generate loop "V = V + 1; output E(Key, V)" followed by CTR_DRBG_Update's three
   blocks is the AES-CTR keystream starting at counter block V + 1 (ctr_len = blocklen =
-  128 bits, the full-block big-endian increment that AES-CTR performs);
+  128 bits, the full-block big-endian increment that AES-CTR performs), i.e. the
+  keystream from counter block V with its first block skipped;
 * BCC (10.3.3) is the last block of AES-CBC with a zero IV, and the output loop of
   Block_Cipher_df ("X = E(K, X)" three times) is AES-CBC of zero blocks with IV = X.
 """
@@ -22,67 +23,36 @@ from rng.drbg import MAX_REQUEST_BYTES, Drbg
 _KEYLEN = 32  # AES-256 key, bytes
 _BLOCKLEN = 16
 _SEEDLEN = _KEYLEN + _BLOCKLEN  # 48 bytes = 384 bits
-_MASK = (1 << 128) - 1  # V is incremented modulo 2^128 (ctr_len = blocklen)
-_Z_SEED = bytes(_SEEDLEN)
+# V is incremented modulo 2^128 (ctr_len = blocklen): AES-CTR's own counter does it.
 #: Block_Cipher_df's fixed key: the bytes 0x00, 0x01, ..., 0x1F (10.3.2 step 8).
 _DF_KEY = bytes(range(_KEYLEN))
 
 
-#: Zero plaintext for the keystream (a Generate's output, the rest of its last block, and
-#: the Update's three blocks), sliced per call: the hot path allocates nothing.
-_ZEROS = memoryview(bytes(MAX_REQUEST_BYTES + _BLOCKLEN + _SEEDLEN))
+#: Zero plaintext for the keystream, sliced per call: the hot path allocates nothing.
+_ZEROS = memoryview(bytes(MAX_REQUEST_BYTES + _BLOCKLEN))
 
 
-def _fresh_cipher(key: bytes | bytearray, counter: bytes | bytearray) -> Any:
-    return Cipher(algorithms.AES(bytes(key)), modes.CTR(bytes(counter)))
+def _fresh_cipher(key: memoryview, v: memoryview) -> Any:
+    return Cipher(algorithms.AES(bytes(key)), modes.CTR(bytes(v)))
 
 
 @functools.cache
 def _cipher_reads_buffers_at_each_encryptor() -> bool:
-    """Whether a ``Cipher`` built over two bytearrays keys each new encryptor from their
-    contents at that moment (the installed ``cryptography`` keeps the caller's buffers
-    and reads them in ``encryptor()``). Checked once per process against fresh objects;
-    the power-up KATs check the whole mechanism again on top."""
-    key, counter = bytearray(range(_KEYLEN)), bytearray(_BLOCKLEN)
-    aes, ctr = algorithms.AES(key), modes.CTR(counter)
-    if aes.key is not key or ctr.nonce is not counter:
+    """Whether a ``Cipher`` built over views of a bytearray keys each new encryptor from
+    their contents at that moment (the installed ``cryptography`` keeps the caller's
+    buffers and reads them in ``encryptor()``). Checked once per process against fresh
+    objects; the power-up KATs check the whole mechanism again on top."""
+    state = bytearray(range(_SEEDLEN))
+    key, v = memoryview(state)[:_KEYLEN], memoryview(state)[_KEYLEN:]
+    aes, ctr = algorithms.AES(key), modes.CTR(v)
+    if aes.key is not key or ctr.nonce is not v:
         return False
     cipher = Cipher(aes, ctr)
     cipher.encryptor()
-    key[0], counter[-1] = 0xA5, 0x5A
+    state[0], state[-1] = 0xA5, 0x5A
     probe = bytes(3 * _BLOCKLEN)
     return bool(cipher.encryptor().update(probe) ==
-                _fresh_cipher(key, counter).encryptor().update(probe))
-
-
-class _Keystream:
-    """AES-256-CTR encryptors over the DRBG's current Key, from counter block V + 1.
-
-    WHY: the key changes at every Generate, and ``cryptography`` has no call to re-key a
-    context; building ``AES(key)``, ``CTR(iv)`` and ``Cipher`` anew costs about 3 us on top
-    of the ~3 us of ``encryptor()`` itself, a third of a 2^19-bit request's keystream. So
-    one ``Cipher`` is built over the DRBG's own key buffer and a counter buffer, and each
-    request writes V+1 into the counter and asks it for a new encryptor (where the
-    installed library does not key from the buffers, a fresh ``Cipher`` per request).
-    """
-
-    def __init__(self, key: bytearray) -> None:
-        self._key = key
-        self._counter = bytearray(_BLOCKLEN)
-        self._cipher = (Cipher(algorithms.AES(key), modes.CTR(self._counter))
-                        if _cipher_reads_buffers_at_each_encryptor() else None)
-
-    def encryptor(self, v: bytes | bytearray) -> Any:
-        """A fresh encryptor whose keystream is E(Key, V+1) || E(Key, V+2) || ..."""
-        self._counter[:] = ((int.from_bytes(v, "big") + 1) & _MASK).to_bytes(_BLOCKLEN, "big")
-        return (self._cipher or _fresh_cipher(self._key, self._counter)).encryptor()
-
-    def wipe(self) -> None:
-        self._counter[:] = bytes(_BLOCKLEN)
-        self._cipher = None
-
-    def is_zero(self) -> bool:
-        return not any(self._counter)
+                _fresh_cipher(key, v).encryptor().update(probe))
 
 
 def _cbc(key: bytes, iv: bytes, data: bytes) -> bytes:
@@ -112,15 +82,27 @@ def _xor(a: bytes, b: bytes) -> bytes:
 
 
 class CtrDrbg(Drbg):
-    """CTR_DRBG, AES-256, using the derivation function: entropy 256 bits, nonce 128."""
+    """CTR_DRBG, AES-256, using the derivation function: entropy 256 bits, nonce 128.
+
+    The working state is one buffer, Key || V, and one ``Cipher`` is built over views of
+    it: every encryptor it makes is keyed from the state as it is at that moment, and
+    the Update's three keystream blocks are written straight back into it.
+
+    WHY: the key changes at every Generate and ``cryptography`` has no call to re-key a
+    context; building ``AES(key)``, ``CTR(iv)`` and ``Cipher`` anew costs about as much
+    again as ``encryptor()`` itself (~3 us, a third of a 2^19-bit request's keystream),
+    and computing V + 1, copying the new Key and V and wiping the copies cost another
+    microsecond or two. Counting from V instead of V + 1 and skipping the first block
+    (one AES block, nanoseconds) removes the arithmetic. Where the installed library does
+    not key from the buffers, a fresh ``Cipher`` is built per request (same output).
+    """
 
     mechanism = "ctr-drbg"
     entropy_bytes = 32
     nonce_bytes = 16
     use_df = True
 
-    _key: bytearray
-    _v: bytearray
+    _state: bytearray
 
     def _seed_material(self, *parts: bytes) -> bytes:
         """Derive (df) or pad (no df) the provided data to seedlen."""
@@ -129,31 +111,32 @@ class CtrDrbg(Drbg):
         entropy, extra = parts[0], parts[-1] if len(parts) > 1 else b""
         return _xor(entropy, extra + bytes(_SEEDLEN - len(extra)))
 
-    def _update(self, provided: bytes) -> None:
-        """CTR_DRBG_Update (10.2.1.2): three keystream blocks, xor ``provided``, new Key || V."""
-        self._keystream.encryptor(self._v).update_into(_ZEROS[:_SEEDLEN], self._out)
-        self._next_state(self._view[:_SEEDLEN], provided)
+    def _encryptor(self) -> Any:
+        """An encryptor on the current Key whose next keystream block is E(Key, V + 1):
+        the block E(Key, V) is generated and thrown away (into ``_skip``)."""
+        enc = (self._cipher or _fresh_cipher(self._key, self._v)).encryptor()
+        enc.update_into(_ZEROS[:_BLOCKLEN], self._skip)
+        return enc
 
-    def _next_state(self, temp: memoryview, provided: bytes) -> None:
-        """Key || V = the keystream bytes ``temp`` xor ``provided`` (if any); ``temp``
-        (a view of the DRBG's buffer) is wiped."""
+    def _new_state(self, enc: Any, provided: bytes) -> None:
+        """CTR_DRBG_Update's three blocks from ``enc`` are the new Key || V, xor
+        ``provided`` (if any): written over the old state in place, no copy left."""
+        enc.update_into(_ZEROS[:_SEEDLEN], self._state)
         if provided:
-            new = _xor(bytes(temp), provided)
-            self._key[:] = new[:_KEYLEN]
-            self._v[:] = new[_KEYLEN:]
-        else:
-            self._key[:] = temp[:_KEYLEN]
-            self._v[:] = temp[_KEYLEN:]
-        temp[:] = _Z_SEED
+            self._state[:] = _xor(bytes(self._state), provided)
+
+    def _update(self, provided: bytes) -> None:
+        """CTR_DRBG_Update (10.2.1.2)."""
+        self._new_state(self._encryptor(), provided)
 
     def _instantiate_algorithm(self, entropy: bytes, nonce: bytes, pers: bytes) -> None:
-        self._key = bytearray(_KEYLEN)
-        self._v = bytearray(_BLOCKLEN)
-        # Output buffer of the largest request, the rest of its last block, the Update's
-        # three blocks.
-        self._out = bytearray(MAX_REQUEST_BYTES + _BLOCKLEN + _SEEDLEN)
-        self._view = memoryview(self._out)
-        self._keystream = _Keystream(self._key)
+        self._state = bytearray(_SEEDLEN)  # Key || V, both zero (10.2.1.3.2 step 3-4)
+        self._key = memoryview(self._state)[:_KEYLEN]
+        self._v = memoryview(self._state)[_KEYLEN:]
+        self._skip = bytearray(_BLOCKLEN)
+        self._out = bytearray(MAX_REQUEST_BYTES)  # generate()'s output, copied out
+        self._cipher = (Cipher(algorithms.AES(self._key), modes.CTR(self._v))
+                        if _cipher_reads_buffers_at_each_encryptor() else None)
         if self.use_df:
             self._update(self._seed_material(entropy, nonce, pers))
         else:
@@ -172,47 +155,40 @@ class CtrDrbg(Drbg):
         return additional_input
 
     def _generate_algorithm(self, n_bytes: int, additional_input: bytes) -> bytes | None:
-        """Generate (10.2.1.5) as ONE keystream call into the DRBG's own buffer: the
-        requested bits, the discarded rest of the last block, then the three blocks of
-        CTR_DRBG_Update, which become the new Key and V and are wiped from the buffer."""
+        """Generate (10.2.1.5): the output blocks E(Key, V+1) ... and then the Update's
+        three blocks are one run of the keystream of ONE encryptor."""
         if self.reseed_counter > self.reseed_interval:
             return None
-        if additional_input:
-            additional_input = self._additional(additional_input)
-        end = n_bytes + (-n_bytes % _BLOCKLEN)
-        self._keystream.encryptor(self._v).update_into(_ZEROS[:end + _SEEDLEN], self._out)
-        self._next_state(self._view[end:end + _SEEDLEN], additional_input)
-        return bytes(self._view[:n_bytes])
+        view = memoryview(self._out)[:n_bytes]
+        self._generate_into_algorithm(view, additional_input, checked=True)
+        return bytes(view)
 
-    def _generate_into_algorithm(self, out: memoryview | bytearray,
-                                 additional_input: bytes) -> bool:
-        """The same Generate with ONE encryptor: the requested bits straight into
-        ``out``, then (continuing the same keystream) the discarded rest of the last
-        block and the Update's three blocks into the DRBG's own buffer."""
-        if self.reseed_counter > self.reseed_interval:
+    def _generate_into_algorithm(self, out: memoryview | bytearray, additional_input: bytes,
+                                 *, checked: bool = False) -> bool:
+        """The same Generate with the requested bits written straight into ``out``: the
+        rest of the last block is skipped, the Update's blocks go to the state."""
+        if not checked and self.reseed_counter > self.reseed_interval:
             return False
         if additional_input:
             additional_input = self._additional(additional_input)
-        enc = self._keystream.encryptor(self._v)
+        enc = self._encryptor()
         n_bytes = len(out)
         if n_bytes:
             enc.update_into(_ZEROS[:n_bytes], out)
-        tail = -n_bytes % _BLOCKLEN + _SEEDLEN
-        enc.update_into(_ZEROS[:tail], self._out)
-        self._next_state(self._view[tail - _SEEDLEN:tail], additional_input)
+        if n_bytes % _BLOCKLEN:
+            enc.update_into(_ZEROS[:-n_bytes % _BLOCKLEN], self._skip)
+        self._new_state(enc, additional_input)
         return True
 
     def _zeroize(self) -> None:
-        for buf in (getattr(self, "_key", None), getattr(self, "_v", None),
+        for buf in (getattr(self, "_state", None), getattr(self, "_skip", None),
                     getattr(self, "_out", None)):
             if buf is not None:
                 buf[:] = bytes(len(buf))
-        if hasattr(self, "_keystream"):
-            self._keystream.wipe()
+        self._cipher = None
 
     def state_is_zero(self) -> bool:
-        return (not any(self._key) and not any(self._v) and not self._out.strip(b"\0")
-                and self._keystream.is_zero())
+        return not any(self._state) and not any(self._skip) and not self._out.strip(b"\0")
 
 
 class CtrDrbgNoDf(CtrDrbg):
