@@ -24,6 +24,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from pathlib import Path
 
+from etgcore.money import dollars
 from firmware.table.events import EventCode
 from firmware.table.journal import Journal, MeterKey, canonical
 from firmware.table.meters import credit_deltas, round_deltas, summarize
@@ -113,8 +114,9 @@ def _balance(j: Journal) -> Check:
     if bad:
         return Check("meters balance", False, "credits != in - out - wagered + paid for "
                      + ", ".join(bad))
-    return Check("meters balance", True, f"wagered {m['wagered']}, paid {m['paid']}, "
-                 f"credits {m['credits']} cents: balanced")
+    wagered, paid, credits = (int(m[k]) for k in ("wagered", "paid", "credits"))  # type: ignore[call-overload]
+    return Check("meters balance", True, f"wagered {dollars(wagered)}, paid "
+                 f"{dollars(paid)}, credits {dollars(credits)}: balanced")
 
 
 def _history(j: Journal) -> Check:

@@ -22,6 +22,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from etgcore.errors import UserError
+from etgcore.money import dollars
 from firmware.engine import phases as P
 from firmware.engine.inputs import input_from_json
 from firmware.engine.rejected import Rejected
@@ -138,7 +139,7 @@ def open_table(journal: Journal, rules: Rules, seats: int, bench: bool) -> Recov
         for s in old.seats:
             if s.credits and s.number > seats:
                 raise UserError(
-                    f"seat {s.number} still holds {s.credits} cents; pay it out "
+                    f"seat {s.number} still holds {dollars(s.credits)}; pay it out "
                     f"(etg credits out) before reducing the table to {seats} seats"
                 )
             if s.credits:
