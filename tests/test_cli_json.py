@@ -82,3 +82,11 @@ def test_one_money_format() -> None:
     assert [dollars(c) for c in (0, 250, 500, 123450, -500)] == [
         "$0", "$2.50", "$5", "$1,234.50", "-$5"]
     assert dollars(500, sign=True) == "+$5" and dollars(500, exact=True) == "$5.00"
+
+
+def test_bench_run_json_has_every_file(capsys: pytest.CaptureFixture[str]) -> None:
+    scenarios = Path(__file__).resolve().parent / "scenarios" / "blackjack"
+    doc = _json(capsys, ["bench", "run", "--mode", "engine", str(scenarios), "--json"])
+    files = sorted(str(p) for p in scenarios.glob("*.toml"))
+    assert sorted(r["path"] for r in doc["results"]) == files  # type: ignore[index]
+    assert (doc["mode"], doc["failed"], doc["passed"]) == ("engine", 0, len(files))  # type: ignore[index]
