@@ -80,8 +80,10 @@ class FloorLink:
         self.client.on_disconnect = self._disconnected
         self.client.on_message = self._message
         self.client.on_publish = self._published
-        self._inflight = 0
-        self._flight = threading.Lock()
+        #: paho's receipts of the record messages published and not yet PUBACKed (only
+        #: this thread publishes records; paho marks a receipt when its PUBACK arrives)
+        self._flying: list[Any] = []
+        self._new_window = False  # set on (re)connect: the link thread forgets old receipts
         self.connected = False
         self.acked = 0
         self._sent = 0
@@ -143,8 +145,7 @@ class FloorLink:
                           (topics.ack_topic(self.table_id), 1)])
         client.publish(topics.table_topic(self.table_id, "online"), b"1", qos=1, retain=True)
         self.connected = True
-        with self._flight:
-            self._inflight = 0
+        self._new_window = True
         self._sent = self.acked  # whatever the broker did not pass on goes again
         self._status_sent = None
         self._wake.set()
@@ -154,11 +155,7 @@ class FloorLink:
         self.connected = False
 
     def _published(self, client: Any, userdata: Any, mid: Any, rc: Any, props: Any) -> None:
-        with self._flight:
-            self._inflight = max(0, self._inflight - 1)
-            low = self._inflight <= WINDOW // 2
-        if low:
-            self._wake.set()
+        self._wake.set()  # a place in the window may have opened
 
     def _message(self, client: Any, userdata: Any, msg: Any) -> None:
         try:
@@ -222,22 +219,32 @@ class FloorLink:
         if self._sent > self.acked and now - self._last_progress > RESEND_S:
             self._sent = self.acked
             self._last_progress = now
+            self._new_window = True
+        if self._new_window:  # a new connection (or a stall): nothing of before holds a place
+            self._new_window = False
+            self._flying = []
         while self.connected and not self._stop:
-            with self._flight:
-                room = WINDOW - self._inflight
-            if room <= 0:
+            self._flying = [i for i in self._flying if not _acked_by_broker(i)]
+            if len(self._flying) >= WINDOW:
                 return  # woken again by the broker's acknowledgements
             batch = _by_size(self.outbox.pending(self._sent, PER_PUBLISH))
             if not batch:
                 return
             if self._sent == self.acked:
                 self._last_progress = time.monotonic()
-            with self._flight:
-                self._inflight += 1
-            self.client.publish(topics.table_topic(self.table_id, topics.RECORDS),
-                                records_wire(batch), qos=1)
+            self._flying.append(self.client.publish(
+                topics.table_topic(self.table_id, topics.RECORDS), records_wire(batch), qos=1))
             self._sent = batch[-1].n
             self.publishes += 1
+
+
+def _acked_by_broker(receipt: Any) -> bool:
+    """Whether a publish no longer holds a place in the window: PUBACKed, or never queued
+    (paho raises for that; the records go again from the floor's acknowledgement)."""
+    try:
+        return bool(receipt.is_published())
+    except (ValueError, RuntimeError):
+        return True
 
 
 def _by_size(batch: list[OutMessage]) -> list[OutMessage]:
