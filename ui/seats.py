@@ -47,7 +47,7 @@ def _card_width(p: Painter, n_hands: int, n_cards: int, inner: pygame.Rect,
     base = p.m.card({1: 84, 2: 70}.get(n_hands, 48))
     fit_w = inner.width / (1 + 0.42 * max(0, n_cards - 1))
     fit_h = (inner.height - p.m.s(8) - text_h) / 1.4
-    return max(round(base * 0.7), min(base, round(fit_w), round(fit_h)))
+    return max(round(base * 0.6), min(base, round(fit_w), round(fit_h)))
 
 
 def total_text(hand: Mapping[str, Any]) -> str:
@@ -97,28 +97,42 @@ def _wager_rows(hand: Mapping[str, Any], n_hands: int) -> list[tuple[str, int, b
     return rows
 
 
-def _paint_rows(p: Painter, surf: pygame.Surface, inner: pygame.Rect, y: int,
-                rows: list[tuple[str, int, bool]]) -> int:
-    """Draw the wager rows from ``y``; returns the y below them."""
+def _row_shape(p: Painter, inner: pygame.Rect, label: str, lammer: bool
+               ) -> tuple[int, int, int, bool]:
+    """(height, text height, lammer width, label over lammer) of one wager row."""
     m = p.m
     small = m.font(16)
     lam_w = min(inner.width * 6 // 10, m.s(96))
     text_h = p.texts.font(small).get_linesize()
     lam_h = lam_w * 9 // 20 + m.s(4)
+    if not lammer:
+        return text_h, text_h, lam_w, False
+    if label and p.texts.width(label, small) + m.s(8) + lam_w > inner.width:
+        return text_h + lam_h, text_h, lam_w, True
+    return max(text_h, lam_h), text_h, lam_w, False
+
+
+def _rows_height(p: Painter, inner: pygame.Rect, rows: list[tuple[str, int, bool]]) -> int:
+    return sum(_row_shape(p, inner, label, lammer)[0] + p.m.s(2) for label, _c, lammer in rows)
+
+
+def _paint_rows(p: Painter, surf: pygame.Surface, inner: pygame.Rect, y: int,
+                rows: list[tuple[str, int, bool]]) -> int:
+    """Draw the wager rows from ``y``; returns the y below them."""
+    m = p.m
+    small = m.font(16)
     for label, cents, lammer in rows:
-        line_h = max(text_h, lam_h) if lammer else text_h
+        line_h, text_h, lam_w, stacked = _row_shape(p, inner, label, lammer)
         row = pygame.Rect(inner.left, y, inner.width, line_h)
-        if lammer and label:
+        if lammer and stacked:  # too narrow: the label over its lammer
+            p.text(surf, label, small, palette.MUTED, row.midtop, "midtop")
+            p.lammer(surf, (row.centerx, row.top + text_h + (line_h - text_h) // 2), lam_w)
+        elif lammer and label:  # "DOUBLE [FREE BET]" on one line
             gap = m.s(8)
             total = p.texts.width(label, small) + gap + lam_w
-            if total <= inner.width:  # "DOUBLE [FREE BET]" on one line
-                r = p.text(surf, label, small, palette.MUTED,
-                           (row.centerx - total // 2, row.centery), "midleft")
-                p.lammer(surf, (r.right + gap + lam_w // 2, row.centery), lam_w)
-            else:  # too narrow: the label over its lammer
-                p.text(surf, label, small, palette.MUTED, row.midtop, "midtop")
-                p.lammer(surf, (row.centerx, row.top + text_h + lam_h // 2), lam_w)
-                line_h = text_h + lam_h
+            r = p.text(surf, label, small, palette.MUTED,
+                       (row.centerx - total // 2, row.centery), "midleft")
+            p.lammer(surf, (r.right + gap + lam_w // 2, row.centery), lam_w)
         elif lammer:
             p.lammer(surf, row.center, lam_w)
         elif cents:
@@ -142,8 +156,9 @@ def _hand(p: Painter, surf: pygame.Surface, cell: pygame.Rect, hand: Mapping[str
     tag_h, gap = m.s(24 if compact else 30), m.s(2 if compact else 4)
     line, tags = _words(hand, compact), _tags(hand)
     rows = _wager_rows(hand, n_hands)
-    below = (p.texts.font(px).get_linesize() if line else 0) + len(tags) * (tag_h + gap) \
-        + len(rows) * (p.texts.font(m.font(16)).get_linesize() + m.s(2))
+    below = (p.texts.font(px).get_linesize() + gap if line else 0) \
+        + len(tags) * (tag_h + gap) + _rows_height(p, inner, rows) \
+        + m.s(8 if hand.get("bingo_hit") or current else 4)
     cw = _card_width(p, n_hands, count, inner, below)
     dx = round(cw * 0.42)
     if count > 1 and cw + dx * (count - 1) > inner.width:

@@ -146,7 +146,8 @@ def visible_card_pixels_match(r: Renderer, surf: pygame.Surface, region: str) ->
 @pytest.mark.parametrize("size", SIZES, ids=IDS)
 def test_result_badges_never_cover_the_cards(size: tuple[int, int]) -> None:
     """Issue 20 §11: WIN/LOSE badges and the BINGO! tag sit under the cards, not on them
-    (layout: no badge rectangle meets a card's; pixels: every card is exactly its art)."""
+    (layout: no badge rectangle meets a card's, and a hand's cards, tags and lammers stay
+    in its area above the betting circles; pixels: every card is exactly its art)."""
     badges = 0
     for variant, view in final_views():
         r, surf = render(variant, view, size)
@@ -159,6 +160,9 @@ def test_result_badges_never_cover_the_cards(size: tuple[int, int]) -> None:
                 b = rect(badge.rect)
                 assert not any(b.colliderect(c) for c in cards), (variant, region, badge.value)
                 assert sg.rect.contains(b), (variant, region, badge.value, "outside the seat")
+            for d in r.model:  # and a hand stays clear of the betting areas under it
+                if d.region == region and d.kind in ("card", "card-back", "badge", "lammer"):
+                    assert sg.hands.contains(rect(d.rect)), (variant, region, d.kind, d.value)
             if cards:
                 assert visible_card_pixels_match(r, surf, region) > 0
     assert badges >= 10  # results of every variation, and BINGO! tags
