@@ -1,12 +1,9 @@
 """`make bench` figures of the table service.
 
-- **card to screen**: this process plays the shoe on the master side of a real pty
-  (HEL, then one ``CRD`` frame at a time); the real driver, controller (journal with
-  fsync, engine) and UI runner loop (``UiRunner.loop``: pygame, SDL dummy driver,
-  1920x1080, at most 60 frames a second, woken by the inbox) run as in ``etg run``.
-  Latency is from ``os.write`` of the frame's last byte to the end of the first frame
-  whose snapshot shows the card (its dirty rectangles presented). 7 seats; each round is
-  dealt (16 cards) and voided, 18 rounds (288 cards of one 6-deck shoe).
+- **card to screen** (:mod:`firmware.table.speed_card`): from ``os.write`` of a ``CRD``
+  frame's last byte on a real pty to the end of the first frame whose snapshot shows
+  the card (its dirty rectangles presented), with the real driver, controller and UI
+  loop, and the same card's time at each step on the way.
 - **journal commit**: ``Journal.append_one`` of a typical input record (WAL,
   ``synchronous=FULL``: one fsync each) on the filesystem of the working directory: the
   keyed chain with its deferred head file (the commit a card waits for, then the head's
@@ -23,182 +20,16 @@ import statistics
 import subprocess
 import sys
 import tempfile
-import threading
 import time
 import tty
 from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, cast
-
-from etgcore.cards import deck
 
 
 def _pct(xs: list[float], q: float) -> float:
     s = sorted(xs)
     return s[min(len(s) - 1, int(q * len(s)))]
-
-
-def _on_screen(view: Any) -> int:
-    """How many cards a public view shows."""
-    if not view:
-        return 0
-    n = len(view["dealer"]["cards"])
-    return n + sum(len(h["cards"]) for s in view["seats"] for h in s["hands"])
-
-
-def _card_to_screen(rounds: int = 18, seats: int = 7) -> tuple[list[float], list[float]]:
-    """(frame written -> frame shown, view published -> frame shown) per card, seconds."""
-    os.environ.setdefault("SDL_VIDEODRIVER", "dummy")
-    import pygame
-
-    from drivers.shoe.driver import ShoeDriver
-    from drivers.shoe.framing import Decoder, encode
-    from firmware.engine import Table, load_rules
-    from firmware.engine.inputs import CloseBetting, Console, CreditsIn, NewShoe, Wager
-    from firmware.engine.layout import layout_for
-    from firmware.table.controller import Controller, ShoeHappening, StopHappening
-    from firmware.table.journal import Journal
-    from ui.layout_data import parse_layout
-    from ui.runner import UiInbox, UiRunner
-
-    tmp = tempfile.mkdtemp(prefix="etg-bench-")
-    rules = load_rules("blackjack", {"burn_cards": 0})
-    table = Table(rules, seats=seats, bench=True)
-    journal = Journal(Path(tmp) / "j.sqlite")
-    inbox = UiInbox()
-    runner = UiRunner(parse_layout(layout_for(rules), "Bench"), inbox, size=(1920, 1080))
-    class BenchController(Controller):
-        """Runs the benchmark's own steps (wagers, void) on the controller's thread."""
-
-        def handle(self, h: Any) -> None:
-            if isinstance(h, _Call):
-                h.fn()
-                self.refresh()
-            else:
-                super().handle(h)
-
-    shown = threading.Event()
-    shown_at = [0.0]
-    published_at = [0.0]
-    want = [0]
-
-    def publish(v: Any) -> None:
-        if want[0] and not published_at[0] and _on_screen(v) >= want[0]:
-            published_at[0] = time.perf_counter()
-        inbox.put_view({k: x for k, x in v.items() if k != "controller"})
-
-    ctl = BenchController(table, journal, publish=publish)
-    for s in range(1, seats + 1):
-        ctl.feed(CreditsIn(s, 10_000_000), "bench")
-    ctl.feed(NewShoe(), "bench")
-
-    master, slave = os.openpty()
-    tty.setraw(slave)
-    os.set_blocking(master, False)
-    driver = ShoeDriver(os.ttyname(slave), on_event=lambda e: ctl.put(ShoeHappening(e)))
-    driver.start(require_port=True)
-    ctl.shoe = driver
-    worker = threading.Thread(target=ctl.run, name="controller", daemon=True)
-
-    lat: list[float] = []
-    ui_lat: list[float] = []
-    cards = deck() * 8
-    on_screen = _on_screen
-
-    decoder = Decoder()
-
-    def answer_commands() -> None:
-        """Acknowledge what the controller sent (LCK, ULK, LED...), as the shoe would."""
-        try:
-            data = os.read(master, 65536)
-        except OSError:
-            return
-        for frame in decoder.feed(data):
-            if frame.type not in ("ACK", "NAK"):
-                os.write(master, encode(frame.seq, "ACK"))
-
-    def shoe() -> None:
-        os.write(master, encode(0, "HEL", "1", "BENCH", "1", "B0"))
-        seq = 0
-        k = 0
-        for _ in range(15):
-            time.sleep(0.02)
-            answer_commands()
-        for _ in range(rounds):
-            ctl.put(cast(Any, _Call(lambda: _new_round(ctl, seats, Wager, CloseBetting))))
-            for _ in range(5):
-                time.sleep(0.02)
-                answer_commands()
-            for i in range(2 * (seats + 1)):
-                seq = (seq + 1) & 0xFF
-                published_at[0] = 0.0
-                want[0] = i + 1
-                shown.clear()
-                os.write(master, encode(seq, "CRD", cards[k % len(cards)]))
-                t0 = time.perf_counter()
-                k += 1
-                if not shown.wait(5):
-                    v = runner.view or {}
-                    raise RuntimeError(
-                        f"card {k} never reached the screen: phase {v.get('phase')}, "
-                        f"{on_screen(v)} cards shown, {want[0]} wanted, "
-                        f"tilt {v.get('tilt')}, expecting {v.get('expecting')}")
-                lat.append(shown_at[0] - t0)
-                if published_at[0]:  # (a view that jumped past ``want`` is not timed)
-                    ui_lat.append(shown_at[0] - published_at[0])
-                answer_commands()
-            ctl.put(cast(Any, _Call(lambda: ctl.feed(Console("VOID"), "bench"))))
-            for _ in range(5):
-                time.sleep(0.02)
-                answer_commands()
-
-    failure: list[BaseException] = []
-
-    def feed() -> None:
-        try:
-            shoe()
-        except BaseException as exc:
-            failure.append(exc)
-        finally:
-            inbox.put({"kind": "quit"})
-
-    def on_frame() -> None:
-        if want[0] and not shown.is_set() and on_screen(runner.view) >= want[0]:
-            shown_at[0] = time.perf_counter()
-            shown.set()
-
-    pygame.display.init()
-    surf = pygame.display.set_mode((1920, 1080))
-    worker.start()
-    feeder = threading.Thread(target=feed, daemon=True)
-    feeder.start()
-    try:
-        runner.loop(surf, pygame.display.update, on_frame=on_frame)
-        if failure:
-            raise failure[0]
-    finally:
-        ctl.put(StopHappening())
-        worker.join(2)
-        driver.stop()
-        os.close(master)
-        os.close(slave)
-        journal.close()
-        pygame.display.quit()
-    return lat, ui_lat
-
-
-class _Call:
-    """A happening that runs a function on the controller's thread (bench only)."""
-
-    def __init__(self, fn: Any) -> None:
-        self.fn = fn
-
-
-def _new_round(ctl: Any, seats: int, wager: Any, close: Any) -> None:
-    for s in range(1, seats + 1):
-        ctl.feed(wager(s, 500), "bench")
-    ctl.feed(close(), "bench")
 
 
 def _journal_commit(n: int = 1000) -> dict[str, list[float]]:
@@ -337,18 +168,21 @@ def _fingerprint_us() -> float:
 
 
 def table_benchmark() -> Iterator[str]:
-    lat, ui_lat = _card_to_screen()
-    ms = [x * 1000 for x in lat]
-    ui = [x * 1000 for x in ui_lat]
+    from firmware.table.speed_card import card_to_screen
+
+    c = card_to_screen()
+    ms = [x * 1000 for x in c.shown]
     yield (f"card to screen (pty frame written -> end of the 1920x1080 frame showing it, "
            f"UI loop woken by the inbox, at most 60 fps, SDL dummy driver, 7 seats, "
            f"{len(ms)} cards): p50 {statistics.median(ms):.1f} ms (target <= 3), "
            f"p99 {_pct(ms, 0.99):.1f} ms (target <= 10), max {max(ms):.1f} ms; a real "
            f"display with vsync adds up to one refresh (docs/ui.md)")
-    yield (f"  of which the UI (view published by the controller after its journal fsync "
-           f"-> frame shown, {len(ui)} cards): p50 {statistics.median(ui):.1f} ms, p99 "
-           f"{_pct(ui, 0.99):.1f} ms; the rest is the driver, the journal commit below "
-           f"and the engine")
+    names = ("the driver (pty read, frame decoded, ACK written, event out)",
+             "the controller's queue + the journal commit (one sync)",
+             "the engine + the view published", "the UI (woken, frame drawn and shown)")
+    for i, name in enumerate(names):
+        leg = [st[i] - (st[i - 1] if i else 0.0) for st in c.steps]
+        yield f"  of which {name}: {_dist(leg)} ({len(leg)} cards)"
     j = _journal_commit()
     yield (f"journal commit (WAL, synchronous=FULL, 1000 records each, all four taking "
            f"turns, in {os.getcwd()}): keyed chain (HMAC-SHA256), what a card waits for: "
