@@ -107,9 +107,19 @@ def run_press_release(panel: MatrixPanel, press, release) -> list[PanelEvent]:  
     """Asleep, one press and release, asleep again, then stop(). The thread scans only
     after idle_wait returns woken, which counts a wakeup: exactly one wakeup at the end
     proves it slept from the start to the press and from the release to stop() (stop is
-    the event that ends the last sleep), with no scan pass in either sleep."""
+    the event that ends the last sleep), with no scan pass in either sleep; and the
+    thread went scanning once, for that wakeup (a thread that scans on a timer too,
+    woken or not, fails here without any waiting)."""
     got: list[PanelEvent] = []
     panel.on_event = got.append
+    scanning: list[float] = []  # every time the thread went scanning
+    scan = panel.run_for
+
+    def counted(seconds: float, **kw: bool) -> None:
+        scanning.append(seconds)
+        scan(seconds, **kw)
+
+    panel.run_for = counted  # type: ignore[method-assign]
     panel.start()
     try:
         wait_for("the panel to sleep", lambda: sleeping(panel))
@@ -123,6 +133,7 @@ def run_press_release(panel: MatrixPanel, press, release) -> list[PanelEvent]:  
     finally:
         panel.stop()
     assert panel.wakeups == 1 and panel.scans == scans  # asleep again once released
+    assert len(scanning) == 1  # it went scanning for the one wakeup only
     return got
 
 
