@@ -33,7 +33,9 @@ if TYPE_CHECKING:
 
 class RoundView:
     """What a mechanism may read of the round: rules, dealer, players, the turn's state
-    and the mechanisms' notes (read-only)."""
+    and the mechanisms' notes. The view itself changes nothing; the seats and hands it
+    shows are the round's own (not copies, so a hook costs no copying), and a mechanism
+    changes only the seat and hand a hook is handed."""
 
     __slots__ = ("_round",)
 
@@ -45,21 +47,14 @@ class RoundView:
         return self._round.rules
 
     @property
-    def phase(self) -> str:
-        return self._round.phase
-
-    @property
-    def need(self) -> str:
-        return self._round.need
-
-    @property
     def dealer(self) -> Hand:
         return self._round.dealer
 
     @property
     def players(self) -> Sequence[Seat]:
-        """The seats playing the round, in dealing order."""
-        return self._round.players
+        """The seats playing the round, in dealing order (a tuple: the view cannot change
+        who plays)."""
+        return tuple(self._round.players)
 
     @property
     def hole_revealed(self) -> bool:
