@@ -94,7 +94,9 @@ def open_client(scheduler: str | None, workers: int) -> Iterator[Any]:
         except KeyboardInterrupt:
             # Ctrl-C: the cluster is torn down mid-task; the command line says so in one
             # line, without Dask's notes about the workers it had to kill
-            logging.getLogger("distributed").setLevel(logging.CRITICAL)
+            for name in [n for n in logging.root.manager.loggerDict if
+                         n == "distributed" or n.startswith("distributed.")]:
+                logging.getLogger(name).setLevel(logging.CRITICAL)
             raise
 
 

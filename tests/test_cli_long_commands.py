@@ -131,10 +131,13 @@ def test_par_sheet_simulation_interrupted(tmp_path: Path) -> None:
                 "par: outcome distribution")
 
 
-def test_cert_run_interrupted(tmp_path: Path) -> None:
+@pytest.mark.slow
+def test_cert_run_on_a_local_cluster_interrupted_at_the_terminal(tmp_path: Path) -> None:
+    """The workers are busy with long tasks: nothing of Dask's about killing them."""
     interrupted(["cert", "run", "--draws", "1e8", "--shoes", "10", "--stream-bytes",
-                 "1024", "--seed", "77", "--dieharder", "none", "--jobs", "1", "--out",
-                 str(tmp_path / "cert")], tmp_path, "cert run: draws and shuffles")
+                 "1024", "--seed", "77", "--dieharder", "none", "--jobs", "2", "--out",
+                 str(tmp_path / "cert")], tmp_path, "cert run: draws and shuffles",
+                group=True)
 
 
 @pytest.mark.slow

@@ -230,7 +230,7 @@ def certification_run(cfg: Any, opts: RunOptions, ctx: CommandContext,
                     tw, mw, cards, opts.decks, opts.draws)
     merged = _Merged(spec, opts.shoe_count)
     units = 2 * opts.draws + opts.shoe_count + opts.stream_bytes // 1024
-    bar = progress or progress_bar(units, "cert run", enabled=opts.progress)
+    bar = progress or progress_bar(units, "cert run", "outcomes", enabled=opts.progress)
     try:
         bar.set_description("cert run: draws and shuffles")
         files = _draw_all(spec, opts, merged, meta, bar)
