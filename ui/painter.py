@@ -141,9 +141,10 @@ class Painter:
         return r.union(t)
 
     def badge(self, surf: pygame.Surface, s: str, color: palette.Color,
-              midtop: tuple[int, int], max_w: int, height: int, px: int) -> pygame.Rect:
-        """A tag (a hand's result, BINGO!): a rounded pill as wide as its text needs, at
-        most ``max_w``, with a shadow; recorded as a badge with its rectangle."""
+              midtop: tuple[int, int], max_w: int, height: int, px: int,
+              kind: str = "badge") -> pygame.Rect:
+        """A tag (a hand's result, BINGO!, a side wager's result: ``kind`` spot-tag): a
+        rounded pill as wide as its text needs, at most ``max_w``, with a shadow."""
         pad = self.m.s(12)
         rect = pygame.Rect(0, 0, min(max_w, self.texts.width(s, px) + 2 * pad), height)
         rect.midtop = midtop
@@ -151,7 +152,7 @@ class Painter:
         pygame.draw.rect(surf, palette.INK, rect.move(0, self.m.s(2)), border_radius=radius)
         pygame.draw.rect(surf, color, rect, border_radius=radius)
         self.text_fit(surf, s, px, palette.INK, rect.inflate(-self.m.s(8), 0), "center")
-        self.model.add(self.region, "badge", s, rect.union(rect.move(0, self.m.s(2))))
+        self.model.add(self.region, kind, s, rect.union(rect.move(0, self.m.s(2))))
         return rect
 
     # -- panels and buttons -------------------------------------------------------------

@@ -248,14 +248,14 @@ def _spots(p: Painter, surf: pygame.Surface, sg: SeatGeometry, seat: Mapping[str
         if cents and kind not in lost:
             p.wager(surf, cents, (center[0], center[1] - radius // 4), max(4, radius * 5 // 9),
                     m.font(18))
-        # a side wager's result, as the engine reports it on the seat's first hand
+        # a side wager's result, as the engine reports it on the seat's first hand: "lose",
+        # "push", or the line it won on (Blackjack or Bust's "suited", ...), shown as WIN
         outcome = hands[0].get(kind) if hands and kind != "blackjack" else None
         if isinstance(outcome, str):
-            color = RESULT_COLORS.get(outcome, palette.PUSH)
-            tag = pygame.Rect(0, 0, radius * 2, m.s(24))
-            tag.center = (center[0], center[1] - radius)
-            pygame.draw.rect(surf, color, tag, border_radius=tag.height // 2)
-            p.text_fit(surf, outcome.upper(), m.font(16), palette.INK, tag, "center", 7)
+            word = outcome if outcome in ("lose", "push") else "win"
+            p.badge(surf, word.upper(), RESULT_COLORS[word],
+                    (center[0], center[1] - radius - m.s(16)), radius * 2, m.s(24), m.font(16),
+                    kind="spot-tag")
 
 
 def _credits(p: Painter, surf: pygame.Surface, box: pygame.Rect,

@@ -55,5 +55,10 @@ class Push22(Mechanism):
             return
         if view.dealer.total == 22 and self.pays is not None:
             ledger.win(WAGER, stake, self.pays)
+            outcome = "win"
         else:
             ledger.lose(WAGER, stake)
+            outcome = "lose"
+        if seat.hands:  # the public view reports it like any side wager's result
+            first = seat.hands[0]
+            first.extra = {**(first.extra or {}), WAGER: outcome}
