@@ -25,8 +25,7 @@ from typing import TYPE_CHECKING, Any
 
 import serial
 
-from drivers.shoe import events as ev
-from drivers.shoe.events import ShoeEvent
+from drivers.shoe.events import LinkDown, LinkUp, ProtocolFault, ShoeEvent, ShoeFault, ShoeHello
 from drivers.shoe.link import ICD_TIMING, Timing
 from drivers.shoe.session import LED_MODES, ControllerSession
 from etgcore.errors import UserError
@@ -186,15 +185,15 @@ class ShoeDriver:
 
     def _deliver(self, events: list[ShoeEvent]) -> None:
         for event in events:
-            if event.kind == ev.LINK_DOWN:
+            if isinstance(event, LinkDown):
                 if self._down:
                     log.debug("shoe still down: %s", event.detail)
                     continue
                 self._down = True
                 log.warning("shoe link down: %s", event.detail)
-            elif event.kind == ev.LINK_UP:
+            elif isinstance(event, LinkUp):
                 self._down = False
-            if event.kind in (ev.FAULT, ev.HELLO):
+            if isinstance(event, ShoeFault | ProtocolFault | ShoeHello):
                 log.info("shoe %s %s", event.describe(), event.raw or "")
             try:
                 self._sink(event)
@@ -220,8 +219,9 @@ class ShoeDriver:
                 except ShoePortError as exc:
                     # missing from the start (or gone): a link-down the table tilts on,
                     # reported once; the retries back off up to the longest wait
-                    self._deliver([ShoeEvent(ev.LINK_DOWN, at=time.monotonic(), detail=(
-                        f"{exc}; retrying every {self._backoff[1]:g} s at most"))])
+                    self._deliver([LinkDown(
+                        f"{exc}; retrying every {self._backoff[1]:g} s at most",
+                        at=time.monotonic())])
                     log.debug("%s; retrying in %.1f s", exc, delay)
                     self._stop.wait(delay)
                     delay = min(delay * 2, self._backoff[1])

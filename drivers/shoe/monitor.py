@@ -57,9 +57,9 @@ def run_monitor(args: argparse.Namespace) -> int:
                 continue
             sys.stdout.write(format_event(event, args.json, time.time()) + "\n")
             sys.stdout.flush()
-            if event.kind == ev.HELLO:
+            if isinstance(event, ev.ShoeHello):
                 _after_hello(driver, args)
-            elif event.kind == ev.CARD:
+            elif isinstance(event, ev.CardDealt):
                 cards += 1
                 if args.cards is not None and cards >= args.cards:
                     break

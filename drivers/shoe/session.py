@@ -12,7 +12,20 @@ from __future__ import annotations
 import logging
 
 from drivers.shoe import events as ev
-from drivers.shoe.events import ShoeEvent
+from drivers.shoe.events import (
+    CardDealt,
+    CommandAcked,
+    CommandRefused,
+    CutCardReached,
+    LinkDown,
+    LinkUp,
+    ProtocolFault,
+    ShoeEmpty,
+    ShoeEvent,
+    ShoeHeartbeat,
+    ShoeHello,
+    ShoeStatus,
+)
 from drivers.shoe.framing import Decoder, Frame
 from drivers.shoe.link import (
     ICD_TIMING,
@@ -72,7 +85,7 @@ class ControllerSession:
     def port_lost(self, now: float, why: str) -> list[ShoeEvent]:
         if self.link.peer_up:
             self.link.peer_up = False
-            return [ShoeEvent(ev.LINK_DOWN, detail=f"port lost: {why}", at=now)]
+            return [LinkDown(f"port lost: {why}", at=now)]
         return []
 
     def feed(self, data: bytes, now: float) -> list[ShoeEvent]:
@@ -91,9 +104,9 @@ class ControllerSession:
         since = self._silent_since
         if since is not None and now - since >= self.timing.link_down_s:
             self._silent_since = None
-            self._emit(ShoeEvent(ev.LINK_DOWN, at=now, detail=(
+            self._emit(LinkDown(
                 f"no valid frame from the shoe in {self.timing.link_down_s * 1000:.0f} ms "
-                "since the port opened")))
+                "since the port opened", at=now))
         if not self.synced and self._resync_at is not None and now >= self._resync_at:
             in_flight = self.link.in_flight
             if in_flight is None or in_flight.type != "RST":
@@ -129,24 +142,22 @@ class ControllerSession:
     def _on_notice(self, n: Notice, now: float) -> None:
         if isinstance(n, PeerAlive):
             self._silent_since = None
-            self._emit(ShoeEvent(ev.LINK_UP, at=now))
+            self._emit(LinkUp(at=now))
         elif isinstance(n, PeerSilent):
-            self._emit(ShoeEvent(ev.LINK_DOWN, detail=n.reason, at=now))
+            self._emit(LinkDown(n.reason, at=now))
         elif isinstance(n, Accepted):
             self._on_shoe_frame(n.frame, now)
         elif isinstance(n, Answered):
-            kind = ev.ACK if n.ok else ev.NAK
-            self._emit(ShoeEvent(kind, command=n.frame.type, code=n.reason, seq=n.frame.seq,
-                                 at=now))
+            self._emit(CommandAcked(n.frame.type, seq=n.frame.seq, at=now) if n.ok else
+                       CommandRefused(n.frame.type, n.reason, seq=n.frame.seq, at=now))
             if not n.ok:
                 log.warning("shoe refused %s: NAK %s", n.frame, n.reason)
         elif isinstance(n, Heartbeat):
             if self.heartbeats:
                 f = n.frame
                 up = int(f.fields[0]) if f.fields and f.fields[0].isdigit() else None
-                self._emit(ShoeEvent(ev.HEARTBEAT, uptime_s=up,
-                                     state=f.fields[1] if len(f.fields) > 1 else None,
-                                     seq=f.seq, raw=str(f), at=now))
+                self._emit(ShoeHeartbeat(up, f.fields[1] if len(f.fields) > 1 else None,
+                                         seq=f.seq, raw=str(f), at=now))
         elif isinstance(n, SendFault):
             log.warning("shoe: no answer to %s after %d sends", n.frame, self.timing.max_sends)
         elif isinstance(n, Duplicate | StaleAnswer):
@@ -162,46 +173,42 @@ class ControllerSession:
                 self.synced = True
                 self._resync_at = None
                 self.link.answer(f)
-                self._emit(ShoeEvent(ev.HELLO, proto=a[0], model=a[1], firmware=a[2],
-                                     serial=a[3], dropped=len(dropped), seq=f.seq, raw=raw,
-                                     at=now))
+                self._emit(ShoeHello(a[0], a[1], a[2], a[3], len(dropped), seq=f.seq,
+                                     raw=raw, at=now))
                 return
             problem = "HEL needs protocol 1, model, firmware and serial"
         elif t == "CRD":
             if len(a) == 1 and ev.is_card(a[0]):
-                self._answer_and_emit(f, ShoeEvent(ev.CARD, card=a[0], seq=f.seq, raw=raw,
-                                                   at=now))
+                self._answer_and_emit(f, CardDealt(a[0], seq=f.seq, raw=raw, at=now))
                 return
             problem = "CRD needs one card, rank then suit (e.g. TD)"
         elif t in ("CUT", "EMP"):
             if not a:
-                kind = ev.CUT if t == "CUT" else ev.EMPTY
-                self._answer_and_emit(f, ShoeEvent(kind, seq=f.seq, raw=raw, at=now))
+                kind = CutCardReached if t == "CUT" else ShoeEmpty
+                self._answer_and_emit(f, kind(seq=f.seq, raw=raw, at=now))
                 return
             problem = f"{t} takes no field"
         elif t == "ERR":
             if a:
                 detail = ",".join(a[1:]) or None
-                self._answer_and_emit(f, ShoeEvent(ev.FAULT, code=a[0], detail=detail,
-                                                   seq=f.seq, raw=raw, at=now))
+                self._answer_and_emit(f, ev.shoe_error(a[0], detail, seq=f.seq, raw=raw,
+                                                       at=now))
                 return
             problem = "ERR needs a code"
         elif t == "STA":
             if len(a) == 2 and a[0] in STATES and a[1].isdigit():
-                self._answer_and_emit(f, ShoeEvent(ev.STATUS, state=a[0], count=int(a[1]),
-                                                   seq=f.seq, raw=raw, at=now))
+                self._answer_and_emit(f, ShoeStatus(a[0], int(a[1]), seq=f.seq, raw=raw,
+                                                    at=now))
                 return
             problem = "STA needs a state (READY LOCKED EMPTY FAULT) and a count"
         else:
             # A frame type we do not know: refuse it and tilt (a new firmware must be
             # qualified before it reaches the floor).
             self.link.answer(f, "UNKNOWN")
-            self._emit(ShoeEvent(ev.FAULT, code=ev.PROTOCOL,
-                                 detail=f"unknown frame type {t}", seq=f.seq, raw=raw, at=now))
+            self._emit(ProtocolFault(f"unknown frame type {t}", seq=f.seq, raw=raw, at=now))
             return
         self.link.answer(f, "BADARG")
-        self._emit(ShoeEvent(ev.FAULT, code=ev.PROTOCOL, detail=problem, seq=f.seq, raw=raw,
-                             at=now))
+        self._emit(ProtocolFault(problem, seq=f.seq, raw=raw, at=now))
 
     def _answer_and_emit(self, f: Frame, event: ShoeEvent) -> None:
         self.link.answer(f)

@@ -16,6 +16,7 @@ import tty
 from collections.abc import Iterator
 
 from drivers.shoe.driver import ShoeDriver
+from drivers.shoe.events import CardDealt, ShoeEmpty, ShoeHello
 from drivers.shoe.framing import encode
 from etgcore.cards import deck
 
@@ -38,7 +39,7 @@ def _latency(n: int) -> tuple[list[float], float]:
     driver = ShoeDriver(path).start(require_port=True)  # opened (and flushed) now
     try:
         os.write(master, encode(0, "HEL", "1", "BENCH", "1", "B0"))
-        while driver.events.get(timeout=5).kind != "hello":
+        while not isinstance(driver.events.get(timeout=5), ShoeHello):
             pass
         lat: list[float] = []
         t_start = time.perf_counter()
@@ -48,7 +49,7 @@ def _latency(n: int) -> tuple[list[float], float]:
             t0 = time.perf_counter()
             while True:
                 event = driver.events.get(timeout=5)
-                if event.kind == "card":
+                if isinstance(event, CardDealt):
                     break
             lat.append(time.perf_counter() - t0)
             if i % 64 == 0:
@@ -69,7 +70,7 @@ def _ingest(n: int, batch: int = 50) -> float:
     driver = ShoeDriver(path).start(require_port=True)  # opened (and flushed) now
     try:
         os.write(master, encode(0, "HEL", "1", "BENCH", "1", "B0"))
-        while driver.events.get(timeout=5).kind != "hello":
+        while not isinstance(driver.events.get(timeout=5), ShoeHello):
             pass
         frames = [encode((i + 1) & 0xFF, "CRD", CARDS[i % 52]) for i in range(n)]
         got = 0
@@ -80,7 +81,7 @@ def _ingest(n: int, batch: int = 50) -> float:
             os.set_blocking(master, False)
             want = min(k + batch, n)
             while got < want:
-                if driver.events.get(timeout=5).kind == "card":
+                if isinstance(driver.events.get(timeout=5), CardDealt):
                     got += 1
             _drain(master)
         return n / (time.perf_counter() - t0)
@@ -100,16 +101,16 @@ def _protocol(seconds: float) -> tuple[int, float]:
     sim.start()
     driver = ShoeDriver(sim.path).start()
     try:
-        while driver.events.get(timeout=5).kind != "hello":
+        while not isinstance(driver.events.get(timeout=5), ShoeHello):
             pass
         driver.unlock()
         n = 0
         t0 = time.perf_counter()
         while time.perf_counter() - t0 < seconds:
-            kind = driver.events.get(timeout=5).kind
-            if kind == "card":
+            event = driver.events.get(timeout=5)
+            if isinstance(event, CardDealt):
                 n += 1
-            elif kind == "empty":
+            elif isinstance(event, ShoeEmpty):
                 break
         return n, time.perf_counter() - t0
     finally:

@@ -13,11 +13,22 @@ One body is not a frame: ``LINK-DOWN``, the shoe falling silent past the ICD's 3
 
 from __future__ import annotations
 
-from drivers.shoe.events import ShoeEvent, is_card
+from drivers.shoe.events import (
+    SHOE_FAULT_CODES,
+    CardDealt,
+    CutCardReached,
+    LinkDown,
+    LinkUp,
+    ShoeEmpty,
+    ShoeEvent,
+    ShoeFault,
+    ShoeHello,
+    ShoeStatus,
+    is_card,
+)
 from firmware.engine.inputs import Input
 from firmware.table.translate import shoe_inputs
 
-ERR_CODES = ("MISREAD", "DOUBLE", "JAM", "LID", "SENSOR")
 STATES = ("READY", "LOCKED", "EMPTY", "FAULT")
 LINK_DOWN = "LINK-DOWN"
 
@@ -28,27 +39,25 @@ def frame_events(body: str) -> list[ShoeEvent]:
     kind = parts[0]
     args = parts[1:]
     if kind == "ERR":
-        if not args or args[0] not in ERR_CODES:
-            raise ValueError(f"ERR needs a code ({', '.join(ERR_CODES)}), got {body!r}")
-        return [ShoeEvent("fault", code=args[0], detail=",".join(args[1:]) or None, raw=body)]
+        if not args or args[0] not in SHOE_FAULT_CODES:
+            raise ValueError(f"ERR needs a code ({', '.join(SHOE_FAULT_CODES)}), got {body!r}")
+        return [ShoeFault(args[0], ",".join(args[1:]) or None, raw=body)]
     if kind == "HEL":
         if len(args) != 4:
             raise ValueError(f"HEL needs proto,model,fw,serial, got {body!r}")
-        return [ShoeEvent("hello", proto=args[0], model=args[1], firmware=args[2],
-                          serial=args[3], raw=body)]
+        return [ShoeHello(args[0], args[1], args[2], args[3], raw=body)]
     if kind in ("CUT", "EMP") and not args:
-        return [ShoeEvent("cut" if kind == "CUT" else "empty", raw=body)]
+        return [CutCardReached(raw=body) if kind == "CUT" else ShoeEmpty(raw=body)]
     if kind == "CRD":
         if len(args) != 1 or not is_card(args[0]):
             raise ValueError(f"CRD needs one card (rank then suit, e.g. TD), got {body!r}")
-        return [ShoeEvent("card", card=args[0], raw=body)]
+        return [CardDealt(args[0], raw=body)]
     if kind == "STA":
         if len(args) != 2 or args[0] not in STATES or not args[1].isdigit():
             raise ValueError(f"STA needs state ({', '.join(STATES)}) and count, got {body!r}")
-        return [ShoeEvent("status", state=args[0], count=int(args[1]), raw=body)]
+        return [ShoeStatus(args[0], int(args[1]), raw=body)]
     if body == LINK_DOWN:
-        return [ShoeEvent("link-down", detail="no frame from the shoe for 3000 ms"),
-                ShoeEvent("link-up")]
+        return [LinkDown("no frame from the shoe for 3000 ms"), LinkUp()]
     raise ValueError(
         f"{body!r} is not a shoe frame body (ERR, HEL, CUT, EMP, CRD or STA, fields by "
         f"commas) nor {LINK_DOWN}"

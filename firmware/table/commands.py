@@ -1,22 +1,24 @@
-"""The controller's attendant and bench commands: credit transfers (one durable
-transaction each), status, faults and forced draws.
+"""The attendant and bench commands: credit transfers (one durable transaction each),
+status, faults, the floor's commands and forced draws.
 
-A mixin of ``Controller`` (firmware.table.controller).
+A collaborator the controller holds (:class:`Commands`): it owns the transfer ledger and
+the credit limits, and asks its host (the controller, through
+:class:`~firmware.table.ports.CommandHost`) for everything else.
 """
 
 from __future__ import annotations
 
-from collections import Counter
+import json
 from collections.abc import Mapping
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from etgcore.money import dollars
-from firmware.engine.inputs import Fault, Input
-from firmware.engine.table import Table
+from firmware.engine.inputs import CreditsIn, CreditsOut, Fault
 from firmware.table.events import EventCode
 from firmware.table.happenings import CommandHappening
 from firmware.table.journal import Entry, Journal, JournalError
 from firmware.table.meters import credit_deltas
+from firmware.table.ports import CommandHost
 from firmware.table.transfers import (
     CreditLimits,
     Transfer,
@@ -26,40 +28,27 @@ from firmware.table.transfers import (
     transfer_id,
 )
 
-if TYPE_CHECKING:
-    from firmware.table.floor_gate import FloorGate
-    from firmware.table.pending_double import DoubleChooser
-
 
 class Commands:
-    """Attendant and bench commands; mixed into ``Controller``."""
+    """Attendant and bench commands, carried out for ``host``."""
 
-    # provided by Controller
-    table: Table
-    journal: Journal
-    forced_draws: list[dict[str, int]]
-    doubles: DoubleChooser
-    failure: str | None
-    finals: int
-    handled: Counter[str]
-    floor_gate: FloorGate
-    limits: CreditLimits
-    transfers: TransferLedger
+    def __init__(self, host: CommandHost, journal: Journal, limits: CreditLimits,
+                 transfers: TransferLedger) -> None:
+        self.host = host
+        self.journal = journal
+        self.limits = limits
+        #: the ids of the credit transfers this journal applied (at most once each)
+        self.transfers = transfers
 
-    if TYPE_CHECKING:
-        def feed(self, inp: Input, source: str) -> bool: ...
-        def event(self, code: EventCode, round_no: int | None = None, /,
-                  **body: Any) -> None: ...
-        def _fail(self, why: str, code: EventCode | None) -> None: ...
-        def _draw(self, domain: Mapping[str, tuple[int, ...]]) -> None: ...
-
-    def _on_command(self, h: CommandHappening) -> None:
-        ok, msg = self.command(h.name, h.args)
+    def on_command(self, h: CommandHappening) -> None:
+        ok, msg = self.run(h.name, h.args)
         if h.reply is not None:
             h.reply.put((ok, msg))
 
-    def command(self, name: str, args: Mapping[str, Any]) -> tuple[bool, str]:
-        t = self.table
+    def run(self, name: str, args: Mapping[str, Any]) -> tuple[bool, str]:
+        """Carry out one command: ``(accepted, message)``."""
+        host = self.host
+        t = host.table
         if name in ("credits-in", "credits-out"):
             try:
                 tr = parse_transfer(name, args, t.nseats, self.limits)
@@ -73,32 +62,21 @@ class Commands:
                 return False, str(exc)
             if tid is None:
                 return False, "transfer-status needs the transfer's id"
-            import json
-
             return True, json.dumps(self.transfers.status(tid))
         if name == "status":
-            import json
-
-            view = t.public_view()
-            return True, json.dumps({
-                "view": view, "rounds": self.finals, "failure": self.failure,
-                "handled": dict(self.handled), "forced_draws": len(self.forced_draws),
-                "pending_double": self.doubles.public(),
-            })
+            return True, json.dumps(host.status())
         if name == "fault":
             code, detail = str(args["code"]), str(args.get("detail", ""))
             if code == "DISPLAY":
-                self.event(EventCode.DISPLAY_FAILURE, t.round_no, detail=detail)
-            ok = self.feed(Fault(code, detail), "table")
+                host.event(EventCode.DISPLAY_FAILURE, t.round_no, detail=detail)
+            ok = host.feed(Fault(code, detail), "table")
             return ok, "tilted" if ok else "refused"
         if name == "floor":
-            return self.floor_gate.command(args, t, self.event)
+            return host.floor_gate.command(args, t, host.event)
         if name == "force-draw":
             if not t.bench:
                 return False, "forced draws are a bench power; production mode refuses them"
-            self.forced_draws.append({str(k): int(v) for k, v in args["values"].items()})
-            if t.expecting().kind == "draw":
-                self._draw(t.expecting().draw)
+            host.force_draw({str(k): int(v) for k, v in args["values"].items()})
             return True, "queued"
         return False, f"unknown command {name!r}"
 
@@ -108,8 +86,6 @@ class Commands:
         would leave the replayed credits and the meters apart, so the engine is asked
         first (a pure query) and a refused transfer writes nothing. An id seen before is
         answered from the journal, never applied again."""
-        from firmware.engine.inputs import CreditsIn, CreditsOut
-
         seat, signed = tr.seat, tr.signed
         done = f"seat {seat}: {dollars(signed, sign=True)}"
         if tr.transfer_id is not None:
@@ -121,9 +97,10 @@ class Commands:
                                    f"{dollars(prior['cents'])} (record {prior['seq']}); "
                                    "choose a new id")
                 return True, f"{done} (already applied, record {prior['seq']}; not again)"
-        if self.failure:
-            return False, self.failure
-        t = self.table
+        host = self.host
+        if host.failure:
+            return False, host.failure
+        t = host.table
         inp = CreditsIn(seat, tr.cents) if signed > 0 else CreditsOut(seat, tr.cents)
         if signed > 0 and t.seats[seat - 1].credits + tr.cents > self.limits.per_seat:
             return False, (f"seat {seat} would hold more than the maximum of "
@@ -144,7 +121,7 @@ class Commands:
                 credit_deltas(seat, signed),
             )
         except JournalError as exc:
-            self._fail(f"journal failure: {exc}", None)
+            host.fail(f"journal failure: {exc}", None)
             return False, str(exc)
         t.apply(inp)  # the query said it is taken: the engine is deterministic
         if tr.transfer_id is not None:

@@ -28,7 +28,7 @@ from firmware.engine.table import Table
 from firmware.table import translate
 from firmware.table.accounting import round_accounts
 from firmware.table.commands import Commands
-from firmware.table.device_events import DeviceEvents
+from firmware.table.device_events import DeviceEvents, optional_wager
 from firmware.table.events import EventCode
 from firmware.table.floor_gate import FloorGate
 from firmware.table.happenings import (
@@ -43,25 +43,22 @@ from firmware.table.meters import round_deltas
 from firmware.table.pending_double import DoubleChooser
 from firmware.table.ports import OnRound, PanelPort, Publish, RngPort, ShoePort
 from firmware.table.recovery import round_ended
+from firmware.table.rng_draw import draw_values
 from firmware.table.shoe_checks import RepeatWatch
+from firmware.table.shoe_control import ShoeControl
 from firmware.table.transfers import CreditLimits, TransferLedger
 
 log = logging.getLogger("etg.table")
 
-#: seconds between shoe status queries while a fault is active
-QUERY_EVERY_S = 1.0
-#: while a card is due and none comes, the gate command is sent again this often: a
-#: command lost to a shoe restart (the driver drops unanswered commands at HEL) must not
-#: leave the table waiting on a locked gate; ULK is idempotent (shoe ICD §5)
-GATE_REASSERT_S = 2.0
 
-
-class Controller(DeviceEvents, Commands):
+class Controller:
     """Owns the engine; see the module docstring. Not thread-safe: one thread calls it.
 
-    The handling of shoe events, buttons and console keys is in
-    firmware.table.device_events, the attendant and bench commands in
-    firmware.table.commands; the happenings themselves are in firmware.table.happenings.
+    It holds its collaborators, each owning its own state: :attr:`devices` (shoe events,
+    buttons, console keys: firmware.table.device_events), :attr:`commands` (attendant and
+    bench commands: firmware.table.commands), :attr:`shoe_control` (gate, LED, fault
+    queries: firmware.table.shoe_control) and :attr:`doubles` (the pending 1x-4x double).
+    They reach the controller only through :class:`~firmware.table.ports.CommandHost`.
     """
 
     def __init__(
@@ -83,7 +80,6 @@ class Controller(DeviceEvents, Commands):
         self.rules = table.rules
         self.journal = journal
         journal.defer_head = True  # the head file is written after the view (refresh)
-        self.shoe = shoe
         self.panel = panel
         self.rng = rng
         self.publish = publish or (lambda view: None)
@@ -93,31 +89,57 @@ class Controller(DeviceEvents, Commands):
         self.forced_draws: list[dict[str, int]] = []
         #: the pending 1x-4x double (press, tick, lamps)
         self.doubles = DoubleChooser()
-        self.recall_held = False
+        self.shoe_control = ShoeControl(shoe)
+        self.devices = DeviceEvents(self, self.shoe_control, self.doubles)
+        self.commands = Commands(self, journal, limits or CreditLimits(),
+                                 TransferLedger.from_journal(journal))
         self.failure: str | None = None  # journal failure: the table takes no input at all
         self.rng_failure: str | None = None  # shown; a round needing a draw tilts (RNG)
-        self.stuck: set[tuple[int | None, str]] = set()
         self.finals = finals_recorded  # rounds recorded (settled or voided) in the journal
-        self.limits = limits or CreditLimits()
-        #: the ids of the credit transfers this journal applied (at most once each)
-        self.transfers = TransferLedger.from_journal(journal)
-        self._gate: str | None = None
-        self._gate_at = 0.0  # when the gate was last commanded or a card last came
-        self._led: str | None = None
         self._lamps: dict[int, set[str]] | None = None
-        self._last_query = 0.0
         self._was_final = round_ended(table)
         self._was_tilted = table.phase == P.TILT
         self._round_first_seq: int | None = round_first_seq
         self.stopped = False
         self.floor_gate = FloorGate()  # the service restores it from the journal
-        self.shoe_check_due = False  # a HEL came: compare the shoe's STA with the engine's
         self.repeats = RepeatWatch()
         self.stop_reason = ""  # why the last StopHappening stopped the loop (POWER_DOWN)
         #: happenings handled and inputs taken, by kind ("shoe:card", "panel:press",
         #: "input:accepted", "input:refused", and per source "input:accepted:console"):
         #: the bench waits on these, never on a clock
         self.handled: Counter[str] = Counter()
+
+    @property
+    def shoe(self) -> ShoePort | None:
+        """The shoe port (the service attaches the driver once it is open)."""
+        return self.shoe_control.shoe
+
+    @shoe.setter
+    def shoe(self, port: ShoePort | None) -> None:
+        self.shoe_control.shoe = port
+
+    @property
+    def transfers(self) -> TransferLedger:
+        return self.commands.transfers
+
+    def command(self, name: str, args: Mapping[str, Any]) -> tuple[bool, str]:
+        """One attendant or bench command, now (firmware.table.commands)."""
+        return self.commands.run(name, args)
+
+    def status(self) -> dict[str, Any]:
+        """The answer to the ``status`` command: the public view and the counters."""
+        return {
+            "view": self.table.public_view(), "rounds": self.finals, "failure": self.failure,
+            "handled": dict(self.handled), "forced_draws": len(self.forced_draws),
+            "pending_double": self.doubles.public(),
+        }
+
+    def force_draw(self, values: dict[str, int]) -> None:
+        """Queue a bench draw (the caller checked the bench power); used at once if due."""
+        self.forced_draws.append(values)
+        exp = self.table.expecting()
+        if exp.kind == "draw":
+            self.draw(exp.draw)
 
     # -- the loop -------------------------------------------------------------------------
 
@@ -157,12 +179,14 @@ class Controller(DeviceEvents, Commands):
         double_due = self.doubles.due()
         if double_due is not None:
             due.append(double_due)
-        t = self.table
-        if self.shoe is not None and t.tilt is not None and t.tilt.active:
-            due.append(self._last_query + QUERY_EVERY_S)
-        if self.shoe is not None and self._gate == "open":
-            due.append(self._gate_at + GATE_REASSERT_S)
+        shoe_due = self.shoe_control.due(fault_active=self._fault_active())
+        if shoe_due is not None:
+            due.append(shoe_due)
         return min(due, default=None)
+
+    def _fault_active(self) -> bool:
+        tilt = self.table.tilt
+        return tilt is not None and tilt.active
 
     def handle(self, h: Happening) -> None:
         if isinstance(h, StopHappening):
@@ -171,13 +195,13 @@ class Controller(DeviceEvents, Commands):
             return
         try:
             if isinstance(h, ShoeHappening):
-                self._on_shoe(h.event)
+                self.devices.on_shoe(h.event, self.clock())
                 self.handled["shoe:" + h.event.kind] += 1
             elif isinstance(h, PanelHappening):
-                self._on_panel(h)
+                self.devices.on_panel(h, self.clock())
                 self.handled["panel:" + h.kind] += 1
             elif isinstance(h, CommandHappening):
-                self._on_command(h)
+                self.commands.on_command(h)
             self.refresh()
         except Exception as exc:  # one bad request or device event never stops the table
             self._contain(exc, h)
@@ -201,18 +225,8 @@ class Controller(DeviceEvents, Commands):
 
     def tick(self) -> None:
         now = self.clock()
-        self._place_double(self.doubles.tick(now))
-        t = self.table
-        if (
-            self.shoe is not None and t.tilt is not None and t.tilt.active
-            and now - self._last_query >= QUERY_EVERY_S
-        ):
-            self._last_query = now
-            self.shoe.query()
-        if self.shoe is not None and self._gate == "open" and (
-                now - self._gate_at >= GATE_REASSERT_S):
-            self._gate_at = now
-            self.shoe.unlock()
+        self.devices.place_double(self.doubles.tick(now))
+        self.shoe_control.tick(now, fault_active=self._fault_active())
 
     # -- inputs: journal first, then the engine ----------------------------------------------
 
@@ -232,7 +246,7 @@ class Controller(DeviceEvents, Commands):
                 "input", {"input": inp.to_json(), "source": source}, round_no=t.round_no
             )
         except JournalError as exc:
-            self._fail(f"journal failure: {exc}", EventCode.JOURNAL_FAILURE)
+            self.fail(f"journal failure: {exc}", EventCode.JOURNAL_FAILURE)
             return False
         if self._round_first_seq is None:
             self._round_first_seq = rec.seq
@@ -253,17 +267,16 @@ class Controller(DeviceEvents, Commands):
         try:
             self.journal.append_one("event", body, code=int(code), round_no=round_no)
         except JournalError as exc:
-            self._fail(f"journal failure: {exc}", None)
+            self.fail(f"journal failure: {exc}", None)
 
-    def _fail(self, why: str, code: EventCode | None) -> None:
+    def fail(self, why: str, code: EventCode | None) -> None:
+        """The journal cannot take records: the table takes no input at all any more."""
         if self.failure is None:
             log.error("table stopped: %s", why)
             self.failure = why
             if code is not None and code != EventCode.JOURNAL_FAILURE:
                 self.event(code, reason=why)
-        if self.shoe is not None:
-            self.shoe.lock()
-            self.shoe.led("RED")
+        self.shoe_control.halt()
 
     # -- after every change ------------------------------------------------------------
 
@@ -285,7 +298,7 @@ class Controller(DeviceEvents, Commands):
         self.floor_gate.settle(t, self.event)
         exp = t.expecting()
         if exp.kind == "draw":
-            self._draw(exp.draw)
+            self.draw(exp.draw)
 
     def _watch_repeats(self, code: str, cause: str) -> None:
         """The same tilt again and again in one round becomes a fault the dealer resolves
@@ -304,41 +317,28 @@ class Controller(DeviceEvents, Commands):
         t = self.table
         view = t.public_view()
         exp = view["expecting"]
-        if self.shoe is not None:
-            gate = "open" if exp["kind"] == "card" and not self.failure else "locked"
-            if gate != self._gate:
-                (self.shoe.unlock if gate == "open" else self.shoe.lock)()
-                self._gate = gate
-                self._gate_at = self.clock()
-            led = "RED" if (t.phase == P.TILT or self.failure) else (
-                "GREEN" if gate == "open" else "AMBER")
-            if led != self._led:
-                self.shoe.led(led)
-                self._led = led
+        self.shoe_control.sync(card_due=exp["kind"] == "card", tilted=t.phase == P.TILT,
+                               failed=bool(self.failure), now=self.clock())
         if self.panel is not None:
             refusal = t.wager_refusal if not self.floor_gate.closed else _closed_refusal
             lamps = {} if self.failure else translate.lamps_for(
-                view, refusal, self._optional_wager())
+                view, refusal, optional_wager(t))
             lamps = self.doubles.lamps() or lamps
             if lamps != self._lamps:
                 self.panel.set_lamps(lamps)
                 self._lamps = {k: set(v) for k, v in lamps.items()}
         view["controller"] = {
             "pending_double": self.doubles.public(),
-            "recall": self.recall_held,
+            "recall": self.devices.recall_held,
             "failure": self.failure or self.rng_failure,
             "closed": self.floor_gate.closed,
         }
         self.publish(view)
         self.journal.sync_head()  # after the screen: journal_head, "deferred head"
 
-    def resync_shoe(self) -> None:
-        """After the shoe (re)started its gate is locked: send the state again."""
-        self._gate = self._led = None
-
     # -- the RNG -------------------------------------------------------------------------
 
-    def _draw(self, domain: Mapping[str, tuple[int, ...]]) -> None:
+    def draw(self, domain: Mapping[str, tuple[int, ...]]) -> None:
         t = self.table
         if self.forced_draws and t.bench:
             values = self.forced_draws.pop(0)
@@ -386,7 +386,7 @@ class Controller(DeviceEvents, Commands):
         try:
             self.journal.append([Entry("round", record, t.round_no)], deltas)
         except JournalError as exc:
-            self._fail(f"journal failure: {exc}", None)
+            self.fail(f"journal failure: {exc}", None)
             return
         if voided:
             self.event(EventCode.ROUND_VOID, t.round_no, seats=sorted(stakes))
@@ -396,25 +396,3 @@ class Controller(DeviceEvents, Commands):
 def _closed_refusal(seat: int, amount: int) -> str | None:
     """No BET lamp while the floor keeps the table closed."""
     return "the floor has closed this table"
-
-
-def draw_values(
-    rng: RngPort, rules: Any, round_no: int, domain: Mapping[str, tuple[int, ...]]
-) -> tuple[dict[str, int], dict[str, Any]]:
-    """Ask the RNG for the values a draw request names, from the Rules Submission's weights.
-
-    A value ``NAME`` (e.g. ``bingo_target``) is drawn from the setting ``NAME_weights``
-    minus any ``bingo_`` prefix (``target_weights``); the Bingo pair goes through the RNG's
-    Bingo draw so its record is the one the lab certifies.
-    """
-    weights: dict[str, dict[int, int]] = {}
-    for name, allowed in domain.items():
-        key = name.removeprefix("bingo_") + "_weights"
-        w = rules.settings.get(key) if hasattr(rules, "settings") else None
-        table = {int(k): int(v) for k, v in dict(w).items()} if w else {v: 1 for v in allowed}
-        weights[name] = {k: v for k, v in table.items() if k in allowed}
-    if set(domain) == {"bingo_target", "bingo_multiplier"}:
-        d = rng.draw_bingo(round_no, weights["bingo_target"], weights["bingo_multiplier"])
-        return {"bingo_target": d.target, "bingo_multiplier": d.multiplier}, d.to_json()
-    values = {name: rng.weighted_choice(w) for name, w in weights.items()}
-    return values, {"kind": "draw", "round": round_no, "values": values}

@@ -1,121 +1,131 @@
-"""The controller's handling of what the devices report: shoe events, seat-button
-presses (with the pending 1x-4x double) and console keys.
+"""What the devices report, for the controller: shoe events, seat-button presses (with
+the pending 1x-4x double) and console keys.
 
-A mixin of ``Controller`` (firmware.table.controller): every happening still becomes
-engine inputs through ``Controller.feed`` (journal first, then the engine).
+A collaborator the controller holds (:class:`DeviceEvents`): it owns what only it needs
+(the stuck keys, the RECALL key, whether a HEL asks for a shoe check) and turns every
+happening into engine inputs through the host's ``feed`` (journal first, then the
+engine), never touching the controller's own state. The clock is passed in.
 """
 
 from __future__ import annotations
 
 import logging
-from collections.abc import Callable
-from typing import TYPE_CHECKING, Any
 
-from drivers.shoe.events import SHOE_FAULT_CODES, ShoeEvent
+from drivers.shoe.events import (
+    CardDealt,
+    CommandRefused,
+    CutCardReached,
+    LinkDown,
+    LinkUp,
+    ProtocolFault,
+    ShoeEmpty,
+    ShoeEvent,
+    ShoeFault,
+    ShoeHello,
+    ShoeStatus,
+)
 from firmware.engine import phases as P
 from firmware.engine.inputs import Decision, Fault, FaultCleared, Input
-from firmware.engine.rules import Rules
 from firmware.engine.table import Table
 from firmware.table import translate
 from firmware.table.events import EventCode
 from firmware.table.happenings import PanelHappening
+from firmware.table.pending_double import DoubleChooser
+from firmware.table.ports import TableHost
 from firmware.table.shoe_checks import shoe_mismatch
-
-if TYPE_CHECKING:
-    from firmware.table.pending_double import DoubleChooser
-    from firmware.table.ports import ShoePort
+from firmware.table.shoe_control import ShoeControl
 
 log = logging.getLogger("etg.table")
 
 
 class DeviceEvents:
-    """Shoe events, seat buttons and console keys; mixed into ``Controller``."""
+    """Shoe events, seat buttons and console keys, handled for ``host``."""
 
-    # provided by Controller
-    table: Table
-    rules: Rules
-    shoe: ShoePort | None
-    clock: Callable[[], float]
-    doubles: DoubleChooser
-    recall_held: bool
-    stuck: set[tuple[int | None, str]]
-    _gate: str | None
-    _gate_at: float
-    shoe_check_due: bool
-
-    if TYPE_CHECKING:
-        def feed(self, inp: Input, source: str) -> bool: ...
-        def event(self, code: EventCode, round_no: int | None = None, /,
-                  **body: Any) -> None: ...
-        def refresh(self) -> None: ...
-        def resync_shoe(self) -> None: ...
+    def __init__(self, host: TableHost, shoe: ShoeControl, doubles: DoubleChooser) -> None:
+        self.host = host
+        self.shoe = shoe
+        self.doubles = doubles
+        #: the RECALL key is held (the screen shows the last rounds)
+        self.recall_held = False
+        #: keys reported stuck and not yet released: (seat or None for the console, button)
+        self.stuck: set[tuple[int | None, str]] = set()
+        #: a HEL came: compare the shoe's STA with the engine's shoe
+        self.shoe_check_due = False
 
     # -- shoe events -----------------------------------------------------------------------
 
-    def _on_shoe(self, ev: ShoeEvent) -> None:
-        t = self.table
-        k = ev.kind
-        if k == "card":
-            self._gate_at = self.clock()
-        if k == "fault":
-            code = EventCode.SHOE_LID_OPEN if ev.code == "LID" else EventCode.SHOE_FAULT
-            if ev.code not in SHOE_FAULT_CODES:
-                code = EventCode.SHOE_PROTOCOL
-            self.event(code, t.round_no, code=ev.code, detail=ev.detail or "", raw=ev.raw or "")
-        elif k == "link-down":
-            self.event(EventCode.SHOE_LINK_DOWN, t.round_no, detail=ev.detail or "")
-        elif k == "link-up":
-            self.event(EventCode.SHOE_LINK_UP, t.round_no)
-        elif k == "hello":
-            self.resync_shoe()
-            self.shoe_check_due = True  # compared with the engine's shoe at its STA
-            if self.shoe is not None:
+    def on_shoe(self, ev: ShoeEvent, now: float) -> None:
+        host = self.host
+        t = host.table
+        match ev:
+            case CardDealt():
+                self.shoe.card_came(now)
+                if t.expecting().kind != "card":
+                    host.event(EventCode.SHOE_UNEXPECTED_CARD, t.round_no, raw=ev.raw or "")
+            case ShoeFault():
+                code = EventCode.SHOE_LID_OPEN if ev.code == "LID" else EventCode.SHOE_FAULT
+                host.event(code, t.round_no, code=ev.code, detail=ev.detail or "",
+                           raw=ev.raw or "")
+            case ProtocolFault():
+                host.event(EventCode.SHOE_PROTOCOL, t.round_no, code=ev.code, detail=ev.detail,
+                           raw=ev.raw or "")
+            case LinkDown():
+                host.event(EventCode.SHOE_LINK_DOWN, t.round_no, detail=ev.detail)
+            case LinkUp():
+                host.event(EventCode.SHOE_LINK_UP, t.round_no)
+            case ShoeHello():
+                self.shoe.resync()
+                self.shoe_check_due = True  # compared with the engine's shoe at its STA
                 self.shoe.query()
-            if t.phase in P.IN_ROUND or t.phase == P.TILT:
-                self.event(EventCode.SHOE_REBOOT, t.round_no, serial=ev.serial or "",
-                           raw=ev.raw or "")
-        elif k == "cut":
-            self.event(EventCode.SHOE_CUT_CARD, t.round_no)
-        elif k == "empty":
-            self.event(EventCode.SHOE_EMPTY, t.round_no)
-        elif k == "card" and t.expecting().kind != "card":
-            self.event(EventCode.SHOE_UNEXPECTED_CARD, t.round_no, raw=ev.raw or "")
-        elif k == "nak" and ev.command == "ULK":
-            # The gate stayed shut (a shoe still in FAULT answers NAK,STATE): a card that is
-            # due will never come, so pause the round until the shoe reports itself clear;
-            # resuming sends ULK again.
-            self._gate = None
-            if t.expecting().kind == "card":
-                detail = f"the shoe refused to open its gate (NAK {ev.code or ''})".strip()
-                self.event(EventCode.SHOE_FAULT, t.round_no, code="GATE", detail=detail,
-                           raw=ev.raw or "")
-                self.feed(Fault("SENSOR", detail), "shoe")
+                if t.phase in P.IN_ROUND or t.phase == P.TILT:
+                    host.event(EventCode.SHOE_REBOOT, t.round_no, serial=ev.serial,
+                               raw=ev.raw or "")
+            case CutCardReached():
+                host.event(EventCode.SHOE_CUT_CARD, t.round_no)
+            case ShoeEmpty():
+                host.event(EventCode.SHOE_EMPTY, t.round_no)
+            case CommandRefused(command="ULK"):
+                self._gate_refused(ev)
         for inp in translate.shoe_inputs(ev):
-            self.feed(inp, "shoe")
-        if k == "status" and self.shoe_check_due:
+            host.feed(inp, "shoe")
+        if isinstance(ev, ShoeStatus) and self.shoe_check_due:
             self.shoe_check_due = False
             why = shoe_mismatch(t.shoe, ev.state, ev.count)
             if why is not None:
-                self.event(EventCode.SHOE_MISMATCH, t.round_no, detail=why, raw=ev.raw or "")
-                self.feed(Fault("SHOE", why), "shoe")
+                host.event(EventCode.SHOE_MISMATCH, t.round_no, detail=why, raw=ev.raw or "")
+                host.feed(Fault("SHOE", why), "shoe")
+
+    def _gate_refused(self, ev: CommandRefused) -> None:
+        """The gate stayed shut (a shoe still in FAULT answers NAK,STATE): a card that is
+        due will never come, so pause the round until the shoe reports itself clear;
+        resuming sends ULK again."""
+        host = self.host
+        t = host.table
+        self.shoe.gate_refused()
+        if t.expecting().kind == "card":
+            detail = f"the shoe refused to open its gate (NAK {ev.code or ''})".strip()
+            host.event(EventCode.SHOE_FAULT, t.round_no, code="GATE", detail=detail,
+                       raw=ev.raw or "")
+            host.feed(Fault("SENSOR", detail), "shoe")
 
     # -- buttons ---------------------------------------------------------------------------
 
-    def _on_panel(self, h: PanelHappening) -> None:
-        t = self.table
+    def on_panel(self, h: PanelHappening, now: float) -> None:
+        host = self.host
+        t = host.table
         if h.kind == "stuck":
             where = f"seat {h.seat} {h.button}" if h.seat else f"console {h.button}"
             self.stuck.add((h.seat, h.button))
-            self.event(EventCode.STUCK_KEY, t.round_no, where=where)
-            self.feed(Fault("STUCK", f"{where} held down"), "panel")
+            host.event(EventCode.STUCK_KEY, t.round_no, where=where)
+            host.feed(Fault("STUCK", f"{where} held down"), "panel")
             return
         if h.kind == "release" and (h.seat, h.button) in self.stuck:
             self.stuck.discard((h.seat, h.button))
             if not self.stuck:
-                self.feed(FaultCleared("STUCK"), "panel")
+                host.feed(FaultCleared("STUCK"), "panel")
             return
         if h.kind == "fault":
-            self.feed(Fault("PANEL", h.detail or "panel scan stopped"), "panel")
+            host.feed(Fault("PANEL", h.detail or "panel scan stopped"), "panel")
             return
         if h.seat is None:
             self._on_console(h)
@@ -123,59 +133,61 @@ class DeviceEvents:
         if h.kind != "press":
             return
         if self.doubles.pending is not None:
-            self._place_double(self.doubles.press(h.seat, h.button, self.clock()))
+            self.place_double(self.doubles.press(h.seat, h.button, now))
             return
         view = t.public_view()
         what = translate.press_input(
-            h.button, h.seat, view, double_times=tuple(self.rules.double_times),
-            wager_refusal=t.wager_refusal, optional=self._optional_wager(),
+            h.button, h.seat, view, double_times=tuple(t.rules.double_times),
+            wager_refusal=t.wager_refusal, optional=optional_wager(t),
         )
         if what is None:
             log.debug("seat %s %s: not accepted now", h.seat, h.button)
         elif what == "pending-double":
             hand = view["expecting"]["hand"] or 1
-            self.doubles.start(h.seat, hand, self._double_sizes(h.seat, hand), self.clock())
+            self.doubles.start(h.seat, hand, double_sizes(t, h.seat, hand), now)
         elif isinstance(what, Input):
-            self.feed(what, "panel")
+            host.feed(what, "panel")
 
-    def _optional_wager(self) -> translate.OptionalWager | None:
-        """The optional wager the rules offer (Push 22), placed with INSURANCE during
-        betting (docs/table.md), judged by the engine."""
-        names = [n for m in self.rules.mechanisms for n in m.optional_wagers]
-        return (names[0], self.table.side_wager_refusal) if names else None
-
-    def _double_sizes(self, seat: int, hand: int) -> tuple[int, ...]:
-        """The double sizes the engine would take now (its query: the seat's credits, the
-        variation's stake rules and the legal actions all decide)."""
-        return tuple(
-            times for times in sorted(self.rules.double_times)
-            if self.table.decision_refusal(Decision(seat, hand, "double", times=times)) is None
-        )
-
-    def _place_double(self, decision: Decision | None) -> None:
+    def place_double(self, decision: Decision | None) -> None:
         """Feed the double the chooser placed (if it placed one)."""
         if decision is not None:
-            self.feed(decision, "panel")
-            self.refresh()
+            self.host.feed(decision, "panel")
+            self.host.refresh()
 
     def _on_console(self, h: PanelHappening) -> None:
-        t = self.table
+        host = self.host
+        t = host.table
         if h.button == "RECALL":
             held = h.kind == "press"
             if held != self.recall_held:
                 self.recall_held = held
                 if held:
-                    self.event(EventCode.KEY_RECALL, t.round_no)
+                    host.event(EventCode.KEY_RECALL, t.round_no)
             return
         if h.kind != "press":
             return
         if h.button == "VOID":
-            self.event(EventCode.KEY_VOID, t.round_no)
+            host.event(EventCode.KEY_VOID, t.round_no)
         inp = translate.console_input(h.button, t.public_view())
         if inp is None:
             return
-        accepted = self.feed(inp, "console")
+        accepted = host.feed(inp, "console")
         if accepted and h.button == "SHUFFLE":
-            self.event(EventCode.SHOE_NEW, t.round_no, decks=self.rules.decks)
-            if self.shoe is not None:
-                self.shoe.new(self.rules.decks)
+            host.event(EventCode.SHOE_NEW, t.round_no, decks=t.rules.decks)
+            self.shoe.new_shoe(t.rules.decks)
+
+
+def optional_wager(table: Table) -> translate.OptionalWager | None:
+    """The optional wager the rules offer (Push 22), placed with INSURANCE during
+    betting (docs/table.md), judged by the engine."""
+    names = [n for m in table.rules.mechanisms for n in m.optional_wagers]
+    return (names[0], table.side_wager_refusal) if names else None
+
+
+def double_sizes(table: Table, seat: int, hand: int) -> tuple[int, ...]:
+    """The double sizes the engine would take now (its query: the seat's credits, the
+    variation's stake rules and the legal actions all decide)."""
+    return tuple(
+        times for times in sorted(table.rules.double_times)
+        if table.decision_refusal(Decision(seat, hand, "double", times=times)) is None
+    )

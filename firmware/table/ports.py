@@ -8,7 +8,13 @@ without the controller knowing which (and without importing a driver).
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping
-from typing import Any, Protocol
+from typing import TYPE_CHECKING, Any, Protocol
+
+if TYPE_CHECKING:
+    from firmware.engine.inputs import Input
+    from firmware.engine.table import Table
+    from firmware.table.events import EventCode
+    from firmware.table.floor_gate import FloorGate
 
 
 class ShoePort(Protocol):
@@ -39,6 +45,32 @@ class UiPort(Protocol):
 
     def publish(self, view: dict[str, Any]) -> None: ...
     def round_done(self, record: dict[str, Any]) -> None: ...
+
+
+class TableHost(Protocol):
+    """What the controller's collaborators (device events, commands) may ask of it: the
+    engine to read, an input to take (journal first, then the engine), an event-log record
+    and a refresh of the commands and the screen. Nothing else: the collaborators own
+    their own state and never reach into the controller's."""
+
+    @property
+    def table(self) -> Table: ...
+    def feed(self, inp: Input, source: str) -> bool: ...
+    def event(self, code: EventCode, round_no: int | None = None, /, **body: Any) -> None: ...
+    def refresh(self) -> None: ...
+
+
+class CommandHost(TableHost, Protocol):
+    """The attendant and bench commands also see the table's failure and floor gate,
+    stop the table on a journal failure, queue a forced draw and read the status."""
+
+    @property
+    def failure(self) -> str | None: ...
+    @property
+    def floor_gate(self) -> FloorGate: ...
+    def fail(self, why: str, code: EventCode | None) -> None: ...
+    def force_draw(self, values: dict[str, int]) -> None: ...
+    def status(self) -> dict[str, Any]: ...
 
 
 #: how the controller hands a public view to the screen (``UiPort.publish``)

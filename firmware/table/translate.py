@@ -20,7 +20,18 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
-from drivers.shoe.events import ShoeEvent
+from drivers.shoe.events import (
+    CardDealt,
+    CutCardReached,
+    LinkDown,
+    LinkUp,
+    ProtocolFault,
+    ShoeEmpty,
+    ShoeEvent,
+    ShoeFault,
+    ShoeHello,
+    ShoeStatus,
+)
 from firmware.engine.inputs import (
     Card,
     Console,
@@ -47,30 +58,29 @@ BUTTON_ACTION = {
 
 
 def shoe_inputs(ev: ShoeEvent) -> list[Input]:
-    """The engine inputs a shoe event stands for (none for ack/status/heartbeat)."""
-    k = ev.kind
-    if k == "card" and ev.card:
-        return [Card.of(ev.card)]
-    if k == "cut":
-        return [Cut()]
-    if k == "empty":
-        return [Empty()]
-    if k == "fault" and ev.code in ("MISREAD", "DOUBLE", "JAM", "LID", "SENSOR"):
-        return [Fault(ev.code, ev.detail or "")]
-    if k == "fault":
-        # every frame the driver refused (malformed, unknown type: code PROTOCOL) and every
-        # ERR code the ICD does not name pauses the round: a card that physically left the
-        # shoe may be behind it (docs/shoe.md, "Which frames tilt")
-        what = ev.detail or "" if ev.code == "PROTOCOL" else f"unknown shoe error {ev.code}"
-        return [Fault("PROTOCOL", f"{what} ({ev.raw})" if ev.raw else what)]
-    if k == "link-down":
-        return [Fault("LINK", ev.detail or "no frame from the shoe")]
-    if k == "link-up":
-        return [FaultCleared("LINK")]
-    if k == "hello":
-        return [Hello(ev.proto or "1", ev.model or "", ev.firmware or "", ev.serial or "")]
-    if k == "status" and ev.state in ("READY", "LOCKED", "EMPTY"):
-        return [FaultCleared(ev.state)]
+    """The engine inputs a shoe event stands for (none for ack/nak/heartbeat)."""
+    match ev:
+        case CardDealt():
+            return [Card.of(ev.card)]
+        case CutCardReached():
+            return [Cut()]
+        case ShoeEmpty():
+            return [Empty()]
+        case ShoeFault():
+            return [Fault(ev.code, ev.detail or "")]
+        case ProtocolFault():
+            # every frame the driver refused (malformed, unknown type) and every ERR code
+            # the ICD does not name pauses the round: a card that physically left the shoe
+            # may be behind it (docs/shoe.md, "Which frames tilt")
+            return [Fault("PROTOCOL", f"{ev.detail} ({ev.raw})" if ev.raw else ev.detail)]
+        case LinkDown():
+            return [Fault("LINK", ev.detail or "no frame from the shoe")]
+        case LinkUp():
+            return [FaultCleared("LINK")]
+        case ShoeHello():
+            return [Hello(ev.proto, ev.model, ev.firmware, ev.serial)]
+        case ShoeStatus(state="READY" | "LOCKED" | "EMPTY"):
+            return [FaultCleared(ev.state)]
     return []
 
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from drivers.shoe.events import ShoeEvent
+from drivers.shoe.events import CardDealt, ShoeEvent
 from firmware.table.controller import PanelHappening, ShoeHappening
 
 
@@ -68,11 +68,11 @@ class FakeRng:
 
 
 def card(code: str) -> ShoeHappening:
-    return ShoeHappening(ShoeEvent("card", card=code, raw=f"$01,CRD,{code}*0000"))
+    return ShoeHappening(CardDealt(code, raw=f"$01,CRD,{code}*0000"))
 
 
-def shoe(kind: str, **kw: Any) -> ShoeHappening:
-    return ShoeHappening(ShoeEvent(kind, **kw))
+def shoe(event: ShoeEvent) -> ShoeHappening:
+    return ShoeHappening(event)
 
 
 def press(seat: int | None, button: str) -> list[PanelHappening]:

@@ -7,6 +7,7 @@ from pathlib import Path
 import pytest
 from table_helpers import FakePanel, FakeShoe, card, press, shoe
 
+from drivers.shoe.events import ShoeFault
 from firmware.engine import Table, load_rules
 from firmware.engine.inputs import CreditsIn
 from firmware.table.controller import Controller, PanelHappening
@@ -104,7 +105,7 @@ def test_journal_failure_stops_the_table(tmp_path: Path) -> None:
 def test_fault_tilts_logs_and_deal_resumes(tmp_path: Path) -> None:
     ctl, sh, _ = make(tmp_path)
     play(ctl, press(1, "BET"), press(None, "DEAL"), card("TS"))
-    play(ctl, shoe("fault", code="MISREAD", raw="$03,ERR,MISREAD*9DF2"))
+    play(ctl, shoe(ShoeFault("MISREAD", raw="$03,ERR,MISREAD*9DF2")))
     assert ctl.table.phase == "tilt" and sh.gate == "LCK" and ("LED", "RED") in sh.sent
     codes = [r.code for r in ctl.journal.records(kinds=["event"])]
     assert 210 in codes and 200 in codes  # shoe fault, tilt (ICD §6: logged)
@@ -212,7 +213,7 @@ def test_rng_failure_tilts_the_round_that_needs_a_draw(tmp_path: Path) -> None:
     rec = open_table(journal, rules, 1, True)
     ctl = Controller(rec.table, journal, shoe=FakeShoe(), panel=FakePanel())
     ctl.rng_failure = "RNG failure: health test"
-    ctl._draw({"bingo_target": (12, 21)})
+    ctl.draw({"bingo_target": (12, 21)})
     tilt = ctl.table.tilt
     assert ctl.table.phase == "tilt" and tilt is not None and "RNG" in tilt.public()["cause"]
     codes = [r.code for r in journal.records(kinds=["event"])]

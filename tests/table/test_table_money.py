@@ -183,7 +183,7 @@ def test_point8_an_exception_tilts_the_round_and_the_table_goes_on(tmp_path: Pat
     def broken(name: str, args: Any) -> tuple[bool, str]:
         raise boom
 
-    monkeypatch.setattr(ctl, "command", broken)
+    monkeypatch.setattr(ctl.commands, "run", broken)
     from queue import Queue
 
     reply: Queue[tuple[bool, str]] = Queue()

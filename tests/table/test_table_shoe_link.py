@@ -22,6 +22,7 @@ import pytest
 from table_helpers import FakePanel, FakeShoe, card, press, shoe
 from waiting import DEADLINE_S, wait_for
 
+from drivers.shoe.events import LinkDown, LinkUp, ShoeFault, ShoeHello, ShoeStatus
 from drivers.shoe.framing import encode
 from drivers.shoe.port_check import production_refusal
 from drivers.shoe.session import ControllerSession
@@ -31,6 +32,8 @@ from firmware.table.events import EventCode
 from firmware.table.journal import Journal, JournalError
 from firmware.table.recall import format_round, last_rounds
 from firmware.table.recovery import open_table
+
+HELLO = ShoeHello("1", "SIM", "1.0", "SN1", raw="$00,HEL,...*0000")
 
 REPO = Path(__file__).resolve().parents[2]
 
@@ -83,14 +86,14 @@ def test_point9_every_refused_frame_pauses_the_round(tmp_path: Path, what: str) 
 
 
 def status(state: str, count: int) -> ShoeHappening:
-    return shoe("status", state=state, count=count, raw=f"$00,STA,{state},{count}*0000")
+    return shoe(ShoeStatus(state, count, raw=f"$00,STA,{state},{count}*0000"))
 
 
 def test_point10_after_a_restart_a_different_shoe_holds_for_a_new_one(tmp_path: Path) -> None:
     ctl, sh = dealing(tmp_path)
     ctl.handle(card("AS"))
     dealt = ctl.table.shoe.cards_dealt
-    ctl.handle(shoe("hello", serial="SN1", raw="$00,HEL,...*0000"))
+    ctl.handle(shoe(HELLO))
     assert ("QRY",) in sh.sent  # asked at once after the hello
     ctl.handle(status("LOCKED", 0))  # the shoe forgot everything: not the same shoe
     t = ctl.table
@@ -113,7 +116,7 @@ def test_point10_after_a_restart_a_different_shoe_holds_for_a_new_one(tmp_path: 
 def test_point10_the_same_shoe_after_a_restart_resumes(tmp_path: Path) -> None:
     ctl, _ = dealing(tmp_path)
     ctl.handle(card("AS"))
-    ctl.handle(shoe("hello", serial="SN1", raw="$00,HEL,...*0000"))
+    ctl.handle(shoe(HELLO))
     ctl.handle(status("LOCKED", ctl.table.shoe.cards_dealt))
     t = ctl.table
     assert t.tilt is not None and t.tilt.code == "HEL"  # the ICD's restart tilt only
@@ -145,20 +148,20 @@ def test_point10_other_repeated_tilts_need_a_void(tmp_path: Path) -> None:
     ctl, _ = dealing(tmp_path)
     t = ctl.table
     for _ in range(3):
-        ctl.handle(shoe("fault", code="MISREAD", raw="$05,ERR,MISREAD*0000"))
+        ctl.handle(shoe(ShoeFault("MISREAD", raw="$05,ERR,MISREAD*0000")))
         for h in press(None, "DEAL"):
             ctl.handle(h)
     assert t.tilt is not None and t.tilt.code == "SHOE"  # misreads: cards unaccounted for
     (tmp_path / "b").mkdir()
     ctl2, _ = dealing(tmp_path / "b")
     for _ in range(3):
-        ctl2.handle(shoe("link-down", detail="silence"))
-        ctl2.handle(shoe("link-up"))
+        ctl2.handle(shoe(LinkDown("silence")))
+        ctl2.handle(shoe(LinkUp()))
         for h in press(None, "DEAL"):
             ctl2.handle(h)
     t2 = ctl2.table
     assert t2.tilt is not None and t2.tilt.code == "REPEAT"
-    ctl2.handle(shoe("status", state="READY", count=0, raw="$00,STA,READY,0*0000"))
+    ctl2.handle(shoe(ShoeStatus("READY", 0, raw="$00,STA,READY,0*0000")))
     assert t2.tilt is not None and t2.tilt.active  # no device report clears it
     for h in press(None, "VOID"):
         ctl2.handle(h)

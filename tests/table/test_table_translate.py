@@ -4,7 +4,18 @@ from __future__ import annotations
 
 from typing import Any
 
-from drivers.shoe.events import ShoeEvent
+from drivers.shoe.events import (
+    CardDealt,
+    CommandAcked,
+    CutCardReached,
+    LinkDown,
+    LinkUp,
+    ProtocolFault,
+    ShoeFault,
+    ShoeHello,
+    ShoeStatus,
+    shoe_error,
+)
 from firmware.engine.inputs import Card, Console, Cut, Decision, Fault, FaultCleared, Hello, Wager
 from firmware.table import translate
 
@@ -23,16 +34,31 @@ def view(kind: str, phase: str = "betting", **exp: Any) -> dict[str, Any]:
 
 
 def test_shoe_events_become_inputs() -> None:
-    assert translate.shoe_inputs(ShoeEvent("card", card="TD")) == [Card.of("TD")]
-    assert translate.shoe_inputs(ShoeEvent("cut")) == [Cut()]
-    assert translate.shoe_inputs(ShoeEvent("fault", code="JAM")) == [Fault("JAM", "")]
-    assert translate.shoe_inputs(ShoeEvent("link-down", detail="x"))[0] == Fault("LINK", "x")
-    assert translate.shoe_inputs(ShoeEvent("link-up")) == [FaultCleared("LINK")]
-    assert isinstance(translate.shoe_inputs(ShoeEvent("hello", proto="1"))[0], Hello)
-    assert translate.shoe_inputs(ShoeEvent("status", state="READY", count=3)) == [
+    assert translate.shoe_inputs(CardDealt("TD")) == [Card.of("TD")]
+    assert translate.shoe_inputs(CutCardReached()) == [Cut()]
+    assert translate.shoe_inputs(ShoeFault("JAM")) == [Fault("JAM", "")]
+    assert translate.shoe_inputs(LinkDown("x"))[0] == Fault("LINK", "x")
+    assert translate.shoe_inputs(LinkUp()) == [FaultCleared("LINK")]
+    assert isinstance(translate.shoe_inputs(ShoeHello("1", "M", "1.0", "SN1"))[0], Hello)
+    assert translate.shoe_inputs(ShoeStatus("READY", 3)) == [
         FaultCleared("READY")]
-    assert translate.shoe_inputs(ShoeEvent("status", state="FAULT")) == []
-    assert translate.shoe_inputs(ShoeEvent("ack", command="ULK")) == []
+    assert translate.shoe_inputs(ShoeStatus("FAULT", 0)) == []
+    assert translate.shoe_inputs(CommandAcked("ULK")) == []
+
+
+def test_an_err_code_the_icd_does_not_name_is_a_protocol_fault() -> None:
+    """The kind of a shoe error is decided once, where the frame is read (the class),
+    never by matching its text downstream."""
+    named = shoe_error("JAM", "gate", raw="$05,ERR,JAM,gate*0000")
+    assert isinstance(named, ShoeFault) and (named.code, named.detail) == ("JAM", "gate")
+    odd = shoe_error("BOO", None, raw="$05,ERR,BOO*0000")
+    assert isinstance(odd, ProtocolFault) and odd.code == "BOO"
+    assert translate.shoe_inputs(odd) == [
+        Fault("PROTOCOL", "unknown shoe error BOO ($05,ERR,BOO*0000)")]
+    refused = ProtocolFault("unknown frame type XYZ", raw="$06,XYZ*0000")
+    assert refused.code == "PROTOCOL" and refused.to_dict()["event"] == "fault"
+    assert translate.shoe_inputs(refused) == [
+        Fault("PROTOCOL", "unknown frame type XYZ ($06,XYZ*0000)")]
 
 
 def test_bet_places_minimum_then_units() -> None:
