@@ -244,7 +244,7 @@ def _monitor(args: argparse.Namespace) -> int:
 
 
 def _ctl(args: argparse.Namespace) -> int:
-    from drivers.shoe.sim_control import control
+    from drivers.shoe.sim_control import accepted, control
 
     if not os.path.exists(args.control):
         raise UserError(f"--control {args.control}: no such socket (is the simulator running "
@@ -254,4 +254,4 @@ def _ctl(args: argparse.Namespace) -> int:
     except OSError as exc:
         raise UserError(f"--control {args.control}: {exc.strerror or exc}") from None
     print(reply)
-    return 0 if reply.startswith("ok") else 2
+    return 0 if accepted(reply) else 2

@@ -11,16 +11,12 @@ only, never the network). The protocol is one line per command, one line per rep
 
 from __future__ import annotations
 
-import contextlib
-import errno
 import json
-import os
-import socket
-import stat
 import threading
 from typing import Any
 
 from drivers.shoe.simulator import ShoeSimulator
+from etgcore.line_server import LineServer, request_line
 
 HELP = ("commands: status | received | cards C... | append C... | fault KIND [ARG] | "
         "frame BODY | raw HEX | pace SECONDS | cut CARDS | clear | stop | help")
@@ -77,75 +73,30 @@ def _dispatch(sim: ShoeSimulator, cmd: str, args: list[str]) -> Any:
     raise ValueError(f"unknown command {cmd!r}; {HELP}")
 
 
-class ControlServer:
-    """The Unix-socket listener; one thread, one client at a time is plenty for a bench."""
+class ControlServer(LineServer):
+    """The simulator's control socket: the core's local line server (mode 0600, bounded,
+    ready when the path appears, a file that is not a socket never replaced)."""
+
+    name = "shoe-sim-control"
 
     def __init__(self, sim: ShoeSimulator, path: str) -> None:
+        super().__init__(path)
         self.sim = sim
-        self.path = path
-        # Replace a stale socket of an earlier run, never a file someone keeps there.
-        with contextlib.suppress(FileNotFoundError):
-            if not stat.S_ISSOCK(os.lstat(path).st_mode):
-                raise FileExistsError(errno.EEXIST, "exists and is not a socket", path)
-            os.unlink(path)
-        self.sock = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
-        # Bound and listening under a temporary name, then renamed: whoever sees PATH
-        # appear can connect at once (a bench waiting for the file raced listen()).
-        tmp = f"{path}.{os.getpid()}.tmp"
-        old = os.umask(0o177)
-        try:
-            self.sock.bind(tmp)
-            self.sock.listen(4)
-            os.rename(tmp, path)
-        except OSError:
-            self.sock.close()
-            with contextlib.suppress(OSError):
-                os.unlink(tmp)
-            raise
-        finally:
-            os.umask(old)
-        self.sock.settimeout(0.2)
-        self._stop = threading.Event()
-        self._thread = threading.Thread(target=self._serve, name="shoe-sim-control",
-                                        daemon=True)
 
     def start(self) -> ControlServer:
-        self._thread.start()
+        super().start()
         return self
 
-    def stop(self) -> None:
-        self._stop.set()
-        self._thread.join(1.0)
-        self.sock.close()
-        with contextlib.suppress(OSError):
-            os.unlink(self.path)
+    def answer(self, line: str) -> str:
+        return handle(self.sim, line)
 
-    def _serve(self) -> None:
-        while not self._stop.is_set():
-            try:
-                conn, _ = self.sock.accept()
-            except TimeoutError:
-                continue
-            except OSError:
-                return
-            with conn, conn.makefile("rw", encoding="utf-8", newline="\n") as f:
-                conn.settimeout(30)
-                with contextlib.suppress(OSError):
-                    for line in f:
-                        f.write(handle(self.sim, line) + "\n")
-                        f.flush()
+
+def accepted(reply: str) -> bool:
+    """Whether a reply line says the command was carried out: the protocol's status is
+    its first word (``ok`` or ``error:``), read here and nowhere else."""
+    return reply.split(maxsplit=1)[:1] == ["ok"]
 
 
 def control(path: str, line: str, timeout: float = 5.0) -> str:
     """Send one command to a simulator's control socket; its reply line."""
-    with socket.socket(socket.AF_UNIX, socket.SOCK_STREAM) as s:
-        s.settimeout(timeout)
-        s.connect(path)
-        s.sendall(line.strip().encode() + b"\n")
-        reply = b""
-        while not reply.endswith(b"\n"):
-            chunk = s.recv(65536)
-            if not chunk:
-                break
-            reply += chunk
-    return reply.decode().strip()
+    return request_line(path, line, timeout).strip()

@@ -83,10 +83,10 @@ class ControlServer(JsonLineServer):
         if cmd == "shoe":
             if not self.shoe_control:
                 return {"ok": False, "error": "no simulated shoe behind this table"}
-            from drivers.shoe.sim_control import control
+            from drivers.shoe.sim_control import accepted, control
 
             answer = control(self.shoe_control, str(req["line"]))
-            return {"ok": not answer.startswith("error"), "reply": answer}
+            return {"ok": accepted(answer), "reply": answer}
         return {"ok": False, "error": f"unknown cmd {cmd!r}"}
 
 
