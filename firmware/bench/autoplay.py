@@ -3,18 +3,19 @@
 :class:`AutoTable` plays rounds on a :class:`~firmware.engine.table.Table` through its one
 entry point, ``apply``: it shuffles a shoe with a seeded ``random.Random`` (the engine
 itself never draws), feeds the cut card at the penetration, places wagers and answers each
-decision with a policy. :func:`basic_strategy` is a plain multi-deck basic strategy (a
-later issue replaces it with a computed one); any callable with the same signature can
-stand in (property tests use a random legal choice).
+decision with the auto-players' one strategy (:func:`strategy_policy`: the computed basic
+strategy of ``firmware.math``, as the panel's auto-player plays); any callable with the
+same signature can stand in.
 """
 
 from __future__ import annotations
 
 import random
 from collections.abc import Callable, Sequence
+from typing import Any
 
 from firmware.engine import phases as P
-from firmware.engine.cards import DECKS, VALUE
+from firmware.engine.cards import DECKS
 from firmware.engine.hand import Hand
 from firmware.engine.inputs import (
     Card,
@@ -27,44 +28,34 @@ from firmware.engine.inputs import (
     Wager,
 )
 from firmware.engine.table import Table
+from firmware.table.autoplay import Policy
 
-Policy = Callable[[Hand, int, Sequence[str]], str]
-
-# Hard totals: the dealer up-card values (2..10, 1 = ace) on which to double / stand.
-_DOUBLE_HARD = {9: {3, 4, 5, 6}, 10: set(range(2, 10)), 11: set(range(2, 11))}
-_STAND_HARD = {12: {4, 5, 6}, 13: set(range(2, 7)), 14: set(range(2, 7)),
-               15: set(range(2, 7)), 16: set(range(2, 7))}
-_SURRENDER = {16: {9, 10, 1}, 15: {10}}
-# Soft totals: double against these up cards.
-_DOUBLE_SOFT = {13: {5, 6}, 14: {5, 6}, 15: {4, 5, 6}, 16: {4, 5, 6}, 17: {3, 4, 5, 6},
-                18: {3, 4, 5, 6}}
-# Pairs by card value: split against these up cards.
-_SPLIT = {1: set(range(1, 11)), 8: set(range(1, 11)), 9: {2, 3, 4, 5, 6, 8, 9},
-          7: set(range(2, 8)), 6: set(range(2, 7)), 4: {5, 6}, 3: set(range(2, 8)),
-          2: set(range(2, 8))}
+#: a decision for a hand against the dealer's up card (an engine card code), always one of
+#: the legal actions: ``(action, times)``, times being the double's multiple
+HandPolicy = Callable[[Hand, int, Sequence[str]], tuple[str, int]]
 
 
-def basic_strategy(hand: Hand, up: int, legal: Sequence[str]) -> str:
-    """A basic-strategy decision for ``hand`` against dealer up-card value ``up`` (1 = ace)."""
-    cards = hand.cards
-    if "split" in legal and VALUE[cards[0]] == VALUE[cards[1]] and up in _SPLIT.get(
-        VALUE[cards[0]], ()
-    ):
-        return "split"
-    total = hand.total
-    if hand.soft:
-        if "double" in legal and up in _DOUBLE_SOFT.get(total, ()):
-            return "double"
-        if total >= 19 or (total == 18 and up in (2, 3, 4, 5, 6, 7, 8)):
-            return "stand"
-        return "hit" if "hit" in legal else "stand"
-    if "surrender" in legal and up in _SURRENDER.get(total, ()):
-        return "surrender"
-    if "double" in legal and up in _DOUBLE_HARD.get(total, ()):
-        return "double"
-    if total >= 17 or up in _STAND_HARD.get(total, ()):
-        return "stand"
-    return "hit" if "hit" in legal else "stand"
+def strategy_policy(rules: Any) -> HandPolicy:
+    """The auto-players' one strategy (:class:`firmware.table.autoplay.Policy`: the
+    computed basic strategy) for hands of the engine, remembered per situation so a speed
+    run measures the engine, not the strategy's lookup."""
+    policy = Policy(rules)
+    memo: dict[tuple[Any, ...], tuple[str, int]] = {}
+
+    def choose(hand: Hand, up: int, legal: Sequence[str]) -> tuple[str, int]:
+        cards = hand.cards
+        # the strategy reads ranks, and suits only for two suited cards (Spanish 21)
+        key = (up >> 2, tuple([c >> 2 for c in cards]),
+               len(cards) == 2 and cards[0] & 3 == cards[1] & 3,
+               hand.from_split, hand.split_ace, hand.lammer, tuple(legal))
+        got = memo.get(key)
+        if got is None:
+            got = memo[key] = policy.decide_hand(
+                up, hand.cards, legal, split_hand=hand.from_split, lammer=hand.lammer,
+                split_ace=hand.split_ace)
+        return got
+
+    return choose
 
 
 class AutoTable:
@@ -72,14 +63,14 @@ class AutoTable:
 
     def __init__(
         self, table: Table, seats: Sequence[int] = (1,), wager: int | None = None,
-        seed: int = 1, policy: Policy = basic_strategy, penetration: float = 0.75,
+        seed: int = 1, policy: HandPolicy | None = None, penetration: float = 0.75,
         insurance: bool = False, apply: Callable[[Input], None] | None = None,
     ) -> None:
         self.table = table
         #: where inputs go (a recorder's apply keeps them for replay)
         self.apply = apply or table.apply
         self.rng = random.Random(seed)
-        self.policy = policy
+        self.policy = policy or strategy_policy(table.rules)
         self.penetration = penetration
         self.insurance = insurance
         rules = table.rules
@@ -132,8 +123,8 @@ class AutoTable:
                     continue
                 h = seat.hands[r.turn_hand]
                 legal = t.legal_now(seat, h)
-                act = policy(h, VALUE[r.dealer.cards[0]], legal)
-                apply(Decision(seat.number, r.turn_hand + 1, act))
+                act, times = policy(h, r.dealer.cards[0], legal)
+                apply(Decision(seat.number, r.turn_hand + 1, act, times=times))
             elif need == P.WAGERS:
                 if r.phase == P.SETTLED or r.phase == P.VOIDED:
                     self.rounds += 1
@@ -154,11 +145,3 @@ class AutoTable:
             else:
                 raise RuntimeError(f"autoplay cannot serve {t.expecting().why}")
 
-
-def random_policy(rng: random.Random) -> Policy:
-    """A policy choosing uniformly among the legal decisions (for property tests)."""
-
-    def choose(hand: Hand, up: int, legal: Sequence[str]) -> str:
-        return rng.choice(list(legal))
-
-    return choose

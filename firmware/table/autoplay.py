@@ -34,12 +34,12 @@ RETRY_S = 1.0
 VOID_AFTER_S = 3.0
 
 
-def _value(code: str) -> int:
-    return int(VALUE[parse_card(code)])
-
-
 class Policy:
-    """Which action to take, from what a player sees; strategy computed from the rules."""
+    """Which action to take: the one strategy of every auto-player (the panel's
+    :class:`AutoPlay` and the engine's ``firmware.bench.autoplay.AutoTable``): the
+    computed basic strategy of ``firmware.math`` for these rules, falling back to a plain
+    rule (hit below 17) only where it cannot be computed (no numpy, a rule set it does not
+    cover)."""
 
     def __init__(self, rules: Any) -> None:
         self._strategy: Any = None
@@ -50,42 +50,56 @@ class Policy:
         except Exception as exc:  # the auto-player must play on with a plain rule
             log.warning("computed strategy unavailable (%s); auto-players use a plain rule", exc)
 
-    def decide(self, view: Mapping[str, Any], seat: int, hand: int, legal: Sequence[str]) -> str:
-        return self.decide_times(view, seat, hand, legal)[0]
-
     def decide_times(
         self, view: Mapping[str, Any], seat: int, hand: int, legal: Sequence[str]
     ) -> tuple[str, int]:
-        """``(action, times)``: times is the double's multiple (Split to Double: 1..4)."""
+        """``(action, times)`` from the public view: times is the double's multiple
+        (Split to Double: 1..4)."""
         if "no-insurance" in legal:
             return "no-insurance", 1
         s = next(x for x in view["seats"] if x["seat"] == seat)
         h = s["hands"][hand - 1]  # hands count from 1
-        up_code = view["dealer"]["cards"][0]
-        cards = [_value(c) for c in h["cards"]]
+        bingo = view.get("bingo") or None
+        pair = None
+        if bingo and bingo.get("target") and bingo.get("multiplier"):
+            pair = (int(bingo["target"]), int(bingo["multiplier"]))
+        split_hand = len(s["hands"]) > 1
+        codes = [parse_card(c) for c in h["cards"]]
+        return self.decide_hand(
+            parse_card(view["dealer"]["cards"][0]), codes, legal, split_hand=split_hand,
+            lammer=bool(h.get("lammer")), bingo=pair,
+            # every hand of a split begins with a card of the pair
+            split_ace=split_hand and bool(codes) and int(VALUE[codes[0]]) == 1,
+            bob_alive=not any(x.get("status") == "bust" for x in s["hands"]),
+        )
+
+    def decide_hand(
+        self, up: int, cards: Sequence[int], legal: Sequence[str], *,
+        split_hand: bool = False, lammer: bool = False, split_ace: bool = False,
+        bob_alive: bool = True, bingo: tuple[int, int] | None = None,
+    ) -> tuple[str, int]:
+        """``(action, times)`` for a hand of engine card codes against the dealer's up
+        card (an engine card code), always one of ``legal``."""
+        if "no-insurance" in legal:
+            return "no-insurance", 1
+        values = [int(VALUE[c]) for c in cards]
         if self._strategy is not None:
             try:
-                bingo = view.get("bingo") or None
-                pair = None
-                if bingo and bingo.get("target") and bingo.get("multiplier"):
-                    pair = (int(bingo["target"]), int(bingo["multiplier"]))
-                split_hand = len(s["hands"]) > 1
                 d = self._strategy.decide(
-                    _value(up_code), cards, legal, split_hand=split_hand,
-                    lammer=bool(h.get("lammer")), after_double="rescue" in legal, bingo=pair,
-                    # every hand of a split begins with a card of the pair
-                    split_ace=split_hand and bool(cards) and cards[0] == 1,
-                    bob_alive=not any(x.get("status") == "bust" for x in s["hands"]),
+                    int(VALUE[up]), values, legal, split_hand=split_hand, lammer=lammer,
+                    after_double="rescue" in legal, bingo=bingo, split_ace=split_ace,
+                    bob_alive=bob_alive,
                     # suits matter to one decision (Spanish 21's super bonus)
-                    suited=len(h["cards"]) == 2
-                    and parse_card(h["cards"][0]) % 4 == parse_card(h["cards"][1]) % 4,
+                    suited=len(cards) == 2 and cards[0] % 4 == cards[1] % 4,
                 )
                 action = getattr(d, "action", d)
                 if action in legal:
                     return str(action), int(getattr(d, "times", 1) or 1)
             except Exception as exc:
                 log.debug("strategy failed (%s); plain rule", exc)
-        total = int(h.get("total") or 0)
+        total = sum(values)
+        if 1 in values and total + 10 <= 21:
+            total += 10
         if total < 17 and "hit" in legal:
             return "hit", 1
         return ("stand" if "stand" in legal else legal[0]), 1
