@@ -231,10 +231,6 @@ class SimPins(Pins):
         with self._lock:
             return self._level(pin)
 
-    def rows_low(self) -> int:
-        """How many matrix rows are driven LOW right now."""
-        return bin(self._low_rows).count("1")
-
     # ---- the model ----------------------------------------------------------------
 
     def _set_switch(self, seat: int, button: str | int, closed: bool) -> None:

@@ -75,28 +75,7 @@ def _play_round(rnd: Round, driver: TableDriver, shoe: deque[str]) -> list[str]:
             raise Mismatch(f"{where}: rejected: card {card} (burn): {why}")
         dealt += 1
         inject(dealt)
-    before: dict[int, int] = {}
-    at_table = {x["seat"] for x in driver.view()["seats"]}
-    for s in rnd.seats:
-        if s.seat not in at_table:
-            raise Mismatch(f"{where}: no seat {s.seat} at this table (seats 1..{len(at_table)})")
-        if s.credits is not None:
-            why = driver.set_credits(s.seat, s.credits)
-            if why:
-                raise Mismatch(f"{where}: seat {s.seat} credits {s.credits}: {why}")
-        before[s.seat] = next(x["credits"] for x in driver.view()["seats"] if x["seat"] == s.seat)
-        why = driver.wager(s.seat, s.wager)
-        if why:
-            raise Mismatch(f"{where}: seat {s.seat} wager {s.wager} refused: {why}")
-        for name, amount in s.side.items():
-            place = getattr(driver, "side_wager", None)  # a depth may not offer it yet
-            why = place(s.seat, name, amount) if place else "this depth places no side wager"
-            if why:
-                raise Mismatch(f"{where}: seat {s.seat} {name} {amount} refused: {why}")
-    if rnd.seats:
-        why = driver.close_betting()
-        if why:
-            raise Mismatch(f"{where}: closing betting refused: {why}")
+    before = _place_wagers(where, rnd, driver)
     inject(dealt)
     actions = list(rnd.actions)
     drew = False
@@ -136,6 +115,33 @@ def _play_round(rnd: Round, driver: TableDriver, shoe: deque[str]) -> list[str]:
     if rnd.draws and not drew:
         raise Mismatch(f"{where}: `draws` given but the table never asked for a draw")
     return differences(rnd, observe(driver.view(), before))
+
+
+def _place_wagers(where: str, rnd: Round, driver: TableDriver) -> dict[int, int]:
+    """The round's credits and wagers, then betting closed; each seat's credits before."""
+    before: dict[int, int] = {}
+    at_table = {x["seat"] for x in driver.view()["seats"]}
+    for s in rnd.seats:
+        if s.seat not in at_table:
+            raise Mismatch(f"{where}: no seat {s.seat} at this table (seats 1..{len(at_table)})")
+        if s.credits is not None:
+            why = driver.set_credits(s.seat, s.credits)
+            if why:
+                raise Mismatch(f"{where}: seat {s.seat} credits {s.credits}: {why}")
+        before[s.seat] = next(x["credits"] for x in driver.view()["seats"] if x["seat"] == s.seat)
+        why = driver.wager(s.seat, s.wager)
+        if why:
+            raise Mismatch(f"{where}: seat {s.seat} wager {s.wager} refused: {why}")
+        for name, amount in s.side.items():
+            place = getattr(driver, "side_wager", None)  # a depth may not offer it yet
+            why = place(s.seat, name, amount) if place else "this depth places no side wager"
+            if why:
+                raise Mismatch(f"{where}: seat {s.seat} {name} {amount} refused: {why}")
+    if rnd.seats:
+        why = driver.close_betting()
+        if why:
+            raise Mismatch(f"{where}: closing betting refused: {why}")
+    return before
 
 
 def _decide(where: str, exp: dict[str, Any], actions: list[Action], driver: TableDriver) -> None:

@@ -131,6 +131,11 @@ def _round(n: int, r: Any) -> Round:
     where = f"round {n}"
     _keys(r, ("shoe", "draws", "seat", "action", "fault", "console", "expect", "dealer",
               "outcome"), where)
+    return Round(n, _shoe(r, where), _draws(r, where), _seats(r, where), _actions(r, where),
+                 _events(r, where), _expects(r, where), _dealer(r, where), _state(r, where))
+
+
+def _shoe(r: Any, where: str) -> tuple[str, ...]:
     shoe = _list(r, "shoe", where)
     for i, c in enumerate(shoe):
         if not isinstance(c, str) or c not in CODE:
@@ -138,6 +143,10 @@ def _round(n: int, r: Any) -> Round:
                 f"{where}: shoe[{i}]: {c!r} is not a card (rank A 2-9 T J Q K, then suit "
                 "S H D C, e.g. 'TD')"
             )
+    return tuple(shoe)
+
+
+def _draws(r: Any, where: str) -> dict[str, int]:
     draws = r.get("draws", {})
     if not isinstance(draws, Mapping):
         raise ScenarioError(f"{where}: draws must be a table like {{ bingo_target = 21 }}")
@@ -147,6 +156,10 @@ def _round(n: int, r: Any) -> Round:
                 f"{where}: draws: unknown key {k!r} (allowed: {', '.join(DRAW_KEYS)})"
             )
         _int(v, f"{where}: draws.{k}")
+    return dict(draws)
+
+
+def _seats(r: Any, where: str) -> tuple[SeatPlay, ...]:
     seats = []
     for i, s in enumerate(_list(r, "seat", where)):
         w = f"{where}: seat[{i}]"
@@ -159,6 +172,10 @@ def _round(n: int, r: Any) -> Round:
         ))
     if len({s.seat for s in seats}) != len(seats):
         raise ScenarioError(f"{where}: a seat is listed twice")
+    return tuple(seats)
+
+
+def _actions(r: Any, where: str) -> tuple[Action, ...]:
     actions = []
     for i, a in enumerate(_list(r, "action", where)):
         w = f"{where}: action[{i}]"
@@ -179,6 +196,11 @@ def _round(n: int, r: Any) -> Round:
             _int(a["seat"], f"{w}.seat", 1, 7), a["do"], _int(hand, f"{w}.hand", 1),
             _int(a.get("times", 1), f"{w}.times", 1), rejected,
         ))
+    return tuple(actions)
+
+
+def _events(r: Any, where: str) -> tuple[Event, ...]:
+    """The shoe faults and console presses, each after the card it names."""
     faults = []
     for i, f in enumerate(_list(r, "fault", where)):
         w = f"{where}: fault[{i}]"
@@ -201,6 +223,10 @@ def _round(n: int, r: Any) -> Round:
         presses.append(Event(_int(c["after"], f"{w}.after", 0), press=c["press"]))
     # a stable sort keeps faults before presses at the same `after`, each in file order
     events = sorted(faults + presses, key=lambda e: e.after)
+    return tuple(events)
+
+
+def _expects(r: Any, where: str) -> tuple[SeatExpect, ...]:
     expects = []
     for i, e in enumerate(_list(r, "expect", where)):
         w = f"{where}: expect[{i}]"
@@ -210,12 +236,20 @@ def _round(n: int, r: Any) -> Round:
         expects.append(SeatExpect(
             _int(e["seat"], f"{w}.seat", 1, 7), _int(e["net"], f"{w}.net"), e.get("result"),
         ))
+    return tuple(expects)
+
+
+def _dealer(r: Any, where: str) -> int | str | None:
     dealer = None
     if "dealer" in r:
         _keys(r["dealer"], ("total",), f"{where}: dealer", ("total",))
         dealer = r["dealer"]["total"]
         if dealer not in ("blackjack", "bust"):
             dealer = _int(dealer, f"{where}: dealer.total", 2, 26)
+    return dealer
+
+
+def _state(r: Any, where: str) -> str:
     state = "settled"
     if "outcome" in r:
         _keys(r["outcome"], ("state",), f"{where}: outcome", ("state",))
@@ -223,8 +257,7 @@ def _round(n: int, r: Any) -> Round:
         if state not in STATES:
             raise ScenarioError(f"{where}: outcome.state: {state!r} is not one of "
                                 f"{', '.join(STATES)}")
-    return Round(n, tuple(shoe), dict(draws), tuple(seats), tuple(actions), tuple(events),
-                 tuple(expects), dealer, state)
+    return str(state)
 
 
 def parse_scenario(data: Mapping[str, Any], path: str) -> Scenario:

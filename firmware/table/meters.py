@@ -20,27 +20,11 @@ Invariant checked by ``etg meters`` and the soak: for every seat and the table,
 from __future__ import annotations
 
 from collections.abc import Iterable, Mapping
-from dataclasses import dataclass
 from typing import Any
 
 MeterKey = tuple[str, int, str]
 MONEY = ("wagered", "paid", "credits_in", "credits_out", "credits")
 COUNTS = ("games_played", "games_voided")
-
-
-@dataclass(frozen=True)
-class SeatMeters:
-    seat: int
-    wagered: int = 0
-    paid: int = 0
-    credits_in: int = 0
-    credits_out: int = 0
-    credits: int = 0
-    games_played: int = 0
-
-    @property
-    def balanced(self) -> bool:
-        return self.credits == self.credits_in - self.credits_out - self.wagered + self.paid
 
 
 def round_deltas(
