@@ -43,13 +43,9 @@ from firmware.table.journal_files import (
     connect_writer,
 )
 from firmware.table.journal_head import Head, HeadWriter, head_path, read_head
+from firmware.table.journal_schema import JournalError, check_schema, create_schema
 
 GENESIS = "0" * 64
-#: 3: a keyed chain (HMAC-SHA256) and the head file outside the database; 2: decision
-#: inputs number a seat's hands from 1 (they counted from 0 in schema 1, which this engine
-#: would replay wrongly). An older journal is refused with the reason, never replayed.
-SCHEMA_VERSION = 3
-
 #: Record kinds. ``input``: an engine Input (replayed on restart); ``event``: the event log;
 #: ``round``: a finished round's result (recall, history); ``meta``: the journal's own facts.
 KINDS = ("input", "event", "round", "meta")
@@ -63,18 +59,6 @@ class _Beside:
 
 
 BESIDE = _Beside()
-
-
-class JournalError(Exception):
-    """The journal cannot be written or read: the table must stop taking inputs (tilt)."""
-
-
-class BlankJournal(JournalError):
-    """An SQLite file without any table: a journal whose creation was cut short."""
-
-
-class OldJournalFormat(JournalError):
-    """A journal written by older firmware (schema 1 or 2: before the keyed chain)."""
 
 
 def canonical(body: Mapping[str, Any]) -> str:
@@ -129,29 +113,6 @@ class Entry:
     code: int | None = None
 
 
-_SCHEMA = """
-CREATE TABLE IF NOT EXISTS records (
-    seq      INTEGER PRIMARY KEY,
-    ts_ns    INTEGER NOT NULL,
-    kind     TEXT    NOT NULL,
-    code     INTEGER,
-    round_no INTEGER,
-    body     TEXT    NOT NULL,
-    prev     TEXT    NOT NULL,
-    hash     TEXT    NOT NULL
-);
-CREATE INDEX IF NOT EXISTS records_kind ON records(kind, seq);
-CREATE INDEX IF NOT EXISTS records_round ON records(round_no, seq);
-CREATE TABLE IF NOT EXISTS meters (
-    name  TEXT    NOT NULL,
-    seat  INTEGER NOT NULL,   -- 0: the whole table
-    wager TEXT    NOT NULL,   -- '' : all wager kinds
-    value INTEGER NOT NULL,
-    PRIMARY KEY (name, seat, wager)
-);
-CREATE TABLE IF NOT EXISTS info (key TEXT PRIMARY KEY, value TEXT NOT NULL);
-"""
-
 MeterKey = tuple[str, int, str]
 
 #: Called inside :meth:`Journal.append`'s transaction with the connection, the records just
@@ -193,8 +154,8 @@ class Journal:
                 self._db = connect_writer(self.path)
             self.key = self._resolve_key(key)
             if not readonly:
-                self._create_schema()
-            self._check_schema()
+                create_schema(self._db, self.key)
+            check_schema(self._db, self.path)
             last = self._db.execute(
                 "SELECT seq, hash FROM records ORDER BY seq DESC LIMIT 1"
             ).fetchone()
@@ -237,38 +198,6 @@ class Journal:
         except journal_key.JournalKeyError as exc:
             self.key_problem = str(exc)
             return None
-
-    def _create_schema(self) -> None:
-        """The tables and the journal's facts in ONE transaction: a kill -9 while a journal
-        is created leaves a whole journal or an empty file, never half a schema."""
-        chain = "sha256" if self.key is None else "hmac-sha256"
-        key_id = "" if self.key is None else journal_key.key_id(self.key)
-        self._db.executescript(
-            "BEGIN IMMEDIATE;" + _SCHEMA
-            + f"INSERT OR IGNORE INTO info(key, value) VALUES('schema', '{SCHEMA_VERSION}');"
-            f"INSERT OR IGNORE INTO info(key, value) VALUES('chain', '{chain}');"
-            f"INSERT OR IGNORE INTO info(key, value) VALUES('key_id', '{key_id}');"
-            "COMMIT;")
-
-    def _check_schema(self) -> None:
-        try:
-            row = self._db.execute("SELECT value FROM info WHERE key='schema'").fetchone()
-        except sqlite3.OperationalError:  # no info table: an SQLite file, not a journal
-            row = None
-        if row is None:
-            tables = self._db.execute("SELECT count(*) FROM sqlite_master").fetchone()[0]
-            if not tables:
-                raise BlankJournal(f"{self.path}: the journal holds no record (an empty "
-                                   "database: its creation was cut short)")
-            raise JournalError(f"{self.path}: not a journal (no schema record)")
-        if int(row[0]) in (1, 2):
-            raise OldJournalFormat(
-                f"{self.path}: a journal of format {row[0]} (an unkeyed chain) from older "
-                f"firmware; this firmware keeps format {SCHEMA_VERSION}: keep it as evidence "
-                "elsewhere and start a new one (etg journal init --reason ...)")
-        elif int(row[0]) != SCHEMA_VERSION:
-            raise JournalError(
-                f"{self.path}: journal schema {row[0]}, expected {SCHEMA_VERSION}")
 
     @property
     def head_path(self) -> Path:

@@ -23,13 +23,8 @@ from typing import Any
 
 from etgcore.errors import UserError
 from firmware.table import journal_key
-from firmware.table.journal import (
-    BlankJournal,
-    Journal,
-    JournalError,
-    OldJournalFormat,
-    check_existing,
-)
+from firmware.table.journal import Journal, JournalError, check_existing
+from firmware.table.journal_schema import BlankJournal, OldJournalFormat
 
 log = logging.getLogger("etg.table.journal")
 
