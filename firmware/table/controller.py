@@ -41,7 +41,7 @@ from firmware.table.happenings import (
 from firmware.table.journal import Entry, Journal, JournalError
 from firmware.table.meters import round_deltas
 from firmware.table.pending_double import DoubleChooser
-from firmware.table.ports import OnRound, PanelPort, Publish, RngPort, ShoePort
+from firmware.table.ports import ControllerView, OnRound, PanelPort, Publish, RngPort, ShoePort
 from firmware.table.recovery import round_ended
 from firmware.table.rng_draw import draw_values
 from firmware.table.shoe_checks import RepeatWatch
@@ -327,12 +327,10 @@ class Controller:
             if lamps != self._lamps:
                 self.panel.set_lamps(lamps)
                 self._lamps = {k: set(v) for k, v in lamps.items()}
-        view["controller"] = {
-            "pending_double": self.doubles.public(),
-            "recall": self.devices.recall_held,
-            "failure": self.failure or self.rng_failure,
-            "closed": self.floor_gate.closed,
-        }
+        view["controller"] = ControllerView(
+            pending_double=self.doubles.public(), recall=self.devices.recall_held,
+            failure=self.failure or self.rng_failure, closed=self.floor_gate.closed,
+        )
         self.publish(view)
         self.journal.sync_head()  # after the screen: journal_head, "deferred head"
 

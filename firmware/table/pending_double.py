@@ -10,9 +10,9 @@ that seat's DOUBLE (when a bigger size is still possible) and STAND are lit.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any
 
 from firmware.engine.inputs import Decision
+from firmware.table.ports import PendingDoubleView
 
 #: seconds without a further DOUBLE press before a pending 1x-4x double is placed
 DOUBLE_CONFIRM_S = 1.5
@@ -27,7 +27,7 @@ class PendingDouble:
     #: the double sizes the engine would take for this hand (the seat can cover them)
     sizes: tuple[int, ...] = (1, 2, 3, 4)
 
-    def public(self) -> dict[str, int]:
+    def public(self) -> PendingDoubleView:
         return {"seat": self.seat, "hand": self.hand, "times": self.times}
 
 
@@ -80,5 +80,5 @@ class DoubleChooser:
         raise_ok = any(x > pd.times for x in pd.sizes)
         return {pd.seat: {"DOUBLE", "STAND"} if raise_ok else {"STAND"}}
 
-    def public(self) -> dict[str, Any] | None:
+    def public(self) -> PendingDoubleView | None:
         return None if self.pending is None else self.pending.public()

@@ -8,7 +8,7 @@ without the controller knowing which (and without importing a driver).
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping
-from typing import TYPE_CHECKING, Any, Protocol
+from typing import TYPE_CHECKING, Any, Protocol, TypedDict
 
 if TYPE_CHECKING:
     from firmware.engine.inputs import Input
@@ -71,6 +71,25 @@ class CommandHost(TableHost, Protocol):
     def fail(self, why: str, code: EventCode | None) -> None: ...
     def force_draw(self, values: dict[str, int]) -> None: ...
     def status(self) -> dict[str, Any]: ...
+
+
+class PendingDoubleView(TypedDict):
+    """A 1x-4x double waiting for its size (firmware.table.pending_double)."""
+
+    seat: int
+    hand: int
+    times: int
+
+
+class ControllerView(TypedDict):
+    """What the controller adds to the engine's public view, under ``"controller"``: the
+    typed top level every reader of a published view (the screen, the auto-player, the
+    bench, the floor) can rely on."""
+
+    pending_double: PendingDoubleView | None
+    recall: bool  #: the RECALL key is held (the screen shows the last rounds)
+    failure: str | None  #: why the table takes no input (journal) or cannot draw (RNG)
+    closed: bool  #: the floor keeps the table closed
 
 
 #: how the controller hands a public view to the screen (``UiPort.publish``)
