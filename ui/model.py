@@ -19,9 +19,10 @@ Box = tuple[int, int, int, int]  # left, top, width, height in pixels
 @dataclass(frozen=True)
 class Drawn:
     """One thing on the screen: ``kind`` is text, line (one line of a wrapped text, as
-    drawn), card, card-back, lammer, chip, badge (a hand's result or BINGO! tag), spot-tag (a side wager's result), key (a key cap
-    on a lit button) or marker (the keyboard's seat); ``rect`` is where it was drawn, so
-    a test can check that two things do not cover each other, or measure a line."""
+    drawn), card, card-back, lammer, chip, badge (a hand's result or BINGO! tag),
+    spot-tag (a side wager's result), key (a key cap on a lit button) or marker (the
+    keyboard's seat); ``rect`` is where it was drawn, so a test can check that two things
+    do not cover each other, or measure a line."""
 
     region: str
     kind: str
