@@ -26,6 +26,7 @@ makes the bench slower, not wrong.
 from __future__ import annotations
 
 import contextlib
+import time
 from collections import Counter
 from typing import Any
 
@@ -357,10 +358,21 @@ class HilDriver:
             kind = EVENT_OF[body.split(",")[0]]
             self.shoe.send_frame(body)
             self._wait(f"the shoe sending {body}", {"shoe:" + kind: 1})
+            if kind == "status" and not body.startswith("STA,FAULT"):
+                self._wait_shoe_input(body, before)
         acc, ref = self._counts("shoe")
         if ref > before[1] and acc == before[0]:
             return f"the table refused the shoe's {body}"
         return None
+
+    def _wait_shoe_input(self, body: str, before: tuple[int, int]) -> None:
+        """A clearing STA is one shoe input; the table's own QRYs bring STA,FAULT statuses too."""
+        deadline = time.monotonic() + ACT_TIMEOUT_S
+        while sum(self._counts("shoe")) <= sum(before):
+            if time.monotonic() > deadline:
+                raise ServiceError(f"the table did not take the shoe's {body}")
+            time.sleep(0.005)
+            self._status()
 
     def console(self, press: str) -> str | None:
         return self._press_for(None, press, f"console {press}")
