@@ -184,6 +184,11 @@ class Bank:
         seat.credits -= cents
         seat.staked += cents
 
+    def insure(self, seat: Seat, cents: int) -> None:
+        """``seat`` takes ``cents`` of insurance (baseline §1.5)."""
+        self.stake(seat, cents)
+        seat.insurance = cents
+
     def settled(self, seat: Seat, returned: int, by_kind: dict[str, int]) -> None:
         """Settlement gives ``returned`` back to ``seat`` (stakes and winnings)."""
         seat.returned = returned

@@ -53,8 +53,7 @@ def _after_deal(r: Round) -> None:
 def insure(r: Round, seat: Seat, amount: int) -> None:
     """``seat`` takes ``amount`` of insurance (0: declines); the next seat is asked."""
     if amount:
-        r.bank.stake(seat, amount)
-        seat.insurance = amount
+        r.bank.insure(seat, amount)
     seat.insurance_decided = True
     next_insurance(r)
 

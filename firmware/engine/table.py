@@ -258,7 +258,7 @@ class Table:
         self.bank.place_side_wager(inp.name, self.bank.side_wager_plan(inp, self.round))
 
     # -- the round -------------------------------------------------------------------
-    def _on_close(self, inp: CloseBetting | None) -> None:
+    def _on_close(self, inp: CloseBetting) -> None:
         self.round.close_betting()
 
     def _on_draw(self, inp: Draw) -> None:
