@@ -12,6 +12,7 @@ cache) and returns their rectangles for ``pygame.display.update``.
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping
+from dataclasses import replace
 from typing import Any
 
 import pygame
@@ -182,6 +183,8 @@ class Renderer:
         g = self._ensure_static(shown)
         assert self._static is not None
         dim = screen in DIM_SCREENS
+        if screen == "recall":  # a past round: no keyboard mark, no key caps on it
+            state = replace(state, selected_seat=None, panel_keys=())
         regions = [] if screen == "failure" else self._regions(g, shown, t, state)
         o_rect = overlay_rect(screen, g)
         o_key = overlay_key(screen, shown, self.layout, state, t, self.animate)

@@ -270,6 +270,11 @@ def test_the_keyboard_panels_seat_is_marked(size: tuple[int, int]) -> None:
                 assert n > sg.credits.width, (size, seat, "the mark is not on the screen")
             else:
                 assert n == 0, (size, seat)
+    from ui.state import RecallEntry
+
+    recall = ScreenState("recall", recall=(RecallEntry(view, "12:00"),), selected_seat=1)
+    r, surf = render("blackjack", view, size, recall)  # a past round: not marked
+    assert not r.model.of_kind("marker")
     r, surf = render("blackjack", view, size)  # no keyboard panel: no mark
     assert not r.model.of_kind("marker")
     assert colour_count(surf, surf.get_rect(), palette.SELECTED) == 0
