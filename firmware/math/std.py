@@ -253,17 +253,22 @@ def std_deal_value(rules: GameRules, solver: StdSolver, a: int, b: int) -> tuple
 def std_solve_strategy(rules: GameRules) -> Table:
     """The total-dependent strategy from the shoe less the up card.
 
-    Resplit choices first (:meth:`StdSolver.resplits`), then the initial decisions and the
-    hand decisions valued with those resplit choices, so that the table is consistent
-    with itself: the value of splitting counts the resplits the strategy will make.
+    Resplit choices first (:meth:`StdSolver.resplits`, from the shoe less the up card and
+    the pair), then the initial decisions and the hand decisions valued with those
+    resplit choices, so that the table is consistent with itself: the value of
+    splitting counts the resplits the strategy will make.
     """
     table: Table = {}
     full = rules.shoe.counts()
     for up in range(1, 11):
         first = StdSolver(rules, remove(full, up), up, None, table)
         for c in range(1, 11):
+            # a resplit is decided where it is met: the pair's two cards are out of the
+            # shoe (a split 10-10 against a 6 stands, its tens being scarcer; measured
+            # against the composition-dependent calculation, docs/math.md)
+            at_pair = StdSolver(rules, remove(full, up, c, c), up, None, table)
             for alive in (True, False):
-                first.resplits(c, alive)
+                at_pair.resplits(c, alive)
 
         def resplit_policy(key: tuple[Any, ...]) -> Any:
             return table.get(key) if key[0] == "std-resplit" else None

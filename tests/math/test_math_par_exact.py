@@ -116,7 +116,8 @@ def test_split_to_double_exact_calculation_matches_direct_enumeration(
 
 
 def test_split_to_double_resplits_by_value() -> None:
-    """A split 8-8 against a 10 resplits though the initial 8-8 is not split (issue 19)."""
+    """A split 8-8 against a 10 resplits though the initial 8-8 is not split; a split
+    10-10 against a 6 stands (issue 19)."""
     s = strategy_for(load("split-to-double"))
     rules = s.rules
     legal = legal_for(rules, (8, 8), split_hand=True, split_ace=False, can_split=True,
@@ -125,6 +126,11 @@ def test_split_to_double_resplits_by_value() -> None:
     first = legal_for(rules, (8, 8), split_hand=False, split_ace=False, can_split=True,
                       first=True)
     assert s.decide(10, (8, 8), first).action != "split"
+    # a split 10-10 against a 6 stands: with the pair's tens out of the shoe, resplitting
+    # is worth less than the 20 (the initial 10-10 still splits)
+    tens = legal_for(rules, (10, 10), split_hand=True, split_ace=False, can_split=True,
+                     first=False)
+    assert s.decide(6, (10, 10), tens, split_hand=True, bob_alive=True).action == "stand"
 
 
 def test_free_bet_lammer_hand_resplits_a_pair() -> None:
