@@ -150,11 +150,17 @@ def joint_laws(
     smax = int(p.size.max()) + 1
     lognfall = np.concatenate([np.zeros((k, 1)), np.cumsum(
         np.log(n[:, None] - np.arange(smax - 1)[None, :]), axis=1)], axis=1)
-    # sum over v of logfall[k, v, m_tv], for every term t at once: one matrix product
-    log_term = logfall.reshape(k, 10 * depth) @ p.select
-    log_term -= lognfall[:, p.size]
+    # sum over v of logfall[k, v, m_tv], for every term t at once: ten gathers (a matrix
+    # product with the 0/1 selector would do ten times the work, and a BLAS product
+    # starts threads that cost more CPU than they save on a shared machine)
+    log_term = -lognfall[:, p.size]
+    for v in range(10):
+        log_term += logfall[:, v, p.m[:, v]]
     term = np.exp(log_term) * p.ways[None, :]
-    return term @ p.outcomes
+    out = np.zeros((k, 8))
+    for o in range(8):
+        out[:, o] = term[:, p.outcome == o].sum(axis=1)
+    return out
 
 
 def laws(kind: str, counts: np.ndarray | None, up: int, h17: bool) -> np.ndarray:

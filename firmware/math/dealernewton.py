@@ -66,9 +66,12 @@ def newton_basis(t: np.ndarray, order: int = ORDER) -> np.ndarray:
     ``s`` of :func:`_multisets` (the series' coefficients for ``c - t``)."""
     vals, cnts = _slots(order)
     t = np.asarray(t, dtype=np.int64)
-    out = np.ones((t.shape[0], vals.shape[0]))
-    for j in range(order):
-        out *= _BINOM[t[:, vals[:, j]], cnts[None, :, j]]
+    # C(t_v, j) for j <= order, as columns v (order + 1) + j: three column gathers
+    table = _BINOM[t][:, :, :order + 1].reshape(t.shape[0], 10 * (order + 1))
+    cols = vals * (order + 1) + cnts
+    out = table[:, cols[:, 0]]
+    for j in range(1, order):
+        out *= table[:, cols[:, j]]
     return out
 
 

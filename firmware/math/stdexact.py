@@ -54,7 +54,8 @@ from firmware.math.dealerlaw import joint_laws
 from firmware.math.dealernewton import ORDER, NewtonLaws
 from firmware.math.ruleset import GameRules
 from firmware.math.std import bob_blackjack_value, bob_dealer_bust_odds
-from firmware.math.stdrows import Decider, Rows, play_rows, start_rows
+from firmware.math.stdfrozen import play_rows
+from firmware.math.stdrows import Decider, Rows, start_rows
 
 if TYPE_CHECKING:
     from firmware.math.strategy import Strategy
@@ -79,17 +80,19 @@ METHOD_STD = (
 class _Laws:
     """Dealer laws of ``shoe less up less t`` per up card, by series or exactly."""
 
-    def __init__(self, rules: GameRules, full: np.ndarray, exact: bool, steps: bool) -> None:
-        self.rules, self.full, self.exact, self.steps = rules, full, exact, steps
+    def __init__(self, rules: GameRules, full: np.ndarray, exact: bool) -> None:
+        self.rules, self.full, self.exact = rules, full, exact
         self._series: dict[int, NewtonLaws] = {}
         self.computed = 0
 
     def cu(self, up: int) -> np.ndarray:
         return self.full - np.eye(10, dtype=np.int64)[up - 1]
 
-    def __call__(self, up: int, removed: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-        """(K, 8) laws of the shoe less ``up`` less ``removed`` (K, 10), and (K, 10, 8)
-        their change when one more card of each value is removed."""
+    def __call__(self, up: int, removed: np.ndarray, steps: bool
+                 ) -> tuple[np.ndarray, np.ndarray]:
+        """(K, 8) laws of the shoe less ``up`` less ``removed`` (K, 10), and with
+        ``steps`` (K, 10, 8) their change when one more card of each value is removed
+        (zeros without)."""
         r = self.rules
         if self.exact:
             def law(t: np.ndarray) -> np.ndarray:
@@ -98,7 +101,7 @@ class _Laws:
                                   r.dealer_hits_soft_17)
 
             j = law(removed)
-            if not self.steps:
+            if not steps:
                 return j, np.zeros((len(removed), 10, 8))
             eye = np.eye(10, dtype=np.int64)
             return j, np.stack([law(removed + eye[v]) - j for v in range(10)], axis=1)
@@ -107,6 +110,8 @@ class _Laws:
             s = self._series[up] = NewtonLaws(r.shoe.kind, self.cu(up), up,
                                               r.dealer_hits_soft_17)
             self.computed += s.diffs.shape[0]
+        if not steps:
+            return s.laws(removed), np.zeros((len(removed), 10, 8))
         return s.laws_and_steps(removed)
 
 
@@ -124,7 +129,7 @@ def std_exact_value(rules: GameRules, strategy: Strategy, depth: int = DEPTH,
         raise ValueError("the composition-dependent calculation needs a finite shoe")
     if dealer not in ("series", "exact"):
         raise ValueError(f"dealer must be 'series' or 'exact', not {dealer!r}")
-    laws = _Laws(rules, np.array(full, dtype=np.int64), dealer == "exact", depth < 99)
+    laws = _Laws(rules, np.array(full, dtype=np.int64), dealer == "exact")
     decider = Decider(rules, strategy)
     bj_pays = float(rules.blackjack_pays)
     bob_bj = float(bob_blackjack_value(rules))

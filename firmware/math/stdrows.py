@@ -49,7 +49,7 @@ _G, _H, _GH = slice(1, 9), slice(9, 17), 17
 #: actions of a split hand's two cards
 STAND, DOUBLE, SPLIT = 0, 1, 2
 
-LawSource = Callable[[int, np.ndarray], tuple[np.ndarray, np.ndarray]]
+LawSource = Callable[[int, np.ndarray, bool], tuple[np.ndarray, np.ndarray]]
 
 
 def _payoff(t: int) -> np.ndarray:
@@ -204,7 +204,7 @@ def _advance(acc: np.ndarray, p: np.ndarray, f: np.ndarray, dj: np.ndarray) -> n
     return out.reshape(-1, ACC)
 
 
-class _Counts:
+class Counts:
     """The shoe less each up card: counts (11, 10) and sizes, for draw probabilities."""
 
     def __init__(self, full: np.ndarray) -> None:
@@ -218,8 +218,8 @@ class LawCache:
     """Dealer laws ``J`` (8) and their first-order steps (10, 8) per (up, code), computed
     once by ``source(up, removed, steps)`` and looked up by every later row."""
 
-    def __init__(self, source: LawSource) -> None:
-        self.source = source
+    def __init__(self, source: LawSource, steps: bool) -> None:
+        self.source, self.with_steps = source, steps
         self.keys = np.zeros(0, dtype=np.int64)
         self.law = np.zeros((0, 8))
         self.steps = np.zeros((0, 10, 8))
@@ -237,7 +237,7 @@ class LawCache:
         law, steps = np.zeros((len(new), 8)), np.zeros((len(new), 10, 8))
         for up in np.unique(ups):
             sel = np.nonzero(ups == up)[0]
-            law[sel], steps[sel] = self.source(int(up), decode(codes[sel]))
+            law[sel], steps[sel] = self.source(int(up), decode(codes[sel]), self.with_steps)
         keys = np.concatenate([self.keys, new])
         order = np.argsort(keys)
         self.keys = keys[order]
@@ -246,7 +246,7 @@ class LawCache:
 
 
 @dataclass
-class _Totals:
+class Totals:
     """The round's expected net so far: main wager, Blackjack or Bust."""
 
     bob_alive: np.ndarray
@@ -263,14 +263,14 @@ class _Totals:
         self.bob += float((dealer[alive] @ self.bob_alive).sum() - dealer[~alive].sum())
 
 
-def _step(r: GameRules, dec: Decider, rows: Rows, counts: _Counts, laws: LawCache,
-          depth: int, totals: _Totals) -> Rows:
-    """Every row after its next card, all ten card values at once (R x 10 candidates);
-    the candidates whose round ends are added to ``totals``, the others merged."""
+def _step(r: GameRules, dec: Decider, rows: Rows, counts: Counts, laws: LawCache,
+          depth: int, totals: Totals) -> Rows:
+    """Every (tracked) row after its next card, all ten card values at once (R x 10
+    candidates); the candidates whose round ends are added to ``totals``, the others
+    merged. Rows past their tracked cards go to :mod:`firmware.math.stdfrozen`."""
     xs = np.arange(1, 11)[None, :]
     cnt = decode(rows.code)
     p = (counts.cu[rows.up] - cnt) / (counts.n[rows.up] - rows.size)[:, None]
-    tracked = rows.size - 2 < depth
     second = rows.cur < 64
     c = np.where(second, rows.cur, 0)
     dcode = rows.cur - 64
@@ -292,15 +292,10 @@ def _step(r: GameRules, dec: Decider, rows: Rows, counts: _Counts, laws: LawCach
     pend = np.where(more, (rows.pend >> 4)[:, None], rows.pend[:, None])
     pend = np.where(split, (rows.pend | (c << (4 * rows.plen)))[:, None], pend)
     alive = rows.alive[:, None] & ~(doubled & (total > 21))
-    code = rows.code[:, None] + np.where(tracked[:, None], 1 << BITS * (xs - 1), 0)
-    dj = np.zeros((len(rows), 10, 8))
-    law_u = np.zeros((len(rows), 8))
-    untracked = np.nonzero(~tracked)[0]
-    if len(untracked):
-        law_u[untracked], dj[untracked] = laws.get(rows.up[untracked], rows.code[untracked])
-    acc = _advance(rows.acc, p, f, dj)
+    code = rows.code[:, None] + (1 << BITS * (xs - 1))
+    acc = _advance(rows.acc, p, f, np.zeros((len(rows), 10, 8)))
     rep = np.repeat(np.arange(len(rows)), 10)
-    nxt = Rows(up=rows.up[rep], code=code.ravel(), size=(rows.size + tracked)[rep],
+    nxt = Rows(up=rows.up[rep], code=code.ravel(), size=rows.size[rep] + 1,
                cur=cur.ravel(), pend=pend.ravel(), plen=(rows.plen[:, None] - more + split
                                                         ).ravel(),
                n=(rows.n[:, None] + split).ravel(), alive=alive.ravel().astype(np.int64),
@@ -309,25 +304,5 @@ def _step(r: GameRules, dec: Decider, rows: Rows, counts: _Counts, laws: LawCach
     end = np.nonzero(live & (nxt.cur == 0))[0]
     if len(end):
         ended = nxt.take(end)
-        law = law_u[rep[end]]
-        t_end = np.nonzero(tracked[rep[end]])[0]
-        if len(t_end):
-            law[t_end] = laws.get(ended.up[t_end], ended.code[t_end])[0]
-        totals.add(ended, law)
-    return nxt.take(np.nonzero(live & (nxt.cur != 0))[0]).merged()
-
-
-def play_rows(r: GameRules, dec: Decider, rows: Rows, source: LawSource, depth: int,
-              bob_alive: np.ndarray) -> tuple[float, float]:
-    """(main, Blackjack or Bust) expected net of ``rows`` played to the end."""
-    counts = _Counts(np.array(r.shoe.counts(), dtype=np.float64))
-    laws = LawCache(source)
-    totals = _Totals(bob_alive)
-    fin = rows.cur == 0
-    if fin.any():
-        ended = rows.take(np.nonzero(fin)[0])
         totals.add(ended, laws.get(ended.up, ended.code)[0])
-    rows = rows.take(np.nonzero(~fin)[0]).merged()
-    while len(rows):
-        rows = _step(r, dec, rows, counts, laws, depth, totals)
-    return totals.main, totals.bob
+    return nxt.take(np.nonzero(live & (nxt.cur != 0))[0]).merged()
