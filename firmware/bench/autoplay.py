@@ -16,6 +16,7 @@ from typing import Any
 
 from firmware.engine import phases as P
 from firmware.engine.cards import DECKS
+from firmware.engine.decisions import legal_now
 from firmware.engine.hand import Hand
 from firmware.engine.inputs import (
     Card,
@@ -122,7 +123,7 @@ class AutoTable:
                     apply(Decision(seat.number, 1, act))
                     continue
                 h = seat.hands[r.turn_hand]
-                legal = t.legal_now(seat, h)
+                legal = legal_now(r, seat, h)
                 act, times = policy(h, r.dealer.cards[0], legal)
                 apply(Decision(seat.number, r.turn_hand + 1, act, times=times))
             elif need == P.WAGERS:

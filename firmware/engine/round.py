@@ -25,7 +25,7 @@ from firmware.engine.rejected import Rejected
 
 if TYPE_CHECKING:
     from firmware.engine.bank import Bank
-    from firmware.engine.inputs import Draw
+    from firmware.engine.inputs import CloseBetting, Draw
     from firmware.engine.mechanism import DrawRequest, Hooks
     from firmware.engine.rules import Rules
     from firmware.engine.shoe import Shoe
@@ -145,7 +145,8 @@ class Round:
             self.phase = P.BETTING
             self.need = P.WAGERS
 
-    def close_betting(self) -> None:
+    def close_betting(self, inp: CloseBetting | None = None) -> None:
+        """Betting closes (a ``CloseBetting`` input or ``DEAL``): the round starts."""
         if self.phase != P.BETTING:
             raise Rejected(f"no betting to close (phase {self.phase})")
         if self.need == P.SHOE:

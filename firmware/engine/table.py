@@ -92,7 +92,7 @@ class Table:
             r.new_shoe(burn=0)  # already burned: betting is open
         self._dispatch: dict[type, Callable[[Any], None]] = {
             Card: self._on_card, Decision: self._on_decision, Wager: self._on_wager,
-            SideWager: self._on_side_wager, CloseBetting: self._on_close,
+            SideWager: self._on_side_wager, CloseBetting: r.close_betting,
             Console: self._on_console, CreditsIn: self._on_credits,
             CreditsOut: self._on_credits, Draw: self._on_draw, NewShoe: self._on_new_shoe,
             Cut: self._on_cut, Empty: self._on_empty, Fault: tilts.fault,
@@ -258,9 +258,6 @@ class Table:
         self.bank.place_side_wager(inp.name, self.bank.side_wager_plan(inp, self.round))
 
     # -- the round -------------------------------------------------------------------
-    def _on_close(self, inp: CloseBetting) -> None:
-        self.round.close_betting()
-
     def _on_draw(self, inp: Draw) -> None:
         self.round.draw(inp, self.bench)
 
