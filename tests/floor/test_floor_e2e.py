@@ -46,7 +46,7 @@ def _client(rig: FloorRig, name: str, client_id: str):  # type: ignore[no-untype
 
     me = identity(rig.dir, name)
     c = make_client(client_id, ca_paths(rig.dir).cert, me.cert, me.key, clean=True)
-    c.connect("127.0.0.1", rig.broker_port, 30)
+    c.connect("127.0.0.1", rig.broker_port, 10)
     c.loop_start()
     return c
 
@@ -99,8 +99,11 @@ def _anonymous_outcome(anon, port: int) -> str:  # type: ignore[no-untyped-def]
         "connect failed" if rc.is_failure else "connected")
     anon.on_disconnect = lambda *_args: outcome.put("disconnected")
     anon.on_connect_fail = lambda *_args: outcome.put("connect failed")
+    anon.connect_timeout = DEADLINE_S  # a slow handshake is not a refusal
     try:
-        anon.connect("127.0.0.1", port, 30)
+        anon.connect("127.0.0.1", port, 5)  # keepalive 5 s
+    except TimeoutError:
+        raise AssertionError("the broker did not answer the anonymous client") from None
     except (ssl.SSLError, OSError):
         return "refused"
     anon.loop_start()
