@@ -19,7 +19,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from fractions import Fraction
-from functools import cache
+from functools import cache, lru_cache
 from typing import Any
 
 from firmware.math.composition import probabilities, remove
@@ -250,8 +250,10 @@ def std_deal_value(rules: GameRules, solver: StdSolver, a: int, b: int) -> tuple
     return -pbj + (1 - pbj) * m, -pbj + (1 - pbj) * bob
 
 
+@lru_cache(maxsize=16)
 def std_solve_strategy(rules: GameRules) -> Table:
-    """The total-dependent strategy from the shoe less the up card.
+    """The total-dependent strategy from the shoe less the up card (cached by rules:
+    the return calculation and the automatic players share one table; read only).
 
     Resplit choices first (:meth:`StdSolver.resplits`, from the shoe less the up card and
     the pair), then the initial decisions and the hand decisions valued with those

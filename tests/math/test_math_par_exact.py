@@ -15,6 +15,7 @@ import pytest
 from firmware.math.composition import Shoe, initial_deals, remove
 from firmware.math.dealer import IBJ, blackjack_probability, dealer_distribution
 from firmware.math.dealerlaw import joint_laws
+from firmware.math.dealernewton import NewtonLaws
 from firmware.math.fasttables import legal_for
 from firmware.math.ruleset import load
 from firmware.math.stdexact import std_exact_value
@@ -32,6 +33,26 @@ def test_joint_law_is_the_exact_unconditioned_law(kind: str, decks: int, up: int
     got = joint_laws(kind, np.array([counts]), up, h17)[0]
     assert np.abs(got - np.array([float(x) for x in exact])).max() < 1e-13
     assert got[IBJ] == pytest.approx(float(blackjack_probability(shoe, counts, up)), abs=1e-15)
+
+
+def test_dealer_newton_series_is_exact_near_the_shoe_and_close_further() -> None:
+    """The series at the shoe less the up card reproduces every law within three cards
+    removed, and is within 1e-7 six cards away; its first-order steps are the series'
+    own differences."""
+    shoe = Shoe(6, "standard")
+    cu = np.array(remove(shoe.counts(), 6))
+    series = NewtonLaws("standard", cu, 6, True)
+    rng = np.random.default_rng(19)
+    for size, tol in ((1, 1e-13), (3, 1e-13), (6, 1e-7)):
+        t = np.zeros((40, 10), dtype=np.int64)
+        for row in t:
+            np.add.at(row, rng.integers(0, 10, size), 1)
+        exact = joint_laws("standard", cu[None, :] - t, 6, True)
+        assert np.abs(series.laws(t) - exact).max() < tol
+        law, steps = series.laws_and_steps(t)
+        for v in range(10):
+            moved = series.laws(t + np.eye(10, dtype=np.int64)[v]) - law
+            assert np.abs(steps[:, v] - moved).max() < 1e-15
 
 
 class _Fixed:
