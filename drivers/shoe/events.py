@@ -25,8 +25,6 @@ ACK = "ack"  #: the shoe accepted our ``command``
 NAK = "nak"  #: the shoe refused our ``command``; ``code`` is its reason
 HEARTBEAT = "heartbeat"  #: only when the driver is asked for them (the monitor)
 
-KINDS = (HELLO, CARD, CUT, EMPTY, FAULT, LINK_UP, LINK_DOWN, STATUS, ACK, NAK, HEARTBEAT)
-
 #: The shoe's fault codes (ICD §4) and ours for a frame the shoe should never send.
 SHOE_FAULT_CODES = ("MISREAD", "DOUBLE", "JAM", "LID", "SENSOR")
 PROTOCOL = "PROTOCOL"

@@ -17,7 +17,6 @@ from dataclasses import dataclass, field
 MAX_FRAME = 80
 
 _SOF = 0x24  # '$'
-_LF = 0x0A
 
 # '$' SEQ ',' TYPE [',' FIELD]* '*' CRC '\r' '\n'; FIELD is printable ASCII except $ * ,
 _FRAME_RE = re.compile(

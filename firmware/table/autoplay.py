@@ -14,7 +14,7 @@ from __future__ import annotations
 import logging
 import threading
 import time
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Mapping, Sequence
 from typing import Any
 
 from firmware.engine.cards import VALUE, parse_card
@@ -232,5 +232,3 @@ def _cards_seen(view: Mapping[str, Any], seat: int) -> int:
     s = next(x for x in view["seats"] if x["seat"] == seat)
     return sum(len(h["cards"]) for h in s["hands"])
 
-
-RoundPrinter = Callable[[dict[str, Any]], None]
