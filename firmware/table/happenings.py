@@ -10,6 +10,7 @@ import queue
 from dataclasses import dataclass, field
 from typing import Any
 
+from drivers.panel.buttons import EventKind
 from drivers.shoe.events import ShoeEvent
 
 
@@ -20,7 +21,7 @@ class ShoeHappening:
 
 @dataclass(frozen=True)
 class PanelHappening:
-    kind: str  # press | release | stuck | fault
+    kind: EventKind  #: press | release | stuck | fault (the panel driver's vocabulary)
     button: str
     seat: int | None = None
     detail: str = ""
