@@ -106,8 +106,9 @@ class _Stream:
 
 def _per_request(calls: int = 3000) -> tuple[float, float]:
     """Median seconds of one 64 KiB raw keystream call and of one 2^19-bit CTR_DRBG
-    request, the two taking turns call by call: a cross-check of the ratio that load on
-    the machine (a preempted run of 0.25 s) cannot tilt."""
+    request, the two taking turns call by call: a cross-check of the ratio by another
+    method (a preempted run of 0.25 s does not count). Under heavy load it reads lower
+    than the runs: the DRBG's fresh AES context per request then starts cold."""
     from rng.settings import RngSettings
     from rng.table import open_table_rng
 
