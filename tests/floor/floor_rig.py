@@ -105,10 +105,18 @@ class FloorRig:
         self.procs[tid] = subprocess.Popen(
             etg(*args, "run", *(["--auto-play"] if auto_play else []), "--headless",
                 "--quiet", "--control", self.control(tid), *extra),
-            stdout=self._log(tid), stderr=subprocess.STDOUT, env=self.env)
+            stdout=self._log(tid), stderr=subprocess.STDOUT, env=self.env,
+            start_new_session=True)  # its shoe simulator in its group, to be stopped too
 
     def stop_table(self, tid: str, sig: int = signal.SIGTERM) -> None:
-        stop_process(self.procs.pop(tid), sig)
+        """``sig`` to the table; then whatever it left of its group (a shoe simulator
+        whose table was killed does not always stop by itself) is killed."""
+        p = self.procs.pop(tid)
+        try:
+            stop_process(p, sig)
+        finally:
+            with contextlib.suppress(ProcessLookupError, PermissionError):
+                os.killpg(p.pid, signal.SIGKILL)
 
     def close(self) -> None:
         for tid in list(self.procs):
