@@ -73,6 +73,8 @@ def open_client(scheduler: str | None, workers: int) -> Iterator[Any]:
     dd = _dask()
     # the run's own progress and report say what happened; Dask's INFO lines would bury them
     logging.getLogger("distributed").setLevel(logging.WARNING)
+    # a worker slow to exit when the cluster closes (a loaded machine) is killed: not news
+    logging.getLogger("distributed.nanny").setLevel(logging.ERROR)
     address = check_address(scheduler) if scheduler else configured_scheduler()
     if address:
         try:
