@@ -1,109 +1,191 @@
 """`make bench` figures of lab-scale runs: the local Dask cluster against one core.
 
-The same seeded runs, once in one process (``--jobs 1``) and once on the embedded local
-cluster of every core, timed from the first task to the last with the cluster already
-started and its workers warm (numba's kernel and the strategy tables loaded in each), as
-a long run spends its time. Figures: ``etg rtp --fast`` rounds per second (blackjack,
-20 tasks of 10^6 rounds) and ``etg cert run --scaling batch`` outcomes per second
-(Bingo targets, multipliers and cards drawn and tested, 8 tasks of 2^20 draws). The
-machine's load average is printed beside them: the development machine is shared.
-Rerun: ``python -m firmware.benchmarks lab``; sizes: ``ETG_LAB_BENCH_ROUNDS``,
-``ETG_LAB_BENCH_DRAWS``.
+What is compared: the same seeded tasks run the same way, :func:`lab.tasks.run_tasks` on
+an embedded ``LocalCluster`` of **one** worker process (one core) and of **every core**
+(one worker process each), each timed from the first task submitted to the last result
+folded, with the cluster started and every worker warm (numba's kernel, the strategy
+tables, the battery and the RNG self-test loaded in each) — as a long run spends its
+time. The ratio is cluster rounds (outcomes) per second over one worker's.
+
+Two figures say where a shortfall comes from, and load cannot fake them:
+
+* **CPU per task** (``time.thread_time`` inside each task): the same work costs the same
+  CPU on one worker and on two unless the cores themselves slow each other (shared cache,
+  memory bandwidth, boost clock) — the hardware's part of the ratio.
+* **side by side**: the same tasks run in this process alone, then in two independent
+  processes at once (no Dask at all): the throughput of two over one is the most any
+  scheduler could get from these cores for this work.
+
+Figures: ``etg rtp --fast`` rounds per second (blackjack, tasks of 10^6 rounds) and
+``etg cert run --scaling batch`` outcomes per second (Bingo targets, multipliers and cards
+drawn and tested, tasks of 2^20 draws); the machine's load average beside each (the
+development machine is shared). Rerun: ``python -m firmware.benchmarks lab``; sizes
+(tasks per worker) ``ETG_LAB_BENCH_TASKS``.
 """
 
 from __future__ import annotations
 
+import multiprocessing
 import os
 import time
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass
 from typing import Any
 
 
-def _timed(client: Any | None, func: Any, tasks: list[Any]) -> float:
-    """Seconds from the first task submitted to the last result folded."""
-    from lab.tasks import run_here, run_tasks
+@dataclass(frozen=True)
+class Timing:
+    """One timed run: wall seconds and the CPU seconds its tasks spent, task by task."""
 
+    seconds: float
+    task_cpu: tuple[float, ...]
+
+    @property
+    def cpu_per_task(self) -> float:
+        return sum(self.task_cpu) / max(1, len(self.task_cpu))
+
+
+def clocked(func: Callable[..., Any], *args: Any) -> tuple[Any, float]:
+    """``func(*args)`` and the CPU seconds its thread spent on it (runs on a worker)."""
+    t0 = time.thread_time()
+    result = func(*args)
+    return result, time.thread_time() - t0
+
+
+def _timed(client: Any | None, func: Any, tasks: list[Any]) -> Timing:
+    """Seconds from the first task submitted to the last result folded."""
+    from lab.tasks import Task, run_here, run_tasks
+
+    cpu: list[float] = []
+    wrapped = [Task(t.index, t.units, (func, *t.args)) for t in tasks]
     t0 = time.perf_counter()
     if client is None:
-        run_here(func, tasks, lambda _t, _r: None)
+        run_here(clocked, wrapped, lambda _t, r: cpu.append(r[1]))
     else:
-        run_tasks(client, func, tasks, lambda _t, _r: None)
-    return time.perf_counter() - t0
+        run_tasks(client, clocked, wrapped, lambda _t, r: cpu.append(r[1]))
+    return Timing(time.perf_counter() - t0, tuple(cpu))
 
 
-def _timed_rtp(client: Any | None, rules: Any, rounds: int) -> float:
-    from firmware.math.rtp import plan, play_task
+def _rtp_tasks(rules: Any, count: int) -> tuple[Any, list[Any]]:
+    from firmware.math.rtp import FAST_CHUNK, plan, play_task
 
-    return _timed(client, play_task, plan(rules, rounds, 1, True))
+    return play_task, plan(rules, count * FAST_CHUNK, 1, True)
 
 
 def _cert_spec(draws: int) -> Any:
     from firmware.config import default_config_path, load_config
+    from firmware.engine.rules import rules_path
     from rng.cert.tables import card_table, configured_bingo_tables
     from rng.cert.tasks import DrawSpec
 
     cfg = load_config(default_config_path(), ["table.mode=bench", "table.variant=bingo"])
-    from firmware.engine.rules import rules_path
-
     tables = configured_bingo_tables(rules_path("bingo"), cfg.rules)
     assert tables is not None
     return DrawSpec(cfg.rng, True, "1e23", "batch", tables[0], tables[1], card_table(), 8,
                     draws)
 
 
-def _warm_cert(spec: Any) -> None:
-    """Import the battery and run the self-test in this worker, outside the timing."""
-    from rng.cert.tasks import Block, draw_task
-
-    draw_task(spec, Block(0, 0, 1000, 0, 1))
-
-
-def _timed_cert(client: Any | None, draws: int) -> float:
+def _cert_tasks(count: int) -> tuple[Any, list[Any]]:
     from lab.tasks import Task
     from rng.cert.tasks import TASK_DRAWS, draw_task, plan
 
+    draws = count * TASK_DRAWS["batch"]
     spec = _cert_spec(draws)
-    blocks = plan(draws, 0, TASK_DRAWS["batch"])
-    return _timed(client, draw_task, [Task(b.index, 3 * (b.hi - b.lo), (spec, b))
-                                      for b in blocks])
+    return draw_task, [Task(b.index, 3 * (b.hi - b.lo), (spec, b))
+                       for b in plan(draws, 0, TASK_DRAWS["batch"])]
+
+
+def warm(kind: str) -> None:
+    """Load what a task needs in this process (kernel, tables, battery, self-test)."""
+    from firmware.math.fastpath import warm_up
+    from firmware.math.ruleset import load
+
+    if kind == "rtp":
+        warm_up(load("blackjack"))
+        return
+    from rng.cert.tasks import Block, draw_task
+
+    draw_task(_cert_spec(1000), Block(0, 0, 1000, 0, 1))
+
+
+def _tasks(kind: str, count: int) -> tuple[Any, list[Any]]:
+    from firmware.math.ruleset import load
+
+    return _rtp_tasks(load("blackjack"), count) if kind == "rtp" else _cert_tasks(count)
+
+
+def _solo(kind: str, count: int, start: Any, out: Any) -> None:
+    """One independent process of the side-by-side probe: warm, wait, run, report."""
+    warm(kind)
+    func, tasks = _tasks(kind, count)
+    start.wait()
+    out.put(_timed(None, func, tasks))
+
+
+def side_by_side(kind: str, count: int, procs: int) -> list[Timing]:
+    """``procs`` independent processes (no Dask) each running ``count`` tasks at once."""
+    ctx = multiprocessing.get_context("spawn")
+    start = ctx.Barrier(procs)
+    out = ctx.Queue()
+    ps = [ctx.Process(target=_solo, args=(kind, count, start, out)) for _ in range(procs)]
+    for p in ps:
+        p.start()
+    timings = [out.get(timeout=1800) for _ in ps]
+    for p in ps:
+        p.join()
+    return timings
+
+
+def _cluster(kind: str, count: int, workers: int) -> Timing:
+    from lab.cluster import open_client
+
+    func, tasks = _tasks(kind, count)
+    with open_client(None, workers) as client:
+        client.run(warm, kind)
+        return _timed(client, func, tasks)
+
+
+def _section(kind: str, per_worker: int, cores: int) -> Iterator[str]:
+    from firmware.math.speed import load_average
+
+    unit, per = ("rounds", 1_000_000) if kind == "rtp" else ("outcomes", 3 << 20)
+    name = ("etg rtp --fast, blackjack, tasks of 10^6 rounds" if kind == "rtp" else
+            "etg cert run --scaling batch, tasks of 2^20 Bingo and card draws")
+    n_one, n_many = per_worker, per_worker * cores
+    yield f"  {name} ({per_worker} tasks per worker):"
+    one = _cluster(kind, n_one, 1)
+    yield (f"    one worker:  {n_one * per / one.seconds:>12,.0f} {unit}/s  "
+           f"(CPU {one.cpu_per_task:.3f} s/task; load {load_average()})")
+    many = _cluster(kind, n_many, cores)
+    yield (f"    {cores} workers:   {n_many * per / many.seconds:>12,.0f} {unit}/s  "
+           f"(CPU {many.cpu_per_task:.3f} s/task; load {load_average()})")
+    ratio = (n_many / many.seconds) / (n_one / one.seconds)
+    cpu = many.cpu_per_task / one.cpu_per_task
+    yield (f"    cluster / one worker: {ratio:.2f}x (target 1.8x); CPU per task on {cores} "
+           f"workers / on one: x{cpu:.2f} (above 1: the busy cores slow each other)")
+    alone = side_by_side(kind, per_worker, 1)[0]
+    pair = side_by_side(kind, per_worker, cores)
+    both = cores * per_worker / max(t.seconds for t in pair)
+    yield (f"    no Dask, plain processes: one alone {per_worker * per / alone.seconds:,.0f} "
+           f"{unit}/s; {cores} side by side {both * per:,.0f} {unit}/s together = "
+           f"{both / (per_worker / alone.seconds):.2f}x (CPU per task x"
+           f"{sum(t.cpu_per_task for t in pair) / cores / alone.cpu_per_task:.2f}; "
+           f"load {load_average()})")
 
 
 def run() -> Iterator[str]:
     from etgcore.errors import UserError
-    from firmware.math.fastpath import warm_up
-    from firmware.math.ruleset import load
-    from firmware.math.speed import load_average
-    from lab.cluster import describe, open_client
 
-    rounds = int(os.environ.get("ETG_LAB_BENCH_ROUNDS", 20_000_000))
-    draws = int(os.environ.get("ETG_LAB_BENCH_DRAWS", 8 << 20))
-    rules = load("blackjack")
+    cores = os.cpu_count() or 1
+    per_worker = int(os.environ.get("ETG_LAB_BENCH_TASKS", 18))
     try:
-        warm_up(rules)
+        warm("rtp")
     except UserError as exc:
         yield f"lab runs: not measured ({exc})"
         return
-    workers = os.cpu_count() or 1
-    yield (f"lab-scale runs: one process against the embedded local Dask cluster of "
-           f"{workers} worker processes (target: at least 1.8x on 2 cores)")
-    yield "  rerun: python -m firmware.benchmarks lab"
-    one_rtp = _timed_rtp(None, rules, rounds)
-    _warm_cert(_cert_spec(draws))
-    one_cert = _timed_cert(None, draws)
-    load_before = load_average()
-    with open_client(None, workers) as client:
-        client.run(warm_up, rules)  # each worker loads the kernel and builds the tables
-        client.run(_warm_cert, _cert_spec(draws))
-        info = describe(client)
-        many_rtp = _timed_rtp(client, rules, rounds)
-        many_cert = _timed_cert(client, draws)
-    yield f"  cluster: {info.describe()}"
-    yield (f"  etg rtp --fast, blackjack, {rounds:,} rounds: one core {rounds / one_rtp:,.0f} "
-           f"rounds/s; cluster {rounds / many_rtp:,.0f} rounds/s; {one_rtp / many_rtp:.2f}x")
-    outcomes = 3 * draws
-    yield (f"  etg cert run --scaling batch, {draws:,} Bingo and card draws ({outcomes:,} "
-           f"outcomes drawn and tested): one core {outcomes / one_cert:,.0f} outcomes/s; "
-           f"cluster {outcomes / many_cert:,.0f} outcomes/s; {one_cert / many_cert:.2f}x")
-    yield (f"  machine load average before / after the cluster runs: {load_before} / "
-           f"{load_average()}")
-
+    yield (f"lab-scale runs: lab.tasks.run_tasks on an embedded local Dask cluster of one "
+           f"worker process against one of {cores} (one per core), warm workers, first task "
+           f"submitted to last result folded (target: at least 1.8x on 2 cores)")
+    yield "  rerun: python -m firmware.benchmarks lab  (tasks per worker: ETG_LAB_BENCH_TASKS)"
+    yield from _section("rtp", per_worker, cores)
+    yield from _section("cert", max(2, per_worker // 3), cores)

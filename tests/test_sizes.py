@@ -28,7 +28,6 @@ STILL_TOO_LONG: dict[str, int] = {
 }
 #: module -> its length when this list was made; to be split, never to grow.
 MODULES_STILL_TOO_LONG: dict[str, int] = {
-    "rng/cert/run.py": 405,
 }
 
 

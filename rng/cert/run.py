@@ -140,10 +140,6 @@ class _Files:
         return out
 
 
-def _lines(values: list[str]) -> bytes:
-    return ("\n".join(values) + "\n").encode("ascii")
-
-
 def _chunks(total: int, size: int = CHUNK) -> Iterator[int]:
     left = total
     while left > 0:
@@ -319,16 +315,11 @@ def _draw_all(spec: DrawSpec, opts: RunOptions, merged: _Merged, meta: RunMetada
             merged.add(result)
             bar.update(tasks[index].units)
     files = _Files(opts.out, sizes)
-    tw, mw, cards = spec.targets, spec.multipliers, spec.cards
 
     def fold(task: Task, r: TaskResult) -> None:
-        assert r.t is not None and r.m is not None and r.c is not None and r.rows is not None
-        files.write("targets.csv", _lines([tw.labels[i] for i in r.t.tolist()]))
-        files.write("multipliers.csv", _lines([mw.labels[i] for i in r.m.tolist()]))
-        files.write("cards.csv", _lines([cards.labels[i] for i in r.c.tolist()]))
-        if r.rows.size:
-            files.write("shuffles.csv", _lines([",".join(cards.labels[j] for j in row)
-                                                for row in r.rows.tolist()]))
+        assert r.csv is not None
+        for name, text in r.csv.items():
+            files.write(name, text)
         merged.add(r)
         if ck is not None:
             ck.append(task.index, (r.without_outcomes(), files.sizes()))
