@@ -13,7 +13,11 @@ import json
 from html import escape
 from typing import Any
 
+from etgcore.money import dollars
 from firmware.table.events import EventCode
+
+#: the meters that count games, not money (every other meter is integer cents)
+COUNT_METERS = ("games_played", "games_voided")
 
 STYLE = """
 body{font-family:system-ui,sans-serif;margin:0;background:#10231a;color:#eee}
@@ -57,6 +61,20 @@ function tileHtml(t, el){
   for (const a of (t.alarms || [])) line('ALARM ' + a.kind + ': ' + a.detail, 'alarm-line');
 }
 """
+
+# the page's live meters, written as the server writes them (etgcore.money.dollars, exact)
+METER_JS = "\nconst COUNTS = " + json.dumps(list(COUNT_METERS)) + """;
+function meter(k, v){
+  if (COUNTS.includes(k)) return v.toLocaleString('en-US');
+  const c = Math.abs(v), d = Math.floor(c / 100), r = String(c % 100).padStart(2, '0');
+  return (v < 0 ? '-' : '') + '$' + d.toLocaleString('en-US') + '.' + r;
+}
+"""
+
+
+def _meter(kind: str, value: int) -> str:
+    """A meter as a person reads it: games as a count, money in dollars and cents."""
+    return f"{int(value):,}" if kind in COUNT_METERS else dollars(int(value), exact=True)
 
 
 def _page(title: str, body: str, who: str | None = None, csrf: str = "") -> str:
@@ -124,8 +142,8 @@ def event_line(e: dict[str, Any]) -> str:
 def round_line(r: dict[str, Any]) -> str:
     rec = r.get("record") or {}
     d = rec.get("dealer") or {}
-    seats = " ".join(f"s{s.get('seat')} {s.get('net', 0):+d}" for s in rec.get("seats", [])
-                     if isinstance(s.get("net"), int))
+    seats = " ".join(f"s{s.get('seat')} {dollars(s['net'], sign=True)}"
+                     for s in rec.get("seats", []) if isinstance(s.get("net"), int))
     return (f"{_when(int(r['ts_ns']))} round {rec.get('round')} {rec.get('state')}: dealer "
             f"{' '.join(d.get('cards') or [])} {seats}")
 
@@ -135,12 +153,13 @@ def table_page(page: dict[str, Any], who: str, csrf: str) -> str:
     tid = escape(tile["table"])
     m = page["meters"] or {}
     rows = "".join(
-        f"<tr><td>{escape(k)}</td><td id='m-{escape(k)}'>{m.get(k, 0):,}</td></tr>"
+        f"<tr><td>{escape(k)}</td><td id='m-{escape(k)}'>{_meter(k, m.get(k, 0))}</td></tr>"
         for k in ("games_played", "games_voided", "wagered", "paid", "credits_in",
                   "credits_out", "credits"))
     seats = "".join(
-        f"<tr><td>seat {s['seat']}</td><td>{s['wagered']:,}</td><td>{s['paid']:,}</td>"
-        f"<td>{s['credits']:,}</td></tr>" for s in m.get("seats", []))
+        f"<tr><td>seat {s['seat']}</td><td>{_meter('wagered', s['wagered'])}</td>"
+        f"<td>{_meter('paid', s['paid'])}</td><td>{_meter('credits', s['credits'])}</td></tr>"
+        for s in m.get("seats", []))
     rounds = "".join(f"<li>{escape(round_line(r))}</li>" for r in page["rounds"])
     events = "".join(f"<li>{escape(event_line(e))}</li>" for e in page["events"])
     cmds = "".join(f"<li>{escape(c['action'])} by {escape(c['by'])} "
@@ -156,14 +175,14 @@ def table_page(page: dict[str, Any], who: str, csrf: str) -> str:
 <form method="post" action="/table/{tid}/enable" style="display:inline">
 <input type="hidden" name="csrf" value="{escape(csrf)}"><button id="enable">enable table</button>
 </form>
-<h3>meters (cents)</h3><table>{rows}</table>
+<h3>meters</h3><table>{rows}</table>
 <table><tr><th>seat</th><th>wagered</th><th>paid</th><th>credits</th></tr>{seats}</table>
 <h3>floor commands</h3><ul id="commands">{cmds}</ul>
 </div><div>
 <h3>last rounds</h3><ul class="feed" id="rounds">{rounds}</ul>
 <h3>events</h3><ul class="feed" id="events">{events}</ul>
 </div></div>
-<script>{TILE_JS}
+<script>{TILE_JS}{METER_JS}
 tileHtml({data}, document.getElementById('tile'));
 const es = new EventSource('/live?table=' + encodeURIComponent({json.dumps(tile['table'])}));
 es.addEventListener('tile', e => tileHtml(JSON.parse(e.data), document.getElementById('tile')));
@@ -176,5 +195,5 @@ es.addEventListener('round', e => {{ const d = JSON.parse(e.data); const r = d.r
   prepend('rounds', 'round ' + r.round + ' ' + r.state); }});
 es.addEventListener('meters', e => {{ const m = JSON.parse(e.data);
   for (const k in m) {{ const td = document.getElementById('m-' + k);
-    if (td) td.textContent = Number(m[k]).toLocaleString(); }} }});
+    if (td) td.textContent = meter(k, Number(m[k])); }} }});
 </script>""", who, csrf)

@@ -5,6 +5,7 @@ the table's page closes the table after the round in play; enable resumes it."""
 from __future__ import annotations
 
 import json
+import re
 import shutil
 import sqlite3
 from pathlib import Path
@@ -125,6 +126,13 @@ def test_pit_view_tiles_tilt_and_disable(tmp_path: Path) -> None:
                                                            EventCode.TABLE_OPENED, closed))
             wait_for("a round after enabling", lambda: [
                 s for s, k, _c, _b in _journal(rig, "B2") if k == "round" and s > opened])
+            # the meters are money in dollars and cents, as served and as kept live by the page
+            money = re.compile(r"^-?\$\d{1,3}(,\d{3})*\.\d\d$")
+            wagered = browser.find_element(By.ID, "m-wagered").text
+            assert money.match(wagered), wagered
+            wait_for("the live meters to move", lambda: money.match(t := browser.find_element(
+                By.ID, "m-wagered").text) and t != wagered)
+            assert browser.find_element(By.ID, "m-games_played").text.replace(",", "").isdigit()
             logged = sqlite3.connect(rig.db_url).execute(
                 "SELECT action, by_name FROM floor_commands WHERE table_id = 'B2'"
                 " ORDER BY at").fetchall()
