@@ -250,8 +250,10 @@ class Table:
         self.bank.move_credits(self.bank.credits_plan(inp, self.tilts.cause()))
 
     def _on_wager(self, inp: Wager) -> None:
-        plan = self.bank.wager_plan(inp, self.round)
-        self.round.open_betting()
+        r = self.round
+        plan = self.bank.wager_plan(inp, r)
+        if r.phase != P.BETTING:  # the first wager after a round: a fresh one opens
+            r.open_betting()
         self.bank.place_wager(plan)
 
     def _on_side_wager(self, inp: SideWager) -> None:
