@@ -60,6 +60,9 @@ class LineServer:
     def stop(self) -> None:
         self.stopping.set()
         with contextlib.suppress(OSError):
+            # shutdown wakes the thread blocked in accept (close alone does not, on Linux)
+            self._sock.shutdown(socket.SHUT_RDWR)
+        with contextlib.suppress(OSError):
             self._sock.close()
         with contextlib.suppress(FileNotFoundError):
             self.path.unlink()
