@@ -12,6 +12,9 @@ Two figures say where a shortfall comes from, and load cannot fake them:
 * **CPU per task** (``time.thread_time`` inside each task): the same work costs the same
   CPU on one worker and on two unless the cores themselves slow each other (shared cache,
   memory bandwidth, boost clock) — the hardware's part of the ratio.
+* **cores got**: the worker processes' CPU seconds per wall second. On a shared machine
+  two workers may be given little more CPU than one; the ratio is then the machine's
+  share, not the cluster's scaling.
 * **side by side**: the same tasks run in this process alone, then in two independent
   processes at once (no Dask at all): the throughput of two over one is the most any
   scheduler could get from these cores for this work.
@@ -35,10 +38,13 @@ from typing import Any
 
 @dataclass(frozen=True)
 class Timing:
-    """One timed run: wall seconds and the CPU seconds its tasks spent, task by task."""
+    """One timed run: wall seconds and the CPU seconds its tasks spent, task by task;
+    ``cores``: CPU seconds of the worker processes per wall second (what the machine gave
+    the run: on a loaded machine two workers may get little more than one)."""
 
     seconds: float
     task_cpu: tuple[float, ...]
+    cores: float = 0.0
 
     @property
     def cpu_per_task(self) -> float:
@@ -136,13 +142,22 @@ def side_by_side(kind: str, count: int, procs: int) -> list[Timing]:
     return timings
 
 
+def process_cpu() -> float:
+    """CPU seconds this process has used (all its threads)."""
+    return time.process_time()
+
+
 def _cluster(kind: str, count: int, workers: int) -> Timing:
     from lab.cluster import open_client
 
     func, tasks = _tasks(kind, count)
     with open_client(None, workers) as client:
         client.run(warm, kind)
-        return _timed(client, func, tasks)
+        before = client.run(process_cpu)
+        t = _timed(client, func, tasks)
+        after = client.run(process_cpu)
+    used = sum(after[w] - before.get(w, 0.0) for w in after)
+    return Timing(t.seconds, t.task_cpu, used / t.seconds)
 
 
 def _section(kind: str, per_worker: int, cores: int) -> Iterator[str]:
@@ -155,10 +170,12 @@ def _section(kind: str, per_worker: int, cores: int) -> Iterator[str]:
     yield f"  {name} ({per_worker} tasks per worker):"
     one = _cluster(kind, n_one, 1)
     yield (f"    one worker:  {n_one * per / one.seconds:>12,.0f} {unit}/s  "
-           f"(CPU {one.cpu_per_task:.3f} s/task; load {load_average()})")
+           f"(CPU {one.cpu_per_task:.3f} s/task; got {one.cores:.2f} cores; "
+           f"load {load_average()})")
     many = _cluster(kind, n_many, cores)
     yield (f"    {cores} workers:   {n_many * per / many.seconds:>12,.0f} {unit}/s  "
-           f"(CPU {many.cpu_per_task:.3f} s/task; load {load_average()})")
+           f"(CPU {many.cpu_per_task:.3f} s/task; got {many.cores:.2f} cores; "
+           f"load {load_average()})")
     ratio = (n_many / many.seconds) / (n_one / one.seconds)
     cpu = many.cpu_per_task / one.cpu_per_task
     yield (f"    cluster / one worker: {ratio:.2f}x (target 1.8x); CPU per task on {cores} "
