@@ -56,9 +56,8 @@ def engine_rules(rules: GameRules) -> Any:
 
 
 def play_engine_rounds(rules: GameRules, rounds: int, seed: Any) -> Tally:
-    from firmware.engine import Card, Console, CreditsIn, Decision, Draw, NewShoe, Table, Wager
+    from firmware.engine import Card, Console, CreditsIn, NewShoe, Table, Wager
     from firmware.engine.cards import DECKS, VALUE
-    from firmware.engine.hand import BUST
 
     er = engine_rules(rules)
     wager = rules.reference_wager
@@ -103,57 +102,75 @@ def play_engine_rounds(rules: GameRules, rounds: int, seed: Any) -> Tally:
                         card = by_value[VALUE[card] - 1][int(rng.integers(0, 1 << 30)) % 4]
                 table.apply(Card(card))
             elif kind == "decision":
-                s = table.players[0]
-                if "insurance" in ex.legal:
-                    choice = "insurance" if strat.insurance() else "no-insurance"
-                    table.apply(Decision(1, 1, choice))
-                    continue
-                h = s.hands[(ex.hand or 1) - 1]  # hands count from 1
-                vals_h = tuple(VALUE[c] for c in h.cards)
-                bingo = None
-                if rules.bingo:
-                    bingo = (_draw_value(table.draws, "target"),
-                             _draw_value(table.draws, "multiplier"))
-                d = strat.decide(
-                    VALUE[table.dealer.cards[0]], vals_h, ex.legal,
-                    split_hand=h.from_split, lammer=h.lammer, split_ace=h.split_ace,
-                    after_double=table.post_double,
-                    bob_alive=not any(x.status == BUST for x in s.hands), bingo=bingo,
-                    suited=len(h.cards) == 2 and h.cards[0] % 4 == h.cards[1] % 4,
-                )
-                table.apply(Decision(1, ex.hand or 1, d.action, times=d.times))
+                table.apply(_decision(table, ex, strat, rules))
             elif kind == "draw":
-                values = {}
-                for name, domain in ex.draw.items():
-                    wt = tw if "target" in name else mw if "multiplier" in name else None
-                    if wt is None or len(wt) != len(domain):
-                        wt = np.ones(len(domain))
-                    values[name] = domain[int(rng.choice(len(domain), p=wt / wt.sum()))]
-                table.apply(Draw(values))
+                table.apply(_draw(ex.draw, tw, mw, rng))
             else:
                 break
-        net = seat.credits - credits_before
-        main = 0
-        for h in seat.hands:
-            main += h.paid - (0 if h.lammer else h.wager) - (0 if h.double_lammer else h.double)
-        ins = 0
-        if seat.insurance:
-            ins = seat.insurance * 2 if table.dealer_bj else -seat.insurance
-        tally.rounds += 1
-        x = net / wager
-        tally.total += x
-        tally.total_sq += x * x
-        tally.staked += staked / wager
-        tally.outcomes[net] += 1
-        w = tally.wagers
-        w["blackjack"] = w.get("blackjack", 0.0) + main / wager
-        if ins:
-            w["insurance"] = w.get("insurance", 0.0) + ins / wager
-        side = net - main - ins
-        if side or seat.side:
-            name = "+".join(sorted(seat.side)) or "side"
-            w[name] = w.get(name, 0.0) + side / wager
+        _count_round(tally, table, seat.credits - credits_before, staked, wager)
     return tally
+
+
+def _decision(table: Any, ex: Any, strat: Any, rules: GameRules) -> Any:
+    """The strategy's answer to the decision the engine expects (insurance included)."""
+    from firmware.engine import Decision
+    from firmware.engine.cards import VALUE
+    from firmware.engine.hand import BUST
+
+    s = table.players[0]
+    if "insurance" in ex.legal:
+        return Decision(1, 1, "insurance" if strat.insurance() else "no-insurance")
+    h = s.hands[(ex.hand or 1) - 1]  # hands count from 1
+    bingo = None
+    if rules.bingo:
+        bingo = (_draw_value(table.draws, "target"), _draw_value(table.draws, "multiplier"))
+    d = strat.decide(
+        VALUE[table.dealer.cards[0]], tuple(VALUE[c] for c in h.cards), ex.legal,
+        split_hand=h.from_split, lammer=h.lammer, split_ace=h.split_ace,
+        after_double=table.post_double,
+        bob_alive=not any(x.status == BUST for x in s.hands), bingo=bingo,
+        suited=len(h.cards) == 2 and h.cards[0] % 4 == h.cards[1] % 4,
+    )
+    return Decision(1, ex.hand or 1, d.action, times=d.times)
+
+
+def _draw(domains: dict[str, Any], tw: np.ndarray, mw: np.ndarray,
+          rng: np.random.Generator) -> Any:
+    """The RNG draws the engine asks for, weighted as the rules weight them."""
+    from firmware.engine import Draw
+
+    values = {}
+    for name, domain in domains.items():
+        wt = tw if "target" in name else mw if "multiplier" in name else None
+        if wt is None or len(wt) != len(domain):
+            wt = np.ones(len(domain))
+        values[name] = domain[int(rng.choice(len(domain), p=wt / wt.sum()))]
+    return Draw(values)
+
+
+def _count_round(tally: Tally, table: Any, net: int, staked: int, wager: int) -> None:
+    """One settled round into the tally: its net, its stake and each wager's share."""
+    seat = table.seats[0]
+    main = 0
+    for h in seat.hands:
+        main += h.paid - (0 if h.lammer else h.wager) - (0 if h.double_lammer else h.double)
+    ins = 0
+    if seat.insurance:
+        ins = seat.insurance * 2 if table.dealer_bj else -seat.insurance
+    tally.rounds += 1
+    x = net / wager
+    tally.total += x
+    tally.total_sq += x * x
+    tally.staked += staked / wager
+    tally.outcomes[net] += 1
+    w = tally.wagers
+    w["blackjack"] = w.get("blackjack", 0.0) + main / wager
+    if ins:
+        w["insurance"] = w.get("insurance", 0.0) + ins / wager
+    side = net - main - ins
+    if side or seat.side:
+        name = "+".join(sorted(seat.side)) or "side"
+        w[name] = w.get(name, 0.0) + side / wager
 
 
 def _draw_value(draws: dict[str, int], word: str) -> int:

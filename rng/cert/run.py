@@ -38,16 +38,12 @@ import numpy as np
 from etgcore.commands import CommandContext
 from etgcore.errors import UserError
 from rng.cert import dieharder
-from rng.cert.analyze import (
-    independence_plot,
-    outcome_section,
-    progress_bar,
-    shuffle_section,
-)
+from rng.cert.analyze import progress_bar
 from rng.cert.battery import OutcomeBattery
 from rng.cert.frequency import IndependenceCounter
-from rng.cert.meta import RunMetadata, program_hash, utc_now
-from rng.cert.report import Report, Section
+from rng.cert.meta import RunMetadata, utc_now
+from rng.cert.report import Report
+from rng.cert.run_report import report_sections, run_metadata
 from rng.cert.shuffles import ShuffleBattery
 from rng.cert.sp80022 import BitBattery, BitParams
 from rng.cert.tables import OutcomeTable, card_table
@@ -161,6 +157,17 @@ def _stream(rng: Any, opts: RunOptions, out: Path, bar: Any) -> tuple[BitBattery
     return bits, h.hexdigest()
 
 
+def _refuse_bad_options(cfg: Any, opts: RunOptions) -> None:
+    """One line and exit 2 for what a run cannot be asked (before anything is written)."""
+    if opts.seed_hex and not cfg.bench:
+        raise UserError("--seed is a bench power; production mode (table.mode = "
+                        "production) refuses it")
+    if opts.draws < 100:
+        raise UserError(f"--draws must be at least 100, got {opts.draws}")
+    if opts.stream_bytes < 16:
+        raise UserError(f"--stream-bytes must be at least 16, got {opts.stream_bytes}")
+
+
 def certification_run(cfg: Any, opts: RunOptions, ctx: CommandContext,
                       open_rng: Callable[[Any, bool], Any] | None = None,
                       tables: tuple[OutcomeTable, OutcomeTable] | None = None,
@@ -173,13 +180,7 @@ def certification_run(cfg: Any, opts: RunOptions, ctx: CommandContext,
     from rng import RngUnavailable, open_table_rng
     from rng.selftest import power_up_selftest
 
-    if opts.seed_hex and not cfg.bench:
-        raise UserError("--seed is a bench power; production mode (table.mode = "
-                        "production) refuses it")
-    if opts.draws < 100:
-        raise UserError(f"--draws must be at least 100, got {opts.draws}")
-    if opts.stream_bytes < 16:
-        raise UserError(f"--stream-bytes must be at least 16, got {opts.stream_bytes}")
+    _refuse_bad_options(cfg, opts)
     if tables is None:
         from rng.cert.tables import configured_bingo_tables
 
@@ -198,19 +199,7 @@ def certification_run(cfg: Any, opts: RunOptions, ctx: CommandContext,
         except ValueError:
             raise UserError(f"--seed: {opts.seed_hex!r} is not hexadecimal") from None
         settings = dataclasses.replace(settings, seed_hex=opts.seed_hex)
-    files_list = ctx.program_files()
-    meta = RunMetadata(command=opts.command, mechanism=settings.mechanism,
-                       mode=cfg.table.mode, seed_hex=seed, config_source=cfg.source,
-                       config_hash=ctx.config_fingerprint(
-                           dataclasses.replace(cfg, rng=settings)),
-                       program_version=ctx.version,
-                       program_hash=program_hash(files_list),
-                       program_file_count=len(files_list))
-    (out / "program-files.txt").write_text(
-        "".join(f"{digest}  {name}\n" for name, digest in files_list), encoding="utf-8")
-    meta.extra["scaling path"] = ("TableRng.draw_bingo / randbelow / shuffle (the table's "
-                                  "own calls)" if opts.scaling == "table" else
-                                  "rng.batch via rng.lab.outcomes (etg rng draws)")
+    meta = run_metadata(cfg, opts, ctx, settings, seed)
     checks = power_up_selftest(settings.mechanism)
     selftest = [c.line() for c in checks]
     rep = Report("ETG RNG certification run", meta, [], selftest=selftest,
@@ -251,26 +240,10 @@ def certification_run(cfg: Any, opts: RunOptions, ctx: CommandContext,
     for w in merged.workers.values():
         rep.selftest += [f"worker {w.name} ({w.source}): {line}" for line in w.selftest]
         rep.selftest_ok = rep.selftest_ok and w.ok
-    pair = Section("Target x multiplier independence", merged.pairs.results(),
-                   plots=[independence_plot(merged.pairs, out, list(tw.labels),
-                                            list(mw.labels))])
-    rep.sections = [
-        outcome_section(merged.targets, out, "target"),
-        outcome_section(merged.multipliers, out, "multiplier"),
-        pair,
-        outcome_section(merged.cards, out, "card", notes=[_OVERLAP_NOTE]),
-        shuffle_section(merged.shoes, out, list(cards.labels)),
-        Section(f"Raw DRBG stream ({opts.stream_bytes:,} bytes, NIST SP 800-22)",
-                bits.results(), notes=["The stream is one sequence of n bits, most "
-                                       "significant bit of each byte first."]),
-    ]
+    rep.sections = report_sections(merged, out, opts.stream_bytes, tables, cards, bits)
     meta.finished = utc_now()
     _finish(rep, out, lab_files)
     return rep
-
-
-_OVERLAP_NOTE = ("Every test merges exactly across tasks except the overlaps test, which "
-                 "compares windows within each task and sampled windows across tasks.")
 
 
 class _Merged:

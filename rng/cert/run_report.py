@@ -1,0 +1,58 @@
+"""What a certification run's report says besides the figures: the run's metadata (the
+program, its configuration and seed, the path the draws took) and the sections of test
+results, in the order a lab reads them."""
+
+from __future__ import annotations
+
+import dataclasses
+from pathlib import Path
+from typing import Any
+
+from etgcore.commands import CommandContext
+from rng.cert.analyze import independence_plot, outcome_section, shuffle_section
+from rng.cert.meta import RunMetadata, program_hash
+from rng.cert.report import Section
+from rng.cert.tables import OutcomeTable
+
+_OVERLAP_NOTE = ("Every test merges exactly across tasks except the overlaps test, which "
+                 "compares windows within each task and sampled windows across tasks.")
+
+
+def run_metadata(cfg: Any, opts: Any, ctx: CommandContext, settings: Any,
+                 seed: str) -> RunMetadata:
+    """The run's identity, and ``program-files.txt`` (each program file's digest) beside
+    the report, so the lab can check the program it certified."""
+    files_list = ctx.program_files()
+    meta = RunMetadata(command=opts.command, mechanism=settings.mechanism,
+                       mode=cfg.table.mode, seed_hex=seed, config_source=cfg.source,
+                       config_hash=ctx.config_fingerprint(
+                           dataclasses.replace(cfg, rng=settings)),
+                       program_version=ctx.version,
+                       program_hash=program_hash(files_list),
+                       program_file_count=len(files_list))
+    (opts.out / "program-files.txt").write_text(
+        "".join(f"{digest}  {name}\n" for name, digest in files_list), encoding="utf-8")
+    meta.extra["scaling path"] = ("TableRng.draw_bingo / randbelow / shuffle (the table's "
+                                  "own calls)" if opts.scaling == "table" else
+                                  "rng.batch via rng.lab.outcomes (etg rng draws)")
+    return meta
+
+
+def report_sections(merged: Any, out: Path, stream_bytes: int,
+                    tables: tuple[OutcomeTable, OutcomeTable], cards: OutcomeTable,
+                    bits: Any) -> list[Section]:
+    """The merged batteries as the report's sections (plots written into ``out``)."""
+    tw, mw = tables
+    pair = Section("Target x multiplier independence", merged.pairs.results(),
+                   plots=[independence_plot(merged.pairs, out, list(tw.labels),
+                                            list(mw.labels))])
+    return [
+        outcome_section(merged.targets, out, "target"),
+        outcome_section(merged.multipliers, out, "multiplier"),
+        pair,
+        outcome_section(merged.cards, out, "card", notes=[_OVERLAP_NOTE]),
+        shuffle_section(merged.shoes, out, list(cards.labels)),
+        Section(f"Raw DRBG stream ({stream_bytes:,} bytes, NIST SP 800-22)",
+                bits.results(), notes=["The stream is one sequence of n bits, most "
+                                       "significant bit of each byte first."]),
+    ]
