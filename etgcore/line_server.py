@@ -149,16 +149,22 @@ def _listen(path: Path) -> socket.socket:
             raise FileExistsError(errno.EEXIST, "exists and is not a socket", str(path))
         path.unlink()  # a stale socket of a run that is gone
     sock = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
-    tmp = path.with_name(f"{path.name}.{os.getpid()}.tmp")
+    # a short temporary name: a socket's whole path must fit sun_path (107 bytes), and the
+    # final name may already be near that (a journal's path plus ".attendant.sock")
+    short = path.with_name(f".{os.getpid()}.sock")
+    # a final name shorter than any temporary one is bound in place (ready a moment early)
+    tmp = short if len(os.fsencode(short)) <= len(os.fsencode(path)) else None
     old = os.umask(0o177)
     try:
-        sock.bind(str(tmp))
+        sock.bind(str(tmp or path))
         sock.listen(MAX_CONNECTIONS * 2)
-        os.rename(tmp, path)
+        if tmp is not None:
+            os.rename(tmp, path)
     except OSError:
         sock.close()
-        with contextlib.suppress(OSError):
-            tmp.unlink()
+        if tmp is not None:
+            with contextlib.suppress(OSError):
+                tmp.unlink()
         raise
     finally:
         os.umask(old)

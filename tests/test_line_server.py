@@ -70,3 +70,22 @@ def _asleep_in_the_kernel(thread: threading.Thread) -> bool:
     task = Path(f"/proc/self/task/{thread.native_id}")
     state = (task / "stat").read_text().rsplit(")", 1)[1].split()[0]
     return state == "S" and (task / "wchan").read_text() not in ("", "0")
+
+
+@pytest.mark.parametrize("name_len", [1, 20])
+def test_a_path_near_the_socket_limit(tmp_path: Path, name_len: int) -> None:
+    """A socket path of 107 bytes (sun_path's limit) is served: the server binds under a
+    temporary name no longer than the final one, or in place when the final name is
+    shorter than any temporary name."""
+    room = 107 - len(str(tmp_path)) - 1 - name_len
+    assert room > 1, "the test's directory is already too deep"
+    deep = tmp_path / ("d" * (room - 1))
+    deep.mkdir()
+    path = deep / ("e" * name_len)
+    assert len(str(path).encode()) == 107
+    server = Echo(path).start()
+    try:
+        assert request_line(path, "near the limit") == "NEAR THE LIMIT"
+        assert sorted(p.name for p in deep.iterdir()) == [path.name]  # no temporary left
+    finally:
+        server.stop()
