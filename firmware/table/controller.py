@@ -85,7 +85,9 @@ class Controller:
         self.publish = publish or (lambda view: None)
         self.on_round = on_round or (lambda rec: None)
         self.clock = clock
-        self.inbox: queue.Queue[Happening] = queue.Queue()
+        # SimpleQueue: its put is reentrant, so a signal handler may hand over a stop
+        # while this thread is inside get (a Queue's lock would deadlock there)
+        self.inbox: queue.SimpleQueue[Happening] = queue.SimpleQueue()
         self.forced_draws: list[dict[str, int]] = []
         #: the pending 1x-4x double (press, tick, lamps)
         self.doubles = DoubleChooser()

@@ -252,9 +252,10 @@ def _serve(cfg: TableConfig, opts: RunOptions, rules: Rules, up: PoweredUp,
     signalled: list[str] = []  # the loop may end (bridge closed) before it sees the stop
 
     def on_signal(signum: int, frame: Any) -> None:
+        # runs between two bytecodes of the main thread, maybe inside a lock it holds: only
+        # the inbox's reentrant put; the loop closes the screen once it has stopped
         signalled.append(f"stopped by {signal.Signals(signum).name}")
         ctl.put(StopHappening(signalled[-1]))
-        bridge.close()
 
     for sig in (signal.SIGTERM, signal.SIGINT):
         signal.signal(sig, on_signal)
