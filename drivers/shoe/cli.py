@@ -213,9 +213,12 @@ def _sim(args: argparse.Namespace) -> int:
         logging.getLogger("etg.shoe.sim").info(
             "simulated shoe on %s%s", sim.port.description,
             f", control socket {args.control}" if args.control else "")
-        signal.signal(signal.SIGTERM, lambda *_: sim.stop())
+        # The handler only notes the stop: stopping closes the port and joins the
+        # simulator's thread, which must not run inside a signal handler.
+        terminated: list[int] = []
+        signal.signal(signal.SIGTERM, lambda signum, _frame: terminated.append(signum))
         sim.start()
-        while not sim.wait(0.5):
+        while not sim.wait(0.5) and not terminated:
             pass
     except KeyboardInterrupt:
         pass

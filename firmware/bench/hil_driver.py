@@ -31,6 +31,7 @@ from collections import Counter
 from typing import Any
 
 from firmware.bench.frames import LINK_DOWN, frame_events
+from firmware.bench.hil_buttons import BUTTON, button_meaning
 from firmware.bench.hil_service import ACT_TIMEOUT_S, ServiceError, ServiceProcess
 from firmware.bench.hil_shoe import bench_shoe
 from firmware.bench.scenario import Round, Scenario
@@ -38,10 +39,6 @@ from firmware.engine.cards import CODE, DECKS
 from firmware.engine.rules import Rules, load_rules
 from firmware.table.translate import current_wager
 
-#: the buttons a player presses for each scenario action
-BUTTON = {"hit": "HIT", "stand": "STAND", "double": "DOUBLE", "split": "SPLIT",
-          "surrender": "SURRENDER", "rescue": "SURRENDER", "insurance": "INSURANCE",
-          "no-insurance": "STAND"}
 #: silence on the shoe line for a link down: past the ICD's 3000 ms, and back
 SILENCE_S = 3.4
 #: the shoe event each frame type produces at the controller
@@ -157,7 +154,6 @@ class HilDriver:
                     f"unanswered, {len(self.shoe.machine.ready)} cards handed over, "
                     f"last received {[str(f) for f in self.shoe.received()[-3:]]}")
         return f"table: {why}{shoe}; service log: {self._svc().last_log_line()}"
-
 
     def _counts(self, source: str) -> tuple[int, int]:
         h = self.st.get("handled", {})
@@ -312,7 +308,7 @@ class HilDriver:
     def decide(self, seat: int, hand: int, do: str, times: int) -> str | None:
         assert self.rules is not None
         sizes = sorted(self.rules.double_times)
-        meaning = _button_meaning(BUTTON[do], self.st["view"]["expecting"].get("legal") or [])
+        meaning = button_meaning(BUTTON[do], self.st["view"]["expecting"].get("legal") or [])
         if meaning != do:  # STAND / SURRENDER mean something else now: a player cannot ask
             return (f"the panel has no way to ask for {do} now: {BUTTON[do]} means "
                     f"{meaning} here")
@@ -347,6 +343,7 @@ class HilDriver:
         return None
 
     def shoe_frame(self, body: str) -> str | None:
+        self._status()  # a fresh baseline: the table's own QRYs move the counters too
         before = self._counts("shoe")
         if body == LINK_DOWN:
             self.shoe.inject("silence", SILENCE_S)
@@ -356,36 +353,32 @@ class HilDriver:
         else:
             frame_events(body)  # checked by the scenario loader; a clear error if not
             kind = EVENT_OF[body.split(",")[0]]
+            since = self._svc().journal.last_seq()
             self.shoe.send_frame(body)
             self._wait(f"the shoe sending {body}", {"shoe:" + kind: 1})
             if kind == "status" and not body.startswith("STA,FAULT"):
-                self._wait_shoe_input(body, before)
+                self._wait_cleared(body, since)
         acc, ref = self._counts("shoe")
         if ref > before[1] and acc == before[0]:
             return f"the table refused the shoe's {body}"
         return None
 
-    def _wait_shoe_input(self, body: str, before: tuple[int, int]) -> None:
-        """A clearing STA is one shoe input; the table's own QRYs bring STA,FAULT statuses too."""
+    def _wait_cleared(self, body: str, since_seq: int) -> None:
+        """Until the table journaled the clearing STA as its input. Counting statuses or
+        shoe inputs is not enough: while tilted the table asks the shoe (QRY) once a
+        second, and those answers may be handled before the bench's STA."""
+        journal = self._svc().journal
         deadline = time.monotonic() + ACT_TIMEOUT_S
-        while sum(self._counts("shoe")) <= sum(before):
+        while not any(r["body"].get("source") == "shoe"
+                      and r["body"]["input"].get("type") == "fault-cleared"
+                      for r in journal.records("input", since_seq)):
             if time.monotonic() > deadline:
                 raise ServiceError(f"the table did not take the shoe's {body}")
             time.sleep(0.005)
-            self._status()
+        self._status()  # the controller applied it before it answers this
 
     def console(self, press: str) -> str | None:
         return self._press_for(None, press, f"console {press}")
-
-
-def _button_meaning(button: str, legal: list[str]) -> str:
-    """What a press of ``button`` asks for given the legal decisions (the panel
-    conventions of ``firmware.table.translate``: one button, two meanings)."""
-    if button == "STAND":
-        return "no-insurance" if "no-insurance" in legal else "stand"
-    if button == "SURRENDER":
-        return "rescue" if "rescue" in legal else "surrender"
-    return next(a for a, b in BUTTON.items() if b == button)
 
 
 def _code(card: str) -> int:

@@ -201,3 +201,16 @@ def test_sim_control_never_replaces_a_file_and_is_ready_when_it_appears(tmp_path
     with stopped_at_exit(proc, signal.SIGINT):
         wait_for("the control socket", lambda: os.path.exists(sock), every=0.001)
         assert control(sock, "status").startswith("ok")
+
+
+def test_sim_sigterm_stops_it_cleanly(sim_process) -> None:
+    """A service manager stops the simulator with SIGTERM: exit 0, the control socket
+    gone, no traceback (the handler only notes the stop; the port is closed and
+    the thread joined by the main loop, never inside the handler)."""
+    proc, _path, sock = sim_process
+    assert control(sock, "status").startswith("ok")
+    proc.send_signal(signal.SIGTERM)
+    assert proc.wait(DEADLINE_S) == 0
+    assert proc.stderr is not None
+    assert "Traceback" not in proc.stderr.read()
+    assert not os.path.exists(sock)
