@@ -88,8 +88,8 @@ def initial_deals(shoe: Shoe) -> list[tuple[int, int, int, Fraction]]:
                 p = Fraction(1)
                 c = counts
                 for v in (a, b, u):
-                    probs = exact_probabilities(shoe, c)
-                    p *= probs[v - 1]
+                    base = shoe.per_deck if c is None else c
+                    p *= Fraction(base[v - 1], sum(base))  # one value's, not all ten
                     if p == 0:
                         break
                     c = remove(c, v)

@@ -66,6 +66,8 @@ def _payoff(t: int) -> np.ndarray:
 #: payoff vector by total 0..22 (22 = busted); total by (hard 0..31, ace)
 PAY = np.array([_payoff(t) for t in range(23)])
 TOTAL = np.array([[min(total_of(h, a), 22) for a in (False, True)] for h in range(32)])
+#: payoff vector by category: 0 for 16 or less, 1..5 for 17..21, 6 busted
+PAY_CAT = PAY[[16, 17, 18, 19, 20, 21, 22]]
 _E_BJ = np.eye(8)[IBJ]
 
 
@@ -104,7 +106,12 @@ class Rows:
         first[1:] = (s1[1:] != s1[:-1]) | (s2[1:] != s2[:-1])
         idx = np.nonzero(first)[0]
         out = self.take(order[idx])
-        out.acc = np.add.reduceat(self.acc[order], idx, axis=0)
+        # group of each row; the sort is stable, so each group adds its rows in their
+        # order (as a reduceat over the sorted rows would, at a third of the cost)
+        group = np.empty(len(order), dtype=np.int64)
+        group[order] = np.cumsum(first) - 1
+        out.acc = np.stack([np.bincount(group, weights=self.acc[:, j], minlength=len(idx))
+                            for j in range(ACC)], axis=1)
         return out
 
 
@@ -189,18 +196,18 @@ def start_rows(rules: GameRules, decider: Decider,
                 acc=np.array(accs).reshape(-1, ACC))
 
 
-def _advance(acc: np.ndarray, p: np.ndarray, f: np.ndarray, dj: np.ndarray) -> np.ndarray:
+def _advance(acc: np.ndarray, p: np.ndarray, f: np.ndarray) -> np.ndarray:
     """(R x 10, ACC): each group's paths after drawing each card value, of probability
-    ``p`` (R, 10), whose hand pays ``f`` (R, 10, 8) and whose untracked removal moves the
-    dealer's law by ``dj`` (R, 10, 8)."""
+    ``p`` (R, 10), whose hand pays ``f`` (R, 10, 8). The card is tracked (it is in the
+    code the dealer's law is taken at), so it moves no first-order term: ``H`` only
+    scales with the probability."""
     mass, g, h, gh = acc[:, 0], acc[:, _G], acc[:, _H], acc[:, _GH]
     out = np.empty((acc.shape[0], 10, ACC))
     pm = p * mass[:, None]
     out[:, :, 0] = pm
     out[:, :, _G] = p[:, :, None] * g[:, None, :] + pm[:, :, None] * f
-    out[:, :, _H] = p[:, :, None] * h[:, None, :] + pm[:, :, None] * dj
-    out[:, :, _GH] = p * (gh[:, None] + np.einsum("rk,rxk->rx", g, dj)
-                          + np.einsum("rxk,rk->rx", f, h)) + pm * np.einsum("rxk,rxk->rx", f, dj)
+    out[:, :, _H] = p[:, :, None] * h[:, None, :]
+    out[:, :, _GH] = p * (gh[:, None] + np.einsum("rxk,rk->rx", f, h))
     return out.reshape(-1, ACC)
 
 
@@ -216,20 +223,27 @@ class Counts:
 
 class LawCache:
     """Dealer laws ``J`` (8) and their first-order steps (10, 8) per (up, code), computed
-    once by ``source(up, removed, steps)`` and looked up by every later row."""
+    once by ``source(up, removed, steps)`` and looked up by every later row; with the
+    steps, also ``PAY_CAT . step`` (10, 7) per card value and payoff category (the
+    frozen rows' first-order payoffs: once per composition, not once per row)."""
 
     def __init__(self, source: LawSource, steps: bool) -> None:
         self.source, self.with_steps = source, steps
         self.keys = np.zeros(0, dtype=np.int64)
         self.law = np.zeros((0, 8))
         self.steps = np.zeros((0, 10, 8))
+        self.pays = np.zeros((0, 10, 7))
 
-    def get(self, up: np.ndarray, code: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    def index(self, up: np.ndarray, code: np.ndarray) -> np.ndarray:
+        """Positions of (up, code) in the cache, computing the laws not there yet."""
         key = code | (up - 1) << 50
         new = np.setdiff1d(np.unique(key), self.keys)
         if len(new):
             self._add(new)
-        i = np.searchsorted(self.keys, key)
+        return np.searchsorted(self.keys, key)
+
+    def get(self, up: np.ndarray, code: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        i = self.index(up, code)
         return self.law[i], self.steps[i]
 
     def _add(self, new: np.ndarray) -> None:
@@ -238,11 +252,14 @@ class LawCache:
         for up in np.unique(ups):
             sel = np.nonzero(ups == up)[0]
             law[sel], steps[sel] = self.source(int(up), decode(codes[sel]), self.with_steps)
+        pays = (np.einsum("ck,rvk->rvc", PAY_CAT, steps) if self.with_steps
+                else np.zeros((len(new), 10, 7)))
         keys = np.concatenate([self.keys, new])
         order = np.argsort(keys)
         self.keys = keys[order]
         self.law = np.concatenate([self.law, law])[order]
         self.steps = np.concatenate([self.steps, steps])[order]
+        self.pays = np.concatenate([self.pays, pays])[order]
 
 
 @dataclass
@@ -293,7 +310,7 @@ def _step(r: GameRules, dec: Decider, rows: Rows, counts: Counts, laws: LawCache
     pend = np.where(split, (rows.pend | (c << (4 * rows.plen)))[:, None], pend)
     alive = rows.alive[:, None] & ~(doubled & (total > 21))
     code = rows.code[:, None] + (1 << BITS * (xs - 1))
-    acc = _advance(rows.acc, p, f, np.zeros((len(rows), 10, 8)))
+    acc = _advance(rows.acc, p, f)
     rep = np.repeat(np.arange(len(rows)), 10)
     nxt = Rows(up=rows.up[rep], code=code.ravel(), size=rows.size[rep] + 1,
                cur=cur.ravel(), pend=pend.ravel(), plen=(rows.plen[:, None] - more + split
