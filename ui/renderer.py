@@ -28,7 +28,7 @@ from ui.layout_data import Layout
 from ui.model import RenderModel
 from ui.painter import Painter
 from ui.screens import DIM_SCREENS, overlay_key, overlay_rect, paint_overlay, paint_recall_frame
-from ui.seats import SeatContext, paint_seat
+from ui.seats import SeatContext, paint_seat, paint_turn_frame, turn_frame_ring
 from ui.state import ScreenState, resolve_screen
 from ui.status import paint_status
 from ui.units import Metrics
@@ -59,7 +59,10 @@ class Renderer:
         self._keys: dict[str, Any] = {}
         self._frame_key: tuple[Any, ...] | None = None
         self._bingo_seen: tuple[Any, float] | None = None
+        #: per seat region, the pixels under its turn frame as its last paint left them
+        self._rings: dict[str, list[tuple[pygame.Rect, pygame.Surface]]] = {}
         self.full_redraws = 0
+        self.frame_redraws = 0  # turn frames redrawn on their own (_turn_frame)
 
     # -- caches -------------------------------------------------------------------------
     def invalidate(self) -> None:
@@ -141,9 +144,13 @@ class Renderer:
                 continue
             mine = expecting.get("seat") == seat
             ctx = SeatContext(expecting, dealer_bj, selected=state.selected_seat == seat)
-            key = (repr(st), (expecting.get("kind"), expecting.get("hand")) if mine else None,
-                   target, dealer_bj, ctx.selected)
-            out.append((f"seat-{seat}", sg.rect, key, self._seat_painter(sg, st, ctx)))
+            turn = mine and expecting.get("kind") == "decision"
+            # (what the column shows, its turn frame): a change of the frame alone is
+            # redrawn in the frame's ring only (_turn_frame)
+            key = ((repr(st), expecting.get("hand") if turn else None, turn, target, dealer_bj,
+                    ctx.selected), mine)
+            name = f"seat-{seat}"
+            out.append((name, sg.rect, key, self._seat_painter(name, sg, st, ctx, mine)))
         keys = state.panel_keys
 
         def status(s: pygame.Surface) -> None:
@@ -153,12 +160,39 @@ class Renderer:
                                          repr(view.get("shoe")), keys), status))
         return out
 
-    def _seat_painter(self, sg: SeatGeometry, seat: Mapping[str, Any],
-                      ctx: SeatContext) -> Paint:
+    def _seat_painter(self, name: str, sg: SeatGeometry, seat: Mapping[str, Any],
+                      ctx: SeatContext, framed: bool) -> Paint:
         def paint(s: pygame.Surface) -> None:
-            paint_seat(self.painter, s, sg, seat, ctx)
+            paint_seat(self.painter, s, sg, seat, ctx, frame=False)
+            self._rings[name] = [(r, s.subsurface(r).copy())
+                                 for r in turn_frame_ring(self.painter, sg)]
+            if framed:
+                paint_turn_frame(self.painter, s, sg)
 
         return paint
+
+    def _turn_frame(self, name: str, surf: pygame.Surface, framed: bool,
+                    dim: bool) -> list[pygame.Rect]:
+        """Only the seat's turn frame came or went (the next card's seat while dealing):
+        the pixels under the frame as the seat's last paint left them, then the frame,
+        so the rest of the column is not redrawn. The same pixels as a full redraw: the
+        frame is drawn last and only inside its ring."""
+        sg = self._geom.seats[int(name[5:])] if self._geom is not None else None
+        ring = self._rings.get(name)
+        if sg is None or ring is None:
+            return []
+        self.frame_redraws += 1
+        for rect, pixels in ring:
+            surf.blit(pixels, rect)
+        if framed:
+            clip = surf.get_clip()
+            surf.set_clip(sg.rect)
+            paint_turn_frame(self.painter, surf, sg)
+            surf.set_clip(clip)
+        if dim:
+            for rect, _pixels in ring:
+                surf.fill(_DIM, rect, special_flags=pygame.BLEND_RGB_MULT)
+        return [rect for rect, _pixels in ring]
 
     def _page_painter(self, rect: pygame.Rect, box: pygame.Rect, px: int,
                       placed: list[paytables.Placed], page: int, pages: int) -> Paint:
@@ -193,26 +227,8 @@ class Renderer:
         full = frame_key != self._frame_key or (
             screen in FULL_SCREENS and (keys != self._keys or o_key != self._keys.get("@o"))
         )
-        p = self.painter
         if full:
-            self.full_redraws += 1
-            for name in self.model.regions():
-                if name != "static":
-                    self.model.drop(name)
-            self.buttons = []
-            surf.blit(self._static, (0, 0))
-            for name, rect, _key, paint in regions:
-                # clipped exactly as an incremental redraw is, so both give the same pixels
-                surf.set_clip(rect)
-                self._paint(name, paint, surf)
-            surf.set_clip(None)
-            if dim:
-                surf.fill(_DIM, special_flags=pygame.BLEND_RGB_MULT)
-            if screen == "recall":
-                p.region = "recall-frame"
-                self.model.reset("recall-frame")
-                paint_recall_frame(p, surf, g, state)
-            self._paint_overlay(screen, surf, g, shown, state, t)
+            self._full(surf, screen, dim, g, shown, state, t, regions)
             self._keys = dict(keys)
             self._keys["@o"] = o_key
             self._frame_key = frame_key
@@ -223,6 +239,15 @@ class Renderer:
         if overlay_dirty and o_rect is not None:
             todo_names = {r[0] for r in todo}
             todo += [r for r in regions if r[0] not in todo_names and r[1].colliderect(o_rect)]
+        # under a new overlay a column is redrawn whole (the overlay goes over fresh pixels)
+        framed = [r for r in todo if self._frame_only(r[0], r[2])
+                  and not (overlay_dirty and o_rect is not None and r[1].colliderect(o_rect))]
+        todo = [r for r in todo if r[0] not in {f[0] for f in framed}]
+        for name, rect, key, _paint in framed:
+            dirty += self._turn_frame(name, surf, key[1], dim)
+            self._keys[name] = key
+            if o_rect is not None and rect.colliderect(o_rect):
+                overlay_dirty = True
         for name, rect, key, paint in todo:
             surf.blit(self._static, rect, rect)
             clip = surf.get_clip()
@@ -244,12 +269,44 @@ class Renderer:
                     surf.fill(_DIM, gone, special_flags=pygame.BLEND_RGB_MULT)
                 dirty.append(gone)
             self.model.drop(name)
+            self._rings.pop(name, None)
             del self._keys[name]
         if overlay_dirty and o_rect is not None:
             self._paint_overlay(screen, surf, g, shown, state, t)
             self._keys["@o"] = o_key
             dirty.append(o_rect)
         return dirty
+
+    def _full(self, surf: pygame.Surface, screen: str, dim: bool, g: TableGeometry,
+              shown: View | None, state: ScreenState, t: float,
+              regions: list[tuple[str, pygame.Rect, Any, Paint]]) -> None:
+        """Every region onto a fresh copy of the static layer (a screen change)."""
+        p = self.painter
+        assert self._static is not None
+        self.full_redraws += 1
+        for name in self.model.regions():
+            if name != "static":
+                self.model.drop(name)
+        self.buttons = []
+        surf.blit(self._static, (0, 0))
+        for name, rect, _key, paint in regions:
+            # clipped exactly as an incremental redraw is, so both give the same pixels
+            surf.set_clip(rect)
+            self._paint(name, paint, surf)
+        surf.set_clip(None)
+        if dim:
+            surf.fill(_DIM, special_flags=pygame.BLEND_RGB_MULT)
+        if screen == "recall":
+            p.region = "recall-frame"
+            self.model.reset("recall-frame")
+            paint_recall_frame(p, surf, g, state)
+        self._paint_overlay(screen, surf, g, shown, state, t)
+
+    def _frame_only(self, name: str, key: Any) -> bool:
+        """A seat whose column shows the same but its turn frame came or went."""
+        old = self._keys.get(name)
+        return (name.startswith("seat-") and name in self._rings and isinstance(old, tuple)
+                and old[0] == key[0] and old[1] != key[1])
 
     def _region_rect(self, g: TableGeometry, name: str) -> pygame.Rect | None:
         if name.startswith("seat-"):

@@ -303,13 +303,11 @@ def _selected_marker(p: Painter, surf: pygame.Surface, sg: SeatGeometry) -> None
 
 
 def paint_seat(p: Painter, surf: pygame.Surface, sg: SeatGeometry, seat: Mapping[str, Any],
-               ctx: SeatContext) -> None:
-    """Draw ``seat`` (a public-view seat) into its column; the felt is already there."""
-    m = p.m
+               ctx: SeatContext, frame: bool = True) -> None:
+    """Draw ``seat`` (a public-view seat) into its column; the felt is already there.
+    ``frame`` False leaves out the turn frame (the renderer draws it on its own)."""
     expecting = ctx.expecting
     turn = expecting.get("seat") == sg.seat and expecting.get("kind") == "decision"
-    if expecting.get("seat") == sg.seat:
-        pygame.draw.rect(surf, palette.TURN, sg.rect, m.s(4), border_radius=m.s(18))
     if ctx.selected:
         _selected_marker(p, surf, sg)
     lost = lost_wagers(seat, ctx.dealer_blackjack)
@@ -322,3 +320,29 @@ def paint_seat(p: Painter, surf: pygame.Surface, sg: SeatGeometry, seat: Mapping
         _hand(p, surf, cell, hand, len(hands), current)
     _spots(p, surf, sg, seat, lost)
     _credits(p, surf, sg.credits, seat)
+    if expecting.get("seat") == sg.seat and frame:
+        paint_turn_frame(p, surf, sg)
+
+
+def _frame_size(p: Painter) -> tuple[int, int]:
+    """The turn frame's line width and corner radius."""
+    return p.m.s(4), p.m.s(18)
+
+
+def paint_turn_frame(p: Painter, surf: pygame.Surface, sg: SeatGeometry) -> None:
+    """The yellow frame round the column of the seat the table waits for (a card or a
+    decision). Drawn last, over the seat, so that it can come and go on its own: only
+    :func:`turn_frame_ring` changes with it (the renderer's cheap redraw)."""
+    width, radius = _frame_size(p)
+    pygame.draw.rect(surf, palette.TURN, sg.rect, width, border_radius=radius)
+
+
+def turn_frame_ring(p: Painter, sg: SeatGeometry) -> list[pygame.Rect]:
+    """Rectangles holding every pixel the turn frame may draw: the four edges of the
+    column as deep as the corner radius (a rounded corner's arc stays inside it)."""
+    width, radius = _frame_size(p)
+    r, depth = sg.rect, min(max(width, radius), sg.rect.width // 2, sg.rect.height // 2)
+    return [pygame.Rect(r.left, r.top, r.width, depth),
+            pygame.Rect(r.left, r.bottom - depth, r.width, depth),
+            pygame.Rect(r.left, r.top + depth, depth, r.height - 2 * depth),
+            pygame.Rect(r.right - depth, r.top + depth, depth, r.height - 2 * depth)]

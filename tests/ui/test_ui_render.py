@@ -83,15 +83,19 @@ def test_incremental_frames_equal_a_full_redraw() -> None:
     size = (960, 540)
     live = Renderer(size, layout, animate=False)
     surf = new_surface(size)
+    framed = 0
     for i, view in enumerate(views):
+        before = live.frame_redraws
         live.render(surf, view, ScreenState(), float(i))
-        if i % 6 == 5 or i == len(views) - 1:
+        framed += live.frame_redraws > before
+        if i % 6 == 5 or i == len(views) - 1 or live.frame_redraws > before:
             fresh = new_surface(size)
             Renderer(size, layout, animate=False).render(fresh, view, ScreenState(), float(i))
             assert pygame.image.tobytes(surf, "RGB") == pygame.image.tobytes(fresh, "RGB"), i
     screens = [resolve_screen(v, ScreenState()) for v in views]
     changes = 1 + sum(a != b for a, b in itertools.pairwise(screens))
     assert live.full_redraws == changes  # full redraws only when the screen changes
+    assert framed >= 5  # the next seat's turn frame alone, while dealing: compared above
 
 
 def test_only_changed_regions_are_redrawn() -> None:
@@ -105,6 +109,37 @@ def test_only_changed_regions_are_redrawn() -> None:
     nxt["seats"][2]["hands"][0]["total"] = 13
     dirty = r.render(surf, nxt, ScreenState(), 2.0)
     assert dirty == [r.geometry.seats[3].rect]  # type: ignore[union-attr]
+
+
+def test_a_turn_frame_alone_is_redrawn_in_its_ring_with_a_full_redraws_pixels() -> None:
+    """The frame round the seat the table waits for moves from seat to seat while the
+    cards are dealt; a seat whose column is otherwise unchanged has only the frame's ring
+    redrawn (the card's latency), and the pixels are those of a full redraw, the frame
+    coming and going, on the table and dimmed behind a tilt."""
+    base = load_json("blackjack-decisions")
+    size = (1280, 720)
+    for phase in ("dealing", "tilt"):
+        live = Renderer(size, layout_of("blackjack"), animate=False)
+        surf = new_surface(size)
+        seats = (3, 4, 3, None, 5)
+        for i, seat in enumerate(seats):
+            view = {**base, "phase": phase,
+                    "expecting": {"kind": "card", "seat": seat, "hand": 1 if seat else None}}
+            if phase == "tilt":
+                view["tilt"] = {"code": "SHOE", "cause": "misread", "action": "re-scan"}
+            before = live.frame_redraws
+            dirty = live.render(surf, view, ScreenState(), float(i))
+            fresh = new_surface(size)
+            Renderer(size, layout_of("blackjack"), animate=False).render(
+                fresh, view, ScreenState(), float(i))
+            assert pygame.image.tobytes(surf, "RGB") == pygame.image.tobytes(fresh, "RGB"), \
+                (phase, i)
+            if i:
+                moved = (seats[i - 1] is not None) + (seat is not None)
+                assert live.frame_redraws - before == moved, (phase, i)
+                g = live.geometry
+                assert g is not None
+                assert all(d != g.seats[s].rect for d in dirty for s in g.seats)
 
 
 def test_seat_one_is_on_the_dealers_left() -> None:
