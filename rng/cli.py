@@ -240,8 +240,8 @@ def _stdout_fd() -> int | None:
 
 
 def _stream(args: argparse.Namespace) -> int:
-    """Raw DRBG output: generated straight into shared slots and written with write(2)
-    by a second process (rng.stream), no copy in Python, no buffering layer."""
+    """Raw DRBG output: generated straight into pages lent to a pipe, or into shared
+    slots written by a second process (rng.stream); no copy in Python, no buffering."""
     from rng.stream import SLOT_BYTES, stream_to_fd
 
     out = output_file(args.out) if args.out else None

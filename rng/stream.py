@@ -1,12 +1,18 @@
 """`etg rng stream` to a file descriptor: raw DRBG output at the mechanism's own speed.
 
-Two processes share the work. This one runs the DRBG and generates straight into a ring
-of :data:`SLOTS` shared slots of :data:`SLOT_BYTES`; a *pump*, forked before the DRBG is
-instantiated, writes each full slot to the output with write(2) and hands it back.
+Into a pipe (the lab's case: ``etg rng stream | dieharder ...``) the DRBG generates
+straight into pages that are then lent to the pipe with vmsplice(2) and never written
+again (:mod:`rng.pipe_pages`): no copy on the writer's side, and the kernel's work for
+it runs on a helper thread, off the generating one.
 
-WHY: write(2) into a pipe copies every byte into the kernel; in one process that copy
-takes turns with the generation (the stream then ran at about half the in-process rate).
-With the pump the copy runs on another core while the next slot is generated.
+Anywhere else (``--out FILE``, a socket, a system without vmsplice) two processes share
+the work. This one runs the DRBG and generates straight into a ring of :data:`SLOTS`
+shared slots of :data:`SLOT_BYTES`; a *pump*, forked before the DRBG is instantiated,
+writes each full slot to the output with write(2) and hands it back.
+
+WHY: write(2) copies every byte into the kernel; in one process that copy takes turns
+with the generation (the stream then ran at about half the in-process rate). With the
+pump the copy runs on another core while the next slot is generated.
 
 What the pump can see: its memory is a copy of this process from *before* the entropy
 source was opened and the DRBG instantiated, plus the ring, which only ever holds output
@@ -29,6 +35,8 @@ import sys
 from collections.abc import Callable
 from typing import Protocol
 
+from rng.pipe_pages import Filler, can_lend_pages, stream_lending_pages
+
 #: One slot: 16 generate requests of 2^19 bits, written with one write(2).
 SLOT_BYTES = 1 << 20
 #: Slots in the ring: the generator runs up to this far ahead of the pump.
@@ -37,9 +45,7 @@ _MESSAGE = struct.Struct("<BI")  # slot, length: one atomic pipe write (< PIPE_B
 _GONE = 3  # the pump's exit status when the reader closed the output
 
 
-class StreamSource(Protocol):
-    def stream_into(self, out: memoryview) -> None: ...
-
+class StreamSource(Filler, Protocol):
     def close(self) -> None: ...
 
 
@@ -47,6 +53,13 @@ def stream_to_fd(open_source: Callable[[], StreamSource], fd: int,
                  total: int | None) -> None:
     """Write ``total`` bytes (None: until the reader goes away) of the source's stream to
     ``fd``, in the same order as consecutive 2^19-bit requests written one by one."""
+    if can_lend_pages(fd):  # a pipe: lend it the pages, no second process
+        source = open_source()
+        try:
+            stream_lending_pages(source, fd, total)
+        finally:
+            source.close()
+        return
     ring = mmap.mmap(-1, SLOTS * SLOT_BYTES)  # MAP_SHARED: the pump sees what we write
     full_r, full_w = os.pipe()
     free_r, free_w = os.pipe()
