@@ -14,10 +14,10 @@ from typing import Any
 
 import pygame
 
+from etgcore.money import dollars
 from ui import palette, paytables
 from ui.geometry import TableGeometry, seat_top
 from ui.layout_data import Layout, area_label
-from ui.money import dollars
 from ui.painter import Painter
 from ui.seats import credits_label
 

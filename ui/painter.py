@@ -9,11 +9,11 @@ from __future__ import annotations
 
 import pygame
 
+from etgcore.money import dollars
 from ui import palette
 from ui.cards import CardArt, is_card
 from ui.fonts import TextCache
 from ui.model import RenderModel
-from ui.money import dollars
 from ui.units import MIN_FONT_PX, Metrics
 
 Anchor = str  # a pygame.Rect attribute name: topleft, center, midtop, midright, ...

@@ -14,10 +14,10 @@ from typing import Any
 
 import pygame
 
+from etgcore.money import dollars
 from ui import palette
 from ui.geometry import TableGeometry
 from ui.layout_data import Layout
-from ui.money import dollars
 from ui.painter import Painter
 from ui.state import ScreenState
 

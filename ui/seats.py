@@ -12,9 +12,9 @@ from typing import Any
 
 import pygame
 
+from etgcore.money import dollars
 from ui import palette
 from ui.geometry import SeatGeometry
-from ui.money import dollars
 from ui.painter import Painter
 
 RESULT_COLORS = {

@@ -53,8 +53,8 @@ def test_the_recall_screen_draws_seats_3_5_7_in_their_places(tmp_path: Path) -> 
     os.environ.setdefault("SDL_VIDEODRIVER", "dummy")
     import pygame
 
+    from etgcore.money import dollars
     from ui.layout_data import parse_layout
-    from ui.money import dollars
     from ui.renderer import Renderer, new_surface
     from ui.state import RecallEntry, ScreenState
 
