@@ -13,6 +13,7 @@ from etgcore.money import dollars
 from ui import palette
 from ui.cards import CardArt, is_card
 from ui.fonts import TextCache
+from ui.geometry import MAX_STACK, chip_lift
 from ui.model import RenderModel
 from ui.units import MIN_FONT_PX, Metrics
 
@@ -88,18 +89,18 @@ class Painter:
 
     def chips(self, surf: pygame.Surface, cents: int, center: tuple[int, int],
               radius: int) -> pygame.Rect:
-        """A small stack of chips for an amount (at most 4 drawn) with no label."""
+        """A small stack of chips for an amount (at most MAX_STACK drawn) with no label."""
         stack: list[palette.Color] = []
         rest = cents
         for value, color in palette.CHIPS:
-            while rest >= value and len(stack) < 4:
+            while rest >= value and len(stack) < MAX_STACK:
                 stack.append(color)
                 rest -= value
         if not stack:
             stack.append(palette.CHIPS[-1][1])
         key = (tuple(stack), radius)
         img = self._chips.get(key)
-        lift = max(2, radius // 4)
+        lift = chip_lift(radius)
         if img is None:  # drawn once per stack and size: circles are not cheap
             height = 2 * radius + 2 + lift * (len(stack) - 1)
             img = pygame.Surface((2 * radius + 1, height), pygame.SRCALPHA)
@@ -140,18 +141,33 @@ class Painter:
                       "midtop")
         return r.union(t)
 
+    def badge_height(self, height: int, px: int) -> int:
+        """A tag's height: ``height``, or its words' height when that is more (at the
+        smallest screens the font's floor is taller than the design's tag)."""
+        return max(height, self.texts.font(px).get_height())
+
     def badge(self, surf: pygame.Surface, s: str, color: palette.Color,
               midtop: tuple[int, int], max_w: int, height: int, px: int,
               kind: str = "badge") -> pygame.Rect:
         """A tag (a hand's result, BINGO!, a side wager's result: ``kind`` spot-tag): a
-        rounded pill as wide as its text needs, at most ``max_w``, with a shadow."""
-        pad = self.m.s(12)
-        rect = pygame.Rect(0, 0, min(max_w, self.texts.width(s, px) + 2 * pad), height)
+        rounded pill as wide as its text needs, at most ``max_w``, with a shadow.
+
+        Its words always stay on it: shrunk to fit down to the smallest font, then with
+        single spaces, and only past that is the pill wider than ``max_w``.
+        """
+        pad, edge = self.m.s(12), self.m.s(4)
+        size = self.texts.fit(s, px, max_w - 2 * edge, MIN_FONT_PX)
+        if self.texts.width(s, size) > max_w - 2 * edge and "  " in s:
+            s = " ".join(s.split())
+            size = self.texts.fit(s, px, max_w - 2 * edge, MIN_FONT_PX)
+        words = self.texts.width(s, size)
+        rect = pygame.Rect(0, 0, max(min(max_w, words + 2 * pad), words + 2 * edge),
+                           self.badge_height(height, size))
         rect.midtop = midtop
         radius = self.m.s(8)
         pygame.draw.rect(surf, palette.INK, rect.move(0, self.m.s(2)), border_radius=radius)
         pygame.draw.rect(surf, color, rect, border_radius=radius)
-        self.text_fit(surf, s, px, palette.INK, rect.inflate(-self.m.s(8), 0), "center")
+        self.text(surf, s, size, palette.INK, rect.center, "center")
         self.model.add(self.region, kind, s, rect.union(rect.move(0, self.m.s(2))))
         return rect
 

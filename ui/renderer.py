@@ -28,7 +28,13 @@ from ui.layout_data import Layout
 from ui.model import RenderModel
 from ui.painter import Painter
 from ui.screens import DIM_SCREENS, overlay_key, overlay_rect, paint_overlay, paint_recall_frame
-from ui.seats import SeatContext, paint_seat, paint_turn_frame, turn_frame_ring
+from ui.seats import (
+    SeatContext,
+    paint_seat,
+    paint_turn_frame,
+    spot_tag_height,
+    turn_frame_ring,
+)
 from ui.state import ScreenState, resolve_screen
 from ui.status import paint_status
 from ui.units import Metrics
@@ -78,7 +84,7 @@ class Renderer:
         key = (self.layout.key, seats, repr(sorted(limits.items())), bingo)
         if self._static is None or self._geom is None or key != self._static_key:
             self._geom = build_geometry(self.metrics, seats, list(self.layout.betting_areas),
-                                        bingo)
+                                        bingo, spot_tag_height(self.painter))
             self._static, self._paytables = build_static(self.painter, self._geom, self.layout,
                                                          limits)
             self._static_key = key

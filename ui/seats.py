@@ -14,7 +14,7 @@ import pygame
 
 from etgcore.money import dollars
 from ui import palette
-from ui.geometry import SeatGeometry
+from ui.geometry import SPOT_TAG_H, SPOT_TAG_PX, SeatGeometry, chip_radius, stack_center
 from ui.painter import Painter
 
 RESULT_COLORS = {
@@ -153,7 +153,9 @@ def _hand(p: Painter, surf: pygame.Surface, cell: pygame.Rect, hand: Mapping[str
     count = max(1, len(cards))
     compact = n_hands > 2
     px = m.font(26 if n_hands <= 2 else 18)
-    tag_h, gap = m.s(24 if compact else 30), m.s(2 if compact else 4)
+    tag_px = m.font(20 if not compact else 16)
+    tag_h = p.badge_height(m.s(24 if compact else 30), tag_px)
+    gap = m.s(2 if compact else 4)
     line, tags = _words(hand, compact), _tags(hand)
     rows = _wager_rows(hand, n_hands)
     below = (p.texts.font(px).get_linesize() + gap if line else 0) \
@@ -181,8 +183,8 @@ def _hand(p: Painter, surf: pygame.Surface, cell: pygame.Rect, hand: Mapping[str
                        "midtop")
         y = r.bottom + gap
     for text, color in tags:
-        y = p.badge(surf, text, color, (fan.centerx, y), inner.width, tag_h,
-                    m.font(20 if not compact else 16)).bottom + gap
+        y = p.badge(surf, text, color, (fan.centerx, y), inner.width, tag_h, tag_px
+                    ).bottom + gap
     _paint_rows(p, surf, inner, y, rows)
 
 
@@ -237,25 +239,37 @@ def _insurance(p: Painter, surf: pygame.Surface, sg: SeatGeometry, cents: int) -
                "midtop", floor=8)
 
 
+def spot_wager(p: Painter, surf: pygame.Surface, cents: int, center: tuple[int, int],
+               radius: int) -> pygame.Rect:
+    """A betting circle's chips with the amount under them; where they were drawn."""
+    return p.wager(surf, cents, stack_center(center, radius), chip_radius(radius),
+                   p.m.font(18))
+
+
+def spot_tag_height(p: Painter) -> int:
+    """A side wager's result tag as drawn: the table's geometry keeps this much room."""
+    return p.badge_height(p.m.s(SPOT_TAG_H), p.m.font(SPOT_TAG_PX))
+
+
 def _spots(p: Painter, surf: pygame.Surface, sg: SeatGeometry, seat: Mapping[str, Any],
            lost: set[str]) -> None:
-    """Each betting area's chips (gone once lost) and a side wager's result tag."""
+    """Each betting area's chips (gone once lost) and a side wager's result tag, in the
+    place kept for it over the spot's chips (:attr:`SeatGeometry.tags`)."""
     m = p.m
     wagers: Mapping[str, Any] = seat.get("wagers") or {}
     hands: Sequence[Mapping[str, Any]] = seat.get("hands") or []
     for kind, (center, radius) in sg.spots.items():
         cents = int(wagers.get(kind) or 0)
         if cents and kind not in lost:
-            p.wager(surf, cents, (center[0], center[1] - radius // 4), max(4, radius * 5 // 9),
-                    m.font(18))
+            spot_wager(p, surf, cents, center, radius)
         # a side wager's result, as the engine reports it on the seat's first hand: "lose",
         # "push", or the line it won on (Blackjack or Bust's "suited", ...), shown as WIN
         outcome = hands[0].get(kind) if hands and kind != "blackjack" else None
-        if isinstance(outcome, str):
+        place = sg.tags.get(kind)
+        if isinstance(outcome, str) and place is not None:
             word = outcome if outcome in ("lose", "push") else "win"
-            p.badge(surf, word.upper(), RESULT_COLORS[word],
-                    (center[0], center[1] - radius - m.s(16)), radius * 2, m.s(24), m.font(16),
-                    kind="spot-tag")
+            p.badge(surf, word.upper(), RESULT_COLORS[word], place.midtop, place.width,
+                    place.height, m.font(SPOT_TAG_PX), kind="spot-tag")
 
 
 def _credits(p: Painter, surf: pygame.Surface, box: pygame.Rect,
