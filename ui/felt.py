@@ -16,7 +16,7 @@ import pygame
 
 from etgcore.money import dollars
 from ui import palette, paytables
-from ui.geometry import TableGeometry, seat_top
+from ui.geometry import SeatGeometry, TableGeometry, seat_top
 from ui.layout_data import Layout, area_label
 from ui.painter import Painter
 from ui.seats import credits_label
@@ -151,6 +151,66 @@ def _inscriptions(p: Painter, surf: pygame.Surface, g: TableGeometry, layout: La
         y = p.paragraph(surf, text, px, palette.GOLD, box, y, "center", 1.0)
 
 
+@dataclass
+class _SpotLabel:
+    """A betting area's printed name as it will be drawn: its lines at ``px``, ``width``
+    the widest line's, ``left`` where they are centred over, ``top`` under its circle."""
+
+    text: str
+    centerx: int
+    top: int
+    px: int = 0
+    lines: tuple[str, ...] = ()
+    width: int = 0
+    left: int = 0
+
+
+def _wrap_label(p: Painter, label: _SpotLabel, px: int, share: int) -> None:
+    """Two lines at full size read better than one squeezed line: shrink until the name
+    is at most two lines of at most ``share`` pixels."""
+    while True:
+        lines = p.texts.wrap(label.text, px, share)
+        widest = max(p.texts.width(line, px) for line in lines)
+        if (len(lines) <= 2 and widest <= share) or px <= 8:
+            break
+        px -= 1
+    label.px, label.lines, label.width = px, tuple(lines), widest
+
+
+def _pack(labels: list[_SpotLabel], left: int, right: int, apart: int) -> bool:
+    """Place the labels left to right, each as near its circle's centre as it may be,
+    ``apart`` pixels from the next and inside ``left``..``right``; False if they do not
+    fit side by side."""
+    x = left
+    for label in labels:
+        label.left = max(label.centerx - label.width // 2, x)
+        x = label.left + label.width + apart
+    x = right
+    for label in reversed(labels):
+        label.left = min(label.left, x - label.width)
+        x = label.left - apart
+    return labels[0].left >= left
+
+
+def _spot_labels(p: Painter, sg: SeatGeometry) -> list[_SpotLabel]:
+    """Each betting area's name under its circle, inside the seat's column; a side spot's
+    label lies beside the main one's, so they are packed side by side with a gap (their
+    size shrinks a step at a time until they fit)."""
+    m = p.m
+    share = round(sg.rect.width * (0.5 if len(sg.spots) > 1 else 0.9))
+    labels = [_SpotLabel(area_label(kind), c[0], c[1] + r + m.s(3))
+              for kind, (c, r) in sorted(sg.spots.items(), key=lambda s: s[1][0][0])]
+    px = m.font(15)
+    for label in labels:
+        _wrap_label(p, label, px, share)
+    edge = m.s(4)
+    while not _pack(labels, sg.rect.left + edge, sg.rect.right - edge, m.s(10)) and px > 8:
+        px = max(label.px for label in labels) - 1
+        for label in labels:
+            _wrap_label(p, label, min(px, label.px), share)
+    return labels
+
+
 def _seat_areas(p: Painter, surf: pygame.Surface, g: TableGeometry, layout: Layout) -> None:
     m = g.m
     for seat, sg in g.seats.items():
@@ -158,26 +218,15 @@ def _seat_areas(p: Painter, surf: pygame.Surface, g: TableGeometry, layout: Layo
             pygame.draw.ellipse(surf, palette.GOLD_DIM, sg.insurance, m.s(2))
             p.text_fit(surf, area_label("insurance"), m.font(14), palette.GOLD_DIM,
                        sg.insurance.inflate(-m.s(10), 0), "center", floor=7)
-        for kind, (center, radius) in sg.spots.items():
+        for center, radius in sg.spots.values():
             pygame.draw.circle(surf, palette.FELT_DARK, center, radius)
             pygame.draw.circle(surf, palette.GOLD, center, radius, m.s(3))
-            # the label sits under its circle, kept inside its share of the column
-            share = sg.rect.width * (0.5 if len(sg.spots) > 1 else 0.9)
-            label_box = pygame.Rect(0, 0, round(share), 1)
-            label_box.midtop = (center[0], center[1] + radius + m.s(3))
-            label = area_label(kind)
-            px = m.font(15)
-            # two lines at full size read better than one squeezed line
-            lines = p.texts.wrap(label, px, label_box.width)
-            widest = max(p.texts.width(line, px) for line in lines)
-            while (len(lines) > 2 or widest > label_box.width) and px > 8:
-                px -= 1
-                lines = p.texts.wrap(label, px, label_box.width)
-                widest = max(p.texts.width(line, px) for line in lines)
-            if len(lines) == 1:
-                p.text(surf, label, px, palette.GOLD, label_box.midtop, "midtop")
+        for label in _spot_labels(p, sg):
+            box = pygame.Rect(label.left, label.top, label.width, 1)
+            if len(label.lines) == 1:
+                p.text(surf, label.text, label.px, palette.GOLD, box.midtop, "midtop")
             else:
-                p.paragraph(surf, label, px, palette.GOLD, label_box, label_box.top, "center",
+                p.paragraph(surf, label.text, label.px, palette.GOLD, box, box.top, "center",
                             0.9)
         p.text(surf, credits_label(seat), m.font(16), palette.MUTED,
                (sg.credits.centerx, sg.credits.top), "midtop")

@@ -202,8 +202,9 @@ def test_a_side_wagers_tag_has_its_own_place_at_every_seat_count(
         variant: str, size: tuple[int, int]) -> None:
     """For 1 to 7 seats: the place kept for a side wager's result tag lies in its seat's
     column, under the hands' area and over the side spot's tallest stack, clear of every
-    spot's tallest stack with its amount; and the printed labels of a seat stay apart
-    (the side spot sits lower to make that room, so its label meets the main one's)."""
+    spot's tallest stack with its amount; and the printed labels of a seat stay apart and
+    inside its column (the side spot sits lower to make that room, so its label meets
+    the main one's)."""
     if variant not in engine_variants():
         pytest.skip(f"no Rules Submission for {variant}")
     from ui.felt import build_static
@@ -220,7 +221,9 @@ def test_a_side_wagers_tag_has_its_own_place_at_every_seat_count(
         build_static(r.painter, g, table, {})
         printed = [rect(d) for d in r.model if d.kind in ("text", "line")]
         for seat, sg in g.seats.items():
-            labels = [b for b in printed if sg.rect.contains(b)]
+            # the spots' labels and the credits': everything printed under the hands' top
+            labels = [b for b in printed if b.top >= sg.hands.top and sg.rect.colliderect(b)]
+            assert all(sg.rect.contains(b) for b in labels), (seats, seat, "off its column")
             for i, a in enumerate(labels):  # a wrapped label's lines are one under another
                 for b in labels[i + 1:]:
                     if not (a.contains(b) or b.contains(a)) and a.left != b.left:
