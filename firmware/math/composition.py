@@ -85,16 +85,20 @@ def initial_deals(shoe: Shoe) -> list[tuple[int, int, int, Fraction]]:
     for a in VALUES:
         for b in range(a, 11):
             for u in VALUES:
-                p = Fraction(1)
+                # numerator and denominator as integers, one Fraction per deal (the
+                # same exact value as the product of the three draws' fractions)
+                num = den = 1
                 c = counts
                 for v in (a, b, u):
                     base = shoe.per_deck if c is None else c
-                    p *= Fraction(base[v - 1], sum(base))  # one value's, not all ten
-                    if p == 0:
+                    num *= base[v - 1]
+                    den *= sum(base)
+                    if num == 0:
                         break
                     c = remove(c, v)
-                if p == 0:
+                if num == 0:
                     continue
+                p = Fraction(num, den)
                 if a != b:
                     p *= 2
                 out.append((a, b, u, p))

@@ -52,6 +52,43 @@ def bob_dealer_bust_odds(rules: GameRules) -> float:
     return float(dict(rules.bob_paytable or ()).get("dealer-bust", Fraction(1)))
 
 
+#: dealer laws (no Blackjack) by (deck kind, composition, up, H17): the strategy solve,
+#: the automatic players' strategy and the return share them, and a solve asks for an
+#: up card's compositions in one batch (one call of the batched law, not twelve)
+_LAWS: dict[tuple[Any, ...], tuple[float, ...]] = {}
+
+
+def _dealer_law(rules: GameRules, counts: tuple[int, ...] | None, up: int
+                ) -> tuple[float, ...]:
+    key = (rules.shoe.kind, counts, up, rules.dealer_hits_soft_17)
+    got = _LAWS.get(key)
+    if got is None:
+        got = dealer_distribution(rules.shoe, counts, up, rules.dealer_hits_soft_17)
+        _keep(key, got)
+    return got
+
+
+def _prefetch_laws(rules: GameRules, comps: list[tuple[int, ...] | None], up: int) -> None:
+    """The laws of ``comps`` (finite shoe) for up card ``up``, in one batch."""
+    import numpy as np
+
+    from firmware.math.dealerlaw import laws
+
+    h17 = rules.dealer_hits_soft_17
+    todo = sorted({c for c in comps
+                   if c is not None and (rules.shoe.kind, c, up, h17) not in _LAWS})
+    if todo:
+        got = laws(rules.shoe.kind, np.asarray(todo), up, h17)
+        for c, law in zip(todo, got, strict=True):
+            _keep((rules.shoe.kind, c, up, h17), tuple(float(x) for x in law))
+
+
+def _keep(key: tuple[Any, ...], law: tuple[float, ...]) -> None:
+    if len(_LAWS) >= 4096:  # a long-lived process (the bench) varies the rules
+        _LAWS.clear()
+    _LAWS[key] = law
+
+
 class StdSolver:
     """Values for one composition (player's two cards and up card removed)."""
 
@@ -67,7 +104,7 @@ class StdSolver:
         self.r = rules
         self.up = up
         self.q = probabilities(shoe, counts)
-        self.d = dealer_distribution(shoe, counts, up, rules.dealer_hits_soft_17)
+        self.d = _dealer_law(rules, counts, up)
         self.pbj = float(blackjack_probability(shoe, counts, up))
         self.p_bust = self.d[I22] + self.d[IBUST]
         self.c = 2 * self.p_bust * bob_dealer_bust_odds(rules)
@@ -83,6 +120,7 @@ class StdSolver:
         self.multiples = (lo, hi)
         self._dp_memo: dict[tuple[Any, ...], tuple[float, float]] = {}
         self._resplit_memo: dict[tuple[Any, ...], bool] = {}
+        self._hands_memo: dict[tuple[int, bool], list[tuple[float, float]]] = {}
 
     def _choose(
         self, key: tuple[Any, ...], opts: list[tuple[int, float, Any]]
@@ -172,16 +210,18 @@ class StdSolver:
         c, rest = pending[0], pending[1:]
         em = 0.0
         pa = 0.0
+        # the hands after this one do not depend on its card: valued once, not per card
+        m1, a1 = self._split_dp(rest, n, alive)
+        m0 = self._split_dp(rest, n, False)[0] if alive else 0.0
+        hands = self._hands_of(c, alive)
         for x in range(1, 11):
             p = q[x - 1]
             if not p:
                 continue
-            m, pb = self.hand(c + x, c == 1 or x == 1, alive)
-            m1, a1 = self._split_dp(rest, n, alive)
+            m, pb = hands[x - 1]
             pm = m + m1
             pp = (1 - pb) * a1 if alive else 0.0
             if alive:
-                m0, _a0 = self._split_dp(rest, n, False)
                 pm += pb * (m0 - m1)
             if x == c and n < r.max_hands and (c != 1 or r.resplit_aces):
                 sm, sa = self._split_dp((c, *rest, c), n + 1, alive)
@@ -201,6 +241,15 @@ class StdSolver:
             pa += p * pp
         self._dp_memo[key] = (em, pa)
         return em, pa
+
+    def _hands_of(self, c: int, alive: bool) -> list[tuple[float, float]]:
+        """:meth:`hand` of a split hand of first card ``c`` for each second card."""
+        key = (c, alive)
+        got = self._hands_memo.get(key)
+        if got is None:
+            got = self._hands_memo[key] = [self.hand(c + x, c == 1 or x == 1, alive)
+                                           for x in range(1, 11)]
+        return got
 
     def split(self, a: int, b: int) -> tuple[float, float]:
         """(E[sum of main values], P(no hand busts)) of splitting cards ``a``, ``b``.
@@ -263,6 +312,9 @@ def std_solve_strategy(rules: GameRules) -> Table:
     table: Table = {}
     full = rules.shoe.counts()
     for up in range(1, 11):
+        if full is not None:
+            _prefetch_laws(rules, [remove(full, up)]
+                           + [remove(full, up, c, c) for c in range(1, 11)], up)
         first = StdSolver(rules, remove(full, up), up, None, table)
         for c in range(1, 11):
             # a resplit is decided where it is met: the pair's two cards are out of the

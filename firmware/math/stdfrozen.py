@@ -69,16 +69,21 @@ class _Outcomes:
     """The outcomes of every row's current hand, by class (the hand stands or busts),
     summed per row without listing paths: the hands that end on the next card are
     (R, 10) arrays; a double made now lists its (row, card) pairs once, with the ten
-    cards it may draw as columns (P, 10)."""
+    cards it may draw as columns (P, 10). The first-order payoffs ``PAY_CAT . dj`` are
+    read from the law cache's flat table at ``(70 i + 7 v + c)`` (``i`` the row's law,
+    ``v`` the card, ``c`` the category), never gathered per row whole."""
 
-    def __init__(self, q: np.ndarray, dj: np.ndarray, pd: np.ndarray) -> None:
-        self.q, self.dj, self.pd = q, dj, pd
+    def __init__(self, q: np.ndarray, dj: np.ndarray, pays: np.ndarray, i: np.ndarray
+                 ) -> None:
+        self.q, self.dj, self.pays = q, dj, pays.reshape(-1)
+        self.at = i * 70  # each row's first entry in the flat table
         self.n = len(q)
 
     def ending(self, w: np.ndarray, cat: np.ndarray, scale: np.ndarray) -> None:
         """Hands ending on the next card x: weight ``w`` (R, 10), category, multiple."""
         self.w1, self.cat1, self.s1 = w, cat, scale
-        self.pd1 = np.take_along_axis(self.pd, cat[:, :, None], axis=2)[:, :, 0]
+        self.pd1 = self.pays[self.at[:, None] + np.arange(0, 70, 7) + cat]
+        self.b1 = cat == 6
 
     def doubling(self, rd: np.ndarray, xd: np.ndarray, cat: np.ndarray, scale: np.ndarray
                  ) -> None:
@@ -86,36 +91,39 @@ class _Outcomes:
         double's card, ``scale`` (P) the hand's multiple."""
         self.rd, self.xd, self.cat2, self.s2 = rd, xd, cat, scale
         self.wxy = self.q[rd, xd][:, None] * self.q[rd]
-        flat = self.pd.reshape(-1)  # pd[r, v, c] at (10 r + v) 7 + c
-        base = (rd * 70)[:, None] + cat
-        self.pd2 = flat[base + (xd * 7)[:, None]] + flat[base + np.arange(0, 70, 7)]
+        base = self.at[rd][:, None] + cat
+        self.pd2 = self.pays[base + (xd * 7)[:, None]] + self.pays[base + np.arange(0, 70, 7)]
+        self.b2 = cat == 6
+
+    def any(self, busted: bool) -> bool:
+        """Some outcome of this class has a positive probability."""
+        b1, b2 = (self.b1, self.b2) if busted else (~self.b1, ~self.b2)
+        return bool((b1 & (self.w1 > 0)).any() or (b2 & (self.wxy > 0)).any())
 
     def sums(self, busted: bool) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
         """(P, F, DJ, FDJ) per row of the outcomes of one class."""
-        n = self.n
-        w1 = np.where((self.cat1 == 6) == busted, self.w1, 0.0)
-        w2 = np.where((self.cat2 == 6) == busted, self.wxy, 0.0)
-        rd = self.rd
-        p = w1.sum(1) + np.bincount(rd, weights=w2.sum(1), minlength=n)
+        n, rd = self.n, self.rd
+        if self.any(not busted):  # (most steps have no hand that busts: no masks)
+            w1 = np.where(self.b1 == busted, self.w1, 0.0)
+            w2 = np.where(self.b2 == busted, self.wxy, 0.0)
+        else:
+            w1, w2 = self.w1, self.wxy
+        p2 = w2.sum(1)
+        p = w1.sum(1) + np.bincount(rd, weights=p2, minlength=n)
         ws1, ws2 = w1 * self.s1, w2 * self.s2[:, None]
         rows1 = np.arange(n)[:, None] * 7
         by_cat = (np.bincount((rows1 + self.cat1).ravel(), weights=ws1.ravel(),
                               minlength=7 * n)
                   + np.bincount((rd[:, None] * 7 + self.cat2).ravel(), weights=ws2.ravel(),
                                 minlength=7 * n))
-        f = np.einsum("rc,ck->rk", by_cat.reshape(n, 7), PAY_CAT)
-        per_card = w1.ravel() + np.bincount(rd * 10 + self.xd, weights=w2.sum(1),
-                                            minlength=10 * n)
+        f = np.einsum("rc,ck->rk", by_cat.reshape(n, 7), PAY_CAT)  # (no BLAS threads)
+        per_card = w1.ravel() + np.bincount(rd * 10 + self.xd, weights=p2, minlength=10 * n)
         per_card += np.bincount((rd[:, None] * 10 + np.arange(10)).ravel(),
                                 weights=w2.ravel(), minlength=10 * n)
         d = np.einsum("rv,rvk->rk", per_card.reshape(n, 10), self.dj)
         fdj = (ws1 * self.pd1).sum(1) + np.bincount(rd, weights=(ws2 * self.pd2).sum(1),
                                                      minlength=n)
         return p, f, d, fdj
-
-    def any(self, busted: bool) -> bool:
-        return bool((((self.cat1 == 6) == busted) & (self.w1 > 0)).any()
-                    or (((self.cat2 == 6) == busted) & (self.wxy > 0)).any())
 
 
 def _frozen_step(r: GameRules, dec: Decider, rows: Rows, counts: Counts, laws: LawCache,
@@ -124,7 +132,7 @@ def _frozen_step(r: GameRules, dec: Decider, rows: Rows, counts: Counts, laws: L
     n_rows = len(rows)
     q = (counts.cu[rows.up] - decode(rows.code)) / (counts.n[rows.up] - rows.size)[:, None]
     i = laws.index(rows.up, rows.code)
-    law, dj, pd = laws.law[i], laws.steps[i], laws.pays[i]  # pd: PAY_CAT . dj by card
+    law, dj = laws.law[i], laws.steps[i]
     xs = np.arange(1, 11)
     second = rows.cur < 64
     c = np.where(second, rows.cur, 0)
@@ -136,7 +144,7 @@ def _frozen_step(r: GameRules, dec: Decider, rows: Rows, counts: Counts, laws: L
     ix = (rows.up[:, None], c[:, None], xs[None, :], rows.alive[:, None], can.astype(np.int64))
     act = np.where(second[:, None], dec.act[ix], -1)
     k = np.where(act == DOUBLE, dec.times[ix], np.where(second, 0, dcode & 7)[:, None])
-    hands = _Outcomes(q, dj, pd)
+    hands = _Outcomes(q, dj, laws.pays, i)
     # a hand that ends on this card (a stand, or a double's card) ...
     hands.ending(np.where((act == STAND) | ~second[:, None], q, 0.0), cat1, 1.0 + k)
     # ... and a double made now, with its card y
