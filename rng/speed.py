@@ -17,7 +17,7 @@ from collections.abc import Callable, Iterator
 from cryptography.hazmat.primitives.ciphers import Cipher, algorithms, modes
 
 from rng.drbg import MAX_REQUEST_BYTES
-from rng.pipe_pages import REGION_BYTES, can_lend_pages
+from rng.pipe_pages import REGION_BYTES, REGIONS, can_lend_pages
 from rng.settings import RngSettings
 from rng.table import TableRng
 
@@ -26,7 +26,7 @@ _MIB = 1 << 20
 READ_BYTES = 1 << 16
 #: Read untimed at the start of each stream run: more than the stream holds ready (its
 #: ring and the pipe), so a run times generation, not what was buffered while it waited.
-STREAM_BUFFERED = 16 << 20
+STREAM_BUFFERED = (REGIONS + 2) * REGION_BYTES
 #: Both sides of the stream comparison: the same DRBG, entropy and reseed interval (no
 #: reseed falls within the runs), no cycling; each 2^19-bit requests.
 STREAM_SETTINGS = RngSettings(mechanism="ctr-drbg", entropy="os", cycle_hz=0.0)
