@@ -11,7 +11,6 @@ from collections.abc import Callable
 
 from drivers.panel import pinmap as _pinmap
 from drivers.panel.buttons import BUTTONS, CONSOLE_BUTTONS, PanelEvent
-from drivers.panel.gpio_pins import GpioPins
 from drivers.panel.panel import EventSink, MatrixPanel, Panel
 from drivers.panel.pins import Pins
 from drivers.panel.settings import PanelBackend, PanelSettings
@@ -49,6 +48,8 @@ def open_panel(
     if name == "sim":
         pins = SimPins(settings.pins, clock=clock)
     elif name == "gpio":
+        from drivers.panel.gpio_pins import GpioPins  # not on a bench's simulated panel
+
         pins = GpioPins()
     else:
         raise UserError(f"panel backend {name!r} unknown (allowed: gpio, sim, keyboard)")

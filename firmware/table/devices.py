@@ -15,11 +15,11 @@ from typing import TYPE_CHECKING, Any
 
 from firmware.engine.rules import Rules
 from firmware.table.happenings import PanelHappening, ShoeHappening
-from firmware.table.simulated_shoe import SimulatedShoe
 
 if TYPE_CHECKING:
     from firmware.config import TableConfig
     from firmware.table.service import PoweredUp, RunOptions
+    from firmware.table.simulated_shoe import SimulatedShoe
 
 
 @dataclass
@@ -62,6 +62,8 @@ def start_devices(cfg: TableConfig, opts: RunOptions, rules: Rules, up: PoweredU
     shoe_url = cfg.shoe.port
     shoe_control = None
     if shoe_url == "sim":
+        from firmware.table.simulated_shoe import SimulatedShoe  # a bench's shoe only
+
         if opts.control:
             shoe_control = opts.control + ".shoe"
         dev.sim_shoe = SimulatedShoe(rules, cfg, opts.pace, shoe_control)

@@ -21,10 +21,8 @@ from __future__ import annotations
 
 import contextlib
 import os
-import shutil
 import sqlite3
 import stat
-import tempfile
 import urllib.parse
 from pathlib import Path
 
@@ -137,6 +135,9 @@ class ReadOnlyOpen:
         return db
 
     def _private_copy(self, path: Path, wal: Path | None) -> sqlite3.Connection:
+        import shutil
+        import tempfile
+
         self._tmp = tempfile.mkdtemp(prefix="etg-journal-")
         copy = Path(self._tmp) / "journal.sqlite"
         try:
@@ -152,5 +153,7 @@ class ReadOnlyOpen:
         with contextlib.suppress(Exception):
             self.db.close()
         if self._tmp is not None:
+            import shutil
+
             shutil.rmtree(self._tmp, ignore_errors=True)
             self._tmp = None

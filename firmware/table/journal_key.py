@@ -18,7 +18,6 @@ from __future__ import annotations
 import contextlib
 import hashlib
 import os
-import secrets
 import stat
 from pathlib import Path
 
@@ -89,6 +88,8 @@ def create(path: str | Path) -> bytes:
     Written to a temporary name, synced, then linked into place: a kill -9 or a full disk
     at any instant leaves either the whole secret or none (never an empty file that would
     refuse every later start)."""
+    import secrets  # once per journal's life
+
     p = Path(path)
     key = secrets.token_bytes(KEY_BYTES)
     tmp = p.with_name(f".{p.name}.{os.getpid()}.tmp")

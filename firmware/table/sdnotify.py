@@ -8,7 +8,10 @@ bench or a desktop, every call is a cheap no-op.
 from __future__ import annotations
 
 import os
-import socket
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    import socket
 
 
 class Notifier:
@@ -29,6 +32,8 @@ class Notifier:
             return False
         try:
             if self._sock is None:
+                import socket  # a table under systemd only (the start imports no more)
+
                 # non-blocking: a reader that stops reading (its queue holds only
                 # net.unix.max_dgram_qlen datagrams) must never stall the controller's
                 # thread; a ping that does not fit is dropped (False), the next one follows
