@@ -151,6 +151,10 @@ def _inscriptions(p: Painter, surf: pygame.Surface, g: TableGeometry, layout: La
         y = p.paragraph(surf, text, px, palette.GOLD, box, y, "center", 1.0)
 
 
+#: A betting area's name is never printed smaller (the seat columns of 800x480 need it).
+LABEL_FLOOR_PX = 8
+
+
 @dataclass
 class _SpotLabel:
     """A betting area's printed name as it will be drawn: its lines at ``px``, ``width``
@@ -171,7 +175,7 @@ def _wrap_label(p: Painter, label: _SpotLabel, px: int, share: int) -> None:
     while True:
         lines = p.texts.wrap(label.text, px, share)
         widest = max(p.texts.width(line, px) for line in lines)
-        if (len(lines) <= 2 and widest <= share) or px <= 8:
+        if (len(lines) <= 2 and widest <= share) or px <= LABEL_FLOOR_PX:
             break
         px -= 1
     label.px, label.lines, label.width = px, tuple(lines), widest
@@ -204,8 +208,10 @@ def _spot_labels(p: Painter, sg: SeatGeometry) -> list[_SpotLabel]:
     for label in labels:
         _wrap_label(p, label, px, share)
     edge = m.s(4)
-    while not _pack(labels, sg.rect.left + edge, sg.rect.right - edge, m.s(10)) and px > 8:
+    while not _pack(labels, sg.rect.left + edge, sg.rect.right - edge, m.s(10)):
         px = max(label.px for label in labels) - 1
+        if px < LABEL_FLOOR_PX:  # the smallest print the felt has: slid apart as it is
+            break
         for label in labels:
             _wrap_label(p, label, min(px, label.px), share)
     return labels
