@@ -309,7 +309,9 @@ def _selected_marker(p: Painter, surf: pygame.Surface, sg: SeatGeometry) -> None
     label = credits_label(sg.seat)
     tab = pygame.Rect(0, 0, p.texts.width(label, px) + m.s(16), p.texts.font(px).get_linesize())
     tab.midtop = sg.credits.midtop
-    frame = sg.credits.union(tab).inflate(m.s(6), m.s(6))
+    # inside the yellow turn frame (the selected seat is often the one whose turn it is)
+    inside = sg.rect.inflate(-2 * (_frame_size(p)[0] + m.s(2)), 0)
+    frame = sg.credits.union(tab).inflate(m.s(6), m.s(6)).clip(inside)
     pygame.draw.rect(surf, palette.SELECTED, frame, m.s(3), border_radius=m.s(10))
     pygame.draw.rect(surf, palette.SELECTED, tab, border_radius=tab.height // 2)
     p.text(surf, label, px, palette.INK, sg.credits.midtop, "midtop")

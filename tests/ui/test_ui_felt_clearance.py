@@ -236,3 +236,28 @@ def test_a_side_wagers_tag_has_its_own_place_at_every_seat_count(
                 assert place.top >= sg.hands.bottom, where
                 assert place.bottom <= stacks[kind].top, where
                 assert not any(place.colliderect(s) for s in stacks.values()), where
+
+
+@pytest.mark.parametrize("size", SIZES, ids=IDS)
+def test_the_keyboard_seats_mark_lies_inside_the_turn_frame(size: tuple[int, int]) -> None:
+    """The seat the keyboard acts for is often the seat whose turn it is: its blue frame
+    stays inside the yellow one (their edges lay on each other, blue corners showing
+    past the yellow), and no blue is drawn anywhere else."""
+    import numpy as np
+
+    from ui import palette
+
+    views = recorded("blackjack", _insurance_round("blackjack", False))
+    view = next(v for v in views if v["expecting"].get("seat") == 3)
+    r = Renderer(size, layout("blackjack"), animate=False)
+    surf = new_surface(size)
+    r.render(surf, view, ScreenState("table", selected_seat=3), 0.0)
+    assert r.geometry is not None
+    sg = r.geometry.seats[3]
+    (mark,) = [rect(d) for d in r.model.of_kind("marker", "seat-3")]
+    turn = r.metrics.s(4)  # the turn frame's line
+    assert sg.rect.left + turn < mark.left and mark.right < sg.rect.right - turn
+    assert mark.bottom <= sg.rect.bottom
+    blue = (pygame.surfarray.array3d(surf) == np.array(palette.SELECTED)).all(axis=2)
+    xs, ys = np.nonzero(blue)
+    assert len(xs) and all(mark.collidepoint(x, y) for x, y in zip(xs, ys, strict=True))
