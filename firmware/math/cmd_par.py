@@ -47,9 +47,12 @@ def _run(args: argparse.Namespace) -> int:
         from etgcore.errors import output_dir
 
         output_dir(args.out)  # before the computation: a wrong --out costs no time
-    if args.check:
-        return _check(args, rules)
-    res = analyse(rules)
+    from firmware.math.stages import shown
+
+    with shown(_displays(args, rules.variant)):
+        if args.check:
+            return _check(args, rules)
+        res = analyse(rules)
     if args.choose_weights:
         from etgcore.errors import UserError
         from firmware.math.bingo_weights import choose_weights
@@ -81,6 +84,17 @@ def _run(args: argparse.Namespace) -> int:
           f"(return to player {1 - res.house_edge_total:.4%})")
     print(f"  computed in {res.seconds:.1f} s; method: {res.method}")
     return 0
+
+
+def _displays(args: argparse.Namespace, variant: str) -> Any:
+    """The analysis' stages (strategy, return) as progress lines on stderr, like every
+    long command's: on a terminal unless --no-progress, elsewhere with --progress."""
+    from etgcore.progress import progress_for
+
+    def display(total: int, unit: str, label: str) -> Any:
+        return progress_for(args.progress, total, unit, f"par {variant}, {label}")
+
+    return display
 
 
 def _check(args: argparse.Namespace, rules: Any) -> int:

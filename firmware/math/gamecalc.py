@@ -35,6 +35,7 @@ from firmware.math.handcalc import (
 )
 from firmware.math.ruleset import BINGO_MULTIPLIERS, BINGO_TARGETS, GameRules
 from firmware.math.splits import hand_start_tag, resplit_choice, split_value
+from firmware.math.stages import stage
 
 Table = dict[tuple[Any, ...], Any]
 
@@ -238,42 +239,49 @@ def solve_strategy(rules: GameRules) -> Table:
     shoe = rules.shoe
     table: Table = {}
     full = shoe.counts()
-    for up in range(1, 11):
-        counts = remove(full, up)
-        # resplit choices first, by the comparison the automatic players make
-        plain = make_situation(rules, counts, up, None, None).solver
-        resplits: Table = {}
-        if rules.max_hands > 2:
-            for pair in range(1, 11):
-                if pair == 1 and not rules.resplit_aces:
-                    continue
-                for lam in (False, True) if rules.free_split else (False,):
-                    resplits[("resplit", up, pair, lam)] = resplit_choice(plain, pair, lam)
-        table.update(resplits)
-        sit = make_situation(rules, counts, up, resplits.get, table)
-        for a in range(1, 11):
-            for b in range(a, 11):
-                if {a, b} == {1, 10}:
-                    continue
-                hs = sit.solver
-                if a == b == 7 and super_bonus_live(rules, up):
-                    suited_sevens_value(rules, sit, up)
-                    continue
-                hs._pick(initial_options(sit, a, b), initial_key(up, a, b, hs))
-                # Every hard and soft total, also those no two cards make, for the table.
-        for hard in range(4, 21):
-            for ace in (False, True):
-                if ace and hard > 11:
-                    continue
-                for nc in (2, 3):
-                    for ctx in _contexts(rules):
-                        sit.solver.value(
-                            hard, ace, nc, None, ctx
-                        )
-        if up == 1:
-            pbj = sit.p_dealer_bj
-            table[("insurance", 1)] = float(rules.insurance_pays) * pbj - (1 - pbj) > 0
+    with stage(10, "up cards", "strategy") as advance:
+        for up in range(1, 11):
+            _solve_up(rules, table, full, up)
+            advance(1)
     return table
+
+
+def _solve_up(rules: GameRules, table: Table, full: tuple[int, ...] | None, up: int) -> None:
+    """:func:`solve_strategy`'s entries for one up card, into ``table``."""
+    counts = remove(full, up)
+    # resplit choices first, by the comparison the automatic players make
+    plain = make_situation(rules, counts, up, None, None).solver
+    resplits: Table = {}
+    if rules.max_hands > 2:
+        for pair in range(1, 11):
+            if pair == 1 and not rules.resplit_aces:
+                continue
+            for lam in (False, True) if rules.free_split else (False,):
+                resplits[("resplit", up, pair, lam)] = resplit_choice(plain, pair, lam)
+    table.update(resplits)
+    sit = make_situation(rules, counts, up, resplits.get, table)
+    for a in range(1, 11):
+        for b in range(a, 11):
+            if {a, b} == {1, 10}:
+                continue
+            hs = sit.solver
+            if a == b == 7 and super_bonus_live(rules, up):
+                suited_sevens_value(rules, sit, up)
+                continue
+            hs._pick(initial_options(sit, a, b), initial_key(up, a, b, hs))
+            # Every hard and soft total, also those no two cards make, for the table.
+    for hard in range(4, 21):
+        for ace in (False, True):
+            if ace and hard > 11:
+                continue
+            for nc in (2, 3):
+                for ctx in _contexts(rules):
+                    sit.solver.value(
+                        hard, ace, nc, None, ctx
+                    )
+    if up == 1:
+        pbj = sit.p_dealer_bj
+        table[("insurance", 1)] = float(rules.insurance_pays) * pbj - (1 - pbj) > 0
 
 
 def _contexts(rules: GameRules) -> list[HandCtx]:
@@ -305,20 +313,21 @@ def game_value(rules: GameRules, table: Table, only_up: int | None = None) -> Ga
     insure = table.get(("insurance", 1), False)
     cache: dict[tuple[Any, ...], Situation] = {}
     full = shoe.counts()
-    for a, b, up, w in initial_deals(shoe):
-        if only_up is not None and up != only_up:
-            continue
-        counts = remove(full, a, b, up)
-        key = (counts, up) if counts is not None else (None, up)
-        sit = cache.get(key)
-        if sit is None:
-            sit = make_situation(rules, counts, up, policy, None)
-            cache[key] = sit
-        m, i = deal_value(rules, sit, a, b, up, insure)
-        fw = float(w)
-        main = main + fw * m
-        ins += fw * float(i)
-        p22 += fw * (1 - sit.p_dealer_bj) * sit.dealer[I22]
+    deals = [d for d in initial_deals(shoe) if only_up is None or d[2] == only_up]
+    with stage(len(deals), "starts", "return") as advance:
+        for a, b, up, w in deals:
+            counts = remove(full, a, b, up)
+            key = (counts, up) if counts is not None else (None, up)
+            sit = cache.get(key)
+            if sit is None:
+                sit = make_situation(rules, counts, up, policy, None)
+                cache[key] = sit
+            m, i = deal_value(rules, sit, a, b, up, insure)
+            fw = float(w)
+            main = main + fw * m
+            ins += fw * float(i)
+            p22 += fw * (1 - sit.p_dealer_bj) * sit.dealer[I22]
+            advance(1)
     push22 = 0.0
     if rules.push22_pays is not None:
         push22 = float(rules.push22_pays) * p22 - (1 - p22)

@@ -26,6 +26,7 @@ from firmware.math.composition import probabilities, remove
 from firmware.math.dealer import I22, IBUST, blackjack_probability, dealer_distribution
 from firmware.math.handcalc import DOUBLE, DOUBLE_MAX, SPLIT, STAND, SURRENDER, total_of
 from firmware.math.ruleset import GameRules
+from firmware.math.stages import stage
 
 Table = dict[tuple[Any, ...], Any]
 
@@ -311,33 +312,40 @@ def std_solve_strategy(rules: GameRules) -> Table:
     """
     table: Table = {}
     full = rules.shoe.counts()
-    for up in range(1, 11):
-        if full is not None:
-            _prefetch_laws(rules, [remove(full, up)]
-                           + [remove(full, up, c, c) for c in range(1, 11)], up)
-        first = StdSolver(rules, remove(full, up), up, None, table)
-        for c in range(1, 11):
-            # a resplit is decided where it is met: the pair's two cards are out of the
-            # shoe (a split 10-10 against a 6 stands, its tens being scarcer; measured
-            # against the composition-dependent calculation, docs/math.md)
-            at_pair = StdSolver(rules, remove(full, up, c, c), up, None, table)
-            for alive in (True, False):
-                at_pair.resplits(c, alive)
-
-        def resplit_policy(key: tuple[Any, ...]) -> Any:
-            return table.get(key) if key[0] == "std-resplit" else None
-
-        rec = StdSolver(rules, remove(full, up), up, resplit_policy, table)
-        for a in range(1, 11):
-            for b in range(a, 11):
-                if {a, b} == {1, 10}:
-                    continue
-                rec.initial(a, b)
-        for hard in range(2, 21):
-            for ace in (False, True):
-                for alive in (True, False):
-                    rec.hand(hard, ace, alive)
-        if up == 1:
-            pbj = first.pbj
-            table[("insurance", 1)] = float(rules.insurance_pays) * pbj - (1 - pbj) > 0
+    with stage(10, "up cards", "strategy") as advance:
+        for up in range(1, 11):
+            _solve_up(rules, table, full, up)
+            advance(1)
     return table
+
+
+def _solve_up(rules: GameRules, table: Table, full: tuple[int, ...] | None, up: int) -> None:
+    """:func:`std_solve_strategy`'s entries for one up card, into ``table``."""
+    if full is not None:
+        _prefetch_laws(rules, [remove(full, up)]
+                       + [remove(full, up, c, c) for c in range(1, 11)], up)
+    first = StdSolver(rules, remove(full, up), up, None, table)
+    for c in range(1, 11):
+        # a resplit is decided where it is met: the pair's two cards are out of the
+        # shoe (a split 10-10 against a 6 stands, its tens being scarcer; measured
+        # against the composition-dependent calculation, docs/math.md)
+        at_pair = StdSolver(rules, remove(full, up, c, c), up, None, table)
+        for alive in (True, False):
+            at_pair.resplits(c, alive)
+
+    def resplit_policy(key: tuple[Any, ...]) -> Any:
+        return table.get(key) if key[0] == "std-resplit" else None
+
+    rec = StdSolver(rules, remove(full, up), up, resplit_policy, table)
+    for a in range(1, 11):
+        for b in range(a, 11):
+            if {a, b} == {1, 10}:
+                continue
+            rec.initial(a, b)
+    for hard in range(2, 21):
+        for ace in (False, True):
+            for alive in (True, False):
+                rec.hand(hard, ace, alive)
+    if up == 1:
+        pbj = first.pbj
+        table[("insurance", 1)] = float(rules.insurance_pays) * pbj - (1 - pbj) > 0

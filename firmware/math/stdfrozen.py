@@ -24,6 +24,7 @@ from __future__ import annotations
 import numpy as np
 
 from firmware.math.ruleset import GameRules
+from firmware.math.stages import stage
 from firmware.math.stdrows import (
     _G,
     _GH,
@@ -191,16 +192,19 @@ def play_rows(r: GameRules, dec: Decider, rows: Rows, source: LawSource, depth: 
         ended = rows.take(np.nonzero(fin)[0])
         totals.add(ended, laws.get(ended.up, ended.code)[0])
     rows = rows.take(np.nonzero(~fin)[0]).merged()
-    while len(rows):
-        frozen = rows.size - 2 >= depth
-        parts = []
-        if (~frozen).any():
-            parts.append(_step(r, dec, rows.take(np.nonzero(~frozen)[0]), counts, laws,
-                               depth, totals))
-        if frozen.any():
-            parts.append(_frozen_step(r, dec, rows.take(np.nonzero(frozen)[0]), counts,
-                                      frozen_laws, totals))
-        rows = Rows.join(parts).merged()
+    # (the number of steps is known only at the end: a card, or a hand, per step)
+    with stage(0, "steps", "return, card by card") as advance:
+        while len(rows):
+            frozen = rows.size - 2 >= depth
+            parts = []
+            if (~frozen).any():
+                parts.append(_step(r, dec, rows.take(np.nonzero(~frozen)[0]), counts, laws,
+                                   depth, totals))
+            if frozen.any():
+                parts.append(_frozen_step(r, dec, rows.take(np.nonzero(frozen)[0]), counts,
+                                          frozen_laws, totals))
+            rows = Rows.join(parts).merged()
+            advance(1)
     return totals.main, totals.bob
 
 

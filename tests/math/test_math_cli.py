@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+from pathlib import Path
 
 import pytest
 
@@ -41,3 +42,32 @@ def test_bad_input_is_one_line_exit_2(argv: list[str], capsys: pytest.CaptureFix
     assert main(argv) == 2
     err = capsys.readouterr().err
     assert err.count("\n") == 1 and "error" in err
+
+
+def _fresh_analysis(monkeypatch: pytest.MonkeyPatch, cache_dir: Path) -> None:
+    """No analysis, strategy or Split to Double result kept from an earlier test: the
+    stages run (a cached result shows none)."""
+    from firmware.math import analysis, std
+
+    monkeypatch.setenv("ETG_CACHE_DIR", str(cache_dir))
+    analysis._analyse_cached.cache_clear()
+    std.std_solve_strategy.cache_clear()
+
+
+@pytest.mark.parametrize(("variant", "stage_done"), [
+    ("blackjack", "par blackjack, return: 550/550 starts (100%)"),
+    ("split-to-double", "par split-to-double, return, card by card: "),
+])
+def test_par_progress_of_the_analysis_on_stderr(
+        variant: str, stage_done: str, capsys: pytest.CaptureFixture[str],
+        monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
+    _fresh_analysis(monkeypatch, tmp_path)
+    assert main(["par", "--variant", variant, "--progress", "--json"]) == 0
+    got = capsys.readouterr()
+    assert json.loads(got.out)["rules"]["variant"] == variant  # stdout: the JSON only
+    assert f"par {variant}, strategy: 10/10 up cards (100%)" in got.err
+    assert stage_done in got.err
+    # not asked and not a terminal: no progress
+    _fresh_analysis(monkeypatch, tmp_path / "again")
+    assert main(["par", "--variant", variant, "--json"]) == 0
+    assert f"par {variant}," not in capsys.readouterr().err
