@@ -25,14 +25,18 @@ def run() -> Iterator[str]:
            "machine being shared)")
     yield ("  rerun: python -m firmware.benchmarks math   "
            "(or: ETG_NO_CACHE=1 time etg par --variant V)")
+    yield ("  per game: the whole command in a fresh process (imports included), then the "
+           "calculation alone; a figure meets the target when its wall or its CPU time "
+           "is within 2 s (CPU: what a quiet machine's wall would be, one core)")
     for v in VARIANTS:
         if v not in have:
             yield f"  {v:<16} not measured: no firmware/rules/{v}.toml yet"
             continue
         rules = load(v)
+        cw, cc = _command_uncached(v)
         dt, dc, res = _timed_uncached(analyse, rules)
-        verdict = "meets" if dc <= 2.0 else "MISSES"
-        yield (f"  {v:<16} {dt:6.2f} s ({dc:5.2f} s CPU; {verdict} the 2 s target)   house "
+        yield (f"  {v:<16} etg par {cw:5.2f} s ({cc:5.2f} s CPU; {_verdict(cw, cc)}); "
+               f"calculation {dt:5.2f} s ({dc:5.2f} s CPU; {_verdict(dt, dc)})   house "
                f"edge {res.house_edge:.4%}, per unit staked {res.house_edge_total:.4%}")
     rules = load("blackjack")
     n = 5000
@@ -53,6 +57,28 @@ def run() -> Iterator[str]:
                f"{n / res_f.seconds:,.0f} rounds/s per core (target 2,000,000)")
     yield from par_checks()
     yield f"  machine load average while measuring: {load_average()} (shared machine)"
+
+
+def _verdict(wall: float, cpu: float) -> str:
+    return "meets the 2 s target" if min(wall, cpu) <= 2.0 else "MISSES the 2 s target"
+
+
+def _command_uncached(variant: str) -> tuple[float, float]:
+    """(wall s, CPU s of the child) of ``etg par --variant V --json`` in a fresh process
+    with the disk cache skipped: what a user's first run costs, imports included."""
+    import resource
+    import subprocess
+    import sys
+
+    env = dict(os.environ, ETG_NO_CACHE="1")
+    before = resource.getrusage(resource.RUSAGE_CHILDREN)
+    t0 = time.perf_counter()
+    subprocess.run([sys.executable, "-m", "firmware.cli", "par", "--variant", variant,
+                    "--json", "--no-progress"], env=env, check=True, stdout=subprocess.DEVNULL)
+    wall = time.perf_counter() - t0
+    after = resource.getrusage(resource.RUSAGE_CHILDREN)
+    cpu = (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
+    return wall, cpu
 
 
 def _timed_uncached(fn: Callable[[Any], Any], rules: Any) -> tuple[float, float, Any]:
