@@ -117,11 +117,14 @@ class IdleFigures:
     heavy: list[str]
 
 
-def _idle(seconds: float = 10.0, shoe: str = "sim") -> IdleFigures:
+def _idle(seconds: float = 10.0, shoe: str = "sim", pycache: str | None = None) -> IdleFigures:
     """``shoe``: "sim" (the simulator process on a pty) or a port this bench holds (a
-    silent pty: the table's own start, as with a real shoe on USB)."""
+    silent pty: the table's own start, as with a real shoe on USB). ``pycache``: a
+    directory for the program's bytecode (written by the first start, read by the next)."""
     with tempfile.TemporaryDirectory() as d:
         env = dict(os.environ, SDL_VIDEODRIVER="dummy")
+        if pycache is not None:
+            env.update(PYTHONPYCACHEPREFIX=pycache, PYTHONDONTWRITEBYTECODE="")
         env.pop("DISPLAY", None)
         t0 = time.monotonic()
         proc = subprocess.Popen(
@@ -167,6 +170,16 @@ def _fingerprint_us() -> float:
     return best * 1e6
 
 
+def _bytecode_state() -> str:
+    """Whether the starts above compiled the program from source (no .pyc may be written:
+    PYTHONDONTWRITEBYTECODE, or a release's launcher with -B) or read cached bytecode."""
+    cached = sys.pycache_prefix is not None or any(
+        (Path(__file__).resolve().parent / "__pycache__").glob("speed.*.pyc"))
+    if sys.dont_write_bytecode and not cached:
+        return "the program compiled from source at each start (no bytecode is written)"
+    return "bytecode as this environment caches it (.pyc written after a first start)"
+
+
 def table_benchmark() -> Iterator[str]:
     from firmware.table.speed_card import card_to_screen
 
@@ -197,6 +210,8 @@ def table_benchmark() -> Iterator[str]:
     tty.setraw(slave)
     try:
         runs = [_idle(0.5, os.ttyname(slave)) for _ in range(3)]
+        with tempfile.TemporaryDirectory() as cache:
+            compiled = [_idle(0.5, os.ttyname(slave), cache) for _ in range(4)][1:]
     finally:
         os.close(master)
         os.close(slave)
@@ -213,6 +228,11 @@ def table_benchmark() -> Iterator[str]:
            f" s (what an unloaded machine would take); inside the service after the imports "
            f"{statistics.median(r.internal for r in runs):.2f} s; with the shoe simulator's "
            f"own process to start: {f.ready:.2f} s; load average {os.getloadavg()[0]:.1f} "
-           f"on {os.cpu_count()} cores")
+           f"on {os.cpu_count()} cores; {_bytecode_state()}")
+    ready_c = sorted(r.ready for r in compiled)
+    yield (f"  the same starts with the program's bytecode cached (as after a first start "
+           f"where .pyc files may be written; not the target's case above when they may not): "
+           f"median {ready_c[1]:.2f} s, CPU {statistics.median(r.ready_cpu for r in compiled):.2f}"
+           f" s")
     yield f"config fingerprint at start (table + rules, best of 50): {_fingerprint_us():.1f} us"
     yield "rerun: python -m firmware.benchmarks table"
