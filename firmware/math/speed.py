@@ -27,7 +27,8 @@ def run() -> Iterator[str]:
            "(or: ETG_NO_CACHE=1 time etg par --variant V)")
     yield ("  per game: the whole command in a fresh process (imports included), then the "
            "calculation alone; a figure meets the target when its wall or its CPU time "
-           "is within 2 s (CPU: what a quiet machine's wall would be, one core)")
+           "is within 2 s (on a quiet machine the wall decides; under load the CPU time "
+           "is the better guide, though it also counts numpy's BLAS threads waiting)")
     for v in VARIANTS:
         if v not in have:
             yield f"  {v:<16} not measured: no firmware/rules/{v}.toml yet"
