@@ -35,7 +35,7 @@ from firmware.math.handcalc import (
 )
 from firmware.math.ruleset import BINGO_MULTIPLIERS, BINGO_TARGETS, GameRules
 from firmware.math.splits import hand_start_tag, resplit_choice, split_value
-from firmware.math.stages import stage
+from firmware.math.stages import each_up_card, stage
 
 Table = dict[tuple[Any, ...], Any]
 
@@ -239,10 +239,7 @@ def solve_strategy(rules: GameRules) -> Table:
     shoe = rules.shoe
     table: Table = {}
     full = shoe.counts()
-    with stage(10, "up cards", "strategy") as advance:
-        for up in range(1, 11):
-            _solve_up(rules, table, full, up)
-            advance(1)
+    each_up_card(lambda up: _solve_up(rules, table, full, up))
     return table
 
 

@@ -62,4 +62,13 @@ def stage(total: int, unit: str, label: str) -> Iterator[Callable[[int], None]]:
     display.close(finished=True)
 
 
-__all__ = ["Display", "Factory", "shown", "stage"]
+def each_up_card(solve_up: Callable[[int], None]) -> None:
+    """``solve_up(up)`` for the ten up cards, as the "strategy" stage (every solver
+    builds its table by up card)."""
+    with stage(10, "up cards", "strategy") as advance:
+        for up in range(1, 11):
+            solve_up(up)
+            advance(1)
+
+
+__all__ = ["Display", "Factory", "each_up_card", "shown", "stage"]

@@ -26,7 +26,7 @@ from firmware.math.composition import probabilities, remove
 from firmware.math.dealer import I22, IBUST, blackjack_probability, dealer_distribution
 from firmware.math.handcalc import DOUBLE, DOUBLE_MAX, SPLIT, STAND, SURRENDER, total_of
 from firmware.math.ruleset import GameRules
-from firmware.math.stages import stage
+from firmware.math.stages import each_up_card
 
 Table = dict[tuple[Any, ...], Any]
 
@@ -312,10 +312,7 @@ def std_solve_strategy(rules: GameRules) -> Table:
     """
     table: Table = {}
     full = rules.shoe.counts()
-    with stage(10, "up cards", "strategy") as advance:
-        for up in range(1, 11):
-            _solve_up(rules, table, full, up)
-            advance(1)
+    each_up_card(lambda up: _solve_up(rules, table, full, up))
     return table
 
 
