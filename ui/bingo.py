@@ -9,11 +9,10 @@ ring spreads out), then stay for the rest of the round. When the engine marks a 
 from __future__ import annotations
 
 import math
-from collections.abc import Mapping
-from typing import Any
 
 import pygame
 
+from etgcore.view import BingoView
 from ui import palette
 from ui.painter import Painter
 
@@ -46,7 +45,7 @@ def _ball(p: Painter, surf: pygame.Surface, center: tuple[int, int], radius: int
 
 
 def paint_bingo(p: Painter, surf: pygame.Surface, rect: pygame.Rect,
-                bingo: Mapping[str, Any] | None, phase: str, progress: float,
+                bingo: BingoView | None, phase: str, progress: float,
                 hit: bool) -> None:
     """``progress`` runs 0..1 over the reveal (1 when not animating)."""
     m = p.m

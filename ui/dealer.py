@@ -7,11 +7,11 @@ false, whatever string arrives in its place.
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
-from typing import Any
+from collections.abc import Sequence
 
 import pygame
 
+from etgcore.view import DealerView
 from ui import palette
 from ui.painter import Painter
 
@@ -19,7 +19,7 @@ HOLE_INDEX = 1  # baseline §1.2: the dealer's second card is the hole card
 
 
 def paint_dealer(p: Painter, surf: pygame.Surface, rect: pygame.Rect,
-                 dealer: Mapping[str, Any] | None) -> None:
+                 dealer: DealerView | None) -> None:
     if not dealer:
         return
     m = p.m

@@ -12,13 +12,14 @@ import threading
 from collections.abc import Mapping
 from typing import Any
 
+from etgcore.view import PublicView
 from ui.layout_source import layout_for_rules, rules_for
 from ui.runner import UiInbox, UiRunner
 
-Step = tuple[Mapping[str, Any] | None, list[Mapping[str, Any]]]
+Step = tuple[PublicView | None, list[Mapping[str, Any]]]
 
 
-def demo_steps(rules: Any, views: list[dict[str, Any]]) -> list[Step]:
+def demo_steps(rules: Any, views: list[PublicView]) -> list[Step]:
     """The states the demo cycles through: attract, betting, each card of ``views``
     (one recorded round), its recall, and a tilt."""
     from ui.snapshot import empty_table_view
@@ -39,7 +40,7 @@ def demo_steps(rules: Any, views: list[dict[str, Any]]) -> list[Step]:
     return steps
 
 
-def run_demo(cfg: Any, variant: str, views: list[dict[str, Any]], seconds: float,
+def run_demo(cfg: Any, variant: str, views: list[PublicView], seconds: float,
              frames: int) -> int:
     """The demo window for ``variant``; ``views`` is one recorded round (may be empty)."""
     rules = rules_for(variant, cfg.rules, cfg.source)

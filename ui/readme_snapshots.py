@@ -13,6 +13,7 @@ from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
 
+from etgcore.view import PublicView
 from ui.layout_source import layout_for_rules
 from ui.snapshot import render_png
 from ui.state import ScreenState
@@ -33,7 +34,7 @@ def scenario_for(variant: str) -> Path:
 
 
 #: (scenario file, cards into the first round) -> (public view, rules) at that card
-ScenarioPlayer = Callable[[str, int | None], tuple[dict[str, Any], Any]]
+ScenarioPlayer = Callable[[str, int | None], tuple[PublicView, Any]]
 
 
 def write_readme_snapshots(out_dir: str | Path, size: tuple[int, int],

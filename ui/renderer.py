@@ -17,6 +17,7 @@ from typing import Any
 
 import pygame
 
+from etgcore.view import PublicView, SeatView
 from ui import palette, paytables
 from ui.bingo import REVEAL_S, paint_bingo
 from ui.cards import CardArt
@@ -39,7 +40,7 @@ from ui.state import ScreenState, resolve_screen
 from ui.status import paint_status
 from ui.units import Metrics
 
-View = Mapping[str, Any]
+View = PublicView
 _DIM = (128, 128, 128)  # multiplies the table's colours by 1/2 behind a modal screen
 #: Screens on which any change redraws everything (rare, not worth region bookkeeping).
 FULL_SCREENS = frozenset({"recall", "failure"})
@@ -77,10 +78,11 @@ class Renderer:
         self._keys.clear()
 
     def _ensure_static(self, view: View | None) -> TableGeometry:
-        limits = dict((view or {}).get("limits") or {})
+        limits: dict[str, Any] = dict((view.get("limits") if view else None) or {})
         seats = int(limits.get("seats") or self.layout.max_seats)
         seats = min(seats, self.layout.max_seats)
-        bingo = "activator" in self.layout.betting_areas or bool((view or {}).get("bingo"))
+        bingo = "activator" in self.layout.betting_areas or bool(
+            view.get("bingo") if view else None)
         key = (self.layout.key, seats, repr(sorted(limits.items())), bingo)
         if self._static is None or self._geom is None or key != self._static_key:
             self._geom = build_geometry(self.metrics, seats, list(self.layout.betting_areas),
@@ -97,7 +99,7 @@ class Renderer:
 
     # -- regions ------------------------------------------------------------------------
     def _bingo_progress(self, view: View, t: float) -> float:
-        bingo = view.get("bingo") or {}
+        bingo: Mapping[str, Any] = view.get("bingo") or {}
         drawn = (view.get("round"), bingo.get("target"), bingo.get("multiplier"))
         if bingo.get("target") is None:
             self._bingo_seen = None
@@ -141,7 +143,8 @@ class Renderer:
             out.append(("bingo", rect, (repr(bingo), phase, hit, q),
                         lambda s: paint_bingo(p, s, rect, bingo, phase, q / 60, hit)))
         expecting: Mapping[str, Any] = view.get("expecting") or {}
-        target = (view.get("bingo") or {}).get("target")
+        drawn = view.get("bingo")
+        target = drawn.get("target") if drawn else None
         dealer_bj = (dealer or {}).get("blackjack")
         by_seat = {st.get("seat"): st for st in view.get("seats") or []}
         for seat, sg in g.seats.items():
@@ -166,7 +169,7 @@ class Renderer:
                                          repr(view.get("shoe")), keys), status))
         return out
 
-    def _seat_painter(self, name: str, sg: SeatGeometry, seat: Mapping[str, Any],
+    def _seat_painter(self, name: str, sg: SeatGeometry, seat: SeatView,
                       ctx: SeatContext, framed: bool) -> Paint:
         def paint(s: pygame.Surface) -> None:
             paint_seat(self.painter, s, sg, seat, ctx, frame=False)

@@ -25,6 +25,7 @@ from collections.abc import Callable, Mapping
 from dataclasses import replace
 from typing import Any
 
+from etgcore.view import PublicView
 from ui.layout_data import Layout, parse_layout
 from ui.state import RECALL_DEPTH, RecallEntry, ScreenState
 from ui.status import DECISION_BUTTONS
@@ -45,7 +46,7 @@ class PrivateViewError(ValueError):
     """Something other than a public view was handed to the UI."""
 
 
-def check_public(view: Mapping[str, Any]) -> None:
+def check_public(view: PublicView) -> None:
     """Refuse a private view: the UI must never hold the hole card before it is revealed."""
     if "private" in view:
         raise PrivateViewError("the UI takes the public view only (this one has 'private')")
@@ -76,12 +77,12 @@ class UiInbox:
 
     def __init__(self) -> None:
         self._lock = threading.Lock()
-        self._view: Mapping[str, Any] | None = None
+        self._view: PublicView | None = None
         self._fresh = False
         self._messages: deque[Mapping[str, Any]] = deque(maxlen=256)
         self._arrived = threading.Event()  # something to take: wakes the UI loop
 
-    def put_view(self, view: Mapping[str, Any]) -> None:
+    def put_view(self, view: PublicView) -> None:
         """Offer a new public view (never blocks; a view not yet drawn is replaced)."""
         check_public(view)
         with self._lock:
@@ -98,7 +99,7 @@ class UiInbox:
         """Sleep until something arrives (True) or ``timeout`` seconds pass (False)."""
         return self._arrived.wait(timeout)
 
-    def take(self) -> tuple[Mapping[str, Any] | None, list[Mapping[str, Any]]]:
+    def take(self) -> tuple[PublicView | None, list[Mapping[str, Any]]]:
         """(the new view or None if unchanged, the messages since the last take)."""
         with self._lock:
             self._arrived.clear()
@@ -125,7 +126,7 @@ class UiRunner:
         self.on_button = on_button
         self.clock = clock
         self.renderer = Renderer(size, layout)
-        self.view: Mapping[str, Any] | None = None
+        self.view: PublicView | None = None
         self.state = ScreenState()
         self.running = True
         self.frame_times: deque[float] = deque(maxlen=600)

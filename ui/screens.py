@@ -15,6 +15,7 @@ from typing import Any
 import pygame
 
 from etgcore.money import dollars
+from etgcore.view import PublicView
 from ui import palette
 from ui.geometry import TableGeometry
 from ui.layout_data import Layout
@@ -44,7 +45,7 @@ def attract_items(layout: Layout) -> list[str]:
     return list(layout.inscriptions) + [pt.title for pt in layout.paytables]
 
 
-def overlay_key(screen: str, view: Mapping[str, Any] | None, layout: Layout,
+def overlay_key(screen: str, view: PublicView | None, layout: Layout,
                 state: ScreenState, t: float, animate: bool) -> tuple[Any, ...]:
     """Everything the overlay's pixels depend on, quantized in time."""
     if screen == "attract":
@@ -58,9 +59,9 @@ def overlay_key(screen: str, view: Mapping[str, Any] | None, layout: Layout,
         left = max(0.0, state.betting_closes_at - t)
         return (screen, math.ceil(left), round(left * 10))
     if screen == "tilt":
-        return (screen, repr((view or {}).get("tilt")))
+        return (screen, repr(view.get("tilt") if view else None))
     if screen == "void":
-        return (screen, (view or {}).get("round"))
+        return (screen, view.get("round") if view else None)
     if screen == "recall":
         return (screen, state.recall_index, len(state.recall))
     if screen == "failure":
@@ -75,7 +76,7 @@ def _box(p: Painter, surf: pygame.Surface, rect: pygame.Rect, edge: palette.Colo
 
 
 def _attract(p: Painter, surf: pygame.Surface, rect: pygame.Rect, layout: Layout,
-             view: Mapping[str, Any] | None, t: float, animate: bool) -> None:
+             view: PublicView | None, t: float, animate: bool) -> None:
     m = p.m
     _box(p, surf, rect, palette.GOLD)
     inner = rect.inflate(-m.s(30), -m.s(20))
@@ -92,7 +93,7 @@ def _attract(p: Painter, surf: pygame.Surface, rect: pygame.Rect, layout: Layout
         color = (round(r_ * k), round(g_ * k), round(b_ * k))
         box = pygame.Rect(inner.left, r.bottom + m.s(12), inner.width, m.s(80))
         p.paragraph(surf, items[idx], m.font(34), color, box, box.top)
-    limits = (view or {}).get("limits") or {}
+    limits: Mapping[str, Any] = (view.get("limits") if view else None) or {}
     lo, hi = limits.get("min_wager"), limits.get("max_wager")
     if isinstance(lo, int) and isinstance(hi, int):
         p.text(surf, f"Wagers {dollars(lo)} to {dollars(hi)}", m.font(22), palette.MUTED,
@@ -133,9 +134,9 @@ def _betting(p: Painter, surf: pygame.Surface, rect: pygame.Rect, state: ScreenS
 
 
 def _tilt(p: Painter, surf: pygame.Surface, rect: pygame.Rect,
-          view: Mapping[str, Any] | None) -> None:
+          view: PublicView | None) -> None:
     m = p.m
-    tilt: Mapping[str, Any] = (view or {}).get("tilt") or {}
+    tilt: Mapping[str, Any] = (view.get("tilt") if view else None) or {}
     _box(p, surf, rect, palette.TILT, palette.TILT_BG)
     bar = pygame.Rect(rect.left, rect.top, rect.width, m.s(56))
     pygame.draw.rect(surf, palette.TILT, bar)
@@ -154,13 +155,13 @@ def _tilt(p: Painter, surf: pygame.Surface, rect: pygame.Rect,
 
 
 def _void(p: Painter, surf: pygame.Surface, rect: pygame.Rect,
-          view: Mapping[str, Any] | None) -> None:
+          view: PublicView | None) -> None:
     m = p.m
     _box(p, surf, rect, palette.AMBER, palette.TILT_BG)
     inner = rect.inflate(-m.s(40), -m.s(30))
     r = p.text_fit(surf, "ROUND VOID", m.font(64), palette.AMBER,
                    pygame.Rect(inner.left, inner.top + m.s(10), inner.width, 1), "midtop")
-    rnd = (view or {}).get("round")
+    rnd = view.get("round") if view else None
     what = f"Every wager of round {rnd} has been returned." if rnd is not None else \
         "Every wager of the round has been returned."
     y = p.paragraph(surf, what, m.font(32), palette.CREAM, inner, r.bottom + m.s(24))
@@ -232,7 +233,7 @@ def _failure(p: Painter, surf: pygame.Surface, rect: pygame.Rect, layout: Layout
 
 
 def paint_overlay(p: Painter, surf: pygame.Surface, screen: str, g: TableGeometry,
-                  view: Mapping[str, Any] | None, layout: Layout, state: ScreenState,
+                  view: PublicView | None, layout: Layout, state: ScreenState,
                   t: float, animate: bool) -> None:
     rect = overlay_rect(screen, g)
     if rect is None:

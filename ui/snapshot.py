@@ -10,11 +10,11 @@ SSH.
 from __future__ import annotations
 
 import os
-from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
 from etgcore.errors import UserError
+from etgcore.view import PublicView
 from ui.layout_data import Layout
 from ui.model import RenderModel
 from ui.state import RecallEntry, ScreenState
@@ -34,7 +34,7 @@ def headless() -> None:
     pygame.font.init()
 
 
-def empty_table_view(rules: Any, seats: int | None = None, tilt: bool = False) -> dict[str, Any]:
+def empty_table_view(rules: Any, seats: int | None = None, tilt: bool = False) -> PublicView:
     """The engine's view of a table with a shoe in play, every seat funded, betting open.
 
     With ``tilt`` the engine is told the shoe misread a card, so the view carries the
@@ -50,7 +50,7 @@ def empty_table_view(rules: Any, seats: int | None = None, tilt: bool = False) -
     return table.public_view()
 
 
-def screen_state(screen: str, view: Mapping[str, Any], countdown: float) -> ScreenState:
+def screen_state(screen: str, view: PublicView, countdown: float) -> ScreenState:
     """The screen state a snapshot of ``screen`` needs, built from the view itself."""
     if screen == "betting":
         return ScreenState("betting", betting_closes_at=SNAPSHOT_T + countdown,
@@ -62,7 +62,7 @@ def screen_state(screen: str, view: Mapping[str, Any], countdown: float) -> Scre
     return ScreenState(screen)
 
 
-def render_png(view: Mapping[str, Any], layout: Layout, state: ScreenState,
+def render_png(view: PublicView, layout: Layout, state: ScreenState,
                size: tuple[int, int], out: str | Path) -> RenderModel:
     """Draw one frame (animations at rest) and save it; returns its render model."""
     headless()

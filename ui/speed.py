@@ -19,7 +19,8 @@ from __future__ import annotations
 import statistics
 import time
 from collections.abc import Iterator
-from typing import Any
+
+from etgcore.view import PublicView
 
 
 def _percentile(values: list[float], q: float) -> float:
@@ -28,7 +29,7 @@ def _percentile(values: list[float], q: float) -> float:
     return ordered[k]
 
 
-def ui_benchmark(views: list[dict[str, Any]], frames: int = 1200) -> Iterator[str]:
+def ui_benchmark(views: list[PublicView], frames: int = 1200) -> Iterator[str]:
     """Frame times drawing ``views`` (one recorded Bingo round); lines for ``make bench``."""
     from ui.snapshot import headless
 

@@ -12,6 +12,8 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
+from etgcore.view import PublicView
+
 SCREENS = ("auto", "table", "attract", "betting", "tilt", "void", "recall", "failure")
 PHASE_SCREENS = {"idle": "attract", "betting": "betting", "tilt": "tilt", "voided": "void"}
 RECALL_DEPTH = 10
@@ -21,7 +23,7 @@ RECALL_DEPTH = 10
 class RecallEntry:
     """One past round for game recall: its final public view and when it ended."""
 
-    view: Mapping[str, Any]
+    view: PublicView
     ended: str = ""
 
 
@@ -52,7 +54,7 @@ class ScreenState:
             raise ValueError(f"unknown screen {self.screen!r} (one of {', '.join(SCREENS)})")
 
 
-def resolve_screen(view: Mapping[str, Any] | None, state: ScreenState) -> str:
+def resolve_screen(view: PublicView | None, state: ScreenState) -> str:
     """The screen to draw now."""
     if state.failure:
         return "failure"

@@ -11,6 +11,7 @@ from typing import Any
 
 import pygame
 
+from etgcore.view import PublicView
 from ui import palette
 from ui.painter import Painter
 
@@ -34,7 +35,7 @@ def key_of(decision: str, keys: Mapping[str, str]) -> str:
 
 
 def paint_status(p: Painter, surf: pygame.Surface, rect: pygame.Rect,
-                 view: Mapping[str, Any], keys: Mapping[str, str] | None = None
+                 view: PublicView, keys: Mapping[str, str] | None = None
                  ) -> list[tuple[pygame.Rect, int, str]]:
     """Draw the status line; returns the lit buttons as (rect, seat, decision).
 

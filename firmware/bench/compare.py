@@ -7,8 +7,8 @@ comparison is one piece of code for engine and hardware-in-the-loop depth.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any
 
+from etgcore.view import PublicView, SeatView
 from firmware.bench.scenario import Round
 
 STATE_OF_PHASE = {"settled": "settled", "voided": "voided", "tilt": "tilted"}
@@ -26,7 +26,7 @@ class Observed:
     dealer: int | str | None         # total, "blackjack" or "bust" (None: hole not shown)
 
 
-def _stake_on_table(seat: dict[str, Any]) -> int:
+def _stake_on_table(seat: SeatView) -> int:
     wagers = seat["wagers"]
     hands = seat["hands"]
     if not hands:
@@ -38,7 +38,7 @@ def _stake_on_table(seat: dict[str, Any]) -> int:
     return stake
 
 
-def observe(view: dict[str, Any], credits_before: dict[int, int]) -> Observed:
+def observe(view: PublicView, credits_before: dict[int, int]) -> Observed:
     """The round's outcome from a public view and each seat's credits before the round."""
     state = STATE_OF_PHASE.get(view["phase"], view["phase"])
     nets: dict[int, int] = {}

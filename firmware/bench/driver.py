@@ -10,8 +10,9 @@ depths.
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import Any, Protocol
+from typing import Protocol
 
+from etgcore.view import ExpectingView, PublicView
 from firmware.bench.frames import frame_inputs
 from firmware.bench.scenario import Scenario
 from firmware.engine.inputs import (
@@ -37,10 +38,10 @@ class TableDriver(Protocol):
     def start(self, scenario: Scenario) -> None:
         """A table of the scenario's variant and rules, shoe in play; UserError if not."""
 
-    def expecting(self) -> dict[str, Any]:
+    def expecting(self) -> ExpectingView:
         """The table's ``expecting`` (public view JSON)."""
 
-    def view(self) -> dict[str, Any]:
+    def view(self) -> PublicView:
         """The table's public view."""
 
     def set_credits(self, seat: int, cents: int) -> str | None: ...
@@ -90,10 +91,10 @@ class EngineDriver:
             self.on_applied(inp)
         return None
 
-    def expecting(self) -> dict[str, Any]:
+    def expecting(self) -> ExpectingView:
         return self._t().expecting().to_json()
 
-    def view(self) -> dict[str, Any]:
+    def view(self) -> PublicView:
         return self._t().public_view()
 
     def set_credits(self, seat: int, cents: int) -> str | None:

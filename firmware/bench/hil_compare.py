@@ -12,8 +12,8 @@ state every expectation.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any
 
+from etgcore.view import ExpectingView, PublicView
 from firmware.bench.compare import Observed, observe
 from firmware.bench.driver import EngineDriver, TableDriver
 from firmware.bench.report import Result
@@ -31,10 +31,10 @@ class RecordingDriver:
     def start(self, scenario: Scenario) -> None:
         self.inner.start(scenario)
 
-    def expecting(self) -> dict[str, Any]:
+    def expecting(self) -> ExpectingView:
         return self.inner.expecting()
 
-    def view(self) -> dict[str, Any]:
+    def view(self) -> PublicView:
         v = self.inner.view()
         self.seen.append(observe(v, {s["seat"]: 0 for s in v["seats"]}))
         return v

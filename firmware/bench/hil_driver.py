@@ -30,6 +30,7 @@ import time
 from collections import Counter
 from typing import Any
 
+from etgcore.view import ExpectingView, PublicView, SeatView
 from firmware.bench.frames import LINK_DOWN, frame_events
 from firmware.bench.hil_buttons import BUTTON, button_meaning
 from firmware.bench.hil_service import ACT_TIMEOUT_S, ServiceError, ServiceProcess
@@ -182,17 +183,17 @@ class HilDriver:
 
     # -- TableDriver -----------------------------------------------------------------------
 
-    def expecting(self) -> dict[str, Any]:
+    def expecting(self) -> ExpectingView:
         if self._drawn is not None:  # the controller served the draw at once; report it
             return {"kind": "draw", "seat": None, "hand": None, "legal": [], "to": None,
                     "why": "the RNG draw of this round"}
-        exp: dict[str, Any] = self._status()["view"]["expecting"]
+        exp: ExpectingView = self._status()["view"]["expecting"]
         return exp
 
-    def view(self) -> dict[str, Any]:
+    def view(self) -> PublicView:
         """The public view; once a round is over, its outcome as the files say it: the
         round record of the journal and each seat's ``credits`` meter."""
-        v: dict[str, Any] = self._status()["view"]
+        v: PublicView = self._status()["view"]
         phase = v["phase"]
         journal = self._svc().journal
         if phase in ("settled", "voided"):
@@ -203,7 +204,7 @@ class HilDriver:
             rec = recs[0]["body"]
             meters = journal.seat_credits()
             played = {s["seat"]: s for s in rec["seats"]}
-            seats = []
+            seats: list[SeatView] = []
             for s in v["seats"]:
                 credits = meters.get(s["seat"], 0)
                 js = played.get(s["seat"])
@@ -387,7 +388,7 @@ def _code(card: str) -> int:
     return -1
 
 
-def _on_table(seat: dict[str, Any]) -> int:
+def _on_table(seat: SeatView) -> int:
     from firmware.bench.compare import _stake_on_table
 
     return 0 if seat["net"] is not None else _stake_on_table(seat)

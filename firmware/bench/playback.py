@@ -12,8 +12,8 @@ it is about.
 from __future__ import annotations
 
 from collections import deque
-from typing import Any
 
+from etgcore.view import ExpectingView
 from firmware.bench.compare import differences, observe
 from firmware.bench.driver import TableDriver
 from firmware.bench.scenario import START_CREDITS, Action, Round, Scenario
@@ -144,8 +144,10 @@ def _place_wagers(where: str, rnd: Round, driver: TableDriver) -> dict[int, int]
     return before
 
 
-def _decide(where: str, exp: dict[str, Any], actions: list[Action], driver: TableDriver) -> None:
+def _decide(where: str, exp: ExpectingView, actions: list[Action], driver: TableDriver) -> None:
     seat, hand, legal = exp["seat"], exp["hand"], exp["legal"]
+    if seat is None or hand is None:  # a decision is always some seat's hand's
+        raise Mismatch(f"{where}: the table waits for a decision of no seat: {exp['why']}")
     nxt = actions[0] if actions else None
     fits = nxt is not None and nxt.seat == seat and nxt.hand == hand
     for offer, (answer, answers) in UNSCRIPTED.items():

@@ -13,14 +13,15 @@ from collections.abc import Iterator
 from typing import Any
 
 from etgcore.errors import UserError
+from etgcore.view import PublicView
 from firmware.bench.driver import EngineDriver
 from firmware.bench.playback import play_scenario
 from firmware.bench.scenario import load_scenario
 
 
-def recorded_round(scenario: str) -> list[dict[str, Any]]:
+def recorded_round(scenario: str) -> list[PublicView]:
     """The public view after every accepted input of the scenario's first round."""
-    views: list[dict[str, Any]] = []
+    views: list[PublicView] = []
     driver = EngineDriver(on_applied=lambda _inp: views.append(driver.view()))
     sc = load_scenario(scenario)
     problems = play_scenario(dataclasses.replace(sc, rounds=sc.rounds[:1]), driver)
@@ -32,7 +33,7 @@ def recorded_round(scenario: str) -> list[dict[str, Any]]:
 class _Enough(Exception):
     """Raised inside playback once the wanted number of cards has been dealt."""
 
-    def __init__(self, view: dict[str, Any]) -> None:
+    def __init__(self, view: PublicView) -> None:
         super().__init__("enough cards")
         self.view = view
 
@@ -44,7 +45,7 @@ class _StoppingDriver(EngineDriver):
         super().__init__()
         self.limit = limit
         self.dealt = 0
-        self.last: dict[str, Any] | None = None
+        self.last: PublicView | None = None
 
     def card(self, code: str) -> str | None:
         if self.limit == 0:  # the state before the first card
@@ -65,7 +66,7 @@ class _StoppingDriver(EngineDriver):
         return self.table.rules
 
 
-def scenario_view(path: str, after_card: int | None) -> tuple[dict[str, Any], Any]:
+def scenario_view(path: str, after_card: int | None) -> tuple[PublicView, Any]:
     """(public view, rules) of the scenario's first round after ``after_card`` cards.
 
     ``None`` plays the whole first round.

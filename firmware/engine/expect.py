@@ -8,13 +8,14 @@ the matching input. Built on demand from the state, never stored.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from etgcore.money import dollars
 from firmware.engine import phases as P
 from firmware.engine.decisions import insurance_offer, legal_now
 
 if TYPE_CHECKING:
+    from etgcore.view import ExpectingView
     from firmware.engine.round import Round
     from firmware.engine.tilts import Tilt
 
@@ -39,8 +40,8 @@ class Expecting:
     why: str = ""
     draw: dict[str, tuple[int, ...]] = field(default_factory=dict)
 
-    def to_json(self) -> dict[str, Any]:
-        out: dict[str, Any] = {
+    def to_json(self) -> ExpectingView:
+        out: ExpectingView = {
             "kind": self.kind, "seat": self.seat, "hand": self.hand,
             "legal": list(self.legal), "to": self.to, "why": self.why,
         }

@@ -6,8 +6,7 @@ changes anything, so it never needs to copy state to undo a rejected input.
 
 from __future__ import annotations
 
-from typing import Any
-
+from etgcore.view import CardsView, HandExtras
 from firmware.engine.cards import CODE, IS_ACE, VALUE
 
 # Hand status values (public view "status")
@@ -47,7 +46,7 @@ class Hand:
         self.split_ace = False
         self.result: str | None = None
         self.paid = 0
-        self.extra: dict[str, Any] | None = None
+        self.extra: HandExtras | None = None
 
     def add(self, card: int) -> None:
         self.cards.append(card)
@@ -69,7 +68,7 @@ class Hand:
         """An ace and a 10-value card as the first two cards of an unsplit hand."""
         return len(self.cards) == 2 and not self.from_split and self.aces == 1 and self.hard == 11
 
-    def to_json(self, hide_second: bool = False) -> dict[str, Any]:
+    def to_json(self, hide_second: bool = False) -> CardsView:
         cards = [CODE[c] for c in self.cards]
         if hide_second and len(cards) > 1:
             cards[1] = "??"

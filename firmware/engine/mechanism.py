@@ -28,6 +28,7 @@ from typing import TYPE_CHECKING, Any, ClassVar
 from etgcore.errors import ConfigError
 
 if TYPE_CHECKING:
+    from etgcore.view import MechanismFields
     from firmware.engine.hand import Hand, Seat
     from firmware.engine.round import RoundView
     from firmware.engine.rules import Rules
@@ -149,7 +150,7 @@ class Mechanism:
     def settle_seat(self, view: RoundView, seat: Seat, ledger: Ledger) -> None:
         """Settle this mechanism's wagers and fixed bonuses through ``ledger``."""
 
-    def public_fields(self, view: RoundView) -> dict[str, Any]:
+    def public_fields(self, view: RoundView) -> MechanismFields:
         """Keys this mechanism adds to the public view (e.g. ``bingo``)."""
         return {}
 

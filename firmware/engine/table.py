@@ -61,6 +61,7 @@ from firmware.engine.shoe import Shoe
 from firmware.engine.tilts import Tilts
 
 if TYPE_CHECKING:
+    from etgcore.view import PrivateView, PublicView
     from firmware.engine.hand import Hand, Seat
     from firmware.engine.tilts import Tilt
 
@@ -347,12 +348,12 @@ class Table:
         self.tilts.hello()
 
     # -- views -----------------------------------------------------------------------
-    def public_view(self) -> dict[str, Any]:
+    def public_view(self) -> PublicView:
         from firmware.engine.views import public_view
 
         return public_view(self)
 
-    def private_view(self) -> dict[str, Any]:
+    def private_view(self) -> PrivateView:
         from firmware.engine.views import private_view
 
         return private_view(self)

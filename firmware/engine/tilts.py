@@ -16,6 +16,7 @@ from firmware.engine.inputs import FAULT_CODES, Fault
 from firmware.engine.rejected import Rejected
 
 if TYPE_CHECKING:
+    from etgcore.view import TiltView
     from firmware.engine.bank import Bank
     from firmware.engine.round import Round
     from firmware.engine.shoe import Shoe
@@ -51,7 +52,7 @@ class Tilt:
         self.resume_phase = phase
         self.resume_need = need
 
-    def public(self) -> dict[str, str]:
+    def public(self) -> TiltView:
         if self.code in DEALER_RESOLVES:
             resolve = "the same fault repeated: VOID (supervisor) to end it"
         elif self.active:  # a fault still active under it comes first (DEAL is refused)

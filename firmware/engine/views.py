@@ -11,6 +11,16 @@ from __future__ import annotations
 from fractions import Fraction
 from typing import TYPE_CHECKING, Any
 
+from etgcore.view import (
+    SCHEMA,
+    DealerView,
+    HandView,
+    MechanismFields,
+    PrivateView,
+    PublicView,
+    SeatView,
+    TiltView,
+)
 from firmware.engine.cards import CODE
 
 if TYPE_CHECKING:
@@ -18,28 +28,26 @@ if TYPE_CHECKING:
     from firmware.engine.round import Round
     from firmware.engine.table import Table
 
-SCHEMA = 1
 
-
-def _hand(h: Hand) -> dict[str, Any]:
-    out = h.to_json()
-    out.update(
-        wager=h.lammer_amount if h.lammer else h.wager,
-        lammer=h.lammer,
-        double=h.double,
-        double_times=h.double_times,
-        double_lammer=h.double_lammer,
-        status=h.status,
-        result=h.result,
-        paid=h.paid,
-        bingo_hit=False,
-    )
+def _hand(h: Hand) -> HandView:
+    out: HandView = {
+        **h.to_json(),
+        "wager": h.lammer_amount if h.lammer else h.wager,
+        "lammer": h.lammer,
+        "double": h.double,
+        "double_times": h.double_times,
+        "double_lammer": h.double_lammer,
+        "status": h.status,
+        "result": h.result,
+        "paid": h.paid,
+        "bingo_hit": False,
+    }
     if h.extra:
         out.update(h.extra)
     return out
 
 
-def _seat(t: Table, s: Seat) -> dict[str, Any]:
+def _seat(t: Table, s: Seat) -> SeatView:
     wagers = {"blackjack": s.wager, "insurance": s.insurance}
     for m in t.rules.mechanisms:
         for name in m.wager_names:
@@ -55,25 +63,26 @@ def _seat(t: Table, s: Seat) -> dict[str, Any]:
     }
 
 
-def _dealer(t: Round, reveal: bool) -> dict[str, Any]:
+def _dealer(t: Round, reveal: bool) -> DealerView:
     d = t.dealer
     shown = t.hole_revealed or reveal
-    out = d.to_json(hide_second=not shown)
-    out["hole_revealed"] = t.hole_revealed
-    out["blackjack"] = d.is_blackjack if t.hole_revealed else None
-    out["bust"] = d.total > 21 if t.hole_revealed else False
-    return out
+    return {
+        **d.to_json(hide_second=not shown),
+        "hole_revealed": t.hole_revealed,
+        "blackjack": d.is_blackjack if t.hole_revealed else None,
+        "bust": d.total > 21 if t.hole_revealed else False,
+    }
 
 
-def _tilt(t: Table) -> dict[str, Any] | None:
+def _tilt(t: Table) -> TiltView | None:
     return t.tilt.public() if t.tilt else None
 
 
-def public_view(t: Table) -> dict[str, Any]:
+def public_view(t: Table) -> PublicView:
     """What a player may see (the UI only ever gets this)."""
     rules = t.rules
     r = t.round
-    view: dict[str, Any] = {
+    view: PublicView = {
         "schema": SCHEMA,
         "variant": rules.variant,
         "title": rules.title,
@@ -95,7 +104,8 @@ def public_view(t: Table) -> dict[str, Any]:
         },
     }
     for hook in r.hooks.public_fields:
-        view.update(hook(r.view))
+        fields: MechanismFields = hook(r.view)
+        view.update(fields)
     return view
 
 
@@ -121,13 +131,12 @@ def _where(t: Round, h: Hand | None) -> Any:
     return "?"
 
 
-def private_view(t: Table) -> dict[str, Any]:
+def private_view(t: Table) -> PrivateView:
     """Everything, hole card included: for the journal, the audit and state comparison."""
-    view = public_view(t)
     r = t.round
     tilt = t.tilts.tilt
-    view["dealer"] = _dealer(r, reveal=True)
-    view["private"] = {
+    # the same keys in the same order as the public view's, the dealer's hole shown
+    return {**public_view(t), "dealer": _dealer(r, reveal=True), "private": {
         "rules": t.rules.to_json(),
         "bench": t.bench,
         "shoe": t.shoe.to_json(),
@@ -149,5 +158,4 @@ def private_view(t: Table) -> dict[str, Any]:
         "extra": _plain(r.extra),
         "audit": _plain(r.audit),
         "hole_card": CODE[r.dealer.cards[1]] if len(r.dealer.cards) > 1 else None,
-    }
-    return view
+    }}

@@ -19,6 +19,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
+from etgcore.view import PublicView
 from firmware.floor import topics
 from firmware.floor.command_auth import CommandVerifier
 from firmware.floor.mqtt import make_client, parse_broker
@@ -45,16 +46,16 @@ PUBLISH_BYTES = 64 * 1024
 GAP_RESEND_S = 1.0
 
 
-def status_of(view: dict[str, Any], closed: bool, journal: Journal,
+def status_of(view: PublicView, closed: bool, journal: Journal,
               software: dict[str, Any]) -> dict[str, Any]:
     """The retained status: what the pit shows of a table now (public information only)."""
     tilt = view.get("tilt")
-    ctl = view.get("controller") or {}
+    ctl = view.get("controller")
     return {
         "variant": view.get("variant"), "phase": view.get("phase"),
         "round": view.get("round"),
         "tilt": None if not tilt else {"cause": tilt.get("cause"), "code": tilt.get("code")},
-        "failure": ctl.get("failure"), "closed": closed, "software": software,
+        "failure": ctl.get("failure") if ctl else None, "closed": closed, "software": software,
         "seq": journal.last_seq, "head": journal.head,
     }
 
@@ -128,7 +129,7 @@ class FloorLink:
 
     # -- from the controller's thread ---------------------------------------------------
 
-    def offer_view(self, view: dict[str, Any], closed: bool) -> None:
+    def offer_view(self, view: PublicView, closed: bool) -> None:
         st = status_of(view, closed, self.journal, self.software)
         if st != self._status:
             self._status = st

@@ -18,6 +18,9 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from etgcore.view import ControllerView, PublicView
+from firmware.engine.rules import load_rules
+from firmware.engine.table import Table
 from firmware.floor.certs import FLOOR_SERVICE, ca_paths, identity, make_floor_certs
 from firmware.floor.link import FloorLink
 from firmware.floor.settings import FloorSettings
@@ -58,6 +61,13 @@ class SimTable:
                               software={"version": "load", "config": None, "release": None},
                               on_command=self._command)
         self.round_no = sum(1 for _ in self.journal.records(kinds=["round"]))
+        #: a blackjack table's public view as the controller publishes it (the link reads
+        #: the variant, phase, round, tilt and failure); each status sets phase and round
+        self._view: PublicView = {
+            **Table(load_rules(), seats=SEATS).public_view(),
+            "controller": ControllerView(pending_double=None, recall=False, failure=None,
+                                         failure_kind=None, closed=False),
+        }
         self.rounds = 0
         if self.journal.last_seq == 0:
             for seat in range(1, SEATS + 1):
@@ -117,8 +127,7 @@ class SimTable:
         return entries, round_deltas(stakes, returns, voided=False)
 
     def _status(self, phase: str) -> None:
-        view = {"variant": "blackjack", "phase": phase, "round": self.round_no, "tilt": None,
-                "controller": {"failure": None}}
+        view: PublicView = {**self._view, "phase": phase, "round": self.round_no}
         self.link.offer_view(view, closed=False)
 
     def drained(self) -> bool:

@@ -17,6 +17,7 @@ import time
 from collections.abc import Mapping, Sequence
 from typing import Any
 
+from etgcore.view import PublicView
 from firmware.engine.cards import VALUE, parse_card
 
 log = logging.getLogger("etg.autoplay")
@@ -51,7 +52,7 @@ class Policy:
             log.warning("computed strategy unavailable (%s); auto-players use a plain rule", exc)
 
     def decide_times(
-        self, view: Mapping[str, Any], seat: int, hand: int, legal: Sequence[str]
+        self, view: PublicView, seat: int, hand: int, legal: Sequence[str]
     ) -> tuple[str, int]:
         """``(action, times)`` from the public view: times is the double's multiple
         (Split to Double: 1..4)."""
@@ -59,10 +60,9 @@ class Policy:
             return "no-insurance", 1
         s = next(x for x in view["seats"] if x["seat"] == seat)
         h = s["hands"][hand - 1]  # hands count from 1
-        bingo = view.get("bingo") or None
-        pair = None
-        if bingo and bingo.get("target") and bingo.get("multiplier"):
-            pair = (int(bingo["target"]), int(bingo["multiplier"]))
+        bingo = view.get("bingo")
+        target, multiplier = (bingo["target"], bingo["multiplier"]) if bingo else (None, None)
+        pair = (target, multiplier) if target and multiplier else None
         split_hand = len(s["hands"]) > 1
         codes = [parse_card(c) for c in h["cards"]]
         return self.decide_hand(
@@ -122,7 +122,7 @@ class AutoPlay:
         self.policy = Policy(rules)
         self.wager_presses = wager_presses
         self.dealer = dealer
-        self._view: Mapping[str, Any] | None = None
+        self._view: PublicView | None = None
         self._changed = threading.Event()
         self._stop = threading.Event()
         self._thread = threading.Thread(target=self._run, name="autoplay", daemon=True)
@@ -132,7 +132,7 @@ class AutoPlay:
         #: the double size the strategy chose, per (round, seat, hand), while it is pressed
         self._double_times: dict[tuple[Any, int, int], int] = {}
 
-    def offer(self, view: Mapping[str, Any]) -> None:
+    def offer(self, view: PublicView) -> None:
         """Called with every public snapshot (never blocks)."""
         self._view = view
         self._changed.set()
@@ -176,16 +176,16 @@ class AutoPlay:
         self._last_key, self._last_at = key, now
         self._press(seat, button)
 
-    def _act(self, view: Mapping[str, Any]) -> None:
-        ctl = view.get("controller") or {}
-        if ctl.get("failure"):
+    def _act(self, view: PublicView) -> None:
+        ctl = view.get("controller")
+        if ctl and ctl["failure"]:
             return
         exp = view["expecting"]
         kind = exp["kind"]
         rnd = view["round"]
         if kind != "console":
             self._tilt_since = None
-        pd = ctl.get("pending_double")
+        pd = ctl["pending_double"] if ctl else None
         if pd is not None:
             if pd["seat"] in self.seats:
                 want = self._double_times.get((rnd, pd["seat"], pd["hand"]), pd["times"])
@@ -207,7 +207,7 @@ class AutoPlay:
         elif kind == "new-shoe" and self.dealer:
             self._once(("shuffle", rnd, view["shoe"]["cards_dealt"]), None, "SHUFFLE")
         elif kind == "console" and self.dealer:
-            tilt = view.get("tilt") or {}
+            tilt: Mapping[str, Any] = view.get("tilt") or {}
             now = time.monotonic()
             if self._tilt_since is None:
                 self._tilt_since = now
@@ -228,7 +228,7 @@ class AutoPlay:
             self._once(key, seat, ACTION_BUTTON[action])
 
 
-def _cards_seen(view: Mapping[str, Any], seat: int) -> int:
+def _cards_seen(view: PublicView, seat: int) -> int:
     s = next(x for x in view["seats"] if x["seat"] == seat)
     return sum(len(h["cards"]) for h in s["hands"])
 

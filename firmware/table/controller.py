@@ -21,6 +21,7 @@ from collections import Counter
 from collections.abc import Callable, Mapping
 from typing import Any
 
+from etgcore.view import ControllerView
 from firmware.engine import phases as P
 from firmware.engine.inputs import Draw, Fault, Input
 from firmware.engine.rejected import Rejected
@@ -41,7 +42,7 @@ from firmware.table.happenings import (
 from firmware.table.journal import Entry, Journal, JournalError
 from firmware.table.meters import round_deltas
 from firmware.table.pending_double import DoubleChooser
-from firmware.table.ports import ControllerView, OnRound, PanelPort, Publish, RngPort, ShoePort
+from firmware.table.ports import OnRound, PanelPort, Publish, RngPort, ShoePort
 from firmware.table.recovery import round_ended
 from firmware.table.rng_draw import draw_values
 from firmware.table.shoe_checks import RepeatWatch
@@ -331,7 +332,9 @@ class Controller:
                 self._lamps = {k: set(v) for k, v in lamps.items()}
         view["controller"] = ControllerView(
             pending_double=self.doubles.public(), recall=self.devices.recall_held,
-            failure=self.failure or self.rng_failure, closed=self.floor_gate.closed,
+            failure=self.failure or self.rng_failure,
+            failure_kind="journal" if self.failure else "rng" if self.rng_failure else None,
+            closed=self.floor_gate.closed,
         )
         self.publish(view)
         self.journal.sync_head()  # after the screen: journal_head, "deferred head"

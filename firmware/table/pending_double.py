@@ -11,8 +11,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from etgcore.view import PendingDoubleView
 from firmware.engine.inputs import Decision
-from firmware.table.ports import PendingDoubleView
 
 #: seconds without a further DOUBLE press before a pending 1x-4x double is placed
 DOUBLE_CONFIRM_S = 1.5

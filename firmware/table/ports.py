@@ -8,7 +8,9 @@ without the controller knowing which (and without importing a driver).
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping
-from typing import TYPE_CHECKING, Any, Protocol, TypedDict
+from typing import TYPE_CHECKING, Any, Protocol
+
+from etgcore.view import PublicView
 
 if TYPE_CHECKING:
     from firmware.engine.inputs import Input
@@ -43,7 +45,7 @@ class RngPort(Protocol):
 class UiPort(Protocol):
     """The screen side: public views (never the private one) and finished rounds."""
 
-    def publish(self, view: dict[str, Any]) -> None: ...
+    def publish(self, view: PublicView) -> None: ...
     def round_done(self, record: dict[str, Any]) -> None: ...
 
 
@@ -73,26 +75,7 @@ class CommandHost(TableHost, Protocol):
     def status(self) -> dict[str, Any]: ...
 
 
-class PendingDoubleView(TypedDict):
-    """A 1x-4x double waiting for its size (firmware.table.pending_double)."""
-
-    seat: int
-    hand: int
-    times: int
-
-
-class ControllerView(TypedDict):
-    """What the controller adds to the engine's public view, under ``"controller"``: the
-    typed top level every reader of a published view (the screen, the auto-player, the
-    bench, the floor) can rely on."""
-
-    pending_double: PendingDoubleView | None
-    recall: bool  #: the RECALL key is held (the screen shows the last rounds)
-    failure: str | None  #: why the table takes no input (journal) or cannot draw (RNG)
-    closed: bool  #: the floor keeps the table closed
-
-
 #: how the controller hands a public view to the screen (``UiPort.publish``)
-Publish = Callable[[dict[str, Any]], None]
+Publish = Callable[[PublicView], None]
 #: how the controller hands a finished round's record to the screen (``UiPort.round_done``)
 OnRound = Callable[[dict[str, Any]], None]

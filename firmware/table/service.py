@@ -21,6 +21,7 @@ from pathlib import Path
 from typing import Any
 
 from etgcore.errors import UserError
+from etgcore.view import PublicView
 from firmware.config import TableConfig
 from firmware.engine.inputs import Fault
 from firmware.engine.rules import Rules, load_rules
@@ -192,10 +193,10 @@ def _power_up(cfg: TableConfig, opts: RunOptions, rules: Rules, journal: Journal
 
         bridge.preload(recent_rounds(journal, bridge.recent.maxlen or 10))
 
-    def publish(view: dict[str, Any]) -> None:
+    def publish(view: PublicView) -> None:
         bridge.publish(view)
         if floor_link is not None:
-            floor_link.offer_view(view, bool(view["controller"]["closed"]))
+            floor_link.offer_view(view, view["controller"]["closed"])
 
     ctl = Controller(
         rec.table, journal, rng=table_rng, publish=publish, on_round=bridge.round_done,

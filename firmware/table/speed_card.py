@@ -22,6 +22,7 @@ from pathlib import Path
 from typing import Any, cast
 
 from etgcore.cards import deck
+from etgcore.view import PublicView
 
 #: The next card is written this long after the previous one is on the screen: 20 cards a
 #: second, faster than any dealer, yet long enough that the controller has finished the
@@ -29,7 +30,7 @@ from etgcore.cards import deck
 #: the bench would time the queue behind that work, not the card.
 CARD_GAP_S = 0.05
 
-def _on_screen(view: Any) -> int:
+def _on_screen(view: PublicView | None) -> int:
     """How many cards a public view shows."""
     if not view:
         return 0
@@ -144,11 +145,13 @@ class _BenchShoe:
                 m.written = t0 = time.perf_counter()
                 k += 1
                 if not m.shown.wait(5):
-                    v = runner.view or {}
+                    v = runner.view
+                    phase, tilt, exp = (v["phase"], v["tilt"], v["expecting"]) if v else \
+                        (None, None, None)
                     raise RuntimeError(
-                        f"card {k} never reached the screen: phase {v.get('phase')}, "
+                        f"card {k} never reached the screen: phase {phase}, "
                         f"{_on_screen(v)} cards shown, {m.want} wanted, "
-                        f"tilt {v.get('tilt')}, expecting {v.get('expecting')}")
+                        f"tilt {tilt}, expecting {exp}")
                 self._record(t0)
                 self.answer_commands(CARD_GAP_S)
             ctl.put(cast(Any, _Call(lambda: ctl.feed(Console("VOID"), "bench"))))
@@ -183,10 +186,12 @@ def card_to_screen(rounds: int = 18, seats: int = 7) -> CardTimes:
     layout = layout_for(load_rules("blackjack", {"burn_cards": 0}))
     runner = UiRunner(parse_layout(layout, "Bench"), inbox, size=(1920, 1080))
 
-    def publish(v: Any) -> None:
+    def publish(v: PublicView) -> None:
         if marks.committed and not marks.published and _on_screen(v) >= marks.want:
             marks.published = time.perf_counter()
-        inbox.put_view({k: x for k, x in v.items() if k != "controller"})
+        shown = v.copy()
+        shown.pop("controller", None)  # as the table's UI bridge hands it to the screen
+        inbox.put_view(shown)
 
     def delivered(e: Any) -> None:
         if e.kind == "card" and not marks.delivered:

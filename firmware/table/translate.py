@@ -17,8 +17,7 @@ Panel conventions (the panel ICD leaves them to us; docs/table.md lists them):
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping, Sequence
-from typing import Any
+from collections.abc import Callable, Sequence
 
 from drivers.shoe.events import (
     CardDealt,
@@ -32,6 +31,7 @@ from drivers.shoe.events import (
     ShoeHello,
     ShoeStatus,
 )
+from etgcore.view import LimitsView, PublicView, SeatView
 from firmware.engine.inputs import (
     Card,
     Console,
@@ -84,12 +84,12 @@ def shoe_inputs(ev: ShoeEvent) -> list[Input]:
     return []
 
 
-def current_wager(view: Mapping[str, Any], seat: Mapping[str, Any]) -> int:
+def current_wager(view: PublicView, seat: SeatView) -> int:
     """The seat's Blackjack wager for the coming round (the last round's does not count)."""
     return int(seat["wagers"].get("blackjack", 0)) if view["phase"] == "betting" else 0
 
 
-def wager_after_bet(current: int, limits: Mapping[str, int], credits: int) -> int | None:
+def wager_after_bet(current: int, limits: LimitsView, credits: int) -> int | None:
     """The seat's new Blackjack wager after one ``BET`` press (None: no change possible)."""
     lo, hi, unit = limits["min_wager"], limits["max_wager"], limits["wager_unit"]
     new = lo if current < lo else current + unit
@@ -122,7 +122,7 @@ SideRefusal = Callable[[int, str, int], "str | None"]
 OptionalWager = tuple[str, SideRefusal]
 
 
-def optional_step(view: Mapping[str, Any], seat: Mapping[str, Any], opt: OptionalWager) -> (
+def optional_step(view: PublicView, seat: SeatView, opt: OptionalWager) -> (
     Input | None
 ):
     """The optional wager one ``INSURANCE`` press places during betting (our panel
@@ -139,7 +139,7 @@ def optional_step(view: Mapping[str, Any], seat: Mapping[str, Any], opt: Optiona
 
 
 def lamps_for(
-    view: Mapping[str, Any], wager_refusal: WagerRefusal | None = None,
+    view: PublicView, wager_refusal: WagerRefusal | None = None,
     optional: OptionalWager | None = None,
 ) -> dict[int, set[str]]:
     """Every seat's lit buttons for a public view: lit when, and only when, the press
@@ -177,7 +177,7 @@ def lamps_for(
 def press_input(
     button: str,
     seat: int,
-    view: Mapping[str, Any],
+    view: PublicView,
     *,
     double_times: Sequence[int] = (1,),
     wager_refusal: WagerRefusal | None = None,
@@ -224,7 +224,7 @@ def press_input(
     return Decision(seat, hand, action)
 
 
-def console_input(button: str, view: Mapping[str, Any]) -> Input | None:
+def console_input(button: str, view: PublicView) -> Input | None:
     """The input a dealer console press means now, or None when it would be refused (so
     idle presses do not fill the journal). RECALL is a display matter only."""
     phase = view["phase"]

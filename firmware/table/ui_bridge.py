@@ -17,6 +17,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from etgcore.money import dollars
+from etgcore.view import PublicView
 from firmware.config import TableConfig
 from firmware.engine.layout import layout_for
 from firmware.engine.rules import Rules
@@ -97,11 +98,11 @@ class UiBridge:
 
     # -- from the controller's thread -----------------------------------------------------
 
-    def publish(self, view: dict[str, Any]) -> None:
+    def publish(self, view: PublicView) -> None:
         if self.autoplay is not None:
             self.autoplay.offer(view)
-        ctl = view.get("controller") or {}
-        closed = bool(ctl.get("closed"))
+        ctl = view.get("controller")
+        closed = bool(ctl and ctl["closed"])
         if closed != self._closed_shown:
             self._closed_shown = closed
             if self._inbox is None and not self.quiet:
@@ -110,20 +111,21 @@ class UiBridge:
         if self._inbox is None:
             return
         self._show_selected()  # the table may have moved the keyboard to the seat asked
-        self._inbox.put_view({k: v for k, v in view.items() if k != "controller"})
-        recall = bool(ctl.get("recall"))
+        shown = view.copy()
+        shown.pop("controller", None)  # the screen gets the controller's part as messages
+        self._inbox.put_view(shown)
+        recall = bool(ctl and ctl["recall"])
         if recall != self._recall_shown:
             self._recall_shown = recall
             entries = [{"view": r["view"], "ended": r["ended"]} for r in reversed(self.recent)]
             self._inbox.put({"kind": "recall", "entries": entries if recall else None})
-        failure = ctl.get("failure")
-        if ctl.get("closed") and not failure:
+        failure = ctl["failure"] if ctl else None
+        if closed and not failure:
             failure = "The floor has closed this table until it enables it again."
         if failure != self._failure_shown:
             self._failure_shown = failure
-            kind = "journal" if failure and "journal" in failure else "rng"
-            if ctl.get("closed") and not ctl.get("failure"):
-                kind = "floor"
+            # the controller says which failure it is; none while the floor closes the table
+            kind = (ctl["failure_kind"] if ctl else None) or "floor"
             self._inbox.put({"kind": "failure",
                              "failure": {"kind": kind, "message": failure} if failure else None})
 

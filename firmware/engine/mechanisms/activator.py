@@ -10,7 +10,7 @@ fraction a whole number of cents; the Rules Submission is refused otherwise.
 from __future__ import annotations
 
 from fractions import Fraction
-from typing import TYPE_CHECKING, Any, ClassVar
+from typing import TYPE_CHECKING, Any, ClassVar, Final
 
 from etgcore.errors import ConfigError
 from firmware.engine.mechanism import Mechanism, register_mechanism
@@ -22,7 +22,7 @@ if TYPE_CHECKING:
     from firmware.engine.rules import Rules
     from firmware.engine.settle import Ledger
 
-WAGER = "activator"
+WAGER: Final = "activator"
 
 
 def percent(part: Fraction) -> str:

@@ -19,6 +19,7 @@ from firmware.engine.layout import odds_text
 from firmware.engine.mechanism import DrawRequest, Mechanism, register_mechanism
 
 if TYPE_CHECKING:
+    from etgcore.view import MechanismFields
     from firmware.engine.hand import Hand, Seat
     from firmware.engine.round import RoundView
     from firmware.engine.rules import Rules
@@ -108,6 +109,6 @@ class BingoMultiplier(Mechanism):
             if h.result in WINS and h.total == drawn[0]:
                 h.extra = {**(h.extra or {}), "bingo_hit": True}
 
-    def public_fields(self, view: RoundView) -> dict[str, Any]:
+    def public_fields(self, view: RoundView) -> MechanismFields:
         b = view.notes.get("bingo") or {"target": None, "multiplier": None}
-        return {"bingo": dict(b)}
+        return {"bingo": {"target": b["target"], "multiplier": b["multiplier"]}}

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from fractions import Fraction
-from typing import TYPE_CHECKING, Any, ClassVar
+from typing import TYPE_CHECKING, Any, ClassVar, Final
 
 from etgcore.errors import ConfigError
 from firmware.engine.cards import RANK, SUIT, VALUE
@@ -26,7 +26,7 @@ if TYPE_CHECKING:
     from firmware.engine.rules import Rules
     from firmware.engine.settle import Ledger
 
-WAGER = "blackjack_or_bust"
+WAGER: Final = "blackjack_or_bust"
 #: the hand lines of § 633b.26(i), as the rules file names them
 LINES = ("ace-spades-jack-clubs-or-spades", "suited", "blackjack", "dealer-bust")
 _ACE, _JACK, _SPADES, _CLUBS = 0, 10, 0, 3

@@ -25,6 +25,7 @@ from firmware.engine.hand import BUST
 from firmware.engine.mechanism import Mechanism, register_mechanism
 
 if TYPE_CHECKING:
+    from etgcore.view import HandExtras
     from firmware.engine.hand import Hand, Seat
     from firmware.engine.round import RoundView
     from firmware.engine.rules import Rules
@@ -35,8 +36,14 @@ def holds_lammer(seat: Seat) -> bool:
     return any(h.lammer or h.double_lammer for h in seat.hands)
 
 
-def _mark(h: Hand, **flags: bool) -> None:
-    h.extra = {**(h.extra or {}), **flags}
+def _mark(h: Hand, tucked: bool | None = None, collected: bool | None = None) -> None:
+    """Note a busted hand's fate on it; the public view shows ``tucked``/``collected``."""
+    extra: HandExtras = {**(h.extra or {})}
+    if tucked is not None:
+        extra["tucked"] = tucked
+    if collected is not None:
+        extra["collected"] = collected
+    h.extra = extra
 
 
 @register_mechanism

@@ -8,7 +8,7 @@ matters, so the dealer draws even when every main wager is already decided.
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Final
 
 from firmware.engine.layout import odds_text
 from firmware.engine.mechanism import Mechanism, register_mechanism
@@ -19,7 +19,7 @@ if TYPE_CHECKING:
     from firmware.engine.rules import Rules
     from firmware.engine.settle import Ledger
 
-WAGER = "push22"
+WAGER: Final = "push22"
 
 
 @register_mechanism
