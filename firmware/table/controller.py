@@ -332,10 +332,8 @@ class Controller:
                 self._lamps = {k: set(v) for k, v in lamps.items()}
         view["controller"] = ControllerView(
             pending_double=self.doubles.public(), recall=self.devices.recall_held,
-            failure=self.failure or self.rng_failure,
-            failure_kind="journal" if self.failure else "rng" if self.rng_failure else None,
-            closed=self.floor_gate.closed,
-        )
+            failure=self.failure or self.rng_failure, closed=self.floor_gate.closed,
+            failure_kind="journal" if self.failure else "rng" if self.rng_failure else None)
         self.publish(view)
         self.journal.sync_head()  # after the screen: journal_head, "deferred head"
 
