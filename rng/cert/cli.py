@@ -206,9 +206,8 @@ def _print_summary(rep: Any) -> None:
     from rng.cert.stats import fmt_p
 
     v = rep.verdict or rep.judge()
-    for line in rep.selftest:
-        if line.startswith("FAIL"):
-            print(line)
+    for line in rep.selftest_failed:  # a worker's too (its lines start with its name)
+        print(line)
     for r in v.results:
         print(f"{r.verdict:12} p={fmt_p(r.p_value) if r.applicable else 'n/a':>11}  "
               f"{r.subject}: {r.name}")

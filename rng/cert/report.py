@@ -33,6 +33,8 @@ class Report:
     sections: list[Section]
     selftest: list[str] = field(default_factory=list)
     selftest_ok: bool = True
+    #: the lines of the self-test checks that failed (the summary prints them)
+    selftest_failed: list[str] = field(default_factory=list)
     external: list[str] = field(default_factory=list)  # dieharder lines, already formatted
     external_note: str = ""
     files: list[tuple[str, int, str]] = field(default_factory=list)  # name, bytes, sha256

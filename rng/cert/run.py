@@ -203,7 +203,8 @@ def certification_run(cfg: Any, opts: RunOptions, ctx: CommandContext,
     checks = power_up_selftest(settings.mechanism)
     selftest = [c.line() for c in checks]
     rep = Report("ETG RNG certification run", meta, [], selftest=selftest,
-                 selftest_ok=all(c.ok for c in checks))
+                 selftest_ok=all(c.ok for c in checks),
+                 selftest_failed=[c.line() for c in checks if not c.ok])
     if not rep.selftest_ok:
         rep.external_note = "Not run: the power-up self-test failed, the RNG is unavailable."
         meta.finished = utc_now()
@@ -239,6 +240,7 @@ def certification_run(cfg: Any, opts: RunOptions, ctx: CommandContext,
         bar.close()
     for w in merged.workers.values():
         rep.selftest += [f"worker {w.name} ({w.source}): {line}" for line in w.selftest]
+        rep.selftest_failed += [f"worker {w.name} ({w.source}): {line}" for line in w.failed]
         rep.selftest_ok = rep.selftest_ok and w.ok
     rep.sections = report_sections(merged, out, opts.stream_bytes, tables, cards, bits)
     meta.finished = utc_now()

@@ -75,6 +75,7 @@ class WorkerRecord:
     selftest: tuple[str, ...]
     ok: bool
     source: str
+    failed: tuple[str, ...] = ()  #: the lines of its checks that failed
 
 
 @dataclass
@@ -145,7 +146,8 @@ def _process_rng(spec: DrawSpec) -> tuple[WorkerRecord, Any]:
         if "rng" in _PROCESS and _PROCESS["rng"] is not None:
             _PROCESS["rng"].close()
         _PROCESS.update(key=key, rng=rng, record=WorkerRecord(
-            _worker_name(), tuple(c.line() for c in checks), ok, source))
+            _worker_name(), tuple(c.line() for c in checks), ok, source,
+            tuple(c.line() for c in checks if not c.ok)))
     return _PROCESS["record"], _PROCESS["rng"]
 
 
