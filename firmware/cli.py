@@ -66,31 +66,34 @@ class OneLineParser(argparse.ArgumentParser):
     def parse_known_args(  # type: ignore[override]
         self, args: Sequence[str] | None = None, namespace: argparse.Namespace | None = None
     ) -> tuple[argparse.Namespace, list[str]]:
-        self._etg_args = list(sys.argv[1:] if args is None else args)
-        ns, extras = super().parse_known_args(args, namespace)
+        # What is required is checked here, after the options: argparse checks it first
+        # and would call `etg --bogus` a missing COMMAND, the unknown option being the
+        # real mistake. (Deciding by the text of argparse's message would be fragile.)
+        required = [a for a in self._actions if a.required]
+        for a in required:
+            a.required = False
+        try:
+            ns, extras = super().parse_known_args(args, namespace)
+        finally:
+            for a in required:
+                a.required = True
+        missing = [a for a in required if getattr(ns, a.dest, None) is None]
+        if missing and extras:
+            self.fail(f"unrecognized arguments: {' '.join(extras)}")
+        if missing:
+            names = ", ".join("/".join(a.option_strings) or str(a.metavar or a.dest)
+                              for a in missing)
+            self.fail(f"the following arguments are required: {names}")
         if not hasattr(ns, _PROG_ATTR):
             setattr(ns, _PROG_ATTR, self.prog)  # the innermost parser finishes first
         return ns, extras
 
     def error(self, message: str) -> NoReturn:
-        if message.startswith("the following arguments are required"):
-            # `etg --bogus` would otherwise say a COMMAND is missing: the unknown option
-            # is the real mistake.
-            unknown = [a for a in getattr(self, "_etg_args", []) if self._unknown_option(a)]
-            if unknown:
-                message = f"unrecognized arguments: {' '.join(unknown)}"
         self.fail(message)
 
     def fail(self, message: str) -> NoReturn:
         sys.stderr.write(f"{self.prog}: error: {message} (see {self.prog} --help)\n")
         raise SystemExit(2)
-
-    def _unknown_option(self, arg: str) -> bool:
-        if not arg.startswith("-") or arg in ("-", "--") or arg[1:2].isdigit():
-            return False
-        name = arg.split("=", 1)[0]
-        known = self._option_string_actions
-        return name not in known and not any(k.startswith(name) for k in known)
 
 
 def _common_options(suppress: bool) -> argparse.ArgumentParser:
