@@ -11,9 +11,10 @@ from __future__ import annotations
 import datetime as dt
 from collections import deque
 from collections.abc import Mapping
-from typing import Any
+from typing import Any, cast
 
 from etgcore.money import dollars
+from etgcore.view import DealerView, LimitsView, PublicView
 from firmware.table.journal import Journal, Record
 
 
@@ -121,7 +122,7 @@ def ended_text(rec: Mapping[str, Any]) -> str:
 
 
 def recall_view(rec: Mapping[str, Any],
-                limits: Mapping[str, int] | None = None) -> dict[str, Any]:
+                limits: LimitsView | None = None) -> PublicView:
     """A public view of a recorded round for the recall screen (no unrevealed hole card).
 
     The seats that played keep their numbers (the screen draws them in their places on a
@@ -136,17 +137,19 @@ def recall_view(rec: Mapping[str, Any],
     dealer["cards"] = cards
     return {
         "schema": 1,
-        "variant": rec.get("variant"),
-        "round": rec.get("round"),
-        "phase": rec.get("state"),
+        "variant": rec["variant"],  # every round record has these three
+        "title": "",  # a round record does not keep it; the screen's comes from the layout
+        "round": rec["round"],
+        "phase": rec["state"],
         "expecting": {"kind": "none", "seat": None, "hand": None, "legal": [], "to": None,
                       "why": "recall"},
-        "dealer": dealer,
+        # the round record holds the dealer, seats and limits of the view it was made from
+        "dealer": cast(DealerView, dealer),
         "seats": list(rec.get("seats", [])),
         "bingo": rec.get("bingo"),
         "tilt": None,
-        "limits": dict(rec.get("limits") or limits or {
+        "limits": cast(LimitsView, dict(rec.get("limits") or limits or {
             "seats": max([int(s["seat"]) for s in rec.get("seats", [])] or [1]),
-            "min_wager": 0, "max_wager": 0, "wager_unit": 1}),
+            "min_wager": 0, "max_wager": 0, "wager_unit": 1})),
         "shoe": {"decks": 0, "cards_dealt": 0, "cut_card_seen": False, "needs_new_shoe": False},
     }

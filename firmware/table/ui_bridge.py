@@ -17,7 +17,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from etgcore.money import dollars
-from etgcore.view import PublicView
+from etgcore.view import LimitsView, PublicView
 from firmware.config import TableConfig
 from firmware.engine.layout import layout_for
 from firmware.engine.rules import Rules
@@ -129,7 +129,7 @@ class UiBridge:
             self._inbox.put({"kind": "failure",
                              "failure": {"kind": kind, "message": failure} if failure else None})
 
-    def _limits(self) -> dict[str, int]:
+    def _limits(self) -> LimitsView:
         r = self.rules
         return {"seats": self.cfg.table.seats, "min_wager": r.min_wager,
                 "max_wager": r.max_wager, "wager_unit": r.wager_unit}
