@@ -155,12 +155,15 @@ def _frozen_step(r: GameRules, dec: Decider, rows: Rows, counts: Counts, laws: L
     children = [_pop(rows, _advance_sum(rows.acc, *hands.sums(busted)), busted)
                 for busted in (False, True) if hands.any(busted)]
     # a resplit: the hand keeps its card, a new hand of it goes last
-    w_split = q * (act == SPLIT)
-    d = np.einsum("rv,rvk->rk", w_split, dj)
-    acc = _advance_sum(rows.acc, w_split.sum(1), np.zeros((n_rows, 8)), d, np.zeros(n_rows))
-    children.append(Rows(up=rows.up, code=rows.code, size=rows.size, cur=rows.cur,
-                         pend=rows.pend | (c << (4 * rows.plen)), plen=rows.plen + 1,
-                         n=rows.n + 1, alive=rows.alive, acc=acc))
+    split = act == SPLIT
+    if split.any():
+        w_split = q * split
+        d = np.einsum("rv,rvk->rk", w_split, dj)
+        acc = _advance_sum(rows.acc, w_split.sum(1), np.zeros((n_rows, 8)), d,
+                           np.zeros(n_rows))
+        children.append(Rows(up=rows.up, code=rows.code, size=rows.size, cur=rows.cur,
+                             pend=rows.pend | (c << (4 * rows.plen)), plen=rows.plen + 1,
+                             n=rows.n + 1, alive=rows.alive, acc=acc))
     out = []
     for child in children:
         live = child.acc[:, 0] > 0
@@ -203,7 +206,8 @@ def play_rows(r: GameRules, dec: Decider, rows: Rows, source: LawSource, depth: 
             if frozen.any():
                 parts.append(_frozen_step(r, dec, rows.take(np.nonzero(frozen)[0]), counts,
                                           frozen_laws, totals))
-            rows = Rows.join(parts).merged()
+            # each part comes out merged; only two parts may share a state
+            rows = parts[0] if len(parts) == 1 else Rows.join(parts).merged()
             advance(1)
     return totals.main, totals.bob
 
