@@ -66,6 +66,23 @@ def configured_scheduler() -> str | None:
 #: default (a lab's own ``dask worker`` processes: see docs/math.md).
 _WORKER_ENVIRON = {"distributed.nanny.pre-spawn-environ.MALLOC_TRIM_THRESHOLD_": None}
 
+#: Dask's servers (the scheduler and the nannies in this process, each worker in its own)
+#: wake on timers for the dashboard's statistical profiler (100 stack samples a second in
+#: every worker), an event-loop watchdog (50 ticks a second per server), system and
+#: memory monitors and work stealing (10 a second). Idle, a cluster of two took ~16% of a
+#: core in all; busy, each wakeup also takes the GIL from a task, and a cert task's
+#: worker spent a further ~20% of the task's CPU on its event loop: on 2 cores that was
+#: the gap between the cluster (1.69x) and two plain processes (2.01x). Nothing of ours
+#: reads those figures (no dashboard is served), so the embedded cluster samples less
+#: often: ~2% of a core idle. A lab's own workers: docs/math.md.
+_QUIET_SERVERS = {
+    "distributed.worker.profile.enabled": False,
+    "distributed.admin.tick.interval": "1s",
+    "distributed.admin.system-monitor.interval": "5s",
+    "distributed.worker.memory.monitor-interval": "1s",
+    "distributed.scheduler.work-stealing-interval": "1s",
+}
+
 
 def _dask() -> Any:
     try:
@@ -81,8 +98,6 @@ def _dask() -> Any:
 def open_client(scheduler: str | None, workers: int) -> Iterator[Any]:
     """A connected ``dask.distributed.Client``; a local cluster of ``workers`` by default."""
     dd = _dask()
-    import dask
-
     # the run's own progress and report say what happened; Dask's INFO lines would bury them
     logging.getLogger("distributed").setLevel(logging.WARNING)
     # a worker slow to exit when the cluster closes (a loaded machine) is killed: not news
@@ -98,36 +113,72 @@ def open_client(scheduler: str | None, workers: int) -> Iterator[Any]:
         with client:
             yield client
         return
-    with _ctrl_c_to_this_process_only(), dask.config.set(_WORKER_ENVIRON):
-        cluster = dd.LocalCluster(n_workers=max(1, workers), threads_per_worker=1,
-                                  processes=True, dashboard_address=":0",
-                                  silence_logs=logging.ERROR)
-    with cluster, dd.Client(cluster) as client:
-        try:
-            yield client
-        except KeyboardInterrupt:
-            # Ctrl-C: the cluster is torn down mid-task; the command line says so in one
-            # line, without Dask's notes about the workers it had to kill
-            for name in [n for n in logging.root.manager.loggerDict if
-                         n == "distributed" or n.startswith("distributed.")]:
-                logging.getLogger(name).setLevel(logging.CRITICAL)
-            raise
+    with _local_client(dd, workers) as client:
+        yield client
 
 
 @contextlib.contextmanager
-def _ctrl_c_to_this_process_only() -> Iterator[None]:
-    """Start the local workers with SIGINT ignored (a spawned Python keeps an ignored
-    SIGINT ignored): Ctrl-C at a terminal signals the whole process group, and each worker
-    would print its own KeyboardInterrupt traceback. This process alone takes it and
-    closes the cluster."""
+def _local_client(dd: Any, workers: int) -> Iterator[Any]:
+    """A client of an embedded ``LocalCluster``, closed however the run ends."""
+    import dask
+
+    cluster = client = None
+    interrupted: list[bool] = []
+    try:
+        with _ctrl_c_held(interrupted), dask.config.set({**_WORKER_ENVIRON, **_QUIET_SERVERS}):
+            cluster = dd.LocalCluster(n_workers=max(1, workers), threads_per_worker=1,
+                                      processes=True, dashboard_address=":0",
+                                      silence_logs=logging.ERROR)
+            client = dd.Client(cluster)
+        if interrupted:
+            raise KeyboardInterrupt  # pressed while the cluster started: now it can close
+        yield client
+    except KeyboardInterrupt:
+        # Ctrl-C: the cluster is torn down mid-task; the command line says so in one
+        # line, without Dask's notes about the workers it had to kill
+        for name in [n for n in logging.root.manager.loggerDict if
+                     n == "distributed" or n.startswith("distributed.")]:
+            logging.getLogger(name).setLevel(logging.CRITICAL)
+        raise
+    finally:
+        if client is not None:
+            client.close()
+        if cluster is not None:
+            cluster.close()
+
+
+@contextlib.contextmanager
+def _ctrl_c_held(pressed: list[bool]) -> Iterator[None]:
+    """Ctrl-C while the local cluster starts: noted in ``pressed``, acted on once it has.
+
+    At a terminal Ctrl-C signals the whole process group, workers included, and a Dask
+    cluster interrupted half-way through its start leaves threads and processes that
+    print their own tracebacks. So while it starts, SIGINT is *blocked* in this thread:
+    Dask's event-loop thread, created now, inherits the mask, and so does every thread
+    it makes and every worker process those spawn (a signal mask survives fork and
+    exec) — the workers never take Ctrl-C, whoever presses it, for as long as they live
+    (a worker the nanny restarts later too); the cluster closes them. A Ctrl-C that
+    reaches this process meanwhile waits, pending (or, taken by some other thread of
+    ours, runs the handler here that only notes it), and is consumed at the end. After
+    the start this thread takes Ctrl-C again at once, as before."""
     if threading.current_thread() is not threading.main_thread():
         yield
         return
-    before = signal.signal(signal.SIGINT, signal.SIG_IGN)
+    # multiprocessing unblocks SIGINT in the thread that first starts its resource
+    # tracker (Dask's event loop, making the first worker's queues): start it here first
+    from multiprocessing import resource_tracker
+
+    resource_tracker.ensure_running()
+    before = signal.signal(signal.SIGINT, lambda _sig, _frame: pressed.append(True))
+    mask = signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGINT})
     try:
         yield
     finally:
         signal.signal(signal.SIGINT, before)
+        if signal.SIGINT in signal.sigpending():
+            signal.sigwait({signal.SIGINT})
+            pressed.append(True)
+        signal.pthread_sigmask(signal.SIG_SETMASK, mask)
 
 
 def describe(client: Any) -> ClusterInfo:

@@ -11,14 +11,41 @@ Faults are Dask's: a worker that dies has its tasks rerun elsewhere by the sched
 (its ``allowed-failures`` setting bounds how often one task may take a worker down).
 Each task is one future with its own key, gathered once, so a rerun task is still
 folded exactly once. An exception raised by a task is re-raised here and stops the run.
+
+A run never waits forever: when the cluster has had no worker at all for a minute (all
+of them died and none came back, or a scheduler nobody started workers for), or no task
+has finished for half an hour while workers are there, the run stops with
+:class:`ClusterStalled`: one line, exit code 3. What was folded until then is in the
+run's checkpoint (``--checkpoint``), so the same command resumes it. A lab sets other
+limits in its Dask configuration: ``etg.no-worker-timeout`` and ``etg.stall-timeout``
+(seconds, or Dask's ``"2 minutes"``; e.g. ``DASK_ETG__NO_WORKER_TIMEOUT=300``).
 """
 
 from __future__ import annotations
 
+import time
 import uuid
 from collections.abc import Callable, Iterable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any, Protocol
+
+from etgcore.errors import UserError
+
+#: how long a cluster may have no worker at all before the run gives up (a nanny restarts
+#: a killed worker in a few seconds; a lab's workers may take a minute to come back)
+NO_WORKER_S = 60.0
+#: how long a run waits for the next task while the cluster has workers (a task is a few
+#: seconds; a hundred times that on a loaded machine is still far below this)
+STALL_S = 1800.0
+_LIMITS = {"etg.no-worker-timeout": NO_WORKER_S, "etg.stall-timeout": STALL_S}
+#: how often a run that is waiting asks the scheduler how many workers it has
+POLL_S = 2.0
+
+
+class ClusterStalled(UserError):
+    """The cluster stopped returning tasks: no worker left, or none finishing any."""
+
+    exit_code = 3
 
 
 class Progress(Protocol):
@@ -52,44 +79,114 @@ def run_tasks(
     skip: Iterable[int] = (),
     progress: Progress | None = None,
     window: int | None = None,
+    no_worker_s: float | None = None,
+    stall_s: float | None = None,
 ) -> int:
-    """Run ``tasks`` (less ``skip``) and fold each result in index order; returns the count."""
-    from dask.distributed import as_completed
-
+    """Run ``tasks`` (less ``skip``) and fold each result in index order; returns the count.
+    ``no_worker_s``, ``stall_s``: the limits (default: the Dask configuration's, else
+    :data:`NO_WORKER_S`, :data:`STALL_S`)."""
     skipped = set(skip)
     todo = [t for t in sorted(tasks, key=lambda t: t.index) if t.index not in skipped]
     limit = window or window_for(client)
     run_id = uuid.uuid4().hex[:12]
     name = getattr(func, "__name__", "task")
-    by_key: dict[str, Task] = {}
+    in_flight: dict[Any, Task] = {}
     ready: dict[int, Any] = {}
     next_submit = 0
     next_fold = 0
-    pending = as_completed()
+    watch = _Watch(client, _limit("etg.no-worker-timeout", no_worker_s),
+                   _limit("etg.stall-timeout", stall_s), len(todo))
 
     def submit() -> None:
         nonlocal next_submit
         while next_submit < len(todo) and next_submit - next_fold < limit:
             t = todo[next_submit]
-            key = f"etg-{name}-{run_id}-{t.index}"
-            by_key[key] = t
-            pending.add(client.submit(func, *t.args, key=key, pure=False))
+            fut = client.submit(func, *t.args, key=f"etg-{name}-{run_id}-{t.index}",
+                                pure=False)
+            in_flight[fut] = t
             next_submit += 1
 
     submit()
-    for fut in pending:
-        task = by_key.pop(fut.key)
-        result = fut.result()  # re-raises a task's exception
-        fut.release()
-        if progress is not None:
-            progress.update(task.units)
-        ready[task.index] = result
+    while in_flight:
+        for fut in watch.finished(list(in_flight), next_fold):
+            task = in_flight.pop(fut)
+            result = fut.result()  # re-raises a task's exception
+            fut.release()
+            if progress is not None:
+                progress.update(task.units)
+            ready[task.index] = result
         while next_fold < len(todo) and todo[next_fold].index in ready:
             t = todo[next_fold]
             fold(t, ready.pop(t.index))
             next_fold += 1
         submit()
     return len(todo)
+
+
+def _limit(key: str, given: float | None) -> float:
+    """A run's limit in seconds: given, else Dask's configuration, else ours."""
+    if given is not None:
+        return float(given)
+    import dask
+    from dask.utils import parse_timedelta
+
+    value = dask.config.get(key, None)
+    if value is None:
+        return _LIMITS[key]
+    try:
+        seconds = parse_timedelta(value, default="seconds")
+    except (ValueError, KeyError, TypeError):
+        raise UserError(f"Dask configuration {key}: {value!r} is not a time (give seconds, "
+                        "or e.g. '2 minutes')") from None
+    if seconds is None or seconds <= 0:
+        raise UserError(f"Dask configuration {key}: {value!r} must be above zero")
+    return float(seconds)
+
+
+@dataclass
+class _Watch:
+    """Waits for finished tasks, and says so when none will come."""
+
+    client: Any
+    no_worker_s: float
+    stall_s: float
+    total: int
+    last_result: float = field(default_factory=time.monotonic)
+    workerless_since: float | None = None
+
+    def finished(self, futures: list[Any], folded: int) -> list[Any]:
+        """The futures that are done, once at least one is (or :class:`ClusterStalled`)."""
+        from dask.distributed import wait
+
+        while True:
+            try:
+                done = wait(futures, timeout=POLL_S, return_when="FIRST_COMPLETED").done
+            except TimeoutError:
+                done = set()
+            now = time.monotonic()
+            if done:
+                self.last_result, self.workerless_since = now, None
+                return [f for f in futures if f in done]
+            self._check(now, folded)
+
+    def _check(self, now: float, folded: int) -> None:
+        workers = len(self.client.nthreads())
+        if workers:
+            self.workerless_since = None
+        elif self.workerless_since is None:
+            self.workerless_since = now
+        where = f"the Dask cluster at {self.client.scheduler.address}"
+        if self.workerless_since is not None and now - self.workerless_since >= self.no_worker_s:
+            why = f"{where} has had no worker for {self.no_worker_s:.0f} s"
+        elif now - self.last_result >= self.stall_s:
+            why = (f"no task finished for {self.stall_s:.0f} s on {where} "
+                   f"({workers} worker(s))")
+        else:
+            return
+        raise ClusterStalled(
+            f"{why}; {folded} of {self.total} task(s) of this attempt were done (kept in "
+            "the --checkpoint file if the run has one: start workers and run the same "
+            "command again to resume)")
 
 
 def run_here(func: Callable[..., Any], tasks: Sequence[Task], fold: Callable[[Task, Any], None],

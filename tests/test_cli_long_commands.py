@@ -19,7 +19,8 @@ import signal
 import subprocess
 import sys
 import tempfile
-from collections.abc import Iterator
+import time
+from collections.abc import Callable, Iterator
 from pathlib import Path
 
 import pytest
@@ -175,3 +176,67 @@ def test_bench_hil_progress_json_and_interrupt(short_tmp: Path) -> None:
     _, out = interrupted(["bench", "run", "--mode", "hil", str(REPO / "tests" / "scenarios")],
                          run, "bench run (hil)", group=True)
     assert out.startswith("PASS ") or out.startswith("FAIL ")  # a file's line came first
+
+
+def _session(sid: int) -> dict[int, str]:
+    """Every process of session ``sid`` (the command and all it started, reparented or
+    not), with its command line."""
+    found = {}
+    for entry in filter(str.isdigit, os.listdir("/proc")):
+        try:
+            stat = Path(f"/proc/{entry}/stat").read_text()
+        except OSError:
+            continue
+        if int(stat.rsplit(")", 1)[1].split()[4]) == sid:
+            found[int(entry)] = _cmdline(int(entry))
+    return found
+
+
+def _wait_until(what: str, check: Callable[[], bool]) -> None:
+    deadline = time.monotonic() + DEADLINE_S
+    while not check():
+        assert time.monotonic() < deadline, f"{what}: not within {DEADLINE_S} s"
+        time.sleep(0.02)
+
+
+def interrupted_while_the_cluster_starts(argv: list[str], cwd: Path) -> str:
+    """Run ``etg argv`` on the local cluster and press Ctrl-C (SIGINT to the whole
+    process group, as a terminal does) the moment its first Dask worker process has been
+    spawned, i.e. while ``LocalCluster`` is still starting; check exit 130, the one line,
+    and that nothing of the session is left. Returns stderr."""
+    proc = _etg([*argv, "--progress"], cwd)
+    try:
+        _wait_until("a Dask worker process spawned", lambda: proc.poll() is not None or any(
+            "spawn_main" in cmd for cmd in _descendants(proc.pid).values()))
+        assert proc.poll() is None, proc.communicate()
+        os.killpg(proc.pid, signal.SIGINT)
+        _out, err = proc.communicate(timeout=DEADLINE_S)
+        _wait_until("every process of the run gone", lambda: not _session(proc.pid))
+    finally:
+        if proc.poll() is None:
+            os.killpg(proc.pid, signal.SIGKILL)
+            proc.wait()
+    assert proc.returncode == 130, err
+    assert [x for x in err.splitlines() if "elapsed" not in x] == ["etg: interrupted"], err
+    return err
+
+
+def test_rtp_fast_interrupted_while_the_local_cluster_starts(tmp_path: Path) -> None:
+    """Ctrl-C in the cluster's first seconds is not lost (the workers start with SIGINT
+    blocked; this process acts on it once the cluster can be closed)."""
+    interrupted_while_the_cluster_starts(
+        ["rtp", "--variant", "blackjack", "--fast", "--rounds", "1e10", "--jobs", "2",
+         "--seed", "5"], tmp_path)
+
+
+def test_cert_run_interrupted_while_the_local_cluster_starts(tmp_path: Path) -> None:
+    interrupted_while_the_cluster_starts(
+        ["cert", "run", "--draws", "1e8", "--scaling", "batch", "--shoes", "10",
+         "--stream-bytes", "1024", "--seed", "77", "--dieharder", "none", "--jobs", "2",
+         "--out", str(tmp_path / "cert")], tmp_path)
+
+
+def test_rtp_fast_interrupted_mid_run_leaves_no_process(tmp_path: Path) -> None:
+    """Ctrl-C once tasks are running (the first progress line): the same one line."""
+    interrupted(["rtp", "--variant", "blackjack", "--fast", "--rounds", "1e10", "--jobs",
+                 "2", "--seed", "5"], tmp_path, "rtp", group=True)
