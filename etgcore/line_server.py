@@ -23,6 +23,7 @@ from __future__ import annotations
 
 import contextlib
 import errno
+import itertools
 import os
 import socket
 import stat
@@ -36,6 +37,9 @@ MAX_LINE = 8192
 MAX_CONNECTIONS = 8
 #: a connection silent this long is closed (a client that holds a slot and says nothing)
 IDLE_TIMEOUT_S = 30.0
+#: the longest socket path Linux binds (sun_path is 108 bytes with its NUL)
+SUN_PATH_MAX = 107
+_TEMPORARY = itertools.count()
 
 
 class LineServer:
@@ -142,6 +146,21 @@ class _LineTooLong(Exception):
     pass
 
 
+def _temporary_name(path: Path) -> Path | None:
+    """Where to bind before the rename: a name of this process beside ``path`` whose whole
+    path fits sun_path (the final name may already be near the limit: a journal's path
+    plus ".attendant.sock"). None only when nothing shorter than a one-letter final name
+    would fit; that socket is bound in place and refuses connections for the moment
+    between bind and listen."""
+    n = next(_TEMPORARY)
+    pid = os.getpid()
+    for name in (f".{pid}.{n}.sock", f".{pid:x}{n:x}", f".{n:x}"):
+        tmp = path.with_name(name)
+        if len(os.fsencode(tmp)) <= SUN_PATH_MAX and tmp != path and not os.path.lexists(tmp):
+            return tmp
+    return None
+
+
 def _listen(path: Path) -> socket.socket:
     """A listening socket at ``path`` (mode 0600), renamed into place once it listens."""
     with contextlib.suppress(FileNotFoundError):
@@ -149,11 +168,7 @@ def _listen(path: Path) -> socket.socket:
             raise FileExistsError(errno.EEXIST, "exists and is not a socket", str(path))
         path.unlink()  # a stale socket of a run that is gone
     sock = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
-    # a short temporary name: a socket's whole path must fit sun_path (107 bytes), and the
-    # final name may already be near that (a journal's path plus ".attendant.sock")
-    short = path.with_name(f".{os.getpid()}.sock")
-    # a final name shorter than any temporary one is bound in place (ready a moment early)
-    tmp = short if len(os.fsencode(short)) <= len(os.fsencode(path)) else None
+    tmp = _temporary_name(path)
     old = os.umask(0o177)
     try:
         sock.bind(str(tmp or path))

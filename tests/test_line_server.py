@@ -8,6 +8,7 @@ what cannot be answered, a 0600 socket, and a stop that ends the accepting threa
 
 from __future__ import annotations
 
+import os
 import socket
 import stat
 import threading
@@ -75,8 +76,7 @@ def _asleep_in_the_kernel(thread: threading.Thread) -> bool:
 @pytest.mark.parametrize("name_len", [1, 20])
 def test_a_path_near_the_socket_limit(tmp_path: Path, name_len: int) -> None:
     """A socket path of 107 bytes (sun_path's limit) is served: the server binds under a
-    temporary name no longer than the final one, or in place when the final name is
-    shorter than any temporary name."""
+    temporary name that fits, even beside a one-letter final name."""
     room = 107 - len(str(tmp_path)) - 1 - name_len
     assert room > 1, "the test's directory is already too deep"
     deep = tmp_path / ("d" * (room - 1))
@@ -87,5 +87,29 @@ def test_a_path_near_the_socket_limit(tmp_path: Path, name_len: int) -> None:
     try:
         assert request_line(path, "near the limit") == "NEAR THE LIMIT"
         assert sorted(p.name for p in deep.iterdir()) == [path.name]  # no temporary left
+    finally:
+        server.stop()
+
+
+def test_the_socket_appears_only_once_it_listens(tmp_path: Path, monkeypatch) -> None:
+    """Whoever waits for the socket file and connects at once is never refused, for a
+    short final name too (it used to be bound in place, so the file existed a moment
+    before the socket listened: a slow machine saw "connection refused")."""
+    import etgcore.line_server as ls
+
+    path = tmp_path / "s.ctl"
+    seen: list[bool] = []
+    real_listen = socket.socket.listen
+
+    def listen(sock: socket.socket, backlog: int) -> None:
+        seen.append(os.path.lexists(path))  # the final name, at the moment of listen
+        real_listen(sock, backlog)
+
+    monkeypatch.setattr(ls.socket.socket, "listen", listen)
+    server = Echo(path).start()
+    try:
+        assert seen == [False]
+        assert request_line(path, "hi") == "HI"
+        assert [p.name for p in tmp_path.iterdir()] == [path.name]
     finally:
         server.stop()

@@ -91,7 +91,11 @@ def test_monitor_ctrl_c_exits_0_quietly(sim_process) -> None:
     with stopped_at_exit(mon, signal.SIGKILL):
         assert mon.stdout is not None and mon.stderr is not None
         out, errors = Lines(mon.stdout), Lines(mon.stderr)
-        out.wait_for("the shoe's hello", lambda line: "hello:" in line)  # in its loop
+        try:
+            out.wait_for("the shoe's hello", lambda line: "hello:" in line)  # in its loop
+        except AssertionError as exc:  # say why the monitor stopped, if it did
+            raise AssertionError(f"{exc}\nexit code {mon.poll()}, stderr:\n"
+                                 f"{errors.text()}") from None
         mon.send_signal(signal.SIGINT)
         assert mon.wait(DEADLINE_S) == 0
         err = errors.wait_closed()
