@@ -209,6 +209,10 @@ class Table:
             return exc.reason
         return None
 
+    def resume_refusal(self) -> str | None:
+        """Why DEAL would not resume the tilt now, or None: a pure query."""
+        return self.tilts.resume_refusal()
+
     def wager_refusal(self, seat: int, amount: int) -> str | None:
         """Why ``Wager(seat, amount)`` would be refused now, or None: a pure query.
 

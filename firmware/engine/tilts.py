@@ -88,14 +88,25 @@ class Tilts:
         return self.tilt.causes[0] if self.tilt else ""
 
     # -- console: resume and void ----------------------------------------------------
+    def resume_refusal(self) -> str | None:
+        """Why DEAL would not resume the tilt now, or None: a pure query (the controller
+        tells the panel's auto-player; :meth:`resume` refuses with the same reason)."""
+        t = self.tilt
+        if t is None:
+            return "the table is not paused"
+        if t.active:
+            return f"the fault is still active ({t.code}); clear it first, or VOID"
+        if not self.shoe.in_play and t.resume_phase in P.IN_ROUND:
+            return ("the shoe cannot be the one this round was dealt from: VOID the round, "
+                    "then load a new shoe (SHUFFLE)")
+        return None
+
     def resume(self) -> None:
         t = self.tilt
         assert t is not None
-        if t.active:
-            raise Rejected(f"the fault is still active ({t.code}); clear it first, or VOID")
-        if not self.shoe.in_play and t.resume_phase in P.IN_ROUND:
-            raise Rejected("the shoe cannot be the one this round was dealt from: VOID the "
-                           "round, then load a new shoe (SHUFFLE)")
+        why = self.resume_refusal()
+        if why is not None:
+            raise Rejected(why)
         self.round.resume(t.resume_phase, t.resume_need if self.shoe.in_play else P.SHOE)
         self.tilt = None
 

@@ -66,7 +66,8 @@ class SimTable:
         self._view: PublicView = {
             **Table(load_rules(), seats=SEATS).public_view(),
             "controller": ControllerView(pending_double=None, recall=False, failure=None,
-                                         failure_kind=None, closed=False),
+                                         failure_kind=None, closed=False,
+                                         deal_resumes=False),
         }
         self.rounds = 0
         if self.journal.last_seq == 0:

@@ -211,11 +211,9 @@ class AutoPlay:
             now = time.monotonic()
             if self._tilt_since is None:
                 self._tilt_since = now
-            resolve = str(tilt.get("resolve", ""))
-            # an active fault, or one that DEAL cannot resume (a new shoe is due, the same
-            # fault repeated): the supervisor voids it after a while
-            active = "clear the fault" in resolve or "DEAL" not in resolve
-            if not active:
+            # DEAL where the engine would resume the round; a fault still active, a new
+            # shoe due or the same fault repeated: the supervisor voids it after a while
+            if ctl and ctl["deal_resumes"]:
                 self._once(("resume", rnd, tilt.get("cause")), None, "DEAL")
             elif now - self._tilt_since > VOID_AFTER_S:
                 self._once(("void", rnd, tilt.get("cause")), None, "VOID")

@@ -333,7 +333,8 @@ class Controller:
         view["controller"] = ControllerView(
             pending_double=self.doubles.public(), recall=self.devices.recall_held,
             failure=self.failure or self.rng_failure, closed=self.floor_gate.closed,
-            failure_kind="journal" if self.failure else "rng" if self.rng_failure else None)
+            failure_kind="journal" if self.failure else "rng" if self.rng_failure else None,
+            deal_resumes=t.phase == P.TILT and t.resume_refusal() is None)
         self.publish(view)
         self.journal.sync_head()  # after the screen: journal_head, "deferred head"
 

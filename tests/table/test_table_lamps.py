@@ -74,7 +74,8 @@ def pending_view(times: int) -> dict[str, Any]:
     return {
         "round": 4, "phase": "decisions", "expecting": {"kind": "decision", "seat": 1},
         "controller": {"pending_double": {"seat": 1, "hand": 1, "times": times},
-                       "recall": False, "failure": None, "failure_kind": None, "closed": False},
+                       "recall": False, "failure": None, "failure_kind": None, "closed": False,
+                       "deal_resumes": False},
     }
 
 
