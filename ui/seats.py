@@ -354,11 +354,16 @@ def paint_turn_frame(p: Painter, surf: pygame.Surface, sg: SeatGeometry) -> None
 
 
 def turn_frame_ring(p: Painter, sg: SeatGeometry) -> list[pygame.Rect]:
-    """Rectangles holding every pixel the turn frame may draw: the four edges of the
-    column as deep as the corner radius (a rounded corner's arc stays inside it)."""
+    """Rectangles holding every pixel the turn frame may draw: a square as big as the
+    corner radius at each corner (a rounded corner's arc stays inside it) and, between
+    them, each edge as deep as the frame's line."""
     width, radius = _frame_size(p)
-    r, depth = sg.rect, min(max(width, radius), sg.rect.width // 2, sg.rect.height // 2)
-    return [pygame.Rect(r.left, r.top, r.width, depth),
-            pygame.Rect(r.left, r.bottom - depth, r.width, depth),
-            pygame.Rect(r.left, r.top + depth, depth, r.height - 2 * depth),
-            pygame.Rect(r.right - depth, r.top + depth, depth, r.height - 2 * depth)]
+    r = sg.rect
+    c = min(max(width, radius), r.width // 2, r.height // 2)
+    w = min(width, c)
+    return [pygame.Rect(r.left, r.top, c, c), pygame.Rect(r.right - c, r.top, c, c),
+            pygame.Rect(r.left, r.bottom - c, c, c), pygame.Rect(r.right - c, r.bottom - c, c, c),
+            pygame.Rect(r.left + c, r.top, r.width - 2 * c, w),
+            pygame.Rect(r.left + c, r.bottom - w, r.width - 2 * c, w),
+            pygame.Rect(r.left, r.top + c, w, r.height - 2 * c),
+            pygame.Rect(r.right - w, r.top + c, w, r.height - 2 * c)]
