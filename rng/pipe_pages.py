@@ -170,7 +170,7 @@ class _Ring:
         """Stop the helper; unmap the ring only once it can no longer lend from it."""
         self.stopping = True
         self.full.put(None)
-        self.helper.join(timeout=2.0)
+        self.helper.join(timeout=0.5)  # Ctrl-C with a reader that stopped reading
         self.view.release()
         if not self.helper.is_alive():  # else it waits in vmsplice: the process exits
             with contextlib.suppress(BufferError):  # a traceback holds a region: at exit
