@@ -11,6 +11,7 @@ as the attendant's `etg recall` and `etg meters` do, while the service keeps wri
 from __future__ import annotations
 
 import contextlib
+import ctypes
 import json
 import os
 import shutil
@@ -21,7 +22,7 @@ import subprocess
 import sys
 import tempfile
 import time
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from pathlib import Path
 from typing import Any
 
@@ -32,6 +33,31 @@ from firmware.table.meters import MeterKey
 START_TIMEOUT_S = 60.0
 #: how long one wait for the table to act may take before the bench calls it stuck
 ACT_TIMEOUT_S = 20.0
+#: prctl(2)'s PR_SET_PDEATHSIG
+_PR_SET_PDEATHSIG = 1
+
+
+def _parent_death_signal() -> Callable[..., int] | None:
+    """libc's prctl, looked up now: the child may only make this one call between fork
+    and exec (no imports, no locks other threads may hold)."""
+    if not sys.platform.startswith("linux"):
+        return None
+    with contextlib.suppress(OSError, AttributeError):
+        return ctypes.CDLL(None, use_errno=True).prctl
+    return None
+
+
+_PRCTL = _parent_death_signal()
+
+
+def _die_with_the_bench() -> None:
+    """In the table's process before exec: SIGTERM when the bench dies. A bench killed
+    mid-run (a timeout, ``kill -9``) would otherwise leave its table running, holding a
+    pseudo-terminal whose number the kernel gives to the next one: that port then reads
+    "busy" to everyone. The signal follows the thread that started the table, and the
+    bench starts its tables from its main thread."""
+    if _PRCTL is not None:
+        _PRCTL(_PR_SET_PDEATHSIG, signal.SIGTERM)
 
 
 class ServiceError(UserError):
@@ -192,7 +218,8 @@ class ServiceProcess:
         try:
             self.proc = subprocess.Popen(cmd, stdin=subprocess.DEVNULL, stdout=log,
                                          stderr=subprocess.STDOUT, env=env,
-                                         cwd=self.dir, start_new_session=True)
+                                         cwd=self.dir, start_new_session=True,
+                                         preexec_fn=_die_with_the_bench)
         finally:
             log.close()
         self.starts += 1
