@@ -44,7 +44,8 @@ def test_a_killed_bench_takes_its_table_with_it(tmp_path) -> None:
         except AssertionError:
             bench.kill()
             assert bench.stderr is not None
-            raise AssertionError(f"the bench did not start its table: {bench.stderr.read()}")
+            raise AssertionError(
+                f"the bench did not start its table: {bench.stderr.read()}") from None
         assert _running(table)
         bench.kill()  # kill -9: no cleanup of its own runs
         bench.wait(DEADLINE_S)
