@@ -15,6 +15,10 @@ Two figures say where a shortfall comes from, and load cannot fake them:
 * **cores got**: the worker processes' CPU seconds per wall second. On a shared machine
   two workers may be given little more CPU than one; the ratio is then the machine's
   share, not the cluster's scaling.
+* **Dask's own CPU**: what the scheduler, nannies and client (this process) and the
+  workers' event loops spent beside the tasks, as a share of the tasks' CPU. On one
+  worker it runs on the idle second core; on two it takes from the tasks, so the ratio
+  is at most about 2 / (1 + that share).
 * **side by side**: the same tasks run in this process alone, then in two independent
   processes at once (no Dask at all): the throughput of two over one is the most any
   scheduler could get from these cores for this work.
@@ -45,6 +49,9 @@ class Timing:
     seconds: float
     task_cpu: tuple[float, ...]
     cores: float = 0.0
+    #: CPU of everything else the cluster ran (scheduler, nannies and client here, the
+    #: workers' event loops, results in transit) over the tasks' own CPU
+    overhead: float = 0.0
 
     @property
     def cpu_per_task(self) -> float:
@@ -153,11 +160,12 @@ def _cluster(kind: str, count: int, workers: int) -> Timing:
     func, tasks = _tasks(kind, count)
     with open_client(None, workers) as client:
         client.run(warm, kind)
-        before = client.run(process_cpu)
+        before, here = client.run(process_cpu), process_cpu()
         t = _timed(client, func, tasks)
-        after = client.run(process_cpu)
+        after, here = client.run(process_cpu), process_cpu() - here
     used = sum(after[w] - before.get(w, 0.0) for w in after)
-    return Timing(t.seconds, t.task_cpu, used / t.seconds)
+    own = sum(t.task_cpu)
+    return Timing(t.seconds, t.task_cpu, used / t.seconds, (used + here - own) / own)
 
 
 def _section(kind: str, per_worker: int, cores: int) -> Iterator[str]:
@@ -180,6 +188,8 @@ def _section(kind: str, per_worker: int, cores: int) -> Iterator[str]:
     cpu = many.cpu_per_task / one.cpu_per_task
     yield (f"    cluster / one worker: {ratio:.2f}x (target 1.8x); CPU per task on {cores} "
            f"workers / on one: x{cpu:.2f} (above 1: the busy cores slow each other)")
+    yield (f"    Dask's own CPU beside the tasks': {one.overhead:+.1%} on one worker, "
+           f"{many.overhead:+.1%} on {cores} (scheduler, nannies, event loops, results)")
     alone = side_by_side(kind, per_worker, 1)[0]
     pair = side_by_side(kind, per_worker, cores)
     both = cores * per_worker / max(t.seconds for t in pair)
