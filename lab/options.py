@@ -14,6 +14,7 @@ def add_cluster_options(p: argparse.ArgumentParser, *, jobs_default: int | None 
                    "(default: every core; 1 without --scheduler: this process, no cluster)")
     p.add_argument("--scheduler", metavar="tcp://HOST:PORT", default=None,
                    help="run on an existing Dask cluster (`dask scheduler`, `dask worker`); "
-                   "default: Dask's scheduler-address setting, else a local cluster")
+                   "default: Dask's scheduler-address setting, else a local cluster; a "
+                   "cluster left without workers ends the run, exit code 3")
     p.add_argument("--checkpoint", type=Path, metavar="FILE", default=None,
                    help="record finished tasks here; rerun with the same file to resume")
