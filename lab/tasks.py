@@ -40,6 +40,9 @@ STALL_S = 1800.0
 _LIMITS = {"etg.no-worker-timeout": NO_WORKER_S, "etg.stall-timeout": STALL_S}
 #: how often a run that is waiting asks the scheduler how many workers it has
 POLL_S = 2.0
+#: how often it looks for finished tasks (a task takes a few tenths of a second at least;
+#: three per worker are in flight, so this never leaves a worker idle)
+_NAP_S = 0.02
 
 
 class ClusterStalled(UserError):
@@ -104,11 +107,12 @@ def run_tasks(
             fut = client.submit(func, *t.args, key=f"etg-{name}-{run_id}-{t.index}",
                                 pure=False)
             in_flight[fut] = t
+            watch.add(fut)
             next_submit += 1
 
     submit()
     while in_flight:
-        for fut in watch.finished(list(in_flight), next_fold):
+        for fut in watch.finished(next_fold):
             task = in_flight.pop(fut)
             result = fut.result()  # re-raises a task's exception
             fut.release()
@@ -145,7 +149,13 @@ def _limit(key: str, given: float | None) -> float:
 
 @dataclass
 class _Watch:
-    """Waits for finished tasks, and says so when none will come."""
+    """Collects finished tasks with their results, and says so when none will come.
+
+    This thread looks at what Dask's ``as_completed`` has seen finish, in short sleeps,
+    and gathers each result itself. (Waiting inside Dask's ``sync`` instead, e.g.
+    ``distributed.wait``, has a Ctrl-C arriving there log a NameError traceback from
+    Dask's own cancel callback; ``as_completed(with_results=True)`` logs the gathers a
+    closing cluster cuts short.)"""
 
     client: Any
     no_worker_s: float
@@ -153,21 +163,29 @@ class _Watch:
     total: int
     last_result: float = field(default_factory=time.monotonic)
     workerless_since: float | None = None
+    pending: Any = None
 
-    def finished(self, futures: list[Any], folded: int) -> list[Any]:
-        """The futures that are done, once at least one is (or :class:`ClusterStalled`)."""
-        from dask.distributed import wait
+    def add(self, future: Any) -> None:
+        if self.pending is None:
+            from dask.distributed import as_completed
 
+            self.pending = as_completed()
+        self.pending.add(future)
+
+    def finished(self, folded: int) -> list[Any]:
+        """The futures of the tasks done, once at least one is (else
+        :class:`ClusterStalled`)."""
+        asked = time.monotonic()
         while True:
-            try:
-                done = wait(futures, timeout=POLL_S, return_when="FIRST_COMPLETED").done
-            except TimeoutError:
-                done = set()
+            batch = self.pending.next_batch(block=False)
             now = time.monotonic()
-            if done:
+            if batch:
                 self.last_result, self.workerless_since = now, None
-                return [f for f in futures if f in done]
-            self._check(now, folded)
+                return list(batch)
+            if now - asked >= POLL_S:
+                self._check(now, folded)
+                asked = now
+            time.sleep(_NAP_S)
 
     def _check(self, now: float, folded: int) -> None:
         workers = len(self.client.nthreads())
