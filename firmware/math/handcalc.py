@@ -130,13 +130,10 @@ class HandSolver:
                     for code, val in options:
                         if code == dec:
                             return val
-                else:
-                    codes = [c for c, _ in options]
+                else:  # a lane whose decision is not offered here takes the first option
                     out = np.array(options[0][1], dtype=float)
                     for code, val in options[1:]:
                         out = np.where(dec == code, val, out)
-                    if not np.all(np.isin(dec, codes)):
-                        pass  # an unavailable decision falls back to the first option
                     return out
         if not self.vec:
             best_code, best = options[0]
