@@ -136,9 +136,13 @@ def _local_client(dd: Any, workers: int) -> Iterator[Any]:
     except KeyboardInterrupt:
         # Ctrl-C: the cluster is torn down mid-task; the command line says so in one
         # line, without Dask's notes about the workers it had to kill
+        # (nor the traceback Dask's own cancel callback of an interrupted ``sync`` logs
+        # through tornado: a NameError inside Dask, not a fault of the run)
         for name in [n for n in logging.root.manager.loggerDict if
-                     n == "distributed" or n.startswith("distributed.")]:
+                     n in ("distributed", "tornado") or n.startswith(("distributed.",
+                                                                      "tornado."))]:
             logging.getLogger(name).setLevel(logging.CRITICAL)
+        logging.getLogger("tornado.application").setLevel(logging.CRITICAL)
         raise
     finally:
         if client is not None:
