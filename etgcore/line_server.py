@@ -101,10 +101,15 @@ class LineServer:
                 conn.settimeout(IDLE_TIMEOUT_S)
                 for raw in self._lines(conn):
                     conn.sendall(self._line(self._reply(raw)))
+                    self.replied()
         except (OSError, _LineTooLong):
             pass  # the client went away, idled, or sent an endless line (answered first)
         finally:
             self._slots.release()
+
+    def replied(self) -> None:
+        """Called after a reply was sent, in that client's thread: what must happen only
+        once the client has its answer (a ``stop`` that would close this very server)."""
 
     def _reply(self, raw: bytes) -> str:
         try:

@@ -23,7 +23,8 @@ HELP = ("commands: status | received | cards C... | append C... | fault KIND [AR
 
 
 def handle(sim: ShoeSimulator, line: str) -> str:
-    """Carry out one command line; the reply line (without newline). Never raises."""
+    """Carry out one command line; the reply line (without newline). Raises only
+    :class:`StopRequested`, for the server to carry out once it has answered."""
     words = line.strip().split()
     if not words:
         return "error: empty command; " + HELP
@@ -66,11 +67,14 @@ def _dispatch(sim: ShoeSimulator, cmd: str, args: list[str]) -> Any:
         sim.clear_fault()
         return None
     if cmd == "stop":
-        threading.Thread(target=sim.stop, daemon=True).start()
-        return None
+        raise StopRequested
     if cmd == "help":
         return HELP
     raise ValueError(f"unknown command {cmd!r}; {HELP}")
+
+
+class StopRequested(Exception):
+    """The ``stop`` command: carried out by the server once it has answered."""
 
 
 class ControlServer(LineServer):
@@ -88,7 +92,18 @@ class ControlServer(LineServer):
         return self
 
     def answer(self, line: str) -> str:
-        return handle(self.sim, line)
+        try:
+            return handle(self.sim, line)
+        except StopRequested:
+            self._stop_after_reply = True
+            return "ok"
+
+    def replied(self) -> None:
+        """``stop`` stops the simulator only once its ``ok`` is sent: stopping it wakes the
+        main loop, which closes this server, maybe before the reply was written."""
+        if getattr(self, "_stop_after_reply", False):
+            self._stop_after_reply = False
+            threading.Thread(target=self.sim.stop, daemon=True).start()
 
 
 def accepted(reply: str) -> bool:
