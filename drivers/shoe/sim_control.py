@@ -86,6 +86,8 @@ class ControlServer(LineServer):
     def __init__(self, sim: ShoeSimulator, path: str) -> None:
         super().__init__(path)
         self.sim = sim
+        #: a ``stop`` answered, to carry out once its reply is sent
+        self._stop_after_reply = False
 
     def start(self) -> ControlServer:
         super().start()
@@ -101,7 +103,7 @@ class ControlServer(LineServer):
     def replied(self) -> None:
         """``stop`` stops the simulator only once its ``ok`` is sent: stopping it wakes the
         main loop, which closes this server, maybe before the reply was written."""
-        if getattr(self, "_stop_after_reply", False):
+        if self._stop_after_reply:
             self._stop_after_reply = False
             threading.Thread(target=self.sim.stop, daemon=True).start()
 
