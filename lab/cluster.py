@@ -128,7 +128,10 @@ def _local_client(dd: Any, workers: int) -> Iterator[Any]:
         with _ctrl_c_held(interrupted), dask.config.set({**_WORKER_ENVIRON, **_QUIET_SERVERS}):
             cluster = dd.LocalCluster(n_workers=max(1, workers), threads_per_worker=1,
                                       processes=True, dashboard_address=":0",
-                                      silence_logs=logging.ERROR)
+                                      # a worker's own ERROR lines are the gathers an
+                                      # interrupted run cuts short; a task's failure
+                                      # reaches the client as its exception
+                                      silence_logs=logging.CRITICAL)
             client = dd.Client(cluster)
         if interrupted:
             raise KeyboardInterrupt  # pressed while the cluster started: now it can close
