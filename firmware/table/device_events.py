@@ -76,7 +76,7 @@ class DeviceEvents:
             case ShoeHello():
                 self.shoe.resync()
                 self.shoe_check_due = True  # compared with the engine's shoe at its STA
-                self.shoe.query()
+                self.shoe.query(now)
                 if t.phase in P.IN_ROUND or t.phase == P.TILT:
                     host.event(EventCode.SHOE_REBOOT, t.round_no, serial=ev.serial,
                                raw=ev.raw or "")
@@ -88,6 +88,8 @@ class DeviceEvents:
                 self._gate_refused(ev)
         for inp in translate.shoe_inputs(ev):
             host.feed(inp, "shoe")
+        if isinstance(ev, ShoeStatus):
+            self.shoe.status_came()
         if isinstance(ev, ShoeStatus) and self.shoe_check_due:
             self.shoe_check_due = False
             why = shoe_mismatch(t.shoe, ev.state, ev.count)

@@ -2,7 +2,8 @@
 
 The gate is unlocked only while a card is due (and the table has not failed), the LED
 shows the table's state (GREEN: deal, AMBER: wait, RED: tilt or failure), and while a
-fault is active the shoe is asked for its status every :data:`QUERY_EVERY_S`. Commands
+fault is active, or a status asked for after the shoe's HEL has not come, the shoe is
+asked for its status every :data:`QUERY_EVERY_S`. Commands
 are sent only when their value changes, so a refresh after every happening costs nothing
 on the serial line. The controller holds one :class:`ShoeControl` and passes the clock
 in; the object reads no clock of its own.
@@ -31,6 +32,7 @@ class ShoeControl:
         self._gate_at = 0.0  # when the gate was last commanded or a card last came
         self._led: str | None = None
         self._last_query = 0.0
+        self._awaiting_status = False  # a status asked for after a HEL has not come
 
     def sync(self, *, card_due: bool, tilted: bool, failed: bool, now: float) -> None:
         """Send the gate and LED commands the table's state asks for (when they change)."""
@@ -59,10 +61,20 @@ class ShoeControl:
         """A card left the shoe: the gate works, no need to reassert it for a while."""
         self._gate_at = now
 
-    def query(self) -> None:
-        """Ask the shoe for its status now (after a HEL: compare it with the engine's)."""
+    def query(self, now: float | None = None) -> None:
+        """Ask the shoe for its status now. With ``now`` (after a HEL, whose status is
+        compared with the engine's shoe) ask again every :data:`QUERY_EVERY_S` until a
+        status comes: that check must not wait on an answer lost on the line, nor be made
+        much later against a status sent for another reason."""
         if self.shoe is not None:
             self.shoe.query()
+            if now is not None:
+                self._awaiting_status = True
+                self._last_query = now
+
+    def status_came(self) -> None:
+        """The shoe reported its status (STA): no further query is owed."""
+        self._awaiting_status = False
 
     def new_shoe(self, decks: int) -> None:
         if self.shoe is not None:
@@ -79,7 +91,7 @@ class ShoeControl:
         if self.shoe is None:
             return None
         due = []
-        if fault_active:
+        if fault_active or self._awaiting_status:
             due.append(self._last_query + QUERY_EVERY_S)
         if self.gate == "open":
             due.append(self._gate_at + GATE_REASSERT_S)
@@ -89,7 +101,7 @@ class ShoeControl:
         """Query a faulted shoe, and reassert an open gate no card came through."""
         if self.shoe is None:
             return
-        if fault_active and now - self._last_query >= QUERY_EVERY_S:
+        if (fault_active or self._awaiting_status) and now - self._last_query >= QUERY_EVERY_S:
             self._last_query = now
             self.shoe.query()
         if self.gate == "open" and now - self._gate_at >= GATE_REASSERT_S:

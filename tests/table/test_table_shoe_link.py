@@ -125,6 +125,32 @@ def test_point10_the_same_shoe_after_a_restart_resumes(tmp_path: Path) -> None:
     assert t.phase != "tilt" and t.shoe.in_play
 
 
+def test_point10_the_status_after_a_hello_is_asked_for_until_it_comes(tmp_path: Path) -> None:
+    """A HEL between rounds (no tilt): the STA it is compared with may be lost on the
+    line; the table asks again every second until one comes, not only while tilted (a
+    check left pending would be made against a status sent much later, for another
+    reason)."""
+    from firmware.table.shoe_control import QUERY_EVERY_S
+
+    now = [100.0]
+    journal = Journal(tmp_path / "j.sqlite")
+    rec = open_table(journal, load_rules("blackjack", {}), 1, True)
+    sh = FakeShoe()
+    ctl = Controller(rec.table, journal, shoe=sh, panel=FakePanel(), clock=lambda: now[0])
+    ctl.handle(shoe(HELLO))
+    assert ctl.table.tilt is None
+    assert sh.sent.count(("QRY",)) == 1
+    for asked in (2, 3):  # no answer: asked again each period
+        now[0] += QUERY_EVERY_S
+        ctl.tick()
+        assert sh.sent.count(("QRY",)) == asked
+    ctl.handle(status("LOCKED", 0))
+    now[0] += 5 * QUERY_EVERY_S
+    ctl.tick()
+    assert sh.sent.count(("QRY",)) == 3  # answered: no more queries
+    assert ctl.next_deadline() is None
+
+
 def test_point10_repeated_identical_tilts_escalate(tmp_path: Path) -> None:
     """The 956-tilt loop: an impossible card, DEAL, another, DEAL, ... becomes a hold for
     a new shoe the dealer must resolve."""
