@@ -26,13 +26,13 @@ makes the bench slower, not wrong.
 from __future__ import annotations
 
 import contextlib
-import time
 from collections import Counter
 from typing import Any
 
 from etgcore.view import ExpectingView, PublicView, SeatView
 from firmware.bench.frames import LINK_DOWN, frame_events
 from firmware.bench.hil_buttons import BUTTON, button_meaning
+from firmware.bench.hil_journal_waits import fault_cleared, shoe_greeted, until_journaled
 from firmware.bench.hil_service import ACT_TIMEOUT_S, ServiceError, ServiceProcess
 from firmware.bench.hil_shoe import bench_shoe
 from firmware.bench.scenario import Round, Scenario
@@ -78,10 +78,16 @@ class HilDriver:
         )
         try:
             self.svc.start()
+            self._wait_shoe_greeted()
             self._shoe_in_play()
         except BaseException:
             self.stop()
             raise
+
+    def _wait_shoe_greeted(self) -> None:
+        """Until the table has the shoe's status after its HEL (:func:`shoe_greeted`)."""
+        until_journaled(self._svc().journal, shoe_greeted,
+                        "the table never had the shoe's status after its hello")
 
     def _shoe_in_play(self) -> None:
         """The scenario starts with a shoe in play: SHUFFLE and burn before its first card
@@ -368,14 +374,8 @@ class HilDriver:
         """Until the table journaled the clearing STA as its input. Counting statuses or
         shoe inputs is not enough: while tilted the table asks the shoe (QRY) once a
         second, and those answers may be handled before the bench's STA."""
-        journal = self._svc().journal
-        deadline = time.monotonic() + ACT_TIMEOUT_S
-        while not any(r["body"].get("source") == "shoe"
-                      and r["body"]["input"].get("type") == "fault-cleared"
-                      for r in journal.records("input", since_seq)):
-            if time.monotonic() > deadline:
-                raise ServiceError(f"the table did not take the shoe's {body}")
-            time.sleep(0.005)
+        until_journaled(self._svc().journal, fault_cleared,
+                        f"the table did not take the shoe's {body}", since_seq)
         self._status()  # the controller applied it before it answers this
 
     def console(self, press: str) -> str | None:
