@@ -8,6 +8,9 @@ The layout is described in :mod:`deploy.unpack`. Two signatures, one key:
   it into the installed release, where ``etg verify`` and every production start check
   the program files against it.
 
+Beside each module goes its bytecode (:mod:`deploy.bytecode`), listed and signed like
+the sources, so an installed table does not compile its program at every start.
+
 Builds are reproducible: members are sorted, time-stamped 1980-01-01 and Ed25519 is
 deterministic, so the same tree, ``SOURCE_DATE_EPOCH`` and key give the same bytes.
 """
@@ -29,6 +32,7 @@ from typing import Any
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey, Ed25519PublicKey
 
 from deploy import signing
+from deploy.bytecode import bytecode_for
 from deploy.errors import BundleRefused, DeployError
 from deploy.manifest import MANIFEST_DOMAIN, FileEntry, Manifest, release_id
 from deploy.program import (
@@ -148,9 +152,13 @@ def build_bundle(source: str | Path, key: str | Path, out: str | Path) -> BuiltB
     files: list[tuple[str, bytes, bool]] = []
     entries: list[FileEntry] = []
     for path in paths:
-        data = (source / path).read_bytes()
-        executable = is_executable(source / path)
-        files.append((path, data, executable))
+        files.append((path, (source / path).read_bytes(), is_executable(source / path)))
+    try:
+        files += bytecode_for(files)
+    except (SyntaxError, ValueError) as exc:  # a module that cannot be imported anyway
+        raise DeployError(f"{source}: a program module does not compile: {exc}") from None
+    files.sort(key=lambda f: f[0].encode("utf-8"))
+    for path, data, executable in files:
         entries.append(FileEntry(path, hashlib.sha256(data).hexdigest(), len(data), executable))
     manifest = Manifest(
         name=name,

@@ -259,8 +259,8 @@ run_checks() {
             --auto-play --rounds $ROUNDS > $GUEST/cpu.txt"
     step "pytest, hypothesis into the venv (for the test modules only)" \
         /opt/etg/venv/bin/python -m pip install --quiet pytest hypothesis
-    # Bytecode of the release goes to a cache outside its tree (the launcher's -B means
-    # the table itself compiles at every start); the tests start many interpreters.
+    # The tests start many interpreters: the bytecode they compile goes to a cache outside
+    # the release tree (the table itself reads the bytecode the release ships, -B).
     step "test modules: tests/engine tests/shoe" \
         sh -c "cd $GUEST/src && PYTHONDONTWRITEBYTECODE= PYTHONPYCACHEPREFIX=/var/cache/etg-pycache \
             /opt/etg/venv/bin/python -m pytest -q -p no:cacheprovider tests/engine tests/shoe"

@@ -17,6 +17,7 @@ import pytest
 
 from deploy import signing
 from deploy.bundle import build_bundle, seal, verify_bundle, verify_bytes, write_zip
+from deploy.bytecode import cache_path
 from deploy.errors import BundleRefused
 from deploy.manifest import MANIFEST_DOMAIN, FileEntry, Manifest
 from deploy.program import release_files
@@ -30,12 +31,19 @@ def flip(data: bytes, index: int, mask: int = 0x01) -> bytes:
 def test_build_and_verify_lists_every_program_file(mini_source, mini_bundle, keys) -> None:
     verified = verify_bundle(mini_bundle, keys.pub)
     paths = [f.path for f in verified.manifest.files]
-    assert paths == release_files(mini_source)
+    sources = [p for p in paths if "/__pycache__/" not in p]
+    assert sources == release_files(mini_source)
     assert "firmware/rules/blackjack.toml" in paths and "ui/données.py" in paths
     assert "pyproject.toml" in paths and "README.md" in paths
-    # caches, hidden files and tests are not program
-    assert not any("__pycache__" in p or p.startswith("tests/") or ".hidden" in p for p in paths)
+    # hidden files, tests and the checkout's own caches are not program; the bytecode the
+    # build compiled is, one file for each module and nothing else
+    assert not any(p.startswith("tests/") or ".hidden" in p for p in paths)
+    assert sorted(set(paths) - set(sources)) == sorted(
+        cache_path(p) for p in sources if p.endswith(".py"))
+    assert "firmware/__pycache__/x.cpython-311.pyc" not in paths
     for entry in verified.manifest.files:
+        if entry.path not in sources:
+            continue
         data = (mini_source / entry.path).read_bytes()
         assert entry.sha256 == hashlib.sha256(data).hexdigest()  # independent recomputation
         assert entry.size == len(data)

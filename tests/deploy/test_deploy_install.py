@@ -7,6 +7,7 @@ under a temporary directory without root; system steps are printed as skipped.
 from __future__ import annotations
 
 import hashlib
+import json
 import os
 import shutil
 import subprocess
@@ -105,7 +106,11 @@ def test_prefix_install_lays_out_the_real_tree(installed_prefix, keys, real_bund
         cwd=prefix,
     )
     assert own.returncode == 0 and "OK:" in own.stdout, own.stdout + own.stderr
-    assert not list(current.rglob("__pycache__"))  # -B: no caches in the release tree
+    # -B: no bytecode written into the release tree, only the bytecode it ships is there
+    shipped = {f["path"] for f in json.loads((current / "MANIFEST.json").read_text())["files"]
+               if f["path"].endswith(".pyc")}
+    assert shipped and {p.relative_to(current).as_posix()
+                        for p in current.rglob("*.pyc")} == shipped
     launcher = (prefix / "usr/local/bin/etg").read_text()
     assert "exec /opt/etg/venv/bin/python -I -B -m firmware" in launcher
     assert os.access(prefix / "usr/local/bin/etg", os.X_OK)
