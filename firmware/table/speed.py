@@ -117,20 +117,25 @@ class IdleFigures:
     heavy: list[str]
 
 
-def _idle(seconds: float = 10.0, shoe: str = "sim", pycache: str | None = None) -> IdleFigures:
+def _idle(seconds: float = 10.0, shoe: str = "sim", release: Path | None = None
+          ) -> IdleFigures:
     """``shoe``: "sim" (the simulator process on a pty) or a port this bench holds (a
-    silent pty: the table's own start, as with a real shoe on USB). ``pycache``: a
-    directory for the program's bytecode (written by the first start, read by the next)."""
+    silent pty: the table's own start, as with a real shoe on USB). ``release``: run the
+    program from this unpacked release tree, as the installed launcher does (``-B``, the
+    tree first on the path, no bytecode cache elsewhere), instead of from the checkout."""
     with tempfile.TemporaryDirectory() as d:
         env = dict(os.environ, SDL_VIDEODRIVER="dummy")
-        if pycache is not None:
-            env.update(PYTHONPYCACHEPREFIX=pycache, PYTHONDONTWRITEBYTECODE="")
         env.pop("DISPLAY", None)
+        flags: list[str] = []
+        if release is not None:
+            env.pop("PYTHONPYCACHEPREFIX", None)  # else the shipped bytecode is not looked at
+            flags = ["-B"]
         t0 = time.monotonic()
         proc = subprocess.Popen(
-            [sys.executable, "-m", "firmware", "run", "--headless", "--journal",
+            [sys.executable, *flags, "-m", "firmware", "run", "--headless", "--journal",
              f"{d}/j.sqlite", "--shoe", shoe, "--panel", "sim"],
-            stderr=subprocess.PIPE, stdout=subprocess.DEVNULL, text=True, env=env)
+            stderr=subprocess.PIPE, stdout=subprocess.DEVNULL, text=True, env=env,
+            cwd=release)
         assert proc.stderr is not None
         ready = ready_cpu = float("nan")
         for line in proc.stderr:
@@ -168,6 +173,19 @@ def _fingerprint_us() -> float:
         fingerprint(cfg, rules)
         best = min(best, time.perf_counter() - t0)
     return best * 1e6
+
+
+def _release_tree(work: Path) -> Path:
+    """This checkout built into a signed release (a throwaway key) and unpacked as the
+    installer unpacks it: the tree an installed table runs, bytecode included."""
+    from deploy import signing
+    from deploy.bundle import build_bundle, verify_bundle
+    from deploy.unpack import extract
+
+    key, pub, _ = signing.generate(work / "bench")
+    built = build_bundle(Path(__file__).resolve().parents[2], key, work / "bench.etgrel")
+    tree, _status = extract(verify_bundle(built.path, pub).contents, work / "releases")
+    return tree
 
 
 def _bytecode_state() -> str:
@@ -210,8 +228,9 @@ def table_benchmark() -> Iterator[str]:
     tty.setraw(slave)
     try:
         runs = [_idle(0.5, os.ttyname(slave)) for _ in range(3)]
-        with tempfile.TemporaryDirectory() as cache:
-            compiled = [_idle(0.5, os.ttyname(slave), cache) for _ in range(4)][1:]
+        with tempfile.TemporaryDirectory() as rel:
+            tree = _release_tree(Path(rel))
+            released = [_idle(0.5, os.ttyname(slave), tree) for _ in range(3)]
     finally:
         os.close(master)
         os.close(slave)
@@ -221,18 +240,18 @@ def table_benchmark() -> Iterator[str]:
            f"{f.table_cpu + f.shoe_sim_cpu:.2f}%; resident memory {f.rss:.0f} MiB")
     yield (f"libraries of the lab and the math mapped by the running table: "
            f"{', '.join(f.heavy) or 'none'} (of {', '.join(HEAVY)}; target none)")
-    ready = sorted(r.ready for r in runs)
-    yield (f"start to ready (3 starts, shoe on a pty as a USB shoe would be, sim panel): "
-           f"median {ready[1]:.2f} s from exec to 'table ready' (target <= 0.5 s), min "
-           f"{ready[0]:.2f} s; CPU time by then {statistics.median(r.ready_cpu for r in runs):.2f}"
-           f" s (what an unloaded machine would take); inside the service after the imports "
-           f"{statistics.median(r.internal for r in runs):.2f} s; with the shoe simulator's "
-           f"own process to start: {f.ready:.2f} s; load average {os.getloadavg()[0]:.1f} "
-           f"on {os.cpu_count()} cores; {_bytecode_state()}")
-    ready_c = sorted(r.ready for r in compiled)
-    yield (f"  the same starts with the program's bytecode cached (as after a first start "
-           f"where .pyc files may be written; not the target's case above when they may not): "
-           f"median {ready_c[1]:.2f} s, CPU {statistics.median(r.ready_cpu for r in compiled):.2f}"
-           f" s")
+    ready = sorted(r.ready for r in released)
+    yield (f"start to ready as an installed table starts (a signed release of this checkout "
+           f"unpacked, its modules' bytecode shipped in it, python -B; 3 starts, shoe on a "
+           f"pty as a USB shoe would be, sim panel): median {ready[1]:.2f} s from exec to "
+           f"'table ready' (target <= 0.5 s), min {ready[0]:.2f} s; CPU time by then "
+           f"{statistics.median(r.ready_cpu for r in released):.2f} s (what an unloaded "
+           f"machine would take); inside the service after the imports "
+           f"{statistics.median(r.internal for r in released):.2f} s; load average "
+           f"{os.getloadavg()[0]:.1f} on {os.cpu_count()} cores")
+    ready_c = sorted(r.ready for r in runs)
+    yield (f"  the same starts from this checkout: median {ready_c[1]:.2f} s, CPU "
+           f"{statistics.median(r.ready_cpu for r in runs):.2f} s ({_bytecode_state()}); "
+           f"with the shoe simulator's own process to start: {f.ready:.2f} s")
     yield f"config fingerprint at start (table + rules, best of 50): {_fingerprint_us():.1f} us"
     yield "rerun: python -m firmware.benchmarks table"
