@@ -81,6 +81,11 @@ _QUIET_SERVERS = {
     "distributed.admin.system-monitor.interval": "5s",
     "distributed.worker.memory.monitor-interval": "1s",
     "distributed.scheduler.work-stealing-interval": "1s",
+    # every task the run submits (its window: three per worker) goes to a worker at once,
+    # instead of the scheduler holding all but one per worker back ("queuing", for graphs
+    # far larger than a worker's memory; ours is bounded by the window): a worker that
+    # finishes a task starts its next without waiting for the scheduler's answer
+    "distributed.scheduler.worker-saturation": float("inf"),
 }
 
 

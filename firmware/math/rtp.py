@@ -27,7 +27,12 @@ from firmware.math.enginesim import Tally, play_engine_rounds
 from firmware.math.ruleset import GameRules
 
 CHUNK = 2000
-FAST_CHUNK = 1_000_000
+#: About a second of one core per task: Dask spends a few milliseconds on each task (the
+#: scheduler, the worker's event loop, the result's way back) beside the task's CPU, and
+#: on a machine whose every core runs a worker that time is taken from the tasks. With
+#: 10^6 rounds (a quarter of a second) the 2-core local cluster ran 1.4-1.7x one worker;
+#: with 4 x 10^6, 1.8-2.1x (``make bench`` lab, docs/math.md).
+FAST_CHUNK = 4_000_000
 
 
 @dataclass
