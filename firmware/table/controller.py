@@ -182,14 +182,16 @@ class Controller:
         double_due = self.doubles.due()
         if double_due is not None:
             due.append(double_due)
-        shoe_due = self.shoe_control.due(fault_active=self._fault_active())
+        shoe_due = self.shoe_control.due(want_status=self._want_status())
         if shoe_due is not None:
             due.append(shoe_due)
         return min(due, default=None)
 
-    def _fault_active(self) -> bool:
+    def _want_status(self) -> bool:
+        """The shoe is asked for its status periodically while a fault is active, and
+        after its HEL until the status that check compares with the engine's has come."""
         tilt = self.table.tilt
-        return tilt is not None and tilt.active
+        return (tilt is not None and tilt.active) or self.devices.shoe_check_due
 
     def handle(self, h: Happening) -> None:
         if isinstance(h, StopHappening):
@@ -229,7 +231,7 @@ class Controller:
     def tick(self) -> None:
         now = self.clock()
         self.devices.place_double(self.doubles.tick(now))
-        self.shoe_control.tick(now, fault_active=self._fault_active())
+        self.shoe_control.tick(now, want_status=self._want_status())
 
     # -- inputs: journal first, then the engine ----------------------------------------------
 

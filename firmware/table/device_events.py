@@ -88,8 +88,6 @@ class DeviceEvents:
                 self._gate_refused(ev)
         for inp in translate.shoe_inputs(ev):
             host.feed(inp, "shoe")
-        if isinstance(ev, ShoeStatus):
-            self.shoe.status_came()
         if isinstance(ev, ShoeStatus) and self.shoe_check_due:
             self.shoe_check_due = False
             why = shoe_mismatch(t.shoe, ev.state, ev.count)

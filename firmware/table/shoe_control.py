@@ -32,7 +32,6 @@ class ShoeControl:
         self._gate_at = 0.0  # when the gate was last commanded or a card last came
         self._led: str | None = None
         self._last_query = 0.0
-        self._awaiting_status = False  # a status asked for after a HEL has not come
 
     def sync(self, *, card_due: bool, tilted: bool, failed: bool, now: float) -> None:
         """Send the gate and LED commands the table's state asks for (when they change)."""
@@ -62,19 +61,12 @@ class ShoeControl:
         self._gate_at = now
 
     def query(self, now: float | None = None) -> None:
-        """Ask the shoe for its status now. With ``now`` (after a HEL, whose status is
-        compared with the engine's shoe) ask again every :data:`QUERY_EVERY_S` until a
-        status comes: that check must not wait on an answer lost on the line, nor be made
-        much later against a status sent for another reason."""
+        """Ask the shoe for its status now; with ``now``, the next of :meth:`tick`'s
+        periodic queries comes :data:`QUERY_EVERY_S` after this one."""
         if self.shoe is not None:
             self.shoe.query()
             if now is not None:
-                self._awaiting_status = True
                 self._last_query = now
-
-    def status_came(self) -> None:
-        """The shoe reported its status (STA): no further query is owed."""
-        self._awaiting_status = False
 
     def new_shoe(self, decks: int) -> None:
         if self.shoe is not None:
@@ -86,22 +78,25 @@ class ShoeControl:
             self.shoe.lock()
             self.shoe.led("RED")
 
-    def due(self, *, fault_active: bool) -> float | None:
+    def due(self, *, want_status: bool) -> float | None:
         """When :meth:`tick` next has something to send, or None."""
         if self.shoe is None:
             return None
         due = []
-        if fault_active or self._awaiting_status:
+        if want_status:
             due.append(self._last_query + QUERY_EVERY_S)
         if self.gate == "open":
             due.append(self._gate_at + GATE_REASSERT_S)
         return min(due, default=None)
 
-    def tick(self, now: float, *, fault_active: bool) -> None:
-        """Query a faulted shoe, and reassert an open gate no card came through."""
+    def tick(self, now: float, *, want_status: bool) -> None:
+        """Query the shoe while the table ``want_status`` (a fault is active, or the
+        status after a HEL has not come: that check must not wait on an answer lost on
+        the line, nor be made much later against a status sent for another reason), and
+        reassert an open gate no card came through."""
         if self.shoe is None:
             return
-        if (fault_active or self._awaiting_status) and now - self._last_query >= QUERY_EVERY_S:
+        if want_status and now - self._last_query >= QUERY_EVERY_S:
             self._last_query = now
             self.shoe.query()
         if self.gate == "open" and now - self._gate_at >= GATE_REASSERT_S:

@@ -258,8 +258,8 @@ def table_benchmark() -> Iterator[str]:
            f"{max(r.internal for r in released):.2f} s: the RNG's start-up samples from "
            f"the hardware RNG, when it is slow to answer); load average "
            f"{os.getloadavg()[0]:.1f} on {os.cpu_count()} cores")
-    ready_c = sorted(r.ready for r in runs)
-    yield (f"  the same starts from this checkout: median {statistics.median(ready_c):.2f} s, CPU "
+    yield (f"  the same starts from this checkout: median "
+           f"{statistics.median(r.ready for r in runs):.2f} s, CPU "
            f"{statistics.median(r.ready_cpu for r in runs):.2f} s ({_bytecode_state()}); "
            f"with the shoe simulator's own process to start: {f.ready:.2f} s")
     yield f"config fingerprint at start (table + rules, best of 50): {_fingerprint_us():.1f} us"
