@@ -178,18 +178,11 @@ class Controller:
 
     def next_deadline(self) -> float | None:
         """When :meth:`tick` next has something to do (this controller's clock), or None."""
-        due: list[float] = []
-        double_due = self.doubles.due()
-        if double_due is not None:
-            due.append(double_due)
-        shoe_due = self.shoe_control.due(want_status=self._want_status())
-        if shoe_due is not None:
-            due.append(shoe_due)
-        return min(due, default=None)
+        due = [self.doubles.due(), self.shoe_control.due(want_status=self._want_status())]
+        return min((d for d in due if d is not None), default=None)
 
     def _want_status(self) -> bool:
-        """The shoe is asked for its status periodically while a fault is active, and
-        after its HEL until the status that check compares with the engine's has come."""
+        """A fault is active, or the status after the shoe's HEL has not come yet."""
         tilt = self.table.tilt
         return (tilt is not None and tilt.active) or self.devices.shoe_check_due
 
