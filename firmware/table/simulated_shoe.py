@@ -36,6 +36,9 @@ class SimulatedShoe:
         self.proc = subprocess.Popen(
             cmd, stdout=subprocess.PIPE, stdin=subprocess.DEVNULL, text=True, bufsize=1,
             preexec_fn=_die_with_parent,
+            # its own process group: a terminal's Ctrl-C reaches the table, which stops
+            # the simulator after its devices (else the port vanishes mid-shutdown)
+            process_group=0,
         )
         assert self.proc.stdout is not None
         ready, _, _ = select.select([self.proc.stdout], [], [], 30)
