@@ -35,6 +35,7 @@ import sys
 from collections.abc import Callable
 from typing import Protocol
 
+from etgcore.child import signals_held
 from rng.pipe_pages import Filler, can_lend_pages, stream_lending_pages
 
 #: One slot: 16 generate requests of 2^19 bits, written with one write(2).
@@ -65,7 +66,10 @@ def stream_to_fd(open_source: Callable[[], StreamSource], fd: int,
     free_r, free_w = os.pipe()
     sys.stdout.flush()
     sys.stderr.flush()
-    pid = os.fork()
+    with signals_held():  # a Ctrl-C in Python's at-fork hooks would be dropped there
+        pid = os.fork()
+        if pid == 0:
+            signal.signal(signal.SIGINT, signal.SIG_DFL)  # the pump: Ctrl-C ends it quietly
     if pid == 0:  # the pump: never returns
         os.close(full_w)
         os.close(free_r)
@@ -118,7 +122,6 @@ def _generate(source: StreamSource, ring: memoryview, full_w: int, free_r: int,
 
 def _pump(ring: memoryview, fd: int, full_r: int, free_w: int) -> None:
     """Write each slot named on ``full_r`` to ``fd`` and give it back on ``free_w``."""
-    signal.signal(signal.SIGINT, signal.SIG_DFL)  # Ctrl-C ends it quietly
     code = 0
     try:
         pending = b""

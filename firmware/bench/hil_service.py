@@ -11,7 +11,6 @@ as the attendant's `etg recall` and `etg meters` do, while the service keeps wri
 from __future__ import annotations
 
 import contextlib
-import ctypes
 import json
 import os
 import shutil
@@ -22,10 +21,11 @@ import subprocess
 import sys
 import tempfile
 import time
-from collections.abc import Callable, Mapping
+from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
+from etgcore.child import dies_with_parent, signals_held
 from etgcore.errors import UserError
 from firmware.table.meters import MeterKey
 
@@ -33,33 +33,6 @@ from firmware.table.meters import MeterKey
 START_TIMEOUT_S = 60.0
 #: how long one wait for the table to act may take before the bench calls it stuck
 ACT_TIMEOUT_S = 20.0
-#: prctl(2)'s PR_SET_PDEATHSIG
-_PR_SET_PDEATHSIG = 1
-
-
-def _parent_death_signal() -> Callable[..., int] | None:
-    """libc's prctl, looked up now: the child may only make this one call between fork
-    and exec (no imports, no locks other threads may hold)."""
-    if not sys.platform.startswith("linux"):
-        return None
-    with contextlib.suppress(OSError, AttributeError):
-        return ctypes.CDLL(None, use_errno=True).prctl
-    return None
-
-
-_PRCTL = _parent_death_signal()
-
-
-def _die_with_the_bench() -> None:
-    """In the table's process before exec: SIGTERM when the bench dies. A bench killed
-    mid-run (a timeout, ``kill -9``) would otherwise leave its table running, holding a
-    pseudo-terminal whose number the kernel gives to the next one: that port then reads
-    "busy" to everyone. The signal follows the thread that started the table, and the
-    bench starts its tables from its main thread."""
-    if _PRCTL is not None:
-        _PRCTL(_PR_SET_PDEATHSIG, signal.SIGTERM)
-
-
 class ServiceError(UserError):
     """The service process died or stopped answering: the scenario fails with this."""
 
@@ -215,11 +188,15 @@ class ServiceProcess:
         with contextlib.suppress(FileNotFoundError):
             os.unlink(self.socket_path)
         log = open(self.log_path, "ab")  # noqa: SIM115 - the child keeps it
+        # The table dies with the bench (a bench killed mid-run would leave it holding a
+        # pseudo-terminal); the signal follows the thread that started it, and the bench
+        # starts its tables from its main thread.
         try:
-            self.proc = subprocess.Popen(cmd, stdin=subprocess.DEVNULL, stdout=log,
-                                         stderr=subprocess.STDOUT, env=env,
-                                         cwd=self.dir, start_new_session=True,
-                                         preexec_fn=_die_with_the_bench)
+            with signals_held():
+                self.proc = subprocess.Popen(cmd, stdin=subprocess.DEVNULL, stdout=log,
+                                             stderr=subprocess.STDOUT, env=env,
+                                             cwd=self.dir, start_new_session=True,
+                                             preexec_fn=dies_with_parent)
         finally:
             log.close()
         self.starts += 1

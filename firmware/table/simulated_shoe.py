@@ -3,12 +3,11 @@ process on a fresh pseudo-terminal, ended with the table process."""
 
 from __future__ import annotations
 
-import contextlib
 import select
-import signal
 import subprocess
 import sys
 
+from etgcore.child import dies_with_parent, signals_held
 from etgcore.errors import UserError
 from firmware.config import TableConfig
 from firmware.engine.rules import Rules
@@ -33,13 +32,16 @@ class SimulatedShoe:
             cmd += ["--seed", cfg.rng.seed_hex]
         if control:
             cmd += ["--control", control]
-        self.proc = subprocess.Popen(
-            cmd, stdout=subprocess.PIPE, stdin=subprocess.DEVNULL, text=True, bufsize=1,
-            preexec_fn=_die_with_parent,
-            # its own process group: a terminal's Ctrl-C reaches the table, which stops
-            # the simulator after its devices (else the port vanishes mid-shutdown)
-            process_group=0,
-        )
+        with signals_held():
+            self.proc = subprocess.Popen(
+                cmd, stdout=subprocess.PIPE, stdin=subprocess.DEVNULL, text=True, bufsize=1,
+                # ended with the table, even by kill -9: no orphan holding the pty
+                preexec_fn=dies_with_parent,
+                # its own process group: a terminal's Ctrl-C reaches the table, which
+                # stops the simulator after its devices (else the port vanishes
+                # mid-shutdown)
+                process_group=0,
+            )
         assert self.proc.stdout is not None
         ready, _, _ = select.select([self.proc.stdout], [], [], 30)
         line = self.proc.stdout.readline().strip() if ready else ""
@@ -55,13 +57,3 @@ class SimulatedShoe:
                 self.proc.wait(3)
             except subprocess.TimeoutExpired:
                 self.proc.kill()
-
-
-def _die_with_parent() -> None:
-    """In the simulator's child process (Linux): end it when the table process dies, even
-    by kill -9, so a crashed table leaves no orphaned simulator holding its pty."""
-    with contextlib.suppress(Exception):
-        import ctypes
-
-        pr_set_pdeathsig = 1
-        ctypes.CDLL(None).prctl(pr_set_pdeathsig, int(signal.SIGTERM))
