@@ -22,6 +22,7 @@ import dataclasses
 import hashlib
 import os
 import platform
+from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import Any
 
@@ -210,12 +211,9 @@ def _bingo(rng: Any, spec: DrawSpec, n: int) -> tuple[U8, U8]:
     if spec.scaling == "batch":
         from rng.lab import outcomes
 
-        tv = np.concatenate([*outcomes(rng.random_bytes, "target", n, weights=tweights),
-                             np.zeros(0, np.int64)])
-        mv = np.concatenate([*outcomes(rng.random_bytes, "multiplier", n, weights=mweights),
-                             np.zeros(0, np.int64)])
-        return (np.searchsorted(tvals, tv).astype(np.uint8),
-                np.searchsorted(mvals, mv).astype(np.uint8))
+        return (_indexes(outcomes(rng.random_bytes, "target", n, weights=tweights), tvals, n),
+                _indexes(outcomes(rng.random_bytes, "multiplier", n, weights=mweights),
+                         mvals, n))
     tmap = {v: i for i, v in enumerate(tvals)}
     mmap = {v: i for i, v in enumerate(mvals)}
     t = np.empty(n, dtype=np.uint8)
@@ -225,6 +223,20 @@ def _bingo(rng: Any, spec: DrawSpec, n: int) -> tuple[U8, U8]:
         t[i] = tmap[d.target]
         m[i] = mmap[d.multiplier]
     return t, m
+
+
+def _indexes(chunks: Iterator[npt.NDArray[np.int64]], values: list[int], n: int) -> U8:
+    """Each drawn value's index in ``values`` (sorted), converted chunk by chunk: a task's
+    2^20 values never exist as one array of 64-bit integers (8 MiB, twice: the values and
+    their indexes), which on two busy cores cost the memory both share."""
+    out = np.empty(n, np.uint8)
+    at = 0
+    for chunk in chunks:
+        out[at:at + chunk.size] = np.searchsorted(values, chunk)
+        at += chunk.size
+    if at != n:
+        raise ValueError(f"{at} values drawn, {n} wanted")
+    return out
 
 
 def _cards(rng: Any, spec: DrawSpec, n: int) -> U8:
