@@ -201,6 +201,12 @@ def _sim(args: argparse.Namespace) -> int:
             raise UserError(f"--listen {args.listen}: {exc.strerror or exc}") from None
     else:
         sim = ShoeSimulator.on_url(args.port, settings)
+    # The handler only notes the stop: stopping closes the port and joins the simulator's
+    # thread, which must not run inside a signal handler. It is in place before anything
+    # says the simulator is up (the path line, the control socket): a service manager or
+    # a bench may send SIGTERM the moment it sees either.
+    terminated: list[int] = []
+    signal.signal(signal.SIGTERM, lambda signum, _frame: terminated.append(signum))
     print(sim.path, flush=True)
     control = None
     try:
@@ -213,10 +219,6 @@ def _sim(args: argparse.Namespace) -> int:
         logging.getLogger("etg.shoe.sim").info(
             "simulated shoe on %s%s", sim.port.description,
             f", control socket {args.control}" if args.control else "")
-        # The handler only notes the stop: stopping closes the port and joins the
-        # simulator's thread, which must not run inside a signal handler.
-        terminated: list[int] = []
-        signal.signal(signal.SIGTERM, lambda signum, _frame: terminated.append(signum))
         sim.start()
         while not sim.wait(0.5) and not terminated:
             pass

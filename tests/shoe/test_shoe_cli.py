@@ -207,6 +207,21 @@ def test_sim_control_never_replaces_a_file_and_is_ready_when_it_appears(tmp_path
         assert control(sock, "status").startswith("ok")
 
 
+def test_sim_sigterm_the_moment_it_says_it_is_up_stops_it_cleanly(tmp_path) -> None:
+    """SIGTERM sent as soon as the pty path line appears (the simulator's "ready" for
+    the table) is already the simulator's own: exit 0. It once came before the handler,
+    which was installed after the control socket, and killed the process outright."""
+    sock = str(tmp_path / "shoe.ctl")
+    proc = subprocess.Popen([*ETG, "shoe", "sim", "--pty", "--control", sock],
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=ENV)
+    with stopped_at_exit(proc, signal.SIGKILL):
+        assert proc.stdout is not None
+        assert proc.stdout.readline().startswith("/dev/pts/")
+        proc.send_signal(signal.SIGTERM)
+        assert proc.wait(DEADLINE_S) == 0
+        assert not os.path.exists(sock)
+
+
 def test_sim_sigterm_stops_it_cleanly(sim_process) -> None:
     """A service manager stops the simulator with SIGTERM: exit 0, the control socket
     gone, no traceback (the handler only notes the stop; the port is closed and
