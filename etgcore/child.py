@@ -39,7 +39,6 @@ def _prctl() -> Callable[..., int] | None:
 
 
 _PRCTL = _prctl()
-_UNMASK = signal.pthread_sigmask
 
 
 @contextlib.contextmanager
@@ -54,16 +53,11 @@ def signals_held() -> Iterator[None]:
         signal.pthread_sigmask(signal.SIG_SETMASK, before)
 
 
-def reopen_signals() -> None:
-    """In a child forked inside :func:`signals_held`: take the held signals again."""
-    _UNMASK(signal.SIG_UNBLOCK, HELD)
-
-
 def dies_with_parent() -> None:
     """``preexec_fn``: in the child before exec, take the signals again (the mask survives
     exec, so the program would otherwise start deaf to Ctrl-C) and ask for SIGTERM when
     the starting thread ends, even by ``kill -9`` of the parent: an orphaned helper would
     hold its pseudo-terminal, whose number the kernel then gives to the next one."""
-    reopen_signals()
+    signal.pthread_sigmask(signal.SIG_UNBLOCK, HELD)
     if _PRCTL is not None:
         _PRCTL(_PR_SET_PDEATHSIG, signal.SIGTERM)

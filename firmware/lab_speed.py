@@ -188,7 +188,8 @@ def _section(kind: str, per_worker: int, cores: int) -> Iterator[str]:
     unit, per = (("rounds", FAST_CHUNK) if kind == "rtp" else
                  ("outcomes", 3 * TASK_DRAWS["batch"]))
     name = (f"etg rtp --fast, blackjack, tasks of {FAST_CHUNK:,} rounds" if kind == "rtp"
-            else "etg cert run --scaling batch, tasks of 2^20 Bingo and card draws")
+            else f"etg cert run --scaling batch, tasks of 2^{TASK_DRAWS['batch'].bit_length() - 1}"
+                 " Bingo and card draws")
     n_one, n_many = per_worker, per_worker * cores
     yield f"  {name} ({per_worker} tasks per worker, {REPEATS} runs of each, taking turns):"
     ones: list[Timing] = []
