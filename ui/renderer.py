@@ -4,7 +4,9 @@ Why it is built this way: a 1920x1080 frame copy alone costs most of a milliseco
 a Raspberry Pi 4 has a fraction of this machine's speed. So the felt, inscriptions,
 paytables and betting areas are drawn once into a cached static layer, and the table is
 split into regions (the dealer, the Bingo display, each seat, the status line, the
-screen overlay). Each region has a key: everything its pixels depend on. A frame
+screen overlay). Each region has a key: everything its pixels depend on (the view's own
+dicts where they are the view's part, compared by equality: a published view never
+changes, which a controller test checks). A frame
 redraws only the regions whose key changed (restoring the felt under them from the
 cache) and returns their rectangles for ``pygame.display.update``.
 """
@@ -133,7 +135,7 @@ class Renderer:
         if not view:
             return out
         dealer = view.get("dealer")
-        out.append(("dealer", g.dealer, repr(dealer),
+        out.append(("dealer", g.dealer, dealer,
                     lambda s: paint_dealer(p, s, g.dealer, dealer)))
         if g.bingo is not None:
             bingo = view.get("bingo")
@@ -159,7 +161,7 @@ class Renderer:
             turn = mine and expecting.get("kind") == "decision"
             # (what the column shows, its turn frame): a change of the frame alone is
             # redrawn in the frame's ring only (_turn_frame)
-            key = ((repr(st), expecting.get("hand") if turn else None, turn, target, dealer_bj,
+            key = ((st, expecting.get("hand") if turn else None, turn, target, dealer_bj,
                     ctx.selected), mine)
             name = f"seat-{seat}"
             out.append((name, sg.rect, key, self._seat_painter(name, sg, st, ctx, mine)))
@@ -168,8 +170,8 @@ class Renderer:
         def status(s: pygame.Surface) -> None:
             self.buttons = paint_status(p, s, g.status, view, dict(keys))
 
-        out.append(("status", g.status, (repr(expecting), view.get("round"),
-                                         repr(view.get("shoe")), keys), status))
+        out.append(("status", g.status, (expecting, view.get("round"), view.get("shoe"), keys),
+                    status))
         return out
 
     def _seat_painter(self, name: str, sg: SeatGeometry, seat: SeatView,

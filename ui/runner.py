@@ -83,7 +83,11 @@ class UiInbox:
         self._arrived = threading.Event()  # something to take: wakes the UI loop
 
     def put_view(self, view: PublicView) -> None:
-        """Offer a new public view (never blocks; a view not yet drawn is replaced)."""
+        """Offer a new public view (never blocks; a view not yet drawn is replaced).
+
+        The view is handed over for good: nothing may change it afterwards, because the
+        renderer keeps its parts as region keys and compares them with the next view's
+        (equality of the dicts is several times cheaper per frame than their repr)."""
         check_public(view)
         with self._lock:
             self._view = view

@@ -73,6 +73,35 @@ def _journal_commit(n: int = 1000) -> dict[str, list[float]]:
     return times
 
 
+def _after_sleep(pause_s: float = 0.05, n: int = 100) -> dict[str, list[float]]:
+    """The card's commit and the disk's sync alone again, each after ``pause_s`` asleep
+    as a card comes to the table, not back to back as in :func:`_journal_commit`."""
+    from firmware.table.journal import Journal
+
+    times: dict[str, list[float]] = {"commit": [], "disk": []}
+    with tempfile.TemporaryDirectory(dir=".") as d:
+        keyed = Journal(Path(d) / "keyed.sqlite", os.urandom(32))
+        keyed.defer_head = True
+        fd = os.open(Path(d) / "disk", os.O_RDWR | os.O_CREAT, 0o600)
+        body = {"input": {"type": "card", "card": "TD"}, "source": "shoe"}
+        try:
+            for _ in range(n):
+                time.sleep(pause_s)
+                t0 = time.perf_counter()
+                keyed.append_one("input", body, round_no=1)
+                times["commit"].append(time.perf_counter() - t0)
+                keyed.sync_head()
+                time.sleep(pause_s)
+                t0 = time.perf_counter()
+                os.pwrite(fd, b"h" * 256, 0)
+                os.fdatasync(fd)
+                times["disk"].append(time.perf_counter() - t0)
+        finally:
+            os.close(fd)
+            keyed.close()
+    return times
+
+
 def _dist(xs: list[float]) -> str:
     ms = [x * 1000 for x in xs]
     return (f"p50 {statistics.median(ms):.2f}, p90 {_pct(ms, 0.9):.2f}, p99 "
@@ -205,7 +234,7 @@ def _bytecode_state() -> str:
 
 
 def table_benchmark() -> Iterator[str]:
-    from firmware.table.speed_card import card_to_screen
+    from firmware.table.speed_card import card_to_screen, frames_alone
 
     c = card_to_screen()
     ms = [x * 1000 for x in c.shown]
@@ -220,6 +249,10 @@ def table_benchmark() -> Iterator[str]:
     for i, name in enumerate(names):
         leg = [st[i] - (st[i - 1] if i else 0.0) for st in c.steps]
         yield f"  of which {name}: {_dist(leg)} ({len(leg)} cards)"
+    hot, cold = frames_alone(c.views, 0.0), frames_alone(c.views, 0.005)
+    yield (f"  the UI's frame for a card drawn again alone (the same views, this thread "
+           f"only): back to back {_dist(hot)}; each after a 5 ms sleep {_dist(cold)}: what "
+           f"this machine's idle cores add (docs/ui.md)")
     j = _journal_commit()
     yield (f"journal commit (WAL, synchronous=FULL, 1000 records each, all four taking "
            f"turns, in {os.getcwd()}): keyed chain (HMAC-SHA256), what a card waits for: "
@@ -229,6 +262,9 @@ def table_benchmark() -> Iterator[str]:
     yield (f"  the disk alone (pwrite 256 B + fdatasync, same directory, same turns): "
            f"{_dist(j['disk'])}: a card's p99 cannot be below this sync's p99 without "
            f"showing a card before its record is durable")
+    slept = _after_sleep()
+    yield (f"  each after 50 ms asleep, as a card comes: the commit {_dist(slept['commit'])}; "
+           f"the disk alone {_dist(slept['disk'])}")
     f = _idle(10.0)
     master, slave = os.openpty()
     tty.setraw(slave)

@@ -46,6 +46,8 @@ class CardTimes:
 
     shown: list[float] = field(default_factory=list)
     steps: list[tuple[float, float, float, float]] = field(default_factory=list)
+    #: every view the screen was handed, in order (for :func:`frames_alone`)
+    views: list[PublicView] = field(default_factory=list)
 
 
 class _Marks:
@@ -191,6 +193,7 @@ def card_to_screen(rounds: int = 18, seats: int = 7) -> CardTimes:
             marks.published = time.perf_counter()
         shown = v.copy()
         shown.pop("controller", None)  # as the table's UI bridge hands it to the screen
+        shoe.times.views.append(shown)
         inbox.put_view(shown)
 
     def delivered(e: Any) -> None:
@@ -249,3 +252,44 @@ def _new_round(ctl: Any, seats: int, wager: Any, close: Any) -> None:
     for s in range(1, seats + 1):
         ctl.feed(wager(s, 500), "bench")
     ctl.feed(close(), "bench")
+
+
+def frames_alone(views: list[PublicView], pause_s: float, passes: int = 2) -> list[float]:
+    """Seconds the renderer takes for each frame that adds one card, the same views drawn
+    again on this thread alone, ``pause_s`` asleep before each frame (0: back to back).
+
+    Why: the UI's leg of :func:`card_to_screen` is mostly this frame, drawn after the
+    table has slept between cards. Drawn back to back, the same frames show what the
+    drawing itself costs; after a short sleep, what a core coming back from idle adds
+    (caches refilled: a virtual machine's idle core runs other guests' work meanwhile)."""
+    os.environ.setdefault("SDL_VIDEODRIVER", "dummy")
+    import pygame
+
+    from firmware.engine import load_rules
+    from firmware.engine.layout import layout_for
+    from ui.layout_data import parse_layout
+    from ui.renderer import Renderer
+    from ui.state import ScreenState
+
+    pygame.display.init()
+    try:
+        surf = pygame.display.set_mode((1920, 1080))
+        layout = parse_layout(layout_for(load_rules("blackjack", {"burn_cards": 0})), "Bench")
+        renderer, state = Renderer((1920, 1080), layout), ScreenState()
+        out: list[float] = []
+        for _ in range(passes):
+            renderer.invalidate()
+            before = None
+            for view in views:
+                if pause_s:
+                    time.sleep(pause_s)
+                t0 = time.perf_counter()
+                renderer.render(surf, view, state, 0.0)
+                took = time.perf_counter() - t0
+                n = _on_screen(view)
+                if before is not None and n == before + 1:
+                    out.append(took)
+                before = n
+        return out
+    finally:
+        pygame.display.quit()

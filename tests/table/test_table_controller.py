@@ -325,3 +325,23 @@ def test_the_view_goes_out_after_the_commit_and_before_the_head_file(tmp_path: P
     assert seen and seen[-1][0] == journal.last_seq  # the card's record: committed first
     assert seen[-1][1] < journal.last_seq  # its head not yet written when the view left
     assert head is not None and head.seq == journal.last_seq  # ... and right after
+
+
+def test_a_published_view_is_never_changed_afterwards(tmp_path: Path) -> None:
+    """The screen keeps parts of each view it drew to compare with the next one (the
+    renderer's region keys, ui/renderer.py): nothing may change a view once it is out,
+    through a whole round and into the next one."""
+    import copy
+
+    ctl, _, _ = make(tmp_path)
+    out: list[tuple[object, object]] = []
+    ctl.publish = lambda view: out.append((view, copy.deepcopy(view)))
+    play(ctl, press(1, "BET"), press(2, "BET"), press(None, "DEAL"))
+    play(ctl, card("8S"), card("8H"), card("9D"), card("8C"), card("TC"), card("6H"))
+    play(ctl, press(1, "SPLIT"), card("3D"), press(1, "DOUBLE"), card("9S"),
+         card("TS"), press(1, "STAND"), press(2, "STAND"), card("KD"))
+    assert ctl.table.phase == "settled"
+    play(ctl, press(1, "BET"), press(None, "DEAL"), card("AS"))
+    assert len(out) > 20
+    changed = [i for i, (view, then) in enumerate(out) if view != then]
+    assert changed == []
