@@ -53,3 +53,18 @@ def test_fixtures_have_exactly_the_engine_views_shape(variant: str) -> None:
     fixture = load_json(f"{variant}-settled")
     assert _shape(fixture) == _shape(engine["settled"])
     assert (fixture["bingo"] is None) == (engine["settled"]["bingo"] is None)
+
+
+def test_the_bench_times_each_frame_that_adds_one_card() -> None:
+    """`make bench`'s frame-alone figure (firmware.table.speed_card.frames_alone) times
+    exactly the frames whose view shows one card more than the one before."""
+    from itertools import pairwise
+
+    from firmware.table.speed_card import _on_screen, frames_alone
+
+    views = [pub for pub, _priv in engine_round("blackjack")]
+    added = sum(1 for a, b in pairwise(views)
+                if _on_screen(b) == _on_screen(a) + 1)
+    assert added >= 4
+    took = frames_alone(views, 0.0, passes=2)
+    assert len(took) == 2 * added and all(t > 0 for t in took)
