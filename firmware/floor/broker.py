@@ -19,6 +19,7 @@ import subprocess
 from pathlib import Path
 from typing import Any
 
+from etgcore.child import dies_with_parent, signals_held
 from etgcore.errors import UserError
 from firmware.floor.certs import BROKER, FLOOR_SERVICE, ca_paths, identity
 from firmware.floor.topics import ROOT
@@ -91,7 +92,12 @@ def mosquitto_binary() -> str:
 def start_broker(root: Path, port: int, host: str = "127.0.0.1",
                  log: Any = None) -> subprocess.Popen[bytes]:
     """Mosquitto on the generated configuration, as a child process (its log to ``log``,
-    a file object, else this process's stderr)."""
+    a file object, else this process's stderr). It gets SIGTERM when the thread that
+    started it ends, even by ``kill -9`` of this process (etgcore.child): an orphaned
+    broker would keep the floor's port, and the next ``etg floor serve --start-broker``
+    could not listen on it. Start it from a thread that lives as long as it should."""
     conf = write_config(root, port, host)
-    return subprocess.Popen([mosquitto_binary(), "-c", str(conf)], stdin=subprocess.DEVNULL,
-                            stdout=log, stderr=log)
+    with signals_held():
+        return subprocess.Popen([mosquitto_binary(), "-c", str(conf)],
+                                stdin=subprocess.DEVNULL, stdout=log, stderr=log,
+                                preexec_fn=dies_with_parent)
