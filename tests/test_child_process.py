@@ -3,15 +3,14 @@ starts able to hear one, and it ends with its parent (etgcore.child)."""
 
 from __future__ import annotations
 
-import signal
 import subprocess
 import sys
 import textwrap
-import time
 from pathlib import Path
 
+from waiting import DEADLINE_S, child_ends_with_killed_parent
+
 REPO = Path(__file__).resolve().parent.parent
-DEADLINE_S = 60.0
 
 #: Presses Ctrl-C (to itself) from inside an at-fork hook, the way a terminal's press
 #: lands when it comes while Python runs its hooks around the fork of a child started
@@ -83,27 +82,4 @@ def test_the_child_ends_with_its_parent_killed(tmp_path: Path) -> None:
         open({str(pid_file)!r}, "w").write(str(p.pid))
         time.sleep(600)
     """)
-    parent = subprocess.Popen([sys.executable, "-c", script], cwd=REPO)
-    try:
-        deadline = time.monotonic() + DEADLINE_S
-        while not pid_file.exists() or not pid_file.read_text():
-            assert time.monotonic() < deadline, "the child was never started"
-            time.sleep(0.05)
-        child = int(pid_file.read_text())
-        parent.send_signal(signal.SIGKILL)
-        parent.wait(DEADLINE_S)
-        while _alive(child):
-            assert time.monotonic() < deadline, "the child outlived its killed parent"
-            time.sleep(0.05)
-    finally:
-        if parent.poll() is None:
-            parent.kill()
-            parent.wait()
-
-
-def _alive(pid: int) -> bool:
-    try:
-        state = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0]
-    except OSError:
-        return False
-    return state != "Z"
+    child_ends_with_killed_parent(script, pid_file, REPO)

@@ -13,11 +13,14 @@ The top-level ``conftest.py`` puts this directory on ``sys.path``: ``from waitin
 from __future__ import annotations
 
 import contextlib
+import os
 import signal
 import subprocess
+import sys
 import threading
 import time
 from collections.abc import Callable, Iterator
+from pathlib import Path
 from typing import IO, Any, TypeVar
 
 #: How long any test waits for something that should happen: far more than it takes on a
@@ -121,3 +124,36 @@ class Lines:
     def text(self) -> str:
         with self._changed:
             return "\n".join(self.lines)
+
+
+def _alive(pid: int) -> bool:
+    """The process exists and is not a zombie waiting to be reaped."""
+    try:
+        state = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0]
+    except OSError:
+        return False
+    return state != "Z"
+
+
+def child_ends_with_killed_parent(script: str, pid_file: Path, cwd: Path,
+                                  what: str = "the child") -> None:
+    """Run ``script`` (Python) as a parent that starts a child and writes its pid to
+    ``pid_file``; kill the parent with SIGKILL; wait for the child to end. A child still
+    alive at the deadline fails the test, and is killed."""
+    parent = subprocess.Popen([sys.executable, "-c", script], cwd=cwd)
+    child = 0
+    try:
+        wait_for(f"{what} to start", lambda: parent.poll() is None and pid_file.exists()
+                 and pid_file.read_text())
+        child = int(pid_file.read_text())
+        assert _alive(child), f"{what} is not running"
+        parent.send_signal(signal.SIGKILL)
+        parent.wait(DEADLINE_S)
+        wait_for(f"{what} to end with its killed parent", lambda: not _alive(child))
+    finally:
+        if parent.poll() is None:
+            parent.kill()
+            parent.wait()
+        if child and _alive(child):
+            with contextlib.suppress(ProcessLookupError):
+                os.kill(child, signal.SIGKILL)
