@@ -38,6 +38,16 @@ def _pct(xs: list[float], q: float) -> float:
     return s[min(len(s) - 1, int(q * len(s)))]
 
 
+#: the record a card's commit writes in the journal benchmarks
+_CARD = {"input": {"type": "card", "card": "TD"}, "source": "shoe"}
+
+
+def _disk_sync(fd: int) -> None:
+    """The disk alone: 256 bytes written in place and synced, as a head slot is."""
+    os.pwrite(fd, b"h" * 256, 0)
+    os.fdatasync(fd)
+
+
 def _journal_commit(n: int = 1000) -> dict[str, list[float]]:
     """Commit latencies measured side by side, taking turns record by record so load on
     the machine falls on all alike: the keyed chain as the table runs it (``commit``:
@@ -52,16 +62,10 @@ def _journal_commit(n: int = 1000) -> dict[str, list[float]]:
         keyed.defer_head = True
         plain = Journal(Path(d) / "plain.sqlite", None, head_file=False)
         fd = os.open(Path(d) / "disk", os.O_RDWR | os.O_CREAT, 0o600)
-
-        def disk() -> None:
-            os.pwrite(fd, b"h" * 256, 0)
-            os.fdatasync(fd)
-
-        body = {"input": {"type": "card", "card": "TD"}, "source": "shoe"}
-        steps = (("commit", lambda: keyed.append_one("input", body, round_no=1)),
+        steps = (("commit", lambda: keyed.append_one("input", _CARD, round_no=1)),
                  ("head", keyed.sync_head),
-                 ("plain", lambda: plain.append_one("input", body, round_no=1)),
-                 ("disk", disk))
+                 ("plain", lambda: plain.append_one("input", _CARD, round_no=1)),
+                 ("disk", lambda: _disk_sync(fd)))
         for _ in range(n):
             for name, step in steps:
                 t0 = time.perf_counter()
@@ -83,18 +87,16 @@ def _after_sleep(pause_s: float = 0.05, n: int = 100) -> dict[str, list[float]]:
         keyed = Journal(Path(d) / "keyed.sqlite", os.urandom(32))
         keyed.defer_head = True
         fd = os.open(Path(d) / "disk", os.O_RDWR | os.O_CREAT, 0o600)
-        body = {"input": {"type": "card", "card": "TD"}, "source": "shoe"}
         try:
             for _ in range(n):
                 time.sleep(pause_s)
                 t0 = time.perf_counter()
-                keyed.append_one("input", body, round_no=1)
+                keyed.append_one("input", _CARD, round_no=1)
                 times["commit"].append(time.perf_counter() - t0)
                 keyed.sync_head()
                 time.sleep(pause_s)
                 t0 = time.perf_counter()
-                os.pwrite(fd, b"h" * 256, 0)
-                os.fdatasync(fd)
+                _disk_sync(fd)
                 times["disk"].append(time.perf_counter() - t0)
         finally:
             os.close(fd)

@@ -177,16 +177,12 @@ def card_to_screen(rounds: int = 18, seats: int = 7) -> CardTimes:
     import pygame
 
     from drivers.shoe.driver import ShoeDriver
-    from firmware.engine import load_rules
-    from firmware.engine.layout import layout_for
     from firmware.table.controller import ShoeHappening, StopHappening
-    from ui.layout_data import parse_layout
     from ui.runner import UiInbox, UiRunner
 
     marks = _Marks()
     inbox = UiInbox()
-    layout = layout_for(load_rules("blackjack", {"burn_cards": 0}))
-    runner = UiRunner(parse_layout(layout, "Bench"), inbox, size=(1920, 1080))
+    runner = UiRunner(_bench_layout(), inbox, size=(1920, 1080))
 
     def publish(v: PublicView) -> None:
         if marks.committed and not marks.published and _on_screen(v) >= marks.want:
@@ -265,17 +261,13 @@ def frames_alone(views: list[PublicView], pause_s: float, passes: int = 2) -> li
     os.environ.setdefault("SDL_VIDEODRIVER", "dummy")
     import pygame
 
-    from firmware.engine import load_rules
-    from firmware.engine.layout import layout_for
-    from ui.layout_data import parse_layout
     from ui.renderer import Renderer
     from ui.state import ScreenState
 
     pygame.display.init()
     try:
         surf = pygame.display.set_mode((1920, 1080))
-        layout = parse_layout(layout_for(load_rules("blackjack", {"burn_cards": 0})), "Bench")
-        renderer, state = Renderer((1920, 1080), layout), ScreenState()
+        renderer, state = Renderer((1920, 1080), _bench_layout()), ScreenState()
         out: list[float] = []
         for _ in range(passes):
             renderer.invalidate()
@@ -293,3 +285,12 @@ def frames_alone(views: list[PublicView], pause_s: float, passes: int = 2) -> li
         return out
     finally:
         pygame.display.quit()
+
+
+def _bench_layout() -> Any:
+    """The layout both card benchmarks draw: Blackjack, no burn card."""
+    from firmware.engine import load_rules
+    from firmware.engine.layout import layout_for
+    from ui.layout_data import parse_layout
+
+    return parse_layout(layout_for(load_rules("blackjack", {"burn_cards": 0})), "Bench")
