@@ -169,7 +169,10 @@ class _Watch:
         if self.pending is None:
             from dask.distributed import as_completed
 
-            self.pending = as_completed()
+            # on this client's event loop: made empty, as_completed would take the
+            # process's default client's, and a second client in the process (a lab's
+            # notebook, a test's cluster) leaves its futures' events on another loop
+            self.pending = as_completed(loop=self.client.loop)
         self.pending.add(future)
 
     def finished(self, folded: int) -> list[Any]:
