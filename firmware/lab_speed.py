@@ -69,17 +69,24 @@ def clocked(func: Callable[..., Any], *args: Any) -> tuple[Any, float]:
     return result, time.thread_time() - t0
 
 
-def _timed(client: Any | None, func: Any, tasks: list[Any]) -> Timing:
-    """Seconds from the first task submitted to the last result folded."""
+def _timed(client: Any | None, func: Any, tasks: list[Any],
+           take: Callable[[Any], Any] = lambda _r: None) -> Timing:
+    """Seconds from the first task submitted to the last result folded (``take``: what
+    the run does with a result besides merging it, e.g. reading a cert task's csv lines)."""
     from lab.tasks import Task, run_here, run_tasks
 
     cpu: list[float] = []
+
+    def fold(_t: Any, r: tuple[Any, float]) -> None:
+        take(r[0])
+        cpu.append(r[1])
+
     wrapped = [Task(t.index, t.units, (func, *t.args)) for t in tasks]
     t0 = time.perf_counter()
     if client is None:
-        run_here(clocked, wrapped, lambda _t, r: cpu.append(r[1]))
+        run_here(clocked, wrapped, fold)
     else:
-        run_tasks(client, clocked, wrapped, lambda _t, r: cpu.append(r[1]))
+        run_tasks(client, clocked, wrapped, fold)
     return Timing(time.perf_counter() - t0, tuple(cpu))
 
 
@@ -89,7 +96,7 @@ def _rtp_tasks(rules: Any, count: int) -> tuple[Any, list[Any]]:
     return play_task, plan(rules, count * FAST_CHUNK, 1, True)
 
 
-def _cert_spec(draws: int) -> Any:
+def _cert_spec(draws: int, spool: str = "") -> Any:
     from firmware.config import default_config_path, load_config
     from firmware.engine.rules import rules_path
     from rng.cert.tables import card_table, configured_bingo_tables
@@ -99,15 +106,15 @@ def _cert_spec(draws: int) -> Any:
     tables = configured_bingo_tables(rules_path("bingo"), cfg.rules)
     assert tables is not None
     return DrawSpec(cfg.rng, True, "1e23", "batch", tables[0], tables[1], card_table(), 8,
-                    draws)
+                    draws, spool)
 
 
-def _cert_tasks(count: int) -> tuple[Any, list[Any]]:
+def _cert_tasks(count: int, spool: str = "") -> tuple[Any, list[Any]]:
     from lab.tasks import Task
     from rng.cert.tasks import TASK_DRAWS, draw_task, plan
 
     draws = count * TASK_DRAWS["batch"]
-    spec = _cert_spec(draws)
+    spec = _cert_spec(draws, spool)
     return draw_task, [Task(b.index, 3 * (b.hi - b.lo), (spec, b))
                        for b in plan(draws, 0, TASK_DRAWS["batch"])]
 
@@ -125,10 +132,11 @@ def warm(kind: str) -> None:
     draw_task(_cert_spec(1000), Block(0, 0, 1000, 0, 1))
 
 
-def _tasks(kind: str, count: int) -> tuple[Any, list[Any]]:
+def _tasks(kind: str, count: int, spool: str = "") -> tuple[Any, list[Any]]:
     from firmware.math.ruleset import load
 
-    return _rtp_tasks(load("blackjack"), count) if kind == "rtp" else _cert_tasks(count)
+    return (_rtp_tasks(load("blackjack"), count) if kind == "rtp"
+            else _cert_tasks(count, spool))
 
 
 def _solo(kind: str, count: int, start: Any, out: Any) -> None:
@@ -159,13 +167,18 @@ def process_cpu() -> float:
 
 
 def _cluster(kind: str, count: int, workers: int) -> Timing:
-    from lab.cluster import open_client
+    import tempfile
 
-    func, tasks = _tasks(kind, count)
-    with open_client(None, workers) as client:
+    from lab.cluster import open_client
+    from rng.cert.tasks import take_lines
+
+    with tempfile.TemporaryDirectory(prefix="etg-lab-bench-") as spool, \
+            open_client(None, workers) as client:
+        # as `etg cert run` on its local cluster: the csv lines through a spool, read back
+        func, tasks = _tasks(kind, count, spool)
         client.run(warm, kind)
         before, here = client.run(process_cpu), process_cpu()
-        t = _timed(client, func, tasks)
+        t = _timed(client, func, tasks, take_lines if kind == "cert" else lambda _r: None)
         after, here = client.run(process_cpu), process_cpu() - here
     used = sum(after[w] - before.get(w, 0.0) for w in after)
     own = sum(t.task_cpu)

@@ -18,7 +18,8 @@ entropy source and power-up self-test apply), then draws
 The draws are cut into tasks (:mod:`rng.cert.tasks`) that run on a Dask cluster (an
 embedded local one by default, ``--scheduler`` for an existing one; :mod:`lab.cluster`)
 or, with ``--jobs 1`` or a single task, in this process. Each task returns its outcomes
-and its block's batteries; the run merges them in task order into the same statistics
+(on the embedded cluster: the name of a file in ``draws/.spool`` holding them) and its
+block's batteries; the run merges them in task order into the same statistics
 one pass computes, and writes every outcome to a csv file in the ``etg rng draws``
 format, so the lab can re-run ``etg cert analyze`` on exactly what was tested. The raw
 stream is one sequence of one DRBG, drawn here. ``--checkpoint`` resumes a killed run.
@@ -28,6 +29,7 @@ from __future__ import annotations
 
 import dataclasses
 import hashlib
+import shutil
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
@@ -55,6 +57,7 @@ from rng.cert.tasks import (
     draw_task,
     plan,
     stream_seed,
+    take_lines,
 )
 
 CHUNK = 1 << 16
@@ -278,8 +281,12 @@ def _draw_all(spec: DrawSpec, opts: RunOptions, merged: _Merged, meta: RunMetada
     from lab.tasks import Task, run_here, run_tasks
 
     blocks = plan(opts.draws, opts.shoe_count, opts.task_draws or TASK_DRAWS[opts.scaling])
-    tasks = [Task(b.index, 2 * (b.hi - b.lo) + b.shoe_hi - b.shoe_lo, (spec, b))
-             for b in blocks]
+
+    def tasks_of(spec: DrawSpec) -> list[Task]:
+        return [Task(b.index, 2 * (b.hi - b.lo) + b.shoe_hi - b.shoe_lo, (spec, b))
+                for b in blocks]
+
+    tasks = tasks_of(spec)
     ck = None
     sizes: dict[str, int] = {}
     if opts.checkpoint is not None:
@@ -290,10 +297,10 @@ def _draw_all(spec: DrawSpec, opts: RunOptions, merged: _Merged, meta: RunMetada
             merged.add(result)
             bar.update(tasks[index].units)
     files = _Files(opts.out, sizes)
+    spool = files.dir / ".spool"  # the workers' csv lines on their way (local cluster)
 
     def fold(task: Task, r: TaskResult) -> None:
-        assert r.csv is not None
-        for name, text in r.csv.items():
+        for name, text in take_lines(r).items():
             files.write(name, text)
         merged.add(r)
         if ck is not None:
@@ -308,11 +315,16 @@ def _draw_all(spec: DrawSpec, opts: RunOptions, merged: _Merged, meta: RunMetada
             from lab.cluster import describe, open_client
 
             with open_client(opts.scheduler, opts.jobs) as client:
-                where = describe(client).describe()
+                info = describe(client)
+                where = info.describe()
+                if info.local:  # its workers share this disk
+                    spool.mkdir(exist_ok=True)
+                    tasks = tasks_of(dataclasses.replace(spec, spool=str(spool)))
                 run_tasks(client, draw_task, tasks, fold, skip=done, progress=bar)
     finally:
         if ck is not None:
             ck.close()
+        shutil.rmtree(spool, ignore_errors=True)  # an interrupted run's parts too
     size = blocks[0].hi - blocks[0].lo
     meta.extra["ran on"] = where
     meta.extra["tasks"] = (

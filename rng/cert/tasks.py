@@ -14,6 +14,12 @@ batteries (:meth:`OutcomeBattery.part`), which the run merges in task order.
   entropy source (:func:`rng.open_table_rng`, background cycling as configured), after
   its own power-up self-test; every task reports which worker drew it and that
   worker's self-test, and the report lists each worker's.
+
+A block's csv lines (about 8.5 MB of text for 2^20 draws) go back with its result,
+except on the run's own embedded local cluster, where the workers share the run's disk:
+there a task writes them to a file of its own in the run's spool directory
+(``DrawSpec.spool``) and returns only the file's name, so they never pass through Dask's
+pickling and a localhost socket on the cores the tasks need (:func:`take_lines`).
 """
 
 from __future__ import annotations
@@ -22,8 +28,10 @@ import dataclasses
 import hashlib
 import os
 import platform
+import uuid
 from collections.abc import Iterator
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Any
 
 import numpy as np
@@ -55,6 +63,8 @@ class DrawSpec:
     cards: OutcomeTable
     decks: int
     draws: int  # the run's planned N (sets the overlaps window)
+    #: a directory every worker and the run share ("": the lines travel in the result)
+    spool: str = ""
 
 
 @dataclass(frozen=True)
@@ -92,9 +102,41 @@ class TaskResult:
     # here, on the worker: as text they cost the run's own process about a third of a
     # task's CPU; dropped before the checkpoint keeps the result)
     csv: dict[str, bytes] | None = None
+    #: instead of ``csv``, on a shared disk: each csv file's lines in a file of the spool
+    spooled: dict[str, str] | None = None
 
     def without_outcomes(self) -> TaskResult:
-        return dataclasses.replace(self, csv=None)
+        return dataclasses.replace(self, csv=None, spooled=None)
+
+
+def take_lines(result: TaskResult) -> dict[str, bytes]:
+    """The block's lines of each csv file, read from the spool (and removed) if there."""
+    if result.spooled is None:
+        if result.csv is None:
+            raise ValueError(f"task {result.index}: its outcomes were dropped")
+        return result.csv
+    out = {}
+    for name, path in result.spooled.items():
+        part = Path(path)
+        out[name] = part.read_bytes()
+        part.unlink()
+    return out
+
+
+def _spool(spec: DrawSpec, index: int, csv: dict[str, bytes]) -> dict[str, str]:
+    """Write a block's lines into the spool, each file under a name of its own.
+
+    Its own name (not just the task's index): Dask may start a task again elsewhere while
+    the first attempt still runs; each attempt's result names only the files it wrote,
+    whole (written, then renamed into place), so the run reads one attempt's complete lines."""
+    out = {}
+    for name, data in csv.items():
+        final = Path(spec.spool) / f"{index:08d}.{uuid.uuid4().hex[:12]}.{name}"
+        tmp = final.with_suffix(".part")
+        tmp.write_bytes(data)
+        os.replace(tmp, final)
+        out[name] = str(final)
+    return out
 
 
 def plan(draws: int, shoes: int, size: int) -> list[Block]:
@@ -177,12 +219,14 @@ def draw_task(spec: DrawSpec, block: Block) -> TaskResult:
     shoes = ShuffleBattery(np.full(spec.cards.k, spec.decks))
     if rows.size:
         shoes.update(rows.astype(np.int64))
+    csv = csv_lines(spec, t, m, c, rows)
+    spooled = _spool(spec, block.index, csv) if spec.spool else None
     return TaskResult(
         block.index, record,
         OutcomeBattery.part(spec.targets, spec.draws, t, block.lo),
         OutcomeBattery.part(spec.multipliers, spec.draws, m, block.lo),
         OutcomeBattery.part(spec.cards, spec.draws, c, block.lo),
-        pairs, shoes, csv_lines(spec, t, m, c, rows))
+        pairs, shoes, None if spooled else csv, spooled)
 
 
 def lines(values: list[str]) -> bytes:

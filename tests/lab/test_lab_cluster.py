@@ -11,9 +11,8 @@ run interrupted in one process.
 
 from __future__ import annotations
 
-import json
-import os
-import signal
+import contextlib
+import dataclasses
 from pathlib import Path
 from typing import Any
 
@@ -21,11 +20,17 @@ import pytest
 
 distributed = pytest.importorskip("distributed")
 
+from lab_runs import KillOneWorker, StopAfter, cert_run, stats  # noqa: E402
+
+import lab.cluster  # noqa: E402
+import rng.cert.run  # noqa: E402
 from firmware.cli import command_context  # noqa: E402
 from firmware.config import default_config_path, load_config  # noqa: E402
+from firmware.lab_speed import _cert_spec  # noqa: E402
 from firmware.math.rtp import run_rtp  # noqa: E402
 from firmware.math.ruleset import load  # noqa: E402
 from rng.cert.run import RunOptions, certification_run  # noqa: E402
+from rng.cert.tasks import Block, draw_task, take_lines  # noqa: E402
 
 
 @pytest.fixture(scope="module")
@@ -37,45 +42,6 @@ def cluster() -> Any:
     ):
         client.wait_for_workers(2, timeout=120)
         yield lc.scheduler_address, client
-
-
-class KillOneWorker:
-    """A progress display that kills a busy worker once a task is done: at the first
-    task result that finds one busy (tiny tasks may all be done by the first)."""
-
-    def __init__(self, client: Any) -> None:
-        self.client = client
-        self.killed: str | None = None
-        self.units = 0
-
-    def update(self, n: int) -> None:
-        self.units += n
-        busy = [w for w, keys in self.client.processing().items() if keys]
-        if self.killed is None and busy:
-            pids = self.client.run(os.getpid, workers=busy[:1])
-            self.killed = busy[0]
-            os.kill(pids[busy[0]], signal.SIGKILL)
-
-    def set_description(self, _text: str) -> None:
-        pass
-
-    def close(self) -> None:
-        pass
-
-
-class StopAfter:
-    """A progress display that interrupts the run after ``n`` finished tasks."""
-
-    def __init__(self, n: int) -> None:
-        self.left = n
-
-    def update(self, _n: int) -> None:
-        self.left -= 1
-        if self.left < 0:
-            raise KeyboardInterrupt
-
-    set_description = KillOneWorker.set_description
-    close = KillOneWorker.close
 
 
 def _figures(res: Any) -> tuple[Any, ...]:
@@ -101,36 +67,85 @@ def test_rtp_survives_a_killed_worker_and_resumes(cluster: Any, tmp_path: Path) 
     assert _figures(resumed) == _figures(one)
 
 
-def _cert(out: Path, **kw: Any) -> dict[str, Any]:
-    cfg = load_config(default_config_path(), ["table.mode=bench", "table.variant=bingo"])
-    opts = RunOptions(draws=24_000, out=out, stream_bytes=4096, shoes=48, decks=1,
-                      seed_hex="2323", run_dieharder=False, progress=False, task_draws=2000,
-                      scaling="batch",
-                      **{k: v for k, v in kw.items() if k != "progress"})
-    certification_run(cfg, opts, command_context(), progress=kw.get("progress"))
-    return json.loads((out / "results.json").read_text())
-
-
-def _stats(results: dict[str, Any]) -> list[tuple[Any, ...]]:
-    return [(t["subject"], t["test"], t["statistic"], t["p_value"]) for t in results["tests"]]
-
-
 def test_cert_run_survives_a_killed_worker_and_resumes(cluster: Any, tmp_path: Path) -> None:
     address, client = cluster
     ck = tmp_path / "cert.ckpt"
     with pytest.raises(KeyboardInterrupt):  # one process, interrupted after two tasks
-        _cert(tmp_path / "one", jobs=1, checkpoint=ck, progress=StopAfter(2))
-    one = _cert(tmp_path / "one", jobs=1, checkpoint=ck)  # ... and resumed
+        cert_run(tmp_path / "one", jobs=1, checkpoint=ck, progress=StopAfter(2))
+    one = cert_run(tmp_path / "one", jobs=1, checkpoint=ck)  # ... and resumed
     assert "read from the checkpoint" in (tmp_path / "one" / "report.md").read_text()
     killer = KillOneWorker(client)
-    many = _cert(tmp_path / "many", scheduler=address, progress=killer)
+    many = cert_run(tmp_path / "many", scheduler=address, progress=killer)
     assert killer.killed is not None
-    assert _stats(many) == _stats(one)
+    assert stats(many) == stats(one)
     for name in ("targets.csv", "multipliers.csv", "cards.csv", "shuffles.csv"):
         assert (tmp_path / "many" / "draws" / name).read_bytes() == (
             tmp_path / "one" / "draws" / name).read_bytes(), name
     md = (tmp_path / "many" / "report.md").read_text()
     assert "Dask cluster" in md and "12 of 2,000" in md
+
+
+class _Gone:
+    """A closed cluster's stand-in: nothing busy."""
+
+    def processing(self) -> dict[str, Any]:
+        return {}
+
+
+def test_cert_run_on_its_own_local_cluster_spools_the_lines(
+        cluster: Any, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """`etg cert run --jobs 2`: the embedded cluster's workers hand their csv lines over
+    through files in draws/.spool, not through Dask; with a worker killed mid-run the
+    files and figures are those of one process, and no spooled file is left behind.
+    The module's own cluster stays up meanwhile: a second client in one process, as a
+    lab's notebook may have (its futures must not wait on the other client's loop)."""
+    # small tasks, many of them: some are still running when the first result is in
+    one = cert_run(tmp_path / "one", jobs=1, task_draws=400)
+    killer = KillOneWorker(None)
+    opened = lab.cluster.open_client
+
+    @contextlib.contextmanager
+    def open_client(scheduler: Any, workers: int) -> Any:
+        with opened(scheduler, workers) as client:
+            killer.client = client  # the run's own cluster, to kill one of its workers
+            yield client
+        killer.client = _Gone()  # the raw stream's progress comes after the cluster
+
+    monkeypatch.setattr(lab.cluster, "open_client", open_client)
+    spooled: list[bool] = []
+    take = rng.cert.run.take_lines
+
+    def take_noting(r: Any) -> dict[str, bytes]:
+        spooled.append(r.spooled is not None)
+        return take(r)
+
+    monkeypatch.setattr(rng.cert.run, "take_lines", take_noting)
+    local = cert_run(tmp_path / "local", jobs=2, task_draws=400, progress=killer)
+    assert killer.killed is not None
+    assert stats(local) == stats(one)
+    for name in ("targets.csv", "multipliers.csv", "cards.csv", "shuffles.csv"):
+        assert (tmp_path / "local" / "draws" / name).read_bytes() == (
+            tmp_path / "one" / "draws" / name).read_bytes(), name
+    assert "embedded local Dask cluster" in (tmp_path / "local" / "report.md").read_text()
+    assert spooled and all(spooled)  # every result named its files in the spool
+    assert not (tmp_path / "local" / "draws" / ".spool").exists()
+
+
+def test_a_spooled_result_names_whole_files_of_its_own(tmp_path: Path) -> None:
+    """Two attempts at one task (Dask may start a task again while the first still
+    runs) write files of their own; each result reads back its own lines, and removes
+    them."""
+    spec = dataclasses.replace(_cert_spec(4000), spool=str(tmp_path))
+    block = Block(3, 3000, 4000, 0, 2)
+    first, second = draw_task(spec, block), draw_task(spec, block)
+    assert first.csv is None and first.spooled is not None and second.spooled is not None
+    assert set(first.spooled.values()).isdisjoint(second.spooled.values())
+    inline = draw_task(dataclasses.replace(spec, spool=""), block)
+    assert inline.spooled is None
+    assert take_lines(first) == take_lines(second) == inline.csv
+    assert list(tmp_path.iterdir()) == []
+    with pytest.raises(ValueError, match="dropped"):
+        take_lines(first.without_outcomes())
 
 
 def test_production_run_records_each_workers_selftest(cluster: Any, tmp_path: Path) -> None:
