@@ -28,9 +28,10 @@ Two figures say where a shortfall comes from, and load cannot fake them:
 
 Figures: ``etg rtp --fast`` rounds per second (blackjack, tasks of 4 x 10^6 rounds) and
 ``etg cert run --scaling batch`` outcomes per second (Bingo targets, multipliers and cards
-drawn and tested, tasks of 2^20 draws); the machine's load average beside each (the
-development machine is shared). Rerun: ``python -m firmware.benchmarks lab``; sizes
-(tasks per worker) ``ETG_LAB_BENCH_TASKS``.
+drawn and tested, tasks of 2^20 draws, their csv lines handed back through a spool
+directory and read by this process, as the run does on its embedded cluster); the
+machine's load average beside each (the development machine is shared). Rerun:
+``python -m firmware.benchmarks lab``; sizes (tasks per worker) ``ETG_LAB_BENCH_TASKS``.
 """
 
 from __future__ import annotations
