@@ -318,13 +318,14 @@ def _draw_all(spec: DrawSpec, opts: RunOptions, merged: _Merged, meta: RunMetada
                 info = describe(client)
                 where = info.describe()
                 if info.local:  # its workers share this disk
-                    spool.mkdir(exist_ok=True)
+                    shutil.rmtree(spool, ignore_errors=True)  # a killed run's parts
+                    spool.mkdir()
                     tasks = tasks_of(dataclasses.replace(spec, spool=str(spool)))
                 run_tasks(client, draw_task, tasks, fold, skip=done, progress=bar)
     finally:
         if ck is not None:
             ck.close()
-        shutil.rmtree(spool, ignore_errors=True)  # an interrupted run's parts too
+        shutil.rmtree(spool, ignore_errors=True)  # an interrupted run's too
     size = blocks[0].hi - blocks[0].lo
     meta.extra["ran on"] = where
     meta.extra["tasks"] = (
