@@ -15,7 +15,7 @@ import os
 import signal
 import threading
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -315,6 +315,42 @@ def run_table(cfg: TableConfig, opts: RunOptions) -> int:
     _refuse_bench_powers(cfg, opts)
     notifier = Notifier()
     started = time.monotonic()
+    stop_reason = ["stop"]
+    try:
+        with _stopped_while_starting(stop_reason):
+            _run(cfg, opts, rules, notifier, started, stop_reason)
+    except StoppedWhileStarting:
+        log.warning("table %s: %s (not ready yet)", cfg.table.table_id, stop_reason[0])
+    return 0
+
+
+class StoppedWhileStarting(Exception):
+    """SIGTERM came before the table was ready: what had started is undone."""
+
+
+@contextlib.contextmanager
+def _stopped_while_starting(stop_reason: list[str]) -> Iterator[None]:
+    """SIGTERM before READY (systemd stopping a table that is still starting) unwinds
+    what has started, like Ctrl-C does: the devices stop and the journal's POWER_DOWN
+    says why, instead of the signal's default action ending the process with nothing
+    recorded. From READY on, :func:`_serve` takes SIGTERM as a stop request. The
+    handlers in place before are restored on the way out."""
+
+    def stop(signum: int, _frame: Any) -> None:
+        stop_reason[0] = f"stopped by {signal.Signals(signum).name} while starting"
+        raise StoppedWhileStarting(stop_reason[0])
+
+    before = {sig: signal.signal(sig, stop) for sig in (signal.SIGTERM,)}
+    before[signal.SIGINT] = signal.getsignal(signal.SIGINT)
+    try:
+        yield
+    finally:
+        for sig, handler in before.items():
+            signal.signal(sig, handler)
+
+
+def _run(cfg: TableConfig, opts: RunOptions, rules: Rules, notifier: Notifier,
+         started: float, stop_reason: list[str]) -> None:
     with contextlib.ExitStack() as stack:
         journal = _open_journal(cfg, stack)
         up = _power_up(cfg, opts, rules, journal)
@@ -322,7 +358,6 @@ def run_table(cfg: TableConfig, opts: RunOptions) -> int:
             stack.callback(up.table_rng.close)
         if up.floor_link is not None:
             stack.callback(up.floor_link.stop)
-        stop_reason = ["stop"]
 
         def power_down() -> None:
             with contextlib.suppress(JournalError):
@@ -335,4 +370,3 @@ def run_table(cfg: TableConfig, opts: RunOptions) -> int:
         stack.callback(notifier.stopping)
         start_devices(cfg, opts, rules, up, devices)
         stop_reason[0] = _serve(cfg, opts, rules, up, notifier, started)
-    return 0
