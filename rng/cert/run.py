@@ -297,7 +297,8 @@ def _draw_all(spec: DrawSpec, opts: RunOptions, merged: _Merged, meta: RunMetada
             merged.add(result)
             bar.update(tasks[index].units)
     files = _Files(opts.out, sizes)
-    spool = files.dir / ".spool"  # the workers' csv lines on their way (local cluster)
+    # the workers' csv lines on their way (local cluster; absolute: not the workers' cwd)
+    spool = files.dir.resolve() / ".spool"
 
     def fold(task: Task, r: TaskResult) -> None:
         for name, text in take_lines(r).items():
