@@ -178,6 +178,7 @@ def card_to_screen(rounds: int = 18, seats: int = 7) -> CardTimes:
 
     from drivers.shoe.driver import ShoeDriver
     from firmware.table.controller import ShoeHappening, StopHappening
+    from firmware.table.service import freeze_startup_heap
     from ui.runner import UiInbox, UiRunner
 
     marks = _Marks()
@@ -221,6 +222,7 @@ def card_to_screen(rounds: int = 18, seats: int = 7) -> CardTimes:
 
     pygame.display.init()
     surf = pygame.display.set_mode((1920, 1080))
+    freeze_startup_heap()  # as `etg run` does before READY
     worker.start()
     threading.Thread(target=feed, daemon=True).start()
     try:
