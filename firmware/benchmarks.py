@@ -51,7 +51,7 @@ def _machine() -> str:
 
 
 #: The argument a child process gets: run this one benchmark, no header.
-_SECTION = "--section"
+_SECTION = ":section"
 
 
 def run(names: Iterable[str] = ()) -> int:

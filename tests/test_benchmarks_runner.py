@@ -36,7 +36,7 @@ def test_several_benchmarks_run_each_in_a_process_of_its_own(
 
     monkeypatch.setattr(subprocess, "run", child)
     assert benchmarks.run(["release", "ui"]) == 1  # a failed section fails the run
-    assert calls == [[sys.executable, "-m", "firmware.benchmarks", "--section", name]
+    assert calls == [[sys.executable, "-m", "firmware.benchmarks", ":section", name]
                      for name in ("ui", "release")]  # in the registry's order
     out = capsys.readouterr().out
     assert "## ui" in out and "## release" in out
