@@ -355,8 +355,9 @@ def _stopped_while_starting(stop_reason: list[str]) -> Iterator[None]:
         stop_reason[0] = f"stopped by {signal.Signals(signum).name} while starting"
         raise StoppedWhileStarting(stop_reason[0])
 
-    before = {sig: signal.signal(sig, stop) for sig in (signal.SIGTERM,)}
-    before[signal.SIGINT] = signal.getsignal(signal.SIGINT)
+    # SIGINT too: _serve installs its own for both
+    before = {signal.SIGINT: signal.getsignal(signal.SIGINT),
+              signal.SIGTERM: signal.signal(signal.SIGTERM, stop)}
     try:
         yield
     finally:
