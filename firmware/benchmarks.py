@@ -16,6 +16,7 @@ from __future__ import annotations
 import importlib
 import os
 import platform
+import subprocess
 import sys
 import time
 from collections.abc import Callable, Iterable
@@ -71,8 +72,6 @@ def run(names: Iterable[str] = ()) -> int:
         if len(chosen) == 1:
             failed += _section(name)
         else:  # a fresh process each (see the module's docstring)
-            import subprocess
-
             failed += subprocess.run([sys.executable, "-m", "firmware.benchmarks", _SECTION,
                                       name], check=False).returncode != 0
         print(f"({name}: {time.perf_counter() - t0:.1f} s)", flush=True)

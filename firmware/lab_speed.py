@@ -71,7 +71,7 @@ def clocked(func: Callable[..., Any], *args: Any) -> tuple[Any, float]:
 
 
 def _timed(client: Any | None, func: Any, tasks: list[Any],
-           take: Callable[[Any], Any] = lambda _r: None) -> Timing:
+           take: Callable[[Any], Any] | None = None) -> Timing:
     """Seconds from the first task submitted to the last result folded (``take``: what
     the run does with a result besides merging it, e.g. reading a cert task's csv lines)."""
     from lab.tasks import Task, run_here, run_tasks
@@ -79,7 +79,8 @@ def _timed(client: Any | None, func: Any, tasks: list[Any],
     cpu: list[float] = []
 
     def fold(_t: Any, r: tuple[Any, float]) -> None:
-        take(r[0])
+        if take is not None:
+            take(r[0])
         cpu.append(r[1])
 
     wrapped = [Task(t.index, t.units, (func, *t.args)) for t in tasks]
@@ -179,7 +180,7 @@ def _cluster(kind: str, count: int, workers: int) -> Timing:
         func, tasks = _tasks(kind, count, spool)
         client.run(warm, kind)
         before, here = client.run(process_cpu), process_cpu()
-        t = _timed(client, func, tasks, take_lines if kind == "cert" else lambda _r: None)
+        t = _timed(client, func, tasks, take_lines if kind == "cert" else None)
         after, here = client.run(process_cpu), process_cpu() - here
     used = sum(after[w] - before.get(w, 0.0) for w in after)
     own = sum(t.task_cpu)
