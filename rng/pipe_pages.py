@@ -25,6 +25,7 @@ transparent huge pages) the caller falls back to write(2) (:mod:`rng.stream`).
 
 from __future__ import annotations
 
+import collections
 import contextlib
 import ctypes
 import errno
@@ -43,6 +44,8 @@ REGION_BYTES = 2 << 20
 #: Regions in the ring: generated, lent or being given fresh pages. 16 MiB ahead of the
 #: reader rides out the other threads' scheduling delays on a busy machine.
 REGIONS = 8
+#: Free regions given fresh pages ahead of the generator (the rest wait without pages).
+AHEAD = 2
 _SPLICE_F_GIFT = 8  # the pages are given: this process never writes them again
 _MADV_DONTNEED = 4
 _MADV_POPULATE_WRITE = 23  # Linux 5.14: fault the range in, writable, now
@@ -97,13 +100,20 @@ def can_lend_pages(fd: int) -> bool:
 
 class _Ring:
     """REGIONS aligned regions of private memory and the helper thread that lends each
-    generated region to the pipe, drops its pages and gives it fresh ones.
+    generated region to the pipe, drops its pages and gives regions fresh ones.
 
     WHY a thread: vmsplice waits while the pipe is full, and the kernel's zeroing of
     fresh pages costs about half as much as the generation; both run here, off the
     generating thread (ctypes releases the GIL for each call), so the DRBG only
-    generates. Regions go round: ``ready`` (fresh pages) -> generated -> ``full`` ->
-    lent, dropped, refilled -> ``ready``.
+    generates. Regions go round: free (``fresh``: pages faulted in; ``dropped``: no
+    pages) -> generated -> ``full`` -> lent, dropped -> free.
+
+    WHY only :data:`AHEAD` regions are given fresh pages ahead of the generator: pages
+    zeroed long before use have left the caches, and the generating thread then spends
+    about a third more on its writes than into a buffer it reuses (measured, docs/rng.md).
+    The other regions wait without pages; if the helper falls behind, the generator takes
+    one of those and its own first writes fault the pages in, so it never waits for the
+    helper while any region is free.
     """
 
     def __init__(self, fd: int) -> None:
@@ -118,7 +128,9 @@ class _Ring:
             self.map.madvise(mmap.MADV_HUGEPAGE, self.off, REGIONS * REGION_BYTES)
         self.view = memoryview(self.map)
         self.full: queue.SimpleQueue[tuple[int, int] | None] = queue.SimpleQueue()
-        self.ready: queue.SimpleQueue[int | None] = queue.SimpleQueue()
+        self.free = threading.Condition()
+        self.fresh: collections.deque[int] = collections.deque()
+        self.dropped = collections.deque(range(REGIONS))  # never touched: no pages yet
         self.failure: BaseException | None = None
         self.stopping = False
         self.helper = threading.Thread(target=self._run, name="etg-stream-pages",
@@ -130,24 +142,30 @@ class _Ring:
         return self.view[at:at + n]
 
     def next_free(self) -> int:
-        """A region with fresh pages (waits for one); raises what stopped the helper."""
-        i = self.ready.get()
-        if i is None:
-            raise self.failure or OSError("etg rng stream: the page helper stopped")
-        return i
+        """A free region, one with fresh pages if there is one (waits while none is
+        free); raises what stopped the helper."""
+        with self.free:
+            while not (self.fresh or self.dropped or self.failure):
+                self.free.wait()
+            if self.failure is not None:
+                raise self.failure
+            return self.fresh.popleft() if self.fresh else self.dropped.popleft()
 
     def _run(self) -> None:
         try:
-            for i in range(REGIONS):
-                self._refill(i)
+            self._top_up()
             while (item := self.full.get()) is not None and not self.stopping:
                 i, n = item
                 _lend(self.libc, self.fd, self.addr + i * REGION_BYTES, n)
                 self._drop(i)
-                self._refill(i)
+                with self.free:
+                    self.dropped.append(i)
+                    self.free.notify()
+                self._top_up()
         except BaseException as exc:  # handed to the generating thread
-            self.failure = exc
-            self.ready.put(None)
+            with self.free:
+                self.failure = exc
+                self.free.notify()
 
     def _drop(self, i: int) -> None:
         """Unmap region ``i``'s pages: those lent live on in the pipe, never written again."""
@@ -155,11 +173,20 @@ class _Ring:
             err = ctypes.get_errno()
             raise OSError(err, f"madvise(MADV_DONTNEED): {os.strerror(err)}")
 
-    def _refill(self, i: int) -> None:
-        """Fault region ``i`` in afresh (the kernel zeroes the pages here, not in the
-        generating thread; without MADV_POPULATE_WRITE the first write does it)."""
-        self.libc.madvise(self.addr + i * REGION_BYTES, REGION_BYTES, _MADV_POPULATE_WRITE)
-        self.ready.put(i)
+    def _top_up(self) -> None:
+        """Fault dropped regions in afresh until :data:`AHEAD` have pages (the kernel
+        zeroes them here, not in the generating thread; without MADV_POPULATE_WRITE the
+        first write does it)."""
+        while True:
+            with self.free:
+                if len(self.fresh) >= AHEAD or not self.dropped:
+                    return
+                i = self.dropped.popleft()
+            self.libc.madvise(self.addr + i * REGION_BYTES, REGION_BYTES,
+                              _MADV_POPULATE_WRITE)
+            with self.free:
+                self.fresh.append(i)
+                self.free.notify()
 
     def finish(self) -> None:
         """Lend what is queued, then stop the helper."""

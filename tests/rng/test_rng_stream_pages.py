@@ -13,6 +13,7 @@ from pathlib import Path
 
 import pytest
 
+from rng import pipe_pages
 from rng.pipe_pages import (
     REGION_BYTES,
     REGIONS,
@@ -95,10 +96,15 @@ def test_lent_pages_stay_what_was_lent_when_the_reader_splices_them_on() -> None
         assert got == rng.random_bytes(n)
 
 
-def test_every_region_in_order_through_a_non_blocking_pipe() -> None:
+@pytest.mark.parametrize("ahead", [pipe_pages.AHEAD, 0, pipe_pages.REGIONS])
+def test_every_region_in_order_through_a_non_blocking_pipe(
+        ahead: int, monkeypatch: pytest.MonkeyPatch) -> None:
     """Many times round the ring, a partial last region, a reader slower than the
     writer, and a pipe in non-blocking mode (whether the kernel's vmsplice then waits
-    itself or says EAGAIN, every byte arrives once, in order)."""
+    itself or says EAGAIN, every byte arrives once, in order); with regions given fresh
+    pages ahead, with none (the generator's own writes fault every region in), and with
+    all of them."""
+    monkeypatch.setattr(pipe_pages, "AHEAD", ahead)
     n = (2 * REGIONS + 1) * REGION_BYTES + 777
     r, w = os.pipe()
     os.set_blocking(w, False)
