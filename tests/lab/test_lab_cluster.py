@@ -27,7 +27,7 @@ import rng.cert.run  # noqa: E402
 from firmware.cli import command_context  # noqa: E402
 from firmware.config import default_config_path, load_config  # noqa: E402
 from firmware.lab_speed import _cert_spec  # noqa: E402
-from firmware.math.rtp import run_rtp  # noqa: E402
+from firmware.math.rtp import CHUNK, plan, play_task, run_rtp  # noqa: E402
 from firmware.math.ruleset import load  # noqa: E402
 from rng.cert.run import RunOptions, certification_run  # noqa: E402
 from rng.cert.tasks import Block, draw_task, take_lines  # noqa: E402
@@ -164,3 +164,31 @@ def test_production_run_records_each_workers_selftest(cluster: Any, tmp_path: Pa
     assert "each worker's own DRBG from its own entropy source" in md
     workers = {line.split(" (")[0] for line in md.splitlines() if line.startswith("worker tcp://")}
     assert workers and all(f"{w} (" in md and "known-answer tests" in md for w in workers)
+
+
+@pytest.mark.parametrize("group", [3, None])
+def test_grouped_tasks_fold_once_each_in_order_with_a_worker_killed(
+        cluster: Any, group: int | None) -> None:
+    """Several of our tasks to one Dask task (3: the last group short; None: as many
+    as :func:`lab.tasks.group_for` gives a run of this size, 2): a busy worker killed,
+    every task folded exactly once, in order, with the figures of the same tasks run
+    one by one in this process."""
+    from lab.tasks import group_for, run_here, run_tasks
+
+    _address, client = cluster
+    rules = load("blackjack")
+    tasks = plan(rules, 17 * CHUNK, 5, False)
+    assert group is not None or group_for(len(tasks), 6) == 2
+
+    def folding(into: list[Any]) -> Any:
+        return lambda t, tally: into.append((t.index, tally.rounds, tally.total,
+                                             dict(tally.outcomes)))
+
+    here: list[Any] = []
+    run_here(play_task, tasks, folding(here))
+    there: list[Any] = []
+    killer = KillOneWorker(client)
+    run_tasks(client, play_task, tasks, folding(there), group=group, progress=killer)
+    assert killer.killed is not None
+    assert killer.units == 17 * CHUNK
+    assert there == here and [i for i, *_ in there] == list(range(17))
