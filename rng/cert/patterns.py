@@ -25,6 +25,7 @@ Pearson's chi-square (bins pooled to expected counts >= 5, see :mod:`rng.cert.st
 from __future__ import annotations
 
 import math
+from typing import Any
 
 import numpy as np
 import numpy.typing as npt
@@ -65,6 +66,16 @@ class GapTest:
             self.first = int(gaps[0])
         self.counts += np.bincount(np.minimum(gaps, GAP_CAP), minlength=GAP_CAP + 1)
         self.run = x.size - 1 - int(hits[-1])
+
+    def __getstate__(self) -> dict[str, Any]:
+        """Pickled (a task's result on its way back, a checkpoint) with the counts cut
+        after the longest gap counted: a block fills a few hundred of the 4,097."""
+        return {**self.__dict__, "counts": np.trim_zeros(self.counts, "b").copy()}
+
+    def __setstate__(self, state: dict[str, Any]) -> None:
+        counts = np.zeros(GAP_CAP + 1, dtype=np.int64)
+        counts[:state["counts"].size] = state["counts"]
+        self.__dict__.update(state, counts=counts)
 
     def merge(self, later: GapTest) -> None:
         """Continue with the gaps of the block that follows: its first gap started here."""

@@ -10,8 +10,10 @@ serial lags; blocks shorter than a lag, a hand, a gap; empty blocks).
 
 from __future__ import annotations
 
+import pickle
 from collections import Counter
 from itertools import pairwise
+from typing import Any
 
 import numpy as np
 import pytest
@@ -42,8 +44,15 @@ def _same(a: OutcomeBattery, b: OutcomeBattery) -> None:
             y.statistic, y.p_value, y.n, y.applicable), x.name
 
 
+def _sent(part: Any, pickled: bool) -> Any:
+    """A block's battery as the run receives it: pickled on a cluster (the counts a block
+    left empty are sent short or as their shape alone), as it is in one process."""
+    return pickle.loads(pickle.dumps(part, protocol=5)) if pickled else part
+
+
+@pytest.mark.parametrize("pickled", [False, True], ids=["here", "pickled"])
 @pytest.mark.parametrize("table", [MULTIPLIERS, card_table()], ids=["multiplier", "card"])
-def test_blocks_merged_in_order_equal_one_pass(table: OutcomeTable) -> None:
+def test_blocks_merged_in_order_equal_one_pass(table: OutcomeTable, pickled: bool) -> None:
     rng = np.random.default_rng(23)
     n = 60_000
     x = rng.choice(table.k, size=n, p=table.probabilities).astype(np.uint8)
@@ -51,9 +60,9 @@ def test_blocks_merged_in_order_equal_one_pass(table: OutcomeTable) -> None:
     for lo in range(0, n, 4096):  # the single machine reads in chunks of its own
         whole.update(x[lo : lo + 4096])
     cuts = _split(n, rng)
-    merged = OutcomeBattery.part(table, n, x[: cuts[1]], 0)
+    merged = _sent(OutcomeBattery.part(table, n, x[: cuts[1]], 0), pickled)
     for lo, hi in pairwise(cuts[1:]):
-        merged.merge(OutcomeBattery.part(table, n, x[lo:hi], lo))
+        merged.merge(_sent(OutcomeBattery.part(table, n, x[lo:hi], lo), pickled))
     assert merged.n == whole.n == n
     _same(whole, merged)
     assert merged.coupon.hist == whole.coupon.hist and sum(whole.coupon.hist.values()) > 20
@@ -97,13 +106,15 @@ def test_shuffles_and_pairs_merge_exactly() -> None:
     shoes[250] = shoes[10]  # one repeat across blocks
     whole = ShuffleBattery(m)
     whole.update(shoes)
-    a, b = ShuffleBattery(m), ShuffleBattery(m)
+    a, b, empty = ShuffleBattery(m), ShuffleBattery(m), ShuffleBattery(m)
     a.update(shoes[:200])
     b.update(shoes[200:])
-    a.merge(b)
+    a.merge(_sent(empty, True))  # a block without shoes, as a cluster returns it
+    a.merge(_sent(b, True))
     assert [(r.statistic, r.p_value) for r in a.results()] == [
         (r.statistic, r.p_value) for r in whole.results()]
     assert a.repeats == whole.repeats >= 1
+    assert (a.position == whole.position).all() and (a.pairs == whole.pairs).all()
     t, u = rng.integers(0, 3, 500), rng.integers(0, 4, 500)
     i1, i2, i3 = (IndependenceCounter(3, 4, "p") for _ in range(3))
     i1.update(t, u)
