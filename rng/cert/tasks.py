@@ -38,7 +38,7 @@ import numpy as np
 import numpy.typing as npt
 
 from etgcore.errors import UserError
-from rng.cert.battery import OutcomeBattery
+from rng.cert.battery import PART_CHUNK, OutcomeBattery
 from rng.cert.frequency import IndependenceCounter
 from rng.cert.shuffles import ShuffleBattery
 from rng.cert.tables import OutcomeTable
@@ -215,7 +215,8 @@ def draw_task(spec: DrawSpec, block: Block) -> TaskResult:
             rng.close()
     pairs = IndependenceCounter(spec.targets.k, spec.multipliers.k,
                                 "Bingo draws (target, multiplier)")
-    pairs.update(t, m)
+    for lo in range(0, t.size, PART_CHUNK):  # 64-bit temporaries a core's cache holds
+        pairs.update(t[lo:lo + PART_CHUNK], m[lo:lo + PART_CHUNK])
     shoes = ShuffleBattery(np.full(spec.cards.k, spec.decks))
     if rows.size:
         shoes.update(rows.astype(np.int64))

@@ -122,3 +122,19 @@ def test_shuffles_and_pairs_merge_exactly() -> None:
     i3.update(t[123:], u[123:])
     i2.merge(i3)
     assert i1.results()[0].statistic == i2.results()[0].statistic
+
+
+def test_a_block_longer_than_the_part_chunk_is_the_same_battery() -> None:
+    """A block goes through the streaming tests PART_CHUNK outcomes at a time: the same
+    statistics as one pass."""
+    from rng.cert.battery import PART_CHUNK
+
+    table = card_table()
+    rng = np.random.default_rng(5)
+    n = 2 * PART_CHUNK + 777
+    x = rng.integers(0, table.k, n).astype(np.uint8)
+    whole = OutcomeBattery(table, n)
+    whole.update(x)
+    part = OutcomeBattery.part(table, n, x, 0)
+    _same(whole, part)
+    assert (part.frequency.counts == whole.frequency.counts).all()
