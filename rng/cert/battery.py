@@ -67,8 +67,9 @@ class OutcomeBattery:
         drawn on some worker, to :meth:`merge` in order into the run's battery."""
         bat = cls(table, planned_n, subject, offset=offset)
         for lo in range(0, len(x), PART_CHUNK):
-            bat._update(x[lo:lo + PART_CHUNK], coupon=False, repeat=False)
-        bat.repeat.update(x)  # windows within the block: the whole block at once
+            bat._stream(x[lo:lo + PART_CHUNK])
+        if len(x):
+            bat.repeat.update(x)  # windows within the block: the whole block at once
         # the piece continues any state; the block's own state is the piece from the start
         bat.coupon_piece = bat.coupon.piece(np.asarray(x))
         bat.coupon.absorb(bat.coupon_piece)
@@ -98,10 +99,14 @@ class OutcomeBattery:
         self.repeat.merge(later.repeat)
 
     def update(self, x: npt.NDArray[np.integer]) -> None:
-        self._update(x, coupon=True)
+        self._stream(x)
+        if x.size:
+            self.coupon.update(x)
+            self.repeat.update(x)
 
-    def _update(self, x: npt.NDArray[np.integer], *, coupon: bool,
-                repeat: bool = True) -> None:
+    def _stream(self, x: npt.NDArray[np.integer]) -> None:
+        """The tests a block's part feeds chunk by chunk: all but the coupon collector
+        (a part makes its piece) and the overlaps test (a part's windows are its block's)."""
         if x.size == 0:
             return
         if int(x.min()) < 0 or int(x.max()) >= self.table.k:
@@ -113,10 +118,6 @@ class OutcomeBattery:
         for g in self.gaps:
             g.update(x)
         self.poker.update(x)
-        if coupon:
-            self.coupon.update(x)
-        if repeat:
-            self.repeat.update(x)
 
     def results(self) -> list[TestResult]:
         out = [*self.frequency.results(), *self.serial.results(), *self.runs.results()]
