@@ -37,11 +37,11 @@ test-hil: setup
 	$(TESTENV) ETG_HIL_ALL=1 $(BIN)/python -m pytest -n $(JOBS) -q tests/bench_hil/test_hil_equivalence.py
 
 lint: setup
-	$(BIN)/ruff check etgcore firmware drivers ui rng deploy lab tests
+	$(BIN)/ruff check etgcore firmware drivers ui rng deploy lab benchmarks tests
 	$(BIN)/mypy
 
 bench: setup
-	$(TESTENV) $(BIN)/python -m firmware.benchmarks
+	$(TESTENV) $(BIN)/python -m benchmarks
 
 rng-check: setup
 	bash deploy/rng-check.sh

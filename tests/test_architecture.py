@@ -19,7 +19,7 @@ import pytest
 
 ROOT = Path(__file__).resolve().parent.parent
 #: Our top-level packages; any other import is the standard library or a dependency.
-OURS = ("etgcore", "firmware", "drivers", "rng", "ui", "deploy", "lab")
+OURS = ("etgcore", "firmware", "drivers", "rng", "ui", "deploy", "lab", "benchmarks")
 
 #: package prefix -> what it may import of ours (prefixes; "=name" means exactly name).
 #: The most specific prefix applies. The table, the bench, math and the command line
@@ -190,6 +190,13 @@ def refused() -> list[str]:
 def test_the_package_rules_hold() -> None:
     problems = refused()
     assert not problems, "edges the architecture refuses:\n" + "\n".join(problems)
+
+
+def test_no_product_module_imports_the_benchmarks() -> None:
+    """`make bench` drives the product from outside; nothing of the product leans on it."""
+    problems = [f"{e.where()}: {e.importer} -> {e.imported}" for e in all_edges()
+                if _within(e.imported, "benchmarks") and not _within(e.importer, "benchmarks")]
+    assert not problems, "product code importing benchmarks:\n" + "\n".join(problems)
 
 
 def test_every_exception_is_still_an_edge() -> None:

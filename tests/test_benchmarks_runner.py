@@ -1,4 +1,4 @@
-"""`make bench`'s runner (firmware/benchmarks.py): each benchmark of a full run in a fresh
+"""`make bench`'s runner (benchmarks/runner.py): each benchmark of a full run in a fresh
 process, so none times what an earlier one left in the heap; a wrong name is one line."""
 
 from __future__ import annotations
@@ -10,13 +10,13 @@ from typing import Any
 
 import pytest
 
-from firmware import benchmarks
+from benchmarks import runner as benchmarks
 
 REPO = Path(__file__).resolve().parents[1]
 
 
 def test_an_unknown_benchmark_is_one_line_and_exit_2() -> None:
-    done = subprocess.run([sys.executable, "-m", "firmware.benchmarks", "ui", "nosuch"],
+    done = subprocess.run([sys.executable, "-m", "benchmarks", "ui", "nosuch"],
                           cwd=REPO, capture_output=True, text=True, timeout=60)
     assert done.returncode == 2
     assert done.stderr.splitlines() == ["unknown benchmark(s): nosuch"]
@@ -29,14 +29,14 @@ def test_several_benchmarks_run_each_in_a_process_of_its_own(
     real = subprocess.run
 
     def child(argv: list[str], **kw: Any) -> Any:
-        if "firmware.benchmarks" not in argv:  # e.g. platform's `uname -p`
+        if "benchmarks" not in argv:  # e.g. platform's `uname -p`
             return real(argv, **kw)
         calls.append(argv)
         return subprocess.CompletedProcess(argv, 1 if argv[-1] == "release" else 0)
 
     monkeypatch.setattr(subprocess, "run", child)
     assert benchmarks.run(["release", "ui"]) == 1  # a failed section fails the run
-    assert calls == [[sys.executable, "-m", "firmware.benchmarks", ":section", name]
+    assert calls == [[sys.executable, "-m", "benchmarks", ":section", name]
                      for name in ("ui", "release")]  # in the registry's order
     out = capsys.readouterr().out
     assert "## ui" in out and "## release" in out

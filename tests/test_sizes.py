@@ -15,7 +15,7 @@ from collections.abc import Iterator
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
-PACKAGES = ("etgcore", "firmware", "drivers", "rng", "ui", "deploy", "lab")
+PACKAGES = ("etgcore", "firmware", "drivers", "rng", "ui", "deploy", "lab", "benchmarks")
 MAX_MODULE_LINES = 400
 MAX_FUNCTION_LINES = 80
 #: the numba kernel: one compiled function by design (docs/math.md)

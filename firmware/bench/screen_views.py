@@ -9,7 +9,6 @@ which draws them and knows nothing of scenarios.
 from __future__ import annotations
 
 import dataclasses
-from collections.abc import Iterator
 from typing import Any
 
 from etgcore.errors import UserError
@@ -89,11 +88,3 @@ def scenario_view(path: str, after_card: int | None) -> tuple[PublicView, Any]:
     if after_card is not None and driver.dealt < after_card:
         raise UserError(f"{path}: round 1 deals only {driver.dealt} cards, not {after_card}")
     return driver.last, driver.rules()
-
-
-def ui_speed() -> Iterator[str]:
-    """``make bench`` ui: the UI's frame times (:mod:`ui.speed`) on the Bingo sample round."""
-    from ui.readme_snapshots import scenario_for
-    from ui.speed import ui_benchmark
-
-    return ui_benchmark(recorded_round(str(scenario_for("bingo"))))

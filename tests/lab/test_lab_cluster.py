@@ -24,9 +24,9 @@ from lab_runs import KillOneWorker, StopAfter, cert_run, stats  # noqa: E402
 
 import lab.cluster  # noqa: E402
 import rng.cert.run  # noqa: E402
+from benchmarks.lab import _cert_spec  # noqa: E402
 from firmware.cli import command_context  # noqa: E402
 from firmware.config import default_config_path, load_config  # noqa: E402
-from firmware.lab_speed import _cert_spec  # noqa: E402
 from firmware.math.rtp import CHUNK, plan, play_task, run_rtp  # noqa: E402
 from firmware.math.ruleset import load  # noqa: E402
 from rng.cert.run import RunOptions, certification_run  # noqa: E402

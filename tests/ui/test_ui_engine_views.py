@@ -56,11 +56,11 @@ def test_fixtures_have_exactly_the_engine_views_shape(variant: str) -> None:
 
 
 def test_the_bench_times_each_frame_that_adds_one_card() -> None:
-    """`make bench`'s frame-alone figure (firmware.table.speed_card.frames_alone) times
+    """`make bench`'s frame-alone figure (benchmarks.card_to_screen.frames_alone) times
     exactly the frames whose view shows one card more than the one before."""
     from itertools import pairwise
 
-    from firmware.table.speed_card import _on_screen, frames_alone
+    from benchmarks.card_to_screen import _on_screen, frames_alone
 
     views = [pub for pub, _priv in engine_round("blackjack")]
     added = sum(1 for a, b in pairwise(views)

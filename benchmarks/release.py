@@ -34,7 +34,7 @@ def release() -> Iterator[str]:
 
     source = Path(__file__).resolve().parent.parent
     yield f"what: release tooling on the program of {source} (best of 5 runs each)"
-    yield "rerun: python -m firmware.benchmarks release"
+    yield "rerun: python -m benchmarks release"
     with tempfile.TemporaryDirectory() as tmp:
         work = Path(tmp)
         key, pub, _ = signing.generate(work / "bench")

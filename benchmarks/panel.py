@@ -94,7 +94,7 @@ def _pct(values: list[float], q: float) -> float:
 def panel_benchmark() -> Iterator[str]:
     yield "what: the panel scan loop (7 rows x 8 columns + 4 console inputs, debounce,"
     yield "      event delivery) on its real-time thread, sim backend (electrical model)"
-    yield "rerun: python -m firmware.benchmarks panel"
+    yield "rerun: python -m benchmarks panel"
     thread, proc, scans, overruns = cpu_share(5.0)
     yield (
         f"CPU share, no key down (asleep: all rows LOW, waiting for a column edge): panel "

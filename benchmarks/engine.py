@@ -67,7 +67,7 @@ def engine_benchmark() -> Iterator[str]:
     yield "      6-deck shoe composition, cut card, new shoe and burn), default Rules Submission"
     yield "how:  firmware.bench.autoplay.AutoTable, seeded shuffle, best of 3 timed runs;"
     yield "      per CPU second (time.process_time) and per wall second"
-    yield "rerun: python -m firmware.benchmarks engine   (target: >= 25,000 rounds/s, 1 seat)"
+    yield "rerun: python -m benchmarks engine   (target: >= 25,000 rounds/s, 1 seat)"
     load = os.getloadavg()[0] if hasattr(os, "getloadavg") else float("nan")
     yield f"machine load average (1 min) at start: {load:.2f} on {os.cpu_count()} cores"
     for seats, rounds in ((1, 40_000), (7, 8_000)):

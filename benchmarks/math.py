@@ -23,7 +23,7 @@ def run() -> Iterator[str]:
     yield ("etg par (calculation only, default rules of each Rules Submission, uncached: "
            "no disk cache read; target 2 s per game; CPU seconds beside wall seconds, the "
            "machine being shared)")
-    yield ("  rerun: python -m firmware.benchmarks math   "
+    yield ("  rerun: python -m benchmarks math   "
            "(or: ETG_NO_CACHE=1 time etg par --variant V)")
     yield ("  per game: the whole command in a fresh process (imports included), then the "
            "calculation alone; a figure meets the target when its wall or its CPU time "
@@ -102,7 +102,7 @@ def par_checks() -> Iterator[str]:
     """Each game's PAR figure beside a seeded fast-path estimate (issue 19's check).
 
     ``ETG_PAR_CHECK_ROUNDS`` sets the rounds per run (default 10^7; a figure a lab signs
-    wants 10^8: ``ETG_PAR_CHECK_ROUNDS=100000000 python -m firmware.benchmarks math``, or
+    wants 10^8: ``ETG_PAR_CHECK_ROUNDS=100000000 python -m benchmarks math``, or
     ``etg par --variant V --check --check-rounds 100000000``).
     """
     from firmware.engine.rules import available_variants

@@ -1,8 +1,9 @@
 """`make bench`: every speed and memory figure of the firmware, printed, never asserted.
 
-Each package registers a benchmark here as ``(name, "module:function")``; the function
-runs its measurement and returns lines of text saying what was measured, on what, and the
-figures. Run one with ``python -m firmware.benchmarks NAME`` (several names allowed).
+Every benchmark lives in this package (product code never imports it) and is listed here
+as ``(name, "module:function")``; the function runs its measurement and returns lines of
+text saying what was measured, on what, and the figures. Run one with
+``python -m benchmarks NAME`` (several names allowed).
 
 Each benchmark runs in a process of its own when more than one is run (``make bench``):
 the table's card-to-screen figure measured in the process that had just played the
@@ -23,18 +24,18 @@ from collections.abc import Callable, Iterable
 
 #: Every benchmark, in the order `make bench` runs them.
 BENCHMARKS: tuple[tuple[str, str], ...] = (
-    ("rng", "rng.speed:run"),
-    ("cert", "rng.cert.speed:run"),
-    ("panel", "drivers.panel.speed:panel_benchmark"),
-    ("shoe", "drivers.shoe.speed:shoe_benchmark"),
-    ("engine", "firmware.bench.speed:engine_benchmark"),
-    ("bench", "firmware.bench.hil_speed:hil_benchmark"),
-    ("table", "firmware.table.speed:table_benchmark"),
-    ("ui", "firmware.bench.screen_views:ui_speed"),
-    ("release", "deploy.speed:release"),
-    ("math", "firmware.math.speed:run"),
-    ("floor", "firmware.floor.speed:floor_benchmark"),
-    ("lab", "firmware.lab_speed:run"),
+    ("rng", "benchmarks.rng:run"),
+    ("cert", "benchmarks.cert:run"),
+    ("panel", "benchmarks.panel:panel_benchmark"),
+    ("shoe", "benchmarks.shoe:shoe_benchmark"),
+    ("engine", "benchmarks.engine:engine_benchmark"),
+    ("bench", "benchmarks.hil:hil_benchmark"),
+    ("table", "benchmarks.table:table_benchmark"),
+    ("ui", "benchmarks.ui:ui_speed"),
+    ("release", "benchmarks.release:release"),
+    ("math", "benchmarks.math:run"),
+    ("floor", "benchmarks.floor:floor_benchmark"),
+    ("lab", "benchmarks.lab:run"),
 )
 
 
@@ -63,7 +64,7 @@ def run(names: Iterable[str] = ()) -> int:
         return 2
     print(f"# etg benchmarks on {_machine()}")
     print(f"# started {time.strftime('%Y-%m-%d %H:%M:%S')}")
-    print("# rerun one: python -m firmware.benchmarks NAME")
+    print("# rerun one: python -m benchmarks NAME")
     chosen = [name for name, _target in BENCHMARKS if not wanted or name in wanted]
     failed = 0
     for name in chosen:
@@ -72,7 +73,7 @@ def run(names: Iterable[str] = ()) -> int:
         if len(chosen) == 1:
             failed += _section(name)
         else:  # a fresh process each (see the module's docstring)
-            failed += subprocess.run([sys.executable, "-m", "firmware.benchmarks", _SECTION,
+            failed += subprocess.run([sys.executable, "-m", "benchmarks", _SECTION,
                                       name], check=False).returncode != 0
         print(f"({name}: {time.perf_counter() - t0:.1f} s)", flush=True)
     return 1 if failed else 0
@@ -92,7 +93,9 @@ def _section(name: str) -> int:
     return 0
 
 
-if __name__ == "__main__":
-    if sys.argv[1:2] == [_SECTION] and len(sys.argv) == 3 and sys.argv[2] in dict(BENCHMARKS):
-        raise SystemExit(_section(sys.argv[2]))
-    raise SystemExit(run(sys.argv[1:]))
+
+def main(argv: list[str]) -> int:
+    """``python -m benchmarks [NAME ...]``, or one section in a child process."""
+    if argv[:1] == [_SECTION] and len(argv) == 2 and argv[1] in dict(BENCHMARKS):
+        return _section(argv[1])
+    return run(argv)

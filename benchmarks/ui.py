@@ -2,7 +2,7 @@
 
 Method: the engine plays the Bingo Blackjack sample scenario (seven seats, splits,
 doubles, a forced Bingo draw) and every public view of the round is recorded (by the
-bench: :func:`firmware.bench.screen_views.ui_speed` hands the views in). The
+bench's :func:`firmware.bench.screen_views.recorded_round`, see :func:`ui_speed`). The
 renderer then draws a 60 frames-per-second stream on a 1920x1080 display surface (SDL
 dummy driver, so no GPU or compositor is measured): a new view every 6th frame (ten
 table events a second, faster than any dealer), the Bingo reveal animation running when
@@ -106,4 +106,12 @@ def ui_benchmark(views: list[PublicView], frames: int = 1200) -> Iterator[str]:
     yield (f"full redraw (screen change, caches warm): median "
            f"{statistics.median(full) * ms:.3f} ms   max {max(full) * ms:.3f} ms; "
            f"very first frame (caches cold) {cold * ms:.1f} ms")
-    yield "rerun: python -m firmware.benchmarks ui"
+    yield "rerun: python -m benchmarks ui"
+
+
+def ui_speed() -> Iterator[str]:
+    """``make bench`` ui: the frame times above on the Bingo sample round."""
+    from firmware.bench.screen_views import recorded_round
+    from ui.readme_snapshots import scenario_for
+
+    return ui_benchmark(recorded_round(str(scenario_for("bingo"))))

@@ -1,6 +1,6 @@
 """`make bench` figures of the table service.
 
-- **card to screen** (:mod:`firmware.table.speed_card`): from ``os.write`` of a ``CRD``
+- **card to screen** (:mod:`benchmarks.card_to_screen`): from ``os.write`` of a ``CRD``
   frame's last byte on a real pty to the end of the first frame whose snapshot shows
   the card (its dirty rectangles presented), with the real driver, controller and UI
   loop, and the same card's time at each step on the way.
@@ -236,7 +236,7 @@ def _bytecode_state() -> str:
 
 
 def table_benchmark() -> Iterator[str]:
-    from firmware.table.speed_card import card_to_screen, frames_alone
+    from benchmarks.card_to_screen import card_to_screen, frames_alone
 
     c = card_to_screen()
     ms = [x * 1000 for x in c.shown]
@@ -301,4 +301,4 @@ def table_benchmark() -> Iterator[str]:
            f"{statistics.median(r.ready_cpu for r in runs):.2f} s ({_bytecode_state()}); "
            f"with the shoe simulator's own process to start: {f.ready:.2f} s")
     yield f"config fingerprint at start (table + rules, best of 50): {_fingerprint_us():.1f} us"
-    yield "rerun: python -m firmware.benchmarks table"
+    yield "rerun: python -m benchmarks table"

@@ -31,7 +31,7 @@ Figures: ``etg rtp --fast`` rounds per second (blackjack, tasks of 4 x 10^6 roun
 drawn and tested, tasks of 2^20 draws, their csv lines handed back through a spool
 directory and read by this process, as the run does on its embedded cluster); the
 machine's load average beside each (the development machine is shared). Rerun:
-``python -m firmware.benchmarks lab``; sizes (tasks per worker) ``ETG_LAB_BENCH_TASKS``.
+``python -m benchmarks lab``; sizes (tasks per worker) ``ETG_LAB_BENCH_TASKS``.
 """
 
 from __future__ import annotations
@@ -199,8 +199,8 @@ def _best(timings: list[Timing]) -> Timing:
 
 
 def _section(kind: str, per_worker: int, cores: int) -> Iterator[str]:
+    from benchmarks.math import load_average
     from firmware.math.rtp import FAST_CHUNK
-    from firmware.math.speed import load_average
     from rng.cert.tasks import TASK_DRAWS
 
     unit, per = (("rounds", FAST_CHUNK) if kind == "rtp" else
@@ -255,7 +255,7 @@ def run() -> Iterator[str]:
            f"worker process against one of {cores} (one per core), warm workers, first task "
            f"submitted to last result folded, the best of {REPEATS} runs of each taking "
            f"turns (target: at least 1.8x on 2 cores)")
-    yield "  rerun: python -m firmware.benchmarks lab  (tasks per worker: ETG_LAB_BENCH_TASKS)"
+    yield "  rerun: python -m benchmarks lab  (tasks per worker: ETG_LAB_BENCH_TASKS)"
     # enough tasks that the last one's tail (one core idle while the other finishes) is a
     # small part of a run, as in a lab's runs of hundreds of tasks
     yield from _section("rtp", per_worker or 10, cores)

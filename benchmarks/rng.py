@@ -4,7 +4,7 @@ Targets: the in-process CTR_DRBG stream >= 60% of raw AES-256-CTR keystream, and
 `etg rng stream` read through a pipe >= 80% of the in-process DRBG, all three measured
 interleaved in one run (issue 21; issue 5 asked for 50%); >= 1,000,000 scaled draws per
 second in batch; one Bingo draw (target and multiplier) < 100 us. Figures are printed,
-never asserted. Rerun: ``python -m firmware.benchmarks rng``.
+never asserted. Rerun: ``python -m benchmarks rng``.
 """
 
 from __future__ import annotations

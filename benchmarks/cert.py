@@ -53,7 +53,7 @@ def run() -> Iterator[str]:
     n = int(float(os.environ.get("ETG_CERT_BENCH_N", "1e7")))
     yield (f"etg cert analyze on csv draw files of {n:,} outcomes (numpy PCG64 draws with "
            "the sample Bingo weights); parse + every test, one child process per file")
-    yield "rerun: python -m firmware.benchmarks cert  (ETG_CERT_BENCH_N=100000000 for 10^8)"
+    yield "rerun: python -m benchmarks cert  (ETG_CERT_BENCH_N=100000000 for 10^8)"
     with tempfile.TemporaryDirectory(prefix="etg-cert-bench-") as tmp:
         for kind in ("card", "target", "multiplier"):
             path = Path(tmp) / f"{kind}.csv"

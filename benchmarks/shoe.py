@@ -123,7 +123,7 @@ def shoe_benchmark(n: int = 10_000) -> Iterator[str]:
            "until the card event reaches the consumer thread")
     yield ("how: benchmark thread = shoe on the pty master, driver on the slave via pyserial, "
            "consumer blocked on driver.events; one card in flight; rerun: "
-           "python -m firmware.benchmarks shoe")
+           "python -m benchmarks shoe")
     load = os.getloadavg()[0] if hasattr(os, "getloadavg") else float("nan")
     yield (f"machine load average (1 min) at start: {load:.1f} on {os.cpu_count()} cores "
            "(the p99 tail is OS scheduling: rerun on a quiet machine to compare)")

@@ -31,7 +31,7 @@ def hil_benchmark() -> Iterator[str]:
     yield "what: scenario files at hil depth: a fresh `etg run` process per file (bench mode,"
     yield "      new journal), bench shoe on a pty, presses through the simulated key matrix,"
     yield "      outcome from the journal; and an auto-played soak with injected faults"
-    yield "rerun: python -m firmware.benchmarks bench"
+    yield "rerun: python -m benchmarks bench"
     yield f"machine load average (1 min) at start: {load:.2f} on {os.cpu_count()} cores"
     files = [str(ROOT / "tests" / "scenarios" / f) for f in SCENARIOS]
     files = [f for f in files if Path(f).is_file()]
