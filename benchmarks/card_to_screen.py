@@ -79,7 +79,7 @@ def _bench_journal(path: Path, marks: _Marks) -> Any:
 
 
 def _bench_controller(seats: int, journal: Any, publish: Any) -> Any:
-    from firmware.engine import Table, load_rules
+    from firmware.engine import Game, load_rules
     from firmware.engine.inputs import CreditsIn, NewShoe
     from firmware.table.controller import Controller
 
@@ -93,7 +93,7 @@ def _bench_controller(seats: int, journal: Any, publish: Any) -> Any:
             else:
                 super().handle(h)
 
-    table = Table(load_rules("blackjack", {"burn_cards": 0}), seats=seats, bench=True)
+    table = Game(load_rules("blackjack", {"burn_cards": 0}), seats=seats, bench=True)
     ctl = BenchController(table, journal, publish=publish)
     for s in range(1, seats + 1):
         ctl.feed(CreditsIn(s, 10_000_000), "bench")

@@ -6,10 +6,10 @@ import os
 import time
 from collections.abc import Iterator
 
-from firmware.bench.autoplay import AutoTable
+from firmware.bench.engine_player import EnginePlayer
+from firmware.engine.game import Game
 from firmware.engine.inputs import Input
 from firmware.engine.rules import load_rules
-from firmware.engine.table import Table
 
 
 def measure(seats: int, rounds: int, seed: int = 7) -> tuple[float, float]:
@@ -19,8 +19,8 @@ def measure(seats: int, rounds: int, seed: int = 7) -> tuple[float, float]:
     whatever else the machine runs, so both are printed.
     """
     rules = load_rules("blackjack")
-    table = Table(rules, seats=7, shoe_in_play=False)
-    auto = AutoTable(table, seats=range(1, seats + 1), seed=seed)
+    table = Game(rules, seats=7, shoe_in_play=False)
+    auto = EnginePlayer(table, seats=range(1, seats + 1), seed=seed)
     auto.play(200)  # warm-up: the first shoe, caches
     best_cpu = best_wall = 0.0
     for _ in range(3):
@@ -40,16 +40,16 @@ def measure_replay(seats: int, rounds: int, seed: int = 7) -> float:
     only when the engine's cost does."""
     rules = load_rules("blackjack")
     inputs: list[Input] = []
-    live = Table(rules, seats=7)
+    live = Game(rules, seats=7)
 
     def record(inp: Input) -> None:
         inputs.append(inp)
         live.apply(inp)
 
-    AutoTable(live, seats=range(1, seats + 1), seed=seed, apply=record).play(rounds)
+    EnginePlayer(live, seats=range(1, seats + 1), seed=seed, apply=record).play(rounds)
     best = 0.0
     for _ in range(3):
-        table = Table(rules, seats=7)
+        table = Game(rules, seats=7)
         apply = table.apply
         c0 = time.process_time()
         for inp in inputs:
@@ -62,10 +62,10 @@ def measure_replay(seats: int, rounds: int, seed: int = 7) -> float:
 
 def engine_benchmark() -> Iterator[str]:
     """Rounds per second of the engine alone, one seat and seven seats."""
-    yield "what: complete Blackjack rounds through Table.apply (wager, close, deal, insurance"
+    yield "what: complete Blackjack rounds through Game.apply (wager, close, deal, insurance"
     yield "      offer, dealer check, basic-strategy decisions, dealer play, settlement,"
     yield "      6-deck shoe composition, cut card, new shoe and burn), default Rules Submission"
-    yield "how:  firmware.bench.autoplay.AutoTable, seeded shuffle, best of 3 timed runs;"
+    yield "how:  firmware.bench.engine_player.EnginePlayer, seeded shuffle, best of 3 timed runs;"
     yield "      per CPU second (time.process_time) and per wall second"
     yield "rerun: python -m benchmarks engine   (target: >= 25,000 rounds/s, 1 seat)"
     load = os.getloadavg()[0] if hasattr(os, "getloadavg") else float("nan")
@@ -76,7 +76,7 @@ def engine_benchmark() -> Iterator[str]:
         yield (f"{label}: {cpu:>9,.0f} rounds/CPU-s ({1e6 / cpu:.1f} us/round)   "
                f"{wall:>9,.0f} rounds/wall-s  ({rounds:,} rounds per run)")
     yield "engine alone: the same kind of rounds recorded once, their inputs applied to a fresh"
-    yield "      table (Table.apply only, no auto-player decisions), best of 3, per CPU second"
+    yield "      table (Game.apply only, no auto-player decisions), best of 3, per CPU second"
     for seats, rounds in ((1, 20_000), (7, 4_000)):
         cpu = measure_replay(seats, rounds)
         label = f"{seats} seat{'s' if seats > 1 else ' '}"

@@ -165,7 +165,7 @@ class MechanismFields(TypedDict, total=False):
 
 
 class PublicView(TypedDict):
-    """All a player may see of the table (``firmware.engine.Table.public_view``)."""
+    """All a player may see of the table (``firmware.engine.Game.public_view``)."""
 
     schema: int
     variant: str  #: blackjack | split-to-double | bingo | free-bet | spanish21
@@ -185,7 +185,7 @@ class PublicView(TypedDict):
 
 class PrivateView(PublicView):
     """The public view with the hole card shown, plus everything else of the table's state
-    (``firmware.engine.Table.private_view``): for the journal, the audit and the tests that
+    (``firmware.engine.Game.private_view``): for the journal, the audit and the tests that
     prove two tables are in the same state. Never published."""
 
     private: dict[str, Any]  #: rules, shoe composition, house result, cursors, draws, audit

@@ -230,7 +230,7 @@ def test_the_checker_names_file_and_line_of_each_kind_of_edge(tree: Path) -> Non
     )
     (tree / "ui" / "y.py").write_text(
         "from firmware.engine import play\n"         # an engine internal
-        "from firmware.engine import Table\n"        # the public package: fine
+        "from firmware.engine import Game\n"        # the public package: fine
         "from etgcore import errors\n"
     )
     (tree / "firmware" / "table" / "z.py").write_text(

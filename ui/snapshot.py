@@ -40,9 +40,9 @@ def empty_table_view(rules: Any, seats: int | None = None, tilt: bool = False) -
     With ``tilt`` the engine is told the shoe misread a card, so the view carries the
     engine's own tilt cause and what the dealer must do.
     """
-    from firmware.engine import CreditsIn, Fault, Table
+    from firmware.engine import CreditsIn, Fault, Game
 
-    table = Table(rules, seats=seats, bench=True, shoe_in_play=True)
+    table = Game(rules, seats=seats, bench=True, shoe_in_play=True)
     for seat in range(1, table.nseats + 1):
         table.apply(CreditsIn(seat, SNAPSHOT_CREDITS))
     if tilt:

@@ -15,6 +15,7 @@ from typing import Protocol
 from etgcore.view import ExpectingView, PublicView
 from firmware.bench.frames import frame_inputs
 from firmware.bench.scenario import Scenario
+from firmware.engine.game import Game
 from firmware.engine.inputs import (
     Card,
     CloseBetting,
@@ -29,7 +30,6 @@ from firmware.engine.inputs import (
 )
 from firmware.engine.rejected import Rejected
 from firmware.engine.rules import load_rules
-from firmware.engine.table import Table
 
 
 class TableDriver(Protocol):
@@ -58,7 +58,7 @@ class TableDriver(Protocol):
 
 
 class EngineDriver:
-    """The scenario against :class:`~firmware.engine.table.Table`.
+    """The scenario against :class:`~firmware.engine.game.Game`.
 
     ``bench`` comes from the table configuration's mode: a production configuration
     builds a production table, which refuses a scenario's forced ``draws`` (principle 7).
@@ -67,19 +67,19 @@ class EngineDriver:
     def __init__(self, bench: bool = True,
                  on_applied: Callable[[Input], None] | None = None) -> None:
         self.bench = bench
-        self.table: Table | None = None
+        self.game: Game | None = None
         self.inputs: list[Input] = []
         #: called after each input the engine accepted (the screen tools record views)
         self.on_applied = on_applied
 
     def start(self, scenario: Scenario) -> None:
         rules = load_rules(scenario.variant, scenario.rules, source=f"{scenario.path}")
-        self.table = Table(rules, bench=self.bench, shoe_in_play=True)
+        self.game = Game(rules, bench=self.bench, shoe_in_play=True)
         self.inputs = []
 
-    def _t(self) -> Table:
-        assert self.table is not None, "start() first"
-        return self.table
+    def _t(self) -> Game:
+        assert self.game is not None, "start() first"
+        return self.game
 
     def _send(self, inp: Input) -> str | None:
         try:
@@ -137,4 +137,4 @@ class EngineDriver:
         return self._send(Console(press))
 
     def stop(self) -> None:
-        self.table = None
+        self.game = None

@@ -57,12 +57,12 @@ class _StoppingDriver(EngineDriver):
         return why
 
     def stop(self) -> None:  # keep the table: its rules go with the view
-        if self.table is not None:
+        if self.game is not None:
             self.last = self.view()
 
     def rules(self) -> Any:
-        assert self.table is not None, "start() first"
-        return self.table.rules
+        assert self.game is not None, "start() first"
+        return self.game.rules
 
 
 def scenario_view(path: str, after_card: int | None) -> tuple[PublicView, Any]:

@@ -70,8 +70,8 @@ def _replay(j: Journal) -> Check:
         return Check("replay equals meters", False, "no epoch record: nothing to replay")
     meters = _seat_credits(j.meters())
     bad = []
-    for s in rec.table.seats:
-        live = s.credits + rec.table.seat_stake(s)
+    for s in rec.game.seats:
+        live = s.credits + rec.game.seat_stake(s)
         if live != meters.get(s.number, 0):
             bad.append(f"seat {s.number}: replay {live}, meter {meters.get(s.number, 0)}")
     if bad:

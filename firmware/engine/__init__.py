@@ -1,12 +1,13 @@
 """The game engine: cards, hands, Rules Submissions and the round as a pure state machine.
 
-No I/O, no clock, no randomness: a :class:`Table` is fed typed inputs one at a time and
+No I/O, no clock, no randomness: a :class:`Game` is fed typed inputs one at a time and
 says what it expects next. See docs/engine.md.
 """
 
 from __future__ import annotations
 
 from firmware.engine.expect import Expecting
+from firmware.engine.game import Game
 from firmware.engine.inputs import (
     Card,
     CloseBetting,
@@ -31,11 +32,34 @@ from firmware.engine.mechanism import DrawRequest, Mechanism, register_mechanism
 from firmware.engine.rejected import Rejected
 from firmware.engine.round import RoundView
 from firmware.engine.rules import Rules, available_variants, load_rules
-from firmware.engine.table import Table
 
 __all__ = [
-    "Card", "CloseBetting", "Console", "CreditsIn", "CreditsOut", "Cut", "Decision", "Draw",
-    "DrawRequest", "Empty", "Expecting", "Fault", "FaultCleared", "Hello", "Input",
-    "Mechanism", "NewShoe", "Rejected", "RoundView", "Rules", "SideWager", "Table", "Wager",
-    "available_variants", "input_from_json", "layout_for", "load_rules", "register_mechanism",
+    "Card",
+    "CloseBetting",
+    "Console",
+    "CreditsIn",
+    "CreditsOut",
+    "Cut",
+    "Decision",
+    "Draw",
+    "DrawRequest",
+    "Empty",
+    "Expecting",
+    "Fault",
+    "FaultCleared",
+    "Game",
+    "Hello",
+    "Input",
+    "Mechanism",
+    "NewShoe",
+    "Rejected",
+    "RoundView",
+    "Rules",
+    "SideWager",
+    "Wager",
+    "available_variants",
+    "input_from_json",
+    "layout_for",
+    "load_rules",
+    "register_mechanism",
 ]

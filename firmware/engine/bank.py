@@ -1,6 +1,6 @@
 """The bank: the seats' credits and every wager, the money in and out of the table.
 
-:class:`Bank` is the part of a :class:`~firmware.engine.table.Table` that moves money:
+:class:`Bank` is the part of a :class:`~firmware.engine.game.Game` that moves money:
 credits in and out, the wagers of the next round (with the paired and optional wagers of
 a variation), the stakes a decision adds (insurance, a double, a split), what settlement
 gives back and the house result, the stakes a void returns. Nothing else changes a

@@ -2,7 +2,7 @@
 
 Inputs are immutable values that serialize to and from JSON (``{"type": ..., ...}``): the
 journal stores them, replay feeds them back, the bench writes them. They carry no
-behaviour; :class:`~firmware.engine.table.Table` decides what each one means in the state
+behaviour; :class:`~firmware.engine.game.Game` decides what each one means in the state
 it is in. Decisions use the button names of the panel ICD in lower case.
 """
 

@@ -1,6 +1,6 @@
 """``Rejected``: an input that does not fit the table's state (the state is unchanged).
 
-It lives apart from :mod:`firmware.engine.table` so the table's parts (betting, tilts)
+It lives apart from :mod:`firmware.engine.game` so the table's parts (betting, tilts)
 raise it without importing the table; the package exports it as
 ``firmware.engine.Rejected``.
 """

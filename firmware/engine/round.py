@@ -1,6 +1,6 @@
 """The round in play: its phase, what it waits for, the dealer, the players' turn.
 
-:class:`Round` is the part of a :class:`~firmware.engine.table.Table` that owns the round:
+:class:`Round` is the part of a :class:`~firmware.engine.game.Game` that owns the round:
 betting opening and closing, the RNG draw, the burn of a new shoe, and (through
 :mod:`firmware.engine.play` and :mod:`firmware.engine.decisions`) dealing, insurance, the
 decisions and the dealer. Money is not its own: every cent a decision puts at stake or

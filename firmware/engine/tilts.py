@@ -1,4 +1,4 @@
-"""Faults and tilts: the part of a :class:`~firmware.engine.table.Table` that pauses the
+"""Faults and tilts: the part of a :class:`~firmware.engine.game.Game` that pauses the
 round on a fault, resumes it and voids it.
 
 A hardware fault is not rejected: it tilts the table (nothing is settled while tilted;

@@ -24,9 +24,9 @@ from etgcore.view import (
 from firmware.engine.cards import CODE
 
 if TYPE_CHECKING:
+    from firmware.engine.game import Game
     from firmware.engine.hand import Hand, Seat
     from firmware.engine.round import Round
-    from firmware.engine.table import Table
 
 
 def _hand(h: Hand) -> HandView:
@@ -47,7 +47,7 @@ def _hand(h: Hand) -> HandView:
     return out
 
 
-def _seat(t: Table, s: Seat) -> SeatView:
+def _seat(t: Game, s: Seat) -> SeatView:
     wagers = {"blackjack": s.wager, "insurance": s.insurance}
     for m in t.rules.mechanisms:
         for name in m.wager_names:
@@ -74,11 +74,11 @@ def _dealer(t: Round, reveal: bool) -> DealerView:
     }
 
 
-def _tilt(t: Table) -> TiltView | None:
+def _tilt(t: Game) -> TiltView | None:
     return t.tilt.public() if t.tilt else None
 
 
-def public_view(t: Table) -> PublicView:
+def public_view(t: Game) -> PublicView:
     """What a player may see (the UI only ever gets this)."""
     rules = t.rules
     r = t.round
@@ -131,7 +131,7 @@ def _where(t: Round, h: Hand | None) -> Any:
     return "?"
 
 
-def private_view(t: Table) -> PrivateView:
+def private_view(t: Game) -> PrivateView:
     """Everything, hole card included: for the journal, the audit and state comparison."""
     r = t.round
     tilt = t.tilts.tilt

@@ -19,8 +19,8 @@ from pathlib import Path
 from typing import Any
 
 from etgcore.view import ControllerView, PublicView
+from firmware.engine.game import Game
 from firmware.engine.rules import load_rules
-from firmware.engine.table import Table
 from firmware.floor.certs import FLOOR_SERVICE, ca_paths, identity, make_floor_certs
 from firmware.floor.link import FloorLink
 from firmware.floor.settings import FloorSettings
@@ -64,7 +64,7 @@ class SimTable:
         #: a blackjack table's public view as the controller publishes it (the link reads
         #: the variant, phase, round, tilt and failure); each status sets phase and round
         self._view: PublicView = {
-            **Table(load_rules(), seats=SEATS).public_view(),
+            **Game(load_rules(), seats=SEATS).public_view(),
             "controller": ControllerView(pending_double=None, recall=False, failure=None,
                                          failure_kind=None, closed=False,
                                          deal_resumes=False),

@@ -56,14 +56,14 @@ def engine_rules(rules: GameRules) -> Any:
 
 
 def play_engine_rounds(rules: GameRules, rounds: int, seed: Any) -> Tally:
-    from firmware.engine import Card, Console, CreditsIn, NewShoe, Table, Wager
+    from firmware.engine import Card, Console, CreditsIn, Game, NewShoe, Wager
     from firmware.engine.cards import DECKS, VALUE
 
     er = engine_rules(rules)
     wager = rules.reference_wager
     strat = strategy_for(rules)
     rng = np.random.default_rng(seed)
-    table = Table(er, seats=1, bench=True)
+    table = Game(er, seats=1, bench=True)
     infinite = rules.decks == 0
     deck = np.array(DECKS[er.deck_kind] * er.decks, dtype=np.int64)
     by_value: list[list[int]] = [[c for c in DECKS[er.deck_kind] if VALUE[c] == v]

@@ -42,7 +42,7 @@ class FastTables:
 
 def legal_for(rules: GameRules, cards: tuple[int, ...], *, split_hand: bool, split_ace: bool,
               can_split: bool, first: bool) -> list[str]:
-    """The engine's legal decisions for a hand (``Table.legal_now``), from the rules."""
+    """The engine's legal decisions for a hand (``Game.legal_now``), from the rules."""
     one_card = split_ace and rules.split_aces_one_card
     n = len(cards)
     legal = []

@@ -104,7 +104,7 @@ class Strategy:
     ) -> Decision:
         """The best legal action for a hand of point values ``cards`` against ``up``.
 
-        ``legal`` is the engine's list for this hand (``Table.legal_now``); the answer is
+        ``legal`` is the engine's list for this hand (``Game.legal_now``); the answer is
         always one of it. ``after_double``: the double's card is dealt and the engine
         offers ``rescue`` (Spanish 21). ``bob_alive``: Split to Double, no hand of the
         seat has busted yet. ``bingo``: the (target, multiplier) drawn this round.

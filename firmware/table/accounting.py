@@ -12,12 +12,12 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
-    from firmware.engine.table import Table
+    from firmware.engine.game import Game
 
 SeatKinds = dict[int, dict[str, int]]
 
 
-def round_accounts(t: Table) -> tuple[SeatKinds, SeatKinds]:
+def round_accounts(t: Game) -> tuple[SeatKinds, SeatKinds]:
     """``(stakes, returns)`` per seat number and wager kind of the round just finished."""
     stakes: SeatKinds = {}
     returns: SeatKinds = {}

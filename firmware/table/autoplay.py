@@ -37,7 +37,7 @@ VOID_AFTER_S = 3.0
 
 class Policy:
     """Which action to take: the one strategy of every auto-player (the panel's
-    :class:`AutoPlay` and the engine's ``firmware.bench.autoplay.AutoTable``): the
+    :class:`AutoPlay` and the engine's ``firmware.bench.engine_player.EnginePlayer``): the
     computed basic strategy of ``firmware.math`` for these rules, falling back to a plain
     rule (hit below 17) only where it cannot be computed (no numpy, a rule set it does not
     cover)."""

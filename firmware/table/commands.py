@@ -48,7 +48,7 @@ class Commands:
     def run(self, name: str, args: Mapping[str, Any]) -> tuple[bool, str]:
         """Carry out one command: ``(accepted, message)``."""
         host = self.host
-        t = host.table
+        t = host.game
         if name in ("credits-in", "credits-out"):
             try:
                 tr = parse_transfer(name, args, t.nseats, self.limits)
@@ -100,7 +100,7 @@ class Commands:
         host = self.host
         if host.failure:
             return False, host.failure
-        t = host.table
+        t = host.game
         inp = CreditsIn(seat, tr.cents) if signed > 0 else CreditsOut(seat, tr.cents)
         if signed > 0 and t.seats[seat - 1].credits + tr.cents > self.limits.per_seat:
             return False, (f"seat {seat} would hold more than the maximum of "

@@ -23,9 +23,9 @@ from typing import Any
 
 from etgcore.view import ControllerView
 from firmware.engine import phases as P
+from firmware.engine.game import Game
 from firmware.engine.inputs import Draw, Fault, Input
 from firmware.engine.rejected import Rejected
-from firmware.engine.table import Table
 from firmware.table import translate
 from firmware.table.accounting import round_accounts
 from firmware.table.commands import Commands
@@ -64,7 +64,7 @@ class Controller:
 
     def __init__(
         self,
-        table: Table,
+        game: Game,
         journal: Journal,
         *,
         shoe: ShoePort | None = None,
@@ -77,8 +77,8 @@ class Controller:
         round_first_seq: int | None = None,
         limits: CreditLimits | None = None,
     ) -> None:
-        self.table = table
-        self.rules = table.rules
+        self.game = game
+        self.rules = game.rules
         self.journal = journal
         journal.defer_head = True  # the head file is written after the view (refresh)
         self.panel = panel
@@ -100,8 +100,8 @@ class Controller:
         self.rng_failure: str | None = None  # shown; a round needing a draw tilts (RNG)
         self.finals = finals_recorded  # rounds recorded (settled or voided) in the journal
         self._lamps: dict[int, set[str]] | None = None
-        self._was_final = round_ended(table)
-        self._was_tilted = table.phase == P.TILT
+        self._was_final = round_ended(game)
+        self._was_tilted = game.phase == P.TILT
         self._round_first_seq: int | None = round_first_seq
         self.stopped = False
         self.floor_gate = FloorGate()  # the service restores it from the journal
@@ -132,7 +132,7 @@ class Controller:
     def status(self) -> dict[str, Any]:
         """The answer to the ``status`` command: the public view and the counters."""
         return {
-            "view": self.table.public_view(), "rounds": self.finals, "failure": self.failure,
+            "view": self.game.public_view(), "rounds": self.finals, "failure": self.failure,
             "handled": dict(self.handled), "forced_draws": len(self.forced_draws),
             "pending_double": self.doubles.public(),
         }
@@ -140,7 +140,7 @@ class Controller:
     def force_draw(self, values: dict[str, int]) -> None:
         """Queue a bench draw (the caller checked the bench power); used at once if due."""
         self.forced_draws.append(values)
-        exp = self.table.expecting()
+        exp = self.game.expecting()
         if exp.kind == "draw":
             self.draw(exp.draw)
 
@@ -183,7 +183,7 @@ class Controller:
 
     def _want_status(self) -> bool:
         """A fault is active, or the status after the shoe's HEL has not come yet."""
-        tilt = self.table.tilt
+        tilt = self.game.tilt
         return (tilt is not None and tilt.active) or self.devices.shoe_check_due
 
     def handle(self, h: Happening) -> None:
@@ -215,7 +215,7 @@ class Controller:
         if isinstance(h, CommandHappening) and h.reply is not None:
             h.reply.put((False, f"internal error: {why}"))
         try:
-            self.event(EventCode.INTERNAL_ERROR, self.table.round_no, error=why, during=what)
+            self.event(EventCode.INTERNAL_ERROR, self.game.round_no, error=why, during=what)
             self.feed(Fault("INTERNAL", why), "table")
             self.refresh()
         except Exception:
@@ -233,7 +233,7 @@ class Controller:
         if self.failure:
             log.warning("input %s ignored: %s", inp.TYPE, self.failure)
             return False
-        t = self.table
+        t = self.game
         closed = self.floor_gate.refuses(inp, t)
         if closed:
             log.debug("refused %s from %s: %s", inp.TYPE, source, closed)
@@ -279,7 +279,7 @@ class Controller:
     # -- after every change ------------------------------------------------------------
 
     def _after_change(self) -> None:
-        t = self.table
+        t = self.game
         final = round_ended(t)
         if final and not self._was_final:
             self.record_round()
@@ -306,13 +306,13 @@ class Controller:
         if to is None:
             return
         self.repeats.reset()
-        self.event(EventCode.TILT_REPEATED, self.table.round_no, code=code, times=n,
+        self.event(EventCode.TILT_REPEATED, self.game.round_no, code=code, times=n,
                    escalated=to)
         self.feed(Fault(to, f"{code} {n} times in this round (last: {cause})"), "table")
 
     def refresh(self) -> None:
         """Derive the commands and the snapshot from the engine's state."""
-        t = self.table
+        t = self.game
         view = t.public_view()
         exp = view["expecting"]
         self.shoe_control.sync(card_due=exp["kind"] == "card", tilted=t.phase == P.TILT,
@@ -336,7 +336,7 @@ class Controller:
     # -- the RNG -------------------------------------------------------------------------
 
     def draw(self, domain: Mapping[str, tuple[int, ...]]) -> None:
-        t = self.table
+        t = self.game
         if self.forced_draws and t.bench:
             values = self.forced_draws.pop(0)
             self.feed(Draw(values, forced=True), "bench")
@@ -354,13 +354,13 @@ class Controller:
     def _rng_failed(self, why: str) -> None:
         """The round waits for a draw the RNG cannot give: tilt (the supervisor voids)."""
         self.rng_failure = f"RNG failure: {why}"
-        self.event(EventCode.RNG_FAILURE, self.table.round_no, reason=why)
+        self.event(EventCode.RNG_FAILURE, self.game.round_no, reason=why)
         self.feed(Fault("RNG", why), "table")
 
     # -- rounds: record and meters --------------------------------------------------------
 
     def record_round(self) -> None:
-        t = self.table
+        t = self.game
         voided = t.phase == P.VOIDED
         priv = t.private_view()
         stakes, returns = round_accounts(t)

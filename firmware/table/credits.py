@@ -58,7 +58,7 @@ def add_credits_offline(cfg: TableConfig, seat: int, cents: int, journal_path: s
         if rec is None:  # a journal without a table yet (bench: credits before the first start)
             rules = load_rules(cfg.table.variant, dict(cfg.rules), cfg.source)
             rec = open_table(journal, rules, cfg.table.seats, cfg.bench)
-        ctl = Controller(rec.table, journal, finals_recorded=rec.finals_recorded,
+        ctl = Controller(rec.game, journal, finals_recorded=rec.finals_recorded,
                          round_first_seq=rec.round_first_seq, limits=_limits(cfg))
         ok, msg = ctl.command(kind, args)
         journal.close()

@@ -25,8 +25,8 @@ from drivers.shoe.events import (
     ShoeStatus,
 )
 from firmware.engine import phases as P
+from firmware.engine.game import Game
 from firmware.engine.inputs import Decision, Fault, FaultCleared, Input
-from firmware.engine.table import Table
 from firmware.table import translate
 from firmware.table.events import EventCode
 from firmware.table.happenings import PanelHappening
@@ -56,7 +56,7 @@ class DeviceEvents:
 
     def on_shoe(self, ev: ShoeEvent, now: float) -> None:
         host = self.host
-        t = host.table
+        t = host.game
         match ev:
             case CardDealt():
                 self.shoe.card_came(now)
@@ -100,7 +100,7 @@ class DeviceEvents:
         due will never come, so pause the round until the shoe reports itself clear;
         resuming sends ULK again."""
         host = self.host
-        t = host.table
+        t = host.game
         self.shoe.gate_refused()
         if t.expecting().kind == "card":
             detail = f"the shoe refused to open its gate (NAK {ev.code or ''})".strip()
@@ -112,7 +112,7 @@ class DeviceEvents:
 
     def on_panel(self, h: PanelHappening, now: float) -> None:
         host = self.host
-        t = host.table
+        t = host.game
         if h.kind == "stuck":
             where = f"seat {h.seat} {h.button}" if h.seat else f"console {h.button}"
             self.stuck.add((h.seat, h.button))
@@ -156,7 +156,7 @@ class DeviceEvents:
 
     def _on_console(self, h: PanelHappening) -> None:
         host = self.host
-        t = host.table
+        t = host.game
         if h.button == "RECALL":
             held = h.kind == "press"
             if held != self.recall_held:
@@ -177,17 +177,17 @@ class DeviceEvents:
             self.shoe.new_shoe(t.rules.decks)
 
 
-def optional_wager(table: Table) -> translate.OptionalWager | None:
+def optional_wager(game: Game) -> translate.OptionalWager | None:
     """The optional wager the rules offer (Push 22), placed with INSURANCE during
     betting (docs/table.md), judged by the engine."""
-    names = [n for m in table.rules.mechanisms for n in m.optional_wagers]
-    return (names[0], table.side_wager_refusal) if names else None
+    names = [n for m in game.rules.mechanisms for n in m.optional_wagers]
+    return (names[0], game.side_wager_refusal) if names else None
 
 
-def double_sizes(table: Table, seat: int, hand: int) -> tuple[int, ...]:
+def double_sizes(game: Game, seat: int, hand: int) -> tuple[int, ...]:
     """The double sizes the engine would take now (its query: the seat's credits, the
     variation's stake rules and the legal actions all decide)."""
     return tuple(
-        times for times in sorted(table.rules.double_times)
-        if table.decision_refusal(Decision(seat, hand, "double", times=times)) is None
+        times for times in sorted(game.rules.double_times)
+        if game.decision_refusal(Decision(seat, hand, "double", times=times)) is None
     )

@@ -12,8 +12,8 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping
 from typing import Any
 
+from firmware.engine.game import Game
 from firmware.engine.inputs import Input, SideWager, Wager
-from firmware.engine.table import Table
 from firmware.table.events import EventCode
 from firmware.table.journal import Journal
 from firmware.table.recovery import in_round
@@ -41,35 +41,35 @@ class FloorGate:
                 gate.closed = gate.closing = False
         return gate
 
-    def refuses(self, inp: Input, table: Table) -> str | None:
-        if self.closed and isinstance(inp, Wager | SideWager) and not in_round(table):
+    def refuses(self, inp: Input, game: Game) -> str | None:
+        if self.closed and isinstance(inp, Wager | SideWager) and not in_round(game):
             return "the floor has closed this table"
         return None
 
-    def command(self, args: Mapping[str, Any], table: Table, event: EventSink) -> tuple[bool, str]:
+    def command(self, args: Mapping[str, Any], game: Game, event: EventSink) -> tuple[bool, str]:
         """A floor command handed over by the floor link: ``{"command": ..., "refusal":
         None or why}``; journaled either way."""
         cmd = dict(args.get("command") or {})
         facts = {k: cmd.get(k) for k in ("id", "action", "by", "table", "issued")}
         refusal = args.get("refusal")
         if refusal:
-            event(EventCode.FLOOR_COMMAND_REFUSED, table.round_no, reason=str(refusal),
+            event(EventCode.FLOOR_COMMAND_REFUSED, game.round_no, reason=str(refusal),
                   **facts)
             return False, str(refusal)
-        event(EventCode.FLOOR_COMMAND, table.round_no, **facts)
+        event(EventCode.FLOOR_COMMAND, game.round_no, **facts)
         if cmd.get("action") == "enable":
             was = self.closed or self.closing
             self.closed = self.closing = False
             if was:
-                event(EventCode.TABLE_OPENED, table.round_no, by=cmd.get("by"))
+                event(EventCode.TABLE_OPENED, game.round_no, by=cmd.get("by"))
             return True, "enabled"
         if not self.closed:
             self.closing = True
-            self.settle(table, event)
+            self.settle(game, event)
         return True, "closed" if self.closed else "closing after the round in play"
 
-    def settle(self, table: Table, event: EventSink) -> None:
+    def settle(self, game: Game, event: EventSink) -> None:
         """Close a closing table once no round is in play (after every change)."""
-        if self.closing and not in_round(table):
+        if self.closing and not in_round(game):
             self.closing, self.closed = False, True
-            event(EventCode.TABLE_CLOSED, table.round_no)
+            event(EventCode.TABLE_CLOSED, game.round_no)

@@ -13,8 +13,8 @@ from typing import TYPE_CHECKING, Any, Protocol
 from etgcore.view import PublicView
 
 if TYPE_CHECKING:
+    from firmware.engine.game import Game
     from firmware.engine.inputs import Input
-    from firmware.engine.table import Table
     from firmware.table.events import EventCode
     from firmware.table.floor_gate import FloorGate
 
@@ -56,7 +56,7 @@ class TableHost(Protocol):
     their own state and never reach into the controller's."""
 
     @property
-    def table(self) -> Table: ...
+    def game(self) -> Game: ...
     def feed(self, inp: Input, source: str) -> bool: ...
     def event(self, code: EventCode, round_no: int | None = None, /, **body: Any) -> None: ...
     def refresh(self) -> None: ...

@@ -3,7 +3,7 @@
 The journal is divided into *epochs*. An epoch starts with a ``meta`` record holding the
 rules in force, the seat count, the mode and the credits carried in from the previous
 epoch; every ``input`` record after it is replayed, in order, through a fresh engine, by
-the engine's one replay path (:func:`~firmware.engine.replay.new_table` builds the table
+the engine's one replay path (:func:`~firmware.engine.replay.new_game` builds the table
 as the epoch started it, :func:`~firmware.engine.replay.apply_recorded` applies each input
 as it was applied live). Because the engine is pure, the table that comes out is the
 table that was running when the power went, to the last card. Recall, the attendant's
@@ -24,11 +24,11 @@ from typing import Any
 from etgcore.errors import UserError
 from etgcore.money import dollars
 from firmware.engine import phases as P
+from firmware.engine.game import Game
 from firmware.engine.inputs import input_from_json
 from firmware.engine.rejected import Rejected
-from firmware.engine.replay import apply_recorded, new_table
+from firmware.engine.replay import apply_recorded, new_game
 from firmware.engine.rules import Rules, rules_from_json
-from firmware.engine.table import Table
 from firmware.table.journal import Journal
 
 log = logging.getLogger("etg.table.recovery")
@@ -36,7 +36,7 @@ log = logging.getLogger("etg.table.recovery")
 
 @dataclass
 class Recovered:
-    table: Table
+    game: Game
     epoch_seq: int
     inputs: int  # replayed
     finals: int  # settled or voided rounds seen while replaying this epoch
@@ -59,26 +59,26 @@ def epoch_body(rules: Rules, seats: int, bench: bool, carry: dict[int, int]) -> 
     }
 
 
-def _table_from_epoch(body: dict[str, Any]) -> Table:
+def _table_from_epoch(body: dict[str, Any]) -> Game:
     ep = body["epoch"]
     carry = {int(seat): int(cents) for seat, cents in ep.get("carry", {}).items()}
-    return new_table(rules_from_json(ep["rules"]), seats=int(ep["seats"]),
+    return new_game(rules_from_json(ep["rules"]), seats=int(ep["seats"]),
                      bench=bool(ep["bench"]), carry=carry)
 
 
-def round_ended(table: Table) -> bool:
+def round_ended(game: Game) -> bool:
     """The last round is settled or voided — also while a tilt that came after it (a
     stray card between rounds) pauses the table: resuming must not end it a second time."""
-    if table.phase == P.TILT and table.tilt is not None:
-        return table.tilt.resume_phase in (P.SETTLED, P.VOIDED)
-    return table.phase in (P.SETTLED, P.VOIDED)
+    if game.phase == P.TILT and game.tilt is not None:
+        return game.tilt.resume_phase in (P.SETTLED, P.VOIDED)
+    return game.phase in (P.SETTLED, P.VOIDED)
 
 
-def in_round(table: Table) -> bool:
+def in_round(game: Game) -> bool:
     """A round is in progress: cards or wagers at stake that are not settled."""
-    if table.phase in P.IN_ROUND or table.phase == P.TILT:
+    if game.phase in P.IN_ROUND or game.phase == P.TILT:
         return True
-    return table.phase == P.BETTING and any(s.staked for s in table.seats)
+    return game.phase == P.BETTING and any(s.staked for s in game.seats)
 
 
 def replay(journal: Journal) -> Recovered | None:
@@ -112,20 +112,20 @@ def replay(journal: Journal) -> Recovered | None:
                      first)
 
 
-def same_setup(table: Table, rules: Rules, seats: int, bench: bool) -> bool:
+def same_setup(game: Game, rules: Rules, seats: int, bench: bool) -> bool:
     return (
-        table.rules.to_json() == rules.to_json() and table.nseats == seats and table.bench == bench
+        game.rules.to_json() == rules.to_json() and game.nseats == seats and game.bench == bench
     )
 
 
 def open_table(journal: Journal, rules: Rules, seats: int, bench: bool) -> Recovered:
     """Recover the table from ``journal``, starting a new epoch when the setup changed."""
     rec = replay(journal)
-    if rec is not None and same_setup(rec.table, rules, seats, bench):
+    if rec is not None and same_setup(rec.game, rules, seats, bench):
         return rec
     carry: dict[int, int] = {}
     if rec is not None:
-        old = rec.table
+        old = rec.game
         if rec.in_round:
             raise UserError(
                 f"{journal.path}: a round is in progress under the previous configuration "
@@ -146,5 +146,5 @@ def open_table(journal: Journal, rules: Rules, seats: int, bench: bool) -> Recov
                 carry[s.number] = s.credits
         log.info("configuration changed: new journal epoch (credits carried: %s)", carry)
     rec_meta = journal.append_one("meta", epoch_body(rules, seats, bench, carry))
-    table = new_table(rules, seats=seats, bench=bench, carry=carry)
+    table = new_game(rules, seats=seats, bench=bench, carry=carry)
     return Recovered(table, rec_meta.seq, 0, 0, 0, False, True)

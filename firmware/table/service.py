@@ -200,7 +200,7 @@ def _power_up(cfg: TableConfig, opts: RunOptions, rules: Rules, journal: Journal
             floor_link.offer_view(view, view["controller"]["closed"])
 
     ctl = Controller(
-        rec.table, journal, rng=table_rng, publish=publish, on_round=bridge.round_done,
+        rec.game, journal, rng=table_rng, publish=publish, on_round=bridge.round_done,
         finals_recorded=rec.finals_recorded, round_first_seq=rec.round_first_seq,
         limits=CreditLimits(cfg.table.max_transfer_cents, cfg.table.max_seat_credits),
     )
@@ -227,7 +227,7 @@ def _grant_demo_credits(ctl: Controller, journal: Journal, seats: int) -> None:
 
 def _resume(ctl: Controller, rec: Recovered, last_stop: dict[str, Any] | None) -> None:
     """Journal what recovery found; a round cut by the stop is held (a tilt)."""
-    table = rec.table
+    table = rec.game
     if rec.finals > rec.finals_recorded:
         ctl.record_round()  # the power failed between a round's last input and its record
     if rec.in_round:
@@ -267,7 +267,7 @@ def _serve(cfg: TableConfig, opts: RunOptions, rules: Rules, up: PoweredUp,
     log.info("table ready in %.2f s (%s, %s mode, journal %s)", ready_s, rules.variant,
              cfg.table.mode, cfg.journal.path)
     ctl.journal.set_info("last_ready_s", f"{ready_s:.4f}")
-    ctl.event(EventCode.READY, ctl.table.round_no, seconds=round(ready_s, 3))
+    ctl.event(EventCode.READY, ctl.game.round_no, seconds=round(ready_s, 3))
     _loop(ctl, bridge, notifier, until)
     done = bool(opts.rounds) and ctl.finals - rounds_at_start >= opts.rounds
     return "rounds done" if done else (

@@ -114,7 +114,7 @@ def button_legal(phase_kind: str, legal: Sequence[str]) -> set[str]:
 
 
 #: the engine's answer to "would ``Wager(seat, amount)`` be taken now?": a reason, or None
-#: (``firmware.engine.table.Table.wager_refusal``)
+#: (``firmware.engine.game.Game.wager_refusal``)
 WagerRefusal = Callable[[int, int], "str | None"]
 #: why SideWager(seat, name, amount) would be refused (the engine's pure query)
 SideRefusal = Callable[[int, str, int], "str | None"]

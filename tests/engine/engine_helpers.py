@@ -10,8 +10,8 @@ from firmware.engine import (
     CloseBetting,
     CreditsIn,
     Decision,
+    Game,
     Rejected,
-    Table,
     Wager,
     load_rules,
 )
@@ -26,21 +26,21 @@ class Recorder:
     """Applies inputs to a table and keeps every one of them, accepted or not, in order,
     as the controller journals each input before the engine sees it."""
 
-    def __init__(self, table: Table) -> None:
-        self.table = table
+    def __init__(self, game: Game) -> None:
+        self.game = game
         self.inputs: list[Input] = []
         self.refused = 0
 
     def apply(self, inp: Input) -> None:
         self.inputs.append(inp)
         try:
-            self.table.apply(inp)
+            self.game.apply(inp)
         except Rejected:
             self.refused += 1
             raise
 
 
-def replay_as_journaled(t: Table, inputs: list[Input], shoe_in_play: bool = False) -> Table:
+def replay_as_journaled(t: Game, inputs: list[Input], shoe_in_play: bool = False) -> Game:
     """Replay the way recovery does: the rules and every input through the JSON the
     journal stores them as (the epoch's rules, the input records), then the one replay
     path of the engine."""
@@ -49,30 +49,30 @@ def replay_as_journaled(t: Table, inputs: list[Input], shoe_in_play: bool = Fals
     return replay(rules, back, seats=t.nseats, bench=t.bench, shoe_in_play=shoe_in_play)
 
 
-def table(seats: int | None = None, bench: bool = False, **overrides: Any) -> Table:
-    t = Table(load_rules("blackjack", overrides), seats=seats, bench=bench, shoe_in_play=True)
+def new_game(seats: int | None = None, bench: bool = False, **overrides: Any) -> Game:
+    t = Game(load_rules("blackjack", overrides), seats=seats, bench=bench, shoe_in_play=True)
     for s in range(1, t.nseats + 1):
         t.apply(CreditsIn(s, START))
     return t
 
 
-def bet(t: Table, *wagers: tuple[int, int], close: bool = True) -> None:
+def bet(t: Game, *wagers: tuple[int, int], close: bool = True) -> None:
     for seat, amount in wagers:
         t.apply(Wager(seat, amount))
     if close:
         t.apply(CloseBetting())
 
 
-def feed(t: Table, *cards: str) -> None:
+def feed(t: Game, *cards: str) -> None:
     for c in cards:
         t.apply(Card(c))
 
 
-def do(t: Table, seat: int, hand: int, action: str, times: int = 1) -> None:
+def do(t: Game, seat: int, hand: int, action: str, times: int = 1) -> None:
     t.apply(Decision(seat, hand, action, times))
 
 
-def refused(t: Table, inp: Any) -> str:
+def refused(t: Game, inp: Any) -> str:
     """Apply an input that must be refused; return the reason, check nothing changed."""
     before = t.private_view()
     try:
@@ -83,11 +83,11 @@ def refused(t: Table, inp: Any) -> str:
     raise AssertionError(f"{inp!r} was accepted")
 
 
-def net(t: Table, seat: int = 1) -> int | None:
+def net(t: Game, seat: int = 1) -> int | None:
     return t.seats[seat - 1].net
 
 
-def conserved(t: Table) -> bool:
+def conserved(t: Game) -> bool:
     return sum(s.credits for s in t.seats) + t.at_stake() + t.house == t.funded
 
 

@@ -18,10 +18,10 @@ from firmware.engine import (
     CreditsIn,
     Draw,
     DrawRequest,
+    Game,
     Mechanism,
     RoundView,
     SideWager,
-    Table,
     Wager,
     layout_for,
     register_mechanism,
@@ -128,8 +128,8 @@ class Push22Side(Mechanism):
             ledger.win("push22", stake, Fraction(11))
 
 
-def make(bench: bool = False, seats: int | None = None, **game: Any) -> Table:
-    t = Table(rules_with_game(**game), seats=seats, bench=bench, shoe_in_play=True)
+def make(bench: bool = False, seats: int | None = None, **game: Any) -> Game:
+    t = Game(rules_with_game(**game), seats=seats, bench=bench, shoe_in_play=True)
     for s in range(1, t.nseats + 1):
         t.apply(CreditsIn(s, START))
     return t

@@ -5,14 +5,14 @@ from __future__ import annotations
 
 from fractions import Fraction
 
-from engine_helpers import START, bet, conserved, do, feed, net, rules_with_game, table
+from engine_helpers import START, bet, conserved, do, feed, net, new_game, rules_with_game
 
-from firmware.engine import CreditsIn, Table
+from firmware.engine import CreditsIn, Game
 from firmware.engine.rules import Rules
 
 
 def test_baseline_1_12_blackjack_payout_rounds_down_remainder_recorded() -> None:
-    t = table(wager_unit=1, min_wager=1)
+    t = new_game(wager_unit=1, min_wager=1)
     bet(t, (1, 501))
     feed(t, "AS", "9D", "KC", "7H")
     assert net(t) == 751  # 501 x 3/2 = 751.5 -> 751
@@ -22,7 +22,7 @@ def test_baseline_1_12_blackjack_payout_rounds_down_remainder_recorded() -> None
 
 
 def test_baseline_1_12_surrender_half_rounds_down_remainder_recorded() -> None:
-    t = table(wager_unit=1, min_wager=1)
+    t = new_game(wager_unit=1, min_wager=1)
     bet(t, (1, 501))
     feed(t, "TS", "9D", "6C", "7H")
     do(t, 1, 1, "surrender")
@@ -31,7 +31,7 @@ def test_baseline_1_12_surrender_half_rounds_down_remainder_recorded() -> None:
 
 
 def test_baseline_1_12_six_to_five_exact() -> None:
-    t = table(blackjack_pays="6:5", wager_unit=1, min_wager=1)
+    t = new_game(blackjack_pays="6:5", wager_unit=1, min_wager=1)
     bet(t, (1, 7))
     feed(t, "AS", "9D", "KC", "7H")
     assert net(t) == 8  # 7 x 6/5 = 8.4
@@ -39,7 +39,7 @@ def test_baseline_1_12_six_to_five_exact() -> None:
 
 
 def test_633a_13_o_max_payout_per_round_caps_winnings_per_seat() -> None:
-    t = table(max_payout_per_round=1000)
+    t = new_game(max_payout_per_round=1000)
     bet(t, (1, 10000), (2, 500))
     feed(t, "AS", "9S", "9D", "KC", "TC", "9H")
     do(t, 2, 1, "stand")  # 19 against 18
@@ -50,7 +50,7 @@ def test_633a_13_o_max_payout_per_round_caps_winnings_per_seat() -> None:
 
 
 def test_633a_13_o_payout_limit_none_by_default() -> None:
-    t = table()
+    t = new_game()
     bet(t, (1, 100000))
     feed(t, "AS", "9D", "KC", "7H")
     assert net(t) == 150000
@@ -61,7 +61,7 @@ def _no_check_rules() -> Rules:
 
 
 def test_633a_11_d_dealer_blackjack_after_split_takes_only_original_wager() -> None:
-    t = Table(_no_check_rules(), shoe_in_play=True)
+    t = Game(_no_check_rules(), shoe_in_play=True)
     t.apply(CreditsIn(1, START))
     bet(t, (1, 1000))
     feed(t, "8S", "KD", "8C", "AH")  # dealer Blackjack, not checked under this rule set
@@ -77,7 +77,7 @@ def test_633a_11_d_dealer_blackjack_after_split_takes_only_original_wager() -> N
 
 
 def test_635a_10_b_dealer_blackjack_after_double_takes_only_original() -> None:
-    t = Table(_no_check_rules(), shoe_in_play=True)
+    t = Game(_no_check_rules(), shoe_in_play=True)
     t.apply(CreditsIn(1, START))
     bet(t, (1, 1000))
     feed(t, "6S", "TD", "5C", "AH")
@@ -87,7 +87,7 @@ def test_635a_10_b_dealer_blackjack_after_double_takes_only_original() -> None:
 
 
 def test_money_is_integer_cents_everywhere() -> None:
-    t = table()
+    t = new_game()
     bet(t, (1, 1000), (2, 2500))
     feed(t, "AS", "9S", "9D", "KC", "9C", "7H")
     pv = t.public_view()

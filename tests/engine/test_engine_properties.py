@@ -28,12 +28,12 @@ from firmware.engine import (
     Draw,
     Fault,
     FaultCleared,
+    Game,
     Hello,
     Input,
     NewShoe,
     Rejected,
     SideWager,
-    Table,
     Wager,
     load_rules,
 )
@@ -59,7 +59,7 @@ rule_sets = st.fixed_dictionaries({
 })
 
 
-def chaos(rng: random.Random, t: Table) -> Input:
+def chaos(rng: random.Random, t: Game) -> Input:
     """A random input that may or may not fit the state."""
     seat = rng.randint(0, 8)
     return rng.choice([
@@ -83,12 +83,12 @@ def chaos(rng: random.Random, t: Table) -> Input:
 def session(
     seed: int, overrides: dict[str, Any], rounds: int, chaos_rate: float,
     check_refusals: bool = False, check_hole: bool = False, variant: str = "blackjack",
-) -> tuple[Table, Recorder]:
+) -> tuple[Game, Recorder]:
     """Random legal play (with chaos) on a full ``variant`` table; the variations' property
     tests (tests/variants) reuse it: RNG draws, 1x-4x doubles and optional wagers too."""
     rng = random.Random(seed)
     rules = load_rules(variant, overrides)
-    t = Table(rules, seats=rules.max_seats)
+    t = Game(rules, seats=rules.max_seats)
     n = t.nseats
     optional = [w for m in rules.mechanisms for w in m.optional_wagers]
     rec = Recorder(t)
@@ -209,10 +209,10 @@ def test_property_public_view_never_shows_unrevealed_hole_card(
 
 
 def test_thousands_of_rounds_basic_strategy_conserve_money() -> None:
-    from firmware.bench.autoplay import AutoTable
+    from firmware.bench.engine_player import EnginePlayer
 
-    t = Table(load_rules(), seats=7)
-    auto = AutoTable(t, seats=range(1, 8), seed=11, insurance=True)
+    t = Game(load_rules(), seats=7)
+    auto = EnginePlayer(t, seats=range(1, 8), seed=11, insurance=True)
     auto.play(3000)
     assert sum(s.credits for s in t.seats) + t.at_stake() + t.house == t.funded
 
@@ -240,13 +240,13 @@ def test_property_public_view_does_not_depend_on_the_unrevealed_hole_card(
     dealer's check says the same) and the public views compared after every input."""
     overrides = {"push22": True} if variant == "free-bet" else {}
     t, rec = session(seed, overrides, rounds=25, chaos_rate=0.0, variant=variant)
-    live = Table(t.rules, seats=t.nseats)
-    twin: Table | None = None
+    live = Game(t.rules, seats=t.nseats)
+    twin: Game | None = None
     compared = 0
 
-    def feed(table: Table, inp: Input) -> None:
+    def feed(game: Game, inp: Input) -> None:
         with contextlib.suppress(Rejected):
-            table.apply(inp)
+            game.apply(inp)
 
     for i, inp in enumerate(rec.inputs):
         if isinstance(inp, Card) and live.need == "card" and live.expecting().to == "hole":

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import pytest
-from engine_helpers import START, bet, conserved, do, feed, net, refused, table
+from engine_helpers import START, bet, conserved, do, feed, net, new_game, refused
 
 from firmware.engine import (
     Card,
@@ -11,24 +11,24 @@ from firmware.engine import (
     Console,
     CreditsOut,
     Decision,
-    Table,
+    Game,
     Wager,
     load_rules,
 )
 
 
 def test_baseline_1_1_seven_seats_seat_1_dealt_first() -> None:
-    t = table()
+    t = new_game()
     assert t.nseats == 7
     bet(t, (3, 1000), (1, 1000))
     e = t.expecting()
     assert (e.kind, e.seat, e.to) == ("card", 1, "seat 1 hand 1")
     with pytest.raises(Exception, match="at most 7"):
-        Table(load_rules(), seats=8)
+        Game(load_rules(), seats=8)
 
 
 def test_baseline_1_2_dealing_order() -> None:
-    t = table()
+    t = new_game()
     bet(t, (1, 1000), (2, 1000))
     seen = []
     for c in ("2S", "3S", "4S", "5S", "6S", "7S"):
@@ -43,7 +43,7 @@ def test_baseline_1_2_dealing_order() -> None:
 
 
 def test_baseline_1_3_burn_after_new_shoe_then_betting() -> None:
-    t = Table(load_rules())
+    t = Game(load_rules())
     assert t.expecting().kind == "new-shoe"
     t.apply(Console("SHUFFLE"))
     e = t.expecting()
@@ -55,19 +55,19 @@ def test_baseline_1_3_burn_after_new_shoe_then_betting() -> None:
 
 
 def test_baseline_1_3_burn_cards_setting() -> None:
-    t = Table(load_rules("blackjack", {"burn_cards": 3}))
+    t = Game(load_rules("blackjack", {"burn_cards": 3}))
     t.apply(Console("SHUFFLE"))
     for c in ("2C", "3C", "4C"):
         assert t.expecting().to == "burn"
         t.apply(Card(c))
     assert t.expecting().kind == "wagers"
-    t0 = Table(load_rules("blackjack", {"burn_cards": 0}))
+    t0 = Game(load_rules("blackjack", {"burn_cards": 0}))
     t0.apply(Console("SHUFFLE"))
     assert t0.expecting().kind == "wagers"
 
 
 def test_baseline_1_3_cut_card_finishes_round_then_new_shoe() -> None:
-    t = table()
+    t = new_game()
     bet(t, (1, 1000))
     feed(t, "TS", "8H")
     t.apply(__import__("firmware.engine", fromlist=["Cut"]).Cut())
@@ -81,7 +81,7 @@ def test_baseline_1_3_cut_card_finishes_round_then_new_shoe() -> None:
 
 
 def test_baseline_1_4_dealer_blackjack_check_on_ten_up_ends_round() -> None:
-    t = table()
+    t = new_game()
     bet(t, (1, 1000), (2, 1000))
     feed(t, "9S", "AS", "KD", "8C", "KH", "AH")  # seat 2 Blackjack, dealer KD + AH
     assert t.phase == "settled"
@@ -92,7 +92,7 @@ def test_baseline_1_4_dealer_blackjack_check_on_ten_up_ends_round() -> None:
 
 
 def test_baseline_1_4_no_dealer_blackjack_play_continues_hole_stays_hidden() -> None:
-    t = table()
+    t = new_game()
     bet(t, (1, 1000))
     feed(t, "9S", "KD", "8C", "7H")
     assert t.expecting().kind == "decision"
@@ -101,7 +101,7 @@ def test_baseline_1_4_no_dealer_blackjack_play_continues_hole_stays_hidden() -> 
 
 
 def test_baseline_1_5_insurance_offered_on_ace_before_check_half_wager_pays_2_to_1() -> None:
-    t = table()
+    t = new_game()
     bet(t, (1, 1000), (2, 1000))
     feed(t, "9S", "8S", "AD", "9C", "7C", "KH")
     e = t.expecting()
@@ -116,7 +116,7 @@ def test_baseline_1_5_insurance_offered_on_ace_before_check_half_wager_pays_2_to
 
 
 def test_baseline_1_5_insurance_lost_without_dealer_blackjack() -> None:
-    t = table()
+    t = new_game()
     bet(t, (1, 1000))
     feed(t, "TS", "AD", "TC", "7C")
     do(t, 1, 1, "insurance")
@@ -127,7 +127,7 @@ def test_baseline_1_5_insurance_lost_without_dealer_blackjack() -> None:
 
 
 def test_baseline_1_5_blackjack_may_take_insurance_and_amount_up_to_half() -> None:
-    t = table()
+    t = new_game()
     bet(t, (1, 1000))
     feed(t, "AS", "AD", "KC", "7C")
     assert "more than" not in refused(t, Decision(1, 1, "insurance", amount=501))
@@ -138,7 +138,7 @@ def test_baseline_1_5_blackjack_may_take_insurance_and_amount_up_to_half() -> No
 
 
 def test_baseline_1_6_decisions_in_seat_order_hand_by_hand_21_stands_bust_loses() -> None:
-    t = table()
+    t = new_game()
     bet(t, (1, 1000), (2, 1000))
     feed(t, "5S", "6S", "9D", "5C", "7S", "5H")
     assert "waits for seat 1" in refused(t, Decision(2, 1, "hit"))
@@ -155,7 +155,7 @@ def test_baseline_1_6_decisions_in_seat_order_hand_by_hand_21_stands_bust_loses(
 
 
 def test_baseline_1_7_double_one_card_equal_wager() -> None:
-    t = table()
+    t = new_game()
     bet(t, (1, 1000))
     feed(t, "6S", "9D", "5C", "6H")
     assert "double" in t.expecting().legal
@@ -179,7 +179,7 @@ def test_baseline_1_7_double_one_card_equal_wager() -> None:
     ],
 )
 def test_baseline_1_7_double_on_setting(rule: str, cards: tuple[str, str], allowed: bool) -> None:
-    t = table(double_on=rule)
+    t = new_game(double_on=rule)
     bet(t, (1, 1000))
     feed(t, cards[0], "9D", cards[1], "8H")
     assert ("double" in t.expecting().legal) == allowed
@@ -187,7 +187,7 @@ def test_baseline_1_7_double_on_setting(rule: str, cards: tuple[str, str], allow
 
 @pytest.mark.parametrize("das", [True, False])
 def test_baseline_1_7_double_after_split_setting(das: bool) -> None:
-    t = table(double_after_split=das)
+    t = new_game(double_after_split=das)
     bet(t, (1, 1000))
     feed(t, "8S", "9D", "8C", "7H")
     do(t, 1, 1, "split")
@@ -196,7 +196,7 @@ def test_baseline_1_7_double_after_split_setting(das: bool) -> None:
 
 
 def test_633a_11_a_split_identical_value_king_and_ten() -> None:
-    t = table()
+    t = new_game()
     bet(t, (1, 1000))
     feed(t, "KS", "9D", "TC", "7H")
     assert "split" in t.expecting().legal
@@ -205,7 +205,7 @@ def test_633a_11_a_split_identical_value_king_and_ten() -> None:
 
 
 def test_633a_11_b_first_hand_completed_before_second_gets_a_card() -> None:
-    t = table()
+    t = new_game()
     bet(t, (1, 1000))
     feed(t, "8S", "9D", "8C", "7H")
     do(t, 1, 1, "split")
@@ -220,7 +220,7 @@ def test_633a_11_b_first_hand_completed_before_second_gets_a_card() -> None:
 
 
 def test_633a_11_c_max_hands_setting() -> None:
-    t = table(max_hands=3)
+    t = new_game(max_hands=3)
     bet(t, (1, 1000))
     feed(t, "8S", "9D", "8C", "7H")
     do(t, 1, 1, "split")
@@ -232,7 +232,7 @@ def test_633a_11_c_max_hands_setting() -> None:
 
 
 def test_baseline_1_8_split_aces_one_card_each_no_hit() -> None:
-    t = table()
+    t = new_game()
     bet(t, (1, 1000))
     feed(t, "AS", "9D", "AC", "7H")
     do(t, 1, 1, "split")
@@ -249,7 +249,7 @@ def test_baseline_1_8_split_aces_one_card_each_no_hit() -> None:
 
 @pytest.mark.parametrize("resplit", [False, True])
 def test_baseline_1_8_resplit_aces_setting(resplit: bool) -> None:
-    t = table(resplit_aces=resplit)
+    t = new_game(resplit_aces=resplit)
     bet(t, (1, 1000))
     feed(t, "AS", "9D", "AC", "7H")
     do(t, 1, 1, "split")
@@ -264,7 +264,7 @@ def test_baseline_1_8_resplit_aces_setting(resplit: bool) -> None:
 
 
 def test_baseline_1_9_late_surrender_half_returned_after_check() -> None:
-    t = table()
+    t = new_game()
     bet(t, (1, 1000))
     feed(t, "TS", "9D", "6C", "7H")
     assert "surrender" in t.expecting().legal
@@ -275,20 +275,20 @@ def test_baseline_1_9_late_surrender_half_returned_after_check() -> None:
 
 
 def test_baseline_1_9_surrender_only_first_two_cards_and_setting() -> None:
-    t = table()
+    t = new_game()
     bet(t, (1, 1000))
     feed(t, "5S", "9D", "3C", "7H")
     do(t, 1, 1, "hit")
     feed(t, "4D")
     assert "surrender" not in t.expecting().legal
-    t2 = table(late_surrender=False)
+    t2 = new_game(late_surrender=False)
     bet(t2, (1, 1000))
     feed(t2, "TS", "9D", "6C", "7H")
     assert "surrender" not in t2.expecting().legal
 
 
 def test_baseline_1_10_dealer_draws_only_while_a_wager_depends() -> None:
-    t = table()
+    t = new_game()
     bet(t, (1, 1000))
     feed(t, "TS", "5D", "6C", "7H")
     do(t, 1, 1, "hit")
@@ -300,7 +300,7 @@ def test_baseline_1_10_dealer_draws_only_while_a_wager_depends() -> None:
 
 @pytest.mark.parametrize(("h17", "draws"), [(False, False), (True, True)])
 def test_baseline_1_10_soft_17_setting(h17: bool, draws: bool) -> None:
-    t = table(dealer_hits_soft_17=h17)
+    t = new_game(dealer_hits_soft_17=h17)
     bet(t, (1, 1000))
     feed(t, "TS", "AD", "9C", "6H")  # dealer A6 = soft 17
     do(t, 1, 1, "no-insurance")
@@ -311,7 +311,7 @@ def test_baseline_1_10_soft_17_setting(h17: bool, draws: bool) -> None:
 
 
 def test_baseline_1_10_dealer_stands_hard_17_draws_16() -> None:
-    t = table(dealer_hits_soft_17=True)
+    t = new_game(dealer_hits_soft_17=True)
     bet(t, (1, 1000))
     feed(t, "TS", "TD", "9C", "6H")
     do(t, 1, 1, "stand")
@@ -323,7 +323,7 @@ def test_baseline_1_10_dealer_stands_hard_17_draws_16() -> None:
 @pytest.mark.parametrize(("pays", "wager", "won"), [("3:2", 1000, 1500), ("6:5", 1000, 1200),
                                                    ("2:1", 1000, 2000)])
 def test_baseline_1_11_blackjack_pays_setting(pays: str, wager: int, won: int) -> None:
-    t = table(blackjack_pays=pays)
+    t = new_game(blackjack_pays=pays)
     bet(t, (1, wager))
     feed(t, "AS", "9D", "KC", "7H")
     assert t.phase == "settled" and net(t) == won
@@ -331,7 +331,7 @@ def test_baseline_1_11_blackjack_pays_setting(pays: str, wager: int, won: int) -
 
 
 def test_baseline_1_12_wager_unit_min_max_and_credits() -> None:
-    t = table()
+    t = new_game()
     assert "multiple" in refused(t, Wager(1, 550))
     assert "limits" in refused(t, Wager(1, 400))
     assert "limits" in refused(t, Wager(1, 100100))
@@ -347,7 +347,7 @@ def test_baseline_1_12_wager_unit_min_max_and_credits() -> None:
 
 
 def test_baseline_1_12_double_and_split_need_credits() -> None:
-    t = table()
+    t = new_game()
     t.apply(CreditsOut(1, START - 1000))
     bet(t, (1, 1000))
     feed(t, "8S", "9D", "8C", "7H")
@@ -355,7 +355,7 @@ def test_baseline_1_12_double_and_split_need_credits() -> None:
 
 
 def test_baseline_1_13_void_returns_every_wager() -> None:
-    t = table()
+    t = new_game()
     bet(t, (1, 1000), (2, 2000))
     feed(t, "8S", "8D", "9D", "8C", "3C", "7H")
     do(t, 1, 1, "double")
@@ -369,14 +369,14 @@ def test_baseline_1_13_void_returns_every_wager() -> None:
 
 
 def test_void_in_betting_returns_wagers() -> None:
-    t = table()
+    t = new_game()
     bet(t, (1, 1000), close=False)
     t.apply(Console("VOID"))
     assert t.seats[0].credits == START and t.phase == "voided"
 
 
 def test_next_round_after_settlement_starts_with_a_wager() -> None:
-    t = table()
+    t = new_game()
     bet(t, (1, 1000))
     feed(t, "TS", "8H", "9D", "KC")
     do(t, 1, 1, "stand")

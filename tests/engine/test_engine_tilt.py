@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import pytest
-from engine_helpers import START, bet, conserved, do, feed, net, refused, rules_with_game, table
+from engine_helpers import START, bet, conserved, do, feed, net, new_game, refused, rules_with_game
 
 from firmware.engine import (
     Card,
@@ -14,16 +14,16 @@ from firmware.engine import (
     Empty,
     Fault,
     FaultCleared,
+    Game,
     Hello,
     NewShoe,
-    Table,
     Wager,
     load_rules,
 )
 
 
 def test_shoe_icd_6_misread_tilts_nothing_settles_deal_resumes() -> None:
-    t = table()
+    t = new_game()
     bet(t, (1, 1000))
     feed(t, "TS", "8H", "9D")
     t.apply(Fault("MISREAD"))
@@ -42,7 +42,7 @@ def test_shoe_icd_6_misread_tilts_nothing_settles_deal_resumes() -> None:
 
 
 def test_shoe_icd_6_card_while_tilted_is_not_dealt() -> None:
-    t = table()
+    t = new_game()
     bet(t, (1, 1000))
     feed(t, "TS")
     t.apply(Fault("DOUBLE"))
@@ -55,7 +55,7 @@ def test_shoe_icd_6_card_while_tilted_is_not_dealt() -> None:
 
 @pytest.mark.parametrize("code", ["JAM", "LID", "SENSOR", "LINK"])
 def test_shoe_icd_6_persistent_fault_must_clear_before_resume(code: str) -> None:
-    t = table()
+    t = new_game()
     bet(t, (1, 1000))
     feed(t, "TS", "8H")
     t.apply(Fault(code))
@@ -66,7 +66,7 @@ def test_shoe_icd_6_persistent_fault_must_clear_before_resume(code: str) -> None
 
 
 def test_shoe_icd_6_hello_mid_round_tilts_cards_stay() -> None:
-    t = table()
+    t = new_game()
     bet(t, (1, 1000))
     feed(t, "TS", "8H")
     t.apply(Hello("1", "ETG-SHOE", "2.3.0", "SN1"))
@@ -78,13 +78,13 @@ def test_shoe_icd_6_hello_mid_round_tilts_cards_stay() -> None:
 
 
 def test_hello_between_rounds_is_no_tilt() -> None:
-    t = table()
+    t = new_game()
     t.apply(Hello())
     assert t.phase == "betting"
 
 
 def test_shoe_icd_6_card_when_none_due_tilts() -> None:
-    t = table()
+    t = new_game()
     bet(t, (1, 1000))
     feed(t, "TS", "8H", "9D", "KC")
     t.apply(Card("2S"))  # a decision is due, not a card
@@ -94,7 +94,7 @@ def test_shoe_icd_6_card_when_none_due_tilts() -> None:
 
 
 def test_issue3_impossible_card_tilts_more_copies_than_shoe_holds() -> None:
-    t = Table(load_rules("blackjack", {"decks": 1}), shoe_in_play=True)
+    t = Game(load_rules("blackjack", {"decks": 1}), shoe_in_play=True)
     t.apply(CreditsIn(1, START))
     bet(t, (1, 1000))
     feed(t, "AS", "AS")
@@ -106,7 +106,7 @@ def test_issue3_impossible_card_tilts_more_copies_than_shoe_holds() -> None:
 
 
 def test_issue3_card_that_cannot_be_in_a_spanish_shoe_tilts() -> None:
-    t = Table(rules_with_game(deck="spanish"), shoe_in_play=True)
+    t = Game(rules_with_game(deck="spanish"), shoe_in_play=True)
     t.apply(CreditsIn(1, START))
     bet(t, (1, 1000))
     feed(t, "TD")
@@ -114,7 +114,7 @@ def test_issue3_card_that_cannot_be_in_a_spanish_shoe_tilts() -> None:
 
 
 def test_tilt_then_void_returns_all_wagers_including_double_and_insurance() -> None:
-    t = table()
+    t = new_game()
     bet(t, (1, 1000))
     feed(t, "6S", "AH", "5C", "7D")
     do(t, 1, 1, "insurance")
@@ -126,7 +126,7 @@ def test_tilt_then_void_returns_all_wagers_including_double_and_insurance() -> N
 
 
 def test_empty_shoe_tilts_and_needs_a_new_shoe_after() -> None:
-    t = table()
+    t = new_game()
     bet(t, (1, 1000))
     feed(t, "TS")
     t.apply(Empty())
@@ -136,17 +136,17 @@ def test_empty_shoe_tilts_and_needs_a_new_shoe_after() -> None:
 
 
 def test_new_shoe_only_between_rounds_with_rules_decks() -> None:
-    t = table()
+    t = new_game()
     bet(t, (1, 1000))
     assert "between rounds" in refused(t, Console("SHUFFLE"))
-    t2 = table()
+    t2 = new_game()
     assert "6 decks" in refused(t2, NewShoe(4))
     t2.apply(NewShoe(6))
     assert t2.expecting().to == "burn"
 
 
 def test_console_deal_closes_betting() -> None:
-    t = table()
+    t = new_game()
     t.apply(Wager(1, 1000))
     t.apply(Console("DEAL"))
     assert t.phase == "dealing"
@@ -154,7 +154,7 @@ def test_console_deal_closes_betting() -> None:
 
 
 def test_empty_shoe_between_rounds_waits_for_new_shoe_keeping_wagers() -> None:
-    t = table()
+    t = new_game()
     t.apply(Wager(1, 1000))
     t.apply(Empty())
     assert t.expecting().kind == "new-shoe"

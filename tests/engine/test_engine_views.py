@@ -6,7 +6,7 @@ from __future__ import annotations
 import json
 
 import pytest
-from engine_helpers import bet, do, feed, table
+from engine_helpers import bet, do, feed, new_game
 
 from firmware.engine import (
     Card,
@@ -68,7 +68,7 @@ def test_malformed_input_json(data: object, words: str) -> None:
 
 
 def test_public_view_follows_interfaces_schema() -> None:
-    t = table()
+    t = new_game()
     bet(t, (1, 1000))
     feed(t, "TS", "AD", "7C", "KH")
     pv = json.loads(json.dumps(t.public_view()))
@@ -93,7 +93,7 @@ def test_public_view_follows_interfaces_schema() -> None:
 
 
 def test_private_view_shows_hole_card_and_internals() -> None:
-    t = table()
+    t = new_game()
     bet(t, (1, 1000))
     feed(t, "TS", "AD", "7C", "KH")
     pv = t.private_view()
@@ -104,7 +104,7 @@ def test_private_view_shows_hole_card_and_internals() -> None:
 
 
 def test_hole_revealed_when_dealer_blackjack_and_at_dealer_play() -> None:
-    t = table()
+    t = new_game()
     bet(t, (1, 1000))
     feed(t, "TS", "AD", "7C", "KH")
     do(t, 1, 1, "no-insurance")
@@ -114,9 +114,9 @@ def test_hole_revealed_when_dealer_blackjack_and_at_dealer_play() -> None:
 
 
 def test_expecting_each_kind() -> None:
-    from firmware.engine import Table
+    from firmware.engine import Game
 
-    t = Table(load_rules())
+    t = Game(load_rules())
     assert t.expecting().kind == "new-shoe"
     t.apply(NewShoe())
     assert t.expecting().to == "burn"
@@ -147,9 +147,9 @@ def test_baseline_6_layout_inscriptions_derived_from_rules() -> None:
 def test_replay_through_the_journal_json_round_trip() -> None:
     from engine_helpers import Recorder, replay_as_journaled
 
-    from firmware.engine import Table
+    from firmware.engine import Game
 
-    t = Table(load_rules(), shoe_in_play=True)
+    t = Game(load_rules(), shoe_in_play=True)
     rec = Recorder(t)
     for inp in (CreditsIn(1, 5000), Wager(1, 1000), CloseBetting(), Card("TS"), Card("8H"),
                 Card("9D"), Card("KC"), Decision(1, 1, "stand")):

@@ -136,16 +136,16 @@ def _command(action: str) -> dict:
 def test_disable_waits_for_the_round_in_play_then_refuses_wagers(tmp_path: Path) -> None:
     journal = Journal(tmp_path / "j.sqlite")
     rec = open_table(journal, load_rules("blackjack", {}), 2, True)
-    ctl = Controller(rec.table, journal, shoe=FakeShoe(), panel=FakePanel())
+    ctl = Controller(rec.game, journal, shoe=FakeShoe(), panel=FakePanel())
     ctl.command("credits-in", {"seat": 1, "cents": 100_000})
     for h in [*press(None, "SHUFFLE"), card("2C"), *press(1, "BET"), *press(None, "DEAL")]:
         ctl.handle(h)
-    assert ctl.table.phase == "dealing"
+    assert ctl.game.phase == "dealing"
     ok, msg = ctl.command("floor", _command("disable"))
     assert ok and "after the round" in msg and not ctl.floor_gate.closed
     for h in [card("TS"), card("6H"), card("9D"), card("TC"), *press(1, "STAND"), card("5S")]:
         ctl.handle(h)
-    assert ctl.table.phase == "settled" and ctl.floor_gate.closed
+    assert ctl.game.phase == "settled" and ctl.floor_gate.closed
     codes = [r.code for r in journal.records(kinds=["event"])]
     assert codes.index(EventCode.FLOOR_COMMAND) < codes.index(EventCode.TABLE_CLOSED)
     before = journal.last_seq

@@ -8,7 +8,7 @@ import pytest
 from table_helpers import FakePanel, FakeShoe, card, press, shoe
 
 from drivers.shoe.events import ShoeFault
-from firmware.engine import Table, load_rules
+from firmware.engine import Game, load_rules
 from firmware.engine.inputs import CreditsIn
 from firmware.table.controller import Controller, PanelHappening
 from firmware.table.journal import Journal, JournalError
@@ -22,7 +22,7 @@ def make(tmp_path: Path, bench: bool = True, **over: object) -> tuple[Controller
     journal = Journal(tmp_path / "j.sqlite")
     rec = open_table(journal, rules, 2, bench)
     sh, pa = FakeShoe(), FakePanel()
-    ctl = Controller(rec.table, journal, shoe=sh, panel=pa)
+    ctl = Controller(rec.game, journal, shoe=sh, panel=pa)
     ctl.command("credits-in", {"seat": 1, "cents": 100_000})
     ctl.command("credits-in", {"seat": 2, "cents": 100_000})
     for h in press(None, "SHUFFLE"):
@@ -43,7 +43,7 @@ def play(ctl: Controller, *happenings: object) -> None:
 def test_shuffle_sends_new_and_burn_opens_betting(tmp_path: Path) -> None:
     ctl, sh, pa = make(tmp_path)
     assert ("NEW", "6") in sh.sent
-    assert ctl.table.phase == "betting"
+    assert ctl.game.phase == "betting"
     assert sh.gate == "LCK"  # no card due while betting (shoe ICD §5)
     assert pa.lit[1] == {"BET"}
 
@@ -51,14 +51,14 @@ def test_shuffle_sends_new_and_burn_opens_betting(tmp_path: Path) -> None:
 def test_a_round_through_the_controller(tmp_path: Path) -> None:
     ctl, sh, pa = make(tmp_path)
     play(ctl, press(1, "BET"), press(None, "DEAL"))
-    assert ctl.table.phase == "dealing" and sh.gate == "ULK"
+    assert ctl.game.phase == "dealing" and sh.gate == "ULK"
     play(ctl, card("TS"), card("6H"), card("9D"), card("TC"))
-    assert ctl.table.expecting().kind == "decision"
+    assert ctl.game.expecting().kind == "decision"
     assert sh.gate == "LCK" and pa.lit[1] == {"HIT", "STAND", "DOUBLE", "SURRENDER"}
     play(ctl, press(1, "STAND"))
-    assert ctl.table.expecting().kind == "card" and sh.gate == "ULK"  # the dealer draws
+    assert ctl.game.expecting().kind == "card" and sh.gate == "ULK"  # the dealer draws
     play(ctl, card("5S"))  # dealer 6+10+5 = 21
-    assert ctl.table.phase == "settled"
+    assert ctl.game.phase == "settled"
     rounds = list(ctl.journal.records(kinds=["round"]))
     assert len(rounds) == 1 and rounds[0].body["seats"][0]["net"] == -500
     m = summarize(ctl.journal.meters())
@@ -69,7 +69,7 @@ def test_a_round_through_the_controller(tmp_path: Path) -> None:
 def test_every_input_is_journaled_before_it_takes_effect(tmp_path: Path) -> None:
     ctl, _, _ = make(tmp_path)
     applied: list[int] = []
-    table = ctl.table
+    table = ctl.game
 
     class Spy:
         """The table, but noting the journal's last record whenever an input is applied."""
@@ -81,7 +81,7 @@ def test_every_input_is_journaled_before_it_takes_effect(tmp_path: Path) -> None
             applied.append(ctl.journal.last_seq)
             table.apply(inp)  # type: ignore[arg-type]
 
-    ctl.table = Spy()  # type: ignore[assignment]
+    ctl.game = Spy()  # type: ignore[assignment]
     before = ctl.journal.last_seq
     play(ctl, press(1, "BET"))
     assert applied and applied[0] == before + 1  # the record exists when apply runs
@@ -98,7 +98,7 @@ def test_journal_failure_stops_the_table(tmp_path: Path) -> None:
     ctl.journal.append_one = broken  # type: ignore[method-assign,assignment]
     play(ctl, press(1, "BET"))
     assert ctl.failure and "journal" in ctl.failure
-    assert ctl.table.seats[0].wager == 0  # nothing took effect
+    assert ctl.game.seats[0].wager == 0  # nothing took effect
     assert sh.gate == "LCK" and ("LED", "RED") in sh.sent
 
 
@@ -106,11 +106,11 @@ def test_fault_tilts_logs_and_deal_resumes(tmp_path: Path) -> None:
     ctl, sh, _ = make(tmp_path)
     play(ctl, press(1, "BET"), press(None, "DEAL"), card("TS"))
     play(ctl, shoe(ShoeFault("MISREAD", raw="$03,ERR,MISREAD*9DF2")))
-    assert ctl.table.phase == "tilt" and sh.gate == "LCK" and ("LED", "RED") in sh.sent
+    assert ctl.game.phase == "tilt" and sh.gate == "LCK" and ("LED", "RED") in sh.sent
     codes = [r.code for r in ctl.journal.records(kinds=["event"])]
     assert 210 in codes and 200 in codes  # shoe fault, tilt (ICD §6: logged)
     play(ctl, press(None, "DEAL"))
-    assert ctl.table.phase == "dealing" and 201 in [
+    assert ctl.game.phase == "dealing" and 201 in [
         r.code for r in ctl.journal.records(kinds=["event"])]
 
 
@@ -118,7 +118,7 @@ def test_void_returns_wagers_and_records_the_round(tmp_path: Path) -> None:
     ctl, _, _ = make(tmp_path)
     play(ctl, press(1, "BET"), press(None, "DEAL"), card("TS"), card("6H"))
     play(ctl, press(None, "VOID"))
-    assert ctl.table.phase == "voided"
+    assert ctl.game.phase == "voided"
     rec = list(ctl.journal.records(kinds=["round"]))[-1].body
     assert rec["state"] == "voided"
     m = summarize(ctl.journal.meters())
@@ -128,8 +128,8 @@ def test_void_returns_wagers_and_records_the_round(tmp_path: Path) -> None:
 def test_stuck_key_tilts(tmp_path: Path) -> None:
     ctl, _, _ = make(tmp_path)
     ctl.handle(PanelHappening("stuck", "HIT", 2))
-    assert ctl.table.phase == "tilt" and ctl.table.tilt is not None
-    assert "stuck" in ctl.table.tilt.public()["cause"]
+    assert ctl.game.phase == "tilt" and ctl.game.tilt is not None
+    assert "stuck" in ctl.game.tilt.public()["cause"]
 
 
 def test_forced_draw_is_a_bench_power(tmp_path: Path) -> None:
@@ -150,18 +150,18 @@ def test_pending_double_counts_presses(tmp_path: Path) -> None:
     t[0] = 5.0
     ctl.tick()
     assert ctl.doubles.pending is None
-    assert ctl.table.seats[0].hands[0].double == 1000  # 2x the 500 initial wager
+    assert ctl.game.seats[0].hands[0].double == 1000  # 2x the 500 initial wager
 
 
 def test_recovery_replays_to_the_same_state(tmp_path: Path) -> None:
     ctl, _, _ = make(tmp_path)
     play(ctl, press(1, "BET"), press(2, "BET"), press(2, "BET"), press(None, "DEAL"))
     play(ctl, card("TS"), card("9H"), card("6H"), card("8D"), card("7C"))
-    live = ctl.table.private_view()
+    live = ctl.game.private_view()
     ctl.journal.close()
     again = replay(Journal(tmp_path / "j.sqlite"))
     assert again is not None and again.in_round
-    assert again.table.private_view() == live
+    assert again.game.private_view() == live
 
 
 def test_changed_rules_refused_mid_round_allowed_between(tmp_path: Path) -> None:
@@ -174,10 +174,10 @@ def test_changed_rules_refused_mid_round_allowed_between(tmp_path: Path) -> None
     with pytest.raises(UserError, match="round is in progress"):
         open_table(j, load_rules("blackjack", {"decks": 8}), 2, True)
     rec = open_table(j, load_rules("blackjack"), 2, True)
-    ctl2 = Controller(rec.table, j, shoe=FakeShoe(), panel=FakePanel())
+    ctl2 = Controller(rec.game, j, shoe=FakeShoe(), panel=FakePanel())
     play(ctl2, press(None, "VOID"))
     new = open_table(j, load_rules("blackjack", {"decks": 8}), 2, True)
-    assert new.new_epoch and new.table.seats[0].credits == 100_000  # credits carried
+    assert new.new_epoch and new.game.seats[0].credits == 100_000  # credits carried
 
 
 def test_credits_in_offline_and_meters(tmp_path: Path) -> None:
@@ -193,29 +193,29 @@ def test_credits_in_offline_and_meters(tmp_path: Path) -> None:
 
 
 def test_table_is_a_table() -> None:
-    assert isinstance(Table(load_rules("blackjack"), seats=1), Table)
+    assert isinstance(Game(load_rules("blackjack"), seats=1), Game)
     CreditsIn(1, 1)
 
 
 def test_stuck_key_released_clears_the_fault(tmp_path: Path) -> None:
     ctl, _, _ = make(tmp_path)
     ctl.handle(PanelHappening("stuck", "HIT", 2))
-    assert ctl.table.tilt is not None and ctl.table.tilt.active
+    assert ctl.game.tilt is not None and ctl.game.tilt.active
     ctl.handle(PanelHappening("release", "HIT", 2))
-    assert ctl.table.tilt is not None and not ctl.table.tilt.active
+    assert ctl.game.tilt is not None and not ctl.game.tilt.active
     play(ctl, press(None, "DEAL"))
-    assert ctl.table.phase != "tilt"
+    assert ctl.game.phase != "tilt"
 
 
 def test_rng_failure_tilts_the_round_that_needs_a_draw(tmp_path: Path) -> None:
     rules = load_rules("blackjack")
     journal = Journal(tmp_path / "j.sqlite")
     rec = open_table(journal, rules, 1, True)
-    ctl = Controller(rec.table, journal, shoe=FakeShoe(), panel=FakePanel())
+    ctl = Controller(rec.game, journal, shoe=FakeShoe(), panel=FakePanel())
     ctl.rng_failure = "RNG failure: health test"
     ctl.draw({"bingo_target": (12, 21)})
-    tilt = ctl.table.tilt
-    assert ctl.table.phase == "tilt" and tilt is not None and "RNG" in tilt.public()["cause"]
+    tilt = ctl.game.tilt
+    assert ctl.game.phase == "tilt" and tilt is not None and "RNG" in tilt.public()["cause"]
     codes = [r.code for r in journal.records(kinds=["event"])]
     assert 502 in codes
 
@@ -228,18 +228,18 @@ def test_push22_is_placed_with_insurance_during_betting(tmp_path: Path) -> None:
     journal = Journal(tmp_path / "j.sqlite")
     rec = open_table(journal, rules, 6, True)
     pa = FakePanel()
-    ctl = Controller(rec.table, journal, shoe=FakeShoe(), panel=pa)
+    ctl = Controller(rec.game, journal, shoe=FakeShoe(), panel=pa)
     ctl.command("credits-in", {"seat": 1, "cents": 100_000})
     play(ctl, press(None, "SHUFFLE"), card("2C"))
     assert "INSURANCE" not in pa.lit[1]  # no Blackjack wager yet
     play(ctl, press(1, "INSURANCE"))
-    assert not ctl.table.seats[0].side
+    assert not ctl.game.seats[0].side
     play(ctl, press(1, "BET"))
     assert "INSURANCE" in pa.lit[1]
     play(ctl, press(1, "INSURANCE"), press(1, "INSURANCE"))
-    assert ctl.table.seats[0].side == {"push22": 600}
+    assert ctl.game.seats[0].side == {"push22": 600}
     play(ctl, press(1, "CLEAR"))
-    assert not ctl.table.seats[0].side and ctl.table.seats[0].wager == 0
+    assert not ctl.game.seats[0].side and ctl.game.seats[0].wager == 0
 
 
 def test_no_optional_wager_no_insurance_lamp_while_betting(tmp_path: Path) -> None:
@@ -340,7 +340,7 @@ def test_a_published_view_is_never_changed_afterwards(tmp_path: Path) -> None:
     play(ctl, card("8S"), card("8H"), card("9D"), card("8C"), card("TC"), card("6H"))
     play(ctl, press(1, "SPLIT"), card("3D"), press(1, "DOUBLE"), card("9S"),
          card("TS"), press(1, "STAND"), press(2, "STAND"), card("KD"))
-    assert ctl.table.phase == "settled"
+    assert ctl.game.phase == "settled"
     play(ctl, press(1, "BET"), press(None, "DEAL"), card("AS"))
     assert len(out) > 20
     changed = [i for i, (view, then) in enumerate(out) if view != then]

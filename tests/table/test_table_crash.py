@@ -61,7 +61,7 @@ def check(journal: Path) -> dict[str, object]:
     firsts = [r.body["first_seq"] for r in j.records(kinds=["round"])]
     assert len(firsts) == len(set(firsts))
     meter_credits = {s["seat"]: s["credits"] for s in m["seats"]}  # type: ignore[attr-defined]
-    for seat in rec.table.seats:
+    for seat in rec.game.seats:
         at_stake = seat.staked if seat.net is None else 0
         assert seat.credits + at_stake == meter_credits.get(seat.number, 0), seat.number
     j.close()

@@ -21,12 +21,12 @@ def betting_table(tmp_path: Path, variant: str, credits: int) -> Controller:
     rules = load_rules(variant)
     journal = Journal(tmp_path / "j.sqlite")
     rec = open_table(journal, rules, 1, True)
-    ctl = Controller(rec.table, journal, shoe=FakeShoe(), panel=FakePanel())
+    ctl = Controller(rec.game, journal, shoe=FakeShoe(), panel=FakePanel())
     ctl.command("credits-in", {"seat": 1, "cents": credits})
     for h in press(None, "SHUFFLE"):
         ctl.handle(h)
     ctl.handle(card("2C"))  # the burn card
-    assert ctl.table.phase == "betting"
+    assert ctl.game.phase == "betting"
     return ctl
 
 
@@ -49,13 +49,13 @@ def test_bet_lamp_counts_the_paired_wager(tmp_path: Path, variant: str, need: in
     for h in press(1, "BET"):
         ctl.handle(h)
     assert ctl.journal.last_seq == before  # refused press: nothing journaled
-    assert ctl.table.seats[0].staked == 0
+    assert ctl.game.seats[0].staked == 0
     ctl.command("credits-in", {"seat": 1, "cents": 100})
     ctl.refresh()
     assert "BET" in panel.lit[1]
     for h in press(1, "BET"):
         ctl.handle(h)
-    assert ctl.table.seats[0].staked == need
+    assert ctl.game.seats[0].staked == need
     assert "BET" not in panel.lit[1] and "CLEAR" in panel.lit[1]  # the next step is not covered
 
 
@@ -96,7 +96,7 @@ def test_pending_double_reaches_the_multiple_pressed(tmp_path: Path) -> None:
     rules = load_rules("split-to-double")
     journal = Journal(tmp_path / "j.sqlite")
     rec = open_table(journal, rules, 1, True)
-    ctl = Controller(rec.table, journal, shoe=FakeShoe(), panel=FakePanel())
+    ctl = Controller(rec.game, journal, shoe=FakeShoe(), panel=FakePanel())
     ctl.command("credits-in", {"seat": 1, "cents": 100_000})
     for h in [*press(None, "SHUFFLE"), *press(1, "BET"), *press(None, "DEAL")]:
         ctl.handle(h)
@@ -104,9 +104,9 @@ def test_pending_double_reaches_the_multiple_pressed(tmp_path: Path) -> None:
             ctl.handle(card("2C"))  # the burn card
     for c in ("5S", "6H", "6D", "TC"):
         ctl.handle(card(c))
-    assert ctl.table.expecting().kind == "decision"
+    assert ctl.game.expecting().kind == "decision"
     for _ in range(4):
         for h in press(1, "DOUBLE"):
             ctl.handle(h)
     assert ctl.doubles.pending is None
-    assert ctl.table.seats[0].hands[0].double == 4 * 500
+    assert ctl.game.seats[0].hands[0].double == 4 * 500

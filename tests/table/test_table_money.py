@@ -40,7 +40,7 @@ REPO = Path(__file__).resolve().parents[2]
 def make(tmp_path: Path, limits: CreditLimits | None = None) -> Controller:
     journal = Journal(tmp_path / "j.sqlite")
     rec = open_table(journal, load_rules("blackjack", {}), 2, True)
-    return Controller(rec.table, journal, shoe=FakeShoe(), panel=FakePanel(), limits=limits)
+    return Controller(rec.game, journal, shoe=FakeShoe(), panel=FakePanel(), limits=limits)
 
 
 def test_point6_a_repeated_transfer_id_is_applied_once(tmp_path: Path) -> None:
@@ -190,8 +190,8 @@ def test_point8_an_exception_tilts_the_round_and_the_table_goes_on(tmp_path: Pat
     ctl.handle(CommandHappening("status", {}, reply))
     ok, msg = reply.get(timeout=DEADLINE_S)
     assert not ok and "a bug in a command" in msg
-    assert ctl.table.phase == "tilt" and ctl.table.tilt is not None
-    assert ctl.table.tilt.code == "INTERNAL"
+    assert ctl.game.phase == "tilt" and ctl.game.tilt is not None
+    assert ctl.game.tilt.code == "INTERNAL"
     events = [r for r in ctl.journal.records(kinds=["event"])
               if r.code == int(EventCode.INTERNAL_ERROR)]
     assert events and "RuntimeError: a bug in a command" in events[0].body["error"]
@@ -202,7 +202,7 @@ def test_point8_an_exception_tilts_the_round_and_the_table_goes_on(tmp_path: Pat
 def _server(tmp: str) -> tuple[AttendantServer, Path]:
     journal = Journal(Path(tmp) / "j.sqlite")
     rec = open_table(journal, load_rules("blackjack", {}), 1, True)
-    ctl = Controller(rec.table, journal)
+    ctl = Controller(rec.game, journal)
     server = AttendantServer(Path(tmp) / "j.sqlite", ctl)
     server.start()
     return server, socket_path(Path(tmp) / "j.sqlite")

@@ -17,7 +17,7 @@ from firmware.table.recovery import open_table
 def test_recall_numbers_split_hands_from_1(tmp_path: Path) -> None:
     rules = load_rules("blackjack", {})
     journal = Journal(tmp_path / "j.sqlite")
-    ctl = Controller(open_table(journal, rules, 7, True).table, journal, shoe=FakeShoe(),
+    ctl = Controller(open_table(journal, rules, 7, True).game, journal, shoe=FakeShoe(),
                      panel=FakePanel())
     ctl.command("credits-in", {"seat": 1, "cents": 100_000})
     steps = [*press(None, "SHUFFLE"), card("2C"), *press(1, "BET"), *press(None, "DEAL")]
@@ -26,7 +26,7 @@ def test_recall_numbers_split_hands_from_1(tmp_path: Path) -> None:
               *press(1, "STAND"), card("TS")]  # hands 18 and 18; the dealer busts
     for h in steps:
         ctl.handle(h)
-    assert ctl.table.phase == "settled", ctl.table.phase
+    assert ctl.game.phase == "settled", ctl.game.phase
     (rec,) = last_rounds(journal, 1)
     text = "\n".join(format_round(rec))
     assert "    hand 1: 8S TD (18)" in text and "    hand 2: 8C KH (18)" in text

@@ -21,7 +21,7 @@ def _round_of_seats_3_5_7(tmp_path: Path) -> tuple[Journal, object]:
     rules = load_rules("blackjack", {})
     journal = Journal(tmp_path / "j.sqlite")
     rec = open_table(journal, rules, 7, True)
-    ctl = Controller(rec.table, journal, shoe=FakeShoe(), panel=FakePanel())
+    ctl = Controller(rec.game, journal, shoe=FakeShoe(), panel=FakePanel())
     for seat in (3, 5, 7):
         ctl.command("credits-in", {"seat": seat, "cents": 100_000})
     steps = [*press(None, "SHUFFLE"), card("2C")]
@@ -34,7 +34,7 @@ def _round_of_seats_3_5_7(tmp_path: Path) -> tuple[Journal, object]:
         steps += press(seat, "STAND")
     for h in steps:
         ctl.handle(h)
-    assert ctl.table.phase == "settled", ctl.table.phase
+    assert ctl.game.phase == "settled", ctl.game.phase
     return journal, rules
 
 

@@ -43,11 +43,11 @@ def dealing(tmp_path: Path) -> tuple[Controller, FakeShoe]:
     journal = Journal(tmp_path / "j.sqlite")
     rec = open_table(journal, load_rules("blackjack", {}), 1, True)
     sh = FakeShoe()
-    ctl = Controller(rec.table, journal, shoe=sh, panel=FakePanel())
+    ctl = Controller(rec.game, journal, shoe=sh, panel=FakePanel())
     ctl.command("credits-in", {"seat": 1, "cents": 100_000})
     for h in [*press(None, "SHUFFLE"), card("2C"), *press(1, "BET"), *press(None, "DEAL")]:
         ctl.handle(h)
-    assert ctl.table.expecting().kind == "card"
+    assert ctl.game.expecting().kind == "card"
     return ctl, sh
 
 
@@ -76,7 +76,7 @@ def test_point9_every_refused_frame_pauses_the_round(tmp_path: Path, what: str) 
     assert events, what
     for h in events:
         ctl.handle(h)
-    t = ctl.table
+    t = ctl.game
     assert t.phase == "tilt" and t.tilt is not None, what
     assert t.tilt.code == "PROTOCOL"
     assert sh.gate == "LCK"
@@ -92,11 +92,11 @@ def status(state: str, count: int) -> ShoeHappening:
 def test_point10_after_a_restart_a_different_shoe_holds_for_a_new_one(tmp_path: Path) -> None:
     ctl, sh = dealing(tmp_path)
     ctl.handle(card("AS"))
-    dealt = ctl.table.shoe.cards_dealt
+    dealt = ctl.game.shoe.cards_dealt
     ctl.handle(shoe(HELLO))
     assert ("QRY",) in sh.sent  # asked at once after the hello
     ctl.handle(status("LOCKED", 0))  # the shoe forgot everything: not the same shoe
-    t = ctl.table
+    t = ctl.game
     assert t.phase == "tilt" and t.tilt is not None and t.tilt.code == "SHOE"
     assert not t.shoe.in_play
     assert "VOID" in t.tilt.public()["resolve"]
@@ -117,8 +117,8 @@ def test_point10_the_same_shoe_after_a_restart_resumes(tmp_path: Path) -> None:
     ctl, _ = dealing(tmp_path)
     ctl.handle(card("AS"))
     ctl.handle(shoe(HELLO))
-    ctl.handle(status("LOCKED", ctl.table.shoe.cards_dealt))
-    t = ctl.table
+    ctl.handle(status("LOCKED", ctl.game.shoe.cards_dealt))
+    t = ctl.game
     assert t.tilt is not None and t.tilt.code == "HEL"  # the ICD's restart tilt only
     for h in press(None, "DEAL"):
         ctl.handle(h)
@@ -136,9 +136,9 @@ def test_point10_the_status_after_a_hello_is_asked_for_until_it_comes(tmp_path: 
     journal = Journal(tmp_path / "j.sqlite")
     rec = open_table(journal, load_rules("blackjack", {}), 1, True)
     sh = FakeShoe()
-    ctl = Controller(rec.table, journal, shoe=sh, panel=FakePanel(), clock=lambda: now[0])
+    ctl = Controller(rec.game, journal, shoe=sh, panel=FakePanel(), clock=lambda: now[0])
     ctl.handle(shoe(HELLO))
-    assert ctl.table.tilt is None
+    assert ctl.game.tilt is None
     assert sh.sent.count(("QRY",)) == 1
     for asked in (2, 3):  # no answer: asked again each period
         now[0] += QUERY_EVERY_S
@@ -157,7 +157,7 @@ def test_point10_repeated_identical_tilts_escalate(tmp_path: Path) -> None:
     from firmware.engine.cards import parse_card
 
     ctl, _ = dealing(tmp_path)
-    t = ctl.table
+    t = ctl.game
     t.shoe.counts[parse_card("AS")] = 0  # the engine's shoe holds no ace of spades any more
     for _ in range(3):
         ctl.handle(card("AS"))
@@ -172,7 +172,7 @@ def test_point10_repeated_identical_tilts_escalate(tmp_path: Path) -> None:
 
 def test_point10_other_repeated_tilts_need_a_void(tmp_path: Path) -> None:
     ctl, _ = dealing(tmp_path)
-    t = ctl.table
+    t = ctl.game
     for _ in range(3):
         ctl.handle(shoe(ShoeFault("MISREAD", raw="$05,ERR,MISREAD*0000")))
         for h in press(None, "DEAL"):
@@ -185,7 +185,7 @@ def test_point10_other_repeated_tilts_need_a_void(tmp_path: Path) -> None:
         ctl2.handle(shoe(LinkUp()))
         for h in press(None, "DEAL"):
             ctl2.handle(h)
-    t2 = ctl2.table
+    t2 = ctl2.game
     assert t2.tilt is not None and t2.tilt.code == "REPEAT"
     ctl2.handle(shoe(ShoeStatus("READY", 0, raw="$00,STA,READY,0*0000")))
     assert t2.tilt is not None and t2.tilt.active  # no device report clears it
@@ -303,14 +303,14 @@ def test_point5_recall_lists_every_input_of_a_round_resumed_after_a_power_failur
     # the power fails; the table recovers from the journal and finishes the round
     journal = Journal(tmp_path / "j.sqlite")
     rec = open_table(journal, load_rules("blackjack", {}), 1, True)
-    again = Controller(rec.table, journal, shoe=FakeShoe(), panel=FakePanel(),
+    again = Controller(rec.game, journal, shoe=FakeShoe(), panel=FakePanel(),
                        round_first_seq=rec.round_first_seq)
     for c in ("KH", "9D", "7C"):
         again.handle(card(c))
     for h in press(1, "STAND"):
         again.handle(h)
     for c in ("TS", "8S", "TH"):
-        if again.table.expecting().kind == "card":
+        if again.game.expecting().kind == "card":
             again.handle(card(c))
     rounds = last_rounds(journal, 1)
     assert rounds, "the round was recorded"

@@ -22,7 +22,7 @@ def test_the_chosen_seat_and_the_keys_go_to_the_screen(monkeypatch: pytest.Monke
 
     from drivers.panel.keyboard import KeyboardPanel
     from firmware.config import load_config
-    from firmware.engine import Table, load_rules
+    from firmware.engine import Game, load_rules
     from firmware.table import ui_bridge
     from ui.renderer import new_surface
 
@@ -41,7 +41,7 @@ def test_the_chosen_seat_and_the_keys_go_to_the_screen(monkeypatch: pytest.Monke
     assert messages == [{"kind": "panel", "selected": 1, "keys": panel.button_keys()}]
     assert messages[0]["keys"]["STAND"] == "S"   # NO INSURANCE's key on the screen
 
-    bridge.publish(Table(rules, seats=5, bench=True, shoe_in_play=True).public_view())
+    bridge.publish(Game(rules, seats=5, bench=True, shoe_in_play=True).public_view())
     view, messages = bridge._inbox.take()
     assert messages == []                         # nothing changed: nothing sent again
     assert view is not None

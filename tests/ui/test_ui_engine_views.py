@@ -1,7 +1,7 @@
 """Real engine output on the screen: every view of each variation's sample round.
 
 The fixtures under fixtures/ are hand-written public views; these tests feed the engine's
-own views (docs/interfaces.md, producer ``Table.public_view``) through the renderer at the
+own views (docs/interfaces.md, producer ``Game.public_view``) through the renderer at the
 three sizes, and check that the fixtures have exactly the engine's shape.
 """
 

@@ -10,7 +10,7 @@ from fractions import Fraction
 from typing import Any
 
 import pytest
-from variant_helpers import START, bet, draw, feed, net, refused, vtable
+from variant_helpers import START, bet, draw, feed, net, refused, variant_game
 
 from etgcore.errors import ConfigError
 from firmware.engine import (
@@ -19,7 +19,7 @@ from firmware.engine import (
     CreditsIn,
     Decision,
     Draw,
-    Table,
+    Game,
     Wager,
     layout_for,
     load_rules,
@@ -30,8 +30,8 @@ V = "bingo"
 
 
 def play(target: int, mult: int, cards: tuple[str, ...], actions: tuple[tuple[int, str], ...]
-         = (), wager: int = 1000, **rules: Any) -> Table:
-    t = vtable(V, seats=1, **rules)
+         = (), wager: int = 1000, **rules: Any) -> Game:
+    t = variant_game(V, seats=1, **rules)
     bet(t, (1, wager))
     draw(t, target, mult)
     feed(t, *cards[:4])
@@ -46,7 +46,7 @@ def play(target: int, mult: int, cards: tuple[str, ...], actions: tuple[tuple[in
 
 def test_633b28_a_follows_blackjack_otherwise() -> None:
     """§ 633b.28(a): hitting, standing, doubling, splitting as in Blackjack."""
-    t = vtable(V, seats=1)
+    t = variant_game(V, seats=1)
     bet(t, (1, 1000))
     draw(t, 12, 2)
     feed(t, "8S", "9H", "8D", "7C")
@@ -74,7 +74,7 @@ def test_633b28_b_layout() -> None:
 
 def test_633b28_b7_public_view_shows_target_and_multiplier() -> None:
     """§ 633b.28(b)(7): a means of indicating the target and the multiplier."""
-    t = vtable(V, seats=1)
+    t = variant_game(V, seats=1)
     bet(t, (1, 1000))
     assert t.public_view()["bingo"] == {"target": None, "multiplier": None}
     draw(t, 17, 25)
@@ -90,11 +90,11 @@ def test_633b28_c_eight_decks() -> None:
 
 def test_633b28_d_activator_is_20_percent() -> None:
     """§ 633b.28(d): the activator is 20% of the Blackjack wager, placed with it."""
-    t = vtable(V, seats=1)
+    t = variant_game(V, seats=1)
     t.apply(Wager(1, 2500))
     assert t.seats[0].side == {"activator": 500}
     assert t.seats[0].credits == START - 3000
-    t = vtable(V, seats=1, wager_unit=5, min_wager=5)
+    t = variant_game(V, seats=1, wager_unit=5, min_wager=5)
     t.apply(Wager(1, 505))
     assert t.seats[0].side == {"activator": 101}
 
@@ -114,7 +114,7 @@ def test_633b28_d_activator_not_increased_by_splits_or_doubles() -> None:
 
 def test_633b28_e_rng_draw_after_wagers_before_the_first_card() -> None:
     """§ 633b.28(e), (e)(1), (e)(2): the engine asks for the draw before any card."""
-    t = vtable(V, seats=1)
+    t = variant_game(V, seats=1)
     bet(t, (1, 1000))
     e = t.expecting()
     assert (t.phase, e.kind) == ("rng", "draw")
@@ -130,7 +130,7 @@ def test_633b28_e_rng_draw_after_wagers_before_the_first_card() -> None:
 
 def test_633b28_e_card_before_the_draw_tilts() -> None:
     """§ 633b.28(e)-(f): no card may leave the shoe before the target is revealed."""
-    t = vtable(V, seats=1)
+    t = variant_game(V, seats=1)
     bet(t, (1, 1000))
     t.apply(Card("AS"))
     assert t.phase == "tilt"
@@ -138,7 +138,7 @@ def test_633b28_e_card_before_the_draw_tilts() -> None:
 
 def test_forced_draw_refused_in_production() -> None:
     """issue 4 point 5: a forced draw is a bench power; production refuses it."""
-    t = vtable(V, seats=1, bench=False)
+    t = variant_game(V, seats=1, bench=False)
     bet(t, (1, 1000))
     why = refused(t, Draw({"bingo_target": 21, "bingo_multiplier": 100}, forced=True))
     assert "bench" in why and "production" in why
@@ -247,7 +247,7 @@ def test_baseline_3_weights_are_integer_rs_settings_not_uniform() -> None:
 
 def test_baseline_3_draw_is_an_input_replayed_exactly() -> None:
     """§ 633b.28(e), principle 1: the draw is an input; replay gives the same round."""
-    t = vtable(V, seats=1)
+    t = variant_game(V, seats=1)
     inputs = [CreditsIn(1, START), Wager(1, 1000), CloseBetting(),
               Draw({"bingo_target": 21, "bingo_multiplier": 50}, forced=True),
               *[Card(c) for c in ("AS", "9H", "KD", "7C")]]
@@ -261,7 +261,7 @@ def test_baseline_3_draw_is_an_input_replayed_exactly() -> None:
 def test_633b28_f_after_the_reveal_the_round_follows_633a7() -> None:
     """§ 633b.28(f): once the target and multiplier are revealed, dealing follows the base
     procedure (baseline §1.2): seat, dealer up, seat, hole; then decisions in seat order."""
-    t = vtable(V, seats=2)
+    t = variant_game(V, seats=2)
     bet(t, (1, 1000), (2, 1000))
     draw(t, 15, 5)
     seen = []
@@ -276,7 +276,7 @@ def test_633b28_f_after_the_reveal_the_round_follows_633a7() -> None:
 def test_633b28_b3_separate_activator_betting_area() -> None:
     """§ 633b.28(b)(3): a separate betting area for each player's Bingo activator wager."""
     assert "activator" in layout_for(load_rules(V))["betting_areas"]
-    t = vtable(V)
+    t = variant_game(V)
     bet(t, (1, 1000), (5, 2500), close=False)
     wagers = {s["seat"]: s["wagers"] for s in t.public_view()["seats"]}
     assert all("activator" in w for w in wagers.values())
@@ -298,7 +298,7 @@ def test_633b28_b4_inscriptions_word_for_word() -> None:
 def test_633b28_b4_ii_insurance_pays_2_to_1() -> None:
     """§ 633b.28(b)(4)(ii): "Insurance pays 2 to 1" is inscribed and paid."""
     assert layout_for(load_rules(V))["inscriptions"][1] == "Insurance pays 2 to 1"
-    t = vtable(V, seats=1)
+    t = variant_game(V, seats=1)
     bet(t, (1, 1000))
     draw(t, 19, 5)
     feed(t, "9S", "AH", "8D", "KC")

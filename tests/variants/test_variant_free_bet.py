@@ -9,14 +9,14 @@ from __future__ import annotations
 from typing import Any
 
 import pytest
-from variant_helpers import START, bet, conserved, do, feed, net, refused, vtable
+from variant_helpers import START, bet, conserved, do, feed, net, refused, variant_game
 
 from etgcore.errors import ConfigError, UserError
 from firmware.engine import (
     CreditsOut,
     Decision,
+    Game,
     SideWager,
-    Table,
     Wager,
     layout_for,
     load_rules,
@@ -25,11 +25,11 @@ from firmware.engine import (
 V = "free-bet"
 
 
-def fb(seats: int = 1, **rules: Any) -> Table:
-    return vtable(V, seats=seats, **rules)
+def fb(seats: int = 1, **rules: Any) -> Game:
+    return variant_game(V, seats=seats, **rules)
 
 
-def split_8s(t: Table) -> None:
+def split_8s(t: Game) -> None:
     """Seat 1: 8S 8D against dealer 9H, hole 7C (16); split for a lammer."""
     bet(t, (1, 1000))
     feed(t, "8S", "9H", "8D", "7C")
@@ -38,9 +38,9 @@ def split_8s(t: Table) -> None:
 
 def test_672a2_a_six_seats_at_most() -> None:
     """§ 672a.2(a), baseline §1.1: no more than six betting positions."""
-    assert Table(load_rules(V)).nseats == 6
+    assert Game(load_rules(V)).nseats == 6
     with pytest.raises(UserError, match="at most 6"):
-        Table(load_rules(V), seats=7)
+        Game(load_rules(V), seats=7)
     assert layout_for(load_rules(V))["max_seats"] == 6
 
 

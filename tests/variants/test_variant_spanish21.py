@@ -10,21 +10,21 @@ import tomllib
 from typing import Any
 
 import pytest
-from variant_helpers import bet, conserved, do, feed, net, refused, vtable
+from variant_helpers import bet, conserved, do, feed, net, refused, variant_game
 
 from etgcore.errors import ConfigError
-from firmware.engine import Decision, Table, layout_for, load_rules
+from firmware.engine import Decision, Game, layout_for, load_rules
 from firmware.engine.rules import Rules, parse_rules_data, rules_path
 
 V = "spanish21"
 
 
-def sp(seats: int = 1, **rules: Any) -> Table:
-    return vtable(V, seats=seats, **rules)
+def sp(seats: int = 1, **rules: Any) -> Game:
+    return variant_game(V, seats=seats, **rules)
 
 
 def round1(cards: tuple[str, ...], *actions: tuple[int, str], wager: int = 1000,
-           **rules: Any) -> Table:
+           **rules: Any) -> Game:
     """One seat: deal the first four cards, then each (hand, action) and the rest."""
     t = sp(**rules)
     bet(t, (1, wager))
@@ -153,7 +153,7 @@ def test_635a10_b_dealer_blackjack_after_a_double_takes_only_the_original() -> N
     double can precede a dealer Blackjack there; this proves the rule on a no-check table."""
     from firmware.engine import CreditsIn
 
-    t = Table(_no_check_rules(), seats=1, bench=True, shoe_in_play=True)
+    t = Game(_no_check_rules(), seats=1, bench=True, shoe_in_play=True)
     t.apply(CreditsIn(1, 100_000))
     bet(t, (1, 1000))
     feed(t, "6S", "KH", "5D", "AC")  # dealer K A: Blackjack, unseen

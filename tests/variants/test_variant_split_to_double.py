@@ -7,7 +7,7 @@ card, seat card, hole card, then the seat's cards and the dealer's draws.
 from __future__ import annotations
 
 import pytest
-from variant_helpers import START, bet, conserved, do, feed, net, refused, vtable
+from variant_helpers import START, bet, conserved, do, feed, net, refused, variant_game
 
 from etgcore.errors import ConfigError
 from firmware.engine import (
@@ -15,7 +15,7 @@ from firmware.engine import (
     CreditsIn,
     CreditsOut,
     Decision,
-    Table,
+    Game,
     Wager,
     layout_for,
     load_rules,
@@ -26,7 +26,7 @@ V = "split-to-double"
 
 def test_633b26_a_no_hitting_ever() -> None:
     """§ 633b.26(a): cards only by splitting or doubling down; hit is never legal."""
-    t = vtable(V, seats=1)
+    t = variant_game(V, seats=1)
     bet(t, (1, 1000))
     feed(t, "5S", "9H", "6D", "8C")
     e = t.expecting()
@@ -81,20 +81,20 @@ def test_633b26_c_at_least_six_decks() -> None:
 
 def test_633b26_d_both_wagers_in_equal_amounts() -> None:
     """§ 633b.26(d): the Blackjack or Bust wager is placed with, and equal to, the wager."""
-    t = vtable(V, seats=1)
+    t = variant_game(V, seats=1)
     t.apply(Wager(1, 2500))
     s = t.seats[0]
     assert s.side == {"blackjack_or_bust": 2500}
     assert s.credits == START - 5000
     assert t.public_view()["seats"][0]["wagers"]["blackjack_or_bust"] == 2500
-    t2 = vtable(V, seats=1)
+    t2 = variant_game(V, seats=1)
     t2.apply(CreditsOut(1, START - 1500))
     assert "need 2000" in refused(t2, Wager(1, 1000))  # 1,500 cents cannot cover both
 
 
 def test_633b26_e_only_five_decisions() -> None:
     """§ 633b.26(e): split, double, stand, surrender, insurance, nothing else."""
-    t = vtable(V, seats=1)
+    t = variant_game(V, seats=1)
     bet(t, (1, 1000))
     feed(t, "8S", "AH", "3D", "9C")
     assert set(t.expecting().legal) == {"insurance", "no-insurance"}
@@ -104,7 +104,7 @@ def test_633b26_e_only_five_decisions() -> None:
 
 def test_633b26_e1_i_initial_hand_splits_regardless_of_value() -> None:
     """§ 633b.26(e)(1)(i): a 9 and a 5 split."""
-    t = vtable(V, seats=1)
+    t = variant_game(V, seats=1)
     bet(t, (1, 1000))
     feed(t, "9S", "7H", "5D", "TC")
     assert "split" in t.expecting().legal
@@ -116,7 +116,7 @@ def test_633b26_e1_i_initial_hand_splits_regardless_of_value() -> None:
 
 def test_633b26_e1_ii_later_hands_split_only_when_identical_in_value() -> None:
     """§ 633b.26(e)(1)(ii), (iii): a split hand splits only a pair; else stand or double."""
-    t = vtable(V, seats=1)
+    t = variant_game(V, seats=1)
     bet(t, (1, 1000))
     feed(t, "9S", "7H", "5D", "TC")
     do(t, 1, 1, "split")
@@ -130,7 +130,7 @@ def test_633b26_e1_ii_later_hands_split_only_when_identical_in_value() -> None:
 
 def test_633b26_e1_max_hands() -> None:
     """baseline §2: splits up to max_hands (default 4)."""
-    t = vtable(V, seats=1)
+    t = variant_game(V, seats=1)
     bet(t, (1, 1000))
     feed(t, "8S", "7H", "8D", "TC")
     for card in ("8H", "8C", "8S"):
@@ -143,7 +143,7 @@ def test_633b26_e1_max_hands() -> None:
 @pytest.mark.parametrize("times", [1, 2, 3, 4])
 def test_633b26_e2_i_double_one_to_four_times_the_initial_wager(times: int) -> None:
     """§ 633b.26(e)(2)(i): the Double Down wager is 1x to 4x the initial Blackjack wager."""
-    t = vtable(V, seats=1)
+    t = variant_game(V, seats=1)
     bet(t, (1, 1000))
     feed(t, "6S", "9H", "5D", "7C")
     do(t, 1, 1, "double", times)
@@ -156,7 +156,7 @@ def test_633b26_e2_i_double_one_to_four_times_the_initial_wager(times: int) -> N
 
 
 def test_633b26_e2_i_five_times_refused() -> None:
-    t = vtable(V, seats=1)
+    t = variant_game(V, seats=1)
     bet(t, (1, 1000))
     feed(t, "6S", "9H", "5D", "7C")
     assert "not allowed" in refused(t, Decision(1, 1, "double", 5))
@@ -164,7 +164,7 @@ def test_633b26_e2_i_five_times_refused() -> None:
 
 def test_633b26_e2_double_on_split_hands_uses_the_initial_wager() -> None:
     """§ 633b.26(e)(2), (e)(1)(iii): a split hand doubles 1x-4x of the INITIAL wager."""
-    t = vtable(V, seats=1)
+    t = variant_game(V, seats=1)
     bet(t, (1, 1000))
     feed(t, "5S", "9H", "6D", "7C")
     do(t, 1, 1, "split")
@@ -183,7 +183,7 @@ def test_633b26_e2_double_on_split_hands_uses_the_initial_wager() -> None:
 
 def test_633b26_e2_no_double_on_blackjack() -> None:
     """§ 633b.26(e)(2): a Blackjack never doubles (it owes no decision)."""
-    t = vtable(V, seats=2)
+    t = variant_game(V, seats=2)
     bet(t, (1, 1000), (2, 1000))
     feed(t, "AS", "5H", "9D", "KD", "7C", "9C")  # seat 1 A K Blackjack; seat 2 5 7
     e = t.expecting()
@@ -193,7 +193,7 @@ def test_633b26_e2_no_double_on_blackjack() -> None:
 
 def test_633b26_e2_ii_double_down_one_card() -> None:
     """§ 633b.26(e)(2)(ii) via § 633a.10: exactly one card; the hand is then complete."""
-    t = vtable(V, seats=1)
+    t = variant_game(V, seats=1)
     bet(t, (1, 1000))
     feed(t, "2S", "9H", "3D", "7C")
     do(t, 1, 1, "double")
@@ -204,7 +204,7 @@ def test_633b26_e2_ii_double_down_one_card() -> None:
 
 def test_633b26_e3_stand() -> None:
     """§ 633b.26(e)(3): a player may stand and receives no additional cards."""
-    t = vtable(V, seats=1)
+    t = variant_game(V, seats=1)
     bet(t, (1, 1000))
     feed(t, "TS", "6H", "9D", "TC")
     do(t, 1, 1, "stand")
@@ -215,7 +215,7 @@ def test_633b26_e3_stand() -> None:
 
 def test_633b26_e4_surrender_pushes_the_wager_and_loses_blackjack_or_bust() -> None:
     """§ 633b.26(e)(4)(i), (ii): surrender: Blackjack wager returned, Blackjack or Bust lost."""
-    t = vtable(V, seats=1)
+    t = variant_game(V, seats=1)
     bet(t, (1, 1000))
     feed(t, "TS", "TH", "6D", "9C")
     do(t, 1, 1, "surrender")
@@ -226,7 +226,7 @@ def test_633b26_e4_surrender_pushes_the_wager_and_loses_blackjack_or_bust() -> N
 
 def test_633b26_e4_surrender_only_the_initial_hand() -> None:
     """§ 633b.26(e)(4): only the initial two-card hand; a split hand cannot surrender."""
-    t = vtable(V, seats=1)
+    t = variant_game(V, seats=1)
     bet(t, (1, 1000))
     feed(t, "TS", "9H", "6D", "9C")
     do(t, 1, 1, "split")
@@ -236,7 +236,7 @@ def test_633b26_e4_surrender_only_the_initial_hand() -> None:
 
 def test_633b26_e4_no_surrender_when_dealer_has_blackjack() -> None:
     """§ 633b.26(e)(4): the dealer's Blackjack ends the round before any surrender."""
-    t = vtable(V, seats=1)
+    t = variant_game(V, seats=1)
     bet(t, (1, 1000))
     feed(t, "TS", "KH", "6D", "AC")
     assert t.phase == "settled"
@@ -245,7 +245,7 @@ def test_633b26_e4_no_surrender_when_dealer_has_blackjack() -> None:
 
 def test_633b26_e5_h_insurance_pays_2_to_1() -> None:
     """§ 633b.26(e)(5), (h): insurance pays 2 to 1 on a dealer Blackjack."""
-    t = vtable(V, seats=1)
+    t = variant_game(V, seats=1)
     bet(t, (1, 1000))
     feed(t, "TS", "AH", "9D", "KC")
     do(t, 1, 1, "insurance")
@@ -256,7 +256,7 @@ def test_633b26_e5_h_insurance_pays_2_to_1() -> None:
 
 def test_633b26_f1_blackjack_or_bust_wins_on_dealer_bust() -> None:
     """§ 633b.26(f)(1): the dealer busts: Blackjack or Bust wins 1 to 1."""
-    t = vtable(V, seats=1)
+    t = variant_game(V, seats=1)
     bet(t, (1, 1000))
     feed(t, "TS", "6H", "4D", "TC")
     do(t, 1, 1, "stand")  # player 14 stands
@@ -266,7 +266,7 @@ def test_633b26_f1_blackjack_or_bust_wins_on_dealer_bust() -> None:
 
 def test_633b26_f2_blackjack_or_bust_loses_when_a_hand_busts_even_if_dealer_busts() -> None:
     """§ 633b.26(f)(2), baseline §2: ANY busted hand loses it, whatever the dealer does."""
-    t = vtable(V, seats=1)
+    t = variant_game(V, seats=1)
     bet(t, (1, 1000))
     feed(t, "9S", "6H", "9D", "TC")
     do(t, 1, 1, "split")
@@ -285,11 +285,11 @@ def test_633b26_f2_blackjack_or_bust_loses_when_a_hand_busts_even_if_dealer_bust
 
 def test_633b26_g_blackjack_pays_2_to_1_and_wins_1_to_1() -> None:
     """§ 633b.26(g): Blackjack 2 to 1 (and the Blackjack or Bust 'Player Blackjack' line)."""
-    t = vtable(V, seats=1)
+    t = variant_game(V, seats=1)
     bet(t, (1, 1000))
     feed(t, "AH", "9H", "KD", "7C")  # mixed suits: plain Blackjack line, 2 to 1
     assert net(t) == 2000 + 2000
-    t = vtable(V, seats=1)
+    t = variant_game(V, seats=1)
     bet(t, (1, 1000))
     feed(t, "TS", "9H", "9D", "8C")
     do(t, 1, 1, "stand")
@@ -305,7 +305,7 @@ def test_633b26_i_blackjack_or_bust_best_line_only(
     cards: tuple[str, str], table: int, bob: int
 ) -> None:
     """§ 633b.26(i), baseline §2: a Blackjack pays only its best paytable line."""
-    t = vtable(V, seats=1, paytable=table)
+    t = variant_game(V, seats=1, paytable=table)
     bet(t, (1, 1000))
     feed(t, cards[0], "9H", cards[1], "7C")
     assert net(t) == 2000 + bob
@@ -313,7 +313,7 @@ def test_633b26_i_blackjack_or_bust_best_line_only(
 
 def test_633b26_f1_blackjack_or_bust_wins_on_blackjack_against_dealer_blackjack() -> None:
     """baseline §2: a player Blackjack wins Blackjack or Bust even on a dealer Blackjack."""
-    t = vtable(V, seats=1)
+    t = variant_game(V, seats=1)
     bet(t, (1, 1000))
     feed(t, "AS", "AH", "JC", "KC")
     do(t, 1, 1, "no-insurance")
@@ -324,7 +324,7 @@ def test_633b26_f1_blackjack_or_bust_wins_on_blackjack_against_dealer_blackjack(
 
 def test_633b26_j_exempt_from_the_payout_limitation() -> None:
     """§ 633b.26(j): max_payout_per_round does not cap this game."""
-    t = vtable(V, seats=1, max_payout_per_round=1000, paytable=3)
+    t = variant_game(V, seats=1, max_payout_per_round=1000, paytable=3)
     bet(t, (1, 10_000))
     feed(t, "AS", "9H", "JC", "7C")
     assert net(t) == 20_000 + 250_000
@@ -335,14 +335,14 @@ def test_633b26_j_exempt_from_the_payout_limitation() -> None:
 
 def test_baseline_2_dealer_hits_soft_17_stands_on_soft_18() -> None:
     """baseline §2: 'draw to hard 17 and stand on all 18s' = hits soft 17, stands on 18s."""
-    t = vtable(V, seats=1)
+    t = variant_game(V, seats=1)
     bet(t, (1, 1000))
     feed(t, "TS", "6H", "9D", "AC")  # dealer soft 17
     do(t, 1, 1, "stand")
     assert t.need == "card" and t.phase == "dealer"
     feed(t, "AD")  # soft 18: stands
     assert t.phase == "settled" and t.dealer.total == 18
-    t = vtable(V, seats=1)
+    t = variant_game(V, seats=1)
     bet(t, (1, 1000))
     feed(t, "TS", "TH", "9D", "7C")  # hard 17 stands
     do(t, 1, 1, "stand")
@@ -353,7 +353,7 @@ def test_baseline_2_dealer_hits_soft_17_stands_on_soft_18() -> None:
 
 def test_baseline_2_split_aces_resplit_and_double() -> None:
     """baseline §2: the base game's split-ace limits do not apply."""
-    t = vtable(V, seats=1)
+    t = variant_game(V, seats=1)
     bet(t, (1, 1000))
     feed(t, "AS", "7H", "AD", "TC")
     do(t, 1, 1, "split")
@@ -371,7 +371,7 @@ def test_baseline_2_split_aces_resplit_and_double() -> None:
 
 def test_baseline_2_split_ace_and_ten_is_21_not_blackjack() -> None:
     """baseline §1.8 kept in §2: an ace and a 10 after a split is 21, not a Blackjack."""
-    t = vtable(V, seats=1)
+    t = variant_game(V, seats=1)
     bet(t, (1, 1000))
     feed(t, "AS", "7H", "AD", "TC")
     do(t, 1, 1, "split")
@@ -388,7 +388,7 @@ def test_633b26_e1_iii_split_21_does_not_stand_by_itself() -> None:
     """§ 633b.26(e)(1)(iii): a two-card hand made by a split, not splittable again, has the
     decisions of (e)(2) and (e)(3): an ace and a 10 (21, not a Blackjack) may double or
     stand; it does not stand by itself as baseline §1.6 has it for the other games."""
-    t = vtable(V, seats=1)
+    t = variant_game(V, seats=1)
     bet(t, (1, 1000))
     feed(t, "AS", "7H", "5D", "TC")
     do(t, 1, 1, "split")  # any two cards split (e)(1)(i)
@@ -403,7 +403,7 @@ def test_633b26_e1_iii_split_21_does_not_stand_by_itself() -> None:
 def test_633b26_e2_split_21_doubles_one_to_four_times(times: int) -> None:
     """§ 633b.26(e)(2): "except when they have a Blackjack": a split A+T is not one, so it
     doubles 1x-4x the initial wager; the ace then counts 1 (hard 11 + the card)."""
-    t = vtable(V, seats=1)
+    t = variant_game(V, seats=1)
     bet(t, (1, 1000))
     feed(t, "AS", "7H", "5D", "TC")  # dealer 17
     do(t, 1, 1, "split")
@@ -428,7 +428,7 @@ def test_baseline_1_6_other_games_still_stand_on_21() -> None:
 
 def test_baseline_2_betting_paired_wager_follows_the_wager() -> None:
     """§ 633b.26(d): changing the wager during betting changes the paired wager with it."""
-    t = vtable(V, seats=1)
+    t = variant_game(V, seats=1)
     t.apply(Wager(1, 1000))
     t.apply(Wager(1, 3000))
     assert t.seats[0].side == {"blackjack_or_bust": 3000}
@@ -453,7 +453,7 @@ def test_633b26_b1_certificate_holder_name_from_the_table_configuration() -> Non
 def test_633b26_b3_separate_blackjack_or_bust_betting_area() -> None:
     """§ 633b.26(b)(3): a separate betting area for each player's Blackjack or Bust wager."""
     assert "blackjack_or_bust" in layout_for(load_rules(V))["betting_areas"]
-    t = vtable(V)
+    t = variant_game(V)
     bet(t, (1, 1000), (4, 500), close=False)
     wagers = {s["seat"]: s["wagers"] for s in t.public_view()["seats"]}
     assert all("blackjack_or_bust" in w for w in wagers.values())  # every seat has the area
@@ -515,7 +515,7 @@ def test_633b26_b6_payout_odds_of_every_permissible_wager() -> None:
 def test_633b26_e4_ii_surrender_blackjack_wager_pushes() -> None:
     """§ 633b.26(e)(4)(ii): on surrender the Blackjack wager pushes: all of it comes back
     (not half, as in the base game's late surrender)."""
-    t = vtable(V, seats=1)
+    t = variant_game(V, seats=1)
     bet(t, (1, 2500))
     feed(t, "TS", "9H", "6D", "8C")
     do(t, 1, 1, "surrender")
@@ -528,7 +528,7 @@ def test_633b26_e4_ii_surrender_blackjack_wager_pushes() -> None:
 def test_633b26_f_blackjack_or_bust_settled_with_the_round() -> None:
     """§ 633b.26(f): the Blackjack or Bust wager is settled with the round's settlement
     (§ 633a.7(o)), not when a hand busts: until then it stays on the layout."""
-    t = vtable(V, seats=1)
+    t = variant_game(V, seats=1)
     bet(t, (1, 1000))
     feed(t, "9S", "6H", "9D", "TC")
     do(t, 1, 1, "split")
@@ -546,7 +546,7 @@ def test_633b26_f_blackjack_or_bust_settled_with_the_round() -> None:
     assert s.hands[0].extra == {"blackjack_or_bust": "lose"}
 
 
-def _std_with_player_21_wins() -> Table:
+def _std_with_player_21_wins() -> Game:
     """Split to Double composed with the Spanish 21 mechanism that makes a player 21 win
     whatever the dealer makes: only the Blackjack or Bust wager can keep the dealer
     drawing then, which isolates that wager's own dependence on a dealer bust."""
@@ -557,7 +557,7 @@ def _std_with_player_21_wins() -> Table:
     data = tomllib.loads(rules_path(V).read_text(encoding="utf-8"))
     data["game"]["mechanisms"] = [*data["game"]["mechanisms"], "player-21-wins"]
     data["game"]["player_21_wins"] = True
-    t = Table(Rules(parse_rules_data(data, "test: std + player-21-wins"), {}, ""), seats=1,
+    t = Game(Rules(parse_rules_data(data, "test: std + player-21-wins"), {}, ""), seats=1,
               bench=True, shoe_in_play=True)
     t.apply(CreditsIn(1, 1_000_000))
     return t
@@ -591,7 +591,7 @@ def test_baseline_1_10_633b26_f1_blackjack_or_bust_keeps_the_dealer_drawing() ->
 def test_baseline_1_10_blackjack_or_bust_needs_no_dealer_after_a_blackjack() -> None:
     """§ 633b.26(f)(1), (i): a player Blackjack already won the wager's best line (2 to 1
     or more against 1 to 1 for a dealer bust): it does not keep the dealer drawing."""
-    t = vtable(V, seats=2)
+    t = variant_game(V, seats=2)
     bet(t, (1, 1000), (2, 1000))
     feed(t, "AS", "9C", "9H", "KD", "5D", "7C")  # seat 1 Blackjack; seat 2 9 5
     do(t, 2, 1, "double")

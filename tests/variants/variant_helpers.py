@@ -16,20 +16,22 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "engine"))
 from engine_helpers import START, bet, conserved, do, feed, net, refused
 from test_engine_properties import session
 
-from firmware.engine import CreditsIn, Draw, Table, load_rules
+from firmware.engine import CreditsIn, Draw, Game, load_rules
 
 __all__ = ["START", "bet", "conserved", "do", "draw", "feed", "net", "refused", "session",
-           "vtable"]
+           "variant_game"]
 
 
-def vtable(variant: str, seats: int | None = None, bench: bool = True, **overrides: Any) -> Table:
+def variant_game(
+    variant: str, seats: int | None = None, bench: bool = True, **overrides: Any
+) -> Game:
     """A ``variant`` table, shoe in play, every seat holding START cents."""
-    t = Table(load_rules(variant, overrides), seats=seats, bench=bench, shoe_in_play=True)
+    t = Game(load_rules(variant, overrides), seats=seats, bench=bench, shoe_in_play=True)
     for s in range(1, t.nseats + 1):
         t.apply(CreditsIn(s, START))
     return t
 
 
-def draw(t: Table, target: int, multiplier: int) -> None:
+def draw(t: Game, target: int, multiplier: int) -> None:
     """Force the Bingo draw (a bench power)."""
     t.apply(Draw({"bingo_target": target, "bingo_multiplier": multiplier}, forced=True))

@@ -1,6 +1,6 @@
 """The table: a pure state machine fed one input at a time.
 
-:class:`Table` holds credits per seat, the shoe's composition and the round. It never does
+:class:`Game` holds credits per seat, the shoe's composition and the round. It never does
 I/O, reads a clock or draws a random number: the same inputs always give the same state,
 so a journal of inputs replays a table exactly (power-fail recovery, recall, bench, audit;
 see :mod:`firmware.engine.replay`).
@@ -10,7 +10,7 @@ with the reason if not, having changed nothing; only then does it mutate. Hardwa
 are not rejected: they are inputs that tilt the table (nothing is settled while tilted;
 ``DEAL`` resumes once the fault has cleared, ``VOID`` returns every wager of the round).
 
-``Table`` is a thin dispatcher over parts that each own their state: the
+``Game`` is a thin dispatcher over parts that each own their state: the
 :class:`~firmware.engine.round.Round` (phase, dealer, players, the turn; dealing and play),
 the :class:`~firmware.engine.bank.Bank` (credits, wagers, stakes, the house result), the
 :class:`~firmware.engine.tilts.Tilts` (the tilt in force) and the
@@ -66,7 +66,7 @@ if TYPE_CHECKING:
     from firmware.engine.tilts import Tilt
 
 
-class Table:
+class Game:
     """One blackjack table: seats, shoe and round, driven by :meth:`apply`.
 
     ``bench``: forced RNG draws are accepted (a bench power). ``shoe_in_play``: start with

@@ -1,6 +1,6 @@
 """A simple automatic player and dealer, for speed runs, soak runs and property tests.
 
-:class:`AutoTable` plays rounds on a :class:`~firmware.engine.table.Table` through its one
+:class:`EnginePlayer` plays rounds on a :class:`~firmware.engine.game.Game` through its one
 entry point, ``apply``: it shuffles a shoe with a seeded ``random.Random`` (the engine
 itself never draws), feeds the cut card at the penetration, places wagers and answers each
 decision with the auto-players' one strategy (:func:`strategy_policy`: the computed basic
@@ -17,6 +17,7 @@ from typing import Any
 from firmware.engine import phases as P
 from firmware.engine.cards import DECKS
 from firmware.engine.decisions import legal_now
+from firmware.engine.game import Game
 from firmware.engine.hand import Hand
 from firmware.engine.inputs import (
     Card,
@@ -28,7 +29,6 @@ from firmware.engine.inputs import (
     NewShoe,
     Wager,
 )
-from firmware.engine.table import Table
 from firmware.table.autoplay import Policy
 
 #: a decision for a hand against the dealer's up card (an engine card code), always one of
@@ -59,22 +59,22 @@ def strategy_policy(rules: Any) -> HandPolicy:
     return choose
 
 
-class AutoTable:
+class EnginePlayer:
     """Plays whole rounds on ``table`` for ``seats`` seats, each wagering ``wager``."""
 
     def __init__(
-        self, table: Table, seats: Sequence[int] = (1,), wager: int | None = None,
+        self, game: Game, seats: Sequence[int] = (1,), wager: int | None = None,
         seed: int = 1, policy: HandPolicy | None = None, penetration: float = 0.75,
         insurance: bool = False, apply: Callable[[Input], None] | None = None,
     ) -> None:
-        self.table = table
+        self.game = game
         #: where inputs go (a recorder's apply keeps them for replay)
-        self.apply = apply or table.apply
+        self.apply = apply or game.apply
         self.rng = random.Random(seed)
-        self.policy = policy or strategy_policy(table.rules)
+        self.policy = policy or strategy_policy(game.rules)
         self.penetration = penetration
         self.insurance = insurance
-        rules = table.rules
+        rules = game.rules
         amount = wager if wager is not None else rules.min_wager
         self.wagers = [Wager(s, amount) for s in seats]
         self.seats = list(seats)
@@ -97,7 +97,7 @@ class AutoTable:
 
     def play(self, rounds: int) -> int:
         """Play until ``rounds`` more rounds have been settled; returns the rounds played."""
-        t = self.table
+        t = self.game
         r = t.round  # read the round's state directly: this loop is the engine benchmark
         seats = t.seats
         apply = self.apply
