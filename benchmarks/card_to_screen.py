@@ -66,7 +66,7 @@ class _Marks:
 
 
 def _bench_journal(path: Path, marks: _Marks) -> Any:
-    from firmware.table.journal import Journal
+    from firmware.journal import Journal
 
     class TimedJournal(Journal):
         def append(self, entries: Any, meters: Any = None) -> Any:

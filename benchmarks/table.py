@@ -54,7 +54,7 @@ def _journal_commit(n: int = 1000) -> dict[str, list[float]]:
     what a card waits for; ``head``: the deferred head write after the view), the
     unkeyed chain without a head file (the journal before issue 18), and the disk alone
     (``disk``: pwrite of 256 bytes + fdatasync in the same directory)."""
-    from firmware.table.journal import Journal
+    from firmware.journal import Journal
 
     times: dict[str, list[float]] = {k: [] for k in ("commit", "head", "plain", "disk")}
     with tempfile.TemporaryDirectory(dir=".") as d:
@@ -80,7 +80,7 @@ def _journal_commit(n: int = 1000) -> dict[str, list[float]]:
 def _after_sleep(pause_s: float = 0.05, n: int = 100) -> dict[str, list[float]]:
     """The card's commit and the disk's sync alone again, each after ``pause_s`` asleep
     as a card comes to the table, not back to back as in :func:`_journal_commit`."""
-    from firmware.table.journal import Journal
+    from firmware.journal import Journal
 
     times: dict[str, list[float]] = {"commit": [], "disk": []}
     with tempfile.TemporaryDirectory(dir=".") as d:
@@ -189,7 +189,7 @@ def _idle(seconds: float = 10.0, shoe: str = "sim", release: Path | None = None
         heavy = _heavy_loaded(proc.pid)
         proc.terminate()
         proc.wait(10)
-        from firmware.table.journal import Journal
+        from firmware.journal import Journal
 
         internal = float(Journal(f"{d}/j.sqlite").info("last_ready_s") or "nan")
     wall = w1 - w0

@@ -28,6 +28,7 @@ from etgcore.errors import ConfigError
 from etgcore.schema import doc, ranged, text
 from firmware.engine.config_check import check_rules_config
 from firmware.floor.settings import FloorSettings
+from firmware.journal.settings import JournalSettings
 from rng.settings import RngSettings, check_seed
 from ui.settings import DisplaySettings
 
@@ -52,16 +53,6 @@ class TableSettings:
         default=10_000_000, metadata=ranged(1, 10**12, "largest credit transfer, in cents"))
     max_seat_credits: int = field(
         default=100_000_000, metadata=ranged(1, 10**12, "most credits a seat may hold, cents"))
-
-
-@dataclass(frozen=True)
-class JournalSettings:
-    path: str = field(default="var/journal.sqlite", metadata=text("SQLite journal file"))
-    key_path: str = field(
-        default="",
-        metadata=doc("the table's secret keying the journal's chain, created at installation "
-                     "(empty: <journal>.key, which bench mode creates itself)"),
-    )
 
 
 @dataclass(frozen=True)

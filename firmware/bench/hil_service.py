@@ -27,7 +27,7 @@ from typing import Any
 
 from etgcore.child import dies_with_parent, signals_held
 from etgcore.errors import UserError
-from firmware.table.meters import MeterKey
+from firmware.journal.meters import MeterKey
 
 #: how long the service may take from exec to an answering control socket (loaded bench PC)
 START_TIMEOUT_S = 60.0

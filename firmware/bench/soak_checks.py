@@ -25,9 +25,9 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from etgcore.money import dollars
-from firmware.table.events import EventCode
-from firmware.table.journal import Journal, MeterKey, canonical
-from firmware.table.meters import credit_deltas, round_deltas, summarize
+from firmware.journal import EventCode
+from firmware.journal.meters import credit_deltas, round_deltas, summarize
+from firmware.journal.store import Journal, MeterKey, canonical
 from firmware.table.recovery import replay
 
 

@@ -23,9 +23,9 @@ from etgcore.view import PublicView
 from firmware.floor import topics
 from firmware.floor.command_auth import CommandVerifier
 from firmware.floor.mqtt import make_client, parse_broker
-from firmware.floor.outbox import Outbox, OutMessage, records_wire
 from firmware.floor.settings import FloorSettings
-from firmware.table.journal import Journal
+from firmware.journal import Journal
+from firmware.journal.outbox import Outbox, OutMessage, records_wire
 
 log = logging.getLogger("etg.floor.link")
 
@@ -263,7 +263,7 @@ def software_of(cfg: Any, rules: Any, journal: Journal) -> dict[str, Any]:
     and the release verified at start (production) if any."""
     from deploy.fingerprint import fingerprint
     from firmware import __version__
-    from firmware.table.events import EventCode
+    from firmware.journal import EventCode
 
     release = None
     for r in journal.records(kinds=["event"]):
@@ -278,7 +278,7 @@ def open_floor_link(cfg: Any, rules: Any, journal: Journal,
     """The link of a table whose configuration names a floor broker: the outbox attaches
     to the journal now (before the table writes anything); :meth:`FloorLink.start`
     connects once the controller runs."""
-    from firmware.table.events import EventCode
+    from firmware.journal import EventCode
 
     link = FloorLink(cfg.table.table_id, cfg.floor, journal,
                      software=software_of(cfg, rules, journal), on_command=on_command)

@@ -1,6 +1,6 @@
 """`etg floor load`: simulated tables through the real outbox and floor link.
 
-Each simulated table has its own journal file, :class:`~firmware.floor.outbox.Outbox` and
+Each simulated table has its own journal file, :class:`~firmware.journal.outbox.Outbox` and
 :class:`~firmware.floor.link.FloorLink` with its own client certificate — the code a real
 table runs. Only the game is simulated: a round is a blackjack round record with random
 stakes and results, its meter deltas and a status change, journaled as the controller
@@ -24,9 +24,8 @@ from firmware.engine.rules import load_rules
 from firmware.floor.certs import FLOOR_SERVICE, ca_paths, identity, make_floor_certs
 from firmware.floor.link import FloorLink
 from firmware.floor.settings import FloorSettings
-from firmware.table.events import EventCode
-from firmware.table.journal import Entry, Journal
-from firmware.table.meters import credit_deltas, round_deltas
+from firmware.journal import Entry, EventCode, Journal
+from firmware.journal.meters import credit_deltas, round_deltas
 
 SEATS = 3
 

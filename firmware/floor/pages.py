@@ -14,7 +14,7 @@ from html import escape
 from typing import Any
 
 from etgcore.money import dollars
-from firmware.table.events import EventCode
+from firmware.journal import EventCode
 
 #: the meters that count games, not money (every other meter is integer cents)
 COUNT_METERS = ("games_played", "games_voided")

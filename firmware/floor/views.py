@@ -12,7 +12,7 @@ from collections.abc import Iterable
 from typing import Any
 
 from firmware.floor.db import Database
-from firmware.floor.messages import hold_percent
+from firmware.journal.messages import hold_percent
 
 
 def _alarms(db: Database, ids: list[str] | None) -> dict[str, list[dict[str, Any]]]:

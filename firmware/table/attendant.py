@@ -2,7 +2,7 @@
 
 They read the journal file directly (SQLite allows readers beside the running table), so
 they work whether the table runs or not. They open it read-only
-(firmware.table.journal_files): they create and change nothing — a mistyped path or an
+(firmware.journal.files): they create and change nothing — a mistyped path or an
 empty file is an error, never a new journal — and work on a read-only copy. ``credits add``
 is the one writer: it appends through the journal's single-writer rule (see
 :func:`firmware.table.credits.add_credits_offline`).
@@ -109,8 +109,8 @@ def _since_ns(text: str | None) -> int | None:
 
 
 def cmd_meters(args: argparse.Namespace) -> int:
-    from firmware.table.journal import open_existing
-    from firmware.table.meters import summarize
+    from firmware.journal import open_existing
+    from firmware.journal.meters import summarize
 
     j = open_existing(_journal_path(args))
     m = summarize(j.meters())
@@ -131,8 +131,7 @@ def cmd_meters(args: argparse.Namespace) -> int:
 
 
 def cmd_events(args: argparse.Namespace) -> int:
-    from firmware.table.events import EventCode
-    from firmware.table.journal import open_existing
+    from firmware.journal import EventCode, open_existing
 
     j = open_existing(_journal_path(args))
     for r in j.records(kinds=["event"], since_ns=_since_ns(args.since)):
@@ -152,8 +151,8 @@ def cmd_events(args: argparse.Namespace) -> int:
 
 def _verify_key(args: argparse.Namespace) -> Any:
     """The secret ``audit verify`` checks the chain with (never printed)."""
-    from firmware.table import journal_key
-    from firmware.table.journal import BESIDE
+    from firmware.journal import BESIDE
+    from firmware.journal import key as journal_key
 
     if args.key:
         return journal_key.load(args.key)
@@ -166,7 +165,7 @@ def _verify_key(args: argparse.Namespace) -> Any:
 
 
 def cmd_audit_verify(args: argparse.Namespace) -> int:
-    from firmware.table.journal import open_existing
+    from firmware.journal import open_existing
 
     j = open_existing(_journal_path(args), _verify_key(args))
     res = j.verify()
@@ -187,7 +186,7 @@ def cmd_audit_verify(args: argparse.Namespace) -> int:
 
 
 def cmd_recall(args: argparse.Namespace) -> int:
-    from firmware.table.journal import open_existing
+    from firmware.journal import open_existing
     from firmware.table.recall import format_round, last_rounds
 
     if args.last < 1:

@@ -131,7 +131,7 @@ def cmd_run(args: argparse.Namespace) -> int:
     opts = RunOptions(seats=seats, auto_play=args.auto_play, rounds=args.rounds,
                       headless=args.headless, control=args.control, pace=args.pace,
                       quiet=args.quiet, demo=args.demo)
-    from firmware.table.journal_open import JournalRefused
+    from firmware.journal.opening import JournalRefused
 
     try:
         return run_table(cfg, opts)

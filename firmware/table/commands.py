@@ -14,10 +14,9 @@ from typing import Any
 
 from etgcore.money import dollars
 from firmware.engine.inputs import CreditsIn, CreditsOut, Fault
-from firmware.table.events import EventCode
+from firmware.journal import Entry, EventCode, Journal, JournalError
+from firmware.journal.meters import credit_deltas
 from firmware.table.happenings import CommandHappening
-from firmware.table.journal import Entry, Journal, JournalError
-from firmware.table.meters import credit_deltas
 from firmware.table.ports import CommandHost
 from firmware.table.transfers import (
     CreditLimits,

@@ -26,11 +26,12 @@ from firmware.engine import phases as P
 from firmware.engine.game import Game
 from firmware.engine.inputs import Draw, Fault, Input
 from firmware.engine.rejected import Rejected
+from firmware.journal import Entry, EventCode, Journal, JournalError
+from firmware.journal.meters import round_deltas
 from firmware.table import translate
 from firmware.table.accounting import round_accounts
 from firmware.table.commands import Commands
 from firmware.table.device_events import DeviceEvents, optional_wager
-from firmware.table.events import EventCode
 from firmware.table.floor_gate import FloorGate
 from firmware.table.happenings import (
     CommandHappening,
@@ -39,8 +40,6 @@ from firmware.table.happenings import (
     ShoeHappening,
     StopHappening,
 )
-from firmware.table.journal import Entry, Journal, JournalError
-from firmware.table.meters import round_deltas
 from firmware.table.pending_double import DoubleChooser
 from firmware.table.ports import OnRound, PanelPort, Publish, RngPort, ShoePort
 from firmware.table.recovery import round_ended

@@ -14,9 +14,9 @@ from typing import Any
 from etgcore.errors import UserError
 from firmware.config import TableConfig
 from firmware.engine.rules import load_rules
+from firmware.journal.lock import JournalLock, TableRunning
+from firmware.journal.opening import open_for_table
 from firmware.table.controller import Controller
-from firmware.table.journal_lock import JournalLock, TableRunning
-from firmware.table.journal_open import open_for_table
 from firmware.table.recovery import open_table
 from firmware.table.transfers import CreditLimits, TransferLedger
 
@@ -92,7 +92,7 @@ def _credits_to_running_table(jpath: Path, kind: str, seat: int, cents: int,
 def transfer_status(journal_path: str, tid: str) -> dict[str, Any]:
     """What became of transfer ``tid``: asked of the running table, else read from the
     journal (read-only)."""
-    from firmware.table.journal import open_existing
+    from firmware.journal import open_existing
 
     jpath = Path(journal_path)
     from firmware.table.attendant_socket import socket_path, status

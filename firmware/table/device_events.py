@@ -27,8 +27,8 @@ from drivers.shoe.events import (
 from firmware.engine import phases as P
 from firmware.engine.game import Game
 from firmware.engine.inputs import Decision, Fault, FaultCleared, Input
+from firmware.journal import EventCode
 from firmware.table import translate
-from firmware.table.events import EventCode
 from firmware.table.happenings import PanelHappening
 from firmware.table.pending_double import DoubleChooser
 from firmware.table.ports import TableHost

@@ -14,8 +14,7 @@ from typing import Any
 
 from firmware.engine.game import Game
 from firmware.engine.inputs import Input, SideWager, Wager
-from firmware.table.events import EventCode
-from firmware.table.journal import Journal
+from firmware.journal import EventCode, Journal
 from firmware.table.recovery import in_round
 
 EventSink = Callable[..., None]

@@ -1,6 +1,6 @@
 """`etg journal init`: a technician begins a new journal (the table's "RAM clear").
 
-A production table never begins a journal by itself (firmware.table.journal_open): a
+A production table never begins a journal by itself (firmware.journal.opening): a
 missing, empty or damaged journal keeps it from playing until a technician decides. The
 reason given is kept in the new journal's first record and in the system log, with the
 user who ran the command; an existing journal is moved aside (``--archive``), never
@@ -38,7 +38,7 @@ def register(sub: Any, common: argparse.ArgumentParser) -> None:
 
 
 def cmd_init(args: argparse.Namespace) -> int:
-    from firmware.table.journal_open import init_journal
+    from firmware.journal.opening import init_journal
 
     cfg = context(args).load_config(args)
     path = args.journal or cfg.journal.path

@@ -15,7 +15,7 @@ from etgcore.view import PublicView
 if TYPE_CHECKING:
     from firmware.engine.game import Game
     from firmware.engine.inputs import Input
-    from firmware.table.events import EventCode
+    from firmware.journal import EventCode
     from firmware.table.floor_gate import FloorGate
 
 

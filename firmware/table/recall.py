@@ -15,7 +15,7 @@ from typing import Any, cast
 
 from etgcore.money import dollars
 from etgcore.view import DealerView, LimitsView, PublicView
-from firmware.table.journal import Journal, Record
+from firmware.journal import Journal, Record
 
 
 def _with_time(r: Record) -> dict[str, Any]:

@@ -29,7 +29,7 @@ from firmware.engine.inputs import input_from_json
 from firmware.engine.rejected import Rejected
 from firmware.engine.replay import apply_recorded, new_game
 from firmware.engine.rules import Rules, rules_from_json
-from firmware.table.journal import Journal
+from firmware.journal import Journal
 
 log = logging.getLogger("etg.table.recovery")
 

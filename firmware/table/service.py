@@ -26,16 +26,15 @@ from etgcore.view import PublicView
 from firmware.config import TableConfig
 from firmware.engine.inputs import Fault
 from firmware.engine.rules import Rules, load_rules
+from firmware.journal import EventCode, Journal, JournalError
+from firmware.journal.lock import JournalLock
+from firmware.journal.opening import open_for_table, system_log
 from firmware.table.controller import Controller
 from firmware.table.devices import Devices, start_devices
-from firmware.table.events import EventCode
 from firmware.table.happenings import (
     CommandHappening,
     StopHappening,
 )
-from firmware.table.journal import Journal, JournalError
-from firmware.table.journal_lock import JournalLock
-from firmware.table.journal_open import open_for_table, system_log
 from firmware.table.recovery import Recovered, open_table
 from firmware.table.sdnotify import Notifier
 from firmware.table.transfers import CreditLimits
@@ -59,7 +58,7 @@ class RunOptions:
 
 
 def _software_check(journal: Journal) -> None:
-    """Production power-up check after the journal's own (firmware.table.journal_open):
+    """Production power-up check after the journal's own (firmware.journal.opening):
     the installed program files against their signed manifest (journaled; failing stops
     the start with the reason — the table takes no input)."""
     from firmware.table.start_record import record_software_check

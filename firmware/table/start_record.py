@@ -14,8 +14,7 @@ from typing import TYPE_CHECKING, Any
 
 from deploy.fingerprint import INFO_KEY, ConfigFingerprint
 from etgcore.errors import UserError
-from firmware.table.events import EventCode
-from firmware.table.journal import Entry, Journal
+from firmware.journal import Entry, EventCode, Journal
 
 if TYPE_CHECKING:
     from deploy.manifest import InstalledRelease

@@ -22,7 +22,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
-    from firmware.table.journal import Journal
+    from firmware.journal import Journal
 
 KINDS = ("credits-in", "credits-out")
 #: what an id looks like: short, printable, no spaces (a uuid4 hex fits)
@@ -102,7 +102,7 @@ class TransferLedger:
 
     @classmethod
     def from_journal(cls, journal: Journal) -> TransferLedger:
-        from firmware.table.events import EventCode
+        from firmware.journal import EventCode
 
         ledger = cls()
         codes = {int(EventCode.CREDITS_IN): "credits-in", int(EventCode.CREDITS_OUT):

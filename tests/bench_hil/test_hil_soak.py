@@ -13,7 +13,7 @@ import pytest
 
 from firmware.bench.soak_checks import check_journal
 from firmware.cli import main
-from firmware.table.journal import Entry, Journal
+from firmware.journal import Entry, Journal
 
 
 @pytest.fixture(scope="module")

@@ -17,7 +17,7 @@ from deploy.fingerprint import (
     fingerprint,
 )
 from firmware.config import load_config
-from firmware.table.events import EventCode
+from firmware.journal import EventCode
 from firmware.table.start_record import record_config_at_start, start_events
 
 RULES = {"decks": 6, "dealer_hits_soft_17": False, "blackjack_pays": Fraction(3, 2)}
@@ -99,7 +99,7 @@ def test_start_events() -> None:
 
 
 def test_every_start_is_journaled_and_a_change_has_old_and_new(tmp_path) -> None:
-    from firmware.table.journal import Journal
+    from firmware.journal import Journal
 
     path = tmp_path / "journal.sqlite"
     cfg = load_config(None)

@@ -132,8 +132,7 @@ def test_manifest_parsing_is_strict(installed) -> None:
 
 def test_start_up_check_is_journaled(installed, keys, tmp_path) -> None:
     """Production start-up runs the manifest check and journals its outcome."""
-    from firmware.table.events import EventCode
-    from firmware.table.journal import Journal
+    from firmware.journal import EventCode, Journal
 
     journal = Journal(tmp_path / "journal.sqlite")
     try:

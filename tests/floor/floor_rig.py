@@ -26,8 +26,8 @@ from firmware.floor.broker import start_broker
 from firmware.floor.certs import make_floor_certs
 from firmware.floor.cli import table_settings
 from firmware.floor.db import Database
-from firmware.floor.messages import public_round
-from firmware.table.meters import summarize
+from firmware.journal.messages import public_round
+from firmware.journal.meters import summarize
 
 STAFF, PASSWORD = "pit", "pit-boss-secret"
 

@@ -23,7 +23,7 @@ from waiting import DEADLINE_S
 from firmware.floor import topics
 from firmware.floor.certs import FLOOR_SERVICE, ca_paths, identity
 from firmware.floor.command_auth import new_command
-from firmware.table.events import EventCode
+from firmware.journal import EventCode
 from firmware.table.local_socket import request as control
 
 pytest.importorskip("paho.mqtt.client")
@@ -200,8 +200,8 @@ def test_floor_records_equal_journals_through_outage_kill_and_restart(tmp_path: 
 
 def _head_for(journal: Path) -> None:
     """Write the head file that names the last record of ``journal`` (bench secret)."""
-    from firmware.table.journal_head import Head, HeadWriter, head_path
-    from firmware.table.journal_key import beside, load
+    from firmware.journal.head import Head, HeadWriter, head_path
+    from firmware.journal.key import beside, load
 
     db = sqlite3.connect(journal)
     seq, digest = db.execute("SELECT seq, hash FROM records ORDER BY seq DESC LIMIT 1").fetchone()

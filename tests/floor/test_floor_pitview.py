@@ -14,7 +14,7 @@ from typing import Any
 import pytest
 from floor_rig import PASSWORD, STAFF, FloorRig, floor_rig, wait_for
 
-from firmware.table.events import EventCode
+from firmware.journal import EventCode
 from firmware.table.local_socket import request as control
 
 CHROMIUM, DRIVER = "/usr/bin/chromium", "/usr/bin/chromedriver"

@@ -19,11 +19,10 @@ from table_helpers import FakePanel, FakeShoe, card, press
 from firmware.engine import load_rules
 from firmware.floor.certs import FLOOR_SERVICE, identity, make_floor_certs
 from firmware.floor.command_auth import CommandVerifier, new_command
-from firmware.floor.messages import public_round
-from firmware.floor.outbox import Outbox, records_wire
+from firmware.journal import Entry, EventCode, Journal
+from firmware.journal.messages import public_round
+from firmware.journal.outbox import Outbox, records_wire
 from firmware.table.controller import Controller
-from firmware.table.events import EventCode
-from firmware.table.journal import Entry, Journal
 from firmware.table.recovery import open_table
 
 

@@ -10,9 +10,9 @@ from table_helpers import FakePanel, FakeShoe, card, press, shoe
 from drivers.shoe.events import ShoeFault
 from firmware.engine import Game, load_rules
 from firmware.engine.inputs import CreditsIn
+from firmware.journal import Journal, JournalError
+from firmware.journal.meters import summarize
 from firmware.table.controller import Controller, PanelHappening
-from firmware.table.journal import Journal, JournalError
-from firmware.table.meters import summarize
 from firmware.table.recovery import open_table, replay
 
 
@@ -307,7 +307,7 @@ def test_the_run_loop_wakes_for_a_deadline_without_a_happening(tmp_path: Path) -
 def test_the_view_goes_out_after_the_commit_and_before_the_head_file(tmp_path: Path) -> None:
     """A card's view is published once its record is committed (one sync), and the head
     file names that record as soon as the controller has published it (docs/table.md)."""
-    from firmware.table.journal_head import read_head
+    from firmware.journal.head import read_head
 
     ctl, _, _ = make(tmp_path)
     play(ctl, press(1, "BET"), press(None, "DEAL"))

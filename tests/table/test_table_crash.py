@@ -26,12 +26,11 @@ import pytest
 from waiting import DEADLINE_S, wait_for
 
 from firmware.config import load_config
+from firmware.journal import EventCode, Journal
+from firmware.journal.meters import summarize
 from firmware.table.attendant_socket import socket_path
 from firmware.table.credits import add_credits_offline
-from firmware.table.events import EventCode
-from firmware.table.journal import Journal
 from firmware.table.local_socket import request
-from firmware.table.meters import summarize
 from firmware.table.recovery import replay
 
 KILLS_PER_TEST = 25

@@ -15,7 +15,7 @@ import pytest
 from table_process import running_table
 from waiting import DEADLINE_S, stopped_at_exit
 
-from firmware.table.journal_key import create as create_key
+from firmware.journal.key import create as create_key
 
 REPO = Path(__file__).resolve().parents[2]
 

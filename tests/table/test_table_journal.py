@@ -11,9 +11,8 @@ from pathlib import Path
 import pytest
 from waiting import DEADLINE_S, stopped_at_exit, wait_for
 
-from firmware.table.events import EventCode
-from firmware.table.journal import GENESIS, Entry, Journal, JournalError
-from firmware.table.meters import round_deltas
+from firmware.journal import GENESIS, Entry, EventCode, Journal, JournalError
+from firmware.journal.meters import round_deltas
 
 
 def test_wal_and_synchronous_full(tmp_path: Path) -> None:
@@ -142,7 +141,7 @@ def test_killed_writer_leaves_whole_records(tmp_path: Path) -> None:
     path = tmp_path / "j.sqlite"
     code = (
         "import sys\n"
-        "from firmware.table.journal import Journal\n"
+        "from firmware.journal.store import Journal\n"
         f"j = Journal({str(path)!r})\n"
         "i = 0\n"
         "print('go', flush=True)\n"

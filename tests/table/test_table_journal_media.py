@@ -18,8 +18,8 @@ from typing import Any
 
 import pytest
 
-from firmware.table.journal import Journal
-from firmware.table.journal_key import create as create_key
+from firmware.journal import Journal
+from firmware.journal.key import create as create_key
 
 REPO = Path(__file__).resolve().parents[2]
 PROD = ("--set", "table.mode=production", "--set", "shoe.port=/dev/null", "--set",

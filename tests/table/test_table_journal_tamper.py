@@ -19,9 +19,8 @@ from pathlib import Path
 
 import pytest
 
-from firmware.table.events import EventCode
-from firmware.table.journal import Entry, Journal
-from firmware.table.journal_open import JournalRefused, open_for_table
+from firmware.journal import Entry, EventCode, Journal
+from firmware.journal.opening import JournalRefused, open_for_table
 
 REPO = Path(__file__).resolve().parents[2]
 
@@ -194,7 +193,7 @@ def test_point2_a_deleted_head_file_is_detected(tmp_path: Path) -> None:
 
 
 def _named(path: Path) -> int:
-    from firmware.table.journal_head import head_path, read_head
+    from firmware.journal.head import head_path, read_head
 
     j = Journal(path, readonly=True)
     head = read_head(head_path(path), j.key)
@@ -232,8 +231,8 @@ def test_a_failing_deferred_head_write_fails_the_next_commit(
         tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     """``sync_head`` never raises (the card is already on the screen); the head it could
     not write stays due, and the next commit, which must write it first, fails."""
-    import firmware.table.journal_head as journal_head
-    from firmware.table.journal import JournalError
+    import firmware.journal.head as journal_head
+    from firmware.journal import JournalError
 
     path = tmp_path / "j.sqlite"
     build(path, 2)
@@ -259,7 +258,7 @@ def test_a_kill_9_before_the_deferred_head_is_written_is_not_tamper(tmp_path: Pa
     transaction ahead of its head) and the next commit rewrites the head."""
     path = tmp_path / "j.sqlite"
     build(path, 2)
-    code = ("import os, sys; from firmware.table.journal import Journal; "
+    code = ("import os, sys; from firmware.journal.store import Journal; "
             "j = Journal(sys.argv[1]); j.defer_head = True; "
             "j.append_one('event', {'killed': 1}, code=int(sys.argv[2])); "
             "os.kill(os.getpid(), 9)")

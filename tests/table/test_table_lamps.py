@@ -11,9 +11,9 @@ import pytest
 from table_helpers import FakePanel, FakeShoe, card, press
 
 from firmware.engine import load_rules
+from firmware.journal import Journal
 from firmware.table.autoplay import AutoPlay
 from firmware.table.controller import Controller
-from firmware.table.journal import Journal
 from firmware.table.recovery import open_table
 
 

@@ -24,13 +24,12 @@ from table_process import running_table
 from waiting import DEADLINE_S
 
 from firmware.engine import load_rules
+from firmware.journal import EventCode, Journal
+from firmware.journal.meters import summarize
 from firmware.table.attendant_socket import AttendantServer, socket_path
 from firmware.table.controller import CommandHappening, Controller
-from firmware.table.events import EventCode
 from firmware.table.happenings import StopHappening
-from firmware.table.journal import Journal
 from firmware.table.local_socket import MAX_CONNECTIONS, MAX_LINE, request
-from firmware.table.meters import summarize
 from firmware.table.recovery import open_table
 from firmware.table.transfers import CreditLimits
 

@@ -8,8 +8,8 @@ from pathlib import Path
 from table_helpers import FakePanel, FakeShoe, card, press
 
 from firmware.engine import load_rules
+from firmware.journal import Journal
 from firmware.table.controller import Controller
-from firmware.table.journal import Journal
 from firmware.table.recall import format_round, last_rounds
 from firmware.table.recovery import open_table
 

@@ -11,8 +11,8 @@ from table_helpers import FakePanel, FakeShoe, card, press
 
 from firmware.engine import load_rules
 from firmware.engine.layout import layout_for
+from firmware.journal import Journal
 from firmware.table.controller import Controller
-from firmware.table.journal import Journal
 from firmware.table.recall import ended_text, recall_view, recent_rounds
 from firmware.table.recovery import open_table
 

@@ -27,9 +27,8 @@ from drivers.shoe.framing import encode
 from drivers.shoe.port_check import production_refusal
 from drivers.shoe.session import ControllerSession
 from firmware.engine import load_rules
+from firmware.journal import EventCode, Journal, JournalError
 from firmware.table.controller import Controller, ShoeHappening
-from firmware.table.events import EventCode
-from firmware.table.journal import Journal, JournalError
 from firmware.table.recall import format_round, last_rounds
 from firmware.table.recovery import open_table
 

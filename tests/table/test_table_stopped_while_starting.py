@@ -14,8 +14,7 @@ import subprocess
 import sys
 from pathlib import Path
 
-from firmware.table.events import EventCode
-from firmware.table.journal import open_existing
+from firmware.journal import EventCode, open_existing
 
 REPO = Path(__file__).resolve().parents[2]
 

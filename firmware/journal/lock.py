@@ -8,7 +8,7 @@ import os
 from pathlib import Path
 
 from etgcore.errors import UserError
-from firmware.table.journal_files import ensure_directory
+from firmware.journal.files import ensure_directory
 
 
 class TableRunning(UserError):

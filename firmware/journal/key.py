@@ -22,7 +22,7 @@ import stat
 from pathlib import Path
 
 from etgcore.errors import UserError
-from firmware.table.journal_files import ensure_directory
+from firmware.journal.files import ensure_directory
 
 KEY_BYTES = 32
 

@@ -18,14 +18,14 @@ from __future__ import annotations
 import sqlite3
 from typing import TYPE_CHECKING
 
-from firmware.table.journal_head import HeadFileError, read_head
+from firmware.journal.head import HeadFileError, read_head
 
 if TYPE_CHECKING:
-    from firmware.table.journal import Journal, VerifyResult
+    from firmware.journal.store import Journal, VerifyResult
 
 
 def verify(journal: Journal, db: sqlite3.Connection, key: bytes | None) -> VerifyResult:
-    from firmware.table.journal import GENESIS, VerifyResult, record_hash
+    from firmware.journal.store import GENESIS, VerifyResult, record_hash
 
     chain = journal.info("chain")
     if chain == "hmac-sha256" and key is None:
@@ -72,8 +72,8 @@ def _head_problem(journal: Journal, db: sqlite3.Connection, key: bytes | None,
 
 
 def _meters(journal: Journal, n: int) -> VerifyResult:
-    from firmware.table.journal import VerifyResult
-    from firmware.table.meters import history_meters
+    from firmware.journal.meters import history_meters
+    from firmware.journal.store import VerifyResult
 
     have = {k: v for k, v in journal.meters().items() if v}
     want = history_meters(journal.records(kinds=["round", "event"]))

@@ -100,7 +100,7 @@ def summarize(raw: Mapping[MeterKey, int]) -> dict[str, object]:
     return out
 
 
-#: event codes of attendant transfers (firmware.table.events.EventCode.CREDITS_IN / _OUT)
+#: event codes of attendant transfers (firmware.journal.codes.EventCode.CREDITS_IN / _OUT)
 _CREDITS_IN, _CREDITS_OUT = 800, 801
 
 

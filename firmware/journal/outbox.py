@@ -20,8 +20,8 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
 
-from firmware.floor import messages
-from firmware.table.journal import Journal, Record
+from firmware.journal import messages
+from firmware.journal.store import Journal, Record
 
 MeterKey = tuple[str, int, str]
 

@@ -5,10 +5,10 @@ is fsynced at every commit, so a record is on the card before the input it descr
 effect; ``kill -9`` or a power cut at any instant leaves either the whole record or none.
 
 Why a keyed chain: each record carries HMAC-SHA256, keyed with the table's secret
-(:mod:`firmware.table.journal_key`), over its own content and the previous record's
+(:mod:`firmware.journal.key`), over its own content and the previous record's
 value. Changing, inserting, removing or reordering a record breaks the chain, and without
 the secret nobody can recompute it after an edit. The last record is named again outside
-the database, in the head file (:mod:`firmware.table.journal_head`), so records removed
+the database, in the head file (:mod:`firmware.journal.head`), so records removed
 from the end — by an SQL edit or by a lost write-ahead log — are evident too. docs/table.md
 ("What the journal guarantees") says what this detects and what it cannot.
 
@@ -23,8 +23,6 @@ together or not at all.
 from __future__ import annotations
 
 import contextlib
-import hashlib
-import hmac
 import json
 import sqlite3
 import threading
@@ -35,17 +33,17 @@ from pathlib import Path
 from typing import Any
 
 from etgcore.errors import UserError
-from firmware.table import journal_key
-from firmware.table.journal_files import (
+from firmware.journal import key as journal_key
+from firmware.journal.chain import GENESIS, Record, canonical, record_hash
+from firmware.journal.files import (
     JournalFileError,
     ReadOnlyOpen,
     check_is_journal,
     connect_writer,
 )
-from firmware.table.journal_head import Head, HeadWriter, head_path, read_head
-from firmware.table.journal_schema import JournalError, check_schema, create_schema
+from firmware.journal.head import Head, HeadWriter, head_path, read_head
+from firmware.journal.schema import JournalError, check_schema, create_schema
 
-GENESIS = "0" * 64
 #: Record kinds. ``input``: an engine Input (replayed on restart); ``event``: the event log;
 #: ``round``: a finished round's result (recall, history); ``meta``: the journal's own facts.
 KINDS = ("input", "event", "round", "meta")
@@ -59,40 +57,6 @@ class _Beside:
 
 
 BESIDE = _Beside()
-
-
-def canonical(body: Mapping[str, Any]) -> str:
-    """The one JSON spelling of a body that the chain covers."""
-    return json.dumps(body, sort_keys=True, separators=(",", ":"), ensure_ascii=True)
-
-
-def record_hash(
-    prev: str, seq: int, ts_ns: int, kind: str, code: int | None, round_no: int | None,
-    body: str, key: bytes | None = None,
-) -> str:
-    """The chain value of one record: HMAC-SHA256 with the table's secret (plain SHA-256
-    without one: the unkeyed chain the benchmark compares against)."""
-    msg = b"".join((
-        bytes.fromhex(prev),
-        f"{seq}|{ts_ns}|{kind}|{'' if code is None else code}|"
-        f"{'' if round_no is None else round_no}|".encode("ascii"),
-        body.encode("ascii"),
-    ))
-    if key is None:
-        return hashlib.sha256(msg).hexdigest()
-    return hmac.new(key, msg, hashlib.sha256).hexdigest()
-
-
-@dataclass(frozen=True, slots=True)
-class Record:
-    seq: int
-    ts_ns: int
-    kind: str
-    code: int | None
-    round_no: int | None
-    body: dict[str, Any]
-    prev: str
-    hash: str
 
 
 @dataclass(frozen=True)
@@ -127,7 +91,7 @@ class Journal:
     ``key``: the table's secret (bytes), :data:`BESIDE` for the bench's own beside the
     journal (created when missing), or None for the unkeyed chain. ``readonly``: open an
     existing journal for reading only (creates and changes nothing; see
-    :mod:`firmware.table.journal_files`). ``head_file``: keep the head outside the database
+    :mod:`firmware.journal.files`). ``head_file``: keep the head outside the database
     (always, except in the benchmark's "before" measurement).
     """
 
@@ -343,9 +307,9 @@ class Journal:
 
     def verify(self) -> VerifyResult:
         """Walk the keyed chain, compare its end with the head file and the meters with
-        the chained records (:func:`firmware.table.journal_verify.verify`). One read
+        the chained records (:func:`firmware.journal.verify.verify`). One read
         transaction: a table writing beside the audit does not disturb it."""
-        from firmware.table.journal_verify import verify
+        from firmware.journal.verify import verify
 
         with self._lock:
             self._db.execute("BEGIN")

@@ -13,8 +13,8 @@ import json
 from collections.abc import Mapping
 from typing import Any
 
-from firmware.table.journal import Record
-from firmware.table.meters import summarize
+from firmware.journal.meters import summarize
+from firmware.journal.store import Record
 
 MeterKey = tuple[str, int, str]
 

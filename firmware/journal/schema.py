@@ -1,7 +1,7 @@
 """The journal's format on the storage: the tables, their version, and the refusals of a
 file that is not (or no longer) a journal this firmware writes.
 
-Apart from firmware.table.journal so the format has one short place to read when a
+Apart from firmware.journal.store so the format has one short place to read when a
 journal is examined as evidence, and so the record store holds only the writing and
 reading of records.
 """
@@ -11,7 +11,7 @@ from __future__ import annotations
 import sqlite3
 from pathlib import Path
 
-from firmware.table import journal_key
+from firmware.journal import key as journal_key
 
 #: 3: a keyed chain (HMAC-SHA256) and the head file outside the database; 2: decision
 #: inputs number a seat's hands from 1 (they counted from 0 in schema 1, which this engine

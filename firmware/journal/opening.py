@@ -14,7 +14,6 @@ log and the screen, never into the journal it distrusts.
 
 from __future__ import annotations
 
-import datetime as dt
 import getpass
 import logging
 import os
@@ -22,9 +21,10 @@ from pathlib import Path
 from typing import Any
 
 from etgcore.errors import UserError
-from firmware.table import journal_key
-from firmware.table.journal import Journal, JournalError, check_existing
-from firmware.table.journal_schema import BlankJournal, OldJournalFormat
+from firmware.journal import key as journal_key
+from firmware.journal.archive import move_aside
+from firmware.journal.schema import BlankJournal, OldJournalFormat
+from firmware.journal.store import Journal, JournalError, check_existing
 
 log = logging.getLogger("etg.table.journal")
 
@@ -53,17 +53,6 @@ def _refuse(message: str) -> JournalRefused:
     return JournalRefused(message)
 
 
-def _archive(path: Path) -> Path:
-    """Move a journal (and its side files) aside, never deleting evidence."""
-    stamp = dt.datetime.now(dt.UTC).strftime("%Y%m%dT%H%M%SZ")
-    target = path.with_name(f"{path.name}.{stamp}")
-    for suffix in ("", "-wal", "-shm", ".head"):
-        src = path.with_name(path.name + suffix)
-        if src.exists():
-            src.rename(target.with_name(target.name + suffix))
-    return target
-
-
 def open_for_table(journal_path: str | Path, key_path: str, *, bench: bool,
                    who: str = "etg run") -> Journal:
     """The journal a table (or an offline credit transfer) writes, verified first.
@@ -89,7 +78,7 @@ def open_for_table(journal_path: str | Path, key_path: str, *, bench: bool,
         try:
             _verify_before_writing(path, key, bench)
         except OldJournalFormat:
-            kept = _archive(path)
+            kept = move_aside(path)
             log.warning("bench mode: a format-1 journal was moved aside to %s", kept)
         except BlankJournal:
             pass  # bench: its creation was cut short; it is created now
@@ -167,7 +156,7 @@ def init_journal(journal_path: str | Path, key_path: str, reason: str, *,
                 f"{path}: a journal (or its head file) exists; a new journal never overwrites "
                 "one: give --archive to move it aside (kept as evidence) first")
         try:
-            kept = _archive(path)
+            kept = move_aside(path)
         except OSError as exc:
             raise UserError(f"{path}: cannot move the old journal aside: {exc.strerror}") from None
     try:

@@ -1,0 +1,22 @@
+"""Journals kept as evidence: a journal is moved aside, never deleted.
+
+A new journal (``etg journal init --archive``) or a bench table meeting a journal of an
+older format moves the old one, with its write-ahead log, shared memory and head file,
+to a time-stamped name beside it, where the audit commands can still read it.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+from pathlib import Path
+
+
+def move_aside(path: Path) -> Path:
+    """Move a journal (and its side files) aside, never deleting evidence."""
+    stamp = dt.datetime.now(dt.UTC).strftime("%Y%m%dT%H%M%SZ")
+    target = path.with_name(f"{path.name}.{stamp}")
+    for suffix in ("", "-wal", "-shm", ".head"):
+        src = path.with_name(path.name + suffix)
+        if src.exists():
+            src.rename(target.with_name(target.name + suffix))
+    return target

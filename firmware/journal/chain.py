@@ -1,0 +1,53 @@
+"""The journal's hash chain: the one spelling of a record that the chain covers, and
+each record's chain value.
+
+Each record's value is HMAC-SHA256, keyed with the table's secret
+(:mod:`firmware.journal.key`), over the previous record's value and the record's own
+fields; plain SHA-256 without a key (the unkeyed chain the benchmark compares against).
+Changing, inserting, removing or reordering a record breaks every value after it, and
+without the secret nobody can recompute them after an edit.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import hmac
+import json
+from collections.abc import Mapping
+from dataclasses import dataclass
+from typing import Any
+
+GENESIS = "0" * 64
+
+def canonical(body: Mapping[str, Any]) -> str:
+    """The one JSON spelling of a body that the chain covers."""
+    return json.dumps(body, sort_keys=True, separators=(",", ":"), ensure_ascii=True)
+
+
+def record_hash(
+    prev: str, seq: int, ts_ns: int, kind: str, code: int | None, round_no: int | None,
+    body: str, key: bytes | None = None,
+) -> str:
+    """The chain value of one record: HMAC-SHA256 with the table's secret (plain SHA-256
+    without one: the unkeyed chain the benchmark compares against)."""
+    msg = b"".join((
+        bytes.fromhex(prev),
+        f"{seq}|{ts_ns}|{kind}|{'' if code is None else code}|"
+        f"{'' if round_no is None else round_no}|".encode("ascii"),
+        body.encode("ascii"),
+    ))
+    if key is None:
+        return hashlib.sha256(msg).hexdigest()
+    return hmac.new(key, msg, hashlib.sha256).hexdigest()
+
+
+@dataclass(frozen=True, slots=True)
+class Record:
+    seq: int
+    ts_ns: int
+    kind: str
+    code: int | None
+    round_no: int | None
+    body: dict[str, Any]
+    prev: str
+    hash: str
