@@ -6,10 +6,11 @@ import os
 import time
 from collections.abc import Iterator
 
-from firmware.bench.engine_player import EnginePlayer
+from firmware.bench.engine_player import EnginePlayer, strategy_policy
 from firmware.engine.game import Game
 from firmware.engine.inputs import Input
 from firmware.engine.rules import load_rules
+from firmware.math.strategy import strategy_for
 
 
 def measure(seats: int, rounds: int, seed: int = 7) -> tuple[float, float]:
@@ -20,7 +21,8 @@ def measure(seats: int, rounds: int, seed: int = 7) -> tuple[float, float]:
     """
     rules = load_rules("blackjack")
     table = Game(rules, seats=7, shoe_in_play=False)
-    auto = EnginePlayer(table, seats=range(1, seats + 1), seed=seed)
+    auto = EnginePlayer(table, seats=range(1, seats + 1), seed=seed,
+                        policy=strategy_policy(rules, strategy_for))
     auto.play(200)  # warm-up: the first shoe, caches
     best_cpu = best_wall = 0.0
     for _ in range(3):
@@ -46,7 +48,8 @@ def measure_replay(seats: int, rounds: int, seed: int = 7) -> float:
         inputs.append(inp)
         live.apply(inp)
 
-    EnginePlayer(live, seats=range(1, seats + 1), seed=seed, apply=record).play(rounds)
+    EnginePlayer(live, seats=range(1, seats + 1), seed=seed, apply=record,
+                 policy=strategy_policy(rules, strategy_for)).play(rounds)
     best = 0.0
     for _ in range(3):
         table = Game(rules, seats=7)

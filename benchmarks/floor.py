@@ -2,7 +2,7 @@
 
 Measured, each on a fresh broker (Mosquitto, the generated TLS configuration) and floor
 service (``etg floor serve``, SQLite, its own process), with the tables of
-:mod:`firmware.floor.load` (real journals, outboxes and floor links) in this process:
+:mod:`firmware.bench.floor_load` (real journals, outboxes and floor links) in this process:
 
 1. ingest: every table's outbox filled first, then all links started at once; records
    (outbox messages) per second from the start until the floor database holds every
@@ -36,10 +36,10 @@ import urllib.request
 from collections.abc import Iterator
 from pathlib import Path
 
+from firmware.bench.floor_load import LoadOptions, SimTable, drive, make_tables, wait_drained
 from firmware.floor.auth import add_staff
 from firmware.floor.broker import start_broker
 from firmware.floor.db import Database
-from firmware.floor.load import LoadOptions, SimTable, drive, make_tables, wait_drained
 
 TABLES = 50
 PREFILL_ROUNDS = 100  # per table, for the ingest figure
@@ -144,8 +144,8 @@ def floor_benchmark() -> Iterator[str]:
             stdout=log, stderr=subprocess.STDOUT)
         try:
             _wait_port(hport)
-            yield (f"{TABLES} simulated tables (firmware.floor.load: real journals, outboxes, "
-                   "floor links, one client certificate each) in this process; Mosquitto "
+            yield (f"{TABLES} simulated tables (firmware.bench.floor_load: real journals, "
+                   "outboxes, floor links, one client certificate each) in this process; Mosquitto "
                    "and `etg floor serve` (SQLite) in their own")
             yield (f"setup {time.monotonic() - t0:.1f} s; load average at start "
                    f"{os.getloadavg()[0]:.1f} on {os.cpu_count()} cores (figures scale with it)")

@@ -8,8 +8,7 @@ from collections.abc import Callable, Iterator
 from typing import Any
 
 from etgcore.errors import UserError
-
-VARIANTS = ("blackjack", "split-to-double", "bingo", "free-bet", "spanish21")
+from firmware.engine.rules import VARIANTS
 
 
 def run() -> Iterator[str]:

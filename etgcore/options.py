@@ -6,7 +6,7 @@ value, one default meaning and one check, whatever command takes it.
 - ``--seed HEX``: the bytes of a fixed seed, for a run that can be reproduced exactly
   (a bench power where the table's RNG is concerned);
 - ``--variant``: one of the games, checked against the list of games
-  (:func:`firmware.cli_variant.add_variant`: only the firmware knows the games);
+  (:func:`firmware.cli.variant.add_variant`: only the firmware knows the games);
 - ``--decks D``: decks per shoe, 1 to 8; by default the decks of the configured game's
   Rules Submission (``table.variant``, ``--set rules.decks=D``);
 - counts (``--draws``, ``--rounds``, ``--shoes``, ``--bytes``): a whole number as a lab

@@ -18,41 +18,20 @@ import types
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Literal, get_args
+from typing import Any
 
 from drivers.panel.pinmap import check_pin_map
 from drivers.panel.settings import PanelSettings
 from drivers.shoe.settings import ShoeSettings
 from etgcore import schema
 from etgcore.errors import ConfigError
-from etgcore.schema import doc, ranged, text
+from etgcore.schema import doc
 from firmware.engine.config_check import check_rules_config
 from firmware.floor.settings import FloorSettings
 from firmware.journal.settings import JournalSettings
+from firmware.table.settings import TableSettings
 from rng.settings import RngSettings, check_seed
 from ui.settings import DisplaySettings
-
-Variant = Literal["blackjack", "split-to-double", "bingo", "free-bet", "spanish21"]
-VARIANTS: tuple[str, ...] = get_args(Variant)
-Mode = Literal["production", "bench"]
-
-
-@dataclass(frozen=True)
-class TableSettings:
-    variant: Variant = field(default="blackjack", metadata=doc("the game this table deals"))
-    seats: int = field(default=7, metadata=ranged(1, 7, "player seats with a panel"))
-    mode: Mode = field(
-        default="bench",
-        metadata=doc("production (casino floor) or bench (test rig: forced draws, seeds)"),
-    )
-    certificate_holder: str = field(
-        default="Certificate Holder", metadata=text("name shown on the layout (§ 633b.26(b)(1))")
-    )
-    table_id: str = field(default="BJ-01", metadata=text("table number for recall and meters"))
-    max_transfer_cents: int = field(
-        default=10_000_000, metadata=ranged(1, 10**12, "largest credit transfer, in cents"))
-    max_seat_credits: int = field(
-        default=100_000_000, metadata=ranged(1, 10**12, "most credits a seat may hold, cents"))
 
 
 @dataclass(frozen=True)

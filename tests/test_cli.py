@@ -79,7 +79,7 @@ def test_log_json_writes_json_lines(capsys: pytest.CaptureFixture[str]) -> None:
     import json
     import logging
 
-    from firmware.logsetup import setup_logging
+    from firmware.cli.logsetup import setup_logging
 
     setup_logging(json_lines=True)
     logging.getLogger("etg.test").info("hello", extra={"seat": 3})
@@ -156,7 +156,7 @@ def test_log_json_reaches_the_processes_etg_starts(
     import logging
     import os
 
-    from firmware.logsetup import ENV_JSON, setup_logging
+    from firmware.cli.logsetup import ENV_JSON, setup_logging
 
     monkeypatch.delenv(ENV_JSON, raising=False)
     try:

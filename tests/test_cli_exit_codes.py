@@ -50,7 +50,7 @@ def test_a_path_the_system_refuses_is_exit_2_not_internal(
 
 def test_keyboard_interrupt_is_one_line_and_130(
         monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]) -> None:
-    import firmware.config_cli as config_cli
+    import firmware.cli.config as config_cli
 
     def interrupted(args: object) -> int:
         raise KeyboardInterrupt

@@ -13,7 +13,7 @@ from pathlib import Path
 import pytest
 
 from firmware.cli import build_parser, main
-from firmware.config import VARIANTS
+from firmware.engine.rules import VARIANTS
 
 REPO = Path(__file__).resolve().parents[1]
 #: spellings of the past, still accepted but never shown

@@ -4,8 +4,8 @@
 entry point, ``apply``: it shuffles a shoe with a seeded ``random.Random`` (the engine
 itself never draws), feeds the cut card at the penetration, places wagers and answers each
 decision with the auto-players' one strategy (:func:`strategy_policy`: the computed basic
-strategy of ``firmware.math``, as the panel's auto-player plays); any callable with the
-same signature can stand in.
+strategy its caller hands in, as the panel's auto-player plays, else a plain rule); any
+callable with the same signature can stand in.
 """
 
 from __future__ import annotations
@@ -29,18 +29,18 @@ from firmware.engine.inputs import (
     NewShoe,
     Wager,
 )
-from firmware.table.autoplay import Policy
+from firmware.table.autoplay import Policy, StrategyFor
 
 #: a decision for a hand against the dealer's up card (an engine card code), always one of
 #: the legal actions: ``(action, times)``, times being the double's multiple
 HandPolicy = Callable[[Hand, int, Sequence[str]], tuple[str, int]]
 
 
-def strategy_policy(rules: Any) -> HandPolicy:
+def strategy_policy(rules: Any, strategy_for: StrategyFor | None = None) -> HandPolicy:
     """The auto-players' one strategy (:class:`firmware.table.autoplay.Policy`: the
     computed basic strategy) for hands of the engine, remembered per situation so a speed
     run measures the engine, not the strategy's lookup."""
-    policy = Policy(rules)
+    policy = Policy(rules, strategy_for)
     memo: dict[tuple[Any, ...], tuple[str, int]] = {}
 
     def choose(hand: Hand, up: int, legal: Sequence[str]) -> tuple[str, int]:

@@ -13,12 +13,12 @@ from etgcore.errors import UserError
 from firmware.bench.driver import TableDriver
 from firmware.bench.hil_driver import HilDriver
 from firmware.bench.runner import register_driver
-from firmware.config import TableConfig
+from firmware.table.settings import TableSetup
 
 register_driver("hil", HilDriver)
 
 
-def hil_factory(cfg: TableConfig) -> Callable[[], TableDriver]:
+def hil_factory(cfg: TableSetup) -> Callable[[], TableDriver]:
     """The hil driver for this configuration; production refuses the bench's powers."""
     if not cfg.bench:
         raise UserError(

@@ -17,8 +17,8 @@ from etgcore.errors import UserError
 from firmware.bench.frames import frame_to_input
 from firmware.engine.cards import CODE
 from firmware.engine.inputs import ACTIONS, CONSOLE_PRESSES
+from firmware.engine.rules import VARIANTS
 
-VARIANTS = ("blackjack", "split-to-double", "bingo", "free-bet", "spanish21")
 RESULTS = ("win", "lose", "push", "surrender", "blackjack")
 STATES = ("settled", "voided", "tilted")
 START_CREDITS = 1_000_000

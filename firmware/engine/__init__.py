@@ -31,9 +31,10 @@ from firmware.engine.layout import layout_for
 from firmware.engine.mechanism import DrawRequest, Mechanism, register_mechanism
 from firmware.engine.rejected import Rejected
 from firmware.engine.round import RoundView
-from firmware.engine.rules import Rules, available_variants, load_rules
+from firmware.engine.rules import VARIANTS, Rules, Variant, available_variants, load_rules
 
 __all__ = [
+    "VARIANTS",
     "Card",
     "CloseBetting",
     "Console",
@@ -56,6 +57,7 @@ __all__ = [
     "RoundView",
     "Rules",
     "SideWager",
+    "Variant",
     "Wager",
     "available_variants",
     "input_from_json",

@@ -15,13 +15,17 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from fractions import Fraction
 from pathlib import Path
-from typing import Any
+from typing import Any, Literal, get_args
 
 from etgcore.errors import ConfigError
 from firmware.engine.cards import DECKS
 from firmware.engine.settings import SettingSpec, parse_ratio, parse_spec
 
 RULES_DIR = Path(__file__).resolve().parents[1] / "rules"
+
+#: The five games a table can deal, each with its Rules Submission in firmware/rules/.
+Variant = Literal["blackjack", "split-to-double", "bingo", "free-bet", "spanish21"]
+VARIANTS: tuple[str, ...] = get_args(Variant)
 
 #: Keys of [game] with their default (a variant file may leave any out) and the check.
 GAME_KEYS: dict[str, Any] = {

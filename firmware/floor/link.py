@@ -24,7 +24,7 @@ from firmware.floor import topics
 from firmware.floor.command_auth import CommandVerifier
 from firmware.floor.mqtt import make_client, parse_broker
 from firmware.floor.settings import FloorSettings
-from firmware.journal import Journal
+from firmware.journal import EventCode, Journal
 from firmware.journal.outbox import Outbox, OutMessage, records_wire
 
 log = logging.getLogger("etg.floor.link")
@@ -258,30 +258,13 @@ def _by_size(batch: list[OutMessage]) -> list[OutMessage]:
     return batch
 
 
-def software_of(cfg: Any, rules: Any, journal: Journal) -> dict[str, Any]:
-    """The software fingerprint the pit shows: version, the configuration's combined hash,
-    and the release verified at start (production) if any."""
-    from deploy.fingerprint import fingerprint
-    from firmware import __version__
-    from firmware.journal import EventCode
-
-    release = None
-    for r in journal.records(kinds=["event"]):
-        if r.code == EventCode.SOFTWARE_VERIFIED:
-            release = r.body.get("release")
-    return {"version": __version__, "config": fingerprint(cfg, rules.to_json()).combined,
-            "release": release}
-
-
-def open_floor_link(cfg: Any, rules: Any, journal: Journal,
-                    on_command: Callable[[dict[str, Any]], None]) -> FloorLink:
+def open_floor_link(settings: FloorSettings, table_id: str, software: dict[str, Any],
+                    journal: Journal, on_command: Callable[[dict[str, Any]], None]) -> FloorLink:
     """The link of a table whose configuration names a floor broker: the outbox attaches
     to the journal now (before the table writes anything); :meth:`FloorLink.start`
-    connects once the controller runs."""
-    from firmware.journal import EventCode
-
-    link = FloorLink(cfg.table.table_id, cfg.floor, journal,
-                     software=software_of(cfg, rules, journal), on_command=on_command)
+    connects once the controller runs. ``software`` is what the pit shows of the table's
+    program (version, configuration fingerprint, verified release)."""
+    link = FloorLink(table_id, settings, journal, software=software, on_command=on_command)
     for r in journal.records(kinds=["event"]):
         if r.code == EventCode.FLOOR_COMMAND and r.body.get("id"):
             link.verifier.remember(str(r.body["id"]))

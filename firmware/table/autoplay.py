@@ -3,10 +3,12 @@
 For demos and soak runs: each auto-player watches the public view (what a player at the
 table would see: never the hole card) and presses switches on the simulated key matrix,
 so its presses go through the real scanner, debouncer and controller like a person's.
-Decisions come from the computed basic strategy of ``firmware.math`` (falling back to a
-plain rule if it cannot be computed for these rules); the dealer closes betting when every
-auto seat has wagered, loads a new shoe when one is needed, and resolves tilts (resume
-when the fault has cleared, void when it stays active).
+Decisions come from the computed basic strategy the composition root hands in (the
+command line passes ``firmware.math``'s, imported only when an auto-player is asked for),
+falling back to a plain rule where there is none or it cannot be computed for these
+rules; the dealer closes betting when every auto seat has wagered, loads a new shoe when
+one is needed, and resolves tilts (resume when the fault has cleared, void when it stays
+active).
 """
 
 from __future__ import annotations
@@ -14,13 +16,17 @@ from __future__ import annotations
 import logging
 import threading
 import time
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
 from etgcore.view import PublicView
 from firmware.engine.cards import VALUE, parse_card
 
 log = logging.getLogger("etg.autoplay")
+
+#: The computed basic strategy for a rule set: an object whose ``decide(up, values, legal,
+#: **situation)`` answers an action (or a decision with ``action`` and ``times``).
+StrategyFor = Callable[[Any], Any]
 
 ACTION_BUTTON = {
     "hit": "HIT", "stand": "STAND", "double": "DOUBLE", "split": "SPLIT",
@@ -38,15 +44,15 @@ VOID_AFTER_S = 3.0
 class Policy:
     """Which action to take: the one strategy of every auto-player (the panel's
     :class:`AutoPlay` and the engine's ``firmware.bench.engine_player.EnginePlayer``): the
-    computed basic strategy of ``firmware.math`` for these rules, falling back to a plain
-    rule (hit below 17) only where it cannot be computed (no numpy, a rule set it does not
-    cover)."""
+    computed basic strategy ``strategy_for`` gives for these rules, falling back to a plain
+    rule (hit below 17) where there is none or it cannot be computed (no numpy, a rule set
+    it does not cover)."""
 
-    def __init__(self, rules: Any) -> None:
+    def __init__(self, rules: Any, strategy_for: StrategyFor | None = None) -> None:
         self._strategy: Any = None
+        if strategy_for is None:
+            return
         try:
-            from firmware.math.strategy import strategy_for
-
             self._strategy = strategy_for(rules)
         except Exception as exc:  # the auto-player must play on with a plain rule
             log.warning("computed strategy unavailable (%s); auto-players use a plain rule", exc)
@@ -116,10 +122,11 @@ class AutoPlay:
         *,
         wager_presses: int = 1,
         dealer: bool = True,
+        strategy_for: StrategyFor | None = None,
     ) -> None:
         self.sim = sim
         self.seats = tuple(seats)
-        self.policy = Policy(rules)
+        self.policy = Policy(rules, strategy_for)
         self.wager_presses = wager_presses
         self.dealer = dealer
         self._view: PublicView | None = None

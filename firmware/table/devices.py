@@ -17,8 +17,8 @@ from firmware.engine.rules import Rules
 from firmware.table.happenings import PanelHappening, ShoeHappening
 
 if TYPE_CHECKING:
-    from firmware.config import TableConfig
     from firmware.table.service import PoweredUp, RunOptions
+    from firmware.table.settings import TableSetup
     from firmware.table.simulated_shoe import SimulatedShoe
 
 
@@ -50,7 +50,7 @@ class Devices:
             self.sim_shoe.stop()
 
 
-def start_devices(cfg: TableConfig, opts: RunOptions, rules: Rules, up: PoweredUp,
+def start_devices(cfg: TableSetup, opts: RunOptions, rules: Rules, up: PoweredUp,
                    dev: Devices) -> None:
     """The shoe (or its simulator), the panels, the players, the local channels; each
     goes into ``dev`` as soon as it runs, so a failure half-way stops what started."""
@@ -82,7 +82,8 @@ def start_devices(cfg: TableConfig, opts: RunOptions, rules: Rules, up: PoweredU
     if opts.auto_play:
         from firmware.table.autoplay import AutoPlay
 
-        dev.autoplay = AutoPlay(dev.panel.sim, rules, list(range(1, opts.seats + 1))).start()
+        dev.autoplay = AutoPlay(dev.panel.sim, rules, list(range(1, opts.seats + 1)),
+                                strategy_for=opts.strategy_for).start()
         up.bridge.autoplay = dev.autoplay
     dev.attendant = AttendantServer(Path(cfg.journal.path), ctl).start()
     if up.floor_link is not None:

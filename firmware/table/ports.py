@@ -15,7 +15,7 @@ from etgcore.view import PublicView
 if TYPE_CHECKING:
     from firmware.engine.game import Game
     from firmware.engine.inputs import Input
-    from firmware.journal import EventCode
+    from firmware.journal import EventCode, Journal
     from firmware.table.floor_gate import FloorGate
 
 
@@ -40,6 +40,22 @@ class RngPort(Protocol):
 
     def draw_bingo(self, round_no: int, target_weights: Any, multiplier_weights: Any) -> Any: ...
     def weighted_choice(self, weights: Mapping[int, int]) -> int: ...
+
+
+class FloorPort(Protocol):
+    """The floor link (table side): it drains the journal's outbox to the floor and hands
+    the floor's commands to the table; the view is offered for the pit's status."""
+
+    def start(self) -> object: ...
+    def stop(self) -> None: ...
+    def offer_view(self, view: PublicView, closed: bool) -> None: ...
+
+
+#: Opens the floor link on the table's journal (before the table writes anything: its
+#: outbox joins the journal's transactions), the floor's commands going to the callback.
+#: The command line builds it from the configuration's floor section; the table never
+#: imports the floor.
+OpenFloorLink = Callable[["Journal", Callable[[dict[str, Any]], None]], FloorPort]
 
 
 class UiPort(Protocol):

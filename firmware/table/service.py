@@ -19,11 +19,10 @@ import time
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from etgcore.errors import UserError
 from etgcore.view import PublicView
-from firmware.config import TableConfig
 from firmware.engine.inputs import Fault
 from firmware.engine.rules import Rules, load_rules
 from firmware.journal import EventCode, Journal, JournalError
@@ -35,9 +34,14 @@ from firmware.table.happenings import (
     CommandHappening,
     StopHappening,
 )
+from firmware.table.ports import FloorPort, OpenFloorLink
 from firmware.table.recovery import Recovered, open_table
 from firmware.table.sdnotify import Notifier
+from firmware.table.settings import TableSetup
 from firmware.table.transfers import CreditLimits
+
+if TYPE_CHECKING:
+    from firmware.table.autoplay import StrategyFor
 
 log = logging.getLogger("etg.table")
 
@@ -54,6 +58,10 @@ class RunOptions:
     pace: float | None = None
     quiet: bool = False
     demo: bool = False  # `make run`: every seat starts with credits on a new journal
+    #: the floor link, when the configuration names a floor (built by the command line)
+    floor_link: OpenFloorLink | None = None
+    #: the auto-players' computed strategy (the command line hands in firmware.math's)
+    strategy_for: StrategyFor | None = None
 
 
 
@@ -88,7 +96,7 @@ def _interrupted_fault(stop: dict[str, Any] | None) -> Fault:
     return Fault("STOPPED", f"{stop.get('reason', 'stopped')}; {check}")
 
 
-def _config_hashes(cfg: TableConfig, rules: Rules, journal: Journal) -> None:
+def _config_hashes(cfg: TableSetup, rules: Rules, journal: Journal) -> None:
     """Journal the fingerprint of the configuration in force; a change is its own event
     with the old and new hashes (deploy.fingerprint documents the hashing)."""
     from deploy.fingerprint import fingerprint
@@ -97,7 +105,7 @@ def _config_hashes(cfg: TableConfig, rules: Rules, journal: Journal) -> None:
     record_config_at_start(journal, fingerprint(cfg, rules.to_json()))
 
 
-def _refuse_bench_powers(cfg: TableConfig, opts: RunOptions) -> None:
+def _refuse_bench_powers(cfg: TableSetup, opts: RunOptions) -> None:
     if opts.control and not cfg.bench:
         raise UserError("the bench control channel is a bench power; production mode refuses it")
     if (opts.auto_play or opts.demo) and not cfg.bench:
@@ -111,7 +119,7 @@ def _refuse_bench_powers(cfg: TableConfig, opts: RunOptions) -> None:
             raise UserError(f"{refusal}; the table will not start")
 
 
-def _open_journal(cfg: TableConfig, stack: contextlib.ExitStack) -> Journal:
+def _open_journal(cfg: TableSetup, stack: contextlib.ExitStack) -> Journal:
     """The journal, locked against a second table process and verified before anything
     is written (a refused journal stays untouched); ``stack`` closes and unlocks it."""
     jpath = Path(cfg.journal.path)
@@ -126,7 +134,7 @@ def _open_journal(cfg: TableConfig, stack: contextlib.ExitStack) -> Journal:
     return journal
 
 
-def _power_up_records(cfg: TableConfig, rules: Rules, journal: Journal) -> None:
+def _power_up_records(cfg: TableSetup, rules: Rules, journal: Journal) -> None:
     """POWER_UP, the software check (production) and the configuration in force."""
     try:
         journal.append_one("event", {"mode": cfg.table.mode, "variant": rules.variant,
@@ -139,7 +147,7 @@ def _power_up_records(cfg: TableConfig, rules: Rules, journal: Journal) -> None:
         raise UserError(f"{exc}; the table will not start") from None
 
 
-def _open_rng(cfg: TableConfig, journal: Journal) -> tuple[Any, str | None]:
+def _open_rng(cfg: TableSetup, journal: Journal) -> tuple[Any, str | None]:
     """The table RNG after its power-up self-test (journaled), or None and why not."""
     try:
         import rng as rngmod
@@ -162,22 +170,20 @@ class PoweredUp:
     ctl: Controller
     bridge: Any  # firmware.table.ui_bridge.UiBridge
     table_rng: Any
-    floor_link: Any
+    floor_link: FloorPort | None
 
 
-def _power_up(cfg: TableConfig, opts: RunOptions, rules: Rules, journal: Journal) -> PoweredUp:
+def _power_up(cfg: TableSetup, opts: RunOptions, rules: Rules, journal: Journal) -> PoweredUp:
     """Power-up records, the RNG, recovery of the table, the UI bridge, the controller."""
     from firmware.table.floor_gate import FloorGate
     from firmware.table.ui_bridge import UiBridge
 
     last_stop = _last_stop(journal)
     ctl_box: list[Controller] = []
-    floor_link: Any = None
-    if cfg.floor.broker:
-        from firmware.floor.link import open_floor_link
-
-        floor_link = open_floor_link(
-            cfg, rules, journal, lambda args: ctl_box[0].put(CommandHappening("floor", args)))
+    floor_link: FloorPort | None = None
+    if opts.floor_link is not None:
+        floor_link = opts.floor_link(
+            journal, lambda args: ctl_box[0].put(CommandHappening("floor", args)))
     _power_up_records(cfg, rules, journal)
     table_rng, rng_failure = _open_rng(cfg, journal)
     rec: Recovered = open_table(journal, rules, opts.seats, cfg.bench)
@@ -238,7 +244,7 @@ def _resume(ctl: Controller, rec: Recovered, last_stop: dict[str, Any] | None) -
         ctl.event(EventCode.RECOVERED, table.round_no, inputs=rec.inputs)
 
 
-def _serve(cfg: TableConfig, opts: RunOptions, rules: Rules, up: PoweredUp,
+def _serve(cfg: TableSetup, opts: RunOptions, rules: Rules, up: PoweredUp,
            notifier: Notifier, started: float) -> str:
     """READY, then the controller loop (on its own thread when a window needs the main
     one) until a signal, the window closing or ``opts.rounds``; returns why it stopped."""
@@ -318,7 +324,7 @@ def _loop(ctl: Controller, bridge: Any, notifier: Notifier, until: Callable[[], 
         loop()
 
 
-def run_table(cfg: TableConfig, opts: RunOptions) -> int:
+def run_table(cfg: TableSetup, opts: RunOptions) -> int:
     """Run the table until stopped (signal, window closed, or ``opts.rounds`` rounds).
 
     Power up, start the devices, serve. What was started is undone by one ExitStack in
@@ -364,7 +370,7 @@ def _stopped_while_starting(stop_reason: list[str]) -> Iterator[None]:
             signal.signal(sig, handler)
 
 
-def _run(cfg: TableConfig, opts: RunOptions, rules: Rules, notifier: Notifier,
+def _run(cfg: TableSetup, opts: RunOptions, rules: Rules, notifier: Notifier,
          started: float, stop_reason: list[str]) -> None:
     with contextlib.ExitStack() as stack:
         journal = _open_journal(cfg, stack)

@@ -9,15 +9,15 @@ import sys
 
 from etgcore.child import dies_with_parent, signals_held
 from etgcore.errors import UserError
-from firmware.config import TableConfig
 from firmware.engine.rules import Rules
+from firmware.table.settings import TableSetup
 
 
 class SimulatedShoe:
     """The shoe simulator as its own process on a fresh pseudo-terminal (as on a bench):
     the driver talks the ICD to it over the pty exactly as it would to the real shoe."""
 
-    def __init__(self, rules: Rules, cfg: TableConfig, pace: float | None,
+    def __init__(self, rules: Rules, cfg: TableSetup, pace: float | None,
                  control: str | None) -> None:
         cmd = [
             sys.executable, "-m", "firmware", "shoe", "sim", "--pty",

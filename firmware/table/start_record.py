@@ -95,3 +95,16 @@ def record_software_check(
         raise
     journal.append_one("event", release.journal_body(), code=int(EventCode.SOFTWARE_VERIFIED))
     return release
+
+
+def software_of(cfg: Any, rules: Any, journal: Journal, version: str) -> dict[str, Any]:
+    """The software fingerprint the pit shows: version, the configuration's combined hash,
+    and the release verified at start (production) if any."""
+    from deploy.fingerprint import fingerprint
+
+    release = None
+    for r in journal.records(kinds=["event"]):
+        if r.code == EventCode.SOFTWARE_VERIFIED:
+            release = r.body.get("release")
+    return {"version": version, "config": fingerprint(cfg, rules.to_json()).combined,
+            "release": release}

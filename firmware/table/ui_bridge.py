@@ -18,9 +18,9 @@ from typing import Any
 
 from etgcore.money import dollars
 from etgcore.view import LimitsView, PublicView
-from firmware.config import TableConfig
 from firmware.engine.layout import layout_for
 from firmware.engine.rules import Rules
+from firmware.table.settings import TableSetup
 
 log = logging.getLogger("etg.ui")
 
@@ -33,7 +33,7 @@ def display_available() -> bool:
 
 
 class UiBridge:
-    def __init__(self, cfg: TableConfig, rules: Rules, *, headless: bool, quiet: bool = False,
+    def __init__(self, cfg: TableSetup, rules: Rules, *, headless: bool, quiet: bool = False,
                  on_failure: Any = None):
         self.cfg = cfg
         self.rules = rules
@@ -173,7 +173,7 @@ class UiBridge:
             self._inbox.put({"kind": "quit"})
 
 
-def show_refusal(cfg: TableConfig, rules: Rules, message: str, *, headless: bool) -> None:
+def show_refusal(cfg: TableSetup, rules: Rules, message: str, *, headless: bool) -> None:
     """A table that refuses to start (its journal) says so on its screen too, until it is
     stopped (SIGTERM) or the window is closed: on the floor nobody reads stderr. Without
     a display this does nothing (the refusal is on stderr and in the system log)."""

@@ -57,8 +57,9 @@ def test_build_and_verify_lists_every_program_file(mini_source, mini_bundle, key
 def test_real_checkout_bundle_holds_the_program(real_bundle, keys) -> None:
     verified = verify_bundle(real_bundle, keys.pub)
     paths = set(verified.contents.files)
-    for must in ("pyproject.toml", "firmware/cli.py", "deploy/install.sh", "deploy/etg.service",
-                 "deploy/99-etg-shoe.rules", "deploy/unpack.py", "rng/__init__.py"):
+    for must in ("pyproject.toml", "firmware/cli/command_line.py", "deploy/install.sh",
+                 "deploy/etg.service", "deploy/99-etg-shoe.rules", "deploy/unpack.py",
+                 "rng/__init__.py"):
         assert must in paths
     assert not any(p.startswith(("tests/", ".venv/", ".git/")) for p in paths)
 

@@ -209,10 +209,12 @@ def test_property_public_view_never_shows_unrevealed_hole_card(
 
 
 def test_thousands_of_rounds_basic_strategy_conserve_money() -> None:
-    from firmware.bench.engine_player import EnginePlayer
+    from firmware.bench.engine_player import EnginePlayer, strategy_policy
+    from firmware.math.strategy import strategy_for
 
     t = Game(load_rules(), seats=7)
-    auto = EnginePlayer(t, seats=range(1, 8), seed=11, insurance=True)
+    auto = EnginePlayer(t, seats=range(1, 8), seed=11, insurance=True,
+                        policy=strategy_policy(t.rules, strategy_for))
     auto.play(3000)
     assert sum(s.credits for s in t.seats) + t.at_stake() + t.house == t.funded
 

@@ -21,10 +21,10 @@ from typing import Any
 
 from waiting import DEADLINE_S, stop_process, wait_for
 
+from firmware.cli.floor import table_settings
 from firmware.floor.auth import add_staff
 from firmware.floor.broker import start_broker
 from firmware.floor.certs import make_floor_certs
-from firmware.floor.cli import table_settings
 from firmware.floor.db import Database
 from firmware.journal.messages import public_round
 from firmware.journal.meters import summarize

@@ -214,17 +214,19 @@ def test_draw_weights_default_to_the_bingo_rules(tmp_path: Path,
                                                  monkeypatch: pytest.MonkeyPatch,
                                                  capsysbinary: pytest.CaptureFixture[bytes],
                                                  ) -> None:
-    import firmware.cli
+    import firmware.cli.command_line
 
     rules = tmp_path / "bingo.toml"
     rules.write_text('[settings]\ntarget_weights = { default = { "12" = 0, "20" = 5 }, '
                      'type = "weights", allowed = [12, 20] }\n')
     # the command line tells the command where Bingo's Rules Submission is
-    monkeypatch.setattr(firmware.cli, "_rules_file", lambda variant: tmp_path / f"{variant}.toml")
+    monkeypatch.setattr(firmware.cli.command_line, "_rules_file",
+                        lambda variant: tmp_path / f"{variant}.toml")
     rc, out, _ = run(["rng", "draws", "--what", "target", "--n", "20"], capsysbinary)
     assert rc == 0 and set(out.decode().split()) == {"20"}
     rc, _, err = run(["rng", "draws", "--what", "multiplier", "--n", "2"], capsysbinary)
     assert rc == 2 and "has no multiplier_weights" in err
-    monkeypatch.setattr(firmware.cli, "_rules_file", lambda variant: tmp_path / "missing.toml")
+    monkeypatch.setattr(firmware.cli.command_line, "_rules_file",
+                        lambda variant: tmp_path / "missing.toml")
     rc, _, err = run(["rng", "draws", "--what", "target", "--n", "2"], capsysbinary)
     assert rc == 2 and "--weights" in err

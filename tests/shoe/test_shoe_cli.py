@@ -131,18 +131,19 @@ def test_sim_seed_hex_is_refused_in_production_mode(monkeypatch) -> None:
     checked on a production configuration whatever else production demands)."""
     import dataclasses
 
-    import firmware.cli
+    import firmware.cli.command_line
     from drivers.shoe.cli import _sim_settings
     from firmware.config import load_config
 
     cfg = load_config(None, [])
     prod = dataclasses.replace(cfg, table=dataclasses.replace(cfg.table, mode="production"))
-    monkeypatch.setattr(firmware.cli, "load_table_config", lambda args: prod)
+    monkeypatch.setattr(firmware.cli.command_line, "load_table_config", lambda args: prod)
     parser = firmware.cli.build_parser()
     args = parser.parse_args(["shoe", "sim", "--pty", "--seed-hex", "00ff"])
     with pytest.raises(UserError, match="production mode refuses it"):
         _sim_settings(args)
-    monkeypatch.setattr(firmware.cli, "load_table_config", lambda args: cfg)  # bench: fine
+    # bench: fine
+    monkeypatch.setattr(firmware.cli.command_line, "load_table_config", lambda args: cfg)
     assert _sim_settings(args).seed == bytes.fromhex("00ff")
 
 

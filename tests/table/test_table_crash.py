@@ -25,11 +25,11 @@ from pathlib import Path
 import pytest
 from waiting import DEADLINE_S, wait_for
 
+from firmware.cli.credits import add_credits_offline
 from firmware.config import load_config
 from firmware.journal import EventCode, Journal
 from firmware.journal.meters import summarize
 from firmware.table.attendant_socket import socket_path
-from firmware.table.credits import add_credits_offline
 from firmware.table.local_socket import request
 from firmware.table.recovery import replay
 

@@ -28,27 +28,27 @@ from typing import Any, NoReturn
 from etgcore.commands import CONTEXT_ATTR, CommandContext
 from etgcore.errors import UserError
 from firmware import __version__
-from firmware.logsetup import setup_logging, wants_json
+from firmware.cli.logsetup import setup_logging, wants_json
 
 #: (name, module) of every subcommand family, in the order `etg --help` lists them.
 COMMANDS: tuple[tuple[str, str], ...] = (
-    ("run", "firmware.table.cli"),  # also `etg credits`
-    ("recall", "firmware.table.attendant"),  # also `etg meters`, `etg events`, `etg audit`
-    ("journal", "firmware.table.journal_cli"),
-    ("config", "firmware.config_cli"),
-    ("bench", "firmware.bench.cli"),
+    ("run", "firmware.cli.run"),  # also `etg credits`
+    ("recall", "firmware.cli.audit"),  # also `etg meters`, `etg events`, `etg audit`
+    ("journal", "firmware.cli.journal"),
+    ("config", "firmware.cli.config"),
+    ("bench", "firmware.cli.bench"),
     ("shoe", "drivers.shoe.cli"),
     ("panel", "drivers.panel.cli"),
     ("rng", "rng.cli"),
     ("cert", "rng.cert.cli"),
     ("release", "deploy.release_cli"),
     ("verify", "deploy.verify_cli"),
-    ("strategy", "firmware.math.cmd_strategy"),
-    ("par", "firmware.math.cmd_par"),
-    ("rtp", "firmware.math.cmd_rtp"),
-    ("ui", "firmware.ui_cli"),
-    ("floor", "firmware.floor.cli"),
-    ("completion", "firmware.completion"),
+    ("strategy", "firmware.cli.strategy"),
+    ("par", "firmware.cli.par"),
+    ("rtp", "firmware.cli.rtp"),
+    ("ui", "firmware.cli.ui"),
+    ("floor", "firmware.cli.floor"),
+    ("completion", "firmware.cli.completion"),
 )
 
 log = logging.getLogger("etg")

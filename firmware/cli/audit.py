@@ -5,7 +5,7 @@ they work whether the table runs or not. They open it read-only
 (firmware.journal.files): they create and change nothing — a mistyped path or an
 empty file is an error, never a new journal — and work on a read-only copy. ``credits add``
 is the one writer: it appends through the journal's single-writer rule (see
-:func:`firmware.table.credits.add_credits_offline`).
+:func:`firmware.cli.credits.add_credits_offline`).
 """
 
 from __future__ import annotations

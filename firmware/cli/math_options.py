@@ -18,7 +18,7 @@ from firmware.math.ruleset import GameRules, as_game_rules
 
 
 def add_rules_options(p: argparse.ArgumentParser) -> None:
-    from firmware.cli_variant import add_variant
+    from firmware.cli.variant import add_variant
 
     add_variant(p, "the game (default: the table configuration's, else blackjack)")
 

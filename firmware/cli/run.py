@@ -4,12 +4,17 @@ from __future__ import annotations
 
 import argparse
 import dataclasses
-from typing import Any
+from collections.abc import Callable
+from typing import TYPE_CHECKING, Any
 
 from etgcore.commands import context
 from etgcore.errors import UserError
 from etgcore.money import dollars
-from firmware.config import VARIANTS
+from firmware.engine.rules import VARIANTS
+
+if TYPE_CHECKING:
+    from firmware.journal import Journal
+    from firmware.table.ports import FloorPort, OpenFloorLink
 
 
 def register(sub: Any, common: argparse.ArgumentParser) -> None:
@@ -130,7 +135,9 @@ def cmd_run(args: argparse.Namespace) -> int:
         raise UserError("--rounds must be 0 (no limit) or more")
     opts = RunOptions(seats=seats, auto_play=args.auto_play, rounds=args.rounds,
                       headless=args.headless, control=args.control, pace=args.pace,
-                      quiet=args.quiet, demo=args.demo)
+                      quiet=args.quiet, demo=args.demo,
+                      floor_link=floor_link_opener(cfg, context(args).version),
+                      strategy_for=computed_strategy)
     from firmware.journal.opening import JournalRefused
 
     try:
@@ -142,6 +149,31 @@ def cmd_run(args: argparse.Namespace) -> int:
         show_refusal(cfg, load_rules(cfg.table.variant, dict(cfg.rules), cfg.source), str(exc),
                      headless=args.headless)
         raise
+
+
+def floor_link_opener(cfg: Any, version: str) -> OpenFloorLink | None:
+    """The floor link of a table whose configuration names a floor broker (None: an
+    island). The floor's package and paho-mqtt are imported only when it opens."""
+    if not cfg.floor.broker:
+        return None
+
+    def open_link(journal: Journal, on_command: Callable[[dict[str, Any]], None]) -> FloorPort:
+        from firmware.engine.rules import load_rules
+        from firmware.floor.link import open_floor_link
+        from firmware.table.start_record import software_of
+
+        rules = load_rules(cfg.table.variant, dict(cfg.rules), cfg.source)
+        return open_floor_link(cfg.floor, cfg.table.table_id,
+                               software_of(cfg, rules, journal, version), journal, on_command)
+
+    return open_link
+
+
+def computed_strategy(rules: Any) -> Any:
+    """The auto-players' computed basic strategy (numpy: imported only when asked for)."""
+    from firmware.math.strategy import strategy_for
+
+    return strategy_for(rules)
 
 
 def demo_journal_path(configured: str, variant: str, seats: int, auto_play: bool) -> str:
@@ -161,7 +193,7 @@ def demo_journal_path(configured: str, variant: str, seats: int, auto_play: bool
 def cmd_credits(args: argparse.Namespace) -> int:
     import uuid
 
-    from firmware.table.credits import add_credits_offline
+    from firmware.cli.credits import add_credits_offline
 
     if args.cents <= 0:
         raise UserError("--cents must be more than 0")
@@ -175,7 +207,7 @@ def cmd_credits(args: argparse.Namespace) -> int:
 def cmd_credits_status(args: argparse.Namespace) -> int:
     import json
 
-    from firmware.table.credits import transfer_status
+    from firmware.cli.credits import transfer_status
     from firmware.table.transfers import TransferRefused, transfer_id
 
     try:

@@ -12,7 +12,7 @@ def register(sub: Any, common: argparse.ArgumentParser) -> None:
         description="Compute the total-dependent basic strategy of a variant from the exact "
         "dealer probabilities of its Rules Submission and print it as a table.",
     )
-    from firmware.math.options import add_rules_options
+    from firmware.cli.math_options import add_rules_options
 
     add_rules_options(p)
     p.add_argument("--bingo", metavar="TARGET:MULT", default=None,
@@ -26,7 +26,7 @@ def register(sub: Any, common: argparse.ArgumentParser) -> None:
 
 def _run(args: argparse.Namespace) -> int:
     from etgcore.errors import UserError
-    from firmware.math.options import rules_from_args
+    from firmware.cli.math_options import rules_from_args
     from firmware.math.strategy_table import chart
 
     rules = rules_from_args(args)

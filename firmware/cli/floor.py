@@ -185,7 +185,7 @@ def cmd_table_config(args: argparse.Namespace) -> int:
 
 
 def cmd_load(args: argparse.Namespace) -> int:
-    from firmware.floor.load import LoadOptions, run_load
+    from firmware.bench.floor_load import LoadOptions, run_load
 
     if not 1 <= args.tables <= 1000:
         raise UserError("--tables must be 1..1000")

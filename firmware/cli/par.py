@@ -14,7 +14,7 @@ def register(sub: Any, common: argparse.ArgumentParser) -> None:
         "the computed basic strategy), every wager's return, and write a PAR sheet.",
     )
     from etgcore.options import add_out, count
-    from firmware.math.options import add_rules_options
+    from firmware.cli.math_options import add_rules_options
 
     add_rules_options(p)
     p.add_argument("--json", action="store_true", help="print one JSON object")
@@ -51,8 +51,8 @@ def _one_blas_thread() -> None:
 
 def _run(args: argparse.Namespace) -> int:
     _one_blas_thread()
+    from firmware.cli.math_options import rules_from_args
     from firmware.math.analysis import analyse
-    from firmware.math.options import rules_from_args
 
     rules = rules_from_args(args)
     if args.out:

@@ -20,7 +20,7 @@ SNAPSHOT_SCREENS = ("auto", "table", "attract", "betting", "tilt", "void", "reca
 
 def register(sub: Any, common: argparse.ArgumentParser) -> None:
     from etgcore.options import add_out
-    from firmware.cli_variant import add_variant
+    from firmware.cli.variant import add_variant
 
     p = sub.add_parser("ui", help="table display: headless snapshots, demo window",
                        description="The table display without a table: `etg ui snapshot` "

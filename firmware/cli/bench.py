@@ -10,7 +10,7 @@ from etgcore.commands import context
 from etgcore.errors import UserError
 from etgcore.options import add_json, add_progress, add_seed, count, print_json, seed_int
 from etgcore.progress import progress_for
-from firmware.cli_variant import add_variant
+from firmware.cli.variant import add_variant
 
 
 def register(sub: Any, common: argparse.ArgumentParser) -> None:

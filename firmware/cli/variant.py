@@ -1,11 +1,11 @@
 """``--variant``: the option of the vocabulary (:mod:`etgcore.options`) that needs the list
-of games, which only the firmware knows (:data:`firmware.config.VARIANTS`)."""
+of games, which only the firmware knows (:data:`firmware.engine.VARIANTS`)."""
 
 from __future__ import annotations
 
 import argparse
 
-from firmware.config import VARIANTS
+from firmware.engine.rules import VARIANTS
 
 
 def add_variant(p: argparse.ArgumentParser, help: str, *, required: bool = False,

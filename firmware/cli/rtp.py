@@ -15,7 +15,7 @@ def register(sub: Any, common: argparse.ArgumentParser) -> None:
         "print the house edge, its standard error, a 95 percent interval and each wager's return.",
     )
     from etgcore.options import count
-    from firmware.math.options import add_rules_options
+    from firmware.cli.math_options import add_rules_options
     from lab.options import add_cluster_options
 
     add_rules_options(p)
@@ -36,7 +36,7 @@ def register(sub: Any, common: argparse.ArgumentParser) -> None:
 
 def _run(args: argparse.Namespace) -> int:
     from etgcore.errors import UserError
-    from firmware.math.options import rules_from_args
+    from firmware.cli.math_options import rules_from_args
     from firmware.math.rtp import run_rtp
 
     if args.rounds < 1:
