@@ -11,7 +11,7 @@ from typing import Any
 
 from drivers.shoe.events import ShoeEvent
 from drivers.shoe.framing import Decoder, Frame, crc16, encode
-from drivers.shoe.link import ICD_TIMING, Link, Timing
+from drivers.shoe.reliability import ICD_TIMING, Link, Timing
 
 __all__ = ["ICD_TIMING", "Decoder", "Frame", "Link", "ShoeDriver", "ShoeEvent",
            "ShoeSimulator", "Timing", "crc16", "encode"]

@@ -142,7 +142,7 @@ def _listen_address(text: str) -> tuple[str, int]:
 
 
 def _sim_settings(args: argparse.Namespace) -> Any:
-    from drivers.shoe.link import ICD_TIMING
+    from drivers.shoe.reliability import ICD_TIMING
     from drivers.shoe.sim_settings import ScheduledFault, SimSettings
     from etgcore.options import configured_decks, seed_int
 

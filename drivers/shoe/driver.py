@@ -26,7 +26,7 @@ from typing import TYPE_CHECKING, Any
 import serial
 
 from drivers.shoe.events import LinkDown, LinkUp, ProtocolFault, ShoeEvent, ShoeFault, ShoeHello
-from drivers.shoe.link import ICD_TIMING, Timing
+from drivers.shoe.reliability import ICD_TIMING, Timing
 from drivers.shoe.session import LED_MODES, ControllerSession
 from etgcore.errors import UserError
 

@@ -18,7 +18,7 @@ import time
 from drivers.shoe import events as ev
 from drivers.shoe.driver import ShoeDriver
 from drivers.shoe.events import ShoeEvent
-from drivers.shoe.link import ICD_TIMING
+from drivers.shoe.reliability import ICD_TIMING
 from etgcore.errors import UserError
 
 

@@ -27,7 +27,7 @@ from drivers.shoe.events import (
     ShoeStatus,
 )
 from drivers.shoe.framing import Decoder, Frame
-from drivers.shoe.link import (
+from drivers.shoe.reliability import (
     ICD_TIMING,
     Accepted,
     Answered,

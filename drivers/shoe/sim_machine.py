@@ -23,7 +23,7 @@ from typing import Any
 
 from drivers.shoe.events import is_card
 from drivers.shoe.framing import Decoder, Frame, encode, encode_body
-from drivers.shoe.link import Accepted, Answered, Link, SendFault
+from drivers.shoe.reliability import Accepted, Answered, Link, SendFault
 from drivers.shoe.session import LED_MODES
 from drivers.shoe.sim_settings import (
     FAULT_KINDS,

@@ -12,10 +12,10 @@ import asyncio
 import json
 from typing import Any
 
-from firmware.floor import views
+from firmware.floor import pit_data
 from firmware.floor.db import Database
+from firmware.floor.ledger import Applied
 from firmware.floor.pages import event_label
-from firmware.floor.store import Applied
 
 QUEUE_MAX = 1000
 
@@ -35,7 +35,7 @@ class Hub:
         if self.loop is None or not self.clients or not a.changed:
             return
         msgs: list[tuple[str | None, str]] = []
-        for tile in views.tiles(self.db, a.changed):
+        for tile in pit_data.tiles(self.db, a.changed):
             tile["as_of"] = a.as_of.get(tile["table"])
             msgs.append((tile["table"], _sse("tile", tile)))
         # a table's events, meters and rounds only for the tables whose page is open (a
@@ -64,7 +64,7 @@ class Hub:
     def current_tiles(self, only: str | None) -> list[str]:
         """The tiles as they are now, as SSE messages: what a page that has just
         subscribed is sent first, so nothing committed while it connected is missed."""
-        return [_sse("tile", tile) for tile in views.tiles(self.db, None if only is None
+        return [_sse("tile", tile) for tile in pit_data.tiles(self.db, None if only is None
                                                           else [only])]
 
     def subscribe(self, only: str | None) -> asyncio.Queue[str]:

@@ -23,8 +23,8 @@ import orjson
 
 from firmware.floor import topics
 from firmware.floor.certs import FLOOR_SERVICE, ca_paths, identity
+from firmware.floor.ledger import Applied, FloorLedger, Incoming
 from firmware.floor.mqtt import make_client
-from firmware.floor.store import Applied, FloorStore, Incoming
 
 log = logging.getLogger("etg.floor.ingest")
 
@@ -35,7 +35,7 @@ GAP_ACK_S = 1.0
 
 
 class Ingest:
-    def __init__(self, store: FloorStore, floor_dir: Path, host: str, port: int,
+    def __init__(self, store: FloorLedger, floor_dir: Path, host: str, port: int,
                  on_applied: Callable[[Applied], None] | None = None) -> None:
         self.store = store
         self.on_applied = on_applied or (lambda a: None)

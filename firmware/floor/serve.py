@@ -24,7 +24,7 @@ from firmware.floor.command_auth import new_command
 from firmware.floor.db import Database
 from firmware.floor.hub import Hub
 from firmware.floor.ingest import Ingest
-from firmware.floor.store import FloorStore
+from firmware.floor.ledger import FloorLedger
 
 log = logging.getLogger("etg.floor")
 
@@ -71,7 +71,7 @@ def _serve(opts: ServeOptions) -> None:
     ingest_db = Database(opts.db_url)
     web_db = Database(opts.db_url)
     hub = Hub(web_db)
-    ingest = Ingest(FloorStore(ingest_db), opts.floor_dir, opts.broker_host, opts.broker_port,
+    ingest = Ingest(FloorLedger(ingest_db), opts.floor_dir, opts.broker_host, opts.broker_port,
                     on_applied=hub.applied)
     key_pem = identity(opts.floor_dir, FLOOR_SERVICE).key.read_bytes()
 

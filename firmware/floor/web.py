@@ -26,7 +26,7 @@ from starlette.responses import (
 )
 from starlette.routing import Route
 
-from firmware.floor import auth, pages, views
+from firmware.floor import auth, pages, pit_data
 from firmware.floor.db import Database
 from firmware.floor.hub import Hub
 
@@ -77,14 +77,14 @@ class PitView:
         s = await self.who(request)
         if s is None:
             return self.to_login()
-        tiles = await run_in_threadpool(views.tiles, self.db)
+        tiles = await run_in_threadpool(pit_data.tiles, self.db)
         return HTMLResponse(pages.tiles_page(tiles, s.name, s.csrf))
 
     async def table(self, request: Request) -> Response:
         s = await self.who(request)
         if s is None:
             return self.to_login()
-        page = await run_in_threadpool(views.table_page, self.db, request.path_params["tid"])
+        page = await run_in_threadpool(pit_data.table_page, self.db, request.path_params["tid"])
         if page is None:
             return HTMLResponse("no such table", status_code=404)
         return HTMLResponse(pages.table_page(page, s.name, s.csrf))
@@ -92,7 +92,7 @@ class PitView:
     async def api_tables(self, request: Request) -> Response:
         if await self.who(request) is None:
             return JSONResponse({"error": "log in"}, status_code=401)
-        return JSONResponse(await run_in_threadpool(views.tiles, self.db))
+        return JSONResponse(await run_in_threadpool(pit_data.tiles, self.db))
 
     async def command(self, request: Request) -> Response:
         s = await self.who(request)
@@ -104,7 +104,7 @@ class PitView:
         tid, action = request.path_params["tid"], request.path_params["action"]
         if action not in ("disable", "enable"):
             return JSONResponse({"error": f"unknown action {action!r}"}, status_code=404)
-        if await run_in_threadpool(views.tiles, self.db, [tid]) == []:
+        if await run_in_threadpool(pit_data.tiles, self.db, [tid]) == []:
             return JSONResponse({"error": "no such table"}, status_code=404)
         await run_in_threadpool(self.send_command, tid, action, s.name)
         return RedirectResponse(f"/table/{tid}", status_code=303)

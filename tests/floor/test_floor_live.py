@@ -19,7 +19,7 @@ from starlette.requests import Request
 from firmware.floor import auth
 from firmware.floor.db import Database
 from firmware.floor.hub import Hub
-from firmware.floor.store import FloorStore, Incoming
+from firmware.floor.ledger import FloorLedger, Incoming
 from firmware.floor.web import PitView
 
 
@@ -53,7 +53,7 @@ def test_live_stream_opens_with_the_current_tiles(tmp_path: Path, query: str,
                                                    expect: list[str]) -> None:
     db = Database(str(tmp_path / "floor.sqlite"))
     try:
-        store = FloorStore(db)
+        store = FloorLedger(db)
         store.apply([_status("T1", False), _status("T2", False)])
         store.apply([_status("T2", True)])  # committed before the page's stream opens
         hub = Hub(db)

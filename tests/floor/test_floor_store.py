@@ -12,8 +12,8 @@ from typing import Any
 import pytest
 
 from firmware.floor.db import Database
-from firmware.floor.store import FloorStore, Incoming
-from firmware.floor.views import table_page, tiles
+from firmware.floor.ledger import FloorLedger, Incoming
+from firmware.floor.pit_data import table_page, tiles
 
 
 @pytest.fixture(params=["sqlite", "postgresql"])
@@ -53,7 +53,7 @@ def floor_events(db: Database, tid: str) -> list[tuple[int, dict[str, Any]]]:
 
 def test_each_message_applied_once_in_order(db: Database) -> None:
     t = _tid(db, "T1")
-    store = FloorStore(db)
+    store = FloorLedger(db)
     a = store.apply([event(t, 1, 5), event(t, 2, 9), event(t, 2, 9), event(t, 4, 20)])
     assert (a.applied, a.duplicates, a.gaps) == (2, 1, 1)
     assert a.acks == {t: 2}
@@ -62,7 +62,7 @@ def test_each_message_applied_once_in_order(db: Database) -> None:
     assert (a.applied, a.duplicates) == (2, 1)
     assert [s for s, _b in floor_events(db, t)] == [5, 9, 12, 20]
     # a restarted floor service continues where the database is
-    again = FloorStore(db)
+    again = FloorLedger(db)
     a = again.apply([event(t, 4, 20), event(t, 5, 21)])
     assert (a.applied, a.duplicates, a.acks) == (1, 1, {t: 5})
     assert not tiles(db, [t])[0]["alarms"]
@@ -70,7 +70,7 @@ def test_each_message_applied_once_in_order(db: Database) -> None:
 
 def test_a_message_number_reused_with_other_content_is_a_rollback_alarm(db: Database) -> None:
     t = _tid(db, "T2")
-    store = FloorStore(db)
+    store = FloorLedger(db)
     store.apply([event(t, 1, 5), event(t, 2, 9)])
     a = store.apply([event(t, 2, 7, digest="f" * 64)])
     assert [al["kind"] for al in a.alarms] == ["rollback"]
@@ -80,7 +80,7 @@ def test_a_message_number_reused_with_other_content_is_a_rollback_alarm(db: Data
 
 def test_a_status_going_backwards_is_a_sequence_alarm(db: Database) -> None:
     t = _tid(db, "T3")
-    store = FloorStore(db)
+    store = FloorLedger(db)
     assert not store.apply([status(t, 40), status(t, 40), status(t, 55)]).alarms
     # an old status delivered late (queued by the broker while the floor was down) is
     # stale, not a rollback
@@ -89,13 +89,13 @@ def test_a_status_going_backwards_is_a_sequence_alarm(db: Database) -> None:
     a = store.apply([status(t, 30)])
     assert [al["kind"] for al in a.alarms] == ["sequence"]
     # raised once, kept across a restart of the service
-    assert not FloorStore(db).apply([status(t, 20)]).alarms
+    assert not FloorLedger(db).apply([status(t, 20)]).alarms
     assert len(tiles(db, [t])[0]["alarms"]) == 1
 
 
 def test_round_and_meters_reach_the_table_page(db: Database) -> None:
     t = _tid(db, "T4")
-    store = FloorStore(db)
+    store = FloorLedger(db)
     now = time.time_ns()
     meters = {"wagered": 1000, "paid": 900, "games_played": 1, "seats": [], "balanced": True}
     store.apply([
@@ -113,7 +113,7 @@ def test_round_and_meters_reach_the_table_page(db: Database) -> None:
 
 def test_a_failed_transaction_leaves_the_floor_as_it_was(db: Database) -> None:
     t = _tid(db, "T5")
-    store = FloorStore(db)
+    store = FloorLedger(db)
     store.apply([event(t, 1, 5)])
     real = db.run_grouped
 
@@ -137,7 +137,7 @@ def test_a_records_message_is_applied_record_by_record(tmp_path: Path) -> None:
     from firmware.floor.ingest import Ingest
 
     make_floor_certs(tmp_path, ["T9"])
-    store = FloorStore(Database(str(tmp_path / "floor.sqlite")))
+    store = FloorLedger(Database(str(tmp_path / "floor.sqlite")))
     ing = Ingest(store, tmp_path, "127.0.0.1", 1)
     recs = [{"kind": "event", **event("T9", n, 10 + n).payload} for n in (1, 2, 3)]
     recs[1]["kind"] = "bogus"

@@ -22,7 +22,7 @@ import pytest
 from waiting import DEADLINE_S
 
 from drivers.shoe.framing import Decoder, Frame, encode
-from drivers.shoe.link import ICD_TIMING, Timing
+from drivers.shoe.reliability import ICD_TIMING, Timing
 from drivers.shoe.sim_machine import ShoeMachine, SimSettings
 
 #: Most tests run the protocol 5x faster: retransmit 50 ms, HBT 200 ms, link-down 600 ms.

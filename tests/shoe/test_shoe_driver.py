@@ -21,7 +21,7 @@ from waiting import DEADLINE_S, stop_process, wait_for
 from drivers.shoe.driver import ShoeDriver, ShoePortError, asyncio_sink
 from drivers.shoe.events import ShoeEvent
 from drivers.shoe.framing import encode
-from drivers.shoe.link import ICD_TIMING
+from drivers.shoe.reliability import ICD_TIMING
 from drivers.shoe.session import ControllerSession
 from drivers.shoe.sim_machine import SimSettings
 from drivers.shoe.simulator import ShoeSimulator

@@ -11,7 +11,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from drivers.shoe.framing import Decoder, Frame, encode
-from drivers.shoe.link import (
+from drivers.shoe.reliability import (
     ICD_TIMING,
     Accepted,
     Answered,

@@ -20,7 +20,7 @@ import pytest
 from shoe_support import FAST, SCALE, ClockedShoe, IndependentController
 from waiting import wait_for
 
-from drivers.shoe.link import ICD_TIMING
+from drivers.shoe.reliability import ICD_TIMING
 
 SCRIPT = ["AS", "KD", "7C", "2H", "9S", "QH", "3D", "TC"]
 

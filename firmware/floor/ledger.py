@@ -73,7 +73,7 @@ class Applied:
     as_of: dict[str, float] = field(default_factory=dict)
 
 
-class FloorStore:
+class FloorLedger:
     def __init__(self, db: Database) -> None:
         self.db = db
         self.tables: dict[str, TableState] = {}
