@@ -2,7 +2,7 @@
 
 This process plays the shoe on the master side of a real pty (HEL, then one ``CRD`` frame
 at a time, each once the previous card is shown); the real driver, controller (journal
-with fsync, engine) and UI runner loop (``UiRunner.loop``: pygame, SDL dummy driver,
+with fsync, engine) and UI runner loop (``UiWindow.loop``: pygame, SDL dummy driver,
 1920x1080, at most 60 frames a second, woken by the inbox) run as in ``etg run``. 7
 seats; each round is dealt (16 cards) and voided, 18 rounds (288 cards of one 6-deck
 shoe), one card every :data:`CARD_GAP_S` at most. Each card is also timed at the steps it
@@ -96,8 +96,8 @@ def _bench_controller(seats: int, journal: Any, publish: Any) -> Any:
     table = Game(load_rules("blackjack", {"burn_cards": 0}), seats=seats, bench=True)
     ctl = BenchController(table, journal, publish=publish)
     for s in range(1, seats + 1):
-        ctl.feed(CreditsIn(s, 10_000_000), "bench")
-    ctl.feed(NewShoe(), "bench")
+        ctl.take(CreditsIn(s, 10_000_000), "bench")
+    ctl.take(NewShoe(), "bench")
     return ctl
 
 
@@ -156,7 +156,7 @@ class _BenchShoe:
                         f"tilt {tilt}, expecting {exp}")
                 self._record(t0)
                 self.answer_commands(CARD_GAP_S)
-            ctl.put(cast(Any, _Call(lambda: ctl.feed(Console("VOID"), "bench"))))
+            ctl.put(cast(Any, _Call(lambda: ctl.take(Console("VOID"), "bench"))))
             self.answer_commands(0.1)
 
     def _record(self, t0: float) -> None:
@@ -178,12 +178,12 @@ def card_to_screen(rounds: int = 18, seats: int = 7) -> CardTimes:
 
     from drivers.shoe.driver import ShoeDriver
     from firmware.table.controller import ShoeHappening, StopHappening
-    from firmware.table.service import freeze_startup_heap
-    from ui.runner import UiInbox, UiRunner
+    from firmware.table.service.run import freeze_startup_heap
+    from ui.window import UiInbox, UiWindow
 
     marks = _Marks()
     inbox = UiInbox()
-    runner = UiRunner(_bench_layout(), inbox, size=(1920, 1080))
+    runner = UiWindow(_bench_layout(), inbox, size=(1920, 1080))
 
     def publish(v: PublicView) -> None:
         if marks.committed and not marks.published and _on_screen(v) >= marks.want:
@@ -206,13 +206,13 @@ def card_to_screen(rounds: int = 18, seats: int = 7) -> CardTimes:
     journal = _bench_journal(Path(tempfile.mkdtemp(prefix="etg-bench-")) / "j.sqlite", marks)
     ctl = _bench_controller(seats, journal, publish)
     shoe = _BenchShoe(ctl, marks, seats)
-    driver = ShoeDriver(os.ttyname(shoe.slave), on_event=delivered)
+    driver = ShoeDriver(os.ttyname(shoe.slave), on_report=delivered)
     driver.start(require_port=True)
     ctl.shoe = driver
     worker = threading.Thread(target=ctl.run, name="controller", daemon=True)
     failure: list[BaseException] = []
 
-    def feed() -> None:
+    def deal() -> None:
         try:
             shoe.deal(rounds, runner)
         except BaseException as exc:
@@ -224,7 +224,7 @@ def card_to_screen(rounds: int = 18, seats: int = 7) -> CardTimes:
     surf = pygame.display.set_mode((1920, 1080))
     freeze_startup_heap()  # as `etg run` does before READY
     worker.start()
-    threading.Thread(target=feed, daemon=True).start()
+    threading.Thread(target=deal, daemon=True).start()
     try:
         runner.loop(surf, pygame.display.update, on_frame=on_frame)
         if failure:
@@ -248,8 +248,8 @@ class _Call:
 
 def _new_round(ctl: Any, seats: int, wager: Any, close: Any) -> None:
     for s in range(1, seats + 1):
-        ctl.feed(wager(s, 500), "bench")
-    ctl.feed(close(), "bench")
+        ctl.take(wager(s, 500), "bench")
+    ctl.take(close(), "bench")
 
 
 def frames_alone(views: list[PublicView], pause_s: float, passes: int = 2) -> list[float]:

@@ -8,7 +8,7 @@ import time
 from collections.abc import Iterator
 from pathlib import Path
 
-from firmware.bench.hil_driver import HilDriver
+from firmware.bench.hil_target import HilTarget
 from firmware.bench.runner import run_one
 from firmware.bench.soak import Soak
 
@@ -36,7 +36,7 @@ def hil_benchmark() -> Iterator[str]:
     files = [str(ROOT / "tests" / "scenarios" / f) for f in SCENARIOS]
     files = [f for f in files if Path(f).is_file()]
     t0 = time.perf_counter()
-    results = [run_one(f, HilDriver) for f in files]
+    results = [run_one(f, HilTarget) for f in files]
     wall = time.perf_counter() - t0
     passed = sum(r.passed for r in results)
     rounds = sum(_rounds(f) for f in files)

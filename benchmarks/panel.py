@@ -15,7 +15,7 @@ import threading
 import time
 from collections.abc import Iterator
 
-from drivers.panel.buttons import PanelEvent
+from drivers.panel.buttons import PanelReport
 from drivers.panel.panel import MatrixPanel
 from drivers.panel.settings import PanelSettings
 from drivers.panel.sim_pins import SimPins
@@ -24,9 +24,9 @@ IDLE_S = 4.0
 PRESSES = 200
 
 
-def _panel(period_ms: float, on_event: object = None) -> MatrixPanel:
+def _panel(period_ms: float, on_report: object = None) -> MatrixPanel:
     settings = dataclasses.replace(PanelSettings(), scan_period_ms=period_ms)
-    return MatrixPanel(SimPins(settings.pins), settings, 7, on_event)  # type: ignore[arg-type]
+    return MatrixPanel(SimPins(settings.pins), settings, 7, on_report)  # type: ignore[arg-type]
 
 
 def _thread_cpu(thread: threading.Thread | None) -> float:
@@ -59,11 +59,11 @@ def press_latencies(period_ms: float, presses: int = PRESSES) -> list[float]:
     arrived = threading.Event()
     stamp: list[float] = []
 
-    def on_event(ev: PanelEvent) -> None:
+    def on_report(ev: PanelReport) -> None:
         stamp.append(time.perf_counter())
         arrived.set()
 
-    panel = _panel(period_ms, on_event)
+    panel = _panel(period_ms, on_report)
     rnd = random.Random(7)
     out: list[float] = []
     panel.start()
@@ -114,7 +114,7 @@ def panel_benchmark() -> Iterator[str]:
     ms = [x * 1000 for x in lat]
     yield (
         f"press-to-event latency, scan period 5 ms, {len(ms)} presses at random moments, "
-        f"each waking the sleeping panel (switch closed in the sim -> PanelEvent in the "
+        f"each waking the sleeping panel (switch closed in the sim -> PanelReport in the "
         f"callback): p50 {statistics.median(ms):.1f} ms, p99 {_pct(ms, 0.99):.1f} ms "
         f"(target < 15 ms), max {max(ms):.1f} ms"
     )

@@ -19,7 +19,7 @@ from cryptography.hazmat.primitives.ciphers import Cipher, algorithms, modes
 from rng.drbg import MAX_REQUEST_BYTES
 from rng.pipe_pages import REGION_BYTES, REGIONS, can_lend_pages
 from rng.settings import RngSettings
-from rng.table import TableRng
+from rng.table_rng import TableRng
 
 _MIB = 1 << 20
 #: The benchmark reader's buffer for `etg rng stream`.
@@ -126,7 +126,7 @@ def _per_request(calls: int = 3000) -> tuple[float, float]:
     request, the two taking turns call by call: a cross-check of the ratio by another
     method (a preempted run of 0.25 s does not count). Under heavy load it reads lower
     than the runs: the DRBG's fresh AES context per request then starts cold."""
-    from rng.table import open_table_rng
+    from rng.table_rng import open_table_rng
 
     raw = _raw_keystream(MAX_REQUEST_BYTES)
     out = memoryview(bytearray(MAX_REQUEST_BYTES))
@@ -145,7 +145,7 @@ def _stream_figures() -> Iterator[str]:
     interleaved runs (best of 7 each) so all see the same machine load."""
     import dataclasses
 
-    from rng.table import open_table_rng
+    from rng.table_rng import open_table_rng
 
     raws = {size: _raw_keystream(size) for size in (MAX_REQUEST_BYTES, _MIB)}
     stream = _Stream(64 << 30)
@@ -199,7 +199,7 @@ def _stream_figures() -> Iterator[str]:
 
 def run() -> Iterator[str]:
     from rng.batch import randbelow_batch, weighted_batch
-    from rng.table import open_table_rng
+    from rng.table_rng import open_table_rng
 
     yield from _stream_figures()
     raw_rate = _best_rate(_raw_keystream(_MIB), 0.25, 3)

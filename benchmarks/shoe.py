@@ -16,8 +16,8 @@ import tty
 from collections.abc import Iterator
 
 from drivers.shoe.driver import ShoeDriver
-from drivers.shoe.events import CardDealt, ShoeEmpty, ShoeHello
 from drivers.shoe.framing import encode
+from drivers.shoe.reports import CardDealt, ShoeEmpty, ShoeHello
 from etgcore.cards import deck
 
 CARDS = deck()
@@ -39,7 +39,7 @@ def _latency(n: int) -> tuple[list[float], float]:
     driver = ShoeDriver(path).start(require_port=True)  # opened (and flushed) now
     try:
         os.write(master, encode(0, "HEL", "1", "BENCH", "1", "B0"))
-        while not isinstance(driver.events.get(timeout=5), ShoeHello):
+        while not isinstance(driver.reports.get(timeout=5), ShoeHello):
             pass
         lat: list[float] = []
         t_start = time.perf_counter()
@@ -48,7 +48,7 @@ def _latency(n: int) -> tuple[list[float], float]:
             os.write(master, frame)
             t0 = time.perf_counter()
             while True:
-                event = driver.events.get(timeout=5)
+                event = driver.reports.get(timeout=5)
                 if isinstance(event, CardDealt):
                     break
             lat.append(time.perf_counter() - t0)
@@ -70,7 +70,7 @@ def _ingest(n: int, batch: int = 50) -> float:
     driver = ShoeDriver(path).start(require_port=True)  # opened (and flushed) now
     try:
         os.write(master, encode(0, "HEL", "1", "BENCH", "1", "B0"))
-        while not isinstance(driver.events.get(timeout=5), ShoeHello):
+        while not isinstance(driver.reports.get(timeout=5), ShoeHello):
             pass
         frames = [encode((i + 1) & 0xFF, "CRD", CARDS[i % 52]) for i in range(n)]
         got = 0
@@ -81,7 +81,7 @@ def _ingest(n: int, batch: int = 50) -> float:
             os.set_blocking(master, False)
             want = min(k + batch, n)
             while got < want:
-                if isinstance(driver.events.get(timeout=5), CardDealt):
+                if isinstance(driver.reports.get(timeout=5), CardDealt):
                     got += 1
             _drain(master)
         return n / (time.perf_counter() - t0)
@@ -101,13 +101,13 @@ def _protocol(seconds: float) -> tuple[int, float]:
     sim.start()
     driver = ShoeDriver(sim.path).start()
     try:
-        while not isinstance(driver.events.get(timeout=5), ShoeHello):
+        while not isinstance(driver.reports.get(timeout=5), ShoeHello):
             pass
         driver.unlock()
         n = 0
         t0 = time.perf_counter()
         while time.perf_counter() - t0 < seconds:
-            event = driver.events.get(timeout=5)
+            event = driver.reports.get(timeout=5)
             if isinstance(event, CardDealt):
                 n += 1
             elif isinstance(event, ShoeEmpty):
@@ -122,7 +122,7 @@ def shoe_benchmark(n: int = 10_000) -> Iterator[str]:
     yield ("what: shoe driver, latency from the last byte of a CRD frame written to a pty "
            "until the card event reaches the consumer thread")
     yield ("how: benchmark thread = shoe on the pty master, driver on the slave via pyserial, "
-           "consumer blocked on driver.events; one card in flight; rerun: "
+           "consumer blocked on driver.reports; one card in flight; rerun: "
            "python -m benchmarks shoe")
     load = os.getloadavg()[0] if hasattr(os, "getloadavg") else float("nan")
     yield (f"machine load average (1 min) at start: {load:.1f} on {os.cpu_count()} cores "

@@ -25,7 +25,7 @@ import json
 import re
 from typing import Any
 
-from etgcore.commands import context
+from etgcore.cli_context import context
 
 _HEX = re.compile(r"^[0-9a-fA-F]+$")
 _POWER = re.compile(r"^(\d+)\^(\d+)$")
@@ -133,7 +133,7 @@ def add_progress(p: argparse.ArgumentParser) -> None:
 
 def configured_decks(args: argparse.Namespace, cfg: Any, given: int | None) -> int:
     """``--decks`` when given, else the decks of the configured game's Rules Submission
-    (which the command line knows: :attr:`~etgcore.commands.CommandContext.decks_of`)."""
+    (which the command line knows: :attr:`~etgcore.cli_context.CommandContext.decks_of`)."""
     if given is not None:
         return given
     return context(args).decks_of(cfg)

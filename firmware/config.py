@@ -4,7 +4,7 @@ Each package owns the settings of what it configures (:mod:`drivers.shoe.setting
 :mod:`drivers.panel.settings`, :mod:`rng.settings`, :mod:`ui.settings`); this module only
 assembles them into :class:`TableConfig`, adds the table's own sections, and runs the
 checks that need more than one section (:data:`CHECKS`, an explicit list). The schema
-machinery (types, ranges, one-line messages naming file and key) is :mod:`etgcore.schema`.
+machinery (types, ranges, one-line messages naming file and key) is :mod:`etgcore.config_schema`.
 ``--set key=value`` overrides go through the same checks, reported as coming from the
 command line.
 """
@@ -23,9 +23,9 @@ from typing import Any
 from drivers.panel.pinmap import check_pin_map
 from drivers.panel.settings import PanelSettings
 from drivers.shoe.settings import ShoeSettings
-from etgcore import schema
+from etgcore import config_schema as schema
+from etgcore.config_schema import doc
 from etgcore.errors import ConfigError
-from etgcore.schema import doc
 from firmware.engine.config_check import check_rules_config
 from firmware.floor.settings import FloorSettings
 from firmware.journal.settings import JournalSettings

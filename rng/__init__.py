@@ -10,7 +10,7 @@ Public API (stable; documented in docs/rng.md):
 """
 
 from rng.errors import DrbgError, EntropyError, RngError, RngUnavailable, SeedRefused
-from rng.table import BingoDraw, TableRng, open_table_rng
+from rng.table_rng import BingoDraw, TableRng, open_table_rng
 
 __all__ = [
     "BingoDraw",

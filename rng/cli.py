@@ -10,7 +10,7 @@ import sys
 from pathlib import Path
 from typing import Any, BinaryIO
 
-from etgcore.commands import context
+from etgcore.cli_context import context
 from etgcore.errors import UserError, output_file
 from etgcore.options import (
     add_decks,

@@ -104,7 +104,7 @@ class HealthTestedSource:
             self.failure = f"delivered {len(raw)} of {n} samples"
             raise EntropyError(f"entropy source {self.name}: {self.failure}")
         try:
-            self.tests.feed(raw)
+            self.tests.check(raw)
         except HealthFailure as exc:
             self.failure = str(exc)
             raise EntropyError(f"entropy source {self.name}: health test: {exc}") from None

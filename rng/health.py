@@ -94,7 +94,7 @@ class HealthTests:
         self._apt_count = 0
         self._apt_seen = self.apt_w  # forces a new window at the first sample
 
-    def feed(self, samples: bytes | bytearray | list[int]) -> None:
+    def check(self, samples: bytes | bytearray | list[int]) -> None:
         """Test each sample in order; raise :class:`HealthFailure` at the first failure."""
         last, run = self._last, self._run
         ref, count, seen = self._apt_ref, self._apt_count, self._apt_seen

@@ -120,7 +120,7 @@ def _health() -> Check:
     def trips(samples: bytes, h: float) -> str | None:
         tests = HealthTests(h)
         try:
-            tests.feed(samples)
+            tests.check(samples)
         except HealthFailure as exc:
             return exc.test
         return None

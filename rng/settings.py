@@ -10,8 +10,8 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Literal
 
+from etgcore.config_schema import doc, ranged
 from etgcore.errors import ConfigError
-from etgcore.schema import doc, ranged
 
 RngMechanism = Literal["ctr-drbg", "ctr-drbg-no-df", "hmac-drbg"]
 EntropySource = Literal["auto", "os", "hwrng"]

@@ -14,7 +14,7 @@ from typing import Any
 
 from etgcore.view import PublicView
 from ui.layout_source import layout_for_rules, rules_for
-from ui.runner import UiInbox, UiRunner
+from ui.window import UiInbox, UiWindow
 
 Step = tuple[PublicView | None, list[Mapping[str, Any]]]
 
@@ -74,7 +74,7 @@ def run_demo(cfg: Any, variant: str, views: list[PublicView], seconds: float,
             return True
         return False
 
-    runner = UiRunner(layout, inbox, (cfg.display.width, cfg.display.height), cfg.display.fps,
+    runner = UiWindow(layout, inbox, (cfg.display.width, cfg.display.height), cfg.display.fps,
                       on_key=on_key)
     thread = threading.Thread(target=feeder, name="ui-demo-feeder", daemon=True)
     thread.start()

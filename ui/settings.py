@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from etgcore.schema import doc, ranged
+from etgcore.config_schema import doc, ranged
 
 
 @dataclass(frozen=True)

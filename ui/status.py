@@ -17,7 +17,7 @@ from ui.painter import Painter
 
 #: Decisions of the public view -> the seat panel button that makes them. The ICD has no
 #: "no insurance" or "rescue" button; the table's panel conventions
-#: (firmware/table/translate.py) give STAND and SURRENDER those meanings when offered.
+#: (firmware/table/devices/translate.py) give STAND and SURRENDER those meanings when offered.
 DECISION_BUTTONS = {
     "hit": "HIT", "stand": "STAND", "double": "DOUBLE", "split": "SPLIT",
     "surrender": "SURRENDER", "rescue": "SURRENDER", "insurance": "INSURANCE",

@@ -10,15 +10,21 @@ import time
 from collections.abc import Callable
 
 from drivers.panel import pinmap as _pinmap
-from drivers.panel.buttons import BUTTONS, CONSOLE_BUTTONS, PanelEvent
-from drivers.panel.panel import EventSink, MatrixPanel, Panel
+from drivers.panel.buttons import BUTTONS, CONSOLE_BUTTONS, PanelReport
+from drivers.panel.panel import MatrixPanel, Panel, ReportSink
 from drivers.panel.pins import Pins
 from drivers.panel.settings import PanelBackend, PanelSettings
 from drivers.panel.sim_pins import SimPins
 from etgcore.errors import UserError
 
 __all__ = [
-    "BUTTONS", "CONSOLE_BUTTONS", "EventSink", "MatrixPanel", "Panel", "PanelEvent", "SimPins",
+    "BUTTONS",
+    "CONSOLE_BUTTONS",
+    "MatrixPanel",
+    "Panel",
+    "PanelReport",
+    "ReportSink",
+    "SimPins",
     "open_panel",
 ]
 
@@ -27,7 +33,7 @@ def open_panel(
     settings: PanelSettings,
     seats: int,
     backend: PanelBackend | None = None,
-    on_event: EventSink | None = None,
+    on_report: ReportSink | None = None,
     clock: Callable[[], float] | None = None,
     sleep: Callable[[float], None] | None = None,
 ) -> Panel:
@@ -43,7 +49,7 @@ def open_panel(
     if name == "keyboard":
         from drivers.panel.keyboard import KeyboardPanel
 
-        return KeyboardPanel(seats, on_event=on_event, clock=clock)
+        return KeyboardPanel(seats, on_report=on_report, clock=clock)
     pins: Pins
     if name == "sim":
         pins = SimPins(settings.pins, clock=clock)
@@ -53,4 +59,4 @@ def open_panel(
         pins = GpioPins()
     else:
         raise UserError(f"panel backend {name!r} unknown (allowed: gpio, sim, keyboard)")
-    return MatrixPanel(pins, settings, seats, on_event, clock=clock, sleep=sleep or time.sleep)
+    return MatrixPanel(pins, settings, seats, on_report, clock=clock, sleep=sleep or time.sleep)

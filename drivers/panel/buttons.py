@@ -21,11 +21,11 @@ CONSOLE_BUTTONS: tuple[str, ...] = ("DEAL", "SHUFFLE", "VOID", "RECALL")
 KEY_SWITCHES: frozenset[str] = frozenset({"VOID", "RECALL"})
 MAX_SEATS = 7
 
-EventKind = Literal["press", "release", "stuck", "fault"]
+ReportKind = Literal["press", "release", "stuck", "fault"]
 
 
 @dataclass(frozen=True)
-class PanelEvent:
+class PanelReport:
     """One accepted happening on a panel or the console.
 
     ``seat`` is 1..7 for a player panel and ``None`` for the dealer console. ``t`` is
@@ -35,7 +35,7 @@ class PanelEvent:
     stopped on a pin error, explained in ``detail``: no more events will come.
     """
 
-    kind: EventKind
+    kind: ReportKind
     button: str
     seat: int | None = None
     t: float = 0.0

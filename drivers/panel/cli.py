@@ -5,7 +5,7 @@ from __future__ import annotations
 import argparse
 from typing import Any
 
-from etgcore.commands import context
+from etgcore.cli_context import context
 
 
 def register(sub: Any, common: argparse.ArgumentParser) -> None:

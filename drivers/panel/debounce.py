@@ -14,7 +14,7 @@ from __future__ import annotations
 
 from typing import NamedTuple
 
-from drivers.panel.buttons import EventKind
+from drivers.panel.buttons import ReportKind
 
 AGREEING_SCANS = 2
 
@@ -23,7 +23,7 @@ class Change(NamedTuple):
     """An accepted change of switch ``bit``: pressed, released or reported stuck."""
 
     bit: int
-    kind: EventKind
+    kind: ReportKind
 
 
 class GroupDebouncer:

@@ -11,7 +11,7 @@ table service may also follow the action with :meth:`select_seat`); then
     B BET   C CLEAR   H HIT   S STAND   D DOUBLE   P SPLIT   R SURRENDER   I INSURANCE
 
 (S is also NO INSURANCE while insurance is offered, R the rescue after a Spanish 21
-double: the table gives the buttons those meanings, see firmware.table.translate)
+double: the table gives the buttons those meanings, see firmware.table.devices.translate)
 
 and for the dealer console: Return DEAL, F9 SHUFFLE, F10 VOID, F11 RECALL (held).
 A key held down reports one press and, when let go, one release, for the seat it was
@@ -25,8 +25,8 @@ import time
 from collections.abc import Callable, Mapping
 from typing import Any
 
-from drivers.panel.buttons import BUTTONS, CONSOLE_BUTTONS, PanelEvent
-from drivers.panel.panel import EventSink, Panel
+from drivers.panel.buttons import BUTTONS, CONSOLE_BUTTONS, PanelReport
+from drivers.panel.panel import Panel, ReportSink
 
 #: Letter key -> panel button of the selected seat.
 SEAT_KEYS: Mapping[str, str] = {
@@ -61,13 +61,13 @@ class KeyboardPanel(Panel):
     backend = "keyboard"
 
     def __init__(
-        self, seats: int, on_event: EventSink | None = None,
+        self, seats: int, on_report: ReportSink | None = None,
         clock: Callable[[], float] = time.monotonic,
     ) -> None:
-        super().__init__(seats, on_event)
+        super().__init__(seats, on_report)
         self.clock = clock
         self.selected = 1
-        self._down: dict[str, PanelEvent] = {}  # key name -> its press
+        self._down: dict[str, PanelReport] = {}  # key name -> its press
         self._lock = threading.Lock()
         self._running = False
 
@@ -79,7 +79,7 @@ class KeyboardPanel(Panel):
         with self._lock:
             held, self._down = list(self._down.values()), {}
         for ev in held:  # nothing stays pressed across a restart
-            self.deliver(PanelEvent("release", ev.button, ev.seat, self.clock()))
+            self.deliver(PanelReport("release", ev.button, ev.seat, self.clock()))
 
     def select_seat(self, seat: int) -> None:
         """Make the letter keys act for ``seat`` (1..seats)."""
@@ -119,9 +119,9 @@ class KeyboardPanel(Panel):
                 if name in self._down:
                     return True  # auto-repeat: holding does not repeat
                 if name in SEAT_KEYS:
-                    ev = PanelEvent("press", SEAT_KEYS[name], self.selected, self.clock())
+                    ev = PanelReport("press", SEAT_KEYS[name], self.selected, self.clock())
                 elif name in CONSOLE_KEYS:
-                    ev = PanelEvent("press", CONSOLE_KEYS[name], None, self.clock())
+                    ev = PanelReport("press", CONSOLE_KEYS[name], None, self.clock())
                 else:
                     return False
                 self._down[name] = ev
@@ -129,6 +129,6 @@ class KeyboardPanel(Panel):
                 pressed = self._down.pop(name, None)
                 if pressed is None:
                     return name in SEAT_KEYS or name in CONSOLE_KEYS
-                ev = PanelEvent("release", pressed.button, pressed.seat, self.clock())
+                ev = PanelReport("release", pressed.button, pressed.seat, self.clock())
         self.deliver(ev)
         return True

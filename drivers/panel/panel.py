@@ -1,8 +1,8 @@
 """The Panel interface the table service uses, and the panel on pins (gpio or sim).
 
-Every backend delivers :class:`~drivers.panel.buttons.PanelEvent` objects without
-ever blocking the receiver: into :attr:`Panel.events` (an unbounded queue), or to an
-``on_event`` callback called from the panel's own thread (it must return quickly).
+Every backend delivers :class:`~drivers.panel.buttons.PanelReport` objects without
+ever blocking the receiver: into :attr:`Panel.reports` (an unbounded queue), or to an
+``on_report`` callback called from the panel's own thread (it must return quickly).
 Lamps are commanded with :meth:`Panel.set_lamps` and written only when they change.
 """
 
@@ -16,7 +16,7 @@ from abc import ABC, abstractmethod
 from collections.abc import Callable, Iterable, Mapping
 from types import TracebackType
 
-from drivers.panel.buttons import CONSOLE_BUTTONS, MAX_SEATS, PanelEvent
+from drivers.panel.buttons import CONSOLE_BUTTONS, MAX_SEATS, PanelReport
 from drivers.panel.lamps import ALL_OFF, LampChain, LampState, decode, encode
 from drivers.panel.pins import HIGH, LOW, Pins
 from drivers.panel.scanner import ConsoleInputs, MatrixScanner
@@ -25,7 +25,7 @@ from drivers.panel.sim_pins import SimPins
 
 log = logging.getLogger("etg.panel")
 
-EventSink = Callable[[PanelEvent], None]
+ReportSink = Callable[[PanelReport], None]
 
 
 class Panel(ABC):
@@ -33,29 +33,29 @@ class Panel(ABC):
 
     backend = "panel"
 
-    def __init__(self, seats: int, on_event: EventSink | None = None) -> None:
+    def __init__(self, seats: int, on_report: ReportSink | None = None) -> None:
         self.seats = seats
-        self.on_event = on_event
-        self.events: queue.SimpleQueue[PanelEvent] = queue.SimpleQueue()
+        self.on_report = on_report
+        self.reports: queue.SimpleQueue[PanelReport] = queue.SimpleQueue()
         self._wanted: LampState = ALL_OFF
         self._lamp_lock = threading.Lock()  # keeps _wanted and the chain in step
 
-    def deliver(self, ev: PanelEvent) -> None:
+    def deliver(self, ev: PanelReport) -> None:
         """Hand one event to the callback, else the queue; a failing callback is logged."""
         log.debug("panel %s %s", ev.kind, ev.where())
-        sink = self.on_event
+        sink = self.on_report
         if sink is None:
-            self.events.put(ev)
+            self.reports.put(ev)
             return
         try:
             sink(ev)
         except Exception:
             log.exception("panel event callback failed on %s %s", ev.kind, ev.where())
 
-    def get_event(self, timeout: float | None = None) -> PanelEvent | None:
+    def get_event(self, timeout: float | None = None) -> PanelReport | None:
         """The next queued event, waiting up to ``timeout`` seconds (None: forever)."""
         try:
-            return self.events.get(timeout=timeout)
+            return self.reports.get(timeout=timeout)
         except queue.Empty:
             return None
 
@@ -116,11 +116,11 @@ class MatrixPanel(Panel):
         pins: Pins,
         settings: PanelSettings,
         seats: int,
-        on_event: EventSink | None = None,
+        on_report: ReportSink | None = None,
         clock: Callable[[], float] = time.monotonic,
         sleep: Callable[[float], None] = time.sleep,
     ) -> None:
-        super().__init__(seats, on_event)
+        super().__init__(seats, on_report)
         self.backend = pins.name
         self.pins = pins
         self.settings = settings
@@ -173,7 +173,7 @@ class MatrixPanel(Panel):
             if self._ready:
                 self.chain.apply(state)
 
-    def step(self) -> list[PanelEvent]:
+    def step(self) -> list[PanelReport]:
         """One scan pass of every row and the console; delivers and returns its events."""
         if not self._ready:
             self.setup()
@@ -251,7 +251,7 @@ class MatrixPanel(Panel):
                     self.run_for(float("inf"), until_settled=True)
         except Exception as exc:  # a pin fault: the table must hear of it and tilt
             log.exception("panel scan stopped")
-            self.deliver(PanelEvent("fault", "SCAN", None, self.clock(), str(exc)))
+            self.deliver(PanelReport("fault", "SCAN", None, self.clock(), str(exc)))
 
     def stop(self) -> None:
         self._stop.set()

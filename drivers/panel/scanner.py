@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 
-from drivers.panel.buttons import BUTTONS, KEY_SWITCHES, PanelEvent
+from drivers.panel.buttons import BUTTONS, KEY_SWITCHES, PanelReport
 from drivers.panel.debounce import GroupDebouncer
 from drivers.panel.pins import HIGH, LOW, Pins
 
@@ -56,11 +56,11 @@ class MatrixScanner:
             masks.append(mask)
         return masks
 
-    def debounce(self, masks: Sequence[int], t: float) -> list[PanelEvent]:
-        out: list[PanelEvent] = []
+    def debounce(self, masks: Sequence[int], t: float) -> list[PanelReport]:
+        out: list[PanelReport] = []
         for seat, (deb, mask) in enumerate(zip(self.debouncers, masks, strict=True), start=1):
             for ch in deb.update(mask, t):
-                out.append(PanelEvent(ch.kind, BUTTONS[ch.bit], seat, t))
+                out.append(PanelReport(ch.kind, BUTTONS[ch.bit], seat, t))
         return out
 
 
@@ -86,8 +86,8 @@ class ConsoleInputs:
                 mask |= 1 << n
         return mask
 
-    def debounce(self, mask: int, t: float) -> list[PanelEvent]:
+    def debounce(self, mask: int, t: float) -> list[PanelReport]:
         return [
-            PanelEvent(ch.kind, self.inputs[ch.bit][0], None, t)
+            PanelReport(ch.kind, self.inputs[ch.bit][0], None, t)
             for ch in self.debouncer.update(mask, t)
         ]

@@ -14,7 +14,7 @@ import time
 from collections.abc import Callable
 from dataclasses import dataclass
 
-from drivers.panel.buttons import BUTTONS, CONSOLE_BUTTONS, PanelEvent
+from drivers.panel.buttons import BUTTONS, CONSOLE_BUTTONS, PanelReport
 from drivers.panel.panel import MatrixPanel
 from etgcore.errors import UserError
 
@@ -80,15 +80,15 @@ class SelfTest:
         self.panel = panel
         self.out = out
         self.lamp_step_s = lamp_step_s
-        self.seen: list[PanelEvent] = []
+        self.seen: list[PanelReport] = []
         self.failures = 0
         self._t0 = time.monotonic()
         self._lock = threading.Lock()
         #: Set when the scan stopped on a pin fault: nothing more can be heard.
         self.faulted = threading.Event()
-        panel.on_event = self._on_event
+        panel.on_report = self._on_report
 
-    def _on_event(self, ev: PanelEvent) -> None:
+    def _on_report(self, ev: PanelReport) -> None:
         with self._lock:
             self.seen.append(ev)
             if ev.kind == "fault":

@@ -10,7 +10,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Literal
 
-from etgcore.schema import doc, ranged
+from etgcore.config_schema import doc, ranged
 
 PanelBackend = Literal["gpio", "sim", "keyboard"]
 

@@ -9,11 +9,11 @@ from __future__ import annotations
 
 from typing import Any
 
-from drivers.shoe.events import ShoeEvent
 from drivers.shoe.framing import Decoder, Frame, crc16, encode
 from drivers.shoe.reliability import ICD_TIMING, Link, Timing
+from drivers.shoe.reports import ShoeReport
 
-__all__ = ["ICD_TIMING", "Decoder", "Frame", "Link", "ShoeDriver", "ShoeEvent",
+__all__ = ["ICD_TIMING", "Decoder", "Frame", "Link", "ShoeDriver", "ShoeReport",
            "ShoeSimulator", "Timing", "crc16", "encode"]
 
 

@@ -9,7 +9,7 @@ import signal
 from pathlib import Path
 from typing import Any
 
-from etgcore.commands import context
+from etgcore.cli_context import context
 from etgcore.errors import UserError
 
 
@@ -109,7 +109,7 @@ def _monitor_parser(ssub: Any, common: argparse.ArgumentParser) -> None:
 
 def parse_cards(text: str) -> list[str]:
     """``--cards``: a file of cards (whitespace or commas, ``#`` comments) or a list."""
-    from drivers.shoe.events import is_card
+    from drivers.shoe.reports import is_card
 
     path = Path(text)
     if not path.is_file() and any(ch in text for ch in "/.\\"):  # no card has these

@@ -5,7 +5,7 @@ from its own loop; those calls only queue a command and wake the I/O thread, so 
 return at once whatever the shoe or the cable is doing. Events come back through the
 callback given at construction (called on the driver's thread: it must only hand the
 event over, e.g. ``queue.put_nowait`` or :func:`asyncio_sink`) or, without a callback,
-through :attr:`ShoeDriver.events`, an unbounded queue.
+through :attr:`ShoeDriver.reports`, an unbounded queue.
 
 The port is anything ``serial.serial_for_url`` opens: ``/dev/etg-shoe``, a pty path,
 ``socket://127.0.0.1:7001``, ``rfc2217://host:port``. When it fails (USB unplugged, the
@@ -25,8 +25,8 @@ from typing import TYPE_CHECKING, Any
 
 import serial
 
-from drivers.shoe.events import LinkDown, LinkUp, ProtocolFault, ShoeEvent, ShoeFault, ShoeHello
 from drivers.shoe.reliability import ICD_TIMING, Timing
+from drivers.shoe.reports import LinkDown, LinkUp, ProtocolFault, ShoeFault, ShoeHello, ShoeReport
 from drivers.shoe.session import LED_MODES, ControllerSession
 from etgcore.errors import UserError
 
@@ -35,7 +35,7 @@ if TYPE_CHECKING:  # asyncio is for callers that use it; the table never loads i
 
 log = logging.getLogger("etg.shoe")
 
-EventSink = Callable[[ShoeEvent], None]
+ReportSink = Callable[[ShoeReport], None]
 
 #: ICD §1: 115200 8N1, no flow control.
 BAUDRATE = 115200
@@ -71,10 +71,10 @@ def _reason(exc: BaseException) -> str:
     return text.split(": ", 1)[-1] if text.startswith("[Errno") else text
 
 
-def asyncio_sink(loop: asyncio.AbstractEventLoop, q: asyncio.Queue[ShoeEvent]) -> EventSink:
+def asyncio_sink(loop: asyncio.AbstractEventLoop, q: asyncio.Queue[ShoeReport]) -> ReportSink:
     """A callback that hands events to an asyncio queue from the driver thread."""
 
-    def sink(event: ShoeEvent) -> None:
+    def sink(event: ShoeReport) -> None:
         loop.call_soon_threadsafe(q.put_nowait, event)
 
     return sink
@@ -88,12 +88,12 @@ class ShoeDriver:
     events; ``backoff`` is the (first, longest) wait between reopen attempts.
     """
 
-    def __init__(self, url: str, on_event: EventSink | None = None, *,
+    def __init__(self, url: str, on_report: ReportSink | None = None, *,
                  timing: Timing = ICD_TIMING, resync: bool = True, heartbeats: bool = False,
                  backoff: tuple[float, float] = (0.1, 2.0), name: str = "shoe") -> None:
         self.url = url
-        self.events: queue.SimpleQueue[ShoeEvent] = queue.SimpleQueue()
-        self._sink: EventSink = on_event if on_event is not None else self.events.put
+        self.reports: queue.SimpleQueue[ShoeReport] = queue.SimpleQueue()
+        self._sink: ReportSink = on_report if on_report is not None else self.reports.put
         self._session = ControllerSession(timing, resync=resync, heartbeats=heartbeats)
         self._backoff = backoff
         self._commands: queue.SimpleQueue[tuple[str, tuple[str, ...]]] = queue.SimpleQueue()
@@ -183,7 +183,7 @@ class ShoeDriver:
 
     # ---- the I/O thread -----------------------------------------------------------------
 
-    def _deliver(self, events: list[ShoeEvent]) -> None:
+    def _deliver(self, events: list[ShoeReport]) -> None:
         for event in events:
             if isinstance(event, LinkDown):
                 if self._down:
@@ -256,7 +256,7 @@ class ShoeDriver:
 
     def _step(self, session: ControllerSession) -> None:
         port = self._port
-        events: list[ShoeEvent] = []
+        events: list[ShoeReport] = []
         with self._lock:
             now = time.monotonic()
             while True:

@@ -15,14 +15,14 @@ import queue
 import sys
 import time
 
-from drivers.shoe import events as ev
+from drivers.shoe import reports as ev
 from drivers.shoe.driver import ShoeDriver
-from drivers.shoe.events import ShoeEvent
 from drivers.shoe.reliability import ICD_TIMING
+from drivers.shoe.reports import ShoeReport
 from etgcore.errors import UserError
 
 
-def format_event(event: ShoeEvent, as_json: bool, wall: float) -> str:
+def format_event(event: ShoeReport, as_json: bool, wall: float) -> str:
     if as_json:
         data = event.to_dict()
         data.pop("at", None)
@@ -39,7 +39,7 @@ def run_monitor(args: argparse.Namespace) -> int:
         raise UserError("--time-scale must be positive")
     if not args.log_level:  # the events are printed already; keep stderr for trouble
         logging.getLogger("etg.shoe").setLevel(logging.WARNING)
-    events: queue.SimpleQueue[ShoeEvent] = queue.SimpleQueue()
+    events: queue.SimpleQueue[ShoeReport] = queue.SimpleQueue()
     driver = ShoeDriver(args.port, events.put, timing=ICD_TIMING.scaled(args.time_scale),
                         resync=not args.no_resync, heartbeats=args.heartbeats)
     driver.start(require_port=True)

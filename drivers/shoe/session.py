@@ -11,21 +11,7 @@ from __future__ import annotations
 
 import logging
 
-from drivers.shoe import events as ev
-from drivers.shoe.events import (
-    CardDealt,
-    CommandAcked,
-    CommandRefused,
-    CutCardReached,
-    LinkDown,
-    LinkUp,
-    ProtocolFault,
-    ShoeEmpty,
-    ShoeEvent,
-    ShoeHeartbeat,
-    ShoeHello,
-    ShoeStatus,
-)
+from drivers.shoe import reports as ev
 from drivers.shoe.framing import Decoder, Frame
 from drivers.shoe.reliability import (
     ICD_TIMING,
@@ -40,6 +26,20 @@ from drivers.shoe.reliability import (
     SendFault,
     StaleAnswer,
     Timing,
+)
+from drivers.shoe.reports import (
+    CardDealt,
+    CommandAcked,
+    CommandRefused,
+    CutCardReached,
+    LinkDown,
+    LinkUp,
+    ProtocolFault,
+    ShoeEmpty,
+    ShoeHeartbeat,
+    ShoeHello,
+    ShoeReport,
+    ShoeStatus,
 )
 
 log = logging.getLogger("etg.shoe")
@@ -67,7 +67,7 @@ class ControllerSession:
         self.link = Link(timing, watch_peer=True)
         self.synced = False  # a HEL seen since the port opened
         self._resync_at: float | None = None
-        self._events: list[ShoeEvent] = []
+        self._events: list[ShoeReport] = []
         #: when the port opened and no valid frame has come since (a shoe that is not
         #: there, or a cable to nothing): silent that long is a link-down from the start
         self._silent_since: float | None = None
@@ -82,13 +82,13 @@ class ControllerSession:
         self._resync_at = None
         self._silent_since = now
 
-    def port_lost(self, now: float, why: str) -> list[ShoeEvent]:
+    def port_lost(self, now: float, why: str) -> list[ShoeReport]:
         if self.link.peer_up:
             self.link.peer_up = False
             return [LinkDown(f"port lost: {why}", at=now)]
         return []
 
-    def feed(self, data: bytes, now: float) -> list[ShoeEvent]:
+    def feed(self, data: bytes, now: float) -> list[ShoeReport]:
         """Bytes from the shoe -> events (answers are queued for :meth:`take_output`)."""
         for frame in self.decoder.feed(data):
             for notice in self.link.receive(frame, now):
@@ -98,7 +98,7 @@ class ControllerSession:
         out, self._events = self._events, []
         return out
 
-    def poll(self, now: float) -> list[ShoeEvent]:
+    def poll(self, now: float) -> list[ShoeReport]:
         for notice in self.link.poll(now):
             self._on_notice(notice, now)
         since = self._silent_since
@@ -136,7 +136,7 @@ class ControllerSession:
 
     # ---- meaning -----------------------------------------------------------------------
 
-    def _emit(self, event: ShoeEvent) -> None:
+    def _emit(self, event: ShoeReport) -> None:
         self._events.append(event)
 
     def _on_notice(self, n: Notice, now: float) -> None:
@@ -210,6 +210,6 @@ class ControllerSession:
         self.link.answer(f, "BADARG")
         self._emit(ProtocolFault(problem, seq=f.seq, raw=raw, at=now))
 
-    def _answer_and_emit(self, f: Frame, event: ShoeEvent) -> None:
+    def _answer_and_emit(self, f: Frame, event: ShoeReport) -> None:
         self.link.answer(f)
         self._emit(event)

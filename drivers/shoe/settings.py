@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from etgcore.schema import ranged, text
+from etgcore.config_schema import ranged, text
 
 
 @dataclass(frozen=True)

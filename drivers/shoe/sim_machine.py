@@ -21,9 +21,9 @@ import random
 from collections.abc import Sequence
 from typing import Any
 
-from drivers.shoe.events import is_card
 from drivers.shoe.framing import Decoder, Frame, encode, encode_body
 from drivers.shoe.reliability import Accepted, Answered, Link, SendFault
+from drivers.shoe.reports import is_card
 from drivers.shoe.session import LED_MODES
 from drivers.shoe.sim_settings import (
     FAULT_KINDS,

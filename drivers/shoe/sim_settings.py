@@ -9,8 +9,8 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 
-from drivers.shoe.events import SHOE_FAULT_CODES
 from drivers.shoe.reliability import ICD_TIMING, Timing
+from drivers.shoe.reports import SHOE_FAULT_CODES
 
 #: Faults the simulator can inject (CLI ``--fault``, control ``fault``, :meth:`inject`).
 LINK_FAULTS = ("bad-crc", "drop", "duplicate", "late-ack", "garbage")

@@ -29,7 +29,7 @@ from firmware.engine.inputs import (
     NewShoe,
     Wager,
 )
-from firmware.table.autoplay import Policy, StrategyFor
+from firmware.table.service.autoplay import Policy, StrategyFor
 
 #: a decision for a hand against the dealer's up card (an engine card code), always one of
 #: the legal actions: ``(action, times)``, times being the double's multiple
@@ -37,7 +37,7 @@ HandPolicy = Callable[[Hand, int, Sequence[str]], tuple[str, int]]
 
 
 def strategy_policy(rules: Any, strategy_for: StrategyFor | None = None) -> HandPolicy:
-    """The auto-players' one strategy (:class:`firmware.table.autoplay.Policy`: the
+    """The auto-players' one strategy (:class:`firmware.table.service.autoplay.Policy`: the
     computed basic strategy) for hands of the engine, remembered per situation so a speed
     run measures the engine, not the strategy's lookup."""
     policy = Policy(rules, strategy_for)

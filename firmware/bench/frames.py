@@ -2,8 +2,8 @@
 
 A scenario injects what the shoe would send (``"ERR,MISREAD"``, ``"HEL,1,X,1,SN1"``,
 ``"CUT"``); the engine runner turns the body into the inputs the table controller makes
-of it — the body is read as the shoe driver reads the frame (a :class:`ShoeEvent`) and
-the event goes through the controller's own mapping, :func:`firmware.table.translate.
+of it — the body is read as the shoe driver reads the frame (a :class:`ShoeReport`) and
+the event goes through the controller's own mapping, :func:`firmware.table.devices.translate.
 shoe_inputs`, so both depths give a frame the same meaning. The hil runner sends the real
 frame through the shoe simulator.
 
@@ -13,27 +13,27 @@ One body is not a frame: ``LINK-DOWN``, the shoe falling silent past the ICD's 3
 
 from __future__ import annotations
 
-from drivers.shoe.events import (
+from drivers.shoe.reports import (
     SHOE_FAULT_CODES,
     CardDealt,
     CutCardReached,
     LinkDown,
     LinkUp,
     ShoeEmpty,
-    ShoeEvent,
     ShoeFault,
     ShoeHello,
+    ShoeReport,
     ShoeStatus,
     is_card,
 )
 from firmware.engine.inputs import Input
-from firmware.table.translate import shoe_inputs
+from firmware.table.devices.translate import shoe_inputs
 
 STATES = ("READY", "LOCKED", "EMPTY", "FAULT")
 LINK_DOWN = "LINK-DOWN"
 
 
-def frame_events(body: str) -> list[ShoeEvent]:
+def frame_events(body: str) -> list[ShoeReport]:
     """The shoe events a body stands for; ValueError says what is wrong with it."""
     parts = body.split(",")
     kind = parts[0]

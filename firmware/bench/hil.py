@@ -1,6 +1,6 @@
 """`etg bench run --mode hil`: the hil driver registered with the shared runner.
 
-Importing this module installs :class:`~firmware.bench.hil_driver.HilDriver` as the
+Importing this module installs :class:`~firmware.bench.hil_target.HilTarget` as the
 ``hil`` mode of :mod:`firmware.bench.runner`; loading, playback, comparison, the PASS/FAIL
 lines, the exit code and the JUnit report are the engine mode's own.
 """
@@ -10,15 +10,15 @@ from __future__ import annotations
 from collections.abc import Callable
 
 from etgcore.errors import UserError
-from firmware.bench.driver import TableDriver
-from firmware.bench.hil_driver import HilDriver
+from firmware.bench.hil_target import HilTarget
 from firmware.bench.runner import register_driver
+from firmware.bench.target import TableTarget
 from firmware.table.settings import TableSetup
 
-register_driver("hil", HilDriver)
+register_driver("hil", HilTarget)
 
 
-def hil_factory(cfg: TableSetup) -> Callable[[], TableDriver]:
+def hil_factory(cfg: TableSetup) -> Callable[[], TableTarget]:
     """The hil driver for this configuration; production refuses the bench's powers."""
     if not cfg.bench:
         raise UserError(
@@ -26,4 +26,4 @@ def hil_factory(cfg: TableSetup) -> Callable[[], TableDriver]:
             "this configuration is in production mode (table.mode = \"production\"), "
             "which refuses it"
         )
-    return HilDriver
+    return HilTarget

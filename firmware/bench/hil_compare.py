@@ -1,6 +1,6 @@
 """Equivalence of the two depths: the same scenario file, engine and hil, compared.
 
-Both runs go through the shared playback; :class:`RecordingDriver` keeps what the
+Both runs go through the shared playback; :class:`RecordingTarget` keeps what the
 playback observed at every look at the table (the starting seats, each seat's credits
 before its wager, each round's outcome), reduced by the shared
 :func:`~firmware.bench.compare.observe` to state, credits, first-hand results and the
@@ -15,16 +15,16 @@ from dataclasses import dataclass
 
 from etgcore.view import ExpectingView, PublicView
 from firmware.bench.compare import Observed, observe
-from firmware.bench.driver import EngineDriver, TableDriver
 from firmware.bench.report import Result
 from firmware.bench.runner import run_one
 from firmware.bench.scenario import Scenario
+from firmware.bench.target import EngineTarget, TableTarget
 
 
-class RecordingDriver:
-    """A :class:`TableDriver` passing everything to ``inner`` and recording each view."""
+class RecordingTarget:
+    """A :class:`TableTarget` passing everything to ``inner`` and recording each view."""
 
-    def __init__(self, inner: TableDriver) -> None:
+    def __init__(self, inner: TableTarget) -> None:
         self.inner = inner
         self.seen: list[Observed] = []
 
@@ -46,7 +46,7 @@ class RecordingDriver:
         return self.inner.wager(seat, amount)
 
     def side_wager(self, seat: int, name: str, amount: int) -> str | None:
-        place = getattr(self.inner, "side_wager", None)  # optional in TableDriver
+        place = getattr(self.inner, "side_wager", None)  # optional in TableTarget
         if place is None:
             return "this depth places no side wager"
         why: str | None = place(seat, name, amount)
@@ -87,10 +87,10 @@ class Comparison:
 
 def compare_depths(path: str) -> Comparison:
     """Run ``path`` at both depths and list every way they differ."""
-    from firmware.bench.hil_driver import HilDriver
+    from firmware.bench.hil_target import HilTarget
 
-    eng = RecordingDriver(EngineDriver())
-    hil = RecordingDriver(HilDriver())
+    eng = RecordingTarget(EngineTarget())
+    hil = RecordingTarget(HilTarget())
     re = run_one(path, lambda: eng)
     rh = run_one(path, lambda: hil)
     diffs: list[str] = []

@@ -20,7 +20,7 @@ from __future__ import annotations
 import time
 from collections.abc import Sequence
 
-from drivers.shoe.events import is_card
+from drivers.shoe.reports import is_card
 from drivers.shoe.sim_machine import STICKY, ShoeMachine, SimSettings
 from drivers.shoe.simulator import ShoeSimulator
 

@@ -1,4 +1,4 @@
-"""Playing a scenario through a :class:`~firmware.bench.driver.TableDriver`.
+"""Playing a scenario through a :class:`~firmware.bench.target.TableTarget`.
 
 The loop asks the table what it expects and supplies it from the scenario: the next card
 of the shoe list, the next action, the forced draw. Faults and console presses go in
@@ -15,8 +15,8 @@ from collections import deque
 
 from etgcore.view import ExpectingView
 from firmware.bench.compare import differences, observe
-from firmware.bench.driver import TableDriver
 from firmware.bench.scenario import START_CREDITS, Action, Round, Scenario
+from firmware.bench.target import TableTarget
 
 #: an offer the table may make without the file scripting it (recognised by the action it
 #: offers) -> the answer taken without a signal, and the actions that answer it
@@ -30,7 +30,7 @@ class Mismatch(Exception):
     """The table and the scenario disagree; the message is the FAIL reason."""
 
 
-def play_scenario(scenario: Scenario, driver: TableDriver) -> list[str]:
+def play_scenario(scenario: Scenario, driver: TableTarget) -> list[str]:
     """Play every round; the list of differences (empty when the scenario passes)."""
     driver.start(scenario)
     try:
@@ -50,7 +50,7 @@ def play_scenario(scenario: Scenario, driver: TableDriver) -> list[str]:
         driver.stop()
 
 
-def _play_round(rnd: Round, driver: TableDriver, shoe: deque[str]) -> list[str]:
+def _play_round(rnd: Round, driver: TableTarget, shoe: deque[str]) -> list[str]:
     where = f"round {rnd.number}"
     shoe.extend(rnd.shoe)
     events = list(rnd.events)
@@ -117,7 +117,7 @@ def _play_round(rnd: Round, driver: TableDriver, shoe: deque[str]) -> list[str]:
     return differences(rnd, observe(driver.view(), before))
 
 
-def _place_wagers(where: str, rnd: Round, driver: TableDriver) -> dict[int, int]:
+def _place_wagers(where: str, rnd: Round, driver: TableTarget) -> dict[int, int]:
     """The round's credits and wagers, then betting closed; each seat's credits before."""
     before: dict[int, int] = {}
     at_table = {x["seat"] for x in driver.view()["seats"]}
@@ -144,7 +144,7 @@ def _place_wagers(where: str, rnd: Round, driver: TableDriver) -> dict[int, int]
     return before
 
 
-def _decide(where: str, exp: ExpectingView, actions: list[Action], driver: TableDriver) -> None:
+def _decide(where: str, exp: ExpectingView, actions: list[Action], driver: TableTarget) -> None:
     seat, hand, legal = exp["seat"], exp["hand"], exp["legal"]
     if seat is None or hand is None:  # a decision is always some seat's hand's
         raise Mismatch(f"{where}: the table waits for a decision of no seat: {exp['why']}")

@@ -13,15 +13,15 @@ from typing import Any
 
 from etgcore.errors import UserError
 from etgcore.view import PublicView
-from firmware.bench.driver import EngineDriver
 from firmware.bench.playback import play_scenario
 from firmware.bench.scenario import load_scenario
+from firmware.bench.target import EngineTarget
 
 
 def recorded_round(scenario: str) -> list[PublicView]:
     """The public view after every accepted input of the scenario's first round."""
     views: list[PublicView] = []
-    driver = EngineDriver(on_applied=lambda _inp: views.append(driver.view()))
+    driver = EngineTarget(on_applied=lambda _inp: views.append(driver.view()))
     sc = load_scenario(scenario)
     problems = play_scenario(dataclasses.replace(sc, rounds=sc.rounds[:1]), driver)
     if problems:
@@ -37,7 +37,7 @@ class _Enough(Exception):
         self.view = view
 
 
-class _StoppingDriver(EngineDriver):
+class _StoppingDriver(EngineTarget):
     """An engine driver that stops the playback right after the ``limit``-th card."""
 
     def __init__(self, limit: int | None) -> None:

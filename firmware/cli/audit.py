@@ -15,7 +15,7 @@ import datetime as dt
 import json
 from typing import Any
 
-from etgcore.commands import context
+from etgcore.cli_context import context
 from etgcore.errors import UserError
 from etgcore.money import dollars
 from etgcore.options import add_json, print_json

@@ -6,7 +6,7 @@ import argparse
 import sys
 from typing import Any
 
-from etgcore.commands import context
+from etgcore.cli_context import context
 from etgcore.errors import UserError
 from etgcore.options import add_json, add_progress, add_seed, count, print_json, seed_int
 from etgcore.progress import progress_for
@@ -74,9 +74,9 @@ def _run(args: argparse.Namespace) -> int:
         # The configuration's mode decides the table's: production refuses forced draws.
         from functools import partial
 
-        from firmware.bench.driver import EngineDriver
+        from firmware.bench.target import EngineTarget
 
-        factory = partial(EngineDriver, bench=context(args).load_config(args).bench)
+        factory = partial(EngineTarget, bench=context(args).load_config(args).bench)
     files = find_scenarios(args.paths)
     results = []
     # the engine plays a file in milliseconds; the real table takes seconds per file

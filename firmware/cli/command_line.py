@@ -7,8 +7,8 @@ imports (pygame, numpy) inside the functions, so ``etg --help`` stays fast.
 
 This module composes; the commands never import it back. What they need of it (the
 configuration loader, the version, the program's identity) reaches them as the
-:class:`~etgcore.commands.CommandContext` in every parsed namespace
-(:func:`etgcore.commands.context`).
+:class:`~etgcore.cli_context.CommandContext` in every parsed namespace
+(:func:`etgcore.cli_context.context`).
 
 Bad input never shows a traceback: :class:`~etgcore.errors.UserError` prints one line and
 exits 2, as do argparse errors; anything else is a bug, shown as one line with a hint to
@@ -25,7 +25,7 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any, NoReturn
 
-from etgcore.commands import CONTEXT_ATTR, CommandContext
+from etgcore.cli_context import CONTEXT_ATTR, CommandContext
 from etgcore.errors import UserError
 from firmware import __version__
 from firmware.cli.logsetup import setup_logging, wants_json

@@ -8,7 +8,7 @@ import json
 from collections.abc import Mapping
 from typing import Any
 
-from etgcore.commands import context
+from etgcore.cli_context import context
 from etgcore.errors import ConfigError
 from etgcore.options import add_json, print_json
 

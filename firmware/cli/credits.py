@@ -1,5 +1,5 @@
 """`etg credits add|out|status`: credit transfers to the table, whether or not its process
-runs, each applied at most once per client-chosen id (firmware.table.transfers).
+runs, each applied at most once per client-chosen id (firmware.table.requests.transfers).
 
 With no table process the journal is recovered here and the transfer journaled through a
 ``Controller``; while the table runs it holds the journal, and the transfer goes to it
@@ -18,7 +18,7 @@ from firmware.journal.lock import JournalLock, TableRunning
 from firmware.journal.opening import open_for_table
 from firmware.table.controller import Controller
 from firmware.table.recovery import open_table
-from firmware.table.transfers import CreditLimits, TransferLedger
+from firmware.table.requests.transfers import CreditLimits, TransferLedger
 
 
 def _limits(cfg: TableConfig) -> CreditLimits:
@@ -60,7 +60,7 @@ def add_credits_offline(cfg: TableConfig, seat: int, cents: int, journal_path: s
             rec = open_table(journal, rules, cfg.table.seats, cfg.bench)
         ctl = Controller(rec.game, journal, finals_recorded=rec.finals_recorded,
                          round_first_seq=rec.round_first_seq, limits=_limits(cfg))
-        ok, msg = ctl.command(kind, args)
+        ok, msg = ctl.request(kind, args)
         journal.close()
     finally:
         lock.release()
@@ -72,7 +72,7 @@ def add_credits_offline(cfg: TableConfig, seat: int, cents: int, journal_path: s
 def _credits_to_running_table(jpath: Path, kind: str, seat: int, cents: int,
                               tid: str | None) -> str:
     """The table holds the journal: hand the transfer to it (attendant socket)."""
-    from firmware.table.attendant_socket import transfer
+    from firmware.table.requests.attendant_socket import transfer
 
     if tid is None:
         raise UserError("a transfer to a running table needs an id (--id)")
@@ -95,7 +95,7 @@ def transfer_status(journal_path: str, tid: str) -> dict[str, Any]:
     from firmware.journal import open_existing
 
     jpath = Path(journal_path)
-    from firmware.table.attendant_socket import socket_path, status
+    from firmware.table.requests.attendant_socket import socket_path, status
 
     if socket_path(jpath).is_socket():
         try:

@@ -13,7 +13,7 @@ import argparse
 import json
 from typing import Any
 
-from etgcore.commands import context
+from etgcore.cli_context import context
 
 
 def register(sub: Any, common: argparse.ArgumentParser) -> None:

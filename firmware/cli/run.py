@@ -7,7 +7,7 @@ import dataclasses
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
-from etgcore.commands import context
+from etgcore.cli_context import context
 from etgcore.errors import UserError
 from etgcore.money import dollars
 from firmware.engine.rules import VARIANTS
@@ -111,8 +111,8 @@ def _effective(args: argparse.Namespace) -> Any:
 
 
 def cmd_run(args: argparse.Namespace) -> int:
-    from firmware.table.service import RunOptions, run_table
-    from firmware.table.ui_bridge import display_available
+    from firmware.table.service.run import RunOptions, run_table
+    from firmware.table.service.ui_bridge import display_available
 
     if args.demo:
         if not args.shoe:
@@ -144,7 +144,7 @@ def cmd_run(args: argparse.Namespace) -> int:
         return run_table(cfg, opts)
     except JournalRefused as exc:  # on the screen as well as on stderr and in the syslog
         from firmware.engine.rules import load_rules
-        from firmware.table.ui_bridge import show_refusal
+        from firmware.table.service.ui_bridge import show_refusal
 
         show_refusal(cfg, load_rules(cfg.table.variant, dict(cfg.rules), cfg.source), str(exc),
                      headless=args.headless)
@@ -160,7 +160,7 @@ def floor_link_opener(cfg: Any, version: str) -> OpenFloorLink | None:
     def open_link(journal: Journal, on_command: Callable[[dict[str, Any]], None]) -> FloorPort:
         from firmware.engine.rules import load_rules
         from firmware.floor.link import open_floor_link
-        from firmware.table.start_record import software_of
+        from firmware.table.service.start_record import software_of
 
         rules = load_rules(cfg.table.variant, dict(cfg.rules), cfg.source)
         return open_floor_link(cfg.floor, cfg.table.table_id,
@@ -208,7 +208,7 @@ def cmd_credits_status(args: argparse.Namespace) -> int:
     import json
 
     from firmware.cli.credits import transfer_status
-    from firmware.table.transfers import TransferRefused, transfer_id
+    from firmware.table.requests.transfers import TransferRefused, transfer_id
 
     try:
         tid = transfer_id(args.id)

@@ -13,7 +13,7 @@ from __future__ import annotations
 import argparse
 from typing import Any
 
-from etgcore.commands import context
+from etgcore.cli_context import context
 
 SNAPSHOT_SCREENS = ("auto", "table", "attract", "betting", "tilt", "void", "recall", "failure")
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from etgcore.schema import doc, text
+from etgcore.config_schema import doc, text
 
 
 @dataclass(frozen=True)

@@ -28,25 +28,25 @@ from firmware.engine.inputs import Draw, Fault, Input
 from firmware.engine.rejected import Rejected
 from firmware.journal import Entry, EventCode, Journal, JournalError
 from firmware.journal.meters import round_deltas
-from firmware.table import translate
 from firmware.table.accounting import round_accounts
-from firmware.table.commands import Commands
-from firmware.table.device_events import DeviceEvents, optional_wager
+from firmware.table.devices import translate
+from firmware.table.devices.device_reports import DeviceReports, optional_wager
+from firmware.table.devices.shoe_checks import RepeatWatch
+from firmware.table.devices.shoe_control import ShoeControl
 from firmware.table.floor_gate import FloorGate
 from firmware.table.happenings import (
-    CommandHappening,
     Happening,
     PanelHappening,
+    RequestHappening,
     ShoeHappening,
     StopHappening,
 )
 from firmware.table.pending_double import DoubleChooser
 from firmware.table.ports import OnRound, PanelPort, Publish, RngPort, ShoePort
 from firmware.table.recovery import round_ended
+from firmware.table.requests.desk import RequestDesk
+from firmware.table.requests.transfers import CreditLimits, TransferLedger
 from firmware.table.rng_draw import draw_values
-from firmware.table.shoe_checks import RepeatWatch
-from firmware.table.shoe_control import ShoeControl
-from firmware.table.transfers import CreditLimits, TransferLedger
 
 log = logging.getLogger("etg.table")
 
@@ -55,10 +55,10 @@ class Controller:
     """Owns the engine; see the module docstring. Not thread-safe: one thread calls it.
 
     It holds its collaborators, each owning its own state: :attr:`devices` (shoe events,
-    buttons, console keys: firmware.table.device_events), :attr:`commands` (attendant and
-    bench commands: firmware.table.commands), :attr:`shoe_control` (gate, LED, fault
-    queries: firmware.table.shoe_control) and :attr:`doubles` (the pending 1x-4x double).
-    They reach the controller only through :class:`~firmware.table.ports.CommandHost`.
+    buttons, console keys: firmware.table.devices.device_reports), :attr:`commands` (attendant and
+    bench commands: firmware.table.requests.desk), :attr:`shoe_control` (gate, LED, fault
+    queries: firmware.table.devices.shoe_control) and :attr:`doubles` (the pending 1x-4x double).
+    They reach the controller only through :class:`~firmware.table.ports.RequestHost`.
     """
 
     def __init__(
@@ -92,8 +92,8 @@ class Controller:
         #: the pending 1x-4x double (press, tick, lamps)
         self.doubles = DoubleChooser()
         self.shoe_control = ShoeControl(shoe)
-        self.devices = DeviceEvents(self, self.shoe_control, self.doubles)
-        self.commands = Commands(self, journal, limits or CreditLimits(),
+        self.reports = DeviceReports(self, self.shoe_control, self.doubles)
+        self.requests = RequestDesk(self, journal, limits or CreditLimits(),
                                  TransferLedger.from_journal(journal))
         self.failure: str | None = None  # journal failure: the table takes no input at all
         self.rng_failure: str | None = None  # shown; a round needing a draw tilts (RNG)
@@ -122,11 +122,11 @@ class Controller:
 
     @property
     def transfers(self) -> TransferLedger:
-        return self.commands.transfers
+        return self.requests.transfers
 
-    def command(self, name: str, args: Mapping[str, Any]) -> tuple[bool, str]:
-        """One attendant or bench command, now (firmware.table.commands)."""
-        return self.commands.run(name, args)
+    def request(self, name: str, args: Mapping[str, Any]) -> tuple[bool, str]:
+        """One attendant or bench command, now (firmware.table.requests.desk)."""
+        return self.requests.run(name, args)
 
     def status(self) -> dict[str, Any]:
         """The answer to the ``status`` command: the public view and the counters."""
@@ -183,7 +183,7 @@ class Controller:
     def _want_status(self) -> bool:
         """A fault is active, or the status after the shoe's HEL has not come yet."""
         tilt = self.game.tilt
-        return (tilt is not None and tilt.active) or self.devices.shoe_check_due
+        return (tilt is not None and tilt.active) or self.reports.shoe_check_due
 
     def handle(self, h: Happening) -> None:
         if isinstance(h, StopHappening):
@@ -192,13 +192,13 @@ class Controller:
             return
         try:
             if isinstance(h, ShoeHappening):
-                self.devices.on_shoe(h.event, self.clock())
-                self.handled["shoe:" + h.event.kind] += 1
+                self.reports.on_shoe(h.report, self.clock())
+                self.handled["shoe:" + h.report.kind] += 1
             elif isinstance(h, PanelHappening):
-                self.devices.on_panel(h, self.clock())
+                self.reports.on_panel(h, self.clock())
                 self.handled["panel:" + h.kind] += 1
-            elif isinstance(h, CommandHappening):
-                self.commands.on_command(h)
+            elif isinstance(h, RequestHappening):
+                self.requests.on_request(h)
             self.refresh()
         except Exception as exc:  # one bad request or device event never stops the table
             self._contain(exc, h)
@@ -211,23 +211,23 @@ class Controller:
         what = "a timer" if h is None else type(h).__name__
         log.exception("internal error while handling %s", what)
         self.handled["internal-error"] += 1
-        if isinstance(h, CommandHappening) and h.reply is not None:
+        if isinstance(h, RequestHappening) and h.reply is not None:
             h.reply.put((False, f"internal error: {why}"))
         try:
             self.event(EventCode.INTERNAL_ERROR, self.game.round_no, error=why, during=what)
-            self.feed(Fault("INTERNAL", why), "table")
+            self.take(Fault("INTERNAL", why), "table")
             self.refresh()
         except Exception:
             log.exception("the tilt for an internal error failed too")
 
     def tick(self) -> None:
         now = self.clock()
-        self.devices.place_double(self.doubles.tick(now))
+        self.reports.place_double(self.doubles.tick(now))
         self.shoe_control.tick(now, want_status=self._want_status())
 
     # -- inputs: journal first, then the engine ----------------------------------------------
 
-    def feed(self, inp: Input, source: str) -> bool:
+    def take(self, inp: Input, source: str) -> bool:
         """Append ``inp`` durably, then apply it; False if refused (state unchanged)."""
         if self.failure:
             log.warning("input %s ignored: %s", inp.TYPE, self.failure)
@@ -299,7 +299,7 @@ class Controller:
 
     def _watch_repeats(self, code: str, cause: str) -> None:
         """The same tilt again and again in one round becomes a fault the dealer resolves
-        (firmware.table.shoe_checks): resuming into it once more would only loop."""
+        (firmware.table.devices.shoe_checks): resuming into it once more would only loop."""
         n = self.repeats.seen(code)
         to = self.repeats.escalation(code)
         if to is None:
@@ -307,7 +307,7 @@ class Controller:
         self.repeats.reset()
         self.event(EventCode.TILT_REPEATED, self.game.round_no, code=code, times=n,
                    escalated=to)
-        self.feed(Fault(to, f"{code} {n} times in this round (last: {cause})"), "table")
+        self.take(Fault(to, f"{code} {n} times in this round (last: {cause})"), "table")
 
     def refresh(self) -> None:
         """Derive the commands and the snapshot from the engine's state."""
@@ -325,7 +325,7 @@ class Controller:
                 self.panel.set_lamps(lamps)
                 self._lamps = {k: set(v) for k, v in lamps.items()}
         view["controller"] = ControllerView(
-            pending_double=self.doubles.public(), recall=self.devices.recall_held,
+            pending_double=self.doubles.public(), recall=self.reports.recall_held,
             failure=self.failure or self.rng_failure, closed=self.floor_gate.closed,
             failure_kind="journal" if self.failure else "rng" if self.rng_failure else None,
             deal_resumes=t.phase == P.TILT and t.resume_refusal() is None)
@@ -338,7 +338,7 @@ class Controller:
         t = self.game
         if self.forced_draws and t.bench:
             values = self.forced_draws.pop(0)
-            self.feed(Draw(values, forced=True), "bench")
+            self.take(Draw(values, forced=True), "bench")
             return
         if self.rng is None:
             self._rng_failed(self.rng_failure or "no RNG is available")
@@ -348,13 +348,13 @@ class Controller:
         except Exception as exc:  # rng.RngUnavailable and any failure of the generator
             self._rng_failed(str(getattr(exc, "cause", exc)))
             return
-        self.feed(Draw(values, forced=False, record=record), "rng")
+        self.take(Draw(values, forced=False, record=record), "rng")
 
     def _rng_failed(self, why: str) -> None:
         """The round waits for a draw the RNG cannot give: tilt (the supervisor voids)."""
         self.rng_failure = f"RNG failure: {why}"
         self.event(EventCode.RNG_FAILURE, self.game.round_no, reason=why)
-        self.feed(Fault("RNG", why), "table")
+        self.take(Fault("RNG", why), "table")
 
     # -- rounds: record and meters --------------------------------------------------------
 

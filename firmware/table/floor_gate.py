@@ -17,7 +17,7 @@ from firmware.engine.inputs import Input, SideWager, Wager
 from firmware.journal import EventCode, Journal
 from firmware.table.recovery import in_round
 
-EventSink = Callable[..., None]
+EventWriter = Callable[..., None]
 
 
 class FloorGate:
@@ -45,7 +45,7 @@ class FloorGate:
             return "the floor has closed this table"
         return None
 
-    def command(self, args: Mapping[str, Any], game: Game, event: EventSink) -> tuple[bool, str]:
+    def command(self, args: Mapping[str, Any], game: Game, event: EventWriter) -> tuple[bool, str]:
         """A floor command handed over by the floor link: ``{"command": ..., "refusal":
         None or why}``; journaled either way."""
         cmd = dict(args.get("command") or {})
@@ -67,7 +67,7 @@ class FloorGate:
             self.settle(game, event)
         return True, "closed" if self.closed else "closing after the round in play"
 
-    def settle(self, game: Game, event: EventSink) -> None:
+    def settle(self, game: Game, event: EventWriter) -> None:
         """Close a closing table once no round is in play (after every change)."""
         if self.closing and not in_round(game):
             self.closing, self.closed = False, True

@@ -10,25 +10,25 @@ import queue
 from dataclasses import dataclass, field
 from typing import Any
 
-from drivers.panel.buttons import EventKind
-from drivers.shoe.events import ShoeEvent
+from drivers.panel.buttons import ReportKind
+from drivers.shoe.reports import ShoeReport
 
 
 @dataclass(frozen=True)
 class ShoeHappening:
-    event: ShoeEvent
+    report: ShoeReport
 
 
 @dataclass(frozen=True)
 class PanelHappening:
-    kind: EventKind  #: press | release | stuck | fault (the panel driver's vocabulary)
+    kind: ReportKind  #: press | release | stuck | fault (the panel driver's vocabulary)
     button: str
     seat: int | None = None
     detail: str = ""
 
 
 @dataclass(frozen=True)
-class CommandHappening:
+class RequestHappening:
     """An attendant or bench request; ``reply`` receives (ok, message)."""
 
     name: str
@@ -41,4 +41,4 @@ class StopHappening:
     reason: str = "stop"
 
 
-Happening = ShoeHappening | PanelHappening | CommandHappening | StopHappening
+Happening = ShoeHappening | PanelHappening | RequestHappening | StopHappening

@@ -14,7 +14,7 @@ from typing import Any, Literal, Protocol
 
 from drivers.panel.settings import PanelSettings
 from drivers.shoe.settings import ShoeSettings
-from etgcore.schema import doc, ranged, text
+from etgcore.config_schema import doc, ranged, text
 from firmware.engine.rules import Variant
 from firmware.journal.settings import JournalSettings
 from rng.settings import RngSettings

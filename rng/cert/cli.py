@@ -8,7 +8,7 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from etgcore.commands import context
+from etgcore.cli_context import context
 from etgcore.errors import UserError, output_dir
 from etgcore.options import (
     add_decks,

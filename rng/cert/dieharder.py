@@ -64,14 +64,14 @@ def run(read: Callable[[int], bytes], tests: Sequence[int] | None, exe: str,
         stdin = proc.stdin
         assert stdin is not None
 
-        def feed(pipe: object = stdin) -> None:
+        def pump(pipe: object = stdin) -> None:
             try:
                 while True:
                     pipe.write(read(WRITE))  # type: ignore[attr-defined]
             except (BrokenPipeError, OSError, ValueError):
                 pass
 
-        writer = threading.Thread(target=feed, daemon=True)
+        writer = threading.Thread(target=pump, daemon=True)
         writer.start()
         left = max(1.0, timeout_s - (time.monotonic() - t0))
         killer = threading.Timer(left, proc.kill)

@@ -8,7 +8,7 @@
   every start, so the report names the same configuration the table would.
 
 The RNG computes neither list nor fingerprint itself: the command line that composes it
-hands them over (:class:`~etgcore.commands.CommandContext`), so ``rng`` imports nothing
+hands them over (:class:`~etgcore.cli_context.CommandContext`), so ``rng`` imports nothing
 of the firmware or the release tooling.
 """
 

@@ -37,7 +37,7 @@ from typing import Any, BinaryIO
 
 import numpy as np
 
-from etgcore.commands import CommandContext
+from etgcore.cli_context import CommandContext
 from etgcore.errors import UserError
 from rng.cert import dieharder
 from rng.cert.analyze import progress_bar

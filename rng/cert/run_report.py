@@ -8,7 +8,7 @@ import dataclasses
 from pathlib import Path
 from typing import Any
 
-from etgcore.commands import CommandContext
+from etgcore.cli_context import CommandContext
 from rng.cert.analyze import independence_plot, outcome_section, shuffle_section
 from rng.cert.meta import RunMetadata, program_hash
 from rng.cert.report import Section

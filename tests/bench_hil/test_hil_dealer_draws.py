@@ -25,21 +25,21 @@ from typing import Any
 
 import pytest
 
-from firmware.bench.driver import EngineDriver, TableDriver
-from firmware.bench.hil_compare import RecordingDriver
+from firmware.bench.hil_compare import RecordingTarget
 from firmware.bench.hil_service import ACT_TIMEOUT_S, ServiceError
 from firmware.bench.playback import play_scenario
 from firmware.bench.scenario import load_scenario
+from firmware.bench.target import EngineTarget, TableTarget
 
 SCENARIO = (Path(__file__).resolve().parents[1] / "scenarios" / "spanish21"
             / "19-all-21s-dealer-only-reveals.toml")
 
 
-class Spy(RecordingDriver):
+class Spy(RecordingTarget):
     """Records each ``expecting()`` with the number of rounds finished before it; at hil,
     stacks the next card in the shoe as soon as a round is settled."""
 
-    def __init__(self, inner: TableDriver, stack: bool) -> None:
+    def __init__(self, inner: TableTarget, stack: bool) -> None:
         super().__init__(inner)
         self.asked: list[tuple[int, dict[str, Any]]] = []
         self.finished = 0
@@ -97,11 +97,11 @@ def test_baseline_1_10_spanish21_all_21s_no_dealer_card_asked_gate_stays_locked(
 ) -> None:
     scenario = load_scenario(SCENARIO)
     if mode == "engine":
-        spy = Spy(EngineDriver(), stack=False)
+        spy = Spy(EngineTarget(), stack=False)
     else:
-        from firmware.bench.hil_driver import HilDriver
+        from firmware.bench.hil_target import HilTarget
 
-        spy = Spy(HilDriver(), stack=True)
+        spy = Spy(HilTarget(), stack=True)
         spy.leftover = ["QS"]  # round 1's last card, which the dealer does not draw
     assert play_scenario(scenario, spy) == []
     round1 = [e for done, e in spy.asked if done == 0]

@@ -14,10 +14,10 @@ from pathlib import Path
 
 import pytest
 
-from firmware.bench.driver import EngineDriver
 from firmware.bench.hil_compare import compare_depths
 from firmware.bench.runner import run_one
 from firmware.bench.scenario import find_scenarios
+from firmware.bench.target import EngineTarget
 
 ROOT = Path(__file__).resolve().parents[2]
 SCENARIOS = ROOT / "tests" / "scenarios"
@@ -78,7 +78,7 @@ def test_hil_subset_spans_variants_and_faults() -> None:
 def test_hil_whole_library_passes_in_engine_mode() -> None:
     files = find_scenarios([str(SCENARIOS)])
     assert len(files) >= 100
-    failed = [r.line() for r in (run_one(str(f), EngineDriver) for f in files) if not r.passed]
+    failed = [r.line() for r in (run_one(str(f), EngineTarget) for f in files) if not r.passed]
     assert not failed, "\n".join(failed)
 
 

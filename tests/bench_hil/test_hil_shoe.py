@@ -15,20 +15,20 @@ import time
 from waiting import DEADLINE_S, wait_for
 
 from drivers.shoe.driver import ShoeDriver
-from drivers.shoe.events import ShoeEvent
-from firmware.bench.hil_driver import HilDriver
+from drivers.shoe.reports import ShoeReport
 from firmware.bench.hil_shoe import bench_shoe
+from firmware.bench.hil_target import HilTarget
 from firmware.bench.scenario import parse_scenario
 
 
 def _until(driver: ShoeDriver, kind: str,
-           timeout: float = DEADLINE_S) -> tuple[list[ShoeEvent], ShoeEvent]:
+           timeout: float = DEADLINE_S) -> tuple[list[ShoeReport], ShoeReport]:
     """Every event before the next one of ``kind``, and that one."""
-    before: list[ShoeEvent] = []
+    before: list[ShoeReport] = []
     deadline = time.monotonic() + timeout
     while True:
         try:
-            ev = driver.events.get(timeout=max(0.0, deadline - time.monotonic()))
+            ev = driver.reports.get(timeout=max(0.0, deadline - time.monotonic()))
         except queue.Empty:
             raise AssertionError(f"no {kind} event within {timeout:g} s; got "
                                  f"{[e.kind for e in before]}") from None
@@ -37,7 +37,7 @@ def _until(driver: ShoeDriver, kind: str,
         before.append(ev)
 
 
-def _quiet_until_status(driver: ShoeDriver) -> ShoeEvent:
+def _quiet_until_status(driver: ShoeDriver) -> ShoeReport:
     """Ask the shoe for its status and return the answer, checking that nothing was dealt,
     cut or emptied before it. The shoe answers QRY in the same loop that deals, after the
     bench's last instruction: its answer proves the shoe went past the point where a
@@ -84,7 +84,7 @@ SCENARIO = {"name": "gate refused", "variant": "blackjack",
 def test_hil_refused_gate_tilts_then_resumes() -> None:
     """shoe ICD §5/§6: NAK,STATE to ULK while a card is due pauses the round (no endless
     wait); STA,READY clears it and DEAL resumes: the cards then come."""
-    d = HilDriver()
+    d = HilTarget()
     d.start(parse_scenario(SCENARIO, "gate-refused"))
     try:
         assert d.set_credits(1, 100_000) is None

@@ -18,7 +18,7 @@ from deploy.fingerprint import (
 )
 from firmware.config import load_config
 from firmware.journal import EventCode
-from firmware.table.start_record import record_config_at_start, start_events
+from firmware.table.service.start_record import record_config_at_start, start_events
 
 RULES = {"decks": 6, "dealer_hits_soft_17": False, "blackjack_pays": Fraction(3, 2)}
 

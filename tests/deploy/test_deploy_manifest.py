@@ -21,7 +21,7 @@ from deploy.manifest import (
     verify_installed,
 )
 from deploy.unpack import extract
-from firmware.table.start_record import record_software_check
+from firmware.table.service.start_record import record_software_check
 
 
 @pytest.fixture

@@ -63,7 +63,7 @@ def bet(t: Game, *wagers: tuple[int, int], close: bool = True) -> None:
         t.apply(CloseBetting())
 
 
-def feed(t: Game, *cards: str) -> None:
+def deal(t: Game, *cards: str) -> None:
     for c in cards:
         t.apply(Card(c))
 

@@ -11,8 +11,8 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from firmware.bench.driver import EngineDriver
 from firmware.bench.runner import run_one
+from firmware.bench.target import EngineTarget
 from firmware.cli import main
 
 REPO = Path(__file__).resolve().parents[2]
@@ -126,7 +126,7 @@ BASE = GOOD.replace("NET", "1000")
     ],
 )
 def test_malformed_file_is_a_fail_with_the_reason(tmp_path: Path, text: str, reason: str) -> None:
-    r = run_one(write(tmp_path, text), EngineDriver)
+    r = run_one(write(tmp_path, text), EngineTarget)
     assert not r.passed
     assert reason in r.problems[0], r.problems
 
@@ -167,7 +167,7 @@ def test_malformed_file_is_a_fail_with_the_reason(tmp_path: Path, text: str, rea
 def test_table_disagreement_is_a_fail_with_the_reason(
     tmp_path: Path, change: object, reason: str
 ) -> None:
-    r = run_one(write(tmp_path, change(BASE)), EngineDriver)  # type: ignore[operator]
+    r = run_one(write(tmp_path, change(BASE)), EngineTarget)  # type: ignore[operator]
     assert not r.passed
     assert reason in "; ".join(r.problems), r.problems
 
@@ -175,7 +175,7 @@ def test_table_disagreement_is_a_fail_with_the_reason(
 def test_round_waiting_for_new_shoe_fails_clearly(tmp_path: Path) -> None:
     text = (SCENARIOS / "16-cut-card-new-shoe-burn.toml").read_text(encoding="utf-8")
     text = text.replace('  [[round.console]]\n  after = 0\n  press = "SHUFFLE"\n', "")
-    r = run_one(write(tmp_path, text), EngineDriver)
+    r = run_one(write(tmp_path, text), EngineTarget)
     assert "round 2: seat 1 wager 1000 refused: wager: the table waits for a new shoe" in (
         r.problems[0])
 
@@ -200,7 +200,7 @@ def test_round_waiting_for_new_shoe_fails_clearly(tmp_path: Path) -> None:
 def test_scenario_format_keys_checked_exactly(tmp_path: Path, text: str, reason: str) -> None:
     """scenario format: card codes exactly as written there, `net` required, `draws` keys,
     the `push22` seat key (our extension), a seat the variant's table does not have."""
-    r = run_one(write(tmp_path, text), EngineDriver)
+    r = run_one(write(tmp_path, text), EngineTarget)
     assert not r.passed
     assert reason in "; ".join(r.problems), r.problems
 
@@ -208,9 +208,9 @@ def test_scenario_format_keys_checked_exactly(tmp_path: Path, text: str, reason:
 def test_push22_seat_key_places_the_optional_wager(tmp_path: Path) -> None:
     """§ 672a.2(b)(4), baseline §4 through the scenario extension `push22` (docs/bench.md)."""
     text = (REPO / "tests/scenarios/free-bet/16-push22-wager.toml").read_text(encoding="utf-8")
-    assert run_one(write(tmp_path, text), EngineDriver).passed
+    assert run_one(write(tmp_path, text), EngineTarget).passed
     wrong = text.replace("net = 5500", "net = 0", 1)
-    r = run_one(write(tmp_path, wrong, "w.toml"), EngineDriver)
+    r = run_one(write(tmp_path, wrong, "w.toml"), EngineTarget)
     assert r.problems == ("round 1: seat 1 net 5500, expected 0",)
 
 
@@ -278,7 +278,7 @@ def test_any_mangled_scenario_is_a_fail_or_pass_never_a_traceback(data: st.DataO
             odd = copy.deepcopy(data.draw(st.sampled_from(_ODD_VALUES)))
             parent[path[-1]] = odd  # type: ignore[index]
     with contextlib.suppress(UserError):  # a UserError is reported as a FAIL by run_one
-        play_scenario(parse_scenario(doc, str(f)), EngineDriver())
+        play_scenario(parse_scenario(doc, str(f)), EngineTarget())
 
 
 def test_hands_count_from_1_and_times_is_any_positive_integer(tmp_path: Path) -> None:
@@ -286,15 +286,15 @@ def test_hands_count_from_1_and_times_is_any_positive_integer(tmp_path: Path) ->
     a hand the table does not wait for is a FAIL naming both hands; a 5x double is a
     well-formed action that the rules refuse (a 1x-only game here)."""
     stand1 = BASE.replace('do = "stand"', 'do = "stand"\n  hand = 1')
-    assert run_one(write(tmp_path, stand1), EngineDriver).passed
+    assert run_one(write(tmp_path, stand1), EngineTarget).passed
     stand2 = BASE.replace('do = "stand"', 'do = "stand"\n  hand = 2')
-    r = run_one(write(tmp_path, stand2), EngineDriver)
+    r = run_one(write(tmp_path, stand2), EngineTarget)
     assert r.problems == ("round 1: next action is seat 1 hand 2 stand, the table waits for "
                           "seat 1 hand 1",)
     five = BASE.replace('do = "stand"', 'do = "double"\n  times = 5\n  rejected = true\n'
                         '  [[round.action]]\n  seat = 1\n  do = "stand"')
-    assert run_one(write(tmp_path, five), EngineDriver).passed
+    assert run_one(write(tmp_path, five), EngineTarget).passed
     unasked = BASE.replace('do = "stand"', 'do = "double"\n  times = 5')
-    r = run_one(write(tmp_path, unasked), EngineDriver)
+    r = run_one(write(tmp_path, unasked), EngineTarget)
     assert r.problems[0].startswith("round 1: rejected: seat 1 hand 1 double 5x: double 5x is "
                                     "not allowed"), r.problems

@@ -12,7 +12,7 @@ from fractions import Fraction
 from typing import Any
 
 import pytest
-from engine_helpers import START, bet, conserved, do, feed, net, refused, rules_with_game
+from engine_helpers import START, bet, conserved, deal, do, net, refused, rules_with_game
 
 from firmware.engine import (
     CreditsIn,
@@ -141,9 +141,9 @@ def test_paired_wager_placed_with_main_settled_and_voided() -> None:
     assert t.seats[0].credits == START - 2000
     assert t.public_view()["seats"][0]["wagers"]["bust_bet"] == 1000
     bet(t, close=True)
-    feed(t, "TS", "6H", "8D", "TC")
+    deal(t, "TS", "6H", "8D", "TC")
     do(t, 1, 1, "stand")
-    feed(t, "9S")  # dealer 25
+    deal(t, "9S")  # dealer 25
     assert net(t) == 2000 and conserved(t)
     assert "bust_bet" in layout_for(t.rules)["betting_areas"]
     assert layout_for(t.rules)["paytables"][-1]["title"] == "Bust bet"
@@ -152,9 +152,9 @@ def test_paired_wager_placed_with_main_settled_and_voided() -> None:
 def test_dealer_needed_hook_keeps_dealer_drawing_after_all_bust() -> None:
     t = make(mechanisms=["test-bust-bet"])
     bet(t, (1, 1000))
-    feed(t, "TS", "6H", "8D", "TC")
+    deal(t, "TS", "6H", "8D", "TC")
     do(t, 1, 1, "hit")
-    feed(t, "KD")  # player busts; the paired wager still depends on the dealer
+    deal(t, "KD")  # player busts; the paired wager still depends on the dealer
     assert t.expecting().to == "dealer"
 
 
@@ -179,15 +179,15 @@ def test_rng_draw_phase_forced_only_in_bench_mode() -> None:
 def test_lammer_split_and_free_double_cost_nothing() -> None:
     t = make(mechanisms=["test-free-split"])
     bet(t, (1, 1000))
-    feed(t, "8S", "9D", "8C", "7H")
+    deal(t, "8S", "9D", "8C", "7H")
     do(t, 1, 1, "split")
     assert t.seats[0].credits == START - 1000
-    feed(t, "3D")
+    deal(t, "3D")
     do(t, 1, 1, "double")  # free double: a lammer
-    feed(t, "TC")  # 21
-    feed(t, "TH")  # second hand 18
+    deal(t, "TC")  # 21
+    deal(t, "TH")  # second hand 18
     do(t, 1, 2, "stand")
-    feed(t, "8H")  # dealer 24
+    deal(t, "8H")  # dealer 24
     pv = t.public_view()["seats"][0]["hands"]
     assert pv[1]["lammer"] is True and pv[0]["double_lammer"] is True
     assert net(t) == 1000 + 1000 + 1000  # wager, lammer double and lammer hand each win 1:1
@@ -197,30 +197,30 @@ def test_lammer_split_and_free_double_cost_nothing() -> None:
 def test_dealer_rule_mechanism_22_pushes() -> None:
     t = make(mechanisms=["test-dealer-22"])
     bet(t, (1, 1000))
-    feed(t, "TS", "6H", "9D", "TC")
+    deal(t, "TS", "6H", "9D", "TC")
     do(t, 1, 1, "stand")
-    feed(t, "6S")  # dealer 22
+    deal(t, "6S")  # dealer 22
     assert net(t) == 0 and t.seats[0].hands[0].result == "push"
 
 
 def test_bonus_odds_mechanism() -> None:
     t = make(mechanisms=["test-five-card-21"])
     bet(t, (1, 1000))
-    feed(t, "2S", "TH", "3D", "8C")
+    deal(t, "2S", "TH", "3D", "8C")
     for c in ("4S", "5S"):
         do(t, 1, 1, "hit")
-        feed(t, c)
+        deal(t, c)
     do(t, 1, 1, "hit")
-    feed(t, "7C")  # 2+3+4+5+7 = 21 in five cards, stands by itself
+    deal(t, "7C")  # 2+3+4+5+7 = 21 in five cards, stands by itself
     assert net(t) == 1500
 
 
 def test_rescue_custom_action_after_double() -> None:
     t = make(mechanisms=["test-rescue"])
     bet(t, (1, 1000))
-    feed(t, "6S", "TH", "5D", "8C")
+    deal(t, "6S", "TH", "5D", "8C")
     do(t, 1, 1, "double")
-    feed(t, "2C")  # 13 after the double: the player may rescue
+    deal(t, "2C")  # 13 after the double: the player may rescue
     assert t.expecting().legal == ("stand", "rescue")
     do(t, 1, 1, "rescue")
     assert t.phase == "settled"
@@ -231,39 +231,39 @@ def test_rescue_custom_action_after_double() -> None:
 def test_doubles_1x_to_4x_of_initial_wager() -> None:
     t = make(double_times=[1, 2, 3, 4])
     bet(t, (1, 1000))
-    feed(t, "6S", "TH", "5D", "7C")
+    deal(t, "6S", "TH", "5D", "7C")
     assert "not allowed" in refused(t, __import__("firmware.engine", fromlist=["Decision"])
                                     .Decision(1, 1, "double", 5))
     do(t, 1, 1, "double", times=3)
     assert t.seats[0].hands[0].double == 3000
-    feed(t, "TC")  # 21
-    feed(t, "5H")  # dealer 22
+    deal(t, "TC")  # 21
+    deal(t, "5H")  # dealer 22
     assert net(t) == 4000
 
 
 def test_no_hitting_and_split_any_initial_two_cards() -> None:
     t = make(hitting=False, split_any_initial=True)
     bet(t, (1, 1000))
-    feed(t, "9S", "TH", "5D", "7C")
+    deal(t, "9S", "TH", "5D", "7C")
     legal = t.expecting().legal
     assert "hit" not in legal and "split" in legal
     do(t, 1, 1, "split")
-    feed(t, "9D")  # 9,9 made by a split: identical value, may split again
+    deal(t, "9D")  # 9,9 made by a split: identical value, may split again
     assert "split" in t.expecting().legal
     do(t, 1, 1, "stand")
-    feed(t, "6C")  # 5,6 after a split: not identical, no split
+    deal(t, "6C")  # 5,6 after a split: not identical, no split
     assert "split" not in t.expecting().legal
 
 
 def test_split_aces_play_on_and_double_on_any_number_of_cards() -> None:
     t = make(split_aces_one_card=False, double_cards="any")
     bet(t, (1, 1000))
-    feed(t, "AS", "TH", "AD", "7C")
+    deal(t, "AS", "TH", "AD", "7C")
     do(t, 1, 1, "split")
-    feed(t, "2C")
+    deal(t, "2C")
     assert "hit" in t.expecting().legal
     do(t, 1, 1, "hit")
-    feed(t, "2D")  # A,2,2: three cards
+    deal(t, "2D")  # A,2,2: three cards
     assert "double" in t.expecting().legal
 
 
@@ -276,9 +276,9 @@ def test_optional_side_wager() -> None:
     t.apply(Wager(1, 2000))  # changing the main wager keeps the optional one
     assert t.seats[0].side == {"push22": 500} and t.seats[0].credits == START - 2500
     bet(t)
-    feed(t, "TS", "6H", "9D", "TC")
+    deal(t, "TS", "6H", "9D", "TC")
     do(t, 1, 1, "stand")
-    feed(t, "6S")  # dealer 22: main wins 2000, push22 pays 11 to 1
+    deal(t, "6S")  # dealer 22: main wins 2000, push22 pays 11 to 1
     assert net(t) == 2000 + 5500
 
 

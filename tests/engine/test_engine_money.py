@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from fractions import Fraction
 
-from engine_helpers import START, bet, conserved, do, feed, net, new_game, rules_with_game
+from engine_helpers import START, bet, conserved, deal, do, net, new_game, rules_with_game
 
 from firmware.engine import CreditsIn, Game
 from firmware.engine.rules import Rules
@@ -14,7 +14,7 @@ from firmware.engine.rules import Rules
 def test_baseline_1_12_blackjack_payout_rounds_down_remainder_recorded() -> None:
     t = new_game(wager_unit=1, min_wager=1)
     bet(t, (1, 501))
-    feed(t, "AS", "9D", "KC", "7H")
+    deal(t, "AS", "9D", "KC", "7H")
     assert net(t) == 751  # 501 x 3/2 = 751.5 -> 751
     assert ("remainder", 1, "blackjack", Fraction(1, 2)) in t.audit
     assert t.private_view()["private"]["audit"][0] == ["remainder", 1, "blackjack", "1/2"]
@@ -24,7 +24,7 @@ def test_baseline_1_12_blackjack_payout_rounds_down_remainder_recorded() -> None
 def test_baseline_1_12_surrender_half_rounds_down_remainder_recorded() -> None:
     t = new_game(wager_unit=1, min_wager=1)
     bet(t, (1, 501))
-    feed(t, "TS", "9D", "6C", "7H")
+    deal(t, "TS", "9D", "6C", "7H")
     do(t, 1, 1, "surrender")
     assert net(t) == -251  # 250 of 250.5 returned
     assert ("remainder", 1, "surrender", Fraction(1, 2)) in t.audit
@@ -33,7 +33,7 @@ def test_baseline_1_12_surrender_half_rounds_down_remainder_recorded() -> None:
 def test_baseline_1_12_six_to_five_exact() -> None:
     t = new_game(blackjack_pays="6:5", wager_unit=1, min_wager=1)
     bet(t, (1, 7))
-    feed(t, "AS", "9D", "KC", "7H")
+    deal(t, "AS", "9D", "KC", "7H")
     assert net(t) == 8  # 7 x 6/5 = 8.4
     assert ("remainder", 1, "blackjack", Fraction(2, 5)) in t.audit
 
@@ -41,7 +41,7 @@ def test_baseline_1_12_six_to_five_exact() -> None:
 def test_633a_13_o_max_payout_per_round_caps_winnings_per_seat() -> None:
     t = new_game(max_payout_per_round=1000)
     bet(t, (1, 10000), (2, 500))
-    feed(t, "AS", "9S", "9D", "KC", "TC", "9H")
+    deal(t, "AS", "9S", "9D", "KC", "TC", "9H")
     do(t, 2, 1, "stand")  # 19 against 18
     assert net(t, 1) == 1000  # 15000 won, capped at 1000
     assert net(t, 2) == 500
@@ -52,7 +52,7 @@ def test_633a_13_o_max_payout_per_round_caps_winnings_per_seat() -> None:
 def test_633a_13_o_payout_limit_none_by_default() -> None:
     t = new_game()
     bet(t, (1, 100000))
-    feed(t, "AS", "9D", "KC", "7H")
+    deal(t, "AS", "9D", "KC", "7H")
     assert net(t) == 150000
 
 
@@ -64,12 +64,12 @@ def test_633a_11_d_dealer_blackjack_after_split_takes_only_original_wager() -> N
     t = Game(_no_check_rules(), shoe_in_play=True)
     t.apply(CreditsIn(1, START))
     bet(t, (1, 1000))
-    feed(t, "8S", "KD", "8C", "AH")  # dealer Blackjack, not checked under this rule set
+    deal(t, "8S", "KD", "8C", "AH")  # dealer Blackjack, not checked under this rule set
     do(t, 1, 1, "split")
-    feed(t, "3D")
+    deal(t, "3D")
     do(t, 1, 1, "double")  # 11: doubled
-    feed(t, "9C")
-    feed(t, "TH")
+    deal(t, "9C")
+    deal(t, "TH")
     do(t, 1, 2, "stand")
     assert t.phase == "settled" and t.dealer_bj
     assert net(t) == -1000  # only the original wager; split wager and double returned
@@ -80,16 +80,16 @@ def test_635a_10_b_dealer_blackjack_after_double_takes_only_original() -> None:
     t = Game(_no_check_rules(), shoe_in_play=True)
     t.apply(CreditsIn(1, START))
     bet(t, (1, 1000))
-    feed(t, "6S", "TD", "5C", "AH")
+    deal(t, "6S", "TD", "5C", "AH")
     do(t, 1, 1, "double")
-    feed(t, "9C")
+    deal(t, "9C")
     assert net(t) == -1000
 
 
 def test_money_is_integer_cents_everywhere() -> None:
     t = new_game()
     bet(t, (1, 1000), (2, 2500))
-    feed(t, "AS", "9S", "9D", "KC", "9C", "7H")
+    deal(t, "AS", "9S", "9D", "KC", "9C", "7H")
     pv = t.public_view()
     for s in pv["seats"]:
         assert isinstance(s["credits"], int)

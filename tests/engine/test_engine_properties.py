@@ -246,7 +246,7 @@ def test_property_public_view_does_not_depend_on_the_unrevealed_hole_card(
     twin: Game | None = None
     compared = 0
 
-    def feed(game: Game, inp: Input) -> None:
+    def deal(game: Game, inp: Input) -> None:
         with contextlib.suppress(Rejected):
             game.apply(inp)
 
@@ -262,11 +262,11 @@ def test_property_public_view_does_not_depend_on_the_unrevealed_hole_card(
             if up + VALUE[inp.card] != 11 and others:
                 twin = replay(t.rules, rec.inputs[:i], seats=t.nseats)
                 twin.apply(Card(others[0]))
-            feed(live, inp)
+            deal(live, inp)
             continue
-        feed(live, inp)
+        deal(live, inp)
         if twin is not None:
-            feed(twin, inp)
+            deal(twin, inp)
             if live.hole_revealed:
                 twin = None
                 continue

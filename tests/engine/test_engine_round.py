@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import pytest
-from engine_helpers import START, bet, conserved, do, feed, net, new_game, refused
+from engine_helpers import START, bet, conserved, deal, do, net, new_game, refused
 
 from firmware.engine import (
     Card,
@@ -33,7 +33,7 @@ def test_baseline_1_2_dealing_order() -> None:
     seen = []
     for c in ("2S", "3S", "4S", "5S", "6S", "7S"):
         seen.append(t.expecting().to)
-        feed(t, c)
+        deal(t, c)
     assert seen == ["seat 1 hand 1", "seat 2 hand 1", "dealer", "seat 1 hand 1",
                     "seat 2 hand 1", "hole"]
     assert [t.seats[0].hands[0].cards, t.seats[1].hands[0].cards] == [[4, 16], [8, 20]]
@@ -69,9 +69,9 @@ def test_baseline_1_3_burn_cards_setting() -> None:
 def test_baseline_1_3_cut_card_finishes_round_then_new_shoe() -> None:
     t = new_game()
     bet(t, (1, 1000))
-    feed(t, "TS", "8H")
+    deal(t, "TS", "8H")
     t.apply(__import__("firmware.engine", fromlist=["Cut"]).Cut())
-    feed(t, "9D", "KC")
+    deal(t, "9D", "KC")
     do(t, 1, 1, "stand")
     assert t.phase == "settled" and net(t) == 1000
     assert t.expecting().kind == "new-shoe"
@@ -83,7 +83,7 @@ def test_baseline_1_3_cut_card_finishes_round_then_new_shoe() -> None:
 def test_baseline_1_4_dealer_blackjack_check_on_ten_up_ends_round() -> None:
     t = new_game()
     bet(t, (1, 1000), (2, 1000))
-    feed(t, "9S", "AS", "KD", "8C", "KH", "AH")  # seat 2 Blackjack, dealer KD + AH
+    deal(t, "9S", "AS", "KD", "8C", "KH", "AH")  # seat 2 Blackjack, dealer KD + AH
     assert t.phase == "settled"
     assert t.dealer_bj
     assert net(t, 1) == -1000
@@ -94,7 +94,7 @@ def test_baseline_1_4_dealer_blackjack_check_on_ten_up_ends_round() -> None:
 def test_baseline_1_4_no_dealer_blackjack_play_continues_hole_stays_hidden() -> None:
     t = new_game()
     bet(t, (1, 1000))
-    feed(t, "9S", "KD", "8C", "7H")
+    deal(t, "9S", "KD", "8C", "7H")
     assert t.expecting().kind == "decision"
     assert t.public_view()["dealer"]["cards"] == ["KD", "??"]
     assert t.public_view()["dealer"]["total"] == 10
@@ -103,7 +103,7 @@ def test_baseline_1_4_no_dealer_blackjack_play_continues_hole_stays_hidden() -> 
 def test_baseline_1_5_insurance_offered_on_ace_before_check_half_wager_pays_2_to_1() -> None:
     t = new_game()
     bet(t, (1, 1000), (2, 1000))
-    feed(t, "9S", "8S", "AD", "9C", "7C", "KH")
+    deal(t, "9S", "8S", "AD", "9C", "7C", "KH")
     e = t.expecting()
     assert (e.kind, e.seat, e.legal) == ("decision", 1, ("insurance", "no-insurance"))
     assert t.public_view()["dealer"]["cards"] == ["AD", "??"]  # not checked yet
@@ -118,7 +118,7 @@ def test_baseline_1_5_insurance_offered_on_ace_before_check_half_wager_pays_2_to
 def test_baseline_1_5_insurance_lost_without_dealer_blackjack() -> None:
     t = new_game()
     bet(t, (1, 1000))
-    feed(t, "TS", "AD", "TC", "7C")
+    deal(t, "TS", "AD", "TC", "7C")
     do(t, 1, 1, "insurance")
     assert t.expecting().kind == "decision"  # checked, no Blackjack: play goes on
     do(t, 1, 1, "stand")
@@ -129,7 +129,7 @@ def test_baseline_1_5_insurance_lost_without_dealer_blackjack() -> None:
 def test_baseline_1_5_blackjack_may_take_insurance_and_amount_up_to_half() -> None:
     t = new_game()
     bet(t, (1, 1000))
-    feed(t, "AS", "AD", "KC", "7C")
+    deal(t, "AS", "AD", "KC", "7C")
     assert "more than" not in refused(t, Decision(1, 1, "insurance", amount=501))
     t.apply(Decision(1, 1, "insurance", amount=200))
     assert t.seats[0].insurance == 200
@@ -140,16 +140,16 @@ def test_baseline_1_5_blackjack_may_take_insurance_and_amount_up_to_half() -> No
 def test_baseline_1_6_decisions_in_seat_order_hand_by_hand_21_stands_bust_loses() -> None:
     t = new_game()
     bet(t, (1, 1000), (2, 1000))
-    feed(t, "5S", "6S", "9D", "5C", "7S", "5H")
+    deal(t, "5S", "6S", "9D", "5C", "7S", "5H")
     assert "waits for seat 1" in refused(t, Decision(2, 1, "hit"))
     do(t, 1, 1, "hit")
-    feed(t, "TH")  # 5+5+T = 20
+    deal(t, "TH")  # 5+5+T = 20
     do(t, 1, 1, "hit")
-    feed(t, "AC")  # 21: stands by itself
+    deal(t, "AC")  # 21: stands by itself
     e = t.expecting()
     assert (e.seat, e.hand) == (2, 1)
     do(t, 2, 1, "hit")
-    feed(t, "KD")  # 6+7+K = 23 bust
+    deal(t, "KD")  # 6+7+K = 23 bust
     assert t.seats[1].hands[0].status == "bust"
     assert t.expecting().to == "dealer"
 
@@ -157,13 +157,13 @@ def test_baseline_1_6_decisions_in_seat_order_hand_by_hand_21_stands_bust_loses(
 def test_baseline_1_7_double_one_card_equal_wager() -> None:
     t = new_game()
     bet(t, (1, 1000))
-    feed(t, "6S", "9D", "5C", "6H")
+    deal(t, "6S", "9D", "5C", "6H")
     assert "double" in t.expecting().legal
     do(t, 1, 1, "double")
     assert t.seats[0].credits == START - 2000
-    feed(t, "2C")  # 13: only one card, no decision follows
+    deal(t, "2C")  # 13: only one card, no decision follows
     assert t.expecting().to == "dealer"
-    feed(t, "KS")  # dealer 25
+    deal(t, "KS")  # dealer 25
     assert net(t) == 2000
 
 
@@ -181,7 +181,7 @@ def test_baseline_1_7_double_one_card_equal_wager() -> None:
 def test_baseline_1_7_double_on_setting(rule: str, cards: tuple[str, str], allowed: bool) -> None:
     t = new_game(double_on=rule)
     bet(t, (1, 1000))
-    feed(t, cards[0], "9D", cards[1], "8H")
+    deal(t, cards[0], "9D", cards[1], "8H")
     assert ("double" in t.expecting().legal) == allowed
 
 
@@ -189,16 +189,16 @@ def test_baseline_1_7_double_on_setting(rule: str, cards: tuple[str, str], allow
 def test_baseline_1_7_double_after_split_setting(das: bool) -> None:
     t = new_game(double_after_split=das)
     bet(t, (1, 1000))
-    feed(t, "8S", "9D", "8C", "7H")
+    deal(t, "8S", "9D", "8C", "7H")
     do(t, 1, 1, "split")
-    feed(t, "3D")  # 8+3 = 11
+    deal(t, "3D")  # 8+3 = 11
     assert ("double" in t.expecting().legal) == das
 
 
 def test_633a_11_a_split_identical_value_king_and_ten() -> None:
     t = new_game()
     bet(t, (1, 1000))
-    feed(t, "KS", "9D", "TC", "7H")
+    deal(t, "KS", "9D", "TC", "7H")
     assert "split" in t.expecting().legal
     do(t, 1, 1, "split")
     assert t.seats[0].credits == START - 2000  # an equal wager on the second hand
@@ -207,26 +207,26 @@ def test_633a_11_a_split_identical_value_king_and_ten() -> None:
 def test_633a_11_b_first_hand_completed_before_second_gets_a_card() -> None:
     t = new_game()
     bet(t, (1, 1000))
-    feed(t, "8S", "9D", "8C", "7H")
+    deal(t, "8S", "9D", "8C", "7H")
     do(t, 1, 1, "split")
     assert t.expecting().to == "seat 1 hand 1"
-    feed(t, "2D")
+    deal(t, "2D")
     do(t, 1, 1, "hit")
-    feed(t, "TD")  # 20
+    deal(t, "TD")  # 20
     do(t, 1, 1, "stand")
     assert t.expecting().to == "seat 1 hand 2"
-    feed(t, "9H")
+    deal(t, "9H")
     assert (t.expecting().seat, t.expecting().hand) == (1, 2)
 
 
 def test_633a_11_c_max_hands_setting() -> None:
     t = new_game(max_hands=3)
     bet(t, (1, 1000))
-    feed(t, "8S", "9D", "8C", "7H")
+    deal(t, "8S", "9D", "8C", "7H")
     do(t, 1, 1, "split")
-    feed(t, "8D")
+    deal(t, "8D")
     do(t, 1, 1, "split")  # three hands now
-    feed(t, "8H")
+    deal(t, "8H")
     assert "split" not in t.expecting().legal
     assert len(t.seats[0].hands) == 3
 
@@ -234,15 +234,15 @@ def test_633a_11_c_max_hands_setting() -> None:
 def test_baseline_1_8_split_aces_one_card_each_no_hit() -> None:
     t = new_game()
     bet(t, (1, 1000))
-    feed(t, "AS", "9D", "AC", "7H")
+    deal(t, "AS", "9D", "AC", "7H")
     do(t, 1, 1, "split")
-    feed(t, "5D")  # first ace gets one card and stands
+    deal(t, "5D")  # first ace gets one card and stands
     assert t.seats[0].hands[0].status == "stood"
-    feed(t, "KH")  # second ace: A+K = 21, not a Blackjack
+    deal(t, "KH")  # second ace: A+K = 21, not a Blackjack
     h = t.seats[0].hands[1]
     assert h.total == 21 and not h.is_blackjack
     assert t.expecting().to == "dealer"
-    feed(t, "2C")  # dealer 9+7+2 = 18
+    deal(t, "2C")  # dealer 9+7+2 = 18
     assert [x.result for x in t.seats[0].hands] == ["lose", "win"]
     assert net(t) == 0  # 21 after a split paid 1 to 1, not 3 to 2
 
@@ -251,9 +251,9 @@ def test_baseline_1_8_split_aces_one_card_each_no_hit() -> None:
 def test_baseline_1_8_resplit_aces_setting(resplit: bool) -> None:
     t = new_game(resplit_aces=resplit)
     bet(t, (1, 1000))
-    feed(t, "AS", "9D", "AC", "7H")
+    deal(t, "AS", "9D", "AC", "7H")
     do(t, 1, 1, "split")
-    feed(t, "AD")
+    deal(t, "AD")
     if resplit:
         assert t.expecting().legal == ("stand", "split")
         do(t, 1, 1, "split")
@@ -266,7 +266,7 @@ def test_baseline_1_8_resplit_aces_setting(resplit: bool) -> None:
 def test_baseline_1_9_late_surrender_half_returned_after_check() -> None:
     t = new_game()
     bet(t, (1, 1000))
-    feed(t, "TS", "9D", "6C", "7H")
+    deal(t, "TS", "9D", "6C", "7H")
     assert "surrender" in t.expecting().legal
     do(t, 1, 1, "surrender")
     assert t.phase == "settled"  # nothing depends on the dealer
@@ -277,22 +277,22 @@ def test_baseline_1_9_late_surrender_half_returned_after_check() -> None:
 def test_baseline_1_9_surrender_only_first_two_cards_and_setting() -> None:
     t = new_game()
     bet(t, (1, 1000))
-    feed(t, "5S", "9D", "3C", "7H")
+    deal(t, "5S", "9D", "3C", "7H")
     do(t, 1, 1, "hit")
-    feed(t, "4D")
+    deal(t, "4D")
     assert "surrender" not in t.expecting().legal
     t2 = new_game(late_surrender=False)
     bet(t2, (1, 1000))
-    feed(t2, "TS", "9D", "6C", "7H")
+    deal(t2, "TS", "9D", "6C", "7H")
     assert "surrender" not in t2.expecting().legal
 
 
 def test_baseline_1_10_dealer_draws_only_while_a_wager_depends() -> None:
     t = new_game()
     bet(t, (1, 1000))
-    feed(t, "TS", "5D", "6C", "7H")
+    deal(t, "TS", "5D", "6C", "7H")
     do(t, 1, 1, "hit")
-    feed(t, "KD")  # bust
+    deal(t, "KD")  # bust
     assert t.phase == "settled"  # dealer 12 does not draw
     assert t.public_view()["dealer"]["hole_revealed"] is True
     assert len(t.dealer.cards) == 2
@@ -302,7 +302,7 @@ def test_baseline_1_10_dealer_draws_only_while_a_wager_depends() -> None:
 def test_baseline_1_10_soft_17_setting(h17: bool, draws: bool) -> None:
     t = new_game(dealer_hits_soft_17=h17)
     bet(t, (1, 1000))
-    feed(t, "TS", "AD", "9C", "6H")  # dealer A6 = soft 17
+    deal(t, "TS", "AD", "9C", "6H")  # dealer A6 = soft 17
     do(t, 1, 1, "no-insurance")
     do(t, 1, 1, "stand")
     assert (t.expecting().to == "dealer") == draws
@@ -313,10 +313,10 @@ def test_baseline_1_10_soft_17_setting(h17: bool, draws: bool) -> None:
 def test_baseline_1_10_dealer_stands_hard_17_draws_16() -> None:
     t = new_game(dealer_hits_soft_17=True)
     bet(t, (1, 1000))
-    feed(t, "TS", "TD", "9C", "6H")
+    deal(t, "TS", "TD", "9C", "6H")
     do(t, 1, 1, "stand")
     assert t.expecting().to == "dealer"
-    feed(t, "AH")  # 17 hard (T+6+A)
+    deal(t, "AH")  # 17 hard (T+6+A)
     assert t.phase == "settled" and t.dealer.total == 17
 
 
@@ -325,7 +325,7 @@ def test_baseline_1_10_dealer_stands_hard_17_draws_16() -> None:
 def test_baseline_1_11_blackjack_pays_setting(pays: str, wager: int, won: int) -> None:
     t = new_game(blackjack_pays=pays)
     bet(t, (1, wager))
-    feed(t, "AS", "9D", "KC", "7H")
+    deal(t, "AS", "9D", "KC", "7H")
     assert t.phase == "settled" and net(t) == won
     assert t.seats[0].hands[0].result == "blackjack"
 
@@ -350,16 +350,16 @@ def test_baseline_1_12_double_and_split_need_credits() -> None:
     t = new_game()
     t.apply(CreditsOut(1, START - 1000))
     bet(t, (1, 1000))
-    feed(t, "8S", "9D", "8C", "7H")
+    deal(t, "8S", "9D", "8C", "7H")
     assert t.expecting().legal == ("hit", "stand", "surrender")
 
 
 def test_baseline_1_13_void_returns_every_wager() -> None:
     t = new_game()
     bet(t, (1, 1000), (2, 2000))
-    feed(t, "8S", "8D", "9D", "8C", "3C", "7H")
+    deal(t, "8S", "8D", "9D", "8C", "3C", "7H")
     do(t, 1, 1, "double")
-    feed(t, "KC")  # seat 1 19 after a double
+    deal(t, "KC")  # seat 1 19 after a double
     t.apply(Console("VOID"))
     assert t.phase == "voided"
     assert [s.credits for s in t.seats[:2]] == [START, START]
@@ -378,7 +378,7 @@ def test_void_in_betting_returns_wagers() -> None:
 def test_next_round_after_settlement_starts_with_a_wager() -> None:
     t = new_game()
     bet(t, (1, 1000))
-    feed(t, "TS", "8H", "9D", "KC")
+    deal(t, "TS", "8H", "9D", "KC")
     do(t, 1, 1, "stand")
     assert t.round_no == 1
     bet(t, (1, 1000))

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import pytest
-from engine_helpers import START, bet, conserved, do, feed, net, new_game, refused, rules_with_game
+from engine_helpers import START, bet, conserved, deal, do, net, new_game, refused, rules_with_game
 
 from firmware.engine import (
     Card,
@@ -25,7 +25,7 @@ from firmware.engine import (
 def test_shoe_icd_6_misread_tilts_nothing_settles_deal_resumes() -> None:
     t = new_game()
     bet(t, (1, 1000))
-    feed(t, "TS", "8H", "9D")
+    deal(t, "TS", "8H", "9D")
     t.apply(Fault("MISREAD"))
     assert t.phase == "tilt"
     e = t.expecting()
@@ -36,7 +36,7 @@ def test_shoe_icd_6_misread_tilts_nothing_settles_deal_resumes() -> None:
     assert "no decision" in refused(t, Decision(1, 1, "stand"))
     t.apply(Console("DEAL"))
     assert t.expecting().to == "hole"
-    feed(t, "KC")
+    deal(t, "KC")
     do(t, 1, 1, "stand")
     assert net(t) == 1000
 
@@ -44,7 +44,7 @@ def test_shoe_icd_6_misread_tilts_nothing_settles_deal_resumes() -> None:
 def test_shoe_icd_6_card_while_tilted_is_not_dealt() -> None:
     t = new_game()
     bet(t, (1, 1000))
-    feed(t, "TS")
+    deal(t, "TS")
     t.apply(Fault("DOUBLE"))
     t.apply(Card("2C"))
     assert len(t.tilt.causes) == 2 if t.tilt else False
@@ -57,7 +57,7 @@ def test_shoe_icd_6_card_while_tilted_is_not_dealt() -> None:
 def test_shoe_icd_6_persistent_fault_must_clear_before_resume(code: str) -> None:
     t = new_game()
     bet(t, (1, 1000))
-    feed(t, "TS", "8H")
+    deal(t, "TS", "8H")
     t.apply(Fault(code))
     assert "still active" in refused(t, Console("DEAL"))
     t.apply(FaultCleared())
@@ -68,12 +68,12 @@ def test_shoe_icd_6_persistent_fault_must_clear_before_resume(code: str) -> None
 def test_shoe_icd_6_hello_mid_round_tilts_cards_stay() -> None:
     t = new_game()
     bet(t, (1, 1000))
-    feed(t, "TS", "8H")
+    deal(t, "TS", "8H")
     t.apply(Hello("1", "ETG-SHOE", "2.3.0", "SN1"))
     assert t.phase == "tilt" and t.tilt is not None and t.tilt.code == "HEL"
     assert t.seats[0].hands[0].cards and t.dealer.cards
     t.apply(Console("DEAL"))
-    feed(t, "9D", "KC")
+    deal(t, "9D", "KC")
     assert t.expecting().kind == "decision"
 
 
@@ -86,7 +86,7 @@ def test_hello_between_rounds_is_no_tilt() -> None:
 def test_shoe_icd_6_card_when_none_due_tilts() -> None:
     t = new_game()
     bet(t, (1, 1000))
-    feed(t, "TS", "8H", "9D", "KC")
+    deal(t, "TS", "8H", "9D", "KC")
     t.apply(Card("2S"))  # a decision is due, not a card
     assert t.phase == "tilt" and t.tilt is not None and t.tilt.code == "UNEXPECTED"
     t.apply(Console("DEAL"))
@@ -97,7 +97,7 @@ def test_issue3_impossible_card_tilts_more_copies_than_shoe_holds() -> None:
     t = Game(load_rules("blackjack", {"decks": 1}), shoe_in_play=True)
     t.apply(CreditsIn(1, START))
     bet(t, (1, 1000))
-    feed(t, "AS", "AS")
+    deal(t, "AS", "AS")
     assert t.phase == "tilt" and t.tilt is not None and t.tilt.code == "BADCARD"
     assert "already read" in t.public_view()["tilt"]["cause"]
     assert t.dealer.cards == []
@@ -109,14 +109,14 @@ def test_issue3_card_that_cannot_be_in_a_spanish_shoe_tilts() -> None:
     t = Game(rules_with_game(deck="spanish"), shoe_in_play=True)
     t.apply(CreditsIn(1, START))
     bet(t, (1, 1000))
-    feed(t, "TD")
+    deal(t, "TD")
     assert t.tilt is not None and "cannot be in a spanish shoe" in t.tilt.causes[0]
 
 
 def test_tilt_then_void_returns_all_wagers_including_double_and_insurance() -> None:
     t = new_game()
     bet(t, (1, 1000))
-    feed(t, "6S", "AH", "5C", "7D")
+    deal(t, "6S", "AH", "5C", "7D")
     do(t, 1, 1, "insurance")
     do(t, 1, 1, "double")
     t.apply(Fault("JAM"))
@@ -128,7 +128,7 @@ def test_tilt_then_void_returns_all_wagers_including_double_and_insurance() -> N
 def test_empty_shoe_tilts_and_needs_a_new_shoe_after() -> None:
     t = new_game()
     bet(t, (1, 1000))
-    feed(t, "TS")
+    deal(t, "TS")
     t.apply(Empty())
     assert t.phase == "tilt"
     t.apply(Console("VOID"))
@@ -160,7 +160,7 @@ def test_empty_shoe_between_rounds_waits_for_new_shoe_keeping_wagers() -> None:
     assert t.expecting().kind == "new-shoe"
     assert "new shoe" in refused(t, Console("DEAL"))
     t.apply(Console("SHUFFLE"))
-    feed(t, "5C")  # burn
+    deal(t, "5C")  # burn
     assert t.seats[0].wager == 1000
     t.apply(Console("DEAL"))
     assert t.phase == "dealing"

@@ -6,7 +6,7 @@ from __future__ import annotations
 import json
 
 import pytest
-from engine_helpers import bet, do, feed, new_game
+from engine_helpers import bet, deal, do, new_game
 
 from firmware.engine import (
     Card,
@@ -70,7 +70,7 @@ def test_malformed_input_json(data: object, words: str) -> None:
 def test_public_view_follows_interfaces_schema() -> None:
     t = new_game()
     bet(t, (1, 1000))
-    feed(t, "TS", "AD", "7C", "KH")
+    deal(t, "TS", "AD", "7C", "KH")
     pv = json.loads(json.dumps(t.public_view()))
     assert set(pv) >= {"schema", "variant", "limits", "round", "phase", "expecting", "dealer",
                        "seats", "bingo", "tilt", "shoe"}
@@ -95,7 +95,7 @@ def test_public_view_follows_interfaces_schema() -> None:
 def test_private_view_shows_hole_card_and_internals() -> None:
     t = new_game()
     bet(t, (1, 1000))
-    feed(t, "TS", "AD", "7C", "KH")
+    deal(t, "TS", "AD", "7C", "KH")
     pv = t.private_view()
     assert pv["dealer"]["cards"] == ["AD", "KH"]
     assert pv["private"]["hole_card"] == "KH"
@@ -106,7 +106,7 @@ def test_private_view_shows_hole_card_and_internals() -> None:
 def test_hole_revealed_when_dealer_blackjack_and_at_dealer_play() -> None:
     t = new_game()
     bet(t, (1, 1000))
-    feed(t, "TS", "AD", "7C", "KH")
+    deal(t, "TS", "AD", "7C", "KH")
     do(t, 1, 1, "no-insurance")
     pv = t.public_view()
     assert pv["dealer"]["cards"] == ["AD", "KH"] and pv["dealer"]["blackjack"] is True

@@ -24,7 +24,7 @@ from firmware.floor import topics
 from firmware.floor.certs import FLOOR_SERVICE, ca_paths, identity
 from firmware.floor.command_auth import new_command
 from firmware.journal import EventCode
-from firmware.table.local_socket import request as control
+from firmware.table.requests.json_lines import request as control
 
 pytest.importorskip("paho.mqtt.client")
 if not shutil.which("mosquitto") and not Path("/usr/sbin/mosquitto").exists():
@@ -115,7 +115,7 @@ def _anonymous_outcome(anon, port: int) -> str:  # type: ignore[no-untyped-def]
 
 
 def _bad_commands(rig: FloorRig) -> None:
-    """Commands T1 must refuse (and journal): for another table, signed by another key."""
+    """RequestDesk T1 must refuse (and journal): for another table, signed by another key."""
     floor = _client(rig, FLOOR_SERVICE, "cmd-test")
     key = identity(rig.dir, FLOOR_SERVICE).key.read_bytes()
     wrong_table = new_command("T2", "disable", "test", key)

@@ -15,7 +15,7 @@ import pytest
 from floor_rig import PASSWORD, STAFF, FloorRig, floor_rig, wait_for
 
 from firmware.journal import EventCode
-from firmware.table.local_socket import request as control
+from firmware.table.requests.json_lines import request as control
 
 CHROMIUM, DRIVER = "/usr/bin/chromium", "/usr/bin/chromedriver"
 if not (Path(CHROMIUM).exists() and Path(DRIVER).exists()):

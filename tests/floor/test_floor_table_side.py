@@ -136,11 +136,11 @@ def test_disable_waits_for_the_round_in_play_then_refuses_wagers(tmp_path: Path)
     journal = Journal(tmp_path / "j.sqlite")
     rec = open_table(journal, load_rules("blackjack", {}), 2, True)
     ctl = Controller(rec.game, journal, shoe=FakeShoe(), panel=FakePanel())
-    ctl.command("credits-in", {"seat": 1, "cents": 100_000})
+    ctl.request("credits-in", {"seat": 1, "cents": 100_000})
     for h in [*press(None, "SHUFFLE"), card("2C"), *press(1, "BET"), *press(None, "DEAL")]:
         ctl.handle(h)
     assert ctl.game.phase == "dealing"
-    ok, msg = ctl.command("floor", _command("disable"))
+    ok, msg = ctl.request("floor", _command("disable"))
     assert ok and "after the round" in msg and not ctl.floor_gate.closed
     for h in [card("TS"), card("6H"), card("9D"), card("TC"), *press(1, "STAND"), card("5S")]:
         ctl.handle(h)
@@ -152,9 +152,9 @@ def test_disable_waits_for_the_round_in_play_then_refuses_wagers(tmp_path: Path)
         ctl.handle(h)
     assert not [r for r in journal.records(since_seq=before, kinds=["input"])]
     assert ctl.panel.lit.get(1, set()) == set()  # type: ignore[union-attr]
-    ok, _ = ctl.command("floor", {"command": {"id": "x"}, "refusal": "bad signature"})
+    ok, _ = ctl.request("floor", {"command": {"id": "x"}, "refusal": "bad signature"})
     assert not ok
-    ctl.command("floor", _command("enable"))
+    ctl.request("floor", _command("enable"))
     assert not ctl.floor_gate.closed
     for h in press(1, "BET"):
         ctl.handle(h)
@@ -163,5 +163,5 @@ def test_disable_waits_for_the_round_in_play_then_refuses_wagers(tmp_path: Path)
     from firmware.table.floor_gate import FloorGate
 
     assert FloorGate.from_journal(journal).closed is False
-    ctl.command("floor", dict(_command("disable"), command={"id": "2", "action": "disable"}))
+    ctl.request("floor", dict(_command("disable"), command={"id": "2", "action": "disable"}))
     assert FloorGate.from_journal(journal).closed is ctl.floor_gate.closed

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from drivers.panel import MatrixPanel, PanelEvent, open_panel
+from drivers.panel import MatrixPanel, PanelReport, open_panel
 from drivers.panel.clock import ManualClock
 from drivers.panel.sim_pins import SimPins
 from firmware.config import load_config
@@ -18,18 +18,18 @@ class Rig:
     sim: SimPins
     clock: ManualClock
 
-    def run(self, seconds: float) -> list[PanelEvent]:
+    def run(self, seconds: float) -> list[PanelReport]:
         """Scan for ``seconds`` of simulated time; the events delivered meanwhile."""
         self.panel.run_for(seconds)
         return self.drain()
 
-    def drain(self) -> list[PanelEvent]:
-        out: list[PanelEvent] = []
+    def drain(self) -> list[PanelReport]:
+        out: list[PanelReport] = []
         while (ev := self.panel.get_event(timeout=0)) is not None:
             out.append(ev)
         return out
 
-    def scan(self) -> list[PanelEvent]:
+    def scan(self) -> list[PanelReport]:
         """Exactly one scan pass, then the clock moves on one period."""
         events = self.panel.step()
         self.drain()
@@ -48,5 +48,5 @@ def make_rig(*overrides: str, record: int = 0) -> Rig:
     return Rig(panel, panel.sim, clock)
 
 
-def presses(events: list[PanelEvent]) -> list[tuple[str, int | None, str]]:
+def presses(events: list[PanelReport]) -> list[tuple[str, int | None, str]]:
     return [(ev.kind, ev.seat, ev.button) for ev in events]

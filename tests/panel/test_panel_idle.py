@@ -13,7 +13,7 @@ from panel_rig import make_rig, presses
 from test_panel_gpio import FakeGPIO, fake  # noqa: F401 - the fixture is used by name
 from waiting import DEADLINE_S, wait_for
 
-from drivers.panel import MatrixPanel, PanelEvent, open_panel
+from drivers.panel import MatrixPanel, PanelReport, open_panel
 from drivers.panel.pins import HIGH, LOW
 from drivers.panel.settings import PanelSettings, PinMap
 
@@ -103,15 +103,15 @@ def sleeping(panel: MatrixPanel) -> bool:
         all(panel.pins.gpio.model.probe(r) == LOW for r in M.rows)  # type: ignore[attr-defined]
 
 
-def run_press_release(panel: MatrixPanel, press, release) -> list[PanelEvent]:  # type: ignore[no-untyped-def]
+def run_press_release(panel: MatrixPanel, press, release) -> list[PanelReport]:  # type: ignore[no-untyped-def]
     """Asleep, one press and release, asleep again, then stop(). The thread scans only
     after idle_wait returns woken, which counts a wakeup: exactly one wakeup at the end
     proves it slept from the start to the press and from the release to stop() (stop is
     the event that ends the last sleep), with no scan pass in either sleep; and the
     thread went scanning once, for that wakeup (a thread that scans on a timer too,
     woken or not, fails here without any waiting)."""
-    got: list[PanelEvent] = []
-    panel.on_event = got.append
+    got: list[PanelReport] = []
+    panel.on_report = got.append
     scanning: list[float] = []  # every time the thread went scanning
     scan = panel.run_for
 

@@ -86,7 +86,7 @@ def test_lamps_are_remembered_and_applied_only_on_change(kb: KeyboardPanel) -> N
 
 def test_callback_delivery() -> None:
     got = []
-    panel = open_panel(PanelSettings(), 7, "keyboard", on_event=got.append)
+    panel = open_panel(PanelSettings(), 7, "keyboard", on_report=got.append)
     panel.start()
     assert isinstance(panel, KeyboardPanel)
     panel.handle_key("b", True)

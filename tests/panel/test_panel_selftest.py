@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 from waiting import DEADLINE_S, Lines, stopped_at_exit, wait_for
 
-from drivers.panel import MatrixPanel, PanelEvent, open_panel
+from drivers.panel import MatrixPanel, PanelReport, open_panel
 from drivers.panel.selftest import default_script, parse_script
 from drivers.panel.settings import PanelSettings
 from etgcore.errors import UserError
@@ -84,8 +84,8 @@ def test_real_time_thread_delivers_without_blocking() -> None:
 
 def test_pin_fault_stops_the_scan_with_a_fault_event() -> None:
     """A hardware fault must reach the table (it tilts), not kill a thread silently."""
-    got: list[PanelEvent] = []
-    panel = open_panel(PanelSettings(), 7, "sim", on_event=got.append)
+    got: list[PanelReport] = []
+    panel = open_panel(PanelSettings(), 7, "sim", on_report=got.append)
     assert isinstance(panel, MatrixPanel)
     panel.start()
     panel.sim.setup_input(panel.settings.pins.deal, "off")  # a broken pull-up

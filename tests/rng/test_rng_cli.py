@@ -117,7 +117,7 @@ def test_stream_is_the_drbgs_generate_requests_in_order(
     """The stream's writes (several requests each, generated into one reused buffer)
     carry exactly the bits of consecutive 2^19-bit generate requests, then the rest."""
     from rng.settings import RngSettings
-    from rng.table import open_table_rng
+    from rng.table_rng import open_table_rng
 
     n = 3 * (1 << 18) + 12345  # three whole writes, then a partial one
     rc, out, _ = run(["rng", "stream", "--bytes", str(n), "--seed-hex", "c0ffee"],
@@ -131,7 +131,7 @@ def test_stream_through_its_writer_process_is_the_same_bits(tmp_path: Path) -> N
     same bytes as consecutive generate requests, in order, and nothing left running."""
     from rng.settings import RngSettings
     from rng.stream import SLOTS
-    from rng.table import open_table_rng
+    from rng.table_rng import open_table_rng
 
     n = (SLOTS + 2) * (1 << 20) + 12345  # the ring goes round more than once
     args = [*ETG, "rng", "stream", "--bytes", str(n), "--seed-hex", "c0ffee"]

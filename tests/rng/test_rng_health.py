@@ -16,7 +16,7 @@ from rng.entropy import HealthTestedSource, SeededSource, open_source, os_noise
 from rng.errors import EntropyError
 from rng.health import HealthFailure, HealthTests, apt_cutoff, critbinom, rct_cutoff
 from rng.settings import RngSettings
-from rng.table import TableRng
+from rng.table_rng import TableRng
 
 
 def test_rct_cutoff_is_1_plus_ceil_of_log2_alpha_over_h() -> None:
@@ -41,7 +41,7 @@ def test_critbinom_is_the_binomial_quantile(w: int, h: float, a: int) -> None:
 
 def _trip(samples: bytes | list[int], h: float = 8.0, binary: bool = False) -> str | None:
     try:
-        HealthTests(h, binary=binary).feed(samples)
+        HealthTests(h, binary=binary).check(samples)
     except HealthFailure as exc:
         return exc.test
     return None
@@ -71,7 +71,7 @@ def test_binary_source_uses_a_1024_window() -> None:
 
 def test_healthy_os_output_passes() -> None:
     tests = HealthTests(8.0)
-    tests.feed(os_noise(200_000))
+    tests.check(os_noise(200_000))
     assert tests.samples == 200_000
 
 

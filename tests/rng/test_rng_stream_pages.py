@@ -22,7 +22,7 @@ from rng.pipe_pages import (
     stream_lending_pages,
 )
 from rng.settings import RngSettings
-from rng.table import open_table_rng
+from rng.table_rng import open_table_rng
 
 ETG = [sys.executable, "-m", "firmware"]
 MIB = 1 << 20

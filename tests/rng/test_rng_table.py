@@ -15,7 +15,7 @@ from firmware.config import load_config
 from rng import BingoDraw, RngUnavailable, SeedRefused, open_table_rng
 from rng.settings import RngSettings
 from rng.shoe import shuffled_shoe
-from rng.table import TableRng
+from rng.table_rng import TableRng
 
 TARGETS = {v: 1 for v in range(12, 22)}  # § 633b.28(e)(1): 12..21
 MULTS = {2: 50, 5: 25, 10: 12, 25: 6, 50: 4, 100: 3}  # § 633b.28(e)(2)

@@ -19,9 +19,9 @@ from shoe_support import FAST, plain_shoe
 from waiting import DEADLINE_S, stop_process, wait_for
 
 from drivers.shoe.driver import ShoeDriver, ShoePortError, asyncio_sink
-from drivers.shoe.events import ShoeEvent
 from drivers.shoe.framing import encode
 from drivers.shoe.reliability import ICD_TIMING
+from drivers.shoe.reports import ShoeReport
 from drivers.shoe.session import ControllerSession
 from drivers.shoe.sim_machine import SimSettings
 from drivers.shoe.simulator import ShoeSimulator
@@ -34,10 +34,10 @@ class Consumer:
 
     def __init__(self, driver: ShoeDriver) -> None:
         self.driver = driver
-        self.seen: list[ShoeEvent] = []
+        self.seen: list[ShoeReport] = []
 
     def next(self, kind: str, timeout: float = DEADLINE_S,
-             where: Callable[[ShoeEvent], bool] = lambda e: True) -> ShoeEvent:
+             where: Callable[[ShoeReport], bool] = lambda e: True) -> ShoeReport:
         end = time.monotonic() + timeout
         while True:
             left = end - time.monotonic()
@@ -45,19 +45,19 @@ class Consumer:
                 raise AssertionError(f"no {kind} event within {timeout} s; saw "
                                      f"{[e.kind for e in self.seen[-15:]]}")
             try:
-                event = self.driver.events.get(timeout=left)
+                event = self.driver.reports.get(timeout=left)
             except queue.Empty:
                 continue
             self.seen.append(event)
             if event.kind == kind and where(event):
                 return event
 
-    def drain(self) -> list[ShoeEvent]:
+    def drain(self) -> list[ShoeReport]:
         """The events delivered so far and not yet taken (no waiting)."""
         got = []
         with contextlib.suppress(queue.Empty):
             while True:
-                got.append(self.driver.events.get_nowait())
+                got.append(self.driver.reports.get_nowait())
         self.seen += got
         return got
 
@@ -333,7 +333,7 @@ def test_driver_feeds_an_asyncio_queue_without_blocking_the_loop(sim_factory) ->
     sim = sim_factory(cards=SCRIPT[:3], pace_s=0.0, cut_after=99)
 
     async def table() -> list[str]:
-        q: asyncio.Queue[ShoeEvent] = asyncio.Queue()
+        q: asyncio.Queue[ShoeReport] = asyncio.Queue()
         d = ShoeDriver(sim.path, asyncio_sink(asyncio.get_running_loop(), q), timing=FAST)
         d.start()
         got: list[str] = []
@@ -355,7 +355,7 @@ def test_driver_survives_a_consumer_that_raises(sim_factory) -> None:
     sim = sim_factory(cards=SCRIPT[:4], pace_s=0.0, cut_after=99)
     got: list[str] = []
 
-    def consumer(event: ShoeEvent) -> None:
+    def consumer(event: ShoeReport) -> None:
         got.append(event.kind)
         if event.kind == "card":
             raise RuntimeError("bug in the consumer")

@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from drivers.shoe.events import CardDealt, ShoeEvent
+from drivers.shoe.reports import CardDealt, ShoeReport
 from firmware.table.controller import PanelHappening, ShoeHappening
 
 
@@ -71,7 +71,7 @@ def card(code: str) -> ShoeHappening:
     return ShoeHappening(CardDealt(code, raw=f"$01,CRD,{code}*0000"))
 
 
-def shoe(event: ShoeEvent) -> ShoeHappening:
+def shoe(event: ShoeReport) -> ShoeHappening:
     return ShoeHappening(event)
 
 

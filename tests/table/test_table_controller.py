@@ -7,7 +7,7 @@ from pathlib import Path
 import pytest
 from table_helpers import FakePanel, FakeShoe, card, press, shoe
 
-from drivers.shoe.events import ShoeFault
+from drivers.shoe.reports import ShoeFault
 from firmware.engine import Game, load_rules
 from firmware.engine.inputs import CreditsIn
 from firmware.journal import Journal, JournalError
@@ -23,8 +23,8 @@ def make(tmp_path: Path, bench: bool = True, **over: object) -> tuple[Controller
     rec = open_table(journal, rules, 2, bench)
     sh, pa = FakeShoe(), FakePanel()
     ctl = Controller(rec.game, journal, shoe=sh, panel=pa)
-    ctl.command("credits-in", {"seat": 1, "cents": 100_000})
-    ctl.command("credits-in", {"seat": 2, "cents": 100_000})
+    ctl.request("credits-in", {"seat": 1, "cents": 100_000})
+    ctl.request("credits-in", {"seat": 2, "cents": 100_000})
     for h in press(None, "SHUFFLE"):
         ctl.handle(h)
     ctl.handle(card("2C"))  # the burn card (baseline §1.3)
@@ -134,7 +134,7 @@ def test_stuck_key_tilts(tmp_path: Path) -> None:
 
 def test_forced_draw_is_a_bench_power(tmp_path: Path) -> None:
     ctl, _, _ = make(tmp_path, bench=False)
-    ok, msg = ctl.command("force-draw", {"values": {"bingo_target": 21}})
+    ok, msg = ctl.request("force-draw", {"values": {"bingo_target": 21}})
     assert not ok and "production" in msg
 
 
@@ -184,11 +184,11 @@ def test_credits_in_offline_and_meters(tmp_path: Path) -> None:
     ctl, _, _ = make(tmp_path)
     m = summarize(ctl.journal.meters())
     assert m["credits_in"] == 200_000 and m["balanced"]
-    ok, _ = ctl.command("credits-out", {"seat": 1, "cents": 5_000})
+    ok, _ = ctl.request("credits-out", {"seat": 1, "cents": 5_000})
     assert ok
     m = summarize(ctl.journal.meters())
     assert m["credits_out"] == 5_000 and m["credits"] == 195_000 and m["balanced"]
-    ok, why = ctl.command("credits-out", {"seat": 2, "cents": 5 * 10**6})
+    ok, why = ctl.request("credits-out", {"seat": 2, "cents": 5 * 10**6})
     assert not ok and "cannot pay out" in why
 
 
@@ -229,7 +229,7 @@ def test_push22_is_placed_with_insurance_during_betting(tmp_path: Path) -> None:
     rec = open_table(journal, rules, 6, True)
     pa = FakePanel()
     ctl = Controller(rec.game, journal, shoe=FakeShoe(), panel=pa)
-    ctl.command("credits-in", {"seat": 1, "cents": 100_000})
+    ctl.request("credits-in", {"seat": 1, "cents": 100_000})
     play(ctl, press(None, "SHUFFLE"), card("2C"))
     assert "INSURANCE" not in pa.lit[1]  # no Blackjack wager yet
     play(ctl, press(1, "INSURANCE"))

@@ -29,9 +29,9 @@ from firmware.cli.credits import add_credits_offline
 from firmware.config import load_config
 from firmware.journal import EventCode, Journal
 from firmware.journal.meters import summarize
-from firmware.table.attendant_socket import socket_path
-from firmware.table.local_socket import request
 from firmware.table.recovery import replay
+from firmware.table.requests.attendant_socket import socket_path
+from firmware.table.requests.json_lines import request
 
 KILLS_PER_TEST = 25
 TRANSFER_KILLS = 8

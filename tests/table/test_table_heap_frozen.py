@@ -1,4 +1,4 @@
-"""`etg run` freezes the heap its start built before it serves (firmware.table.service).
+"""`etg run` freezes the heap its start built before it serves (firmware.table.service.run).
 
 A full collection of the cyclic garbage collector walks every object with the GIL held,
 stopping every thread of the table: tens of milliseconds with the start's objects in view
@@ -14,13 +14,13 @@ import sys
 import weakref
 from pathlib import Path
 
-from firmware.table.service import freeze_startup_heap
+from firmware.table.service.run import freeze_startup_heap
 
 REPO = Path(__file__).resolve().parents[2]
 
 _RUN = """
 import gc, sys
-import firmware.table.service as service
+import firmware.table.service.run as service
 from firmware.cli import main
 
 loop = service._loop

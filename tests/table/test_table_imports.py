@@ -64,7 +64,8 @@ def test_a_started_table_imports_no_lab_or_math_library(tmp_path: Path) -> None:
     assert got["attempts"] == []
     loaded = {m.partition(".")[0] for m in got["modules"]}
     assert not loaded & set(HEAVY)
-    assert {"firmware.table.service", "drivers.panel.panel", "rng.table"} <= set(got["modules"])
+    assert ({"firmware.table.service.run", "drivers.panel.panel", "rng.table_rng"}
+            <= set(got["modules"]))
 
 
 def test_the_package_installs_the_table_alone_and_dev_everything() -> None:

@@ -191,7 +191,7 @@ def test_point1_a_refused_start_is_on_the_screen_too(tmp_path: Path, monkeypatch
     is stopped), not only on stderr and in the system log."""
     from firmware.config import load_config
     from firmware.engine import load_rules
-    from firmware.table import ui_bridge
+    from firmware.table.service import ui_bridge
 
     shown: list[dict[str, Any]] = []
 

@@ -12,9 +12,9 @@ from table_helpers import FakePanel, FakeShoe, card, press
 
 from firmware.engine import load_rules
 from firmware.journal import Journal
-from firmware.table.autoplay import AutoPlay
 from firmware.table.controller import Controller
 from firmware.table.recovery import open_table
+from firmware.table.service.autoplay import AutoPlay
 
 
 def betting_table(tmp_path: Path, variant: str, credits: int) -> Controller:
@@ -22,7 +22,7 @@ def betting_table(tmp_path: Path, variant: str, credits: int) -> Controller:
     journal = Journal(tmp_path / "j.sqlite")
     rec = open_table(journal, rules, 1, True)
     ctl = Controller(rec.game, journal, shoe=FakeShoe(), panel=FakePanel())
-    ctl.command("credits-in", {"seat": 1, "cents": credits})
+    ctl.request("credits-in", {"seat": 1, "cents": credits})
     for h in press(None, "SHUFFLE"):
         ctl.handle(h)
     ctl.handle(card("2C"))  # the burn card
@@ -50,7 +50,7 @@ def test_bet_lamp_counts_the_paired_wager(tmp_path: Path, variant: str, need: in
         ctl.handle(h)
     assert ctl.journal.last_seq == before  # refused press: nothing journaled
     assert ctl.game.seats[0].staked == 0
-    ctl.command("credits-in", {"seat": 1, "cents": 100})
+    ctl.request("credits-in", {"seat": 1, "cents": 100})
     ctl.refresh()
     assert "BET" in panel.lit[1]
     for h in press(1, "BET"):
@@ -97,7 +97,7 @@ def test_pending_double_reaches_the_multiple_pressed(tmp_path: Path) -> None:
     journal = Journal(tmp_path / "j.sqlite")
     rec = open_table(journal, rules, 1, True)
     ctl = Controller(rec.game, journal, shoe=FakeShoe(), panel=FakePanel())
-    ctl.command("credits-in", {"seat": 1, "cents": 100_000})
+    ctl.request("credits-in", {"seat": 1, "cents": 100_000})
     for h in [*press(None, "SHUFFLE"), *press(1, "BET"), *press(None, "DEAL")]:
         ctl.handle(h)
         if h.button == "SHUFFLE" and h.kind == "release":

@@ -26,12 +26,12 @@ from waiting import DEADLINE_S
 from firmware.engine import load_rules
 from firmware.journal import EventCode, Journal
 from firmware.journal.meters import summarize
-from firmware.table.attendant_socket import AttendantServer, socket_path
-from firmware.table.controller import CommandHappening, Controller
+from firmware.table.controller import Controller, RequestHappening
 from firmware.table.happenings import StopHappening
-from firmware.table.local_socket import MAX_CONNECTIONS, MAX_LINE, request
 from firmware.table.recovery import open_table
-from firmware.table.transfers import CreditLimits
+from firmware.table.requests.attendant_socket import AttendantServer, socket_path
+from firmware.table.requests.json_lines import MAX_CONNECTIONS, MAX_LINE, request
+from firmware.table.requests.transfers import CreditLimits
 
 REPO = Path(__file__).resolve().parents[2]
 
@@ -45,16 +45,16 @@ def make(tmp_path: Path, limits: CreditLimits | None = None) -> Controller:
 def test_point6_a_repeated_transfer_id_is_applied_once(tmp_path: Path) -> None:
     ctl = make(tmp_path)
     args = {"seat": 1, "cents": 500, "id": "t-1"}
-    assert ctl.command("credits-in", args)[0]
-    ok, msg = ctl.command("credits-in", args)
+    assert ctl.request("credits-in", args)[0]
+    ok, msg = ctl.request("credits-in", args)
     assert ok and "already applied" in msg
     assert summarize(ctl.journal.meters())["credits_in"] == 500
-    ok, msg = ctl.command("credits-in", {**args, "cents": 600})
+    ok, msg = ctl.request("credits-in", {**args, "cents": 600})
     assert not ok and "already used" in msg
     # the id survives a restart: it is journaled with the transfer
     ctl.journal.close()
     again = make(tmp_path)
-    assert again.command("credits-in", args)[1].endswith("not again)")
+    assert again.request("credits-in", args)[1].endswith("not again)")
     assert summarize(again.journal.meters())["credits_in"] == 500
     assert again.transfers.status("t-1")["state"] == "applied"
     assert again.transfers.status("t-2")["state"] == "not-applied"
@@ -66,9 +66,9 @@ class SlowController:
 
     def __init__(self, ctl: Controller) -> None:
         self.ctl, self.transfers = ctl, ctl.transfers
-        self.held: list[CommandHappening] = []
+        self.held: list[RequestHappening] = []
 
-    def put(self, h: CommandHappening) -> None:
+    def put(self, h: RequestHappening) -> None:
         self.held.append(h)
 
     def release(self) -> None:
@@ -79,7 +79,7 @@ class SlowController:
 
 def test_point6_a_client_that_gave_up_asks_and_retries_safely(tmp_path: Path,
                                                               monkeypatch: Any) -> None:
-    import firmware.table.attendant_socket as att
+    import firmware.table.requests.attendant_socket as att
 
     monkeypatch.setattr(att, "ANSWER_S", 0.2)
     ctl = make(tmp_path)
@@ -119,7 +119,7 @@ BAD_AMOUNTS: list[Any] = [1e19, 5e18, "100", True, 12.5, None, -5, 0, 10**19, [1
 @pytest.mark.parametrize("cents", BAD_AMOUNTS)
 def test_point7_amounts_are_strict_bounded_integers(tmp_path: Path, cents: Any) -> None:
     ctl = make(tmp_path)
-    ok, why = ctl.command("credits-in", {"seat": 1, "cents": cents})
+    ok, why = ctl.request("credits-in", {"seat": 1, "cents": cents})
     assert not ok and "cents" in why
     assert summarize(ctl.journal.meters())["credits_in"] == 0
     assert ctl.failure is None
@@ -127,12 +127,12 @@ def test_point7_amounts_are_strict_bounded_integers(tmp_path: Path, cents: Any) 
 
 def test_point7_the_maxima_per_transfer_and_per_seat(tmp_path: Path) -> None:
     ctl = make(tmp_path, CreditLimits(per_transfer=1000, per_seat=1500))
-    assert not ctl.command("credits-in", {"seat": 1, "cents": 1001})[0]
-    assert ctl.command("credits-in", {"seat": 1, "cents": 1000})[0]
-    ok, why = ctl.command("credits-in", {"seat": 1, "cents": 600})
+    assert not ctl.request("credits-in", {"seat": 1, "cents": 1001})[0]
+    assert ctl.request("credits-in", {"seat": 1, "cents": 1000})[0]
+    ok, why = ctl.request("credits-in", {"seat": 1, "cents": 600})
     assert not ok and "max_seat_credits" in why
-    assert not ctl.command("credits-in", {"seat": True, "cents": 5})[0]
-    assert not ctl.command("credits-in", {"seat": 3, "cents": 5})[0]  # a 2-seat table
+    assert not ctl.request("credits-in", {"seat": True, "cents": 5})[0]
+    assert not ctl.request("credits-in", {"seat": 3, "cents": 5})[0]  # a 2-seat table
     m = summarize(ctl.journal.meters())
     assert m["credits_in"] == 1000 and isinstance(m["credits_in"], int)
 
@@ -182,11 +182,11 @@ def test_point8_an_exception_tilts_the_round_and_the_table_goes_on(tmp_path: Pat
     def broken(name: str, args: Any) -> tuple[bool, str]:
         raise boom
 
-    monkeypatch.setattr(ctl.commands, "run", broken)
+    monkeypatch.setattr(ctl.requests, "run", broken)
     from queue import Queue
 
     reply: Queue[tuple[bool, str]] = Queue()
-    ctl.handle(CommandHappening("status", {}, reply))
+    ctl.handle(RequestHappening("status", {}, reply))
     ok, msg = reply.get(timeout=DEADLINE_S)
     assert not ok and "a bug in a command" in msg
     assert ctl.game.phase == "tilt" and ctl.game.tilt is not None
@@ -195,7 +195,7 @@ def test_point8_an_exception_tilts_the_round_and_the_table_goes_on(tmp_path: Pat
               if r.code == int(EventCode.INTERNAL_ERROR)]
     assert events and "RuntimeError: a bug in a command" in events[0].body["error"]
     monkeypatch.undo()
-    assert ctl.command("credits-in", {"seat": 1, "cents": 5})[0]  # still taking requests
+    assert ctl.request("credits-in", {"seat": 1, "cents": 5})[0]  # still taking requests
 
 
 def _server(tmp: str) -> tuple[AttendantServer, Path]:

@@ -19,7 +19,7 @@ def test_recall_numbers_split_hands_from_1(tmp_path: Path) -> None:
     journal = Journal(tmp_path / "j.sqlite")
     ctl = Controller(open_table(journal, rules, 7, True).game, journal, shoe=FakeShoe(),
                      panel=FakePanel())
-    ctl.command("credits-in", {"seat": 1, "cents": 100_000})
+    ctl.request("credits-in", {"seat": 1, "cents": 100_000})
     steps = [*press(None, "SHUFFLE"), card("2C"), *press(1, "BET"), *press(None, "DEAL")]
     steps += [card(c) for c in ("8S", "9D", "8C", "7H")]  # 8 8 against 9 7
     steps += [*press(1, "SPLIT"), card("TD"), *press(1, "STAND"), card("KH"),

@@ -23,7 +23,7 @@ def _round_of_seats_3_5_7(tmp_path: Path) -> tuple[Journal, object]:
     rec = open_table(journal, rules, 7, True)
     ctl = Controller(rec.game, journal, shoe=FakeShoe(), panel=FakePanel())
     for seat in (3, 5, 7):
-        ctl.command("credits-in", {"seat": seat, "cents": 100_000})
+        ctl.request("credits-in", {"seat": seat, "cents": 100_000})
     steps = [*press(None, "SHUFFLE"), card("2C")]
     for seat in (3, 5, 7):
         steps += press(seat, "BET")

@@ -22,9 +22,9 @@ import pytest
 from table_helpers import FakePanel, FakeShoe, card, press, shoe
 from waiting import DEADLINE_S, wait_for
 
-from drivers.shoe.events import LinkDown, LinkUp, ShoeFault, ShoeHello, ShoeStatus
 from drivers.shoe.framing import encode
 from drivers.shoe.port_check import production_refusal
+from drivers.shoe.reports import LinkDown, LinkUp, ShoeFault, ShoeHello, ShoeStatus
 from drivers.shoe.session import ControllerSession
 from firmware.engine import load_rules
 from firmware.journal import EventCode, Journal, JournalError
@@ -43,7 +43,7 @@ def dealing(tmp_path: Path) -> tuple[Controller, FakeShoe]:
     rec = open_table(journal, load_rules("blackjack", {}), 1, True)
     sh = FakeShoe()
     ctl = Controller(rec.game, journal, shoe=sh, panel=FakePanel())
-    ctl.command("credits-in", {"seat": 1, "cents": 100_000})
+    ctl.request("credits-in", {"seat": 1, "cents": 100_000})
     for h in [*press(None, "SHUFFLE"), card("2C"), *press(1, "BET"), *press(None, "DEAL")]:
         ctl.handle(h)
     assert ctl.game.expecting().kind == "card"
@@ -129,7 +129,7 @@ def test_point10_the_status_after_a_hello_is_asked_for_until_it_comes(tmp_path: 
     line; the table asks again every second until one comes, not only while tilted (a
     check left pending would be made against a status sent much later, for another
     reason)."""
-    from firmware.table.shoe_control import QUERY_EVERY_S
+    from firmware.table.devices.shoe_control import QUERY_EVERY_S
 
     now = [100.0]
     journal = Journal(tmp_path / "j.sqlite")

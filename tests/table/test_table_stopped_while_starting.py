@@ -20,7 +20,7 @@ REPO = Path(__file__).resolve().parents[2]
 
 _START = """
 import os, signal, sys
-import firmware.table.service as service
+import firmware.table.service.run as service
 from firmware.cli import main
 
 started = service.start_devices

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from drivers.shoe.events import (
+from drivers.shoe.reports import (
     CardDealt,
     CommandAcked,
     CutCardReached,
@@ -17,7 +17,7 @@ from drivers.shoe.events import (
     shoe_error,
 )
 from firmware.engine.inputs import Card, Console, Cut, Decision, Fault, FaultCleared, Hello, Wager
-from firmware.table import translate
+from firmware.table.devices import translate
 
 
 def view(kind: str, phase: str = "betting", **exp: Any) -> dict[str, Any]:

@@ -23,7 +23,7 @@ def test_the_chosen_seat_and_the_keys_go_to_the_screen(monkeypatch: pytest.Monke
     from drivers.panel.keyboard import KeyboardPanel
     from firmware.config import load_config
     from firmware.engine import Game, load_rules
-    from firmware.table import ui_bridge
+    from firmware.table.service import ui_bridge
     from ui.renderer import new_surface
 
     pygame.display.init()

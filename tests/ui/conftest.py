@@ -61,14 +61,14 @@ def fixture_view() -> Callable[[str], Any]:
 def engine_round(variant: str) -> tuple[tuple[dict[str, Any], dict[str, Any]], ...]:
     """(public, private) views after every input of the variation's sample round (engine,
     bench mode). Cached: callers must not modify them."""
-    from firmware.bench.driver import EngineDriver
     from firmware.bench.playback import play_scenario
     from firmware.bench.scenario import load_scenario
+    from firmware.bench.target import EngineTarget
     from ui.readme_snapshots import scenario_for
 
     pairs: list[tuple[dict[str, Any], dict[str, Any]]] = []
 
-    class Both(EngineDriver):
+    class Both(EngineTarget):
         def _send(self, inp: Any) -> str | None:
             why = super()._send(inp)
             if why is None:

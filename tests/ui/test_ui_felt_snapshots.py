@@ -281,10 +281,10 @@ def test_the_keyboard_panels_seat_is_marked(size: tuple[int, int]) -> None:
 
 
 def test_the_runner_takes_the_keyboard_seat_from_a_panel_message() -> None:
-    from ui.runner import UiInbox, UiRunner
+    from ui.window import UiInbox, UiWindow
 
     inbox = UiInbox()
-    runner = UiRunner(layout_of("blackjack"), inbox, size=(800, 480))
+    runner = UiWindow(layout_of("blackjack"), inbox, size=(800, 480))
     inbox.put_view(engine_round("blackjack")[-1][0])
     inbox.put({"kind": "panel", "selected": 3, "keys": {"STAND": "S"}})
     inbox.put({"kind": "betting", "closes_in": None})  # other messages keep the seat

@@ -13,8 +13,8 @@ from conftest import VARIANTS, engine_round, layout_of, load_json
 
 from ui.dealer import HOLE_INDEX
 from ui.renderer import Renderer, new_surface
-from ui.runner import PrivateViewError, UiInbox, check_public
 from ui.state import ScreenState
+from ui.window import PrivateViewError, UiInbox, check_public
 
 
 @pytest.mark.parametrize("variant", VARIANTS)

@@ -8,9 +8,9 @@ from typing import Any
 import pygame
 from conftest import layout_of, load_json
 
-from drivers.panel.buttons import PanelEvent
+from drivers.panel.buttons import PanelReport
 from ui.renderer import new_surface
-from ui.runner import UiInbox, UiRunner
+from ui.window import UiInbox, UiWindow
 
 
 def test_inbox_keeps_the_newest_view_and_every_message() -> None:
@@ -27,7 +27,7 @@ def test_inbox_keeps_the_newest_view_and_every_message() -> None:
 def test_a_slow_frame_never_delays_the_controller() -> None:
     """The controller's puts complete while a frame is still being drawn."""
     inbox = UiInbox()
-    runner = UiRunner(layout_of("blackjack"), inbox, (640, 360))
+    runner = UiWindow(layout_of("blackjack"), inbox, (640, 360))
     in_frame, release = threading.Event(), threading.Event()
     real = runner.renderer.render
 
@@ -53,7 +53,7 @@ def test_a_slow_frame_never_delays_the_controller() -> None:
 
 def test_runner_applies_controller_messages() -> None:
     inbox = UiInbox()
-    runner = UiRunner(layout_of("bingo"), inbox, (640, 360), clock=lambda: 100.0)
+    runner = UiWindow(layout_of("bingo"), inbox, (640, 360), clock=lambda: 100.0)
     surf = new_surface((640, 360))
     inbox.put_view(load_json("bingo-betting"))
     inbox.put({"kind": "betting", "closes_in": 7.5})
@@ -78,10 +78,10 @@ def test_runner_applies_controller_messages() -> None:
 
 
 def test_touching_a_lit_button_presses_the_panel_button() -> None:
-    events: list[PanelEvent] = []
+    events: list[PanelReport] = []
     inbox = UiInbox()
-    runner = UiRunner(layout_of("split-to-double"), inbox, (1280, 720),
-                      on_button=lambda *a: events.append(PanelEvent(*a)), clock=lambda: 5.0)
+    runner = UiWindow(layout_of("split-to-double"), inbox, (1280, 720),
+                      on_button=lambda *a: events.append(PanelReport(*a)), clock=lambda: 5.0)
     inbox.put_view(load_json("split-to-double-decisions"))
     runner.step(new_surface((1280, 720)), 1.0)
     rect, _seat, _decision = next(b for b in runner.renderer.buttons if b[2] == "double")
@@ -93,17 +93,17 @@ def test_touching_a_lit_button_presses_the_panel_button() -> None:
 
 
 def test_touching_no_insurance_presses_stand() -> None:
-    """The panel convention (firmware/table/translate.py): STAND declines insurance when
+    """The panel convention (firmware/table/devices/translate.py): STAND declines insurance when
     insurance is offered, so the on-screen NO INSURANCE button presses STAND, and the
     table reads that press as declining insurance."""
     from firmware.engine.inputs import Decision
-    from firmware.table.translate import press_input
+    from firmware.table.devices.translate import press_input
 
     view = load_json("blackjack-insurance")
-    events: list[PanelEvent] = []
+    events: list[PanelReport] = []
     inbox = UiInbox()
-    runner = UiRunner(layout_of("blackjack"), inbox, (1280, 720),
-                      on_button=lambda *a: events.append(PanelEvent(*a)), clock=lambda: 5.0)
+    runner = UiWindow(layout_of("blackjack"), inbox, (1280, 720),
+                      on_button=lambda *a: events.append(PanelReport(*a)), clock=lambda: 5.0)
     inbox.put_view(view)
     runner.step(new_surface((1280, 720)), 1.0)
     seat = view["expecting"]["seat"]
@@ -121,10 +121,10 @@ def test_touching_no_insurance_presses_stand() -> None:
 def test_keys_go_to_the_panel_keyboard_backend() -> None:
     from drivers.panel.keyboard import KeyboardPanel
 
-    events: list[PanelEvent] = []
-    panel = KeyboardPanel(7, on_event=events.append)
+    events: list[PanelReport] = []
+    panel = KeyboardPanel(7, on_report=events.append)
     panel.start()
-    runner = UiRunner(layout_of("blackjack"), UiInbox(), (640, 360), on_key=panel.handle_event)
+    runner = UiWindow(layout_of("blackjack"), UiInbox(), (640, 360), on_key=panel.handle_event)
     for kind, key in ((pygame.KEYDOWN, pygame.K_3), (pygame.KEYUP, pygame.K_3),
                       (pygame.KEYDOWN, pygame.K_h), (pygame.KEYUP, pygame.K_h)):
         runner.handle_event(pygame.event.Event(kind, key=key))
@@ -137,7 +137,7 @@ def test_the_loop_sleeps_on_the_inbox_and_a_new_view_wakes_it() -> None:
     pygame.display.init()
     try:
         inbox = UiInbox()
-        runner = UiRunner(layout_of("blackjack"), inbox, (640, 360), fps=1)
+        runner = UiWindow(layout_of("blackjack"), inbox, (640, 360), fps=1)
         first, second = load_json("blackjack-betting"), load_json("blackjack-decisions")
         waits: list[tuple[float | None, bool]] = []
         real_wait = inbox.wait
@@ -169,12 +169,12 @@ def test_the_loop_sleeps_on_the_inbox_and_a_new_view_wakes_it() -> None:
 
 def test_an_unchanged_frame_lets_the_loop_sleep_longer() -> None:
     """After a frame that changed nothing the loop waits IDLE_WAIT_S, not a frame period."""
-    from ui.runner import IDLE_WAIT_S
+    from ui.window import IDLE_WAIT_S
 
     pygame.display.init()
     try:
         inbox = UiInbox()
-        runner = UiRunner(layout_of("blackjack"), inbox, (640, 360), fps=100)
+        runner = UiWindow(layout_of("blackjack"), inbox, (640, 360), fps=100)
         timeouts: list[float | None] = []
         inbox.wait = lambda t: timeouts.append(t) or False  # type: ignore[method-assign]
         inbox.put_view(load_json("blackjack-betting"))

@@ -10,7 +10,7 @@ from fractions import Fraction
 from typing import Any
 
 import pytest
-from variant_helpers import START, bet, draw, feed, net, refused, variant_game
+from variant_helpers import START, bet, deal, draw, net, refused, variant_game
 
 from etgcore.errors import ConfigError
 from firmware.engine import (
@@ -34,13 +34,13 @@ def play(target: int, mult: int, cards: tuple[str, ...], actions: tuple[tuple[in
     t = variant_game(V, seats=1, **rules)
     bet(t, (1, wager))
     draw(t, target, mult)
-    feed(t, *cards[:4])
+    deal(t, *cards[:4])
     rest = list(cards[4:])
     for hand, action in actions:
         t.apply(Decision(1, hand, action))
         while t.need == "card" and rest and t.phase != "dealer":
-            feed(t, rest.pop(0))
-    feed(t, *rest)
+            deal(t, rest.pop(0))
+    deal(t, *rest)
     return t
 
 
@@ -49,7 +49,7 @@ def test_633b28_a_follows_blackjack_otherwise() -> None:
     t = variant_game(V, seats=1)
     bet(t, (1, 1000))
     draw(t, 12, 2)
-    feed(t, "8S", "9H", "8D", "7C")
+    deal(t, "8S", "9H", "8D", "7C")
     assert set(t.expecting().legal) == {"hit", "stand", "double", "split", "surrender"}
 
 
@@ -267,7 +267,7 @@ def test_633b28_f_after_the_reveal_the_round_follows_633a7() -> None:
     seen = []
     for c in ("2S", "3S", "4S", "5S", "6S", "KD"):
         seen.append(t.expecting().to)
-        feed(t, c)
+        deal(t, c)
     assert seen == ["seat 1 hand 1", "seat 2 hand 1", "dealer", "seat 1 hand 1",
                     "seat 2 hand 1", "hole"]
     assert (t.expecting().kind, t.expecting().seat) == ("decision", 1)
@@ -301,7 +301,7 @@ def test_633b28_b4_ii_insurance_pays_2_to_1() -> None:
     t = variant_game(V, seats=1)
     bet(t, (1, 1000))
     draw(t, 19, 5)
-    feed(t, "9S", "AH", "8D", "KC")
+    deal(t, "9S", "AH", "8D", "KC")
     t.apply(Decision(1, 1, "insurance"))  # 500
     assert t.phase == "settled" and t.dealer_bj
     # wager -1000, activator -200, insurance +1000 (2 to 1)

@@ -9,7 +9,7 @@ from __future__ import annotations
 from typing import Any
 
 import pytest
-from variant_helpers import START, bet, conserved, do, feed, net, refused, variant_game
+from variant_helpers import START, bet, conserved, deal, do, net, refused, variant_game
 
 from etgcore.errors import ConfigError, UserError
 from firmware.engine import (
@@ -32,7 +32,7 @@ def fb(seats: int = 1, **rules: Any) -> Game:
 def split_8s(t: Game) -> None:
     """Seat 1: 8S 8D against dealer 9H, hole 7C (16); split for a lammer."""
     bet(t, (1, 1000))
-    feed(t, "8S", "9H", "8D", "7C")
+    deal(t, "8S", "9H", "8D", "7C")
     do(t, 1, 1, "split")
 
 
@@ -73,7 +73,7 @@ def test_672a10_a_identical_value_pairs_split() -> None:
     for cards, ok in ((("7S", "7D"), True), (("KS", "TD"), True), (("7S", "8D"), False)):
         t = fb()
         bet(t, (1, 1000))
-        feed(t, cards[0], "9H", cards[1], "7C")
+        deal(t, cards[0], "9H", cards[1], "7C")
         assert ("split" in t.expecting().legal) is ok
 
 
@@ -81,7 +81,7 @@ def test_672a10_b1_ten_value_pair_needs_a_real_wager() -> None:
     """§ 672a.10(b)(1): a 10-value pair splits only with a wager equal to the original."""
     t = fb()
     bet(t, (1, 1000))
-    feed(t, "KS", "9H", "TD", "7C")
+    deal(t, "KS", "9H", "TD", "7C")
     do(t, 1, 1, "split")
     hands = t.seats[0].hands
     assert (hands[1].lammer, hands[1].wager) == (False, 1000)
@@ -89,7 +89,7 @@ def test_672a10_b1_ten_value_pair_needs_a_real_wager() -> None:
     t = fb()
     bet(t, (1, 1000))
     t.apply(CreditsOut(1, t.seats[0].credits))
-    feed(t, "KS", "9H", "TD", "7C")
+    deal(t, "KS", "9H", "TD", "7C")
     assert "split" not in t.expecting().legal  # no money for the real wager
 
 
@@ -108,7 +108,7 @@ def test_672a10_b2_other_pairs_split_free_with_a_lammer() -> None:
 def test_672a10_b2_aces_split_free() -> None:
     t = fb()
     bet(t, (1, 1000))
-    feed(t, "AS", "9H", "AD", "7C")
+    deal(t, "AS", "9H", "AD", "7C")
     do(t, 1, 1, "split")
     assert t.seats[0].hands[1].lammer
 
@@ -118,11 +118,11 @@ def test_672a10_c_first_hand_completed_before_the_second_gets_a_card() -> None:
     t = fb()
     split_8s(t)
     assert t.expecting().to == "seat 1 hand 1"
-    feed(t, "2H")  # hand 1: 8 2
+    deal(t, "2H")  # hand 1: 8 2
     assert (t.expecting().kind, t.expecting().hand) == ("decision", 1)
     assert len(t.seats[0].hands[1].cards) == 1
     do(t, 1, 1, "hit")
-    feed(t, "5H")  # 15
+    deal(t, "5H")  # 15
     do(t, 1, 1, "stand")
     assert t.expecting().to == "seat 1 hand 2"
 
@@ -131,11 +131,11 @@ def test_672a10_c1_busted_hand_without_lammers_collected_at_once() -> None:
     """§ 672a.10(c)(1): no lammer: the losing wager is collected when the hand busts."""
     t = fb()
     bet(t, (1, 1000))
-    feed(t, "KS", "9H", "TD", "7C")
+    deal(t, "KS", "9H", "TD", "7C")
     do(t, 1, 1, "split")  # 10-values: a real wager, no lammer
-    feed(t, "6H")  # hand 1: 16
+    deal(t, "6H")  # hand 1: 16
     do(t, 1, 1, "hit")
-    feed(t, "9S")  # 25: bust
+    deal(t, "9S")  # 25: bust
     h0 = t.seats[0].hands[0]
     assert t.phase == "decisions"
     assert h0.status == "bust" and h0.result == "lose"
@@ -146,15 +146,15 @@ def test_672a10_c2_busted_hand_with_a_lammer_tucked_until_settled() -> None:
     """§ 672a.10(c)(2): with a lammer the busted cards stay tucked until settlement."""
     t = fb()
     split_8s(t)
-    feed(t, "6H")  # hand 1: 14
+    deal(t, "6H")  # hand 1: 14
     do(t, 1, 1, "hit")
-    feed(t, "TS")  # 24: bust
+    deal(t, "TS")  # 24: bust
     h0 = t.seats[0].hands[0]
     assert h0.status == "bust" and h0.result is None
     assert t.public_view()["seats"][0]["hands"][0]["tucked"] is True
-    feed(t, "KH")  # hand 2: 18 (lammer)
+    deal(t, "KH")  # hand 2: 18 (lammer)
     do(t, 1, 2, "stand")
-    feed(t, "TD")  # dealer 26: bust
+    deal(t, "TD")  # dealer 26: bust
     assert [h.result for h in t.seats[0].hands] == ["lose", "win"]
     assert net(t) == -1000 + 1000  # the lammer wins 1 to 1 in money
     assert t.public_view()["seats"][0]["hands"][0]["tucked"] is False
@@ -164,12 +164,12 @@ def test_672a10_c2_all_split_hands_bust_collected_together() -> None:
     """§ 672a.10(c)(2): 'until ... the split hand or hands bust as well'."""
     t = fb()
     split_8s(t)
-    feed(t, "6H")
+    deal(t, "6H")
     do(t, 1, 1, "hit")
-    feed(t, "TS")  # hand 1 busts: tucked
-    feed(t, "5C")  # hand 2: 13
+    deal(t, "TS")  # hand 1 busts: tucked
+    deal(t, "5C")  # hand 2: 13
     do(t, 1, 2, "hit")
-    feed(t, "KC")  # 23: bust as well
+    deal(t, "KC")  # 23: bust as well
     hands = t.seats[0].hands
     assert [h.result for h in hands] == ["lose", "lose"]
     assert all(h.extra and h.extra["collected"] and not h.extra["tucked"] for h in hands)
@@ -181,12 +181,12 @@ def test_672a10_d_decisions_after_second_card_and_resplit_to_four() -> None:
     """§ 672a.10(d): stand, draw, double down or resplit; up to four hands in total."""
     t = fb()
     split_8s(t)
-    feed(t, "8H")
+    deal(t, "8H")
     assert set(t.expecting().legal) == {"hit", "stand", "double", "split"}
     do(t, 1, 1, "split")
-    feed(t, "8C")
+    deal(t, "8C")
     do(t, 1, 1, "split")
-    feed(t, "2C")
+    deal(t, "2C")
     hands = t.seats[0].hands
     assert len(hands) == 4 and [h.lammer for h in hands] == [False, True, True, True]
     assert "split" not in t.expecting().legal
@@ -198,20 +198,20 @@ def test_baseline_4_free_double_on_hard_9_10_11() -> None:
     """baseline §4: a hard 9, 10 or 11 on two cards doubles for a lammer."""
     t = fb()
     bet(t, (1, 1000))
-    feed(t, "6S", "9H", "4D", "7C")  # 10 against 16
+    deal(t, "6S", "9H", "4D", "7C")  # 10 against 16
     do(t, 1, 1, "double")
     h = t.seats[0].hands[0]
     assert (h.double, h.double_lammer) == (1000, True)
     assert t.seats[0].credits == START - 1000
-    feed(t, "TD")  # 20
-    feed(t, "5S")  # dealer 21
+    deal(t, "TD")  # 20
+    deal(t, "5S")  # dealer 21
     assert net(t) == -1000  # the double lammer cost nothing
     t = fb()
     bet(t, (1, 1000))
-    feed(t, "6S", "9H", "5D", "7C")
+    deal(t, "6S", "9H", "5D", "7C")
     do(t, 1, 1, "double")
-    feed(t, "TD")  # 21
-    feed(t, "TS")  # dealer busts
+    deal(t, "TD")  # 21
+    deal(t, "TS")  # dealer busts
     assert net(t) == 2000  # wager 1:1 and the lammer 1:1 in money
 
 
@@ -220,7 +220,7 @@ def test_baseline_4_other_doubles_are_real_wagers() -> None:
     for cards in (("AS", "8D"), ("7S", "5D")):  # soft 19 (hard 9 with an ace), hard 12
         t = fb()
         bet(t, (1, 1000))
-        feed(t, cards[0], "9H", cards[1], "7C")
+        deal(t, cards[0], "9H", cards[1], "7C")
         do(t, 1, 1, "double")
         h = t.seats[0].hands[0]
         assert (h.double, h.double_lammer) == (1000, False)
@@ -231,12 +231,12 @@ def test_baseline_4_free_double_on_split_hands_and_setting() -> None:
     """baseline §4 (RS free_double_on): split hands included; the totals are a setting."""
     t = fb()
     split_8s(t)
-    feed(t, "3H")  # hand 1: 11
+    deal(t, "3H")  # hand 1: 11
     do(t, 1, 1, "double")
     assert t.seats[0].hands[0].double_lammer
     t = fb(free_double_on=[10, 11])
     bet(t, (1, 1000))
-    feed(t, "5S", "9H", "4D", "7C")  # hard 9: now real
+    deal(t, "5S", "9H", "4D", "7C")  # hard 9: now real
     do(t, 1, 1, "double")
     assert not t.seats[0].hands[0].double_lammer
 
@@ -245,12 +245,12 @@ def test_baseline_4_dealer_22_pushes_standing_wagers() -> None:
     """§ 672a.2(b)(3)(iv), baseline §4: dealer 22 pushes every main wager still standing."""
     t = fb()
     split_8s(t)
-    feed(t, "3H")
+    deal(t, "3H")
     do(t, 1, 1, "double")  # free double
-    feed(t, "KD")  # 21
-    feed(t, "TC")  # hand 2: 18
+    deal(t, "KD")  # 21
+    deal(t, "TC")  # hand 2: 18
     do(t, 1, 2, "stand")
-    feed(t, "6D")  # dealer 22
+    deal(t, "6D")  # dealer 22
     assert [h.result for h in t.seats[0].hands] == ["push", "push"]
     assert net(t) == 0
     assert conserved(t)
@@ -260,9 +260,9 @@ def test_baseline_4_player_blackjack_paid_before_dealer_22() -> None:
     """baseline §4: a player Blackjack has already been paid 3 to 2."""
     t = fb(seats=2)
     bet(t, (1, 1000), (2, 1000))
-    feed(t, "AS", "TS", "TD", "KD", "6H", "6C")  # seat 1 Blackjack; seat 2 16; dealer 16
+    deal(t, "AS", "TS", "TD", "KD", "6H", "6C")  # seat 1 Blackjack; seat 2 16; dealer 16
     do(t, 2, 1, "stand")
-    feed(t, "6D")  # dealer 22
+    deal(t, "6D")  # dealer 22
     assert net(t, 1) == 1500 and net(t, 2) == 0
 
 
@@ -270,7 +270,7 @@ def test_672a2_b3_v_no_surrender() -> None:
     """§ 672a.2(b)(3)(v), baseline §4: surrender is not available."""
     t = fb()
     bet(t, (1, 1000))
-    feed(t, "TS", "TH", "6D", "9C")
+    deal(t, "TS", "TH", "6D", "9C")
     assert "surrender" not in t.expecting().legal
     assert "surrender" in refused(t, Decision(1, 1, "surrender"))
     with pytest.raises(ConfigError, match="late_surrender"):
@@ -280,7 +280,7 @@ def test_672a2_b3_v_no_surrender() -> None:
 def test_672a2_b3_ii_insurance_pays_2_to_1() -> None:
     t = fb()
     bet(t, (1, 1000))
-    feed(t, "TS", "AH", "9D", "KC")
+    deal(t, "TS", "AH", "9D", "KC")
     do(t, 1, 1, "insurance")
     assert net(t) == 0  # wager -1000, insurance 500 at 2 to 1
 
@@ -288,7 +288,7 @@ def test_672a2_b3_ii_insurance_pays_2_to_1() -> None:
 def test_672a2_b3_iii_dealer_stands_on_soft_17() -> None:
     t = fb()
     bet(t, (1, 1000))
-    feed(t, "TS", "6H", "8D", "AC")
+    deal(t, "TS", "6H", "8D", "AC")
     do(t, 1, 1, "stand")
     assert t.phase == "settled" and t.dealer.total == 17
     with pytest.raises(ConfigError, match="dealer_hits_soft_17"):
@@ -314,11 +314,11 @@ def test_baseline_4_push22_pays_11_to_1_on_dealer_22() -> None:
     t.apply(Wager(1, 1000))
     t.apply(SideWager(1, "push22", 500))
     bet(t)
-    feed(t, "TS", "6H", "6D", "TC")  # player 16, dealer 16
+    deal(t, "TS", "6H", "6D", "TC")  # player 16, dealer 16
     do(t, 1, 1, "hit")
-    feed(t, "KH")  # player busts: the dealer still draws for the Push 22 wager
+    deal(t, "KH")  # player busts: the dealer still draws for the Push 22 wager
     assert t.phase == "dealer"
-    feed(t, "6C")  # dealer 22
+    deal(t, "6C")  # dealer 22
     assert net(t) == -1000 + 5500
 
 
@@ -327,9 +327,9 @@ def test_baseline_4_push22_loses_otherwise() -> None:
     t.apply(Wager(1, 1000))
     t.apply(SideWager(1, "push22", 500))
     bet(t)
-    feed(t, "TS", "6H", "9D", "TC")
+    deal(t, "TS", "6H", "9D", "TC")
     do(t, 1, 1, "stand")
-    feed(t, "5C")  # dealer 21
+    deal(t, "5C")  # dealer 21
     assert net(t) == -1500
     assert t.public_view()["seats"][0]["wagers"]["push22"] == 500
 
@@ -338,11 +338,11 @@ def test_baseline_4_lammer_never_costs_money() -> None:
     """baseline §4: a losing or pushing lammer costs nothing; a winning one pays 1 to 1."""
     t = fb()
     split_8s(t)
-    feed(t, "TH")  # hand 1: 18
+    deal(t, "TH")  # hand 1: 18
     do(t, 1, 1, "stand")
-    feed(t, "9C")  # hand 2 (lammer): 17
+    deal(t, "9C")  # hand 2 (lammer): 17
     do(t, 1, 2, "stand")
-    feed(t, "AD")  # dealer 16 + A = 17: hand 1 wins, hand 2 (lammer) pushes
+    deal(t, "AD")  # dealer 16 + A = 17: hand 1 wins, hand 2 (lammer) pushes
     assert [h.result for h in t.seats[0].hands] == ["win", "push"]
     assert [h.paid for h in t.seats[0].hands] == [2000, 0]
     assert net(t) == 1000
@@ -363,7 +363,7 @@ def test_672a10_b_what_a_split_costs_depends_on_the_pair(
     wager equal to the original for 10-value cards, a Free Bet lammer for any other."""
     t = fb()
     bet(t, (1, 1000))
-    feed(t, pair[0], "9H", pair[1], "7C")
+    deal(t, pair[0], "9H", pair[1], "7C")
     before = t.seats[0].credits
     do(t, 1, 1, "split")
     second = t.seats[0].hands[1]
@@ -377,11 +377,11 @@ def test_672a10_b2_ii_original_wager_with_first_hand_lammer_for_second() -> None
     1 to 1 with its stake back, the lammer 1 to 1 in money only."""
     t = fb()
     split_8s(t)
-    feed(t, "TH")  # hand 1: 18
+    deal(t, "TH")  # hand 1: 18
     do(t, 1, 1, "stand")
-    feed(t, "QH")  # hand 2: 18
+    deal(t, "QH")  # hand 2: 18
     do(t, 1, 2, "stand")
-    feed(t, "TD")  # dealer 16 + 10 = 26
+    deal(t, "TD")  # dealer 16 + 10 = 26
     h0, h1 = t.seats[0].hands
     assert (h0.wager, h0.lammer, h0.result, h0.paid) == (1000, False, "win", 2000)
     assert (h1.wager, h1.lammer, h1.result, h1.paid) == (0, True, "win", 1000)
@@ -394,11 +394,11 @@ def test_baseline_1_10_a_lammer_hand_keeps_the_dealer_drawing() -> None:
     final total even after the first hand busted (tucked, § 672a.10(c)(2))."""
     t = fb()
     split_8s(t)
-    feed(t, "6H")  # hand 1: 8 6
+    deal(t, "6H")  # hand 1: 8 6
     do(t, 1, 1, "hit")
-    feed(t, "TS")  # 24: busts, tucked
-    feed(t, "KH")  # hand 2 (lammer): 18
+    deal(t, "TS")  # 24: busts, tucked
+    deal(t, "KH")  # hand 2 (lammer): 18
     do(t, 1, 2, "stand")
     assert (t.phase, t.expecting().to) == ("dealer", "dealer")
-    feed(t, "TD")  # dealer 16 + T: bust
+    deal(t, "TD")  # dealer 16 + T: bust
     assert net(t) == 0  # hand 1 -1000, the lammer +1000 in money

@@ -10,7 +10,7 @@ import tomllib
 from typing import Any
 
 import pytest
-from variant_helpers import bet, conserved, do, feed, net, refused, variant_game
+from variant_helpers import bet, conserved, deal, do, net, refused, variant_game
 
 from etgcore.errors import ConfigError
 from firmware.engine import Decision, Game, layout_for, load_rules
@@ -28,13 +28,13 @@ def round1(cards: tuple[str, ...], *actions: tuple[int, str], wager: int = 1000,
     """One seat: deal the first four cards, then each (hand, action) and the rest."""
     t = sp(**rules)
     bet(t, (1, wager))
-    feed(t, *cards[:4])
+    deal(t, *cards[:4])
     rest = list(cards[4:])
     for hand, action in actions:
         t.apply(Decision(1, hand, action))
         while t.need == "card" and rest and t.phase == "decisions":
-            feed(t, rest.pop(0))
-    feed(t, *rest)
+            deal(t, rest.pop(0))
+    deal(t, *rest)
     return t
 
 
@@ -42,13 +42,13 @@ def test_baseline_5_48_card_decks_ten_spot_tilts() -> None:
     """baseline §5: no ten-spot in a Spanish shoe: reading one tilts the round."""
     t = sp()
     bet(t, (1, 1000))
-    feed(t, "9S", "TH")
+    deal(t, "9S", "TH")
     assert t.phase == "tilt" and t.tilt is not None and t.tilt.code == "BADCARD"
     assert "spanish" in t.tilt.causes[0]
     t = sp()
     assert sum(t.shoe.counts) == 48 * 6
     bet(t, (1, 1000))
-    feed(t, "JS", "QH", "KD", "7C")  # jacks, queens and kings stay
+    deal(t, "JS", "QH", "KD", "7C")  # jacks, queens and kings stay
     assert t.phase == "decisions"
 
 
@@ -72,11 +72,11 @@ def test_baseline_5_player_21_beats_dealer_21() -> None:
     keeps the dealer drawing (baseline §1.10)."""
     t = sp(seats=2)
     bet(t, (1, 1000), (2, 1000))
-    feed(t, "5S", "KH", "9H", "6D", "8C", "5C")
+    deal(t, "5S", "KH", "9H", "6D", "8C", "5C")
     do(t, 1, 1, "hit")
-    feed(t, "KD")  # seat 1: 5 6 K = 21
+    deal(t, "KD")  # seat 1: 5 6 K = 21
     do(t, 2, 1, "stand")  # seat 2: K 8 = 18
-    feed(t, "7H")  # dealer 9 5 7 = 21
+    deal(t, "7H")  # dealer 9 5 7 = 21
     assert t.dealer.total == 21 and t.phase == "settled"
     assert t.seats[0].hands[0].result == "win" and net(t, 1) == 1000
     assert t.seats[1].hands[0].result == "lose" and net(t, 2) == -1000
@@ -86,7 +86,7 @@ def test_baseline_5_player_blackjack_beats_dealer_blackjack() -> None:
     """baseline §5: a player Blackjack beats a dealer Blackjack and is paid 3 to 2."""
     t = sp()
     bet(t, (1, 1000))
-    feed(t, "AS", "KH", "QD", "AC")
+    deal(t, "AS", "KH", "QD", "AC")
     assert t.dealer_bj and t.phase == "settled"
     assert t.seats[0].hands[0].result == "blackjack" and net(t) == 1500
 
@@ -103,16 +103,16 @@ def test_635a10_a_double_on_three_cards_one_card_at_most_the_original() -> None:
     """§ 635a.10(a): double on two or more cards; one card; at most the original wager."""
     t = sp()
     bet(t, (1, 1000))
-    feed(t, "2S", "9H", "3D", "7C")
+    deal(t, "2S", "9H", "3D", "7C")
     do(t, 1, 1, "hit")
-    feed(t, "4H")  # 9 on three cards
+    deal(t, "4H")  # 9 on three cards
     assert "double" in t.expecting().legal
     assert "not allowed" in refused(t, Decision(1, 1, "double", 2))  # more than the original
     do(t, 1, 1, "double")
-    feed(t, "KD")  # 19: exactly one card, then stand or rescue
+    deal(t, "KD")  # 19: exactly one card, then stand or rescue
     assert t.expecting().legal == ("stand", "rescue")
     do(t, 1, 1, "stand")
-    feed(t, "KC")  # dealer 16 + K: bust
+    deal(t, "KC")  # dealer 16 + K: bust
     h = t.seats[0].hands[0]
     assert (len(h.cards), h.double) == (4, 1000)
     assert net(t) == 2000
@@ -122,11 +122,11 @@ def test_635a10_a_double_after_split() -> None:
     """§ 635a.10(a): two or more cards of any split pair may double."""
     t = sp()
     bet(t, (1, 1000))
-    feed(t, "8S", "9H", "8D", "7C")
+    deal(t, "8S", "9H", "8D", "7C")
     do(t, 1, 1, "split")
-    feed(t, "3H")  # hand 1: 11
+    deal(t, "3H")  # hand 1: 11
     do(t, 1, 1, "double")
-    feed(t, "9D")  # 20: stand or rescue
+    deal(t, "9D")  # 20: stand or rescue
     do(t, 1, 1, "stand")
     assert t.seats[0].hands[0].double == 1000
 
@@ -135,7 +135,7 @@ def test_635a10_a_no_double_on_blackjack() -> None:
     """§ 635a.10(a): except when a player has Blackjack (it owes no decision)."""
     t = sp(seats=2)
     bet(t, (1, 1000), (2, 1000))
-    feed(t, "AS", "5H", "9D", "KD", "7C", "9C")
+    deal(t, "AS", "5H", "9D", "KD", "7C", "9C")
     assert t.expecting().seat == 2
     assert "double" in refused(t, Decision(1, 1, "double"))
 
@@ -156,9 +156,9 @@ def test_635a10_b_dealer_blackjack_after_a_double_takes_only_the_original() -> N
     t = Game(_no_check_rules(), seats=1, bench=True, shoe_in_play=True)
     t.apply(CreditsIn(1, 100_000))
     bet(t, (1, 1000))
-    feed(t, "6S", "KH", "5D", "AC")  # dealer K A: Blackjack, unseen
+    deal(t, "6S", "KH", "5D", "AC")  # dealer K A: Blackjack, unseen
     do(t, 1, 1, "double")
-    feed(t, "9D")  # 20
+    deal(t, "9D")  # 20
     do(t, 1, 1, "stand")
     assert t.dealer_bj and t.phase == "settled"
     assert net(t) == -1000  # the Double Down wager came back
@@ -169,13 +169,13 @@ def test_635a10_c_double_down_paid_1_to_1_and_no_bonus() -> None:
     # 2 3 4 5 then double: 14 + 7 = 21 on five cards (a 3 to 2 bonus hand undoubled)
     t = sp()
     bet(t, (1, 1000))
-    feed(t, "2S", "9H", "3D", "7C")
+    deal(t, "2S", "9H", "3D", "7C")
     do(t, 1, 1, "hit")
-    feed(t, "4H")
+    deal(t, "4H")
     do(t, 1, 1, "hit")
-    feed(t, "5H")  # 14 on four cards
+    deal(t, "5H")  # 14 on four cards
     do(t, 1, 1, "double")
-    feed(t, "7D")  # 21 on five cards: kept without a rescue question (baseline §1.6)
+    deal(t, "7D")  # 21 on five cards: kept without a rescue question (baseline §1.6)
     assert t.phase == "settled" and t.dealer.total == 16  # no draw (baseline §1.10)
     assert net(t) == 2000
 
@@ -193,11 +193,11 @@ def test_635a10_d_no_rescue_over_21_or_without_a_double() -> None:
     """§ 635a.10(d): not when the card takes the hand over 21; not before a double."""
     t = sp()
     bet(t, (1, 1000))
-    feed(t, "6S", "KH", "7D", "7C")
+    deal(t, "6S", "KH", "7D", "7C")
     assert "rescue" not in t.expecting().legal
     assert "rescue" in refused(t, Decision(1, 1, "rescue"))
     do(t, 1, 1, "double")
-    feed(t, "QD")  # 23: bust, both wagers lost at once
+    deal(t, "QD")  # 23: bust, both wagers lost at once
     assert t.phase == "settled" and net(t) == -2000
 
 
@@ -237,12 +237,12 @@ def test_635a12_b_bonus_on_split_hands() -> None:
     """§ 635a.12(b), baseline §5: split hands are not excluded from the bonus odds."""
     t = sp()
     bet(t, (1, 1000))
-    feed(t, "7S", "9H", "7H", "8C")  # dealer 17
+    deal(t, "7S", "9H", "7H", "8C")  # dealer 17
     do(t, 1, 1, "split")
-    feed(t, "6S")  # hand 1: 7 6
+    deal(t, "6S")  # hand 1: 7 6
     do(t, 1, 1, "hit")
-    feed(t, "8S")  # 7-6-8 of spades: 3 to 1
-    feed(t, "KH")  # hand 2: 17
+    deal(t, "8S")  # 7-6-8 of spades: 3 to 1
+    deal(t, "KH")  # hand 2: 17
     do(t, 1, 2, "stand")
     assert [h.paid for h in t.seats[0].hands] == [4000, 1000]
 
@@ -271,9 +271,9 @@ def test_635a12_c_no_super_bonus_below_5_or_not_dealer_7_or_with_double() -> Non
     assert net(t) == 2000
     t = sp()
     bet(t, (1, 1000))
-    feed(t, "7D", "7H", "7D", "KC")
+    deal(t, "7D", "7H", "7D", "KC")
     do(t, 1, 1, "double")
-    feed(t, "7D")  # 21: kept without a rescue question
+    deal(t, "7D")  # 21: kept without a rescue question
     assert net(t) == 2000  # wager and double at 1 to 1, no bonus, no super bonus
 
 
@@ -282,9 +282,9 @@ def test_635a12_c_envy_bonus_to_every_other_seat() -> None:
     t = sp(seats=3)
     bet(t, (1, 1000), (2, 1000), (3, 500))
     # seat 1 7D, seat 2 KS, seat 3 9S, dealer 7H; seat 1 7D, seat 2 QS, seat 3 5S, hole KC
-    feed(t, "7D", "KS", "9S", "7H", "7D", "QS", "5S", "KC")
+    deal(t, "7D", "KS", "9S", "7H", "7D", "QS", "5S", "KC")
     do(t, 1, 1, "hit")
-    feed(t, "7D")  # seat 1: suited 7-7-7 (21, stands)
+    deal(t, "7D")  # seat 1: suited 7-7-7 (21, stands)
     do(t, 2, 1, "stand")
     do(t, 3, 1, "stand")  # 14 against 17: loses, still gets the envy bonus
     assert net(t, 1) == 2000 + 100_000
@@ -293,9 +293,9 @@ def test_635a12_c_envy_bonus_to_every_other_seat() -> None:
     assert conserved(t)
     t = sp(seats=2, envy_bonus=False)
     bet(t, (1, 1000), (2, 1000))
-    feed(t, "7D", "KS", "7H", "7D", "QS", "KC")
+    deal(t, "7D", "KS", "7H", "7D", "QS", "KC")
     do(t, 1, 1, "hit")
-    feed(t, "7D")
+    deal(t, "7D")
     do(t, 2, 1, "stand")
     assert net(t, 2) == 1000
 
@@ -310,17 +310,17 @@ def test_baseline_5_split_aces_hit_double_resplit() -> None:
     """baseline §5: aces split to max_hands; split aces may be hit and doubled."""
     t = sp()
     bet(t, (1, 1000))
-    feed(t, "AS", "9H", "AD", "8C")
+    deal(t, "AS", "9H", "AD", "8C")
     do(t, 1, 1, "split")
-    feed(t, "AH")
+    deal(t, "AH")
     assert "split" in t.expecting().legal
     do(t, 1, 1, "split")
-    feed(t, "3C")  # hand 1: A 3
+    deal(t, "3C")  # hand 1: A 3
     assert set(t.expecting().legal) >= {"hit", "double"}
     do(t, 1, 1, "hit")
-    feed(t, "2C")  # A 3 2 = soft 16
+    deal(t, "2C")  # A 3 2 = soft 16
     do(t, 1, 1, "double")
-    feed(t, "5C")  # soft 21: kept, play moves to hand 2
+    deal(t, "5C")  # soft 21: kept, play moves to hand 2
     assert t.expecting().hand == 2
     assert t.seats[0].hands[0].total == 21 and len(t.seats[0].hands) == 3
 
@@ -344,9 +344,9 @@ def test_baseline_1_6_a_doubled_21_is_kept_without_a_rescue_question() -> None:
     table never offers the rescue (it could only lose), play moves to the next seat."""
     t = sp(seats=2)
     bet(t, (1, 1000), (2, 1000))
-    feed(t, "6S", "KC", "9H", "5D", "8C", "7C")  # seat 1: 11; seat 2: 18; dealer 9 7
+    deal(t, "6S", "KC", "9H", "5D", "8C", "7C")  # seat 1: 11; seat 2: 18; dealer 9 7
     do(t, 1, 1, "double")
-    feed(t, "KD")  # 21
+    deal(t, "KD")  # 21
     e = t.expecting()
     assert (e.kind, e.seat, e.hand) == ("decision", 2, 1)
     assert "rescue" in refused(t, Decision(1, 1, "rescue"))
@@ -360,12 +360,12 @@ def test_baseline_1_10_every_standing_hand_21_the_dealer_only_reveals() -> None:
     t = sp(seats=3)
     bet(t, (1, 1000), (2, 1000), (3, 1000))
     # seat 1 5S 6D, seat 2 KC 6H, seat 3 6S 5C; dealer 9H 7C (16)
-    feed(t, "5S", "KC", "6S", "9H", "6D", "6H", "5C", "7C")
+    deal(t, "5S", "KC", "6S", "9H", "6D", "6H", "5C", "7C")
     do(t, 1, 1, "hit")
-    feed(t, "KD")  # seat 1: 21
+    deal(t, "KD")  # seat 1: 21
     do(t, 2, 1, "surrender")
     do(t, 3, 1, "double")
-    feed(t, "2H")  # seat 3: 13
+    deal(t, "2H")  # seat 3: 13
     do(t, 3, 1, "rescue")
     assert t.phase == "settled" and t.expecting().kind == "wagers"
     assert t.hole_revealed and len(t.dealer.cards) == 2 and t.dealer.total == 16
@@ -378,8 +378,8 @@ def test_baseline_1_10_a_21_beside_a_standing_18_the_dealer_draws() -> None:
     """baseline §1.10: one hand that still depends on the dealer is enough."""
     t = sp(seats=2)
     bet(t, (1, 1000), (2, 1000))
-    feed(t, "5S", "KH", "9H", "6D", "8C", "5C")
+    deal(t, "5S", "KH", "9H", "6D", "8C", "5C")
     do(t, 1, 1, "hit")
-    feed(t, "KD")  # seat 1: 21
+    deal(t, "KD")  # seat 1: 21
     do(t, 2, 1, "stand")  # seat 2: 18
     assert (t.phase, t.expecting().to) == ("dealer", "dealer")

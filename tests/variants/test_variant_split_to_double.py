@@ -7,7 +7,7 @@ card, seat card, hole card, then the seat's cards and the dealer's draws.
 from __future__ import annotations
 
 import pytest
-from variant_helpers import START, bet, conserved, do, feed, net, refused, variant_game
+from variant_helpers import START, bet, conserved, deal, do, net, refused, variant_game
 
 from etgcore.errors import ConfigError
 from firmware.engine import (
@@ -28,12 +28,12 @@ def test_633b26_a_no_hitting_ever() -> None:
     """§ 633b.26(a): cards only by splitting or doubling down; hit is never legal."""
     t = variant_game(V, seats=1)
     bet(t, (1, 1000))
-    feed(t, "5S", "9H", "6D", "8C")
+    deal(t, "5S", "9H", "6D", "8C")
     e = t.expecting()
     assert "hit" not in e.legal
     assert "hit" in refused(t, Decision(1, 1, "hit"))
     do(t, 1, 1, "stand")  # an 11 stands: the dealer draws 17+ then settles
-    feed(t, "2C")  # 9 + 8 + 2 = 19
+    deal(t, "2C")  # 9 + 8 + 2 = 19
     assert net(t) == -2000  # Blackjack wager and Blackjack or Bust wager both lost
 
 
@@ -96,7 +96,7 @@ def test_633b26_e_only_five_decisions() -> None:
     """§ 633b.26(e): split, double, stand, surrender, insurance, nothing else."""
     t = variant_game(V, seats=1)
     bet(t, (1, 1000))
-    feed(t, "8S", "AH", "3D", "9C")
+    deal(t, "8S", "AH", "3D", "9C")
     assert set(t.expecting().legal) == {"insurance", "no-insurance"}
     do(t, 1, 1, "no-insurance")
     assert set(t.expecting().legal) <= {"split", "double", "stand", "surrender"}
@@ -106,10 +106,10 @@ def test_633b26_e1_i_initial_hand_splits_regardless_of_value() -> None:
     """§ 633b.26(e)(1)(i): a 9 and a 5 split."""
     t = variant_game(V, seats=1)
     bet(t, (1, 1000))
-    feed(t, "9S", "7H", "5D", "TC")
+    deal(t, "9S", "7H", "5D", "TC")
     assert "split" in t.expecting().legal
     do(t, 1, 1, "split")
-    feed(t, "KD")  # hand 1: 9 K = 19
+    deal(t, "KD")  # hand 1: 9 K = 19
     assert [len(h.cards) for h in t.seats[0].hands] == [2, 1]
     assert t.seats[0].staked == 3000
 
@@ -118,12 +118,12 @@ def test_633b26_e1_ii_later_hands_split_only_when_identical_in_value() -> None:
     """§ 633b.26(e)(1)(ii), (iii): a split hand splits only a pair; else stand or double."""
     t = variant_game(V, seats=1)
     bet(t, (1, 1000))
-    feed(t, "9S", "7H", "5D", "TC")
+    deal(t, "9S", "7H", "5D", "TC")
     do(t, 1, 1, "split")
-    feed(t, "9H")  # hand 1: 9 9, a pair
+    deal(t, "9H")  # hand 1: 9 9, a pair
     assert "split" in t.expecting().legal
     do(t, 1, 1, "split")
-    feed(t, "2C")  # hand 1: 9 2, not a pair
+    deal(t, "2C")  # hand 1: 9 2, not a pair
     assert t.expecting().legal == ("stand", "double")
     assert "split" in refused(t, Decision(1, 1, "split"))
 
@@ -132,10 +132,10 @@ def test_633b26_e1_max_hands() -> None:
     """baseline §2: splits up to max_hands (default 4)."""
     t = variant_game(V, seats=1)
     bet(t, (1, 1000))
-    feed(t, "8S", "7H", "8D", "TC")
+    deal(t, "8S", "7H", "8D", "TC")
     for card in ("8H", "8C", "8S"):
         do(t, 1, 1, "split")
-        feed(t, card)
+        deal(t, card)
     assert len(t.seats[0].hands) == 4
     assert "split" not in t.expecting().legal
 
@@ -145,10 +145,10 @@ def test_633b26_e2_i_double_one_to_four_times_the_initial_wager(times: int) -> N
     """§ 633b.26(e)(2)(i): the Double Down wager is 1x to 4x the initial Blackjack wager."""
     t = variant_game(V, seats=1)
     bet(t, (1, 1000))
-    feed(t, "6S", "9H", "5D", "7C")
+    deal(t, "6S", "9H", "5D", "7C")
     do(t, 1, 1, "double", times)
-    feed(t, "TD")  # 21 for one card; dealer 16 draws
-    feed(t, "TH")  # dealer busts
+    deal(t, "TD")  # 21 for one card; dealer 16 draws
+    deal(t, "TH")  # dealer busts
     h = t.seats[0].hands[0]
     assert (h.double, h.double_times) == (1000 * times, times)
     # wager 1:1, double 1:1, Blackjack or Bust 1:1 on the dealer's bust
@@ -158,7 +158,7 @@ def test_633b26_e2_i_double_one_to_four_times_the_initial_wager(times: int) -> N
 def test_633b26_e2_i_five_times_refused() -> None:
     t = variant_game(V, seats=1)
     bet(t, (1, 1000))
-    feed(t, "6S", "9H", "5D", "7C")
+    deal(t, "6S", "9H", "5D", "7C")
     assert "not allowed" in refused(t, Decision(1, 1, "double", 5))
 
 
@@ -166,15 +166,15 @@ def test_633b26_e2_double_on_split_hands_uses_the_initial_wager() -> None:
     """§ 633b.26(e)(2), (e)(1)(iii): a split hand doubles 1x-4x of the INITIAL wager."""
     t = variant_game(V, seats=1)
     bet(t, (1, 1000))
-    feed(t, "5S", "9H", "6D", "7C")
+    deal(t, "5S", "9H", "6D", "7C")
     do(t, 1, 1, "split")
-    feed(t, "5H")  # hand 1: 5 5
+    deal(t, "5H")  # hand 1: 5 5
     do(t, 1, 1, "double", 3)
-    feed(t, "KD")  # hand 1: 20, one card only
-    feed(t, "4C")  # hand 2: 6 4
+    deal(t, "KD")  # hand 1: 20, one card only
+    deal(t, "4C")  # hand 2: 6 4
     do(t, 1, 2, "double", 2)
-    feed(t, "AD")  # hand 2: 21
-    feed(t, "TS")  # dealer 16 + 10: bust
+    deal(t, "AD")  # hand 2: 21
+    deal(t, "TS")  # dealer 16 + 10: bust
     hands = t.seats[0].hands
     assert [h.double for h in hands] == [3000, 2000]
     assert net(t) == (1000 + 3000) + (1000 + 2000) + 1000
@@ -185,7 +185,7 @@ def test_633b26_e2_no_double_on_blackjack() -> None:
     """§ 633b.26(e)(2): a Blackjack never doubles (it owes no decision)."""
     t = variant_game(V, seats=2)
     bet(t, (1, 1000), (2, 1000))
-    feed(t, "AS", "5H", "9D", "KD", "7C", "9C")  # seat 1 A K Blackjack; seat 2 5 7
+    deal(t, "AS", "5H", "9D", "KD", "7C", "9C")  # seat 1 A K Blackjack; seat 2 5 7
     e = t.expecting()
     assert (e.seat, e.kind) == (2, "decision")
     assert "double" in refused(t, Decision(1, 1, "double"))
@@ -195,9 +195,9 @@ def test_633b26_e2_ii_double_down_one_card() -> None:
     """§ 633b.26(e)(2)(ii) via § 633a.10: exactly one card; the hand is then complete."""
     t = variant_game(V, seats=1)
     bet(t, (1, 1000))
-    feed(t, "2S", "9H", "3D", "7C")
+    deal(t, "2S", "9H", "3D", "7C")
     do(t, 1, 1, "double")
-    feed(t, "4D")  # 9: stands after one card
+    deal(t, "4D")  # 9: stands after one card
     assert t.seats[0].hands[0].status == "doubled"
     assert t.phase == "dealer" or t.phase == "settled"
 
@@ -206,10 +206,10 @@ def test_633b26_e3_stand() -> None:
     """§ 633b.26(e)(3): a player may stand and receives no additional cards."""
     t = variant_game(V, seats=1)
     bet(t, (1, 1000))
-    feed(t, "TS", "6H", "9D", "TC")
+    deal(t, "TS", "6H", "9D", "TC")
     do(t, 1, 1, "stand")
     assert len(t.seats[0].hands[0].cards) == 2
-    feed(t, "5S")  # dealer 21
+    deal(t, "5S")  # dealer 21
     assert net(t) == -2000
 
 
@@ -217,7 +217,7 @@ def test_633b26_e4_surrender_pushes_the_wager_and_loses_blackjack_or_bust() -> N
     """§ 633b.26(e)(4)(i), (ii): surrender: Blackjack wager returned, Blackjack or Bust lost."""
     t = variant_game(V, seats=1)
     bet(t, (1, 1000))
-    feed(t, "TS", "TH", "6D", "9C")
+    deal(t, "TS", "TH", "6D", "9C")
     do(t, 1, 1, "surrender")
     assert t.phase == "settled"
     assert t.seats[0].hands[0].result == "surrender"
@@ -228,9 +228,9 @@ def test_633b26_e4_surrender_only_the_initial_hand() -> None:
     """§ 633b.26(e)(4): only the initial two-card hand; a split hand cannot surrender."""
     t = variant_game(V, seats=1)
     bet(t, (1, 1000))
-    feed(t, "TS", "9H", "6D", "9C")
+    deal(t, "TS", "9H", "6D", "9C")
     do(t, 1, 1, "split")
-    feed(t, "5H")
+    deal(t, "5H")
     assert "surrender" not in t.expecting().legal
 
 
@@ -238,7 +238,7 @@ def test_633b26_e4_no_surrender_when_dealer_has_blackjack() -> None:
     """§ 633b.26(e)(4): the dealer's Blackjack ends the round before any surrender."""
     t = variant_game(V, seats=1)
     bet(t, (1, 1000))
-    feed(t, "TS", "KH", "6D", "AC")
+    deal(t, "TS", "KH", "6D", "AC")
     assert t.phase == "settled"
     assert net(t) == -2000
 
@@ -247,7 +247,7 @@ def test_633b26_e5_h_insurance_pays_2_to_1() -> None:
     """§ 633b.26(e)(5), (h): insurance pays 2 to 1 on a dealer Blackjack."""
     t = variant_game(V, seats=1)
     bet(t, (1, 1000))
-    feed(t, "TS", "AH", "9D", "KC")
+    deal(t, "TS", "AH", "9D", "KC")
     do(t, 1, 1, "insurance")
     assert t.phase == "settled"
     # Blackjack wager -1000, Blackjack or Bust -1000, insurance +1000 (500 at 2 to 1)
@@ -258,9 +258,9 @@ def test_633b26_f1_blackjack_or_bust_wins_on_dealer_bust() -> None:
     """§ 633b.26(f)(1): the dealer busts: Blackjack or Bust wins 1 to 1."""
     t = variant_game(V, seats=1)
     bet(t, (1, 1000))
-    feed(t, "TS", "6H", "4D", "TC")
+    deal(t, "TS", "6H", "4D", "TC")
     do(t, 1, 1, "stand")  # player 14 stands
-    feed(t, "8H")  # dealer 16 + 8: bust
+    deal(t, "8H")  # dealer 16 + 8: bust
     assert net(t) == 2000
 
 
@@ -268,14 +268,14 @@ def test_633b26_f2_blackjack_or_bust_loses_when_a_hand_busts_even_if_dealer_bust
     """§ 633b.26(f)(2), baseline §2: ANY busted hand loses it, whatever the dealer does."""
     t = variant_game(V, seats=1)
     bet(t, (1, 1000))
-    feed(t, "9S", "6H", "9D", "TC")
+    deal(t, "9S", "6H", "9D", "TC")
     do(t, 1, 1, "split")
-    feed(t, "5H")  # hand 1: 9 5
+    deal(t, "5H")  # hand 1: 9 5
     do(t, 1, 1, "double")
-    feed(t, "KD")  # hand 1: 24, bust
-    feed(t, "2C")  # hand 2: 9 2
+    deal(t, "KD")  # hand 1: 24, bust
+    deal(t, "2C")  # hand 2: 9 2
     do(t, 1, 2, "stand")
-    feed(t, "8D")  # dealer 16 + 8 = 24, bust
+    deal(t, "8D")  # dealer 16 + 8 = 24, bust
     hands = t.seats[0].hands
     assert [h.status for h in hands] == ["bust", "stood"]
     # hand 1 -2000 (wager and double), hand 2 +1000, Blackjack or Bust -1000
@@ -287,11 +287,11 @@ def test_633b26_g_blackjack_pays_2_to_1_and_wins_1_to_1() -> None:
     """§ 633b.26(g): Blackjack 2 to 1 (and the Blackjack or Bust 'Player Blackjack' line)."""
     t = variant_game(V, seats=1)
     bet(t, (1, 1000))
-    feed(t, "AH", "9H", "KD", "7C")  # mixed suits: plain Blackjack line, 2 to 1
+    deal(t, "AH", "9H", "KD", "7C")  # mixed suits: plain Blackjack line, 2 to 1
     assert net(t) == 2000 + 2000
     t = variant_game(V, seats=1)
     bet(t, (1, 1000))
-    feed(t, "TS", "9H", "9D", "8C")
+    deal(t, "TS", "9H", "9D", "8C")
     do(t, 1, 1, "stand")
     assert net(t) == 1000 - 1000  # 19 beats 17 at 1 to 1; no dealer bust
 
@@ -307,7 +307,7 @@ def test_633b26_i_blackjack_or_bust_best_line_only(
     """§ 633b.26(i), baseline §2: a Blackjack pays only its best paytable line."""
     t = variant_game(V, seats=1, paytable=table)
     bet(t, (1, 1000))
-    feed(t, cards[0], "9H", cards[1], "7C")
+    deal(t, cards[0], "9H", cards[1], "7C")
     assert net(t) == 2000 + bob
 
 
@@ -315,7 +315,7 @@ def test_633b26_f1_blackjack_or_bust_wins_on_blackjack_against_dealer_blackjack(
     """baseline §2: a player Blackjack wins Blackjack or Bust even on a dealer Blackjack."""
     t = variant_game(V, seats=1)
     bet(t, (1, 1000))
-    feed(t, "AS", "AH", "JC", "KC")
+    deal(t, "AS", "AH", "JC", "KC")
     do(t, 1, 1, "no-insurance")
     assert t.dealer_bj
     assert t.seats[0].hands[0].result == "push"
@@ -326,7 +326,7 @@ def test_633b26_j_exempt_from_the_payout_limitation() -> None:
     """§ 633b.26(j): max_payout_per_round does not cap this game."""
     t = variant_game(V, seats=1, max_payout_per_round=1000, paytable=3)
     bet(t, (1, 10_000))
-    feed(t, "AS", "9H", "JC", "7C")
+    deal(t, "AS", "9H", "JC", "7C")
     assert net(t) == 20_000 + 250_000
     assert not any(a[0] == "payout-limit" for a in t.audit)
     assert all("Most paid" not in r[0] for p in layout_for(t.rules)["paytables"]
@@ -337,14 +337,14 @@ def test_baseline_2_dealer_hits_soft_17_stands_on_soft_18() -> None:
     """baseline §2: 'draw to hard 17 and stand on all 18s' = hits soft 17, stands on 18s."""
     t = variant_game(V, seats=1)
     bet(t, (1, 1000))
-    feed(t, "TS", "6H", "9D", "AC")  # dealer soft 17
+    deal(t, "TS", "6H", "9D", "AC")  # dealer soft 17
     do(t, 1, 1, "stand")
     assert t.need == "card" and t.phase == "dealer"
-    feed(t, "AD")  # soft 18: stands
+    deal(t, "AD")  # soft 18: stands
     assert t.phase == "settled" and t.dealer.total == 18
     t = variant_game(V, seats=1)
     bet(t, (1, 1000))
-    feed(t, "TS", "TH", "9D", "7C")  # hard 17 stands
+    deal(t, "TS", "TH", "9D", "7C")  # hard 17 stands
     do(t, 1, 1, "stand")
     assert t.phase == "settled"
     with pytest.raises(ConfigError, match="dealer_hits_soft_17"):
@@ -355,15 +355,15 @@ def test_baseline_2_split_aces_resplit_and_double() -> None:
     """baseline §2: the base game's split-ace limits do not apply."""
     t = variant_game(V, seats=1)
     bet(t, (1, 1000))
-    feed(t, "AS", "7H", "AD", "TC")
+    deal(t, "AS", "7H", "AD", "TC")
     do(t, 1, 1, "split")
-    feed(t, "AH")  # hand 1: A A again
+    deal(t, "AH")  # hand 1: A A again
     assert "split" in t.expecting().legal
     do(t, 1, 1, "split")
-    feed(t, "5C")  # hand 1: A 5, soft 16
+    deal(t, "5C")  # hand 1: A 5, soft 16
     assert "double" in t.expecting().legal
     do(t, 1, 1, "double", 2)
-    feed(t, "5D")  # soft 21
+    deal(t, "5D")  # soft 21
     assert t.seats[0].hands[0].total == 21
     with pytest.raises(ConfigError, match="resplit_aces"):
         load_rules(V, {"resplit_aces": False})
@@ -373,11 +373,11 @@ def test_baseline_2_split_ace_and_ten_is_21_not_blackjack() -> None:
     """baseline §1.8 kept in §2: an ace and a 10 after a split is 21, not a Blackjack."""
     t = variant_game(V, seats=1)
     bet(t, (1, 1000))
-    feed(t, "AS", "7H", "AD", "TC")
+    deal(t, "AS", "7H", "AD", "TC")
     do(t, 1, 1, "split")
-    feed(t, "KH")  # hand 1: A K = 21, not a Blackjack: the player decides (e)(1)(iii)
+    deal(t, "KH")  # hand 1: A K = 21, not a Blackjack: the player decides (e)(1)(iii)
     do(t, 1, 1, "stand")
-    feed(t, "9C")  # hand 2: A 9
+    deal(t, "9C")  # hand 2: A 9
     do(t, 1, 2, "stand")
     assert t.seats[0].hands[0].status == "stood"
     # both beat 17 at 1 to 1; no Blackjack or Bust line (no Blackjack, no dealer bust)
@@ -390,9 +390,9 @@ def test_633b26_e1_iii_split_21_does_not_stand_by_itself() -> None:
     stand; it does not stand by itself as baseline §1.6 has it for the other games."""
     t = variant_game(V, seats=1)
     bet(t, (1, 1000))
-    feed(t, "AS", "7H", "5D", "TC")
+    deal(t, "AS", "7H", "5D", "TC")
     do(t, 1, 1, "split")  # any two cards split (e)(1)(i)
-    feed(t, "KH")  # hand 1: A K = 21
+    deal(t, "KH")  # hand 1: A K = 21
     e = t.expecting()
     assert (e.seat, e.hand) == (1, 1)
     assert list(e.legal) == ["stand", "double"]
@@ -405,12 +405,12 @@ def test_633b26_e2_split_21_doubles_one_to_four_times(times: int) -> None:
     doubles 1x-4x the initial wager; the ace then counts 1 (hard 11 + the card)."""
     t = variant_game(V, seats=1)
     bet(t, (1, 1000))
-    feed(t, "AS", "7H", "5D", "TC")  # dealer 17
+    deal(t, "AS", "7H", "5D", "TC")  # dealer 17
     do(t, 1, 1, "split")
-    feed(t, "KH")  # hand 1: A K = 21 (soft)
+    deal(t, "KH")  # hand 1: A K = 21 (soft)
     do(t, 1, 1, "double", times)
-    feed(t, "9C")  # hand 1: A K 9 = 20
-    feed(t, "AC")  # hand 2: 5 A = 16
+    deal(t, "9C")  # hand 1: A K 9 = 20
+    deal(t, "AC")  # hand 2: 5 A = 16
     do(t, 1, 2, "stand")
     h0 = t.seats[0].hands[0]
     assert (h0.total, h0.double, h0.status) == (20, 1000 * times, "doubled")
@@ -517,7 +517,7 @@ def test_633b26_e4_ii_surrender_blackjack_wager_pushes() -> None:
     (not half, as in the base game's late surrender)."""
     t = variant_game(V, seats=1)
     bet(t, (1, 2500))
-    feed(t, "TS", "9H", "6D", "8C")
+    deal(t, "TS", "9H", "6D", "8C")
     do(t, 1, 1, "surrender")
     h = t.seats[0].hands[0]
     assert (h.result, h.paid) == ("surrender", 2500)
@@ -530,18 +530,18 @@ def test_633b26_f_blackjack_or_bust_settled_with_the_round() -> None:
     (§ 633a.7(o)), not when a hand busts: until then it stays on the layout."""
     t = variant_game(V, seats=1)
     bet(t, (1, 1000))
-    feed(t, "9S", "6H", "9D", "TC")
+    deal(t, "9S", "6H", "9D", "TC")
     do(t, 1, 1, "split")
-    feed(t, "5H")
+    deal(t, "5H")
     do(t, 1, 1, "double")
-    feed(t, "KD")  # hand 1 busts: the Blackjack or Bust wager is lost, but not yet settled
+    deal(t, "KD")  # hand 1 busts: the Blackjack or Bust wager is lost, but not yet settled
     s = t.seats[0]
     assert s.side == {"blackjack_or_bust": 1000} and s.net is None
     assert s.hands[0].extra is None
     assert t.public_view()["seats"][0]["wagers"]["blackjack_or_bust"] == 1000
-    feed(t, "2C")
+    deal(t, "2C")
     do(t, 1, 2, "stand")
-    feed(t, "8D")  # dealer busts; the round settles, the wager with it
+    deal(t, "8D")  # dealer busts; the round settles, the wager with it
     assert t.phase == "settled" and s.net is not None
     assert s.hands[0].extra == {"blackjack_or_bust": "lose"}
 
@@ -569,22 +569,22 @@ def test_baseline_1_10_633b26_f1_blackjack_or_bust_keeps_the_dealer_drawing() ->
     once a hand busts it has lost and the dealer only reveals."""
     t = _std_with_player_21_wins()
     bet(t, (1, 1000))
-    feed(t, "5S", "9H", "6D", "7C")  # 11 against 9 7
+    deal(t, "5S", "9H", "6D", "7C")  # 11 against 9 7
     do(t, 1, 1, "double")
-    feed(t, "KD")  # 21: the main wagers win whatever the dealer makes
+    deal(t, "KD")  # 21: the main wagers win whatever the dealer makes
     assert (t.phase, t.expecting().to) == ("dealer", "dealer")
-    feed(t, "TS")  # 26: the dealer busts
+    deal(t, "TS")  # 26: the dealer busts
     assert net(t) == 1000 + 1000 + 1000  # wager, double, Blackjack or Bust
     t = _std_with_player_21_wins()
     bet(t, (1, 1000))
-    feed(t, "9S", "9H", "9D", "7C")
+    deal(t, "9S", "9H", "9D", "7C")
     do(t, 1, 1, "split")
-    feed(t, "5H")  # hand 1: 9 5
+    deal(t, "5H")  # hand 1: 9 5
     do(t, 1, 1, "double")
-    feed(t, "KD")  # 24: busts, the Blackjack or Bust wager is lost
-    feed(t, "2C")  # hand 2: 9 2
+    deal(t, "KD")  # 24: busts, the Blackjack or Bust wager is lost
+    deal(t, "2C")  # hand 2: 9 2
     do(t, 1, 2, "double")
-    feed(t, "KH")  # 21
+    deal(t, "KH")  # 21
     assert t.phase == "settled" and len(t.dealer.cards) == 2
 
 
@@ -593,7 +593,7 @@ def test_baseline_1_10_blackjack_or_bust_needs_no_dealer_after_a_blackjack() -> 
     or more against 1 to 1 for a dealer bust): it does not keep the dealer drawing."""
     t = variant_game(V, seats=2)
     bet(t, (1, 1000), (2, 1000))
-    feed(t, "AS", "9C", "9H", "KD", "5D", "7C")  # seat 1 Blackjack; seat 2 9 5
+    deal(t, "AS", "9C", "9H", "KD", "5D", "7C")  # seat 1 Blackjack; seat 2 9 5
     do(t, 2, 1, "double")
-    feed(t, "KH")  # seat 2: 24, bust
+    deal(t, "KH")  # seat 2: 24, bust
     assert t.phase == "settled" and len(t.dealer.cards) == 2

@@ -1,6 +1,6 @@
 """Helpers for the variation tests: a table of any variant, reusing the engine's helpers.
 
-The terse drivers (``bet``, ``feed``, ``do``, ``refused``, ``net``, ``conserved``) and the
+The terse drivers (``bet``, ``deal``, ``do``, ``refused``, ``net``, ``conserved``) and the
 random-play ``session`` of the property tests are the engine tests' own (tests/engine);
 only building a table of a variant and the Bingo draw shortcut are added here.
 """
@@ -13,13 +13,23 @@ from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "engine"))
 
-from engine_helpers import START, bet, conserved, do, feed, net, refused
+from engine_helpers import START, bet, conserved, deal, do, net, refused
 from test_engine_properties import session
 
 from firmware.engine import CreditsIn, Draw, Game, load_rules
 
-__all__ = ["START", "bet", "conserved", "do", "draw", "feed", "net", "refused", "session",
-           "variant_game"]
+__all__ = [
+    "START",
+    "bet",
+    "conserved",
+    "deal",
+    "do",
+    "draw",
+    "net",
+    "refused",
+    "session",
+    "variant_game",
+]
 
 
 def variant_game(

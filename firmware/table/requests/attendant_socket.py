@@ -10,7 +10,7 @@ crosses it. The transfer is journaled and metered by the controller exactly as b
 Protocol: one JSON object per line each way: ``{"cmd": "credits-in", "seat": 2,
 "cents": 1000, "id": "<client-chosen id>"}`` → ``{"ok": true, "message": "seat 2: +1000
 cents"}`` or ``{"ok": false, "error": "..."}``. The id is required: the table applies a
-transfer at most once per id (firmware.table.transfers), so a client that gave up waiting
+transfer at most once per id (firmware.table.requests.transfers), so a client that gave up waiting
 (``"pending": true`` in the reply) asks ``{"cmd": "transfer-status", "id": ...}`` →
 ``{"ok": true, "id": ..., "state": "applied" | "pending" | "not-applied", ...}``, or simply
 sends the same request again.
@@ -23,9 +23,9 @@ import threading
 from pathlib import Path
 from typing import Any
 
-from firmware.table.controller import CommandHappening, Controller
-from firmware.table.local_socket import JsonLineServer, request
-from firmware.table.transfers import TransferRefused, transfer_id
+from firmware.table.controller import Controller, RequestHappening
+from firmware.table.requests.json_lines import JsonLineServer, request
+from firmware.table.requests.transfers import TransferRefused, transfer_id
 
 COMMANDS = ("credits-in", "credits-out", "transfer-status")
 #: how long a transfer request waits for the controller before answering "pending"
@@ -65,7 +65,7 @@ class AttendantServer(JsonLineServer):
         reply: queue.Queue[tuple[bool, str]] = queue.Queue()
         with self._flight_lock:
             self._in_flight[tid] = reply
-        self.ctl.put(CommandHappening(str(cmd), args, reply))
+        self.ctl.put(RequestHappening(str(cmd), args, reply))
         try:
             ok, msg = reply.get(timeout=ANSWER_S)
         except queue.Empty:

@@ -17,9 +17,9 @@ from firmware.engine.rules import Rules
 from firmware.table.happenings import PanelHappening, ShoeHappening
 
 if TYPE_CHECKING:
-    from firmware.table.service import PoweredUp, RunOptions
+    from firmware.table.service.run import PoweredUp, RunOptions
+    from firmware.table.service.simulated_shoe import SimulatedShoe
     from firmware.table.settings import TableSetup
-    from firmware.table.simulated_shoe import SimulatedShoe
 
 
 @dataclass
@@ -56,31 +56,31 @@ def start_devices(cfg: TableSetup, opts: RunOptions, rules: Rules, up: PoweredUp
     goes into ``dev`` as soon as it runs, so a failure half-way stops what started."""
     from drivers.panel import open_panel
     from drivers.shoe.driver import ShoeDriver
-    from firmware.table.attendant_socket import AttendantServer
+    from firmware.table.requests.attendant_socket import AttendantServer
 
     ctl = up.ctl
     shoe_url = cfg.shoe.port
     shoe_control = None
     if shoe_url == "sim":
-        from firmware.table.simulated_shoe import SimulatedShoe  # a bench's shoe only
+        from firmware.table.service.simulated_shoe import SimulatedShoe  # a bench's shoe only
 
         if opts.control:
             shoe_control = opts.control + ".shoe"
         dev.sim_shoe = SimulatedShoe(rules, cfg, opts.pace, shoe_control)
         shoe_url = dev.sim_shoe.path
-    dev.driver = ShoeDriver(shoe_url, on_event=lambda e: ctl.put(ShoeHappening(e)))
+    dev.driver = ShoeDriver(shoe_url, on_report=lambda e: ctl.put(ShoeHappening(e)))
     dev.driver.start()
     ctl.shoe = dev.driver
     backend = "sim" if opts.auto_play else cfg.panel.backend
     dev.panel = open_panel(
         cfg.panel, cfg.table.seats, backend=backend,
-        on_event=lambda e: ctl.put(PanelHappening(e.kind, e.button, e.seat, e.detail)),
+        on_report=lambda e: ctl.put(PanelHappening(e.kind, e.button, e.seat, e.detail)),
     )
     dev.panel.start()
     ctl.panel = dev.panel
     up.bridge.attach_panel(dev.panel)
     if opts.auto_play:
-        from firmware.table.autoplay import AutoPlay
+        from firmware.table.service.autoplay import AutoPlay
 
         dev.autoplay = AutoPlay(dev.panel.sim, rules, list(range(1, opts.seats + 1)),
                                 strategy_for=opts.strategy_for).start()
@@ -89,6 +89,6 @@ def start_devices(cfg: TableSetup, opts: RunOptions, rules: Rules, up: PoweredUp
     if up.floor_link is not None:
         up.floor_link.start()
     if opts.control:
-        from firmware.table.control import ControlServer
+        from firmware.table.requests.bench_socket import ControlServer
 
         dev.control_server = ControlServer(opts.control, ctl, shoe_control).start()

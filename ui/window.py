@@ -114,7 +114,7 @@ class UiInbox:
         return view, messages
 
 
-class UiRunner:
+class UiWindow:
     """Draws frames from an inbox onto a surface; :meth:`run` owns a real window."""
 
     def __init__(self, layout: Layout, inbox: UiInbox, size: tuple[int, int] = (1280, 720),

@@ -37,7 +37,7 @@ is_card = cards.is_card
 
 
 @dataclass(frozen=True, kw_only=True)
-class ShoeEvent:
+class ShoeReport:
     """One thing that happened at the shoe: the base of one dataclass per kind.
 
     ``kind`` names the kind for the journal, the monitor and the counters (a class
@@ -64,7 +64,7 @@ class ShoeEvent:
 
 
 @dataclass(frozen=True)
-class ShoeHello(ShoeEvent):
+class ShoeHello(ShoeReport):
     """The shoe powered up, reset or reconnected (a tilt mid-round, ICD §6)."""
 
     kind: ClassVar[str] = HELLO
@@ -80,7 +80,7 @@ class ShoeHello(ShoeEvent):
 
 
 @dataclass(frozen=True)
-class CardDealt(ShoeEvent):
+class CardDealt(ShoeReport):
     """One card left the shoe."""
 
     kind: ClassVar[str] = CARD
@@ -91,17 +91,17 @@ class CardDealt(ShoeEvent):
 
 
 @dataclass(frozen=True)
-class CutCardReached(ShoeEvent):
+class CutCardReached(ShoeReport):
     kind: ClassVar[str] = CUT
 
 
 @dataclass(frozen=True)
-class ShoeEmpty(ShoeEvent):
+class ShoeEmpty(ShoeReport):
     kind: ClassVar[str] = EMPTY
 
 
 @dataclass(frozen=True)
-class ShoeFault(ShoeEvent):
+class ShoeFault(ShoeReport):
     """An ERR frame with a fault code the ICD names (:data:`SHOE_FAULT_CODES`)."""
 
     kind: ClassVar[str] = FAULT
@@ -113,7 +113,7 @@ class ShoeFault(ShoeEvent):
 
 
 @dataclass(frozen=True)
-class ProtocolFault(ShoeEvent):
+class ProtocolFault(ShoeReport):
     """A frame the shoe should never send: one the driver refused (malformed, unknown
     type: ``code`` is :data:`PROTOCOL`) or an ERR whose code the ICD does not name
     (``code`` is that code). Either pauses the round (docs/shoe.md, "Which frames tilt")."""
@@ -127,14 +127,14 @@ class ProtocolFault(ShoeEvent):
 
 
 @dataclass(frozen=True)
-class LinkUp(ShoeEvent):
+class LinkUp(ShoeReport):
     """The first valid frame after silence, a lost port, or ever."""
 
     kind: ClassVar[str] = LINK_UP
 
 
 @dataclass(frozen=True)
-class LinkDown(ShoeEvent):
+class LinkDown(ShoeReport):
     kind: ClassVar[str] = LINK_DOWN
     detail: str  #: why (silence, no answer, port lost)
 
@@ -143,7 +143,7 @@ class LinkDown(ShoeEvent):
 
 
 @dataclass(frozen=True)
-class ShoeStatus(ShoeEvent):
+class ShoeStatus(ShoeReport):
     """The answer to ``query()``."""
 
     kind: ClassVar[str] = STATUS
@@ -155,7 +155,7 @@ class ShoeStatus(ShoeEvent):
 
 
 @dataclass(frozen=True)
-class CommandAcked(ShoeEvent):
+class CommandAcked(ShoeReport):
     """The shoe accepted our ``command``."""
 
     kind: ClassVar[str] = ACK
@@ -166,7 +166,7 @@ class CommandAcked(ShoeEvent):
 
 
 @dataclass(frozen=True)
-class CommandRefused(ShoeEvent):
+class CommandRefused(ShoeReport):
     """The shoe refused our ``command``; ``code`` is its reason (NAK)."""
 
     kind: ClassVar[str] = NAK
@@ -178,7 +178,7 @@ class CommandRefused(ShoeEvent):
 
 
 @dataclass(frozen=True)
-class ShoeHeartbeat(ShoeEvent):
+class ShoeHeartbeat(ShoeReport):
     """Only when the driver is asked for them (the monitor)."""
 
     kind: ClassVar[str] = HEARTBEAT

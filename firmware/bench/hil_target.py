@@ -1,6 +1,6 @@
 """The hil depth: a scenario played against the real table service, switch by switch.
 
-:class:`HilDriver` implements :class:`~firmware.bench.driver.TableDriver`, so the shared
+:class:`HilTarget` implements :class:`~firmware.bench.target.TableTarget`, so the shared
 :func:`~firmware.bench.playback.play_scenario` plays the scenario and the shared
 comparison judges it. Per scenario file it starts one `etg run` process (bench mode,
 fresh journal, simulated panel, its shoe port on the bench shoe's pseudo-terminal) and
@@ -10,7 +10,7 @@ then only does what a bench rig does:
   controller opens the gate (:mod:`firmware.bench.hil_shoe`);
 - wagers, decisions and console presses: closes and opens switches of the simulated key
   matrix (through the scanner and debouncer) as a player would press them, following the
-  panel conventions of ``firmware.table.translate``: ``BET`` places the minimum then one
+  panel conventions of ``firmware.table.devices.translate``: ``BET`` places the minimum then one
   wager unit per press, ``STAND`` declines insurance, ``SURRENDER`` is rescue when offered,
   and a 3x double in Split to Double is ``DOUBLE`` three times then ``STAND``;
 - shoe faults: the frame from the bench shoe (a sticky ``JAM``/``LID``/``SENSOR`` keeps
@@ -38,7 +38,7 @@ from firmware.bench.hil_shoe import bench_shoe
 from firmware.bench.scenario import Round, Scenario
 from firmware.engine.cards import CODE, DECKS
 from firmware.engine.rules import Rules, load_rules
-from firmware.table.translate import current_wager
+from firmware.table.devices.translate import current_wager
 
 #: silence on the shoe line for a link down: past the ICD's 3000 ms, and back
 SILENCE_S = 3.4
@@ -47,7 +47,7 @@ EVENT_OF = {"ERR": "fault", "HEL": "hello", "CUT": "cut", "EMP": "empty", "CRD":
             "STA": "status"}
 
 
-class HilDriver:
+class HilTarget:
     """See the module docstring. ``pace_s``: the bench shoe's pause between cards."""
 
     def __init__(self, pace_s: float = 0.0) -> None:
@@ -187,7 +187,7 @@ class HilDriver:
         self._check(svc.control("release", seat=seat, button=button), f"releasing {where}")
         self._wait(f"releasing {where}", {"panel:release": 1})
 
-    # -- TableDriver -----------------------------------------------------------------------
+    # -- TableTarget -----------------------------------------------------------------------
 
     def expecting(self) -> ExpectingView:
         if self._drawn is not None:  # the controller served the draw at once; report it

@@ -1,7 +1,7 @@
 """How the scenario playback talks to a table: one small protocol, one driver per depth.
 
-:class:`EngineDriver` drives the game engine in-process; the hil driver
-(:mod:`firmware.bench.hil_driver`) implements the same methods against the table service
+:class:`EngineTarget` drives the game engine in-process; the hil driver
+(:mod:`firmware.bench.hil_target`) implements the same methods against the table service
 process (shoe simulator on a pseudo-terminal, simulated GPIO panels), so
 :mod:`firmware.bench.playback`, the outcome comparison and the reports are shared by both
 depths.
@@ -32,7 +32,7 @@ from firmware.engine.rejected import Rejected
 from firmware.engine.rules import load_rules
 
 
-class TableDriver(Protocol):
+class TableTarget(Protocol):
     """Each action returns None when the table accepted it, else the reason it refused."""
 
     def start(self, scenario: Scenario) -> None:
@@ -57,7 +57,7 @@ class TableDriver(Protocol):
     def stop(self) -> None: ...
 
 
-class EngineDriver:
+class EngineTarget:
     """The scenario against :class:`~firmware.engine.game.Game`.
 
     ``bench`` comes from the table configuration's mode: a production configuration

@@ -34,8 +34,8 @@ import queue
 import time
 from typing import Any
 
-from firmware.table.controller import CommandHappening, Controller
-from firmware.table.local_socket import JsonLineServer
+from firmware.table.controller import Controller, RequestHappening
+from firmware.table.requests.json_lines import JsonLineServer
 
 log = logging.getLogger("etg.table.control")
 
@@ -53,7 +53,7 @@ class ControlServer(JsonLineServer):
         ctl = self.ctl
         if cmd == "status":
             reply: queue.Queue[tuple[bool, str]] = queue.Queue()
-            ctl.put(CommandHappening("status", {}, reply))
+            ctl.put(RequestHappening("status", {}, reply))
             ok, msg = reply.get(timeout=10)
             return {"ok": ok, **json.loads(msg)}
         if cmd == "wait":
@@ -77,7 +77,7 @@ class ControlServer(JsonLineServer):
         if cmd in ("force-draw", "credits-in", "credits-out", "fault"):
             reply = queue.Queue()
             args = {k: v for k, v in req.items() if k != "cmd"}
-            ctl.put(CommandHappening(str(cmd), args, reply))
+            ctl.put(RequestHappening(str(cmd), args, reply))
             ok, msg = reply.get(timeout=10)
             return {"ok": ok, "message": msg} if ok else {"ok": False, "error": msg}
         if cmd == "shoe":

@@ -29,19 +29,19 @@ from firmware.journal import EventCode, Journal, JournalError
 from firmware.journal.lock import JournalLock
 from firmware.journal.opening import open_for_table, system_log
 from firmware.table.controller import Controller
-from firmware.table.devices import Devices, start_devices
 from firmware.table.happenings import (
-    CommandHappening,
+    RequestHappening,
     StopHappening,
 )
 from firmware.table.ports import FloorPort, OpenFloorLink
 from firmware.table.recovery import Recovered, open_table
-from firmware.table.sdnotify import Notifier
+from firmware.table.requests.transfers import CreditLimits
+from firmware.table.service.sdnotify import Notifier
+from firmware.table.service.startup import Devices, start_devices
 from firmware.table.settings import TableSetup
-from firmware.table.transfers import CreditLimits
 
 if TYPE_CHECKING:
-    from firmware.table.autoplay import StrategyFor
+    from firmware.table.service.autoplay import StrategyFor
 
 log = logging.getLogger("etg.table")
 
@@ -69,7 +69,7 @@ def _software_check(journal: Journal) -> None:
     """Production power-up check after the journal's own (firmware.journal.opening):
     the installed program files against their signed manifest (journaled; failing stops
     the start with the reason — the table takes no input)."""
-    from firmware.table.start_record import record_software_check
+    from firmware.table.service.start_record import record_software_check
 
     record_software_check(journal)
 
@@ -100,7 +100,7 @@ def _config_hashes(cfg: TableSetup, rules: Rules, journal: Journal) -> None:
     """Journal the fingerprint of the configuration in force; a change is its own event
     with the old and new hashes (deploy.fingerprint documents the hashing)."""
     from deploy.fingerprint import fingerprint
-    from firmware.table.start_record import record_config_at_start
+    from firmware.table.service.start_record import record_config_at_start
 
     record_config_at_start(journal, fingerprint(cfg, rules.to_json()))
 
@@ -168,7 +168,7 @@ class PoweredUp:
     """What power-up made: the controller (table recovered) and what it talks to."""
 
     ctl: Controller
-    bridge: Any  # firmware.table.ui_bridge.UiBridge
+    bridge: Any  # firmware.table.service.ui_bridge.UiBridge
     table_rng: Any
     floor_link: FloorPort | None
 
@@ -176,21 +176,21 @@ class PoweredUp:
 def _power_up(cfg: TableSetup, opts: RunOptions, rules: Rules, journal: Journal) -> PoweredUp:
     """Power-up records, the RNG, recovery of the table, the UI bridge, the controller."""
     from firmware.table.floor_gate import FloorGate
-    from firmware.table.ui_bridge import UiBridge
+    from firmware.table.service.ui_bridge import UiBridge
 
     last_stop = _last_stop(journal)
     ctl_box: list[Controller] = []
     floor_link: FloorPort | None = None
     if opts.floor_link is not None:
         floor_link = opts.floor_link(
-            journal, lambda args: ctl_box[0].put(CommandHappening("floor", args)))
+            journal, lambda args: ctl_box[0].put(RequestHappening("floor", args)))
     _power_up_records(cfg, rules, journal)
     table_rng, rng_failure = _open_rng(cfg, journal)
     rec: Recovered = open_table(journal, rules, opts.seats, cfg.bench)
 
     def display_failed(why: str) -> None:
         if ctl_box:
-            ctl_box[0].put(CommandHappening("fault", {"code": "DISPLAY", "detail": why}))
+            ctl_box[0].put(RequestHappening("fault", {"code": "DISPLAY", "detail": why}))
 
     bridge = UiBridge(cfg, rules, headless=opts.headless, quiet=opts.quiet,
                       on_failure=display_failed)
@@ -227,7 +227,7 @@ def _grant_demo_credits(ctl: Controller, journal: Journal, seats: int) -> None:
                if r.code == int(EventCode.CREDITS_IN)}
     for seat in range(1, seats + 1):
         if seat not in granted:
-            ctl.command("credits-in", {"seat": seat, "cents": AUTO_CREDITS})
+            ctl.request("credits-in", {"seat": seat, "cents": AUTO_CREDITS})
 
 
 def _resume(ctl: Controller, rec: Recovered, last_stop: dict[str, Any] | None) -> None:
@@ -239,7 +239,7 @@ def _resume(ctl: Controller, rec: Recovered, last_stop: dict[str, Any] | None) -
         ctl.event(EventCode.RECOVERED, table.round_no, inputs=rec.inputs)
         ctl.event(EventCode.RECOVERY_HELD, table.round_no, phase=table.phase)
         if table.tilt is None:
-            ctl.feed(_interrupted_fault(last_stop), "recovery")
+            ctl.take(_interrupted_fault(last_stop), "recovery")
     elif rec.inputs:
         ctl.event(EventCode.RECOVERED, table.round_no, inputs=rec.inputs)
 

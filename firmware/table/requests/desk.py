@@ -1,9 +1,9 @@
 """The attendant and bench commands: credit transfers (one durable transaction each),
 status, faults, the floor's commands and forced draws.
 
-A collaborator the controller holds (:class:`Commands`): it owns the transfer ledger and
+A collaborator the controller holds (:class:`RequestDesk`): it owns the transfer ledger and
 the credit limits, and asks its host (the controller, through
-:class:`~firmware.table.ports.CommandHost`) for everything else.
+:class:`~firmware.table.ports.RequestHost`) for everything else.
 """
 
 from __future__ import annotations
@@ -16,9 +16,9 @@ from etgcore.money import dollars
 from firmware.engine.inputs import CreditsIn, CreditsOut, Fault
 from firmware.journal import Entry, EventCode, Journal, JournalError
 from firmware.journal.meters import credit_deltas
-from firmware.table.happenings import CommandHappening
-from firmware.table.ports import CommandHost
-from firmware.table.transfers import (
+from firmware.table.happenings import RequestHappening
+from firmware.table.ports import RequestHost
+from firmware.table.requests.transfers import (
     CreditLimits,
     Transfer,
     TransferLedger,
@@ -28,10 +28,10 @@ from firmware.table.transfers import (
 )
 
 
-class Commands:
+class RequestDesk:
     """Attendant and bench commands, carried out for ``host``."""
 
-    def __init__(self, host: CommandHost, journal: Journal, limits: CreditLimits,
+    def __init__(self, host: RequestHost, journal: Journal, limits: CreditLimits,
                  transfers: TransferLedger) -> None:
         self.host = host
         self.journal = journal
@@ -39,7 +39,7 @@ class Commands:
         #: the ids of the credit transfers this journal applied (at most once each)
         self.transfers = transfers
 
-    def on_command(self, h: CommandHappening) -> None:
+    def on_request(self, h: RequestHappening) -> None:
         ok, msg = self.run(h.name, h.args)
         if h.reply is not None:
             h.reply.put((ok, msg))
@@ -68,7 +68,7 @@ class Commands:
             code, detail = str(args["code"]), str(args.get("detail", ""))
             if code == "DISPLAY":
                 host.event(EventCode.DISPLAY_FAILURE, t.round_no, detail=detail)
-            ok = host.feed(Fault(code, detail), "table")
+            ok = host.take(Fault(code, detail), "table")
             return ok, "tilted" if ok else "refused"
         if name == "floor":
             return host.floor_gate.command(args, t, host.event)

@@ -3,7 +3,7 @@
 The gate is unlocked only while a card is due (and the table has not failed), the LED
 shows the table's state (GREEN: deal, AMBER: wait, RED: tilt or failure), and while a
 fault is active, or a status asked for after the shoe's HEL has not come, the shoe is
-asked for its status every :data:`QUERY_EVERY_S`. Commands
+asked for its status every :data:`QUERY_EVERY_S`. RequestDesk
 are sent only when their value changes, so a refresh after every happening costs nothing
 on the serial line. The controller holds one :class:`ShoeControl` and passes the clock
 in; the object reads no clock of its own.

@@ -53,11 +53,11 @@ class UiBridge:
         self._selected_shown: tuple[int, dict[str, str]] | None = None
         if self.has_window:
             from ui.layout_data import parse_layout
-            from ui.runner import UiInbox, UiRunner
+            from ui.window import UiInbox, UiWindow
 
             layout = parse_layout(layout_for(rules), cfg.table.certificate_holder)
             self._inbox = UiInbox()
-            self._runner = UiRunner(
+            self._runner = UiWindow(
                 layout, self._inbox, size=(cfg.display.width, cfg.display.height),
                 fps=cfg.display.fps,
             )
@@ -79,10 +79,10 @@ class UiBridge:
             self._show_selected()
         deliver = getattr(panel, "deliver", None)
         if deliver is not None:
-            from drivers.panel.buttons import PanelEvent
+            from drivers.panel.buttons import PanelReport
 
             def touched(kind: str, button: str, seat: int, t: float) -> None:
-                deliver(PanelEvent(kind, button, seat, t))  # type: ignore[arg-type]
+                deliver(PanelReport(kind, button, seat, t))  # type: ignore[arg-type]
 
             self._runner.on_button = touched
 

@@ -1,7 +1,7 @@
 """What the devices report, for the controller: shoe events, seat-button presses (with
 the pending 1x-4x double) and console keys.
 
-A collaborator the controller holds (:class:`DeviceEvents`): it owns what only it needs
+A collaborator the controller holds (:class:`DeviceReports`): it owns what only it needs
 (the stuck keys, the RECALL key, whether a HEL asks for a shoe check) and turns every
 happening into engine inputs through the host's ``feed`` (journal first, then the
 engine), never touching the controller's own state. The clock is passed in.
@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import logging
 
-from drivers.shoe.events import (
+from drivers.shoe.reports import (
     CardDealt,
     CommandRefused,
     CutCardReached,
@@ -19,26 +19,26 @@ from drivers.shoe.events import (
     LinkUp,
     ProtocolFault,
     ShoeEmpty,
-    ShoeEvent,
     ShoeFault,
     ShoeHello,
+    ShoeReport,
     ShoeStatus,
 )
 from firmware.engine import phases as P
 from firmware.engine.game import Game
 from firmware.engine.inputs import Decision, Fault, FaultCleared, Input
 from firmware.journal import EventCode
-from firmware.table import translate
+from firmware.table.devices import translate
+from firmware.table.devices.shoe_checks import shoe_mismatch
+from firmware.table.devices.shoe_control import ShoeControl
 from firmware.table.happenings import PanelHappening
 from firmware.table.pending_double import DoubleChooser
 from firmware.table.ports import TableHost
-from firmware.table.shoe_checks import shoe_mismatch
-from firmware.table.shoe_control import ShoeControl
 
 log = logging.getLogger("etg.table")
 
 
-class DeviceEvents:
+class DeviceReports:
     """Shoe events, seat buttons and console keys, handled for ``host``."""
 
     def __init__(self, host: TableHost, shoe: ShoeControl, doubles: DoubleChooser) -> None:
@@ -54,7 +54,7 @@ class DeviceEvents:
 
     # -- shoe events -----------------------------------------------------------------------
 
-    def on_shoe(self, ev: ShoeEvent, now: float) -> None:
+    def on_shoe(self, ev: ShoeReport, now: float) -> None:
         host = self.host
         t = host.game
         match ev:
@@ -87,13 +87,13 @@ class DeviceEvents:
             case CommandRefused(command="ULK"):
                 self._gate_refused(ev)
         for inp in translate.shoe_inputs(ev):
-            host.feed(inp, "shoe")
+            host.take(inp, "shoe")
         if isinstance(ev, ShoeStatus) and self.shoe_check_due:
             self.shoe_check_due = False
             why = shoe_mismatch(t.shoe, ev.state, ev.count)
             if why is not None:
                 host.event(EventCode.SHOE_MISMATCH, t.round_no, detail=why, raw=ev.raw or "")
-                host.feed(Fault("SHOE", why), "shoe")
+                host.take(Fault("SHOE", why), "shoe")
 
     def _gate_refused(self, ev: CommandRefused) -> None:
         """The gate stayed shut (a shoe still in FAULT answers NAK,STATE): a card that is
@@ -106,7 +106,7 @@ class DeviceEvents:
             detail = f"the shoe refused to open its gate (NAK {ev.code or ''})".strip()
             host.event(EventCode.SHOE_FAULT, t.round_no, code="GATE", detail=detail,
                        raw=ev.raw or "")
-            host.feed(Fault("SENSOR", detail), "shoe")
+            host.take(Fault("SENSOR", detail), "shoe")
 
     # -- buttons ---------------------------------------------------------------------------
 
@@ -117,15 +117,15 @@ class DeviceEvents:
             where = f"seat {h.seat} {h.button}" if h.seat else f"console {h.button}"
             self.stuck.add((h.seat, h.button))
             host.event(EventCode.STUCK_KEY, t.round_no, where=where)
-            host.feed(Fault("STUCK", f"{where} held down"), "panel")
+            host.take(Fault("STUCK", f"{where} held down"), "panel")
             return
         if h.kind == "release" and (h.seat, h.button) in self.stuck:
             self.stuck.discard((h.seat, h.button))
             if not self.stuck:
-                host.feed(FaultCleared("STUCK"), "panel")
+                host.take(FaultCleared("STUCK"), "panel")
             return
         if h.kind == "fault":
-            host.feed(Fault("PANEL", h.detail or "panel scan stopped"), "panel")
+            host.take(Fault("PANEL", h.detail or "panel scan stopped"), "panel")
             return
         if h.seat is None:
             self._on_console(h)
@@ -146,12 +146,12 @@ class DeviceEvents:
             hand = view["expecting"]["hand"] or 1
             self.doubles.start(h.seat, hand, double_sizes(t, h.seat, hand), now)
         elif isinstance(what, Input):
-            host.feed(what, "panel")
+            host.take(what, "panel")
 
     def place_double(self, decision: Decision | None) -> None:
         """Feed the double the chooser placed (if it placed one)."""
         if decision is not None:
-            self.host.feed(decision, "panel")
+            self.host.take(decision, "panel")
             self.host.refresh()
 
     def _on_console(self, h: PanelHappening) -> None:
@@ -171,7 +171,7 @@ class DeviceEvents:
         inp = translate.console_input(h.button, t.public_view())
         if inp is None:
             return
-        accepted = host.feed(inp, "console")
+        accepted = host.take(inp, "console")
         if accepted and h.button == "SHUFFLE":
             host.event(EventCode.SHOE_NEW, t.round_no, decks=t.rules.decks)
             self.shoe.new_shoe(t.rules.decks)

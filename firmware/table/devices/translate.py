@@ -19,16 +19,16 @@ from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 
-from drivers.shoe.events import (
+from drivers.shoe.reports import (
     CardDealt,
     CutCardReached,
     LinkDown,
     LinkUp,
     ProtocolFault,
     ShoeEmpty,
-    ShoeEvent,
     ShoeFault,
     ShoeHello,
+    ShoeReport,
     ShoeStatus,
 )
 from etgcore.view import LimitsView, PublicView, SeatView
@@ -57,7 +57,7 @@ BUTTON_ACTION = {
 }
 
 
-def shoe_inputs(ev: ShoeEvent) -> list[Input]:
+def shoe_inputs(ev: ShoeReport) -> list[Input]:
     """The engine inputs a shoe event stands for (none for ack/nak/heartbeat)."""
     match ev:
         case CardDealt():
