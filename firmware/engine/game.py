@@ -106,7 +106,14 @@ class Game:
         handler = self._dispatch.get(type(inp))
         if handler is None:
             raise Rejected(f"not an input: {inp!r}")
+        self.tilts.paused_on = None
         handler(inp)
+
+    @property
+    def paused_on(self) -> str | None:
+        """The tilt code the last applied input paused the game with (None: it did not):
+        the game's own verdict, e.g. that a card read was not due (``UNEXPECTED``)."""
+        return self.tilts.paused_on
 
     def expecting(self) -> Expecting:
         """What the table waits for now (see :mod:`firmware.engine.expect`)."""

@@ -73,13 +73,15 @@ class Tilt:
 class Tilts:
     """The tilt in force (or None) and the faults, resume and void that change it."""
 
-    __slots__ = ("bank", "round", "shoe", "tilt")
+    __slots__ = ("bank", "paused_on", "round", "shoe", "tilt")
 
     def __init__(self, r: Round, bank: Bank, shoe: Shoe) -> None:
         self.round = r
         self.bank = bank
         self.shoe = shoe
         self.tilt: Tilt | None = None
+        #: the tilt code the input being applied paused the game with (Game.paused_on)
+        self.paused_on: str | None = None
 
     def cause(self) -> str | None:
         """The first cause of the tilt while the table is tilted, else None."""
@@ -149,6 +151,7 @@ class Tilts:
 
     def pause(self, code: str, cause: str, active: bool = False) -> None:
         """Tilt the table (or add ``cause`` to the tilt in force)."""
+        self.paused_on = code
         t = self.tilt
         r = self.round
         if t is not None:

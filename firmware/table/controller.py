@@ -1,7 +1,7 @@
 """The table controller: the one path every happening takes.
 
-A happening (a shoe event, a button, a console press, a timer, an attendant or bench
-command) is turned into engine inputs; each input is appended to the journal — durably —
+A happening (a shoe report, a button, a console press, a timer, an attendant, bench or
+floor request) is turned into inputs for the game; each input is appended to the journal — durably —
 and only then applied to the engine. After every change the controller derives its
 commands from what the engine now expects: the shoe gate (unlocked only while a card is
 due), the lamps of the buttons that would be accepted, an RNG draw when one is due (its
@@ -30,7 +30,15 @@ from firmware.journal import Entry, EventCode, Journal, JournalError
 from firmware.journal.meters import round_deltas
 from firmware.table.accounting import round_accounts
 from firmware.table.devices import translate
-from firmware.table.devices.device_reports import DeviceReports, optional_wager
+from firmware.table.devices.device_reports import (
+    DeviceReports,
+    LoadShoe,
+    Log,
+    Step,
+    Take,
+    optional_wager,
+    placed,
+)
 from firmware.table.devices.shoe_checks import RepeatWatch
 from firmware.table.devices.shoe_control import ShoeControl
 from firmware.table.floor_gate import FloorGate
@@ -54,11 +62,13 @@ log = logging.getLogger("etg.table")
 class Controller:
     """Owns the engine; see the module docstring. Not thread-safe: one thread calls it.
 
-    It holds its collaborators, each owning its own state: :attr:`devices` (shoe events,
-    buttons, console keys: firmware.table.devices.device_reports), :attr:`commands` (attendant and
-    bench commands: firmware.table.requests.desk), :attr:`shoe_control` (gate, LED, fault
-    queries: firmware.table.devices.shoe_control) and :attr:`doubles` (the pending 1x-4x double).
-    They reach the controller only through :class:`~firmware.table.ports.RequestHost`.
+    It holds its collaborators, each owning its own state: :attr:`reports` (shoe reports,
+    buttons, console keys turned into steps it carries out:
+    firmware.table.devices.device_reports), :attr:`requests` (attendant, bench and floor
+    requests: firmware.table.requests.desk, which reaches the controller only through
+    :class:`~firmware.table.ports.RequestHost`), :attr:`shoe_control` (gate, LED, fault
+    queries: firmware.table.devices.shoe_control) and :attr:`doubles` (the pending 1x-4x
+    double).
     """
 
     def __init__(
@@ -92,7 +102,7 @@ class Controller:
         #: the pending 1x-4x double (press, tick, lamps)
         self.doubles = DoubleChooser()
         self.shoe_control = ShoeControl(shoe)
-        self.reports = DeviceReports(self, self.shoe_control, self.doubles)
+        self.reports = DeviceReports(self.shoe_control, self.doubles)
         self.requests = RequestDesk(self, journal, limits or CreditLimits(),
                                  TransferLedger.from_journal(journal))
         self.failure: str | None = None  # journal failure: the table takes no input at all
@@ -192,10 +202,10 @@ class Controller:
             return
         try:
             if isinstance(h, ShoeHappening):
-                self.reports.on_shoe(h.report, self.clock())
+                self.carry_out(self.reports.on_shoe(h.report, self.game, self.clock()))
                 self.handled["shoe:" + h.report.kind] += 1
             elif isinstance(h, PanelHappening):
-                self.reports.on_panel(h, self.clock())
+                self.carry_out(self.reports.on_panel(h, self.game, self.clock()))
                 self.handled["panel:" + h.kind] += 1
             elif isinstance(h, RequestHappening):
                 self.requests.on_request(h)
@@ -222,10 +232,28 @@ class Controller:
 
     def tick(self) -> None:
         now = self.clock()
-        self.reports.place_double(self.doubles.tick(now))
+        steps = placed(self.doubles.tick(now))
+        if steps:
+            self.carry_out(steps)
+            self.refresh()
         self.shoe_control.tick(now, want_status=self._want_status())
 
     # -- inputs: journal first, then the engine ----------------------------------------------
+
+    def carry_out(self, steps: list[Step]) -> None:
+        """The steps a device report became, in order (firmware.table.devices)."""
+        for step in steps:
+            match step:
+                case Take():
+                    if self.take(step.input, step.source):
+                        self.carry_out(list(step.then))
+                        paused = self.game.paused_on
+                        if paused is not None and paused in step.if_paused:
+                            self.carry_out([step.if_paused[paused]])
+                case Log():
+                    self.event(step.code, self.game.round_no, **step.body)
+                case LoadShoe():
+                    self.shoe_control.new_shoe(step.decks)
 
     def take(self, inp: Input, source: str) -> bool:
         """Append ``inp`` durably, then apply it; False if refused (state unchanged)."""

@@ -66,10 +66,10 @@ class UiPort(Protocol):
 
 
 class TableHost(Protocol):
-    """What the controller's collaborators (device events, commands) may ask of it: the
-    engine to read, an input to take (journal first, then the engine), an event-log record
-    and a refresh of the commands and the screen. Nothing else: the collaborators own
-    their own state and never reach into the controller's."""
+    """What the request desk may ask of the controller: the game to read, an input to take
+    (journal first, then the game), an event-log record and a refresh of the commands and
+    the screen. Nothing else: a collaborator owns its own state and never reaches into the
+    controller's. (Device reports need none of it: they return steps instead.)"""
 
     @property
     def game(self) -> Game: ...

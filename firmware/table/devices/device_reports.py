@@ -1,15 +1,22 @@
-"""What the devices report, for the controller: shoe events, seat-button presses (with
-the pending 1x-4x double) and console keys.
+"""What the devices report, turned into the steps the controller takes: shoe reports,
+seat-button presses (with the pending 1x-4x double) and console keys.
 
-A collaborator the controller holds (:class:`DeviceReports`): it owns what only it needs
-(the stuck keys, the RECALL key, whether a HEL asks for a shoe check) and turns every
-happening into engine inputs through the host's ``feed`` (journal first, then the
-engine), never touching the controller's own state. The clock is passed in.
+A collaborator the controller holds (:class:`DeviceReports`). It owns what only it needs
+(the stuck keys, the RECALL key, whether a HEL asks for a shoe check) and reads the game,
+but it never writes the journal nor applies an input: each report becomes a list of
+:data:`Step` that the controller carries out in order (journal first, then the game). So
+a card takes one way, report -> steps -> the controller's ``take``, and whether a card
+was due is decided in one place, the game: a card the game did not expect pauses it with
+the tilt code ``UNEXPECTED``, and only then does the controller write the shoe's
+unexpected-card record (:attr:`Take.if_paused`). The clock is passed in.
 """
 
 from __future__ import annotations
 
 import logging
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from typing import Any
 
 from drivers.shoe.reports import (
     CardDealt,
@@ -33,159 +40,186 @@ from firmware.table.devices.shoe_checks import shoe_mismatch
 from firmware.table.devices.shoe_control import ShoeControl
 from firmware.table.happenings import PanelHappening
 from firmware.table.pending_double import DoubleChooser
-from firmware.table.ports import TableHost
 
 log = logging.getLogger("etg.table")
 
 
-class DeviceReports:
-    """Shoe events, seat buttons and console keys, handled for ``host``."""
+@dataclass(frozen=True, slots=True)
+class Log:
+    """An event-log record to write (in the game's current round)."""
 
-    def __init__(self, host: TableHost, shoe: ShoeControl, doubles: DoubleChooser) -> None:
-        self.host = host
+    code: EventCode
+    body: Mapping[str, Any] = field(default_factory=dict)
+
+
+@dataclass(frozen=True, slots=True)
+class LoadShoe:
+    """Tell the shoe a new shoe of ``decks`` decks was loaded (a simulator shuffles one)."""
+
+    decks: int
+
+
+@dataclass(frozen=True, slots=True)
+class Take:
+    """An input for the game: journal first, then the game.
+
+    ``then`` follows only when the game accepts the input; ``if_paused`` names records to
+    write when the game pauses on this input with one of those tilt codes (the game's
+    verdict, not a guess made before it)."""
+
+    input: Input
+    source: str
+    then: tuple[Log | LoadShoe, ...] = ()
+    if_paused: Mapping[str, Log] = field(default_factory=dict)
+
+
+Step = Take | Log | LoadShoe
+
+
+class DeviceReports:
+    """Shoe reports, seat buttons and console keys, turned into steps."""
+
+    def __init__(self, shoe: ShoeControl, doubles: DoubleChooser) -> None:
         self.shoe = shoe
         self.doubles = doubles
         #: the RECALL key is held (the screen shows the last rounds)
         self.recall_held = False
         #: keys reported stuck and not yet released: (seat or None for the console, button)
         self.stuck: set[tuple[int | None, str]] = set()
-        #: a HEL came: compare the shoe's STA with the engine's shoe
+        #: a HEL came: compare the shoe's STA with the game's shoe
         self.shoe_check_due = False
 
-    # -- shoe events -----------------------------------------------------------------------
+    # -- shoe reports ----------------------------------------------------------------------
 
-    def on_shoe(self, ev: ShoeReport, now: float) -> None:
-        host = self.host
-        t = host.game
-        match ev:
+    def on_shoe(self, report: ShoeReport, game: Game, now: float) -> list[Step]:
+        steps: list[Step] = self._shoe_records(report, game, now)
+        for inp in translate.shoe_inputs(report):
+            paused = {}
+            if isinstance(report, CardDealt):
+                paused = {"UNEXPECTED": Log(EventCode.SHOE_UNEXPECTED_CARD,
+                                            {"raw": report.raw or ""})}
+            steps.append(Take(inp, "shoe", if_paused=paused))
+        if isinstance(report, ShoeStatus) and self.shoe_check_due:
+            self.shoe_check_due = False
+            why = shoe_mismatch(game.shoe, report.state, report.count)
+            if why is not None:
+                steps += [Log(EventCode.SHOE_MISMATCH, {"detail": why, "raw": report.raw or ""}),
+                          Take(Fault("SHOE", why), "shoe")]
+        return steps
+
+    def _shoe_records(self, report: ShoeReport, game: Game, now: float) -> list[Step]:
+        """The event-log records a report makes (and the shoe state it changes)."""
+        raw = report.raw or ""
+        match report:
             case CardDealt():
                 self.shoe.card_came(now)
-                if t.expecting().kind != "card":
-                    host.event(EventCode.SHOE_UNEXPECTED_CARD, t.round_no, raw=ev.raw or "")
             case ShoeFault():
-                code = EventCode.SHOE_LID_OPEN if ev.code == "LID" else EventCode.SHOE_FAULT
-                host.event(code, t.round_no, code=ev.code, detail=ev.detail or "",
-                           raw=ev.raw or "")
+                code = EventCode.SHOE_LID_OPEN if report.code == "LID" else EventCode.SHOE_FAULT
+                return [Log(code, {"code": report.code, "detail": report.detail or "",
+                                   "raw": raw})]
             case ProtocolFault():
-                host.event(EventCode.SHOE_PROTOCOL, t.round_no, code=ev.code, detail=ev.detail,
-                           raw=ev.raw or "")
+                return [Log(EventCode.SHOE_PROTOCOL, {"code": report.code,
+                                                      "detail": report.detail, "raw": raw})]
             case LinkDown():
-                host.event(EventCode.SHOE_LINK_DOWN, t.round_no, detail=ev.detail)
+                return [Log(EventCode.SHOE_LINK_DOWN, {"detail": report.detail})]
             case LinkUp():
-                host.event(EventCode.SHOE_LINK_UP, t.round_no)
+                return [Log(EventCode.SHOE_LINK_UP)]
             case ShoeHello():
                 self.shoe.resync()
-                self.shoe_check_due = True  # compared with the engine's shoe at its STA
+                self.shoe_check_due = True  # compared with the game's shoe at its STA
                 self.shoe.query(now)
-                if t.phase in P.IN_ROUND or t.phase == P.TILT:
-                    host.event(EventCode.SHOE_REBOOT, t.round_no, serial=ev.serial,
-                               raw=ev.raw or "")
+                if game.phase in P.IN_ROUND or game.phase == P.TILT:
+                    return [Log(EventCode.SHOE_REBOOT, {"serial": report.serial, "raw": raw})]
             case CutCardReached():
-                host.event(EventCode.SHOE_CUT_CARD, t.round_no)
+                return [Log(EventCode.SHOE_CUT_CARD)]
             case ShoeEmpty():
-                host.event(EventCode.SHOE_EMPTY, t.round_no)
+                return [Log(EventCode.SHOE_EMPTY)]
             case CommandRefused(command="ULK"):
-                self._gate_refused(ev)
-        for inp in translate.shoe_inputs(ev):
-            host.take(inp, "shoe")
-        if isinstance(ev, ShoeStatus) and self.shoe_check_due:
-            self.shoe_check_due = False
-            why = shoe_mismatch(t.shoe, ev.state, ev.count)
-            if why is not None:
-                host.event(EventCode.SHOE_MISMATCH, t.round_no, detail=why, raw=ev.raw or "")
-                host.take(Fault("SHOE", why), "shoe")
+                return self._gate_refused(report, game)
+        return []
 
-    def _gate_refused(self, ev: CommandRefused) -> None:
+    def _gate_refused(self, report: CommandRefused, game: Game) -> list[Step]:
         """The gate stayed shut (a shoe still in FAULT answers NAK,STATE): a card that is
         due will never come, so pause the round until the shoe reports itself clear;
         resuming sends ULK again."""
-        host = self.host
-        t = host.game
         self.shoe.gate_refused()
-        if t.expecting().kind == "card":
-            detail = f"the shoe refused to open its gate (NAK {ev.code or ''})".strip()
-            host.event(EventCode.SHOE_FAULT, t.round_no, code="GATE", detail=detail,
-                       raw=ev.raw or "")
-            host.take(Fault("SENSOR", detail), "shoe")
+        if game.expecting().kind != "card":
+            return []
+        detail = f"the shoe refused to open its gate (NAK {report.code or ''})".strip()
+        return [Log(EventCode.SHOE_FAULT, {"code": "GATE", "detail": detail,
+                                           "raw": report.raw or ""}),
+                Take(Fault("SENSOR", detail), "shoe")]
 
     # -- buttons ---------------------------------------------------------------------------
 
-    def on_panel(self, h: PanelHappening, now: float) -> None:
-        host = self.host
-        t = host.game
+    def on_panel(self, h: PanelHappening, game: Game, now: float) -> list[Step]:
         if h.kind == "stuck":
             where = f"seat {h.seat} {h.button}" if h.seat else f"console {h.button}"
             self.stuck.add((h.seat, h.button))
-            host.event(EventCode.STUCK_KEY, t.round_no, where=where)
-            host.take(Fault("STUCK", f"{where} held down"), "panel")
-            return
+            return [Log(EventCode.STUCK_KEY, {"where": where}),
+                    Take(Fault("STUCK", f"{where} held down"), "panel")]
         if h.kind == "release" and (h.seat, h.button) in self.stuck:
             self.stuck.discard((h.seat, h.button))
-            if not self.stuck:
-                host.take(FaultCleared("STUCK"), "panel")
-            return
+            return [] if self.stuck else [Take(FaultCleared("STUCK"), "panel")]
         if h.kind == "fault":
-            host.take(Fault("PANEL", h.detail or "panel scan stopped"), "panel")
-            return
+            return [Take(Fault("PANEL", h.detail or "panel scan stopped"), "panel")]
         if h.seat is None:
-            self._on_console(h)
-            return
+            return self._on_console(h, game)
         if h.kind != "press":
-            return
+            return []
         if self.doubles.pending is not None:
-            self.place_double(self.doubles.press(h.seat, h.button, now))
-            return
-        view = t.public_view()
+            return placed(self.doubles.press(h.seat, h.button, now))
+        view = game.public_view()
         what = translate.press_input(
-            h.button, h.seat, view, double_times=tuple(t.rules.double_times),
-            wager_refusal=t.wager_refusal, optional=optional_wager(t),
+            h.button, h.seat, view, double_times=tuple(game.rules.double_times),
+            wager_refusal=game.wager_refusal, optional=optional_wager(game),
         )
         if what is None:
             log.debug("seat %s %s: not accepted now", h.seat, h.button)
         elif what == "pending-double":
             hand = view["expecting"]["hand"] or 1
-            self.doubles.start(h.seat, hand, double_sizes(t, h.seat, hand), now)
+            self.doubles.start(h.seat, hand, double_sizes(game, h.seat, hand), now)
         elif isinstance(what, Input):
-            host.take(what, "panel")
+            return [Take(what, "panel")]
+        return []
 
-    def place_double(self, decision: Decision | None) -> None:
-        """Feed the double the chooser placed (if it placed one)."""
-        if decision is not None:
-            self.host.take(decision, "panel")
-            self.host.refresh()
-
-    def _on_console(self, h: PanelHappening) -> None:
-        host = self.host
-        t = host.game
+    def _on_console(self, h: PanelHappening, game: Game) -> list[Step]:
         if h.button == "RECALL":
             held = h.kind == "press"
             if held != self.recall_held:
                 self.recall_held = held
                 if held:
-                    host.event(EventCode.KEY_RECALL, t.round_no)
-            return
+                    return [Log(EventCode.KEY_RECALL)]
+            return []
         if h.kind != "press":
-            return
+            return []
+        steps: list[Step] = []
         if h.button == "VOID":
-            host.event(EventCode.KEY_VOID, t.round_no)
-        inp = translate.console_input(h.button, t.public_view())
+            steps.append(Log(EventCode.KEY_VOID))
+        inp = translate.console_input(h.button, game.public_view())
         if inp is None:
-            return
-        accepted = host.take(inp, "console")
-        if accepted and h.button == "SHUFFLE":
-            host.event(EventCode.SHOE_NEW, t.round_no, decks=t.rules.decks)
-            self.shoe.new_shoe(t.rules.decks)
+            return steps
+        then: tuple[Log | LoadShoe, ...] = ()
+        if h.button == "SHUFFLE":
+            decks = game.rules.decks
+            then = (Log(EventCode.SHOE_NEW, {"decks": decks}), LoadShoe(decks))
+        return [*steps, Take(inp, "console", then=then)]
+
+
+def placed(decision: Decision | None) -> list[Step]:
+    """The double the chooser placed (if it placed one)."""
+    return [] if decision is None else [Take(decision, "panel")]
 
 
 def optional_wager(game: Game) -> translate.OptionalWager | None:
     """The optional wager the rules offer (Push 22), placed with INSURANCE during
-    betting (docs/table.md), judged by the engine."""
+    betting (docs/table.md), judged by the game."""
     names = [n for m in game.rules.mechanisms for n in m.optional_wagers]
     return (names[0], game.side_wager_refusal) if names else None
 
 
 def double_sizes(game: Game, seat: int, hand: int) -> tuple[int, ...]:
-    """The double sizes the engine would take now (its query: the seat's credits, the
+    """The double sizes the game would take now (its query: the seat's credits, the
     variation's stake rules and the legal actions all decide)."""
     return tuple(
         times for times in sorted(game.rules.double_times)
