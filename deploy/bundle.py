@@ -33,7 +33,7 @@ from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey,
 
 from deploy import signing
 from deploy.bytecode import bytecode_for
-from deploy.errors import BundleRefused, DeployError
+from deploy.errors import BundleRefused, ReleaseInputError
 from deploy.manifest import MANIFEST_DOMAIN, FileEntry, Manifest, release_id
 from deploy.program import (
     MANIFEST_NAME,
@@ -86,7 +86,7 @@ def _project(source: Path) -> tuple[str, str]:
         meta = tomllib.loads((source / "pyproject.toml").read_text(encoding="utf-8"))["project"]
         return str(meta["name"]), str(meta["version"])
     except (OSError, KeyError, tomllib.TOMLDecodeError) as exc:
-        raise DeployError(
+        raise ReleaseInputError(
             f"{source}/pyproject.toml: no [project] name and version ({exc})"
         ) from None
 
@@ -147,7 +147,7 @@ def build_bundle(source: str | Path, key: str | Path, out: str | Path) -> BuiltB
     try:
         paths = release_files(source)
     except ProgramTreeError as exc:
-        raise DeployError(str(exc)) from None
+        raise ReleaseInputError(str(exc)) from None
     name, version = _project(source)
     files: list[tuple[str, bytes, bool]] = []
     entries: list[FileEntry] = []
@@ -156,7 +156,7 @@ def build_bundle(source: str | Path, key: str | Path, out: str | Path) -> BuiltB
     try:
         files += bytecode_for(files)
     except (SyntaxError, ValueError) as exc:  # a module that cannot be imported anyway
-        raise DeployError(f"{source}: a program module does not compile: {exc}") from None
+        raise ReleaseInputError(f"{source}: a program module does not compile: {exc}") from None
     files.sort(key=lambda f: f[0].encode("utf-8"))
     for path, data, executable in files:
         entries.append(FileEntry(path, hashlib.sha256(data).hexdigest(), len(data), executable))
@@ -176,7 +176,7 @@ def build_bundle(source: str | Path, key: str | Path, out: str | Path) -> BuiltB
         tmp.write_bytes(sealed)
         tmp.replace(out)
     except OSError as exc:
-        raise DeployError(f"{out}: cannot write the bundle: {exc}") from None
+        raise ReleaseInputError(f"{out}: cannot write the bundle: {exc}") from None
     return BuiltBundle(
         path=out,
         manifest=manifest,
@@ -215,7 +215,7 @@ def verify_bundle(path: str | Path, pubkey: str | Path | bytes) -> VerifiedBundl
             raise BundleRefused(f"{path}: larger than any release can be")
         data = path.read_bytes()
     except FileNotFoundError:
-        raise DeployError(f"{path}: no such bundle") from None
+        raise ReleaseInputError(f"{path}: no such bundle") from None
     except OSError as exc:
-        raise DeployError(f"{path}: cannot read: {exc}") from None
+        raise ReleaseInputError(f"{path}: cannot read: {exc}") from None
     return verify_bytes(data, public)

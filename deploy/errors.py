@@ -1,27 +1,31 @@
 """The two ways a deploy command fails, told apart by exit code.
 
-Bad input (a missing file, a malformed key, a seed that is not hex) is a
+Both derive from :class:`DeployError`, the package's base. Bad input (a missing file, a
+malformed key, a seed that is not hex) is a :class:`ReleaseInputError`, also a
 :class:`~etgcore.errors.UserError`: one line, exit 2, like every other ``etg`` command.
 A finding that something is *not authentic* (a refused bundle, installed files that differ
-from the signed manifest) is an :class:`AuthenticityError`: one line too, but exit 1, so a
-script or a lab can tell "you typed it wrong" from "this software is not what was signed".
+from the signed manifest) is an :class:`AuthenticityError`, a
+:class:`~etgcore.errors.CheckFailed`: one line too, but exit 1, so a script or a lab can
+tell "you typed it wrong" from "this software is not what was signed".
 """
 
 from __future__ import annotations
 
 from typing import Any
 
-from etgcore.errors import UserError
+from etgcore.errors import CheckFailed, EtgError, UserError
 
 
-class DeployError(UserError):
+class DeployError(EtgError):
+    """Base of the release tooling's errors."""
+
+
+class ReleaseInputError(DeployError, UserError):
     """Bad input to a release or verification command."""
 
 
-class AuthenticityError(UserError):
+class AuthenticityError(DeployError, CheckFailed):
     """Software or a bundle that is not what the release key signed."""
-
-    exit_code = 1
 
 
 class BundleRefused(AuthenticityError):

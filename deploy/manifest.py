@@ -21,7 +21,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from deploy.errors import DeployError, SoftwareAuthenticationError
+from deploy.errors import ReleaseInputError, SoftwareAuthenticationError
 from deploy.program import (
     MANIFEST_NAME,
     SIGNATURE_NAME,
@@ -86,7 +86,7 @@ def release_id(manifest: Manifest, manifest_bytes: bytes) -> str:
 def _field(doc: Mapping[str, Any], key: str, kind: type | tuple[type, ...]) -> Any:
     value = doc.get(key)
     if not isinstance(value, kind) or (isinstance(value, bool) and kind is int):
-        raise DeployError(f"manifest: field {key!r} is missing or of the wrong type")
+        raise ReleaseInputError(f"manifest: field {key!r} is missing or of the wrong type")
     return value
 
 
@@ -95,37 +95,38 @@ def parse_manifest(data: bytes) -> Manifest:
     try:
         doc = json.loads(data.decode("ascii"))
     except (UnicodeDecodeError, json.JSONDecodeError) as exc:
-        raise DeployError(f"manifest: not valid JSON ({exc})") from None
+        raise ReleaseInputError(f"manifest: not valid JSON ({exc})") from None
     if not isinstance(doc, dict) or doc.get("format") != FORMAT:
-        raise DeployError(f"manifest: not an {FORMAT} document")
+        raise ReleaseInputError(f"manifest: not an {FORMAT} document")
     version = _field(doc, "version", str)
     if not _VERSION.fullmatch(version):
-        raise DeployError(f"manifest: version {version!r} is not a plain version string")
+        raise ReleaseInputError(f"manifest: version {version!r} is not a plain version string")
     name = _field(doc, "name", str)
     if not _VERSION.fullmatch(name):
-        raise DeployError(f"manifest: name {name!r} is not a plain name")
+        raise ReleaseInputError(f"manifest: name {name!r} is not a plain name")
     key_id = _field(doc, "key_id", str)
     source = doc.get("source")
     if source is not None and not isinstance(source, dict):
-        raise DeployError("manifest: field 'source' must be an object or null")
+        raise ReleaseInputError("manifest: field 'source' must be an object or null")
     entries: list[FileEntry] = []
     for raw in _field(doc, "files", list):
         if not isinstance(raw, dict) or set(raw) != {"path", "sha256", "size", "executable"}:
-            raise DeployError("manifest: a file entry needs exactly path, sha256, size, executable")
+            raise ReleaseInputError(
+                "manifest: a file entry needs exactly path, sha256, size, executable")
         try:
             path = check_relpath(_field(raw, "path", str))
         except ProgramTreeError as exc:
-            raise DeployError(f"manifest: {exc}") from None
+            raise ReleaseInputError(f"manifest: {exc}") from None
         digest = _field(raw, "sha256", str)
         size = _field(raw, "size", int)
         if not _HEX64.fullmatch(digest) or size < 0:
-            raise DeployError(f"manifest: {path}: bad sha256 or size")
+            raise ReleaseInputError(f"manifest: {path}: bad sha256 or size")
         if path in (MANIFEST_NAME, SIGNATURE_NAME):
-            raise DeployError(f"manifest: {path} cannot be a program file")
+            raise ReleaseInputError(f"manifest: {path} cannot be a program file")
         entries.append(FileEntry(path, digest, size, _field(raw, "executable", bool)))
     keys = [e.path.encode() for e in entries]
     if keys != sorted(set(keys)):
-        raise DeployError("manifest: file entries are not sorted and unique")
+        raise ReleaseInputError("manifest: file entries are not sorted and unique")
     return Manifest(
         name=name,
         version=version,
@@ -246,7 +247,7 @@ def verify_installed(
         )
     try:
         manifest = parse_manifest(data)
-    except DeployError as exc:
+    except ReleaseInputError as exc:
         raise SoftwareAuthenticationError(f"software authentication failed: {exc}") from None
     problems = compare_tree(manifest, tree)
     if problems:

@@ -16,7 +16,7 @@ import os
 from collections.abc import Iterator
 from pathlib import Path
 
-from deploy.errors import DeployError
+from deploy.errors import ReleaseInputError
 
 #: Packages whose every file is program (tests, docs and tooling are not).
 PROGRAM_PACKAGES: tuple[str, ...] = ("etgcore", "firmware", "drivers", "ui", "rng", "deploy", "lab")
@@ -34,7 +34,7 @@ METADATA_NAMES = frozenset({MANIFEST_NAME, SIGNATURE_NAME})
 _CHUNK = 1 << 16
 
 
-class ProgramTreeError(DeployError):
+class ProgramTreeError(ReleaseInputError):
     """A program tree that cannot be a release (a symlink, an odd name, a missing file)."""
 
 

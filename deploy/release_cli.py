@@ -8,6 +8,7 @@ from __future__ import annotations
 import argparse
 from typing import Any
 
+from etgcore.errors import exit_code
 from etgcore.options import add_json, print_json
 
 
@@ -103,7 +104,7 @@ def _verify(args: argparse.Namespace) -> int:
         if not args.json:
             raise
         print_json({"ok": False, "file": str(args.file), "error": str(exc)})
-        return exc.exit_code
+        return exit_code(exc)
     if args.json:
         m = verified.manifest
         doc = {"ok": True, "file": str(args.file), "release": verified.release_id,

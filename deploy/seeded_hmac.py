@@ -28,7 +28,7 @@ import re
 from collections.abc import Iterable
 from pathlib import Path
 
-from deploy.errors import DeployError
+from deploy.errors import ReleaseInputError
 from deploy.program import read_chunks, tree_files
 
 MAX_SEED_BYTES = 1024
@@ -41,10 +41,11 @@ def parse_seed(text: str) -> bytes:
     if digits[:2].lower() == "0x":
         digits = digits[2:]
     if not _HEX.fullmatch(digits):
-        raise DeployError("--seed: expected an even number of hex digits, e.g. 00112233aabbccdd")
+        raise ReleaseInputError(
+            "--seed: expected an even number of hex digits, e.g. 00112233aabbccdd")
     seed = bytes.fromhex(digits)
     if len(seed) > MAX_SEED_BYTES:
-        raise DeployError(f"--seed: at most {MAX_SEED_BYTES} bytes")
+        raise ReleaseInputError(f"--seed: at most {MAX_SEED_BYTES} bytes")
     return seed
 
 
@@ -75,5 +76,5 @@ def hmac_of_tree(root: str | Path, seed: bytes) -> tuple[str, int]:
             mac.update(chunk)
             read += len(chunk)
         if read != size:
-            raise DeployError(f"{full}: changed while it was being read; run again")
+            raise ReleaseInputError(f"{full}: changed while it was being read; run again")
     return mac.hexdigest(), len(paths)

@@ -19,7 +19,7 @@ from cryptography.exceptions import InvalidSignature
 from cryptography.hazmat.primitives import serialization
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey, Ed25519PublicKey
 
-from deploy.errors import DeployError
+from deploy.errors import ReleaseInputError
 
 PASSPHRASE_ENV = "ETG_RELEASE_KEY_PASSPHRASE"
 SIGNATURE_SIZE = 64
@@ -41,18 +41,19 @@ def generate(name: str | Path, *, encrypt: bool = False) -> tuple[Path, Path, st
     key_path, pub_path = Path(f"{base}.key"), Path(f"{base}.pub")
     for path in (key_path, pub_path):
         if path.exists():
-            raise DeployError(f"{path}: already exists; refusing to overwrite a release key")
+            raise ReleaseInputError(f"{path}: already exists; refusing to overwrite a release key")
     if base.parent.exists() and not base.parent.is_dir():
-        raise DeployError(f"{base.parent}: not a directory")
+        raise ReleaseInputError(f"{base.parent}: not a directory")
     try:  # `--out keys/etg-release` as the README says: a private directory for the keys
         base.parent.mkdir(mode=0o700, parents=True, exist_ok=True)
     except OSError as exc:
-        raise DeployError(f"{base.parent}: cannot create: {exc.strerror or exc}") from None
+        raise ReleaseInputError(f"{base.parent}: cannot create: {exc.strerror or exc}") from None
     encryption: serialization.KeySerializationEncryption = serialization.NoEncryption()
     if encrypt:
         passphrase = os.environ.get(PASSPHRASE_ENV, "")
         if len(passphrase) < 8:
-            raise DeployError(f"--encrypt needs a passphrase of 8+ characters in ${PASSPHRASE_ENV}")
+            raise ReleaseInputError(
+                f"--encrypt needs a passphrase of 8+ characters in ${PASSPHRASE_ENV}")
         encryption = serialization.BestAvailableEncryption(passphrase.encode())
     private = Ed25519PrivateKey.generate()
     pem = private.private_bytes(
@@ -76,9 +77,9 @@ def _read(path: str | Path | bytes, what: str) -> tuple[bytes, str]:
     try:
         return Path(path).read_bytes(), str(path)
     except FileNotFoundError:
-        raise DeployError(f"{path}: no such {what} file") from None
+        raise ReleaseInputError(f"{path}: no such {what} file") from None
     except OSError as exc:
-        raise DeployError(f"{path}: cannot read {what}: {exc}") from None
+        raise ReleaseInputError(f"{path}: cannot read {what}: {exc}") from None
 
 
 def load_private_key(path: str | Path | bytes) -> Ed25519PrivateKey:
@@ -89,13 +90,13 @@ def load_private_key(path: str | Path | bytes) -> Ed25519PrivateKey:
             data, password=passphrase.encode() if passphrase else None
         )
     except TypeError:
-        raise DeployError(f"{label}: the key is encrypted; set ${PASSPHRASE_ENV}") from None
+        raise ReleaseInputError(f"{label}: the key is encrypted; set ${PASSPHRASE_ENV}") from None
     except ValueError:
-        raise DeployError(
+        raise ReleaseInputError(
             f"{label}: not a PEM private key (or a wrong ${PASSPHRASE_ENV})"
         ) from None
     if not isinstance(key, Ed25519PrivateKey):
-        raise DeployError(f"{label}: not an Ed25519 key (etg release keygen makes one)")
+        raise ReleaseInputError(f"{label}: not an Ed25519 key (etg release keygen makes one)")
     return key
 
 
@@ -104,9 +105,9 @@ def load_public_key(path: str | Path | bytes) -> Ed25519PublicKey:
     try:
         key = serialization.load_pem_public_key(data)
     except ValueError:
-        raise DeployError(f"{label}: not a PEM public key (SubjectPublicKeyInfo)") from None
+        raise ReleaseInputError(f"{label}: not a PEM public key (SubjectPublicKeyInfo)") from None
     if not isinstance(key, Ed25519PublicKey):
-        raise DeployError(f"{label}: not an Ed25519 public key")
+        raise ReleaseInputError(f"{label}: not an Ed25519 public key")
     return key
 
 

@@ -34,7 +34,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
-from deploy.errors import BundleRefused, DeployError
+from deploy.errors import BundleRefused, ReleaseInputError
 from deploy.manifest import Manifest, compare_tree, parse_manifest, release_id
 from deploy.program import MANIFEST_NAME, SIGNATURE_NAME
 
@@ -104,7 +104,7 @@ def read_contents(data: bytes) -> BundleContents:
             manifest_bytes = archive.read(MANIFEST_NAME)
             manifest_sig = archive.read(SIGNATURE_NAME)
             manifest = parse_manifest(manifest_bytes)
-        except DeployError as exc:
+        except ReleaseInputError as exc:
             raise BundleRefused(f"the bundle's {exc}") from None
         except (zipfile.BadZipFile, OSError, ValueError) as exc:
             raise BundleRefused(f"the bundle is damaged ({exc})") from None
@@ -194,7 +194,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     args = list(sys.argv[1:] if argv is None else argv)
     try:
         if len(args) not in (2, 3) or args[0] not in ("info", "extract"):
-            raise DeployError("usage: unpack info BUNDLE | unpack extract BUNDLE RELEASES_DIR")
+            raise ReleaseInputError(
+                "usage: unpack info BUNDLE | unpack extract BUNDLE RELEASES_DIR")
         data = Path(args[1]).read_bytes()
         if len(data) > MAX_BUNDLE_BYTES:
             raise BundleRefused("the bundle is larger than any release can be")
@@ -208,11 +209,11 @@ def main(argv: Sequence[str] | None = None) -> int:
             print(f"installer_sha256={hashlib.sha256(installer).hexdigest()}")
         if args[0] == "extract":
             if len(args) != 3:
-                raise DeployError("extract needs BUNDLE and RELEASES_DIR")
+                raise ReleaseInputError("extract needs BUNDLE and RELEASES_DIR")
             dest, status = extract(contents, Path(args[2]))
             print(f"release_dir={dest}")
             print(f"status={status}")
-    except (DeployError, BundleRefused, OSError) as exc:
+    except (ReleaseInputError, BundleRefused, OSError) as exc:
         print(f"unpack: error: {exc}", file=sys.stderr)
         return 1
     return 0

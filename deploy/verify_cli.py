@@ -17,6 +17,7 @@ import logging
 from pathlib import Path
 from typing import Any
 
+from etgcore.errors import exit_code
 from etgcore.options import add_json, print_json
 
 log = logging.getLogger("etg.verify")
@@ -46,7 +47,7 @@ def register(sub: Any, common: argparse.ArgumentParser) -> None:
 
 
 def _verify(args: argparse.Namespace) -> int:
-    from deploy.errors import DeployError, SoftwareAuthenticationError
+    from deploy.errors import ReleaseInputError, SoftwareAuthenticationError
     from deploy.manifest import installed_root, verify_installed
     from deploy.program import MANIFEST_NAME
 
@@ -56,9 +57,9 @@ def _verify(args: argparse.Namespace) -> int:
         seed = parse_seed(args.seed)
         root = Path(args.root) if args.root else installed_root()
         if not root.is_dir():
-            raise DeployError(f"--root {root}: no such directory")
+            raise ReleaseInputError(f"--root {root}: no such directory")
         if args.root is None and not (root / MANIFEST_NAME).is_file():
-            raise DeployError(
+            raise ReleaseInputError(
                 f"{root} is not an installed release (no {MANIFEST_NAME});"
                 " pass --root DIR with an unpacked program tree"
             )
@@ -76,7 +77,7 @@ def _verify(args: argparse.Namespace) -> int:
         if args.json:
             print_json({"ok": False, "error": str(exc), "problems": [
                 {"kind": p.kind, "path": p.path} for p in exc.problems]})
-            return exc.exit_code
+            return exit_code(exc)
         for problem in exc.problems:  # the full list; the error line names the first few
             print(problem)
         raise

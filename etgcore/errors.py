@@ -1,9 +1,20 @@
-"""Errors that reach a user as one clear line instead of a traceback.
+"""The root of the firmware's errors, their kinds, and the exit code of each kind.
 
-Every layer raises :class:`UserError` (or a subclass) for bad input: a configuration, a
-scenario, a command-line value. The command line prints its message and exits 2; any
-other exception is a bug and is shown as one line too unless ``--debug`` asks for the
-traceback.
+One tree: every error the firmware raises on purpose derives from :class:`EtgError`. Each
+package has one base class under it (``EngineError``, ``JournalError``, ``TableError``,
+``FloorError``, ``BenchError``, ``MathError``, ``DeviceError``, ``RngError``, ``UiError``,
+``DeployError``, ``LabError``: each in its package's ``errors`` module), and a kind says
+what the command line does with an error, in one place (:data:`EXIT_CODES`):
+
+- :class:`UserError`: bad input (a configuration, a scenario, an option, a file): one
+  line, exit 2. A package's error that is bad input derives from both.
+- :class:`CheckFailed`: a check ran and the evidence failed it (a journal whose chain or
+  meters do not verify, software that is not what was signed): one line, exit 1. The
+  journal's base, ``JournalError``, is one.
+- :class:`Unavailable`: what the command needs went away (a lab cluster left without
+  workers): one line, exit 3.
+
+Any other exception is a bug: one line too, exit 1, and ``--debug`` shows the traceback.
 """
 
 from __future__ import annotations
@@ -12,10 +23,35 @@ import os
 from pathlib import Path
 
 
-class UserError(Exception):
+class EtgError(Exception):
+    """The root of every error the firmware raises on purpose."""
+
+
+class UserError(EtgError):
     """Bad input from a person or a file; the message names the problem and the fix."""
 
-    exit_code = 2
+
+class CheckFailed(EtgError):
+    """A check ran and found the evidence wrong (integrity, authenticity)."""
+
+
+class Unavailable(EtgError):
+    """Something a command needs is not there any more (a cluster's workers)."""
+
+
+#: The exit code of each kind, the first matching class deciding (bad input first: a
+#: journal refused for bad input is still bad input).
+EXIT_CODES: tuple[tuple[type[EtgError], int], ...] = (
+    (UserError, 2),
+    (Unavailable, 3),
+    (CheckFailed, 1),
+    (EtgError, 1),
+)
+
+
+def exit_code(exc: EtgError) -> int:
+    """The command line's exit code for ``exc`` (:data:`EXIT_CODES`)."""
+    return next(code for kind, code in EXIT_CODES if isinstance(exc, kind))
 
 
 #: The ``key`` of a problem with the file as a whole (missing, unreadable, not TOML).

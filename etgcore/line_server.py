@@ -21,6 +21,8 @@ channels speak JSON lines over it, the simulated shoe's control channel plain te
 
 from __future__ import annotations
 
+from etgcore.errors import EtgError
+
 import contextlib
 import errno
 import itertools
@@ -147,8 +149,8 @@ class LineServer:
         raise _LineTooLong
 
 
-class _LineTooLong(Exception):
-    pass
+class _LineTooLong(EtgError):
+    """A request line over the limit: the connection is closed after the refusal."""
 
 
 def _temporary_name(path: Path) -> Path | None:

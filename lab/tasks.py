@@ -29,7 +29,8 @@ from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Protocol
 
-from etgcore.errors import UserError
+from etgcore.errors import Unavailable, UserError
+from lab.errors import LabError
 
 #: how long a cluster may have no worker at all before the run gives up (a nanny restarts
 #: a killed worker in a few seconds; a lab's workers may take a minute to come back)
@@ -45,10 +46,8 @@ POLL_S = 2.0
 _NAP_S = 0.02
 
 
-class ClusterStalled(UserError):
+class ClusterStalled(LabError, Unavailable):
     """The cluster stopped returning tasks: no worker left, or none finishing any."""
-
-    exit_code = 3
 
 
 class Progress(Protocol):

@@ -6,10 +6,10 @@ state or entropy bytes: an error message may reach a log a player can see.
 
 from __future__ import annotations
 
-from etgcore.errors import UserError
+from etgcore.errors import EtgError, UserError
 
 
-class RngError(Exception):
+class RngError(EtgError):
     """Base of every RNG failure."""
 
 

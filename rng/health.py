@@ -20,6 +20,8 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass
 
+from rng.errors import RngError
+
 DEFAULT_ALPHA_LOG2 = 30  # alpha = 2^-30
 
 
@@ -67,7 +69,7 @@ def apt_cutoff(h: float, binary: bool = False, alpha_log2: float = DEFAULT_ALPHA
     return 1 + critbinom(apt_window(binary), 2.0**-h, alpha_log2)
 
 
-class HealthFailure(Exception):
+class HealthFailure(RngError):
     """A continuous health test fired; ``test`` names which."""
 
     def __init__(self, test: str, detail: str) -> None:

@@ -26,6 +26,7 @@ from dataclasses import replace
 from typing import Any
 
 from etgcore.view import PublicView
+from ui.errors import UiError
 from ui.layout_data import Layout, parse_layout
 from ui.state import RECALL_DEPTH, RecallEntry, ScreenState
 from ui.status import DECISION_BUTTONS
@@ -42,7 +43,7 @@ KeyHandler = Callable[[Any], bool]           # e.g. KeyboardPanel.handle_event
 ButtonSink = Callable[[str, str, int, float], None]
 
 
-class PrivateViewError(ValueError):
+class PrivateViewError(UiError, ValueError):
     """Something other than a public view was handed to the UI."""
 
 

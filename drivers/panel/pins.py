@@ -14,6 +14,8 @@ from abc import ABC, abstractmethod
 from collections.abc import Callable, Sequence
 from typing import Literal
 
+from drivers.errors import DeviceError
+
 LOW = 0
 HIGH = 1
 
@@ -21,7 +23,7 @@ Pull = Literal["up", "down", "off"]
 Edge = Literal["rising", "falling", "both"]
 
 
-class PinError(RuntimeError):
+class PinError(DeviceError, RuntimeError):
     """A pin used in a way its mode does not allow (a wiring or programming fault)."""
 
 

@@ -25,6 +25,7 @@ from typing import TYPE_CHECKING, Any
 
 import serial
 
+from drivers.errors import DeviceError
 from drivers.shoe.reliability import ICD_TIMING, Timing
 from drivers.shoe.reports import LinkDown, LinkUp, ProtocolFault, ShoeFault, ShoeHello, ShoeReport
 from drivers.shoe.session import LED_MODES, ControllerSession
@@ -47,7 +48,7 @@ READ_SLICE_S = 0.01
 READ_IDLE_MAX_S = 1.0
 
 
-class ShoePortError(UserError):
+class ShoePortError(DeviceError, UserError):
     """The shoe's port could not be opened (the monitor reports it in one line)."""
 
 

@@ -15,6 +15,7 @@ import json
 import threading
 from typing import Any
 
+from drivers.errors import DeviceError
 from drivers.shoe.simulator import ShoeSimulator
 from etgcore.line_server import LineServer, request_line
 
@@ -73,7 +74,7 @@ def _dispatch(sim: ShoeSimulator, cmd: str, args: list[str]) -> Any:
     raise ValueError(f"unknown command {cmd!r}; {HELP}")
 
 
-class StopRequested(Exception):
+class StopRequested(DeviceError):
     """The ``stop`` command: carried out by the server once it has answered."""
 
 

@@ -27,13 +27,14 @@ from typing import Any
 
 from etgcore.child import dies_with_parent, signals_held
 from etgcore.errors import UserError
+from firmware.bench.errors import BenchError
 from firmware.journal.meters import MeterKey
 
 #: how long the service may take from exec to an answering control socket (loaded bench PC)
 START_TIMEOUT_S = 60.0
 #: how long one wait for the table to act may take before the bench calls it stuck
 ACT_TIMEOUT_S = 20.0
-class ServiceError(UserError):
+class ServiceError(BenchError, UserError):
     """The service process died or stopped answering: the scenario fails with this."""
 
 

@@ -15,6 +15,7 @@ from collections import deque
 
 from etgcore.view import ExpectingView
 from firmware.bench.compare import differences, observe
+from firmware.bench.errors import BenchError
 from firmware.bench.scenario import START_CREDITS, Action, Round, Scenario
 from firmware.bench.target import TableTarget
 
@@ -26,7 +27,7 @@ UNSCRIPTED: dict[str, tuple[str, tuple[str, ...]]] = {
 }
 
 
-class Mismatch(Exception):
+class Mismatch(BenchError):
     """The table and the scenario disagree; the message is the FAIL reason."""
 
 

@@ -14,6 +14,7 @@ from pathlib import Path
 from typing import Any
 
 from etgcore.errors import UserError
+from firmware.bench.errors import BenchError
 from firmware.bench.frames import frame_to_input
 from firmware.engine.cards import CODE
 from firmware.engine.inputs import ACTIONS, CONSOLE_PRESSES
@@ -29,7 +30,7 @@ DRAW_KEYS = ("bingo_target", "bingo_multiplier")
 SIDE_WAGER_KEYS = ("push22",)
 
 
-class ScenarioError(UserError):
+class ScenarioError(BenchError, UserError):
     """A scenario file that does not follow the format."""
 
 

@@ -13,6 +13,7 @@ from typing import Any
 
 from etgcore.errors import UserError
 from etgcore.view import PublicView
+from firmware.bench.errors import BenchError
 from firmware.bench.playback import play_scenario
 from firmware.bench.scenario import load_scenario
 from firmware.bench.target import EngineTarget
@@ -29,7 +30,7 @@ def recorded_round(scenario: str) -> list[PublicView]:
     return views
 
 
-class _Enough(Exception):
+class _Enough(BenchError):
     """Raised inside playback once the wanted number of cards has been dealt."""
 
     def __init__(self, view: PublicView) -> None:

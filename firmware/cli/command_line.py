@@ -26,7 +26,7 @@ from pathlib import Path
 from typing import Any, NoReturn
 
 from etgcore.cli_context import CONTEXT_ATTR, CommandContext
-from etgcore.errors import UserError
+from etgcore.errors import EtgError, exit_code
 from firmware import __version__
 from firmware.cli.logsetup import setup_logging, wants_json
 
@@ -230,9 +230,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     )
     try:
         return int(args.func(args) or 0)
-    except UserError as exc:
+    except EtgError as exc:  # raised on purpose: one line, its kind's exit code
         sys.stderr.write(f"etg: error: {exc}\n")
-        return exc.exit_code
+        return exit_code(exc)
     except KeyboardInterrupt:
         sys.stderr.write("etg: interrupted\n")  # Ctrl-C: one line, the shell's 128 + SIGINT
         return 130

@@ -9,7 +9,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from etgcore.cli_context import context
-from etgcore.errors import ConfigError
+from etgcore.errors import ConfigError, exit_code
 from etgcore.options import add_json, print_json
 
 
@@ -59,7 +59,7 @@ def _check(args: argparse.Namespace) -> int:
             raise
         # the finding is the answer a script asked for: what is wrong, and where
         print_json({"ok": False, "source": exc.source, "key": exc.key, "problem": exc.problem})
-        return exc.exit_code
+        return exit_code(exc)
     if args.json:
         print_json({"ok": True, "source": str(cfg.source), "variant": cfg.table.variant,
                     "mode": cfg.table.mode})

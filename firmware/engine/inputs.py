@@ -14,6 +14,7 @@ from typing import Any, ClassVar
 
 from etgcore.errors import UserError
 from firmware.engine.cards import CODE, parse_card
+from firmware.engine.errors import EngineError
 
 ACTIONS = ("hit", "stand", "double", "split", "surrender", "insurance", "no-insurance", "rescue")
 CONSOLE_PRESSES = ("DEAL", "VOID", "SHUFFLE")
@@ -30,7 +31,7 @@ TABLE_FAULT_CODES = ("STUCK", "PANEL", "POWER", "STOPPED", "RNG", "DISPLAY", "IN
 FAULT_CODES = SHOE_FAULT_CODES + TABLE_FAULT_CODES
 
 
-class InputError(UserError):
+class InputError(EngineError, UserError):
     """A JSON record that is not a valid input."""
 
 

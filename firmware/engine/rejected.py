@@ -8,9 +8,10 @@ raise it without importing the table; the package exports it as
 from __future__ import annotations
 
 from etgcore.errors import UserError
+from firmware.engine.errors import EngineError
 
 
-class Rejected(UserError):
+class Rejected(EngineError, UserError):
     """An input that does not fit the table's state; the state is unchanged."""
 
     def __init__(self, reason: str) -> None:

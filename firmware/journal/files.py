@@ -26,13 +26,12 @@ import stat
 import urllib.parse
 from pathlib import Path
 
+from firmware.journal.errors import JournalFileError
+
 SQLITE_MAGIC = b"SQLite format 3\x00"
 PRIVATE = 0o600
 SIDE_FILES = ("-wal", "-shm")
 
-
-class JournalFileError(Exception):
-    """The journal's file cannot be opened (the message says why, in one line)."""
 
 
 def _why(exc: OSError) -> str:

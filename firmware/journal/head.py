@@ -33,6 +33,8 @@ import os
 from dataclasses import dataclass
 from pathlib import Path
 
+from firmware.journal.errors import HeadFileError
+
 SLOT = 256
 MAGIC = "etgh1"
 
@@ -72,9 +74,6 @@ def _parse(key: bytes | None, raw: bytes) -> Head | None:
         return None
     return head
 
-
-class HeadFileError(Exception):
-    """The head file exists but no slot in it is valid (edited, or another secret's)."""
 
 
 def read_head(path: Path, key: bytes | None) -> Head | None:

@@ -21,14 +21,11 @@ import os
 import stat
 from pathlib import Path
 
-from etgcore.errors import UserError
+from firmware.journal.errors import JournalKeyError
 from firmware.journal.files import ensure_directory
 
 KEY_BYTES = 32
 
-
-class JournalKeyError(UserError):
-    """The journal secret is missing, unreadable, malformed or readable by others."""
 
 
 def beside(journal_path: str | Path) -> Path:

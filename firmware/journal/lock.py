@@ -7,12 +7,8 @@ import fcntl
 import os
 from pathlib import Path
 
-from etgcore.errors import UserError
+from firmware.journal.errors import TableRunning
 from firmware.journal.files import ensure_directory
-
-
-class TableRunning(UserError):
-    """Another table process holds the journal."""
 
 
 class JournalLock:

@@ -23,14 +23,12 @@ from typing import Any
 from etgcore.errors import UserError
 from firmware.journal import key as journal_key
 from firmware.journal.archive import move_aside
+from firmware.journal.errors import JournalRefused
 from firmware.journal.schema import BlankJournal, OldJournalFormat
 from firmware.journal.store import Journal, JournalError, check_existing
 
 log = logging.getLogger("etg.table.journal")
 
-
-class JournalRefused(UserError):
-    """The table will not write this journal (the message says why and what to do)."""
 
 
 def table_key(journal_path: str | Path, key_path: str, bench: bool) -> bytes:

@@ -12,6 +12,7 @@ import sqlite3
 from pathlib import Path
 
 from firmware.journal import key as journal_key
+from firmware.journal.errors import BlankJournal, JournalError, OldJournalFormat
 
 #: 3: a keyed chain (HMAC-SHA256) and the head file outside the database; 2: decision
 #: inputs number a seat's hands from 1 (they counted from 0 in schema 1, which this engine
@@ -41,16 +42,7 @@ CREATE TABLE IF NOT EXISTS meters (
 CREATE TABLE IF NOT EXISTS info (key TEXT PRIMARY KEY, value TEXT NOT NULL);
 """
 
-class JournalError(Exception):
-    """The journal cannot be written or read: the table must stop taking inputs (tilt)."""
 
-
-class BlankJournal(JournalError):
-    """An SQLite file without any table: a journal whose creation was cut short."""
-
-
-class OldJournalFormat(JournalError):
-    """A journal written by older firmware (schema 1 or 2: before the keyed chain)."""
 
 
 

@@ -14,6 +14,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 from fractions import Fraction
 
+from firmware.math.errors import ShoeExhausted
+
 #: Cards of each value in one 52-card deck (ace .. nine: 4, ten-value: 16).
 STANDARD_DECK: tuple[int, ...] = (4, 4, 4, 4, 4, 4, 4, 4, 4, 16)
 #: One 48-card Spanish deck (Chapter 635a): the four ten-spots removed, J Q K kept.
@@ -70,7 +72,7 @@ def remove(counts: tuple[int, ...] | None, *values: int) -> tuple[int, ...] | No
     for v in values:
         out[v - 1] -= 1
         if out[v - 1] < 0:
-            raise ValueError(f"no card of value {v} left in the shoe")
+            raise ShoeExhausted(f"no card of value {v} left in the shoe")
     return tuple(out)
 
 

@@ -1,4 +1,4 @@
-"""A finished round's money per seat and wager kind, for the meters.
+"""A finished round's money per seat and wager kind, for the meters, and its record.
 
 Stakes are read from the seat (the Blackjack wager of every hand, each Double Down wager,
 insurance and the paired or optional wagers a mechanism placed); lammers are not money
@@ -9,7 +9,10 @@ meters always add up to the credits.
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
+
+from firmware.engine import phases as P
+from firmware.journal.meters import MeterKey, round_deltas
 
 if TYPE_CHECKING:
     from firmware.engine.game import Game
@@ -52,3 +55,27 @@ def round_accounts(t: Game) -> tuple[SeatKinds, SeatKinds]:
             back["blackjack"] = back.get("blackjack", 0) + missing
         returns[seat.number] = {k: v for k, v in back.items() if v}
     return stakes, returns
+
+
+def round_record(t: Game, final: int, first_seq: int | None) -> tuple[dict[str, Any],
+                                                                     dict[MeterKey, int]]:
+    """The journal's record of the round that just ended (the ``final``-th recorded) and
+    the meter changes it justifies, written together in one transaction."""
+    voided = t.phase == P.VOIDED
+    priv = t.private_view()
+    stakes, returns = round_accounts(t)
+    record = {
+        "final": final,
+        "round": t.round_no,
+        "state": "voided" if voided else "settled",
+        "variant": t.rules.variant,
+        "limits": priv["limits"],  # the table's seats and wager limits (recall screen)
+        "dealer": priv["dealer"],
+        "seats": [s for s in priv["seats"] if s["seat"] in stakes],
+        "bingo": priv.get("bingo"),
+        "stakes": {str(k): v for k, v in stakes.items()},
+        "returns": {str(k): v for k, v in returns.items()},
+        "audit": priv["private"]["audit"],
+        "first_seq": first_seq,
+    }
+    return record, round_deltas(stakes, returns, voided=voided)

@@ -27,18 +27,9 @@ from firmware.engine.game import Game
 from firmware.engine.inputs import Draw, Fault, Input
 from firmware.engine.rejected import Rejected
 from firmware.journal import Entry, EventCode, Journal, JournalError
-from firmware.journal.meters import round_deltas
-from firmware.table.accounting import round_accounts
+from firmware.table.accounting import round_record
 from firmware.table.devices import translate
-from firmware.table.devices.device_reports import (
-    DeviceReports,
-    LoadShoe,
-    Log,
-    Step,
-    Take,
-    optional_wager,
-    placed,
-)
+from firmware.table.devices.device_reports import DeviceReports, optional_wager, placed
 from firmware.table.devices.shoe_checks import RepeatWatch
 from firmware.table.devices.shoe_control import ShoeControl
 from firmware.table.floor_gate import FloorGate
@@ -55,6 +46,7 @@ from firmware.table.recovery import round_ended
 from firmware.table.requests.desk import RequestDesk
 from firmware.table.requests.transfers import CreditLimits, TransferLedger
 from firmware.table.rng_draw import draw_values
+from firmware.table.steps import LoadShoe, Log, Step, Take
 
 log = logging.getLogger("etg.table")
 
@@ -316,7 +308,7 @@ class Controller:
         if tilted and not self._was_tilted and t.tilt is not None:
             pub = t.tilt.public()
             self.event(EventCode.TILT, t.round_no, cause=pub["cause"], code=pub["code"])
-            self._watch_repeats(pub["code"], pub["cause"])
+            self.carry_out(self.repeats.steps_for(pub["code"], pub["cause"]))
         elif self._was_tilted and not tilted:
             self.event(EventCode.TILT_CLEARED, t.round_no, phase=t.phase)
         self._was_tilted = tilted
@@ -324,18 +316,6 @@ class Controller:
         exp = t.expecting()
         if exp.kind == "draw":
             self.draw(exp.draw)
-
-    def _watch_repeats(self, code: str, cause: str) -> None:
-        """The same tilt again and again in one round becomes a fault the dealer resolves
-        (firmware.table.devices.shoe_checks): resuming into it once more would only loop."""
-        n = self.repeats.seen(code)
-        to = self.repeats.escalation(code)
-        if to is None:
-            return
-        self.repeats.reset()
-        self.event(EventCode.TILT_REPEATED, self.game.round_no, code=code, times=n,
-                   escalated=to)
-        self.take(Fault(to, f"{code} {n} times in this round (last: {cause})"), "table")
 
     def refresh(self) -> None:
         """Derive the commands and the snapshot from the engine's state."""
@@ -388,34 +368,19 @@ class Controller:
 
     def record_round(self) -> None:
         t = self.game
-        voided = t.phase == P.VOIDED
-        priv = t.private_view()
-        stakes, returns = round_accounts(t)
-        deltas = round_deltas(stakes, returns, voided=voided)
         self.finals += 1
-        record = {
-            "final": self.finals,
-            "round": t.round_no,
-            "state": "voided" if voided else "settled",
-            "variant": t.rules.variant,
-            "limits": priv["limits"],  # the table's seats and wager limits (recall screen)
-            "dealer": priv["dealer"],
-            "seats": [s for s in priv["seats"] if s["seat"] in stakes],
-            "bingo": priv.get("bingo"),
-            "stakes": {str(k): v for k, v in stakes.items()},
-            "returns": {str(k): v for k, v in returns.items()},
-            "audit": priv["private"]["audit"],
-            "first_seq": self._round_first_seq,
-        }
+        record, deltas = round_record(t, self.finals, self._round_first_seq)
         try:
             self.journal.append([Entry("round", record, t.round_no)], deltas)
         except JournalError as exc:
             self.fail(f"journal failure: {exc}", None)
             return
-        if voided:
-            self.event(EventCode.ROUND_VOID, t.round_no, seats=sorted(stakes))
+        if record["state"] == "voided":
+            self.event(EventCode.ROUND_VOID, t.round_no,
+                       seats=sorted(int(seat) for seat in record["stakes"]))
         self._round_first_seq = None
         self.on_round(record)
+
 
 def _closed_refusal(seat: int, amount: int) -> str | None:
     """No BET lamp while the floor keeps the table closed."""

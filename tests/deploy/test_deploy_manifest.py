@@ -21,6 +21,7 @@ from deploy.manifest import (
     verify_installed,
 )
 from deploy.unpack import extract
+from etgcore.errors import exit_code
 from firmware.table.service.start_record import record_software_check
 
 
@@ -60,7 +61,7 @@ def test_605a4c_any_difference_fails_and_is_named(installed, keys, damage, kind,
     with pytest.raises(SoftwareAuthenticationError, match=path) as err:
         verify_installed(installed, keys.pub)
     assert [(p.kind, p.path) for p in err.value.problems] == [(kind, path)]
-    assert err.value.exit_code == 1
+    assert exit_code(err.value) == 1
 
 
 def test_altered_manifest_or_signature_fails(installed, keys) -> None:

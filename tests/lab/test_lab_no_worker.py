@@ -22,6 +22,8 @@ from typing import Any
 
 import pytest
 
+from etgcore.errors import exit_code
+
 distributed = pytest.importorskip("distributed")
 
 import dask  # noqa: E402
@@ -105,7 +107,7 @@ def test_a_run_whose_workers_are_all_gone_stops_and_resumes(
     with dask.config.set({"etg.no-worker-timeout": 2}), \
             pytest.raises(ClusterStalled, match="has had no worker for 2 s") as stalled:
         run_rtp(rules, 8_000, seed=23, scheduler=address, checkpoint=ck, progress=killer)
-    assert stalled.value.exit_code == 3
+    assert exit_code(stalled.value) == 3
     assert solo_worker.poll() is not None
     resumed = run_rtp(rules, 8_000, jobs=1, checkpoint=ck)  # the seed comes from the file
     assert resumed.resumed_tasks >= 1

@@ -14,9 +14,10 @@ from drivers.shoe.reports import CardDealt
 from firmware.engine import Game, load_rules
 from firmware.engine.inputs import Card
 from firmware.journal import EventCode
-from firmware.table.devices.device_reports import DeviceReports, Log, Take
+from firmware.table.devices.device_reports import DeviceReports
 from firmware.table.devices.shoe_control import ShoeControl
 from firmware.table.pending_double import DoubleChooser
+from firmware.table.steps import Log, Take
 
 
 def _codes(ctl: object, since: int) -> list[tuple[str, int | None]]:

@@ -211,7 +211,10 @@ def _ask(sock: Path, raw: bytes) -> dict[str, Any]:
     with socket.socket(socket.AF_UNIX) as s:
         s.connect(str(sock))  # blocking: waits while the listen queue is full
         s.settimeout(10)
-        s.sendall(raw)
+        try:
+            s.sendall(raw)
+        except BrokenPipeError:  # refused at accept: answered and closed before we wrote
+            pass
         line = s.makefile("rb").readline()
     return dict(json.loads(line))
 

@@ -14,9 +14,6 @@ unexpected-card record (:attr:`Take.if_paused`). The clock is passed in.
 from __future__ import annotations
 
 import logging
-from collections.abc import Mapping
-from dataclasses import dataclass, field
-from typing import Any
 
 from drivers.shoe.reports import (
     CardDealt,
@@ -40,40 +37,9 @@ from firmware.table.devices.shoe_checks import shoe_mismatch
 from firmware.table.devices.shoe_control import ShoeControl
 from firmware.table.happenings import PanelHappening
 from firmware.table.pending_double import DoubleChooser
+from firmware.table.steps import LoadShoe, Log, Step, Take
 
 log = logging.getLogger("etg.table")
-
-
-@dataclass(frozen=True, slots=True)
-class Log:
-    """An event-log record to write (in the game's current round)."""
-
-    code: EventCode
-    body: Mapping[str, Any] = field(default_factory=dict)
-
-
-@dataclass(frozen=True, slots=True)
-class LoadShoe:
-    """Tell the shoe a new shoe of ``decks`` decks was loaded (a simulator shuffles one)."""
-
-    decks: int
-
-
-@dataclass(frozen=True, slots=True)
-class Take:
-    """An input for the game: journal first, then the game.
-
-    ``then`` follows only when the game accepts the input; ``if_paused`` names records to
-    write when the game pauses on this input with one of those tilt codes (the game's
-    verdict, not a guess made before it)."""
-
-    input: Input
-    source: str
-    then: tuple[Log | LoadShoe, ...] = ()
-    if_paused: Mapping[str, Log] = field(default_factory=dict)
-
-
-Step = Take | Log | LoadShoe
 
 
 class DeviceReports:

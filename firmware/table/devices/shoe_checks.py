@@ -1,4 +1,4 @@
-"""Two judgements the controller makes about the shoe and its tilts (pure, no I/O).
+"""Two judgements the controller makes about the shoe and its tilts (no I/O).
 
 **Is it still the same shoe?** After every ``HEL`` the controller asks the shoe for its
 status; a shoe that reports a different number of cards dealt since its last ``NEW``
@@ -16,6 +16,10 @@ other to a tilt that no device report clears and only VOID ends.
 from __future__ import annotations
 
 from typing import Protocol
+
+from firmware.engine.inputs import Fault
+from firmware.journal import EventCode
+from firmware.table.steps import Log, Step, Take
 
 #: the same tilt code this many times in one round is escalated
 REPEAT_LIMIT = 3
@@ -59,3 +63,15 @@ class RepeatWatch:
         if code in ("SHOE", "REPEAT") or self._seen.get(code, 0) < self.limit:
             return None
         return "SHOE" if code in SHOE_ACCOUNTING else "REPEAT"
+
+    def steps_for(self, code: str, cause: str) -> list[Step]:
+        """Count one more tilt of ``code``; at the limit, the record and the fault it is
+        escalated to (a tilt the dealer resolves: resuming into it once more would only
+        loop), and the count starts again."""
+        n = self.seen(code)
+        to = self.escalation(code)
+        if to is None:
+            return []
+        self.reset()
+        return [Log(EventCode.TILT_REPEATED, {"code": code, "times": n, "escalated": to}),
+                Take(Fault(to, f"{code} {n} times in this round (last: {cause})"), "table")]

@@ -21,6 +21,8 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
+from firmware.table.errors import TableError
+
 if TYPE_CHECKING:
     from firmware.journal import Journal
 
@@ -39,7 +41,7 @@ class CreditLimits:
     per_seat: int = 100_000_000
 
 
-class TransferRefused(Exception):
+class TransferRefused(TableError):
     """A transfer request that is not applied; the message says why."""
 
 

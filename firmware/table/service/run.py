@@ -29,6 +29,7 @@ from firmware.journal import EventCode, Journal, JournalError
 from firmware.journal.lock import JournalLock
 from firmware.journal.opening import open_for_table, system_log
 from firmware.table.controller import Controller
+from firmware.table.errors import TableError
 from firmware.table.happenings import (
     RequestHappening,
     StopHappening,
@@ -344,7 +345,7 @@ def run_table(cfg: TableSetup, opts: RunOptions) -> int:
     return 0
 
 
-class StoppedWhileStarting(Exception):
+class StoppedWhileStarting(TableError):
     """SIGTERM came before the table was ready: what had started is undone."""
 
 

@@ -13,7 +13,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from deploy.fingerprint import INFO_KEY, ConfigFingerprint
-from etgcore.errors import UserError
+from etgcore.errors import EtgError
 from firmware.journal import Entry, EventCode, Journal
 
 if TYPE_CHECKING:
@@ -88,7 +88,7 @@ def record_software_check(
 
     try:
         release = verify_installed(root, pubkey)
-    except UserError as exc:  # an unreadable key fails the start just like a changed file
+    except EtgError as exc:  # an unreadable key fails the start just like a changed file
         journal.append_one(
             "event", {"problem": str(exc)}, code=int(EventCode.SOFTWARE_VERIFY_FAILED)
         )
