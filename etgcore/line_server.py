@@ -21,8 +21,6 @@ channels speak JSON lines over it, the simulated shoe's control channel plain te
 
 from __future__ import annotations
 
-from etgcore.errors import EtgError
-
 import contextlib
 import errno
 import itertools
@@ -32,6 +30,8 @@ import stat
 import threading
 from collections.abc import Iterator
 from pathlib import Path
+
+from etgcore.errors import EtgError
 
 #: the longest request line (bytes); a longer one is answered with a refusal and closed
 MAX_LINE = 8192
