@@ -8,6 +8,7 @@ event 702) and the local socket servers bound lines, connections and bad bytes.
 
 from __future__ import annotations
 
+import contextlib
 import json
 import socket
 import subprocess
@@ -211,10 +212,9 @@ def _ask(sock: Path, raw: bytes) -> dict[str, Any]:
     with socket.socket(socket.AF_UNIX) as s:
         s.connect(str(sock))  # blocking: waits while the listen queue is full
         s.settimeout(10)
-        try:
+        # refused at accept: answered and closed before we wrote
+        with contextlib.suppress(BrokenPipeError):
             s.sendall(raw)
-        except BrokenPipeError:  # refused at accept: answered and closed before we wrote
-            pass
         line = s.makefile("rb").readline()
     return dict(json.loads(line))
 
