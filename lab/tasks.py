@@ -107,11 +107,14 @@ def run_tasks(
     group: int | None = None,
     no_worker_s: float | None = None,
     stall_s: float | None = None,
+    load: Callable[[Task], tuple[Any, ...]] | None = None,
 ) -> int:
     """Run ``tasks`` (less ``skip``) and fold each result in index order; returns the count.
     ``window``: Dask tasks in flight (default :func:`window_for`); ``group``: our tasks
     per Dask task (default :func:`group_for`); ``no_worker_s``, ``stall_s``: the limits
-    (default: the Dask configuration's, else :data:`NO_WORKER_S`, :data:`STALL_S`)."""
+    (default: the Dask configuration's, else :data:`NO_WORKER_S`, :data:`STALL_S`);
+    ``load``: a task's arguments, made when it is submitted (in index order) instead of
+    ``task.args``, so a run's input is read as it goes and never held whole."""
     skipped = set(skip)
     todo = [t for t in sorted(tasks, key=lambda t: t.index) if t.index not in skipped]
     limit = window or window_for(client)
@@ -129,7 +132,7 @@ def run_tasks(
         nonlocal next_submit
         while next_submit < len(todo) and next_submit - next_fold < limit * size:
             chunk = todo[next_submit:next_submit + size]
-            fut = client.submit(run_group, func, [t.args for t in chunk],
+            fut = client.submit(run_group, func, [_args(t, load) for t in chunk],
                                 key=f"etg-{name}-{run_id}-{chunk[0].index}", pure=False)
             in_flight[fut] = chunk
             watch.add(fut)
@@ -236,15 +239,20 @@ class _Watch:
             "command again to resume)")
 
 
+def _args(task: Task, load: Callable[[Task], tuple[Any, ...]] | None) -> tuple[Any, ...]:
+    return load(task) if load is not None else task.args
+
+
 def run_here(func: Callable[..., Any], tasks: Sequence[Task], fold: Callable[[Task, Any], None],
-             *, skip: Iterable[int] = (), progress: Progress | None = None) -> int:
+             *, skip: Iterable[int] = (), progress: Progress | None = None,
+             load: Callable[[Task], tuple[Any, ...]] | None = None) -> int:
     """The same run in this process, one task after another (no cluster, no Dask)."""
     skipped = set(skip)
     n = 0
     for t in sorted(tasks, key=lambda t: t.index):
         if t.index in skipped:
             continue
-        result = func(*t.args)
+        result = func(*_args(t, load))
         if progress is not None:
             progress.update(t.units)
         fold(t, result)

@@ -85,6 +85,10 @@ def register(sub: Any, common: argparse.ArgumentParser) -> None:
              "second-level figures (as the report's results.json)")
     an.set_defaults(func=_analyze)
 
+    from rng.cert.nist.cli import register as register_bits
+
+    register_bits(csub, common)
+
 
 def _dieharder_tests(text: str) -> tuple[bool, tuple[int, ...] | None]:
     from rng.cert.dieharder import QUICK_TESTS
