@@ -1,7 +1,8 @@
 #!/bin/sh
 # The Debian packages the floor needs on a development machine or CI: the broker
 # (mosquitto), the floor database server (postgresql) and a real browser for the pit-view
-# test (chromium, chromium-driver). Quick when all are present; as root, installs what is
+# test (chromium, chromium-driver); and the RNG lab's external battery (dieharder, which
+# `etg cert run --dieharder` runs on the live DRBG stream). Quick when all are present; as root, installs what is
 # missing (apt-get update first); otherwise says what to install and carries on.
 set -eu
 missing=""
@@ -9,9 +10,10 @@ command -v mosquitto >/dev/null 2>&1 || [ -x /usr/sbin/mosquitto ] || missing="$
 ls /usr/lib/postgresql/*/bin/initdb >/dev/null 2>&1 || missing="$missing postgresql"
 [ -x /usr/bin/chromium ] || missing="$missing chromium"
 [ -x /usr/bin/chromedriver ] || missing="$missing chromium-driver"
+command -v dieharder >/dev/null 2>&1 || missing="$missing dieharder"
 [ -z "$missing" ] && exit 0
 if [ "$(id -u)" -ne 0 ] || ! command -v apt-get >/dev/null 2>&1; then
-    echo "note: the floor tests need:$missing (sudo apt-get install$missing); they skip without" >&2
+    echo "note: the floor tests and the RNG lab need:$missing (sudo apt-get install$missing); they skip without" >&2
     exit 0
 fi
 echo "installing:$missing" >&2

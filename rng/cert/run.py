@@ -44,6 +44,7 @@ from rng.cert.analyze import progress_bar
 from rng.cert.battery import OutcomeBattery
 from rng.cert.frequency import IndependenceCounter
 from rng.cert.meta import RunMetadata, utc_now
+from rng.cert.nist.stream_suite import StreamSuite
 from rng.cert.report import Report
 from rng.cert.run_report import report_sections, run_metadata
 from rng.cert.shuffles import ShuffleBattery
@@ -147,8 +148,12 @@ def _chunks(total: int, size: int = CHUNK) -> Iterator[int]:
         left -= k
 
 
-def _stream(rng: Any, opts: RunOptions, out: Path, bar: Any) -> tuple[BitBattery, str]:
+def _stream(rng: Any, opts: RunOptions, out: Path, bar: Any
+            ) -> tuple[tuple[BitBattery, StreamSuite], str]:
+    """Draw the raw stream into stream.bin, through the streaming tests on it as one
+    sequence and the full SP 800-22 suite on its sequences of 10^6 bits."""
     bits = BitBattery(BitParams.for_length(opts.stream_bytes * 8))
+    suite = StreamSuite()
     h = hashlib.sha256()
     with (out / "stream.bin").open("wb") as fh:
         for k in _chunks(opts.stream_bytes, 1 << 20):
@@ -156,8 +161,9 @@ def _stream(rng: Any, opts: RunOptions, out: Path, bar: Any) -> tuple[BitBattery
             fh.write(data)
             h.update(data)
             bits.update_bytes(data)
+            suite.update(data)
             bar.update(k)
-    return bits, h.hexdigest()
+    return (bits, suite), h.hexdigest()
 
 
 def _refuse_bad_options(cfg: Any, opts: RunOptions) -> None:

@@ -46,6 +46,7 @@ def report_sections(merged: Any, out: Path, stream_bytes: int,
     pair = Section("Target x multiplier independence", merged.pairs.results(),
                    plots=[independence_plot(merged.pairs, out, list(tw.labels),
                                             list(mw.labels))])
+    battery, suite = bits
     return [
         outcome_section(merged.targets, out, "target"),
         outcome_section(merged.multipliers, out, "multiplier"),
@@ -53,6 +54,29 @@ def report_sections(merged: Any, out: Path, stream_bytes: int,
         outcome_section(merged.cards, out, "card", notes=[_OVERLAP_NOTE]),
         shuffle_section(merged.shoes, out, list(cards.labels)),
         Section(f"Raw DRBG stream ({stream_bytes:,} bytes, NIST SP 800-22)",
-                bits.results(), notes=["The stream is one sequence of n bits, most "
-                                       "significant bit of each byte first."]),
+                battery.results(), notes=["The stream is one sequence of n bits, most "
+                                          "significant bit of each byte first."]),
+        _suite_section(suite, out, stream_bytes),
     ]
+
+
+def _suite_section(suite: Any, out: Path, stream_bytes: int) -> Section:
+    """All fifteen SP 800-22 tests on the stream's sequences of 10^6 bits, with their
+    full report (every P-value of every sequence) in ``out/sp800-22/``."""
+    from rng.cert.nist.stream_suite import SEQUENCE_BITS, section_results
+
+    title = "Raw DRBG stream: all 15 NIST SP 800-22 tests, sequences of 10^6 bits"
+    run = suite.run("stream.bin", "etg cert bits stream.bin --format binary")
+    if run is None:
+        return Section(title, [], notes=[
+            f"Not run: the stream ({stream_bytes * 8:,} bits) is shorter than one sequence "
+            f"of {SEQUENCE_BITS:,} bits; give --stream-bytes 125000 or more."])
+    from rng.cert.nist.bits_report import write
+
+    write(run, out / "sp800-22")
+    return Section(f"{title} ({run.streams:,} sequences)", section_results(run, "SP 800-22"),
+                   notes=[f"stream.bin cut into {run.streams:,} sequences of {SEQUENCE_BITS:,}"
+                          " bits, as NIST's assess and `etg cert bits stream.bin` read it. "
+                          "Every P-value of every sequence, the histograms and NIST's flags: "
+                          "sp800-22/report.html and sp800-22/results.json. "
+                          f"{run.verdict.text} (on these sequences alone)."])
