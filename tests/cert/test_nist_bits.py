@@ -10,6 +10,8 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+from nist_assess_table import ASSESS_PASS_RATES, ASSESS_TABLE
+from nist_reference import REFERENCE
 
 from firmware.cli import main
 from rng.cert.nist import bits_run
@@ -18,10 +20,6 @@ from rng.cert.nist.bits_run import BitsOptions, run_bits
 from rng.cert.nist.suite import SuiteParams
 from rng.ctr_drbg import CtrDrbg
 from rng.entropy import SeededSource
-
-sys.path.insert(0, str(Path(__file__).parent))
-from nist_assess_table import ASSESS_PASS_RATES, ASSESS_TABLE  # noqa: E402
-from nist_reference import REFERENCE  # noqa: E402
 
 DATA = Path(__file__).parent / "data"
 MILLION = 1_000_000

@@ -8,19 +8,16 @@ expansions of e, pi, sqrt 2 and sqrt 3 are checked against exact integer arithme
 
 from __future__ import annotations
 
-import sys
 from pathlib import Path
 
 import numpy as np
 import pytest
+from binary_constants import e_bits, pi_bits, sqrt_bits
+from nist_reference import REFERENCE
 
 from rng.cert.nist.complexity import linear_complexities
 from rng.cert.nist.rank_dft import gf2_ranks, reference_ranks
 from rng.cert.nist.suite import SuiteParams, columns, run_sequence
-
-sys.path.insert(0, str(Path(__file__).parent))
-from binary_constants import e_bits, pi_bits, sqrt_bits  # noqa: E402
-from nist_reference import REFERENCE  # noqa: E402
 
 DATA = Path(__file__).parent / "data"
 N = 1_000_000
@@ -106,4 +103,5 @@ def test_berlekamp_massey_on_all_blocks_at_once_equals_the_bitwise_loop() -> Non
     assert got == [_massey(row.tolist()) for row in blocks]
     assert got[0] == 0 and got[2] == 200
     # SP 800-22 2.10.4's example: 1101011110001 has linear complexity 4
-    assert linear_complexities(np.array([[1, 1, 0, 1, 0, 1, 1, 1, 1, 0, 0, 0, 1]], np.uint8))[0] == 4
+    example = np.array([[1, 1, 0, 1, 0, 1, 1, 1, 1, 0, 0, 0, 1]], np.uint8)
+    assert linear_complexities(example)[0] == 4

@@ -59,7 +59,7 @@ def linear_complexities(blocks: Bits) -> npt.NDArray[np.int64]:
     for t in range(m):
         _shift_up(window)
         window[:, 0] |= blocks[:, t]
-        d = _parity(connection & window)
+        d = _parity(np.bitwise_and(connection, window))
         change = d & (length <= t // 2)
         old = connection[change]
         connection[d] ^= shifted[d]

@@ -42,8 +42,8 @@ def rank_probabilities() -> tuple[float, float, float]:
 def matrices(bits: Bits) -> Words:
     """The sequence's N = n // 1024 matrices, each row (32 bits, first bit highest) a word."""
     count = bits.size // (ROWS * ROWS)
-    packed = np.packbits(bits[: count * ROWS * ROWS]).reshape(count, ROWS, 4).astype(np.uint32)
-    return packed[:, :, 0] << 24 | packed[:, :, 1] << 16 | packed[:, :, 2] << 8 | packed[:, :, 3]
+    packed = np.packbits(bits[: count * ROWS * ROWS]).reshape(count, ROWS, 4)
+    return packed.view(">u4")[:, :, 0].astype(np.uint32)
 
 
 def _swap(rows: Words, which: npt.NDArray[np.bool_], i: int, other: npt.NDArray[np.intp]) -> None:

@@ -170,7 +170,8 @@ def _check_templates(p: SuiteParams) -> None:
     n, t = p.n, p.tests
     if "non-overlapping-template" in t:
         m = p.template_m
-        _need(2 <= m <= 16, "non-overlapping-template", f"takes template lengths m = 2..16, got {m}")
+        _need(2 <= m <= 16, "non-overlapping-template",
+              f"takes template lengths m = 2..16, got {m}")
         _need(n // 8 - m + 1 > 0, "non-overlapping-template",
               f"needs blocks of n // 8 >= m bits; got n = {n:,}")
     if "overlapping-template" in t:

@@ -43,10 +43,8 @@ def window_values(bits: Bits, m: int) -> npt.NDArray[np.int64]:
 
 
 def _aperiodic(word: int, m: int) -> bool:
-    for b in range(1, m):  # a border of length b: the first b bits equal the last b
-        if word >> (m - b) == word & ((1 << b) - 1):
-            return False
-    return True
+    """No border: for no b < m are the first b bits the same as the last b."""
+    return all(word >> (m - b) != word & ((1 << b) - 1) for b in range(1, m))
 
 
 @cache
