@@ -26,6 +26,7 @@ from collections.abc import Callable, Iterable
 BENCHMARKS: tuple[tuple[str, str], ...] = (
     ("rng", "benchmarks.rng:run"),
     ("cert", "benchmarks.cert:run"),
+    ("sp80022", "benchmarks.sp80022:run"),
     ("panel", "benchmarks.panel:panel_benchmark"),
     ("shoe", "benchmarks.shoe:shoe_benchmark"),
     ("engine", "benchmarks.engine:engine_benchmark"),
