@@ -10,10 +10,12 @@ reference, at most 148 templates are used: for longer m, every SKIP-th of them,
 SKIP = (number of templates) // 148. The sequence is cut into N = 8 blocks of M = n // 8.
 
 **Overlapping.** The all-ones template of length m in blocks of M = 1032 bits, counts of
-0..4 and >= 5 matches per block. The reference computes the class probabilities from
-eta = (M - m + 1) / 2^(m+1) with its function ``Pr`` (the corrected values of the text's
-2.8.8: 0.364091, 0.185659, 0.139381, 0.100571, 0.070432, 0.139865 for m = 9 are close to,
-not equal to, the ones it computes), so we evaluate the same formula.
+0..4 and >= 5 matches per block. The reference computes the class probabilities with its
+function ``Pr`` from eta = (M - m + 1) / 2^(m+1): for m = 9 that gives 0.367879,
+0.183940, 0.137955, 0.099634, 0.069935, 0.140657, while the text (2.8.4, 3.8) has the
+more accurate 0.364091, 0.185659, 0.139381, 0.100571, 0.070432, 0.139865 (the reference
+even declares those, then overwrites them). Its P-values come from the formula, so we
+evaluate the same formula.
 """
 
 from __future__ import annotations
