@@ -74,7 +74,8 @@ def _suite_section(suite: Any, out: Path, stream_bytes: int) -> Section:
     from rng.cert.nist.bits_report import write
 
     write(run, out / "sp800-22")
-    return Section(f"{title} ({run.streams:,} sequences)", section_results(run, "SP 800-22"),
+    results = section_results(run, "raw stream, 10^6-bit sequences")
+    return Section(f"{title} ({run.streams:,} sequences)", results,
                    notes=[f"stream.bin cut into {run.streams:,} sequences of {SEQUENCE_BITS:,}"
                           " bits, as NIST's assess and `etg cert bits stream.bin` read it. "
                           "Every P-value of every sequence, the histograms and NIST's flags: "
