@@ -9,8 +9,10 @@ entropy source and power-up self-test apply), then draws
 * N card draws with ``TableRng.randbelow(52)`` (48 for a Spanish deck);
 * S full shoes shuffled with ``TableRng.shuffle`` (the Fisher-Yates of :mod:`rng.scaling`
   that :func:`rng.shoe.shuffled_shoe` uses);
-* a raw stream of B bytes (``TableRng.random_bytes``) for the SP 800-22 tests, written
-  to ``stream.bin`` for the lab's own batteries, and fed live to ``dieharder``.
+* a raw stream of B bytes (``TableRng.random_bytes``) for the SP 800-22 tests (seven
+  on it as one sequence, all fifteen on its 10^6-bit sequences:
+  :mod:`rng.cert.nist.stream_suite`), written to ``stream.bin`` for the lab's own
+  batteries, and ``dieharder`` on the live DRBG after it.
 
 ``--scaling batch`` draws through :func:`rng.lab.outcomes` instead (the vectorized
 :mod:`rng.batch` path of ``etg rng draws``), about 100x faster, for very large N.

@@ -182,3 +182,14 @@ def test_cert_run_includes_the_full_suite_on_its_stream(tmp_path: Path,
     assert main(["cert", "bits", str(out / "stream.bin"), "--json"]) in (0, 1)
     again = json.loads(capsys.readouterr().out)
     assert [c["p_values"] for c in again["columns"]] == [c["p_values"] for c in inside["columns"]]
+
+
+def test_dieharder_alone_asks_for_its_whole_battery() -> None:
+    from firmware.cli import build_parser
+    from rng.cert.cli import _dieharder_tests
+
+    argv = ["cert", "run", "--draws", "1000", "--out", "x", "--dieharder"]
+    args = build_parser(argv).parse_args(argv)
+    assert _dieharder_tests(args.dieharder) == (True, None)  # None: dieharder -a
+    argv = ["cert", "run", "--draws", "1000", "--out", "x"]
+    assert _dieharder_tests(build_parser(argv).parse_args(argv).dieharder)[1] != ()

@@ -17,7 +17,6 @@ Sequences are read strictly in order, each handed on packed eight bits to a byte
 from __future__ import annotations
 
 import hashlib
-import os
 import sys
 from dataclasses import dataclass
 from pathlib import Path
@@ -179,6 +178,3 @@ def _read_exactly(fh: BinaryIO, size: int) -> bytes:
         out += block
     return bytes(out)
 
-
-def is_terminal_stdin(path: str) -> bool:
-    return path == "-" and os.isatty(sys.stdin.fileno())
