@@ -46,6 +46,10 @@ def test_the_command_prints_the_references_p_values(tmp_path: Path,
     got = [p for col in doc["columns"] for p in col["p_values"]]
     assert [f"{p:.6f}" for p in got] == list(REFERENCE["pi"])
     assert doc["verdict"] == "PASS" and doc["sequences"] == 1
+    capsys.readouterr()
+    assert main(["cert", "bits", str(f), "--json"]) == 0  # the format told by the file
+    again = json.loads(capsys.readouterr().out)
+    assert again["source"]["format"] == "ascii" and again["columns"] == doc["columns"]
     non = [c for c in doc["columns"] if c["test"] == "NonOverlappingTemplate"]
     assert len(non) == 148 and non[0]["parameters"]["template"] == "000000001"
     assert non[0]["parameters"]["M"] == 125_000

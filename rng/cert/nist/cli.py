@@ -32,9 +32,10 @@ def register(csub: Any, common: argparse.ArgumentParser) -> None:
         "reference implementation (sts 2.1.2). Exit 0 when the source passes, 1 when it "
         "fails, 2 for bad input. See docs/cert.md.")
     p.add_argument("file", metavar="FILE", help="the bits: a file, or - for standard input")
-    p.add_argument("--format", choices=["ascii", "binary"], default="binary",
+    p.add_argument("--format", choices=["ascii", "binary"], default=None,
                    help="ascii: the characters 0 and 1, whitespace ignored (NIST's sample "
-                   "files); binary: bytes, most significant bit first (default)")
+                   "files); binary: bytes, most significant bit first (default: ascii for a "
+                   "file of only 0, 1 and whitespace, else binary; binary for -)")
     p.add_argument("--length", type=count, default=1_000_000, metavar="N",
                    help="bits per sequence (default 10^6, the standard's recommendation)")
     p.add_argument("--streams", type=count, metavar="M",
@@ -84,7 +85,10 @@ def _bits(args: argparse.Namespace) -> int:
     params = SuiteParams(args.length, tests=chosen_tests(args.skip),
                          **{k: v for k, v in given.items() if v is not None})
     out = output_dir(args.out) if args.out is not None else None
-    opts = BitsOptions(args.file, args.format, params, args.streams, args.jobs,
+    from rng.cert.nist.source import detect_format
+
+    fmt = args.format or detect_format(args.file)
+    opts = BitsOptions(args.file, fmt, params, args.streams, args.jobs,
                        args.scheduler, args.checkpoint, args.progress, args.rule,
                        "etg " + shlex.join(sys.argv[1:]) if sys.argv[1:] else "etg cert bits")
     run = run_bits(opts)

@@ -7,6 +7,8 @@
   file, each sequence starts on a 32-bit word: a sequence of n bits takes 4 ceil(n/32)
   bytes and the bits of its last word past n are skipped (nothing is skipped when n is a
   multiple of 32, as 10^6 is).
+* Without ``--format``, a file whose first 64 KiB are only 0, 1 and whitespace is read as
+  ASCII, any other file and standard input as binary (:func:`detect_format`).
 
 A file is checked whole before any test runs (its length, its characters) and hashed
 (SHA-256), which names it in the report and in a checkpoint. Standard input is read as
@@ -31,6 +33,20 @@ READ = 1 << 22
 ZERO, ONE = ord("0"), ord("1")
 _ALLOWED = np.zeros(256, dtype=bool)
 _ALLOWED[[ZERO, ONE, 9, 10, 11, 12, 13, 32]] = True
+
+
+def detect_format(path: str) -> str:
+    """``ascii`` when a file's first 64 KiB are all 0, 1 and whitespace (and hold a 0 or
+    a 1), else ``binary``; standard input is binary unless told."""
+    if path == "-" or not Path(path).is_file():
+        return "binary"
+    try:
+        with open(path, "rb") as fh:
+            head = np.frombuffer(fh.read(1 << 16), dtype=np.uint8)
+    except OSError:
+        return "binary"
+    digits = (head == ZERO) | (head == ONE)
+    return "ascii" if head.size and _ALLOWED[head].all() and digits.any() else "binary"
 
 
 def sequence_bytes(fmt: str, length: int) -> int:
