@@ -197,3 +197,24 @@ def test_dieharder_alone_asks_for_its_whole_battery() -> None:
     assert _dieharder_tests(args.dieharder) == (True, None)  # None: dieharder -a
     argv = ["cert", "run", "--draws", "1000", "--out", "x"]
     assert _dieharder_tests(build_parser(argv).parse_args(argv).dieharder)[1] != ()
+
+
+def test_the_nist_rule_takes_assess_flags_literally_and_holm_does_not() -> None:
+    from rng.cert.nist.second_level import summarize, thresholds, verdict
+    from rng.cert.nist.suite import Column
+
+    assert thresholds(1000) == (980, 999) and thresholds(10) == (8, 10)
+    spread = (np.arange(1000) + 0.5) / 1000  # ten failures, perfectly uniform
+    perfect = np.where(spread < 0.01, spread + 0.01, spread)  # no failure at all
+    cols = [Column("frequency"), Column("runs")]
+    fine = [summarize(cols[0], spread), summarize(cols[1], spread)]
+    too_good = [summarize(cols[0], spread), summarize(cols[1], perfect)]
+    assert too_good[1].proportion_flag  # 1000/1000 is above assess's range
+    assert verdict(fine, 1000, "nist").passed and verdict(fine, 1000, "holm").passed
+    assert not verdict(too_good, 1000, "nist").passed
+    assert verdict(too_good, 1000, "holm").passed  # zero failures is no evidence of bias
+    bad = np.where(spread < 0.05, spread / 10, spread)  # 50 failures in 1000
+    worse = [summarize(cols[0], bad), summarize(cols[1], spread)]
+    for rule in ("nist", "holm"):
+        v = verdict(worse, 1000, rule)
+        assert not v.passed and [j.column.key for j in v.judged if j.rejected] == ["frequency"]
