@@ -105,7 +105,7 @@ def _about(run: BitsRun) -> list[str]:
            f"template m = {o.params.template_m}, overlapping template m = "
            f"{o.params.overlapping_m}, approximate entropy m = {o.params.apen_m}, serial m = "
            f"{o.params.serial_m}, linear complexity M = {o.params.linear_m}",
-           f"- command: `{o.command}`; ran on {run.where}; {run.started} to {run.finished} "
+           f"- command: `{o.command}`; where: {run.where}; {run.started} to {run.finished} "
            f"({run.seconds:.1f} s)" + (f"; {run.resumed} sequence(s) from the checkpoint"
                                        if run.resumed else ""),
            f"- method: {REFERENCE}. The verdict: " + _rule_text(run)]
