@@ -75,7 +75,8 @@ def _suite_section(suite: Any, out: Path, stream_bytes: int) -> Section:
 
     write(run, out / "sp800-22")
     results = section_results(run, "raw stream, 10^6-bit sequences")
-    return Section(f"{title} ({run.streams:,} sequences)", results,
+    count = f"{run.streams:,} sequence" + ("s" if run.streams > 1 else "")
+    return Section(f"{title} ({count})", results,
                    notes=[f"stream.bin cut into {run.streams:,} sequences of {SEQUENCE_BITS:,}"
                           " bits, as NIST's assess and `etg cert bits stream.bin` read it. "
                           "Every P-value of every sequence, the histograms and NIST's flags: "

@@ -148,7 +148,7 @@ def test_run_reproducible_bench_run(tmp_path: Path, capsys: pytest.CaptureFixtur
     _fake_dieharder(bin_dir)
     monkeypatch.setenv("PATH", f"{bin_dir}{os.pathsep}{os.environ['PATH']}")
     args = ["--set", "table.mode=bench", "cert", "run", "--draws", "3000", "--shoes", "260",
-            "--decks", "1", "--stream-bytes", "20000", "--seed-hex", "00ff00ff00ff",
+            "--decks", "1", "--stream-bytes", "125000", "--seed-hex", "00ff00ff00ff",
             "--target-weights", TW, "--multiplier-weights", MW, "--dieharder", "0",
             "--no-progress"]
     outs = []
@@ -167,7 +167,16 @@ def test_run_reproducible_bench_run(tmp_path: Path, capsys: pytest.CaptureFixtur
                    "card-by-position matrix", "target x multiplier independence",
                    "stream.bin", "draws/shuffles.csv"):
         assert needle in md, needle
-    assert (outs[0] / "stream.bin").stat().st_size == 20000
+    assert (outs[0] / "stream.bin").stat().st_size == 125000
+    # all fifteen SP 800-22 tests on the stream's one 10^6-bit sequence, and the lab gets
+    # the same P-values from stream.bin with etg cert bits
+    assert "all 15 NIST SP 800-22 tests, sequences of 10^6 bits (1 sequence)" in md
+    assert "SP 800-22 NonOverlappingTemplate (template 111111110)" in md
+    inside = json.loads((outs[0] / "sp800-22" / "results.json").read_text())
+    capsys.readouterr()
+    assert main(["cert", "bits", str(outs[0] / "stream.bin"), "--json"]) in (0, 1)
+    again = json.loads(capsys.readouterr().out)
+    assert [c["p_values"] for c in again["columns"]] == [c["p_values"] for c in inside["columns"]]
     assert len((outs[0] / "draws" / "cards.csv").read_text().split()) == 3000
     assert len((outs[0] / "draws" / "shuffles.csv").read_text().splitlines()) == 260
     # the lab re-analyses exactly what was tested

@@ -167,27 +167,6 @@ def test_the_cluster_gives_the_same_table(tmp_path: Path) -> None:
     assert "Dask" in there.where and np.array_equal(here.p, there.p)
 
 
-def test_cert_run_includes_the_full_suite_on_its_stream(tmp_path: Path,
-                                                        capsys: pytest.CaptureFixture) -> None:
-    out = tmp_path / "run"
-    code = main(["--set", "table.mode=bench", "cert", "run", "--draws", "2000", "--shoes",
-                 "20", "--decks", "1", "--stream-bytes", "250000", "--seed-hex", "cd",
-                 "--scaling", "batch", "--target-weights", "12:3,13:1",
-                 "--multiplier-weights", "2:5,5:1", "--dieharder", "none", "--jobs", "1",
-                 "--no-progress", "--out", str(out)])
-    assert code in (0, 1)
-    md = (out / "report.md").read_text()
-    assert "all 15 NIST SP 800-22 tests, sequences of 10^6 bits (2 sequences)" in md
-    assert "SP 800-22 LinearComplexity: proportion passing" in md
-    inside = json.loads((out / "sp800-22" / "results.json").read_text())
-    assert inside["sequences"] == 2
-    # the lab gets the same figures from stream.bin
-    capsys.readouterr()
-    assert main(["cert", "bits", str(out / "stream.bin"), "--json"]) in (0, 1)
-    again = json.loads(capsys.readouterr().out)
-    assert [c["p_values"] for c in again["columns"]] == [c["p_values"] for c in inside["columns"]]
-
-
 def test_dieharder_alone_asks_for_its_whole_battery() -> None:
     from firmware.cli import build_parser
     from rng.cert.cli import _dieharder_tests
