@@ -197,3 +197,25 @@ def test_the_nist_rule_takes_assess_flags_literally_and_holm_does_not() -> None:
     for rule in ("nist", "holm"):
         v = verdict(worse, 1000, rule)
         assert not v.passed and [j.column.key for j in v.judged if j.rejected] == ["frequency"]
+
+
+def test_the_exact_uniformity_law_for_few_sequences_is_the_multinomial() -> None:
+    import itertools
+
+    from rng.cert.nist.second_level import uniformity_p
+
+    for s in (3, 5):  # every way of throwing s values into ten bins
+        squares: dict[int, float] = {}
+        for throw in itertools.product(range(10), repeat=s):
+            q = int((np.bincount(throw, minlength=10) ** 2).sum())
+            squares[q] = squares.get(q, 0.0) + 0.1 ** s
+        for q in squares:
+            hist = np.zeros(10, dtype=np.int64)
+            # a histogram with that sum of squares, found among the throws
+            for throw in itertools.product(range(10), repeat=s):
+                hist = np.bincount(throw, minlength=10)
+                if int((hist ** 2).sum()) == q:
+                    break
+            tail = sum(v for k, v in squares.items() if k >= q)
+            assert uniformity_p(hist) == pytest.approx(tail, abs=1e-12)
+    assert uniformity_p(np.array([10] + [0] * 9)) == pytest.approx(1e-9)  # all in one bin

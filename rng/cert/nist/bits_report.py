@@ -123,8 +123,9 @@ def _rule_text(run: BitsRun) -> str:
                 "P-value below 0.0001 fails; with one sequence, any P-value below 0.01).")
     return ("Holm's step-down procedure at a family-wise error rate of 1% over "
             + ("the sequence's P-values." if run.streams == 1 else
-               "each column's binomial P-value of its failures and (from "
-               f"{MIN_UNIFORMITY} sequences) its uniformity P-value."))
+               "each column's binomial P-value of its failures and its uniformity P-value "
+               f"(chi-square from {MIN_UNIFORMITY} sequences, the exact multinomial law "
+               "below)."))
 
 
 def _closing(run: BitsRun) -> list[str]:

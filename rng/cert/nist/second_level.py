@@ -17,18 +17,24 @@ them at the reference's parameters, and under the literal rule "every proportion
 range" a perfect source fails about one run in four at 1,000 sequences (one in two at
 100: each column is out of its range with probability 0.0015, 0.0034). So by
 default (``holm``) each column gives two second-level P-values, the binomial chance of at
-least its number of failures and (from 55 sequences, 4.2.2's minimum) the uniformity
-chi-square with the exact expectation s/10, and the family is judged by Holm's procedure
-at a family-wise error rate of 1%, as the rest of the certification lab does
-(:mod:`rng.cert.results`). With one sequence the family is its own P-values. The rule
-``nist`` applies the flags literally instead: any proportion out of range or any
-uniformity below 0.0001 fails (with one sequence: any P-value below 0.01).
+least its number of failures and the uniformity of its P-values (the chi-square with the
+exact expectation s/10 from 55 sequences, 4.2.2's minimum for the approximation; below
+that, from 2 sequences, the exact multinomial probability of a chi-square at least as
+large: :func:`uniformity_p`), and the family is judged by Holm's procedure at a
+family-wise error rate of 1%, as the rest of the certification lab does
+(:mod:`rng.cert.results`). The exact law matters for few sequences of a source that
+repeats itself: ten sequences cut from a stream that repeats every 2^20 bits each look
+random, but their P-values are nearly equal, all in one bin. With one sequence the family
+is its own P-values. The rule ``nist`` applies assess's flags literally instead: any
+proportion out of range or any uniformity P-value below 0.0001 (assess's, from 10
+sequences) fails; with one sequence, any P-value below 0.01.
 """
 
 from __future__ import annotations
 
 import math
 from dataclasses import dataclass
+from functools import cache
 from typing import Any
 
 import numpy as np
@@ -41,7 +47,8 @@ from rng.cert.results import holm
 
 ALPHA = 0.01
 UNIFORMITY_ALPHA = 0.0001
-MIN_UNIFORMITY = 55  # 4.2.2: at least 55 sequences for the uniformity check
+MIN_UNIFORMITY = 55  # 4.2.2: the chi-square approximation from 55 sequences
+BINS = 10
 RULES = ("holm", "nist")
 
 
@@ -59,7 +66,7 @@ class ColumnSummary:
     passed: int
     histogram: tuple[int, ...]  # C1..C10
     uniformity: float | None  # assess's P-value of the P-values (None: s < 10)
-    uniformity_exact: float | None  # with expectation s/10 (None: s < 10)
+    uniformity_exact: float | None  # the verdict's (None: fewer than 2 sequences)
     low: int  # assess's acceptance range, in sequences
     high: int
     proportion_p: float  # P(at least this many failures | each fails with 0.01)
@@ -71,8 +78,8 @@ class ColumnSummary:
 
     @property
     def uniformity_flag(self) -> bool:
-        return (self.tested >= MIN_UNIFORMITY and self.uniformity is not None
-                and self.uniformity < UNIFORMITY_ALPHA)
+        """assess's ``*`` beside the uniformity P-value."""
+        return self.uniformity is not None and self.uniformity < UNIFORMITY_ALPHA
 
     def range_text(self) -> str:
         if not self.tested:
@@ -89,8 +96,38 @@ class ColumnSummary:
                 "acceptance_range": self.range_text(),
                 "proportion_flagged": self.proportion_flag, "histogram": list(self.histogram),
                 "uniformity_p": self.uniformity, "uniformity_flagged": self.uniformity_flag,
-                "uniformity_p_exact_expectation": self.uniformity_exact,
+                "uniformity_p_for_the_verdict": self.uniformity_exact,
                 "proportion_binomial_p": self.proportion_p}
+
+
+@cache
+def _sum_of_squares_tail(s: int) -> npt.NDArray[np.float64]:
+    """P(sum F_i^2 >= q), q = 0..s^2, for s values thrown into ten equally likely bins:
+    the exact multinomial law, by adding one bin at a time (state: values placed so far,
+    their sum of squares), each count f weighted (1/10)^f / f!, times s! at the end."""
+    top = s * s
+    law = np.zeros((s + 1, top + 1))
+    law[0, 0] = 1.0
+    weights = [0.1 ** f / math.factorial(f) for f in range(s + 1)]
+    for _ in range(BINS):
+        nxt = np.zeros_like(law)
+        for f in range(s + 1):
+            nxt[f:, f * f:] += law[: s + 1 - f, : top + 1 - f * f] * weights[f]
+        law = nxt
+    exact = law[s] * math.factorial(s)
+    return np.cumsum(exact[::-1])[::-1]
+
+
+def uniformity_p(hist: npt.NDArray[np.int64]) -> float:
+    """The uniformity P-value of ten bin counts: below 55 values the exact probability of
+    a chi-square at least as large (4.2.2's approximation needs 55), from 55 on the
+    chi-square P-value Q(9/2, chi^2/2) with the expected count s/10."""
+    s = int(hist.sum())
+    if s >= MIN_UNIFORMITY:
+        e = s / BINS
+        return igamc(4.5, float(np.sum((hist - e) ** 2 / e)) / 2.0)
+    squares = int(np.sum(hist.astype(np.int64) ** 2))  # chi^2 grows with it
+    return float(min(1.0, _sum_of_squares_tail(s)[squares]))
 
 
 def thresholds(s: int) -> tuple[int, int]:
@@ -109,12 +146,11 @@ def summarize(col: Column, p: npt.NDArray[np.float64]) -> ColumnSummary:
     passed = int(np.count_nonzero(read >= ALPHA))
     pos = np.minimum(np.floor(read * 10).astype(np.int64), 9)
     hist = np.bincount(pos, minlength=10)
-    uniformity = exact = None
+    uniformity = None
     if s // 10:
         chi2 = float(np.sum((hist - s // 10) ** 2 / (s // 10)))
         uniformity = igamc(4.5, chi2 / 2.0)
-        e = s / 10.0
-        exact = igamc(4.5, float(np.sum((hist - e) ** 2 / e)) / 2.0)
+    exact = uniformity_p(hist) if s >= 2 else None
     low, high = thresholds(s)
     failures = s - passed
     prop_p = float(stats.binom.sf(failures - 1, s, ALPHA)) if s else 1.0
@@ -153,8 +189,9 @@ def verdict(summaries: list[ColumnSummary], streams: int, rule: str = "holm") ->
                 family.append((s.column, "P-value", s.first_level))
             continue
         family.append((s.column, "proportion", s.proportion_p))
-        if s.tested >= MIN_UNIFORMITY and s.uniformity_exact is not None:
-            family.append((s.column, "uniformity", s.uniformity_exact))
+        uni = s.uniformity if rule == "nist" else s.uniformity_exact
+        if uni is not None:
+            family.append((s.column, "uniformity", uni))
     flagged = tuple(f"{s.column.title}: " + ", ".join(
         w for w, f in (("proportion", s.proportion_flag), ("uniformity", s.uniformity_flag))
         if f) for s in summaries if s.proportion_flag or s.uniformity_flag)

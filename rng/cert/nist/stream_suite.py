@@ -6,8 +6,8 @@ The sequences are the stream's consecutive 125,000-byte pieces, which is how NIS
 ``assess 1000000`` (and ``etg cert bits stream.bin``) read ``stream.bin``: the lab gets
 the same numbers from the file. A stream shorter than one sequence gets a note instead.
 Each column (test, template, state) adds to the run's Holm family its binomial P-value of
-the failures among its sequences and, from 55 sequences, its uniformity P-value; with a
-single sequence, its P-values themselves.
+the failures among its sequences and its uniformity P-value (:mod:`.second_level`); with
+a single sequence, its P-values themselves.
 """
 
 from __future__ import annotations
@@ -88,10 +88,12 @@ def _column_results(s: ColumnSummary, subject: str, streams: int) -> list[TestRe
                       f"{s.passed}/{s.tested} with P >= 0.01; NIST's range {s.range_text()}"
                       + (" (outside)" if s.proportion_flag else ""), f"{REF} 4.2.1",
                       continuous=False)]
-    if s.tested >= MIN_UNIFORMITY and s.uniformity_exact is not None:
+    if s.uniformity_exact is not None:
+        null = "chi2(9)" if s.tested >= MIN_UNIFORMITY else "exact multinomial"
+        shown = "----" if s.uniformity is None else f"{s.uniformity:.6f}"
         out.append(TestResult(subject, f"{name}: uniformity of P-values", float("nan"),
-                              s.uniformity_exact, "chi2(9)", s.tested,
-                              f"C1..C10 {hist}; assess's P-VALUE {s.uniformity:.6f}",
+                              s.uniformity_exact, null, s.tested,
+                              f"C1..C10 {hist}; assess's P-VALUE {shown}",
                               f"{REF} 4.2.2", continuous=False))
     return out
 
