@@ -91,9 +91,10 @@ def _cluster(path: Path, count: int) -> Iterator[str]:
                                progress=False))
     dt = time.perf_counter() - t0
     whole = dt / count * 1000
-    yield (f"etg cert bits --streams {count} --jobs 2 (embedded local Dask cluster, "
-           f"{run.where}): {dt:.1f} s wall, {count / dt:.2f} sequences/s, "
-           f"{run.verdict.text.split(':')[0]}; load average {load:.1f} before")
+    yield (f"etg cert bits --streams {count} --jobs 2 ({run.where}): {dt:.1f} s wall, "
+           f"{count / dt:.2f} sequences/s, "
+           f"{run.verdict.text.split(':')[0]}; load average {load:.1f} before, "
+           f"{os.getloadavg()[0]:.1f} after")
     if count != 1000:
         yield f"  -> 1,000 sequences in about {whole / 60:.1f} min on 2 cores (linear)"
 
