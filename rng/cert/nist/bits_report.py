@@ -174,7 +174,7 @@ def html_page(run: BitsRun) -> str:
                     + f"<td>{_svg_proportion(s)}</td><td>{e(cells[-1])}</td></tr>")
     head = ["P-values (C1..C10)", "P-VALUE", "PROPORTION", "range"] + (
         ["p-value"] if one else []) + ["proportion vs range (0.95..1)", "statistical test"]
-    about = "".join(f"<li>{e(x[2:])}</li>" for x in _about(run))
+    about = "".join(f"<li>{e(x[2:].replace('`', ''))}</li>" for x in _about(run))
     closing = "".join(f"<p>{e(x)}</p>" for x in _closing(run))
     word = "pass" if run.verdict.passed else "fail"
     return (
