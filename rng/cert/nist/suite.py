@@ -19,6 +19,7 @@ import numpy.typing as npt
 
 from rng.cert.nist import complexity, entropy, excursions, frequency, rank_dft, templates
 from rng.cert.nist.common import Bits, Value
+from rng.errors import RngError
 
 #: (key, the reference's name, section of SP 800-22), in the reference's order
 TESTS: tuple[tuple[str, str, str], ...] = (
@@ -45,7 +46,7 @@ SECTIONS = {t[0]: t[2] for t in TESTS}
 MAX_LENGTH = 100_000_000
 
 
-class LengthError(ValueError):
+class LengthError(RngError, ValueError):
     """A sequence length (or parameter) a chosen test cannot use: the message says why."""
 
 
