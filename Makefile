@@ -1,10 +1,16 @@
 # ETG firmware: every target works on a fresh machine with only Python 3.11.
-# `make setup` (re)creates .venv only when pyproject.toml changed.
+# What each target installs, and when (README, "What make installs"):
+# - `make run`: .venv with the table and the demo's automatic players (the `bench` extra);
+#   nothing outside .venv.
+# - `make setup` (and every other target): .venv with the `dev` extra (every tool and
+#   extra); as root, the Debian packages the floor's tests use when they are missing.
+# .venv is (re)installed only when pyproject.toml changed.
 
 PYTHON ?= $(shell command -v python3.11 || command -v python3)
 VENV   := .venv
 BIN    := $(VENV)/bin
 STAMP  := $(VENV)/.installed
+DEMO   := $(VENV)/.installed-demo
 ETG    := $(BIN)/etg
 # Tests draw with SDL's dummy driver and never need a display.
 TESTENV := SDL_VIDEODRIVER=dummy SDL_AUDIODRIVER=dummy PYGAME_HIDE_SUPPORT_PROMPT=1
@@ -23,10 +29,18 @@ $(STAMP): pyproject.toml
 	@test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
 	$(BIN)/python -m pip install -q --upgrade pip
 	$(BIN)/python -m pip install -q -e '.[dev]'
-	@touch $(STAMP)
+	@touch $(STAMP) $(DEMO)
+
+# The demo's own environment: the table (pyserial, pygame, cryptography) and numpy for the
+# automatic players' basic strategy. A full `make setup` (newer) covers it.
+$(DEMO): pyproject.toml
+	@test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
+	$(BIN)/python -m pip install -q --upgrade pip
+	$(BIN)/python -m pip install -q -e '.[bench]'
+	@touch $(DEMO)
 
 # A simulated table: a window when there is a display, headless auto-play otherwise.
-run: setup
+run: $(DEMO)
 	$(ETG) run --demo
 
 test: setup
