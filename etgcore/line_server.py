@@ -153,6 +153,19 @@ class _LineTooLong(EtgError):
     """A request line over the limit: the connection is closed after the refusal."""
 
 
+def socket_path_problem(path: str | Path, *, parent_will_exist: bool = False) -> str | None:
+    """Why a server could not listen at ``path``, known before anything is started (a
+    command checks its sockets with its other options), or None. ``parent_will_exist``:
+    the directory is made by whoever starts first (a journal's own directory)."""
+    p = Path(path)
+    if len(os.fsencode(p)) > SUN_PATH_MAX:
+        return (f"{p}: a Unix socket path holds at most {SUN_PATH_MAX} bytes, this one "
+                f"{len(os.fsencode(p))}")
+    if not parent_will_exist and not p.parent.is_dir():
+        return f"{p}: no such directory {p.parent}"
+    return None
+
+
 def _temporary_name(path: Path) -> Path | None:
     """Where to bind before the rename: a name of this process beside ``path`` whose whole
     path fits sun_path (the final name may already be near the limit: a journal's path

@@ -25,8 +25,21 @@ __all__ = [
     "PanelReport",
     "ReportSink",
     "SimPins",
+    "check_backend",
     "open_panel",
 ]
+
+
+def check_backend(backend: PanelBackend) -> None:
+    """Raise the :class:`UserError` :func:`open_panel` would raise for ``backend`` on this
+    machine (``gpio`` without RPi.GPIO), without opening anything: a command checks it
+    with its other options, before it creates a file."""
+    if backend == "gpio":
+        from drivers.panel.gpio_pins import load_gpio_module
+
+        load_gpio_module()
+    elif backend not in ("sim", "keyboard"):
+        raise UserError(f"panel backend {backend!r} unknown (allowed: gpio, sim, keyboard)")
 
 
 def open_panel(

@@ -33,8 +33,8 @@ def register(sub: Any, common: argparse.ArgumentParser) -> None:
                    help="seats in play (default: 3 with --auto-play, else table.seats)")
     p.add_argument("--rounds", type=int, default=0, metavar="N", help="stop after N rounds")
     p.add_argument("--journal", metavar="PATH", help="journal file (journal.path)")
-    p.add_argument("--pace", type=float, metavar="S",
-                   help="simulated shoe: seconds between cards (shoe.sim_pace_s)")
+    p.add_argument("--pace", type=_pace, metavar="S",
+                   help="simulated shoe: seconds between cards (shoe.sim_pace_s, 0 to 10)")
     p.add_argument("--control", metavar="SOCKET",
                    help="bench only: open the bench control channel on this Unix socket")
     p.add_argument("--demo", action="store_true",
@@ -82,6 +82,26 @@ def _digits(flag: str) -> Any:
     return parse
 
 
+def _pace(text: str) -> float:
+    """An argparse type: seconds between the simulated shoe's cards, in the range of
+    ``shoe.sim_pace_s`` (its settings say it), refused before anything starts."""
+    import dataclasses as dc
+    import math
+
+    from drivers.shoe.settings import ShoeSettings
+
+    meta = next(f.metadata for f in dc.fields(ShoeSettings) if f.name == "sim_pace_s")
+    lo, hi = float(meta["min"]), float(meta["max"])
+    try:
+        value = float(text)
+    except ValueError:
+        value = math.nan
+    if not (math.isfinite(value) and lo <= value <= hi):
+        raise argparse.ArgumentTypeError(
+            f"{text[:20]!r}: seconds between cards, from {lo:g} to {hi:g}")
+    return value
+
+
 def _effective(args: argparse.Namespace) -> Any:
     from firmware.config import load_config
 
@@ -114,6 +134,8 @@ def cmd_run(args: argparse.Namespace) -> int:
     from firmware.table.service.run import RunOptions, run_table
     from firmware.table.service.ui_bridge import display_available
 
+    if args.rounds < 0:
+        raise UserError("--rounds must be 0 (no limit) or more")
     if args.demo:
         if not args.shoe:
             args.shoe = "sim"
@@ -131,8 +153,6 @@ def cmd_run(args: argparse.Namespace) -> int:
         cfg = dataclasses.replace(cfg, journal=dataclasses.replace(
             cfg.journal, path=demo_journal_path(cfg.journal.path, cfg.table.variant, seats,
                                                 args.auto_play)))
-    if args.rounds < 0:
-        raise UserError("--rounds must be 0 (no limit) or more")
     opts = RunOptions(seats=seats, auto_play=args.auto_play, rounds=args.rounds,
                       headless=args.headless, control=args.control, pace=args.pace,
                       quiet=args.quiet, demo=args.demo,

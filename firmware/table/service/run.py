@@ -120,6 +120,26 @@ def _refuse_bench_powers(cfg: TableSetup, opts: RunOptions) -> None:
             raise UserError(f"{refusal}; the table will not start")
 
 
+def _check_before_start(cfg: TableSetup, opts: RunOptions) -> None:
+    """Every option and device the start will need, checked before anything is created
+    (a refused `etg run` leaves no journal, socket or process behind): the panel backend
+    this machine can open, and the local sockets' paths (a Unix socket path is short)."""
+    from drivers.panel import check_backend
+    from etgcore.line_server import socket_path_problem
+    from firmware.table.requests.attendant_socket import socket_path
+
+    check_backend("sim" if opts.auto_play else cfg.panel.backend)
+    problem = socket_path_problem(socket_path(cfg.journal.path), parent_will_exist=True)
+    if problem:
+        raise UserError(f"the attendant socket beside the journal: {problem}; use a shorter "
+                        "journal path (--journal)")
+    if opts.control:
+        for path in (opts.control, opts.control + ".shoe"):
+            problem = socket_path_problem(path)
+            if problem:
+                raise UserError(f"--control: {problem}")
+
+
 def _open_journal(cfg: TableSetup, stack: contextlib.ExitStack) -> Journal:
     """The journal, locked against a second table process and verified before anything
     is written (a refused journal stays untouched); ``stack`` closes and unlocks it."""
@@ -334,6 +354,7 @@ def run_table(cfg: TableSetup, opts: RunOptions) -> int:
     """
     rules = load_rules(cfg.table.variant, dict(cfg.rules), cfg.source)
     _refuse_bench_powers(cfg, opts)
+    _check_before_start(cfg, opts)
     notifier = Notifier()
     started = time.monotonic()
     stop_reason = ["stop"]
