@@ -14,6 +14,7 @@ import gc
 import logging
 import os
 import signal
+import sys
 import threading
 import time
 from collections.abc import Callable, Iterator
@@ -355,6 +356,11 @@ def run_table(cfg: TableSetup, opts: RunOptions) -> int:
     rules = load_rules(cfg.table.variant, dict(cfg.rules), cfg.source)
     _refuse_bench_powers(cfg, opts)
     _check_before_start(cfg, opts)
+    if nobody_presses(cfg, opts):
+        log.warning("no window and no automatic players: nobody will press SHUFFLE (or any "
+                    "button of the %s panel); add --auto-play to watch the table play, or "
+                    "--control SOCKET to press from a bench script (docs/bench.md)",
+                    cfg.panel.backend)
     notifier = Notifier()
     started = time.monotonic()
     stop_reason = ["stop"]
@@ -363,7 +369,27 @@ def run_table(cfg: TableSetup, opts: RunOptions) -> int:
             _run(cfg, opts, rules, notifier, started, stop_reason)
     except StoppedWhileStarting:
         log.warning("table %s: %s (not ready yet)", cfg.table.table_id, stop_reason[0])
+    if stop_reason[0].startswith(INTERRUPTED):
+        # Ctrl-C: one line and the shell's 128 + SIGINT, like every long etg command; a
+        # SIGTERM (systemd) or the window closed is an ordinary stop, exit 0
+        print(f"etg: interrupted: the table stopped (journal {cfg.journal.path})",
+              file=sys.stderr, flush=True)
+        return 130
     return 0
+
+
+#: how a stop by Ctrl-C begins (the POWER_DOWN reason, also while starting)
+INTERRUPTED = f"stopped by {signal.SIGINT.name}"
+
+
+def nobody_presses(cfg: TableSetup, opts: RunOptions) -> bool:
+    """A table no one can drive: no window (so no keyboard and no touches), a simulated or
+    keyboard panel, no automatic players and no bench control channel."""
+    from firmware.table.ui_bridge import display_available
+
+    if opts.auto_play or opts.control or cfg.panel.backend == "gpio":
+        return False
+    return opts.headless or not cfg.display.enabled or not display_available()
 
 
 class StoppedWhileStarting(TableError):
