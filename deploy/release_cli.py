@@ -6,6 +6,7 @@ Exit codes: 0 done, 1 the bundle is refused (not authentic), 2 bad input.
 from __future__ import annotations
 
 import argparse
+import sys
 from typing import Any
 
 from etgcore.errors import exit_code
@@ -72,17 +73,24 @@ def register(sub: Any, common: argparse.ArgumentParser) -> None:
 
 
 def _keygen(args: argparse.Namespace) -> int:
+    from pathlib import Path
+
     from deploy import signing
 
+    folder = Path(args.out).parent
+    missing = not folder.exists()
     key, pub, kid = signing.generate(args.out, encrypt=args.encrypt)
+    if missing:  # as every --out says it (etgcore.errors.output_dir); this one is private
+        sys.stderr.write(f"etg: --out: created the folder {folder} (mode 0700)\n")
     print(f"wrote {key} (private, keep offline) and {pub} (public); key id {kid}")
     return 0
 
 
 def _build(args: argparse.Namespace) -> int:
     from deploy.bundle import build_bundle
+    from etgcore.errors import output_file
 
-    built = build_bundle(args.source, args.key, args.out)
+    built = build_bundle(args.source, args.key, output_file(args.out))
     src = built.manifest.source or {}
     dirty = " (built from a tree with uncommitted changes)" if src.get("git_dirty") else ""
     print(

@@ -20,6 +20,7 @@ Any other exception is a bug: one line too, exit 1, and ``--debug`` shows the tr
 from __future__ import annotations
 
 import os
+import sys
 from pathlib import Path
 
 
@@ -75,27 +76,36 @@ class ConfigError(UserError):
 
 def output_dir(path: str | os.PathLike[str], option: str = "--out") -> Path:
     """The directory a command writes its report into, made ready: created with its
-    parents when missing; an existing file (or an unwritable place) is bad input, one
-    line and exit 2, never an internal error."""
-    d = Path(path)
+    parents when missing, which is said in one line on stderr (``etg: --out: created the
+    folder out/par``), the same for every ``--out`` of every command; an existing file
+    (or an unwritable place) is bad input, one line and exit 2, never an internal error."""
+    return _ready(Path(path), option, option)
+
+
+def _ready(d: Path, option: str, where: str) -> Path:
+    """``d`` made ready (``where``: how a problem names it, e.g. "--out x.csv: directory")."""
     if d.exists() and not d.is_dir():
-        raise UserError(f"{option} {d}: exists and is not a directory (give a directory; "
+        raise UserError(f"{where} {d}: exists and is not a directory (give a directory; "
                         "it is created when missing)")
+    missing = not d.exists()
     try:
         d.mkdir(parents=True, exist_ok=True)
     except OSError as exc:
-        raise UserError(f"{option} {d}: cannot create the directory: "
+        raise UserError(f"{where} {d}: cannot create the directory: "
                         f"{exc.strerror or exc}") from None
+    if missing:
+        sys.stderr.write(f"etg: {option}: created the folder {d}\n")
     if not os.access(d, os.W_OK | os.X_OK):
-        raise UserError(f"{option} {d}: the directory is not writable")
+        raise UserError(f"{where} {d}: the directory is not writable")
     return d
 
 
 def output_file(path: str | os.PathLike[str], option: str = "--out") -> Path:
-    """A file a command writes, its directory created when missing; a directory in its
-    place, or a parent that cannot be made, is one line and exit 2."""
+    """A file a command writes, its directory created when missing (and said, as
+    :func:`output_dir` does); a directory in its place, or a parent that cannot be made,
+    is one line and exit 2."""
     f = Path(path)
     if f.is_dir():
         raise UserError(f"{option} {f}: is a directory (give a file name)")
-    output_dir(f.parent, option=f"{option} {f}: directory")
+    _ready(f.parent, option, f"{option} {f}: directory")
     return f

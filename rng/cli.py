@@ -253,6 +253,8 @@ def _stream(args: argparse.Namespace) -> int:
         fd = sink.fileno() if sink is not None else _stdout_fd()
         if fd is not None:
             stream_to_fd(lambda: _open(args), fd, args.bytes)
+            if out:  # (to stdout the bytes are the output: nothing else is printed)
+                print(f"wrote {out} ({args.bytes:,} bytes)")
             return 0
         rng = _open(args)  # standard output captured in-process: its binary stream
         try:
@@ -314,6 +316,9 @@ def _draws(args: argparse.Namespace) -> int:
         rng.close()
         if out:
             sink.close()
+    if out:
+        unit = "shoes" if args.what == "shuffle" else args.what + "s"
+        print(f"wrote {out} ({args.draws:,} {unit}, {args.format})")
     return 0
 
 

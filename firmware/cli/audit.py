@@ -117,17 +117,39 @@ def cmd_meters(args: argparse.Namespace) -> int:
     if args.json:
         print(json.dumps(m, sort_keys=True))
         return 0
-    print(f"games played {m['games_played']}, voided {m['games_voided']}")
-    for name in ("wagered", "paid", "credits_in", "credits_out", "credits"):
-        print(f"{name:12} {dollars(m[name], exact=True):>16}")  # type: ignore[arg-type]
-    print(f"balanced     {m['balanced']}")
-    for s in m["seats"]:  # type: ignore[attr-defined]
-        print(
-            f"seat {s['seat']}: games {s['games_played']}, wagered {dollars(s['wagered'])}, "
-            f"paid {dollars(s['paid'])}, in {dollars(s['credits_in'])}, "
-            f"out {dollars(s['credits_out'])}, credits {dollars(s['credits'])}"
-        )
+    print("\n".join(meters_text(m)))
     return 0
+
+
+#: the money meters as columns of the text report, with their headings
+METER_COLUMNS = (("wagered", "wagered"), ("paid", "paid"), ("credits_in", "credits in"),
+                 ("credits_out", "credits out"), ("credits", "credits"))
+
+
+def meters_text(m: dict[str, Any]) -> list[str]:
+    """``etg meters`` for people: one table of the money meters (the table's total, then
+    each seat), every amount in dollars and cents in right-aligned columns, the meters of
+    each wager kind, and whether they balance, said in words with the equation checked."""
+    rows: list[tuple[str, int, dict[str, Any]]] = [("table", m["games_played"], m)]
+    rows += [(f"seat {s['seat']}", s["games_played"], s) for s in m["seats"]]
+    cells = [[dollars(r[name], exact=True) for name, _h in METER_COLUMNS] for _l, _g, r in rows]
+    games = [str(g) for _l, g, _r in rows]
+    label_w = max(len(r[0]) for r in rows)
+    games_w = max(len("games"), *(len(g) for g in games))
+    widths = [max(len(h), *(len(c[i]) for c in cells))
+              for i, (_n, h) in enumerate(METER_COLUMNS)]
+    head = f"{'':{label_w}}  {'games':>{games_w}}" + "".join(
+        f"  {h:>{w}}" for (_n, h), w in zip(METER_COLUMNS, widths, strict=True))
+    out = [f"games played {m['games_played']}, voided {m['games_voided']}", head]
+    for (label, _g, _r), g, row in zip(rows, games, cells, strict=True):
+        out.append(f"{label:{label_w}}  {g:>{games_w}}" + "".join(
+            f"  {c:>{w}}" for c, w in zip(row, widths, strict=True)))
+    for kind, v in sorted(m.get("by_wager", {}).items()):
+        out.append(f"{kind} wagers: wagered {dollars(v['wagered'], exact=True)}, "
+                   f"paid {dollars(v['paid'], exact=True)}")
+    verdict = "yes" if m["balanced"] else "NO"
+    out.append(f"balanced: {verdict} (credits = credits in - credits out - wagered + paid)")
+    return out
 
 
 def cmd_events(args: argparse.Namespace) -> int:

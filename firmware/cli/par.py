@@ -82,7 +82,7 @@ def _run(args: argparse.Namespace) -> int:
         path = write_par_sheet(res, args.out, sim_rounds=args.sim_rounds,
                                progress=args.progress)
         if not args.json:
-            print(f"PAR sheet written: {path}")
+            print(f"wrote {path} (the PAR sheet; its HTML and plots beside it)")
     if args.json:
         print(json.dumps(res.to_json(), indent=2, sort_keys=True))
         return 0

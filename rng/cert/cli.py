@@ -147,7 +147,7 @@ def _run(args: argparse.Namespace) -> int:
     output_dir(args.out)  # last: a refused run leaves nothing behind
     rep = certification_run(cfg, opts, context(args), tables=tables)
     _print_summary(rep)
-    print(f"report: {args.out / 'report.html'} and {args.out / 'report.md'}")
+    print(f"wrote {args.out / 'report.html'} and {args.out / 'report.md'} (the report)")
     return 0 if rep.passed else 1
 
 
@@ -192,7 +192,7 @@ def _analyze(args: argparse.Namespace) -> int:
         return 0 if rep.passed else 1
     _print_summary(rep)
     if args.out is not None:
-        print(f"report: {args.out / 'report.html'} and {args.out / 'report.md'}")
+        print(f"wrote {args.out / 'report.html'} and {args.out / 'report.md'} (the report)")
     return 0 if rep.passed else 1
 
 

@@ -179,9 +179,34 @@ def test_draws_formats(capsysbinary: pytest.CaptureFixture[bytes]) -> None:
 
 def test_draws_to_a_file(tmp_path: Path, capsysbinary: pytest.CaptureFixture[bytes]) -> None:
     target = tmp_path / "shoes.csv"
-    rc, _, _ = run(["rng", "draws", "--what", "shuffle", "--n", "2", "-o", str(target)],
-                   capsysbinary)
+    rc, out, err = run(["rng", "draws", "--what", "shuffle", "--n", "2", "-o", str(target)],
+                       capsysbinary)
     assert rc == 0 and len(target.read_text().splitlines()) == 2
+    assert out.decode() == f"wrote {target} (2 shoes, csv)\n" and err == ""  # as ui snapshot
+
+
+def test_every_out_says_the_folders_it_creates(
+        tmp_path: Path, capsysbinary: pytest.CaptureFixture[bytes]) -> None:
+    """One behaviour for every --out (README, "Files a command writes"): missing folders
+    are created and said, once, on stderr; stdout says what was written."""
+    target = tmp_path / "new" / "deeper" / "t.csv"
+    rc, out, err = run(["rng", "draws", "--what", "target", "--n", "5", "--seed", "01",
+                        "--out", str(target)], capsysbinary)
+    assert rc == 0 and len(target.read_text().split()) == 5
+    assert err == f"etg: --out: created the folder {target.parent}\n"
+    assert out.decode() == f"wrote {target} (5 targets, csv)\n"
+    rc, out, err = run(["rng", "stream", "--bytes", "16", "--seed", "01",
+                        "--out", str(tmp_path / "s" / "x.bin")], capsysbinary)
+    assert rc == 0 and (tmp_path / "s" / "x.bin").stat().st_size == 16
+    assert err == f"etg: --out: created the folder {tmp_path / 's'}\n"
+    assert out.decode() == f"wrote {tmp_path / 's' / 'x.bin'} (16 bytes)\n"
+    rc, _, err = run(["rng", "draws", "--what", "target", "--n", "5", "--seed", "01",
+                      "--out", str(target)], capsysbinary)
+    assert rc == 0 and err == ""  # the folder is there now: nothing to say
+    (tmp_path / "file").write_text("x")
+    rc, out, err = run(["rng", "draws", "--what", "target", "--n", "5",
+                        "--out", str(tmp_path / "file" / "t.csv")], capsysbinary)
+    assert rc == 2 and out == b"" and err.count("\n") == 1 and "not a directory" in err
 
 
 @pytest.mark.parametrize("argv,problem", [

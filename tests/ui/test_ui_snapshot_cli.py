@@ -85,7 +85,10 @@ def test_bad_output_and_bad_scenario(tmp_path: Path, capsys: pytest.CaptureFixtu
     assert main(["ui", "snapshot", "--scenario", too_far, "--after-card", "500", "--out",
                  str(tmp_path / "z.png")]) == 2
     err = capsys.readouterr().err
-    assert "Traceback" not in err and len(err.strip().splitlines()) == 4
+    lines = err.strip().splitlines()
+    assert "Traceback" not in err and len(lines) == 5
+    assert f"etg: --out: created the folder {tmp_path / 'nodir'}" in lines  # said, once
+    assert sum(line.startswith("etg: error: ") for line in lines) == 4
 
 
 def test_principle_7_scenario_snapshots_are_a_bench_power(tmp_path: Path,
