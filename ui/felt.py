@@ -99,7 +99,7 @@ def _panels(p: Painter, surf: pygame.Surface, g: TableGeometry, layout: Layout,
     right_box = right.inflate(-2 * pad, -2 * pad)
     # the roomier right panel first, unless the Bingo display took most of it
     boxes = [left_box, right_box] if g.bingo is not None else [right_box, left_box]
-    floor = paytables.PAYTABLE_MIN_PX
+    floor = paytables.paytable_floor(p)
     base = max(m.font(24), floor)
     pages = paytables.plan_pages(p, layout.paytables, boxes, base, floor)
     if len(pages) > 1:  # keep a line at the bottom of the first box for "page k/n"

@@ -9,6 +9,7 @@ string is kept in a bounded cache keyed by (text, size, colour).
 from __future__ import annotations
 
 import os
+import re
 from collections import OrderedDict
 
 import pygame
@@ -16,6 +17,19 @@ import pygame
 from ui.palette import Color
 
 _FONT_FILE = os.path.join(os.path.dirname(pygame.__file__), pygame.font.get_default_font())
+
+#: Where a line never breaks in regulated text: inside odds ("3 to 2"), and between a
+#: word and the number it qualifies ("Player 21", "dealer 7", "draw to 16"): a line that
+#: ends "3 to" or "against a dealer" and goes on "2" or "21" reads as another rule.
+_KEEP = (re.compile(r"(?<=\d) (to) (?=\d)"), re.compile(r"(?<![\w$])([A-Za-z]+) (?=\d)"))
+_NBSP = "\u00a0"
+
+
+def keep_together(text: str) -> list[str]:
+    """``text``'s words as the units a line may break between (:data:`_KEEP`)."""
+    text = _KEEP[0].sub(f"{_NBSP}to{_NBSP}", text)
+    text = _KEEP[1].sub(lambda m: m.group(1) + _NBSP, text)
+    return [w.replace(_NBSP, " ") for w in re.split(r"[ \t\n]+", text.strip()) if w]
 
 
 class TextCache:
@@ -66,10 +80,11 @@ class TextCache:
         return px
 
     def wrap(self, text: str, px: int, max_w: int) -> list[str]:
-        """Break ``text`` into lines no wider than ``max_w`` (a long word stays whole)."""
+        """Break ``text`` into lines no wider than ``max_w`` (a long word stays whole), never
+        inside odds or between a word and its number (:func:`keep_together`)."""
         lines: list[str] = []
         line = ""
-        for word in text.split():
+        for word in keep_together(text):
             trial = f"{line} {word}" if line else word
             if line and self.width(trial, px) > max_w:
                 lines.append(line)

@@ -22,6 +22,15 @@ ODDS_SHARE = 0.45  # odds wider than this share of a column go on lines under th
 #: No paytable line is drawn smaller than this (pixels of font size): 14 px is read from a
 #: seat at 800x480 on the Raspberry Pi's 7" screen; below it the tables are paged instead.
 PAYTABLE_MIN_PX = 14
+#: ... and on a larger screen no smaller than this design size (18 px at 1920x1080, where
+#: 14 px is a quarter of an inch on a table's 43" display, too small from a seat): a long
+#: table is paged there too rather than shrunk (``ui.felt``).
+PAYTABLE_SEAT_PX = 18
+
+
+def paytable_floor(p: Painter) -> int:
+    """The smallest font size a paytable line may have on this screen."""
+    return max(PAYTABLE_MIN_PX, p.m.font(PAYTABLE_SEAT_PX))
 
 
 @dataclass(frozen=True)
@@ -37,18 +46,28 @@ class Placed:
 
 def _row_lines(p: Painter, hand: str, odds: str, px: int, width: int
                ) -> tuple[list[str], list[str], bool]:
-    """(hand lines, odds lines, stacked): odds beside the hand, or under it when long."""
+    """(hand lines, odds lines, stacked): the odds beside the hand's *last* line when they
+    fit there, else on lines under the hand. Either way a row reads in order, line by line
+    from the left: the whole hand, then its odds (never "Player 21 against a dealer
+    player wins / 21"), and no line breaks inside odds or a hand's number
+    (:func:`ui.fonts.keep_together`)."""
     gap = p.m.s(12)
     odds_w = p.texts.width(odds, px)
+    hand_lines = p.texts.wrap(hand, px, width)
     if odds_w <= width * ODDS_SHARE:
-        return p.texts.wrap(hand, px, max(10, width - odds_w - gap)), [odds], False
+        if p.texts.width(hand_lines[-1], px) + gap + odds_w <= width:
+            return hand_lines, [odds], False
+        # the last line is full: narrower lines leave room beside the last one, unless
+        # they take more lines than the odds on a line of their own
+        narrow = p.texts.wrap(hand, px, max(10, width - odds_w - gap))
+        if len(narrow) <= len(hand_lines) + 1:
+            return narrow, [odds], False
     indent = p.m.s(24)
-    return p.texts.wrap(hand, px, width), p.texts.wrap(odds, px, width - indent), True
+    return hand_lines, p.texts.wrap(odds, px, width - indent), True
 
 
 def _row_height(hand_lines: list[str], odds_lines: list[str], stacked: bool) -> int:
-    return len(hand_lines) + len(odds_lines) if stacked else max(len(hand_lines),
-                                                                  len(odds_lines))
+    return len(hand_lines) + len(odds_lines) if stacked else len(hand_lines)
 
 
 def _split(rows: tuple[tuple[str, str], ...], columns: int) -> list[tuple[tuple[str, str], ...]]:
@@ -104,7 +123,8 @@ def draw_table(p: Painter, surf: pygame.Surface, pt: Paytable, px: int, box: pyg
                 img = p.texts.render(text, px, palette.CREAM)
                 drawn.append(surf.blit(img, (left, y + i * line)))
                 p.model.add(p.region, "line", text, drawn[-1])
-            first = y + len(hand_lines) * line if stacked else y
+            # stacked: under the hand; beside: on the hand's last line
+            first = y + len(hand_lines) * line if stacked else y + (len(hand_lines) - 1) * line
             for i, text in enumerate(odds_lines):
                 img = p.texts.render(text, px, palette.MUTED if stacked else palette.CREAM)
                 if stacked:
@@ -116,7 +136,11 @@ def draw_table(p: Painter, surf: pygame.Surface, pt: Paytable, px: int, box: pyg
             # each string once, at its first line (what a test measures the size of)
             p.model.add(p.region, "text", hand, drawn[0])
             p.model.add(p.region, "text", odds, drawn[len(hand_lines)])
-            y += line * _row_height(hand_lines, odds_lines, stacked)
+            height = line * _row_height(hand_lines, odds_lines, stacked)
+            # the row as a whole: its lines are read in order within this rectangle
+            p.model.add(p.region, "row", f"{hand}\t{odds}",
+                        pygame.Rect(left, y, col_w, height))
+            y += height
         bottom = max(bottom, y)
     return bottom + m.s(8)
 
@@ -186,8 +210,10 @@ def _measured(p: Painter, sizes: Sizes, row: tuple[str, str] | str, px: int,
 def _flow(p: Painter, tables: tuple[Paytable, ...], boxes: list[pygame.Rect], px: int,
           fill: float, sizes: Sizes) -> list[Page]:
     """Pages of the tables' rows poured, in order, into the boxes (filled to ``fill`` of
-    their height). A table that does not fit the rest of a box goes on in the next box,
-    under its title again when that box starts a new page; a title never ends a box."""
+    their height). A table that does not fit the rest of a box goes on in the next box
+    under its title again: the boxes are not always read in the order they are filled
+    (the roomier right panel first), and a row must never be read under another table's
+    title, or under none. A title never ends a box."""
     pages: list[Page] = []
     page: list[list[Placed]] = [[] for _ in boxes]
     b, used, gap = 0, 0, p.m.s(8)
@@ -195,7 +221,7 @@ def _flow(p: Painter, tables: tuple[Paytable, ...], boxes: list[pygame.Rect], px
         rows, i = table.rows, 0
         while i < len(rows):
             step = 2 if i == 0 else 0
-            title = table.title if i == 0 or b == 0 else ""
+            title = table.title  # over every part: a row is read under its own title
             width, room = boxes[b].width, int(boxes[b].height * fill) - used
             h = _measured(p, sizes, title, px + step, width)
             n = 0
