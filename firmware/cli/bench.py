@@ -41,7 +41,8 @@ def register(sub: Any, common: argparse.ArgumentParser) -> None:
         "meters balance, every round settled or voided exactly once, history equals "
         "meters, the audit chain verifies, no journal gap. Exits 1 on any violation.",
     )
-    add_variant(soak, "the game", required=True)
+    add_variant(soak, "the game (default: the configuration's table.variant, as par and "
+                "rtp)")
     soak.add_argument("--rounds", type=count, required=True, metavar="N",
                       help="rounds to play (settled or voided)")
     soak.add_argument("--faults", type=float, default=0.2, metavar="RATE",
@@ -108,14 +109,16 @@ def _soak(args: argparse.Namespace) -> int:
     from firmware.bench.soak import Soak
     from firmware.bench.soak_report import write_soak_junit
 
-    hil_factory(context(args).load_config(args))  # production refuses the bench's powers
+    cfg = context(args).load_config(args)
+    hil_factory(cfg)  # production refuses the bench's powers
     if not 1 <= args.seats <= 7:
         raise UserError("--seats must be 1..7")
     from pathlib import Path
 
+    variant = args.variant or cfg.table.variant
     keep = Path(args.keep) if args.keep else None
-    soak = Soak(args.variant, args.rounds, args.faults, seed_int(args.seed), args.seats)
-    with progress_for(args.progress, args.rounds, "rounds", f"bench soak {args.variant}"
+    soak = Soak(variant, args.rounds, args.faults, seed_int(args.seed), args.seats)
+    with progress_for(args.progress, args.rounds, "rounds", f"bench soak {variant}"
                       ) as progress:
         result = soak.run(keep, progress)
     if args.json:

@@ -45,7 +45,8 @@ class RtpResult:
     seed: int = 0
     played: int = 0  # rounds played by this attempt (the others came from a checkpoint)
     tasks: int = 0
-    task_rounds: int = 0
+    task_rounds: int = 0  # rounds of each task but the last
+    last_task_rounds: int = 0  # the last task's (the remainder: fewer, or the same)
     resumed_tasks: int = 0
     cluster: str = "this process"
     notes: list[str] = field(default_factory=list)
@@ -90,6 +91,7 @@ class RtpResult:
             "seed": f"{self.seed:x}",
             "tasks": self.tasks,
             "task_rounds": self.task_rounds,
+            "last_task_rounds": self.last_task_rounds,
             "task_seed": "SeedSequence(seed, spawn_key=(task,))",
             "resumed_tasks": self.resumed_tasks,
             "cluster": self.cluster,
@@ -105,9 +107,10 @@ class RtpResult:
             f"{self.rules.variant}: {j['rounds']:,} rounds through the "
             f"{'fast path' if self.fast else 'engine'} on {self.cluster} in "
             f"{self.seconds:.1f} s ({j['rounds_per_second']:,.0f} rounds/s)",
-            f"  seed {self.seed:x} (hex, as --seed takes it); {self.tasks:,} task(s) of "
-            f"{self.task_rounds:,} rounds, task i seeded by SeedSequence(seed, spawn_key=(i,))"
-            + (f"; {self.resumed_tasks:,} task(s) read from the checkpoint"
+            f"  seed {self.seed:x} (hex, as --seed takes it); "
+            f"{tasks_text(self.tasks, self.task_rounds, self.last_task_rounds)}, task i "
+            "seeded by SeedSequence(seed, spawn_key=(i,))"
+            + (f"; {_count(self.resumed_tasks, 'task')} read from the checkpoint"
                if self.resumed_tasks else ""),
             f"  house edge   {self.house_edge:+.5%}  (standard error {self.stderr:.5%}; "
             f"95% interval {lo:+.5%} .. {hi:+.5%})",
@@ -117,6 +120,19 @@ class RtpResult:
         for k, v in j["wagers"].items():
             lines.append(f"  {k:<24} {v:+.6f} per unit of the Blackjack wager")
         return "\n".join(lines)
+
+
+def _count(n: int, what: str) -> str:
+    return f"{n:,} {what}" + ("" if n == 1 else "s")
+
+
+def tasks_text(tasks: int, rounds: int, last: int) -> str:
+    """How a run was cut, as it was: ``1 task of 1,000,000 rounds``, ``3 tasks of
+    4,000,000 rounds``, ``3 tasks: 2 of 4,000,000 rounds and the last of 1,500,000``."""
+    if tasks <= 1 or last == rounds:
+        return f"{_count(tasks, 'task')} of {_count(last if tasks == 1 else rounds, 'round')}"
+    return (f"{tasks:,} tasks: {tasks - 1:,} of {_count(rounds, 'round')} and the last of "
+            f"{last:,}")
 
 
 def play_task(rules: GameRules, n: int, seed: Any, fast: bool) -> Tally:
@@ -191,6 +207,7 @@ def run_rtp(
         if ck is not None:
             ck.close()
     return RtpResult(rules, total, time.perf_counter() - t0, jobs, fast, seed=seed,
-                     tasks=len(tasks), task_rounds=FAST_CHUNK if fast else CHUNK,
+                     tasks=len(tasks), task_rounds=tasks[0].units if tasks else 0,
+                     last_task_rounds=tasks[-1].units if tasks else 0,
                      resumed_tasks=len(done), cluster=where,
                      played=total.rounds - sum(d.rounds for d in done.values()))

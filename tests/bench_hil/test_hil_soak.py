@@ -24,9 +24,10 @@ def soaked(tmp_path_factory: pytest.TempPathFactory) -> tuple[int, str, Path]:
 
     buf = io.StringIO()
     with contextlib.redirect_stdout(buf):
-        rc = main(["bench", "soak", "--variant", "blackjack", "--rounds", "12", "--faults",
-                   "0.8", "--seed", "4", "--junit", str(keep / "soak.xml"), "--keep",
-                   str(keep)])
+        # no --variant: the configured game, as etg par and etg rtp (issue 38, item 15)
+        rc = main(["--set", "table.variant=blackjack", "bench", "soak", "--rounds", "12",
+                   "--faults", "0.8", "--seed", "4", "--junit", str(keep / "soak.xml"),
+                   "--keep", str(keep)])
     return rc, buf.getvalue(), keep
 
 

@@ -29,6 +29,18 @@ def test_rtp_json(capsys: pytest.CaptureFixture[str]) -> None:
     assert main(["rtp", "--rounds", "500", "--seed", "1", "--jobs", "1", "--json"]) == 0
     out = json.loads(capsys.readouterr().out)
     assert out["rounds"] == 500 and "house_edge" in out and "stderr" in out
+    # one task, as long as the run: not the size of a full task (issue 38, item 15)
+    assert out["tasks"] == 1 and out["task_rounds"] == out["last_task_rounds"] == 500
+
+
+def test_rtp_says_how_the_run_was_cut_as_it_was(capsys: pytest.CaptureFixture[str]) -> None:
+    from firmware.math.rtp import CHUNK, tasks_text
+
+    assert main(["rtp", "--rounds", str(CHUNK + 300), "--seed", "1", "--jobs", "1"]) == 0
+    out = capsys.readouterr().out
+    assert f"2 tasks: 1 of {CHUNK:,} rounds and the last of 300, task i" in out
+    assert tasks_text(1, 1_000_000, 1_000_000) == "1 task of 1,000,000 rounds"
+    assert tasks_text(3, 4_000_000, 4_000_000) == "3 tasks of 4,000,000 rounds"
 
 
 @pytest.mark.parametrize("argv", [
