@@ -16,11 +16,12 @@ import pygame
 
 from etgcore.money import dollars
 from etgcore.view import PublicView
-from ui import palette
+from ui import palette, paytables
 from ui.geometry import TableGeometry
-from ui.layout_data import Layout
+from ui.layout_data import Layout, Paytable
 from ui.painter import Painter
 from ui.state import ScreenState
+from ui.units import MIN_FONT_PX
 
 DIM_SCREENS = frozenset({"attract", "tilt", "void"})
 ATTRACT_SLIDE_S = 3.5
@@ -40,9 +41,21 @@ def overlay_rect(screen: str, g: TableGeometry) -> pygame.Rect | None:
     return None
 
 
-def attract_items(layout: Layout) -> list[str]:
-    """What attract mode cycles through: the layout's own inscriptions and paytables."""
-    return list(layout.inscriptions) + [pt.title for pt in layout.paytables]
+#: rows of a paytable on one attract slide (a longer table takes several slides, in order)
+SLIDE_ROWS = 3
+
+
+def attract_items(layout: Layout) -> list[str | Paytable]:
+    """What attract mode cycles through: the layout's own inscriptions, then each paytable
+    whole (its title and every row with its odds, never the bare title), a long one
+    over several slides of :data:`SLIDE_ROWS` rows, each under the title and "k/n"."""
+    items: list[str | Paytable] = list(layout.inscriptions)
+    for pt in layout.paytables:
+        parts = [pt.rows[i:i + SLIDE_ROWS] for i in range(0, len(pt.rows), SLIDE_ROWS)]
+        for k, rows in enumerate(parts):
+            title = pt.title if len(parts) == 1 else f"{pt.title} ({k + 1}/{len(parts)})"
+            items.append(Paytable(title, rows))
+    return items
 
 
 def overlay_key(screen: str, view: PublicView | None, layout: Layout,
@@ -80,24 +93,47 @@ def _attract(p: Painter, surf: pygame.Surface, rect: pygame.Rect, layout: Layout
     m = p.m
     _box(p, surf, rect, palette.GOLD)
     inner = rect.inflate(-m.s(30), -m.s(20))
+    items = attract_items(layout)
+    idx = int(t / ATTRACT_SLIDE_S) % len(items) if items and animate else 0
+    item = items[idx] if items else None
+    limits: Mapping[str, Any] = (view.get("limits") if view else None) or {}
+    lo, hi = limits.get("min_wager"), limits.get("max_wager")
+    wagers = (f"Wagers {dollars(lo)} to {dollars(hi)}"
+              if isinstance(lo, int) and isinstance(hi, int) else "")
+    if isinstance(item, Paytable):
+        # a paytable takes the whole slide under its own title; the game, the certificate
+        # holder and the limits share one line at the foot (all on the felt's title panel)
+        foot = "  ·  ".join(x for x in (layout.title, layout.certificate_holder, wagers) if x)
+        f = p.text_fit(surf, foot, m.font(22), palette.MUTED,
+                       pygame.Rect(inner.left, inner.bottom, inner.width, 1), "midbottom")
+        box = pygame.Rect(inner.left + m.s(20), inner.top, inner.width - m.s(40),
+                          f.top - m.s(6) - inner.top)
+        clip = surf.get_clip()
+        surf.set_clip(box.clip(clip) if clip else box)
+        paytables.draw_table(p, surf, item, _slide_px(p, item, box), box, 1)
+        surf.set_clip(clip)
+        return
     r = p.text_fit(surf, layout.title, m.font(56), palette.GOLD,
                    pygame.Rect(inner.left, inner.top, inner.width, 1), "midtop")
     r = p.text_fit(surf, layout.certificate_holder, m.font(28), palette.CREAM,
                    pygame.Rect(inner.left, r.bottom + m.s(2), inner.width, 1), "midtop")
-    items = attract_items(layout)
-    if items:
-        idx = int(t / ATTRACT_SLIDE_S) % len(items) if animate else 0
+    if item is not None:
         pulse = (int(t * 8) % 16) / 15.0 if animate else 1.0
         k = 0.6 + 0.4 * abs(2 * pulse - 1)
         r_, g_, b_ = palette.GOLD
         color = (round(r_ * k), round(g_ * k), round(b_ * k))
         box = pygame.Rect(inner.left, r.bottom + m.s(12), inner.width, m.s(80))
-        p.paragraph(surf, items[idx], m.font(34), color, box, box.top)
-    limits: Mapping[str, Any] = (view.get("limits") if view else None) or {}
-    lo, hi = limits.get("min_wager"), limits.get("max_wager")
-    if isinstance(lo, int) and isinstance(hi, int):
-        p.text(surf, f"Wagers {dollars(lo)} to {dollars(hi)}", m.font(22), palette.MUTED,
-               inner.midbottom, "midbottom")
+        p.paragraph(surf, item, m.font(34), color, box, box.top)
+    if wagers:
+        p.text(surf, wagers, m.font(22), palette.MUTED, inner.midbottom, "midbottom")
+
+
+def _slide_px(p: Painter, table: Paytable, box: pygame.Rect) -> int:
+    """The largest size (up to the design's 34 px) at which ``table`` fits ``box``."""
+    px = p.m.font(34)
+    while px > MIN_FONT_PX and paytables.table_height(p, table, px, box.width, 1) > box.height:
+        px -= 1
+    return px
 
 
 def _betting(p: Painter, surf: pygame.Surface, rect: pygame.Rect, state: ScreenState,

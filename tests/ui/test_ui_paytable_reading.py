@@ -117,3 +117,33 @@ def test_paytables_on_a_large_screen_are_read_from_a_seat(variant: str) -> None:
         boxes = [b.inflate(2, 2) for b in plan.boxes]
         drawn = [d for d in r.model.of_kind("line") if any(b.contains(_rect(d)) for b in boxes)]
         assert drawn and all(_rect(d).height >= line for d in drawn)
+
+
+@pytest.mark.parametrize("variant", ["blackjack", "split-to-double", "bingo", "spanish21"])
+def test_attract_slides_show_every_paytable_whole(variant: str) -> None:
+    """Attract mode shows each paytable with its rows and odds, never its bare title (a
+    long table over several slides, each under the title and "k/n"), read in order."""
+    from firmware.engine.rules import load_rules
+    from ui.screens import ATTRACT_SLIDE_S, attract_items
+
+    if variant not in engine_variants():
+        pytest.skip(f"no Rules Submission for {variant}")
+    layout = layout_of(variant)
+    view = empty_table_view(load_rules(variant, {}))
+    r = Renderer((1920, 1080), layout, animate=True)
+    surf = new_surface((1920, 1080))
+    shown: list[tuple[str, str]] = []
+    titles: set[str] = set()
+    for k in range(len(attract_items(layout))):
+        r.render(surf, view, ScreenState("attract"), k * ATTRACT_SLIDE_S + 0.5)
+        rows = r.model.of_kind("row", "overlay")
+        lines = r.model.of_kind("line", "overlay")
+        for row in rows:
+            hand, odds = row.value.split("\t")
+            read = reading_order([d for d in lines if _rect(row).contains(_rect(d))])
+            assert " ".join(read).split() == f"{hand} {odds}".split()
+            shown.append((hand, odds))
+        titles |= {re.sub(r" \(\d+/\d+\)$", "", d.value)
+                   for d in r.model.of_kind("text", "overlay")}
+    assert shown == [row for t in layout.paytables for row in t.rows]  # all, in order
+    assert {t.title for t in layout.paytables} <= titles
