@@ -106,6 +106,8 @@ class SeatView(TypedDict):
     wagers: dict[str, int]  #: blackjack, insurance and every wager the game's mechanisms place
     hands: list[HandView]
     net: int | None  #: once settled: credits after minus before
+    #: once settled: cents returned per wager kind (stake and winnings), e.g. a side wager's
+    returned: NotRequired[dict[str, int]]
 
 
 class BingoView(TypedDict):

@@ -33,6 +33,7 @@ from ui.painter import Painter
 from ui.screens import DIM_SCREENS, overlay_key, overlay_rect, paint_overlay, paint_recall_frame
 from ui.seats import (
     SeatContext,
+    paint_absent_seat,
     paint_seat,
     paint_turn_frame,
     spot_tag_height,
@@ -154,7 +155,8 @@ class Renderer:
         by_seat = {st.get("seat"): st for st in view.get("seats") or []}
         for seat, sg in g.seats.items():
             st = by_seat.get(seat)
-            if st is None:
+            if st is None:  # not in this view: a seat that did not play a recalled round
+                out.append((f"seat-{seat}", sg.rect, "absent", self._absent_painter(sg)))
                 continue
             mine = expecting.get("seat") == seat
             ctx = SeatContext(expecting, dealer_bj, selected=state.selected_seat == seat)
@@ -182,6 +184,12 @@ class Renderer:
                                  for r in turn_frame_ring(self.painter, sg)]
             if framed:
                 paint_turn_frame(self.painter, s, sg)
+
+        return paint
+
+    def _absent_painter(self, sg: SeatGeometry) -> Paint:
+        def paint(s: pygame.Surface) -> None:
+            paint_absent_seat(self.painter, s, sg)
 
         return paint
 

@@ -16,6 +16,7 @@ from etgcore.money import dollars
 from ui import palette
 from ui.geometry import SPOT_TAG_H, SPOT_TAG_PX, SeatGeometry, chip_radius, stack_center
 from ui.painter import Painter
+from ui.units import MIN_FONT_PX
 
 RESULT_COLORS = {
     "win": palette.WIN, "blackjack": palette.WIN, "lose": palette.LOSE,
@@ -28,16 +29,23 @@ STATUS_WORDS = {
 
 
 def _cells(area: pygame.Rect, n: int) -> list[pygame.Rect]:
-    """Where each of ``n`` hands goes: one, two side by side, or a 2x2 grid."""
+    """Where each of ``n`` hands goes: one, two side by side, or a 2x2 grid; in the order
+    they are read and numbered, hand 1 on the left (top left in the grid), as each is
+    labelled "HAND 1", "HAND 2" (:func:`hand_label`)."""
     if n <= 1:
         return [area]
     if n == 2:
         w = area.width // 2
-        return [pygame.Rect(area.left + i * w, area.top, w, area.height) for i in (1, 0)]
+        return [pygame.Rect(area.left + i * w, area.top, w, area.height) for i in (0, 1)]
     w, h = area.width // 2, area.height // 2
-    # hands are played right to left like the seats: hand 1 top right
-    spots = [(1, 0), (0, 0), (1, 1), (0, 1)]
+    spots = [(0, 0), (1, 0), (0, 1), (1, 1)]
     return [pygame.Rect(area.left + c * w, area.top + r * h, w, h) for c, r in spots[:n]]
+
+
+def hand_label(number: int, n_hands: int) -> str:
+    """The label over a hand of a split seat (hands count from 1, as the status line and
+    the panel say them); none over a seat's only hand."""
+    return f"HAND {number}" if n_hands > 1 else ""
 
 
 def _card_width(p: Painter, n_hands: int, n_cards: int, inner: pygame.Rect,
@@ -143,9 +151,10 @@ def _paint_rows(p: Painter, surf: pygame.Surface, inner: pygame.Rect, y: int,
 
 
 def _hand(p: Painter, surf: pygame.Surface, cell: pygame.Rect, hand: Mapping[str, Any],
-          n_hands: int, current: bool) -> None:
-    """One hand in its cell, top to bottom: the cards, the total, the tags (BINGO!, the
-    result), the hand's own wagers. Nothing is drawn over the cards."""
+          n_hands: int, current: bool, number: int = 1) -> None:
+    """One hand in its cell, top to bottom: the cards, the total (after the hand's label
+    on a split seat: "HAND 2  19"), the tags (BINGO!, the result), the hand's own wagers.
+    Nothing is drawn over the cards."""
     m = p.m
     cards: Sequence[str] = hand.get("cards") or []
     pad = m.s(6)
@@ -177,15 +186,41 @@ def _hand(p: Painter, surf: pygame.Surface, cell: pygame.Rect, hand: Mapping[str
         p.card(surf, str(code), (fan.left + i * dx, fan.top), cw)
     # below the frame drawn round a current or Bingo hand, never on the cards
     y = fan.bottom + m.s(8 if hand.get("bingo_hit") or current else 4)
-    if line:
+    label = hand_label(number, n_hands)
+    if line or label:
         color = palette.LOSE if hand.get("status") == "bust" else palette.WHITE
-        r = p.text_fit(surf, line, px, color, pygame.Rect(inner.left, y, inner.width, 1),
-                       "midtop")
+        r = _total_line(p, surf, label, line, px, color,
+                        pygame.Rect(inner.left, y, inner.width, 1))
         y = r.bottom + gap
     for text, color in tags:
         y = p.badge(surf, text, color, (fan.centerx, y), inner.width, tag_h, tag_px
                     ).bottom + gap
     _paint_rows(p, surf, inner, y, rows)
+
+
+def _total_line(p: Painter, surf: pygame.Surface, label: str, line: str, px: int,
+                color: palette.Color, box: pygame.Rect) -> pygame.Rect:
+    """The hand's label (small, muted) and its total on one line at ``box``'s top,
+    shrunk together to its width; the label takes no line of its own, so a split seat's
+    cards keep their size. Returns the rectangle of the line."""
+    if not label:
+        return p.text_fit(surf, line, px, color, box, "midtop")
+    gap = p.m.s(8)
+    size = px
+    while True:
+        small = max(MIN_FONT_PX, size * 3 // 5)
+        width = p.texts.width(label, small) + (gap + p.texts.width(line, size) if line else 0)
+        if width <= box.width or size <= MIN_FONT_PX:
+            break
+        size -= 1
+    x = box.centerx - width // 2
+    height = p.texts.font(size).get_linesize() if line else p.texts.font(small).get_linesize()
+    base = box.top + height
+    r = p.text(surf, label, small, palette.MUTED, (x, base), "bottomleft")
+    p.model.add(p.region, "hand-label", label, r)
+    if line:
+        r = r.union(p.text(surf, line, size, color, (r.right + gap, base), "bottomleft"))
+    return r
 
 
 def hand_winnings(hand: Mapping[str, Any]) -> int:
@@ -268,8 +303,22 @@ def _spots(p: Painter, surf: pygame.Surface, sg: SeatGeometry, seat: Mapping[str
         place = sg.tags.get(kind)
         if isinstance(outcome, str) and place is not None:
             word = outcome if outcome in ("lose", "push") else "win"
-            p.badge(surf, word.upper(), RESULT_COLORS[word], place.midtop, place.width,
-                    place.height, m.font(SPOT_TAG_PX), kind="spot-tag")
+            p.badge(surf, spot_tag_text(word, cents, seat, kind), RESULT_COLORS[word],
+                    place.midtop, place.width, place.height, m.font(SPOT_TAG_PX),
+                    kind="spot-tag")
+
+
+def spot_tag_text(word: str, stake: int, seat: Mapping[str, Any], kind: str) -> str:
+    """A side wager's result with its amount, as a hand's is: "WIN  +$50" (what it won:
+    the engine's cents returned for it, less its stake), "LOSE  -$10" (its stake),
+    "PUSH". A record without the amounts (written before rounds carried them) shows the
+    word alone."""
+    if word == "lose" and stake:
+        return f"LOSE  {dollars(-stake, sign=True)}"
+    returned = (seat.get("returned") or {}).get(kind)
+    if word == "win" and isinstance(returned, int) and returned > stake:
+        return f"WIN  {dollars(returned - stake, sign=True)}"
+    return word.upper()
 
 
 def _credits(p: Painter, surf: pygame.Surface, box: pygame.Rect,
@@ -295,6 +344,18 @@ def _credits(p: Painter, surf: pygame.Surface, box: pygame.Rect,
         p.text(surf, text, size, color, (x + (w - p.texts.width(text, size)) // 2,
                                          box.bottom), "bottomleft")
         x += w + gap
+
+
+#: where a seat's credits go when the view has no such seat (a recalled round it sat out)
+DID_NOT_PLAY = "did not play"
+
+
+def paint_absent_seat(p: Painter, surf: pygame.Surface, sg: SeatGeometry) -> None:
+    """A seat the view does not hold (game recall of a round it did not play): its felt
+    label stays, and where its credits would be, that it did not play, not an amount
+    left out as if it were missing."""
+    p.text_fit(surf, DID_NOT_PLAY, p.m.font(22), palette.MUTED, sg.credits, "midbottom",
+               floor=8)
 
 
 def credits_label(seat: int) -> str:
@@ -333,7 +394,7 @@ def paint_seat(p: Painter, surf: pygame.Surface, sg: SeatGeometry, seat: Mapping
     hands: Sequence[Mapping[str, Any]] = seat.get("hands") or []
     for i, (cell, hand) in enumerate(zip(_cells(sg.hands, len(hands)), hands, strict=False)):
         current = turn and expecting.get("hand") == i + 1  # hands count from 1
-        _hand(p, surf, cell, hand, len(hands), current)
+        _hand(p, surf, cell, hand, len(hands), current, i + 1)
     _spots(p, surf, sg, seat, lost)
     _credits(p, surf, sg.credits, seat)
     if expecting.get("seat") == sg.seat and frame:

@@ -56,7 +56,8 @@ def screen_state(screen: str, view: PublicView, countdown: float) -> ScreenState
         return ScreenState("betting", betting_closes_at=SNAPSHOT_T + countdown,
                            betting_opened_at=SNAPSHOT_T)
     if screen == "recall":
-        return ScreenState("recall", recall=(RecallEntry(view, "snapshot"),))
+        # a snapshot's round never ended at any time: no "ended ..." on its subtitle
+        return ScreenState("recall", recall=(RecallEntry(view, ""),))
     if screen == "failure":
         return ScreenState(failure={"kind": "rng", "message": "snapshot of the failure screen"})
     return ScreenState(screen)

@@ -53,7 +53,7 @@ def _seat(t: Game, s: Seat) -> SeatView:
         for name in m.wager_names:
             wagers[name] = 0
     wagers.update(s.side)
-    return {
+    out: SeatView = {
         "seat": s.number,
         "credits": s.credits,
         "playing": bool(s.hands) or bool(s.wager),
@@ -61,6 +61,9 @@ def _seat(t: Game, s: Seat) -> SeatView:
         "hands": [_hand(h) for h in s.hands],
         "net": s.net,
     }
+    if s.net is not None:  # settled: what went back per wager kind (a side wager's win)
+        out["returned"] = dict(s.returned_by_kind)
+    return out
 
 
 def _dealer(t: Round, reveal: bool) -> DealerView:

@@ -72,7 +72,9 @@ def test_the_recall_screen_draws_seats_3_5_7_in_their_places(tmp_path: Path) -> 
     for seat in (3, 5, 7):
         assert f"seat-{seat}" in regions, regions
         assert r.model.cards(f"seat-{seat}"), f"seat {seat} shows no cards"
-    assert "seat-1" not in regions and "seat-2" not in regions
+    for seat in (1, 2, 4, 6):  # did not play: no cards, and saying so (issue 38, item 9)
+        assert not r.model.cards(f"seat-{seat}")
+        assert r.model.texts(f"seat-{seat}") == ["did not play"]
     texts = r.model.texts()
     lo, hi = dollars(rules.min_wager), dollars(rules.max_wager)  # type: ignore[attr-defined]
     assert any(f"Wagers {lo} to {hi}" in t for t in texts) or not any(

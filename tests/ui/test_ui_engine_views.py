@@ -38,9 +38,11 @@ def test_every_engine_view_of_a_round_renders(variant: str, size: tuple[int, int
 
 
 def _shape(obj: Any) -> Any:
-    """The keys of a view, recursively (lists by the shape of their first element)."""
+    """The keys of a view, recursively (lists by the shape of their first element; a
+    seat's ``returned`` is keyed by the wager kinds that had something back: data)."""
     if isinstance(obj, dict):
-        return {k: _shape(v) for k, v in obj.items() if k not in ("bingo", "tilt")}
+        return {k: None if k == "returned" else _shape(v)
+                for k, v in obj.items() if k not in ("bingo", "tilt")}
     if isinstance(obj, list) and obj and isinstance(obj[0], dict):
         return [_shape(obj[0])]
     return None
