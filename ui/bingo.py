@@ -44,6 +44,36 @@ def _ball(p: Painter, surf: pygame.Surface, center: tuple[int, int], radius: int
         p.text(surf, text, px, palette.INK, center, "center")
 
 
+def ring_room(p: Painter, rect: pygame.Rect, centers: tuple[tuple[int, int], ...],
+              radius: int) -> tuple[pygame.Rect, int]:
+    """Where the reveal's rings may spread: inside the panel's border and under the
+    TARGET and MULTIPLIER captions (never over the border, the captions or the BINGO
+    heading), and the largest ring radius that keeps every ring whole in there."""
+    m = p.m
+    edge = m.s(8)
+    top = min(c[1] for c in centers) - radius - m.s(2)  # the captions end above this
+    room = pygame.Rect(rect.left + edge, top, rect.width - 2 * edge, rect.bottom - edge - top)
+    width = max(1, m.s(4))
+    biggest = min(min(x - room.left, room.right - x, room.bottom - y) for x, y in centers)
+    return room, max(radius, biggest - width)
+
+
+def _rings(p: Painter, surf: pygame.Surface, rect: pygame.Rect,
+           centers: tuple[tuple[int, int], ...], radius: int, progress: float) -> None:
+    """A ring spreading out of each ball as it is revealed, fading, within
+    :func:`ring_room`."""
+    room, biggest = ring_room(p, rect, centers, radius)
+    ring = round(radius + (biggest - radius) * progress)
+    shade = tuple(round(c * (1 - progress)) for c in palette.BINGO)
+    width = max(1, p.m.s(4))
+    clip = surf.get_clip()
+    surf.set_clip(room.clip(clip))
+    for c in centers:
+        drawn = pygame.draw.circle(surf, shade, c, ring, width)
+        p.model.add(p.region, "ring", "reveal", drawn)
+    surf.set_clip(clip)
+
+
 def paint_bingo(p: Painter, surf: pygame.Surface, rect: pygame.Rect,
                 bingo: BingoView | None, phase: str, progress: float,
                 hit: bool) -> None:
@@ -63,12 +93,10 @@ def paint_bingo(p: Painter, surf: pygame.Surface, rect: pygame.Rect,
     left = (rect.left + rect.width * 2 // 5, cy)
     right = (rect.left + rect.width * 4 // 5, cy)
     if drawn:
-        scale = reveal_scale(progress)
+        # the pop's overshoot stops short of the captions over the balls
+        scale = min(reveal_scale(progress), (radius + m.s(2)) / radius)
         if progress < 1.0:
-            ring = round(radius * (1.0 + 1.2 * progress))
-            shade = tuple(round(c * (1 - progress)) for c in palette.BINGO)
-            for c in (left, right):
-                pygame.draw.circle(surf, shade, c, ring, max(1, m.s(4)))
+            _rings(p, surf, rect, (left, right), radius, progress)
         _ball(p, surf, left, radius, str(target), "TARGET", scale, lit)
         _ball(p, surf, right, radius, f"{mult}x", "MULTIPLIER", scale, lit)
         if lit:
