@@ -27,6 +27,7 @@ from ui.dealer import paint_dealer
 from ui.felt import PaytablePlan, build_static
 from ui.fonts import TextCache
 from ui.geometry import SeatGeometry, TableGeometry, build_geometry
+from ui.keys import HELP_HINT, paint_legend
 from ui.layout_data import Layout
 from ui.model import RenderModel
 from ui.painter import Painter
@@ -168,12 +169,13 @@ class Renderer:
             name = f"seat-{seat}"
             out.append((name, sg.rect, key, self._seat_painter(name, sg, st, ctx, mine)))
         keys = state.panel_keys
+        hint = HELP_HINT if state.key_legend and not state.legend_shown else ""
 
         def status(s: pygame.Surface) -> None:
-            self.buttons = paint_status(p, s, g.status, view, dict(keys))
+            self.buttons = paint_status(p, s, g.status, view, dict(keys), hint)
 
-        out.append(("status", g.status, (expecting, view.get("round"), view.get("shoe"), keys),
-                    status))
+        out.append(("status", g.status,
+                    (expecting, view.get("round"), view.get("shoe"), keys, hint), status))
         return out
 
     def _seat_painter(self, name: str, sg: SeatGeometry, seat: SeatView,
@@ -239,18 +241,28 @@ class Renderer:
         g = self._ensure_static(shown)
         assert self._static is not None
         dim = screen in DIM_SCREENS
+        legend = state.key_legend if state.legend_shown else ()
         if screen == "recall":  # a past round: no keyboard mark, no key caps on it
             state = replace(state, selected_seat=None, panel_keys=())
         regions = [] if screen == "failure" else self._regions(g, shown, t, state)
         o_rect = overlay_rect(screen, g)
         o_key = overlay_key(screen, shown, self.layout, state, t, self.animate)
-        frame_key = (screen, dim, o_rect and tuple(o_rect), surf.get_size())
+        frame_key = (screen, dim, o_rect and tuple(o_rect), surf.get_size(), bool(legend))
         keys = {name: key for name, _r, key, _p in regions}
+        # the key help lies over everything: while it is up, a change redraws it all
         full = frame_key != self._frame_key or (
-            screen in FULL_SCREENS and (keys != self._keys or o_key != self._keys.get("@o"))
+            (screen in FULL_SCREENS or legend)
+            and (keys != self._keys or o_key != self._keys.get("@o"))
         )
         if full:
             self._full(surf, screen, dim, g, shown, state, t, regions)
+            if legend:
+                p = self.painter
+                p.region = "legend"
+                self.model.reset("legend")
+                paint_legend(p, surf, legend)
+            else:
+                self.model.drop("legend")
             self._keys = dict(keys)
             self._keys["@o"] = o_key
             self._frame_key = frame_key

@@ -18,6 +18,7 @@ from etgcore.money import dollars
 from etgcore.view import PublicView
 from ui import palette, paytables
 from ui.geometry import TableGeometry
+from ui.keys import annotate
 from ui.layout_data import Layout, Paytable
 from ui.painter import Painter
 from ui.state import ScreenState
@@ -68,11 +69,11 @@ def overlay_key(screen: str, view: PublicView | None, layout: Layout,
         return (screen, slide, pulse)
     if screen == "betting":
         if state.betting_closes_at is None:
-            return (screen, None)
+            return (screen, None, state.panel_keys)
         left = max(0.0, state.betting_closes_at - t)
         return (screen, math.ceil(left), round(left * 10))
     if screen == "tilt":
-        return (screen, repr(view.get("tilt") if view else None))
+        return (screen, repr(view.get("tilt") if view else None), state.panel_keys)
     if screen == "void":
         return (screen, view.get("round") if view else None)
     if screen == "recall":
@@ -138,6 +139,7 @@ def _slide_px(p: Painter, table: Paytable, box: pygame.Rect) -> int:
 
 def _betting(p: Painter, surf: pygame.Surface, rect: pygame.Rect, state: ScreenState,
              t: float) -> None:
+    keys = dict(state.panel_keys)
     m = p.m
     _box(p, surf, rect, palette.GOLD)
     text_box = rect.inflate(-m.s(30), -m.s(20))
@@ -161,16 +163,20 @@ def _betting(p: Painter, surf: pygame.Surface, rect: pygame.Rect, state: ScreenS
         text_box.width = rect.right - m.s(20) - text_box.left
         note = f"betting closes in {secs} s" if secs else "betting is closed"
     else:
-        note = "wagers close when the dealer presses DEAL"
+        note = annotate("wagers close when the dealer presses DEAL", keys)
+    top = text_box.top + m.s(50 if not keys else 22)
     r = p.text_fit(surf, "PLACE YOUR WAGERS", m.font(52), palette.GOLD,
-                   pygame.Rect(text_box.left, text_box.top + m.s(50), text_box.width, 1),
-                   "midtop")
-    p.text_fit(surf, note, m.font(26), palette.CREAM,
-               pygame.Rect(text_box.left, r.bottom + m.s(16), text_box.width, 1), "midtop")
+                   pygame.Rect(text_box.left, top, text_box.width, 1), "midtop")
+    r = p.text_fit(surf, note, m.font(26), palette.CREAM,
+                   pygame.Rect(text_box.left, r.bottom + m.s(16), text_box.width, 1), "midtop")
+    if keys.get("BET"):  # a keyboard panel: how a seat places a wager
+        how = annotate("a seat's key, then BET; CLEAR takes it back", keys)
+        p.text_fit(surf, how, m.font(22), palette.MUTED,
+                   pygame.Rect(text_box.left, r.bottom + m.s(10), text_box.width, 1), "midtop")
 
 
 def _tilt(p: Painter, surf: pygame.Surface, rect: pygame.Rect,
-          view: PublicView | None) -> None:
+          view: PublicView | None, keys: Mapping[str, str]) -> None:
     m = p.m
     tilt: Mapping[str, Any] = (view.get("tilt") if view else None) or {}
     _box(p, surf, rect, palette.TILT, palette.TILT_BG)
@@ -181,11 +187,11 @@ def _tilt(p: Painter, surf: pygame.Surface, rect: pygame.Rect,
     p.text_fit(surf, head, m.font(40), palette.WHITE, bar.inflate(-m.s(20), 0), "center")
     inner = rect.inflate(-m.s(40), 0)
     y = bar.bottom + m.s(12)
-    cause = str(tilt.get("cause") or "a fault paused the round")
+    cause = annotate(str(tilt.get("cause") or "a fault paused the round"), keys)
     y = p.paragraph(surf, cause, m.font(30), palette.CREAM, inner, y)
     y += m.s(8)
     p.text(surf, "DEALER:", m.font(24), palette.AMBER, (inner.left, y))
-    resolve = str(tilt.get("resolve") or "call a supervisor")
+    resolve = annotate(str(tilt.get("resolve") or "call a supervisor"), keys)
     box = pygame.Rect(inner.left, y + p.texts.font(m.font(24)).get_linesize(), inner.width, 1)
     p.paragraph(surf, resolve, m.font(28), palette.WHITE, box, box.top, "left")
 
@@ -279,7 +285,7 @@ def paint_overlay(p: Painter, surf: pygame.Surface, screen: str, g: TableGeometr
     elif screen == "betting":
         _betting(p, surf, rect, state, t)
     elif screen == "tilt":
-        _tilt(p, surf, rect, view)
+        _tilt(p, surf, rect, view, dict(state.panel_keys))
     elif screen == "void":
         _void(p, surf, rect, view)
     elif screen == "recall":

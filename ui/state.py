@@ -46,8 +46,12 @@ class ScreenState:
     failure: Mapping[str, Any] | None = field(default=None)
     #: the seat the keyboard panel's letter keys act for (None: no keyboard panel)
     selected_seat: int | None = None
-    #: (panel button, the key that presses it) of a keyboard panel, for the key help
+    #: (panel button or console input, the key that presses it) of a keyboard panel: the
+    #: key caps on the lit buttons and the keys beside the prompts (ui.keys)
     panel_keys: tuple[tuple[str, str], ...] = ()
+    #: (keys, what they do) of a keyboard panel, for the key help, and whether it is up
+    key_legend: tuple[tuple[str, str], ...] = ()
+    legend_shown: bool = False
 
     def __post_init__(self) -> None:
         if self.screen not in SCREENS:

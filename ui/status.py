@@ -13,6 +13,7 @@ import pygame
 
 from etgcore.view import PublicView
 from ui import palette
+from ui.keys import annotate
 from ui.painter import Painter
 
 #: Decisions of the public view -> the seat panel button that makes them. The ICD has no
@@ -35,22 +36,26 @@ def key_of(decision: str, keys: Mapping[str, str]) -> str:
 
 
 def paint_status(p: Painter, surf: pygame.Surface, rect: pygame.Rect,
-                 view: PublicView, keys: Mapping[str, str] | None = None
-                 ) -> list[tuple[pygame.Rect, int, str]]:
+                 view: PublicView, keys: Mapping[str, str] | None = None,
+                 hint: str = "") -> list[tuple[pygame.Rect, int, str]]:
     """Draw the status line; returns the lit buttons as (rect, seat, decision).
 
-    With a keyboard panel (``keys``: panel button -> key) each lit button shows the key
-    that presses it: NO INSURANCE shows S, the STAND key, as the panel conventions say."""
+    With a keyboard panel (``keys``: panel button or console input -> key) each lit
+    button shows the key that presses it (NO INSURANCE shows S, the STAND key, as the
+    panel conventions say), the prompt the key of every input it names ("press SHUFFLE
+    [F9]"), and ``hint`` (how to get the key help) goes at the right end."""
     keys = keys or {}
     m = p.m
     expecting: Mapping[str, Any] = view.get("expecting") or {}
-    why = str(expecting.get("why") or view.get("phase") or "")
+    why = annotate(str(expecting.get("why") or view.get("phase") or ""), keys)
     px = m.font(22)
     buttons: list[tuple[pygame.Rect, int, str]] = []
     right_text = f"ROUND {view.get('round', '')}"
     shoe = view.get("shoe") or {}
     if shoe.get("needs_new_shoe"):
         right_text += "  ·  NEW SHOE"
+    if hint:
+        right_text += f"  ·  {hint}"
     r_info = p.text(surf, right_text, m.font(20), palette.MUTED,
                     (rect.right - m.s(16), rect.centery), "midright")
     legal = list(expecting.get("legal") or []) if expecting.get("kind") == "decision" else []

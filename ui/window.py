@@ -69,9 +69,10 @@ class UiInbox:
       ``failure`` None when cleared;
     - ``{"kind": "screen", "screen": "attract"}`` — force a screen (e.g. attract after
       an idle time); ``"auto"`` follows the view's phase again;
-    - ``{"kind": "panel", "selected": seat, "keys": {"STAND": "S", ...}}`` — a keyboard
-      panel: the seat its letter keys act for (marked) and the key of each panel button
-      (shown on the lit buttons);
+    - ``{"kind": "panel", "selected": seat, "keys": {"STAND": "S", "DEAL": "Return", ...},
+      "legend": [["B", "BET: ..."], ...]}`` — a keyboard panel: the seat its letter keys
+      act for (marked), the key of each panel button and console input (on the lit
+      buttons and beside the prompts that name them) and the key help F1 shows;
     - ``{"kind": "layout", "layout": layout_for(...), "certificate_holder": ...}``;
     - ``{"kind": "quit"}``.
     """
@@ -163,9 +164,12 @@ class UiWindow:
         elif kind == "panel":
             seat = msg.get("selected")
             keys = msg.get("keys") or {}
+            legend = msg.get("legend")  # sent once; later messages keep it
             self.state = replace(st, selected_seat=seat if isinstance(seat, int) else None,
                                  panel_keys=tuple(sorted((str(b), str(k))
-                                                         for b, k in keys.items())))
+                                                         for b, k in keys.items())),
+                                 key_legend=st.key_legend if legend is None else
+                                 tuple((str(k), str(w)) for k, w in legend))
         elif kind == "layout":
             from ui.renderer import Renderer
 
@@ -196,11 +200,20 @@ class UiWindow:
 
         if event.type == pygame.QUIT:
             self.running = False
+        elif event.type == pygame.KEYDOWN and event.key == pygame.K_F1:
+            self.toggle_legend()
         elif event.type in (pygame.KEYDOWN, pygame.KEYUP):
             if self.on_key is not None:
                 self.on_key(event)
         elif event.type == pygame.MOUSEBUTTONDOWN and event.button == 1:
             self.touch(event.pos)
+
+    def toggle_legend(self) -> bool:
+        """F1: the key help of a keyboard panel comes up, or goes away; True if it is up."""
+        if not self.state.key_legend:
+            return False  # no keyboard panel: nothing to explain
+        self.state = replace(self.state, legend_shown=not self.state.legend_shown)
+        return self.state.legend_shown
 
     def touch(self, pos: tuple[int, int]) -> bool:
         """A press (and release) of the panel button behind a lit on-screen button."""

@@ -127,4 +127,5 @@ def _keys(args: argparse.Namespace) -> int:
         print(f"  {key:<22} {button} of the chosen seat{also.get(button, '')}")
     for key, button in CONSOLE_KEYS.items():
         print(f"  {key:<22} console {button}")
+    print(f"  {'f1':<22} (in the table's window) the key help on the screen")
     return 0

@@ -46,6 +46,37 @@ assert set(SEAT_KEYS.values()) == set(BUTTONS)
 assert set(CONSOLE_KEYS.values()) == set(CONSOLE_BUTTONS)
 
 
+def key_label(name: str) -> str:
+    """How a key is written on the screen: ``B``, ``Return``, ``F9``."""
+    return name.capitalize() if len(name) > 3 and not name.startswith("f") else name.upper()
+
+
+#: What the help says beside a button's key (the table's conventions, docs/table.md)
+_MEANING = {
+    "BET": "BET: the table minimum, each further press one wager unit more",
+    "CLEAR": "CLEAR: the seat's wagers back, while betting is open",
+    "STAND": "STAND; NO INSURANCE while insurance is offered",
+    "SURRENDER": "SURRENDER; RESCUE after a Spanish 21 double",
+    "INSURANCE": "INSURANCE; between rounds, a Free Bet table's Push 22 wager",
+    "DEAL": "DEAL (console): close the wagers, resume after a tilt",
+    "SHUFFLE": "SHUFFLE (console): a new shoe is loaded",
+    "VOID": "VOID (supervisor key): void the round, its wagers returned",
+    "RECALL": "RECALL (attendant key, hold it): the last rounds",
+}
+
+
+def key_legend(seats: int) -> list[tuple[str, str]]:
+    """(keys, what they do) for every key of the map: the seat keys, each seat button,
+    each console input."""
+    rows = [(f"1-{seats}" if seats > 1 else "1",
+             "choose the seat the letter keys act for (the table moves them to the seat "
+             "whose turn it is)")]
+    rows += [(key_label(k), _MEANING.get(b, b)) for k, b in SEAT_KEYS.items()]
+    rows += [(key_label(k), _MEANING.get(b, b)) for k, b in CONSOLE_KEYS.items()
+             if k != "enter"]
+    return rows
+
+
 def key_name(key: str | int) -> str:
     """pygame's name of a key code (``pygame.key.name``), lower case; names pass through."""
     if isinstance(key, str):
@@ -88,8 +119,16 @@ class KeyboardPanel(Panel):
         self.selected = seat
 
     def button_keys(self) -> dict[str, str]:
-        """Panel button -> the key that presses it, as the UI shows it on lit buttons."""
-        return {button: key.upper() for key, button in SEAT_KEYS.items()}
+        """Panel button and console input -> the key that presses it, as the UI shows it
+        (on the lit buttons, and beside every prompt that names a button or an input)."""
+        keys = {button: key_label(key) for key, button in SEAT_KEYS.items()}
+        for key, button in CONSOLE_KEYS.items():
+            keys.setdefault(button, key_label(key))  # Return before keypad Enter
+        return keys
+
+    def key_legend(self) -> list[tuple[str, str]]:
+        """(keys, what they do), every key of the map, for the screen's key help (F1)."""
+        return key_legend(self.seats)
 
     def handle_event(self, event: Any) -> bool:
         """Feed a pygame event; True if it was a key of the map (then it is consumed)."""

@@ -51,6 +51,7 @@ class UiBridge:
         self._closed_shown = False
         self._keyboard: Any = None
         self._selected_shown: tuple[int, dict[str, str]] | None = None
+        self._followed: int | None = None  # the seat the keyboard was last moved to
         if self.has_window:
             from ui.layout_data import parse_layout
             from ui.window import UiInbox, UiWindow
@@ -93,8 +94,29 @@ class UiBridge:
             return
         shown = (panel.selected, panel.button_keys())
         if shown != self._selected_shown:
+            first = self._selected_shown is None
             self._selected_shown = shown
-            self._inbox.put({"kind": "panel", "selected": shown[0], "keys": shown[1]})
+            message = {"kind": "panel", "selected": shown[0], "keys": shown[1]}
+            if first:  # the key help does not change: sent once
+                message["legend"] = panel.key_legend()
+            self._inbox.put(message)
+
+    def _follow(self, view: PublicView) -> None:
+        """The keyboard panel follows the seat whose decision the table waits for
+        (docs/panel.md, ``select_seat``): when a seat's turn comes, its letter keys act for
+        it. Only then: a digit key still chooses another seat until the next turn comes,
+        and between rounds (betting) the keys stay on the seat the player chose."""
+        panel = self._keyboard
+        if panel is None:
+            return
+        exp = view.get("expecting") or {}
+        ctl = view.get("controller")
+        pending = ctl["pending_double"] if ctl else None
+        seat = pending["seat"] if pending else (
+            exp.get("seat") if exp.get("kind") == "decision" else None)
+        if isinstance(seat, int) and seat != self._followed:
+            panel.select_seat(seat)
+        self._followed = seat if isinstance(seat, int) else None
 
     # -- from the controller's thread -----------------------------------------------------
 
@@ -110,7 +132,8 @@ class UiBridge:
                       flush=True)
         if self._inbox is None:
             return
-        self._show_selected()  # the table may have moved the keyboard to the seat asked
+        self._follow(view)
+        self._show_selected()  # the keyboard may have moved to the seat whose turn it is
         shown = view.copy()
         shown.pop("controller", None)  # the screen gets the controller's part as messages
         self._inbox.put_view(shown)
