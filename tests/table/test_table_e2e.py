@@ -115,12 +115,16 @@ def test_production_start_runs_software_authentication(tmp_path: Path) -> None:
     create_key(tmp_path / "j.sqlite.key")  # made at installation
     began = etg(*prod, "journal", "init", "--reason", "first install", "--journal", str(j))
     assert began.returncode == 0, began.stderr
+    # `etg run` checks the panel backend can be opened before anything else (issue 38):
+    # a stand-in RPi.GPIO, never used (the start stops before the devices), lets it by
+    path = os.pathsep.join([str(REPO / "tests" / "stand_ins"),
+                            os.environ.get("PYTHONPATH", "")])
     out = subprocess.run(
         [sys.executable, "-m", "firmware", "--set", "table.mode=production", "--set",
          "shoe.port=/dev/null", "--set", "panel.backend=gpio", "run", "--headless",
          "--journal", str(j)],
         capture_output=True, text=True, timeout=120, cwd=REPO,
-        env=dict(os.environ, ETG_RELEASE_PUBKEY=str(env_key)),
+        env=dict(os.environ, ETG_RELEASE_PUBKEY=str(env_key), PYTHONPATH=path),
     )
     assert out.returncode == 2 and "Traceback" not in out.stderr
     assert len(out.stderr.strip().splitlines()) == 1

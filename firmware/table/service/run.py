@@ -24,7 +24,8 @@ from typing import TYPE_CHECKING, Any
 
 from etgcore.errors import UserError
 from etgcore.view import PublicView
-from firmware.engine.inputs import Fault
+from firmware.engine import phases as P
+from firmware.engine.inputs import Console, Fault
 from firmware.engine.rules import Rules, load_rules
 from firmware.journal import EventCode, Journal, JournalError
 from firmware.journal.lock import JournalLock
@@ -91,11 +92,41 @@ def _last_stop(journal: Journal) -> dict[str, Any] | None:
 
 def _interrupted_fault(stop: dict[str, Any] | None) -> Fault:
     """The tilt a round interrupted by the last stop starts in: a clean stop (SIGTERM,
-    Ctrl-C, the window closed) and a power failure read differently."""
-    check = "check the layout against the display"
+    Ctrl-C, the window closed) says which it was; after a power failure (or kill -9)
+    nothing says what the dealer did meanwhile, so the cards on the layout are checked
+    against the display before the round goes on."""
     if stop is None:
-        return Fault("POWER", check)
-    return Fault("STOPPED", f"{stop.get('reason', 'stopped')}; {check}")
+        return Fault("POWER", "check the cards on the layout against the display")
+    return Fault("STOPPED", str(stop.get("reason", "stopped")))
+
+
+def _new_shoe_for_the_demo(ctl: Controller, last_stop: dict[str, Any] | None,
+                           window: bool, quiet: bool) -> None:
+    """`make run` again: the demo's shoe is a new simulator at every start, never the shoe
+    the table accounted for, which the table would find out at the shoe's first report
+    and hold in a red SHOE tilt. The demo's dealer does at once what the dealer of such a
+    tilt does (each a journaled input from the source ``demo``): the shoe is taken out
+    of play, a round the stop interrupted is voided (its wagers returned) and one line
+    says so; then the table simply waits for a new shoe (SHUFFLE)."""
+    table = ctl.game
+    if not table.shoe.in_play:
+        return  # a new shoe is due anyway
+    number, in_round = table.round_no, table.phase in P.IN_ROUND or (
+        table.phase == P.TILT and table.tilt is not None
+        and table.tilt.resume_phase in P.IN_ROUND)
+    if not ctl.take(Fault("SHOE", "the demo's shoe is a new simulator at every start"),
+                    "demo"):
+        return
+    if not in_round:
+        ctl.take(Console("DEAL"), "demo")
+        return
+    why = (last_stop or {}).get("reason") or "the power failed or the table was killed"
+    then = ("load a new shoe: press F9 (SHUFFLE)" if window
+            else "the automatic dealer loads a new shoe")
+    if not quiet:  # before the round's own line ("round 3 voided: ...") says the rest
+        print(f"round {number}, interrupted by the last stop ({why}), is voided and its "
+              f"wagers returned; {then}", flush=True)
+    ctl.take(Console("VOID"), "demo")
 
 
 def _config_hashes(cfg: TableSetup, rules: Rules, journal: Journal) -> None:
@@ -238,6 +269,8 @@ def _power_up(cfg: TableSetup, opts: RunOptions, rules: Rules, journal: Journal)
     if opts.auto_play or opts.demo:
         _grant_demo_credits(ctl, journal, opts.seats)
     _resume(ctl, rec, last_stop)
+    if opts.demo:
+        _new_shoe_for_the_demo(ctl, last_stop, window=not opts.auto_play, quiet=opts.quiet)
     return PoweredUp(ctl, bridge, table_rng, floor_link)
 
 
@@ -295,6 +328,11 @@ def _serve(cfg: TableSetup, opts: RunOptions, rules: Rules, up: PoweredUp,
              cfg.table.mode, cfg.journal.path)
     ctl.journal.set_info("last_ready_s", f"{ready_s:.4f}")
     ctl.event(EventCode.READY, ctl.game.round_no, seconds=round(ready_s, 3))
+    if nobody_presses(cfg, opts):  # once it is up: a refused start says only why
+        log.warning("no window and no automatic players: nobody will press SHUFFLE (or any "
+                    "button of the %s panel); add --auto-play to watch the table play, or "
+                    "--control SOCKET to press from a bench script (docs/bench.md)",
+                    cfg.panel.backend)
     _loop(ctl, bridge, notifier, until)
     done = bool(opts.rounds) and ctl.finals - rounds_at_start >= opts.rounds
     return "rounds done" if done else (
@@ -356,11 +394,6 @@ def run_table(cfg: TableSetup, opts: RunOptions) -> int:
     rules = load_rules(cfg.table.variant, dict(cfg.rules), cfg.source)
     _refuse_bench_powers(cfg, opts)
     _check_before_start(cfg, opts)
-    if nobody_presses(cfg, opts):
-        log.warning("no window and no automatic players: nobody will press SHUFFLE (or any "
-                    "button of the %s panel); add --auto-play to watch the table play, or "
-                    "--control SOCKET to press from a bench script (docs/bench.md)",
-                    cfg.panel.backend)
     notifier = Notifier()
     started = time.monotonic()
     stop_reason = ["stop"]
