@@ -18,7 +18,7 @@ from firmware.engine import load_rules
 from firmware.journal import EventCode, Journal
 from firmware.table.controller import Controller
 from firmware.table.recovery import open_table
-from firmware.table.service import RunOptions, _power_up
+from firmware.table.service.run import RunOptions, _power_up
 
 
 def _stopped_mid_round(path: Path, reason: str | None) -> None:
@@ -26,7 +26,7 @@ def _stopped_mid_round(path: Path, reason: str | None) -> None:
     journal = Journal(path)
     rec = open_table(journal, load_rules("blackjack", {}), 1, True)
     ctl = Controller(rec.game, journal, shoe=FakeShoe(), panel=FakePanel())
-    ctl.command("credits-in", {"seat": 1, "cents": 100_000})
+    ctl.request("credits-in", {"seat": 1, "cents": 100_000})
     for h in [*press(None, "SHUFFLE"), card("2C"), *press(1, "BET"), *press(None, "DEAL"),
               card("TS")]:
         ctl.handle(h)

@@ -66,19 +66,19 @@ def test_the_keyboard_follows_the_seat_whose_decision_is_expected(
     the seat whose turn comes; a digit key still chooses another seat (until the next turn
     comes), and while betting the keys stay where the player put them."""
     os.environ.setdefault("SDL_VIDEODRIVER", "dummy")
-    from drivers.panel.buttons import PanelEvent
+    from drivers.panel.buttons import PanelReport
     from drivers.panel.keyboard import KeyboardPanel
     from firmware.config import load_config
     from firmware.engine import Card, CloseBetting, CreditsIn, Decision, Game, Wager, load_rules
-    from firmware.table import ui_bridge
+    from firmware.table.service import ui_bridge
 
     monkeypatch.setattr(ui_bridge, "display_available", lambda: True)
     cfg = load_config(None, ["display.enabled=true", "display.width=800",
                              "display.height=480", "table.seats=3"])
     rules = load_rules("blackjack", {})
     bridge = ui_bridge.UiBridge(cfg, rules, headless=False)
-    pressed: list[PanelEvent] = []
-    panel = KeyboardPanel(3, on_event=pressed.append)
+    pressed: list[PanelReport] = []
+    panel = KeyboardPanel(3, on_report=pressed.append)
     panel.start()
     bridge.attach_panel(panel)
     game = Game(rules, seats=3, bench=True, shoe_in_play=True)

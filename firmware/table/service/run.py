@@ -24,8 +24,6 @@ from typing import TYPE_CHECKING, Any
 
 from etgcore.errors import UserError
 from etgcore.view import PublicView
-from firmware.engine import phases as P
-from firmware.engine.inputs import Console, Fault
 from firmware.engine.rules import Rules, load_rules
 from firmware.journal import EventCode, Journal, JournalError
 from firmware.journal.lock import JournalLock
@@ -39,6 +37,8 @@ from firmware.table.happenings import (
 from firmware.table.ports import FloorPort, OpenFloorLink
 from firmware.table.recovery import Recovered, open_table
 from firmware.table.requests.transfers import CreditLimits
+from firmware.table.service.preflight import check_before_start, nobody_presses
+from firmware.table.service.restart import find_last_stop, new_shoe_for_the_demo, resume
 from firmware.table.service.sdnotify import Notifier
 from firmware.table.service.startup import Devices, start_devices
 from firmware.table.settings import TableSetup
@@ -77,58 +77,6 @@ def _software_check(journal: Journal) -> None:
     record_software_check(journal)
 
 
-def _last_stop(journal: Journal) -> dict[str, Any] | None:
-    """How the table last stopped: the POWER_DOWN body of a clean stop, or None when the
-    last start has no POWER_DOWN after it (the power failed, or kill -9)."""
-    codes = (int(EventCode.POWER_UP), int(EventCode.POWER_DOWN))
-    last = None
-    for r in journal.records(kinds=["event"]):
-        if r.code in codes:
-            last = r
-    if last is None or last.code != int(EventCode.POWER_DOWN):
-        return None
-    return dict(last.body)
-
-
-def _interrupted_fault(stop: dict[str, Any] | None) -> Fault:
-    """The tilt a round interrupted by the last stop starts in: a clean stop (SIGTERM,
-    Ctrl-C, the window closed) says which it was; after a power failure (or kill -9)
-    nothing says what the dealer did meanwhile, so the cards on the layout are checked
-    against the display before the round goes on."""
-    if stop is None:
-        return Fault("POWER", "check the cards on the layout against the display")
-    return Fault("STOPPED", str(stop.get("reason", "stopped")))
-
-
-def _new_shoe_for_the_demo(ctl: Controller, last_stop: dict[str, Any] | None,
-                           window: bool, quiet: bool) -> None:
-    """`make run` again: the demo's shoe is a new simulator at every start, never the shoe
-    the table accounted for, which the table would find out at the shoe's first report
-    and hold in a red SHOE tilt. The demo's dealer does at once what the dealer of such a
-    tilt does (each a journaled input from the source ``demo``): the shoe is taken out
-    of play, a round the stop interrupted is voided (its wagers returned) and one line
-    says so; then the table simply waits for a new shoe (SHUFFLE)."""
-    table = ctl.game
-    if not table.shoe.in_play:
-        return  # a new shoe is due anyway
-    number, in_round = table.round_no, table.phase in P.IN_ROUND or (
-        table.phase == P.TILT and table.tilt is not None
-        and table.tilt.resume_phase in P.IN_ROUND)
-    if not ctl.take(Fault("SHOE", "the demo's shoe is a new simulator at every start"),
-                    "demo"):
-        return
-    if not in_round:
-        ctl.take(Console("DEAL"), "demo")
-        return
-    why = (last_stop or {}).get("reason") or "the power failed or the table was killed"
-    then = ("load a new shoe: press F9 (SHUFFLE)" if window
-            else "the automatic dealer loads a new shoe")
-    if not quiet:  # before the round's own line ("round 3 voided: ...") says the rest
-        print(f"round {number}, interrupted by the last stop ({why}), is voided and its "
-              f"wagers returned; {then}", flush=True)
-    ctl.take(Console("VOID"), "demo")
-
-
 def _config_hashes(cfg: TableSetup, rules: Rules, journal: Journal) -> None:
     """Journal the fingerprint of the configuration in force; a change is its own event
     with the old and new hashes (deploy.fingerprint documents the hashing)."""
@@ -150,26 +98,6 @@ def _refuse_bench_powers(cfg: TableSetup, opts: RunOptions) -> None:
         refusal = production_refusal(cfg.shoe.port)
         if refusal is not None:
             raise UserError(f"{refusal}; the table will not start")
-
-
-def _check_before_start(cfg: TableSetup, opts: RunOptions) -> None:
-    """Every option and device the start will need, checked before anything is created
-    (a refused `etg run` leaves no journal, socket or process behind): the panel backend
-    this machine can open, and the local sockets' paths (a Unix socket path is short)."""
-    from drivers.panel import check_backend
-    from etgcore.line_server import socket_path_problem
-    from firmware.table.requests.attendant_socket import socket_path
-
-    check_backend("sim" if opts.auto_play else cfg.panel.backend)
-    problem = socket_path_problem(socket_path(cfg.journal.path), parent_will_exist=True)
-    if problem:
-        raise UserError(f"the attendant socket beside the journal: {problem}; use a shorter "
-                        "journal path (--journal)")
-    if opts.control:
-        for path in (opts.control, opts.control + ".shoe"):
-            problem = socket_path_problem(path)
-            if problem:
-                raise UserError(f"--control: {problem}")
 
 
 def _open_journal(cfg: TableSetup, stack: contextlib.ExitStack) -> Journal:
@@ -231,7 +159,7 @@ def _power_up(cfg: TableSetup, opts: RunOptions, rules: Rules, journal: Journal)
     from firmware.table.floor_gate import FloorGate
     from firmware.table.service.ui_bridge import UiBridge
 
-    last_stop = _last_stop(journal)
+    last_stop = find_last_stop(journal)
     ctl_box: list[Controller] = []
     floor_link: FloorPort | None = None
     if opts.floor_link is not None:
@@ -268,9 +196,9 @@ def _power_up(cfg: TableSetup, opts: RunOptions, rules: Rules, journal: Journal)
         ctl.rng_failure = f"RNG failure: {rng_failure}"
     if opts.auto_play or opts.demo:
         _grant_demo_credits(ctl, journal, opts.seats)
-    _resume(ctl, rec, last_stop)
+    resume(ctl, rec, last_stop)
     if opts.demo:
-        _new_shoe_for_the_demo(ctl, last_stop, window=not opts.auto_play, quiet=opts.quiet)
+        new_shoe_for_the_demo(ctl, last_stop, window=not opts.auto_play, quiet=opts.quiet)
     return PoweredUp(ctl, bridge, table_rng, floor_link)
 
 
@@ -283,20 +211,6 @@ def _grant_demo_credits(ctl: Controller, journal: Journal, seats: int) -> None:
     for seat in range(1, seats + 1):
         if seat not in granted:
             ctl.request("credits-in", {"seat": seat, "cents": AUTO_CREDITS})
-
-
-def _resume(ctl: Controller, rec: Recovered, last_stop: dict[str, Any] | None) -> None:
-    """Journal what recovery found; a round cut by the stop is held (a tilt)."""
-    table = rec.game
-    if rec.finals > rec.finals_recorded:
-        ctl.record_round()  # the power failed between a round's last input and its record
-    if rec.in_round:
-        ctl.event(EventCode.RECOVERED, table.round_no, inputs=rec.inputs)
-        ctl.event(EventCode.RECOVERY_HELD, table.round_no, phase=table.phase)
-        if table.tilt is None:
-            ctl.take(_interrupted_fault(last_stop), "recovery")
-    elif rec.inputs:
-        ctl.event(EventCode.RECOVERED, table.round_no, inputs=rec.inputs)
 
 
 def _serve(cfg: TableSetup, opts: RunOptions, rules: Rules, up: PoweredUp,
@@ -393,7 +307,7 @@ def run_table(cfg: TableSetup, opts: RunOptions) -> int:
     """
     rules = load_rules(cfg.table.variant, dict(cfg.rules), cfg.source)
     _refuse_bench_powers(cfg, opts)
-    _check_before_start(cfg, opts)
+    check_before_start(cfg, opts)
     notifier = Notifier()
     started = time.monotonic()
     stop_reason = ["stop"]
@@ -413,16 +327,6 @@ def run_table(cfg: TableSetup, opts: RunOptions) -> int:
 
 #: how a stop by Ctrl-C begins (the POWER_DOWN reason, also while starting)
 INTERRUPTED = f"stopped by {signal.SIGINT.name}"
-
-
-def nobody_presses(cfg: TableSetup, opts: RunOptions) -> bool:
-    """A table no one can drive: no window (so no keyboard and no touches), a simulated or
-    keyboard panel, no automatic players and no bench control channel."""
-    from firmware.table.ui_bridge import display_available
-
-    if opts.auto_play or opts.control or cfg.panel.backend == "gpio":
-        return False
-    return opts.headless or not cfg.display.enabled or not display_available()
 
 
 class StoppedWhileStarting(TableError):
