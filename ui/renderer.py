@@ -256,13 +256,7 @@ class Renderer:
         )
         if full:
             self._full(surf, screen, dim, g, shown, state, t, regions)
-            if legend:
-                p = self.painter
-                p.region = "legend"
-                self.model.reset("legend")
-                paint_legend(p, surf, legend)
-            else:
-                self.model.drop("legend")
+            self._legend(surf, legend)
             self._keys = dict(keys)
             self._keys["@o"] = o_key
             self._frame_key = frame_key
@@ -335,6 +329,15 @@ class Renderer:
             self.model.reset("recall-frame")
             paint_recall_frame(p, surf, g, state)
         self._paint_overlay(screen, surf, g, shown, state, t)
+
+    def _legend(self, surf: pygame.Surface, legend: tuple[tuple[str, str], ...]) -> None:
+        """The key help (F1) over the whole frame, last, when it is up."""
+        if not legend:
+            self.model.drop("legend")
+            return
+        self.painter.region = "legend"
+        self.model.reset("legend")
+        paint_legend(self.painter, surf, legend)
 
     def _restore(self, surf: pygame.Surface, rect: pygame.Rect) -> None:
         """The static layer back under ``rect`` (before a region is painted again), from
