@@ -142,6 +142,7 @@ class Bank:
         seat.wager = amount
         seat.side = side
         seat.staked = total
+        seat.staked_by_kind = {k: v for k, v in (("blackjack", amount), *side.items()) if v}
 
     def side_wager_plan(self, inp: SideWager, r: Round) -> tuple[Seat, int, int]:
         """``(seat, amount, credits it takes)`` or :class:`Rejected`; changes nothing."""
@@ -174,19 +175,25 @@ class Bank:
         seat.staked += delta
         if amount:
             seat.side[name] = amount
+            seat.staked_by_kind[name] = amount
         else:
             seat.side.pop(name, None)
+            seat.staked_by_kind.pop(name, None)
 
     # -- the round's money -----------------------------------------------------------
     @staticmethod
-    def stake(seat: Seat, cents: int) -> None:
-        """``seat`` puts ``cents`` more at stake (insurance, a double, a split)."""
+    def stake(seat: Seat, cents: int, kind: str) -> None:
+        """``seat`` puts ``cents`` more at stake as a wager of ``kind`` (``insurance``,
+        ``double``, ``blackjack`` for a split hand): the total and the kind together, so
+        the meters' stakes by kind always add up to what the seat staked."""
         seat.credits -= cents
         seat.staked += cents
+        if cents:
+            seat.staked_by_kind[kind] = seat.staked_by_kind.get(kind, 0) + cents
 
     def insure(self, seat: Seat, cents: int) -> None:
         """``seat`` takes ``cents`` of insurance (baseline §1.5)."""
-        self.stake(seat, cents)
+        self.stake(seat, cents, "insurance")
         seat.insurance = cents
 
     def settled(self, seat: Seat, returned: int, by_kind: dict[str, int]) -> None:
@@ -203,6 +210,7 @@ class Bank:
             if s.net is None and s.staked:
                 s.credits += s.staked
                 s.returned = s.staked
+                s.returned_by_kind = dict(s.staked_by_kind)  # each stake as its own kind
                 s.net = 0
 
     @staticmethod

@@ -86,7 +86,7 @@ class Seat:
 
     __slots__ = (
         "credits", "hands", "insurance", "insurance_decided", "net", "number", "returned",
-        "returned_by_kind", "side", "staked", "wager",
+        "returned_by_kind", "side", "staked", "staked_by_kind", "wager",
     )
 
     def __init__(self, number: int) -> None:
@@ -98,6 +98,8 @@ class Seat:
         self.insurance_decided = False
         self.hands: list[Hand] = []
         self.staked = 0          # every cent this seat put at stake this round
+        #: the same, per wager kind (the meters): the Bank keeps both, so they always agree
+        self.staked_by_kind: dict[str, int] = {}
         self.returned = 0        # every cent settlement gave back (stakes and wins)
         self.returned_by_kind: dict[str, int] = {}  # the same, per wager kind (meters)
         self.net: int | None = None
@@ -109,6 +111,7 @@ class Seat:
         self.insurance_decided = False
         self.hands = []
         self.staked = 0
+        self.staked_by_kind = {}
         self.returned = 0
         self.returned_by_kind = {}
         self.net = None

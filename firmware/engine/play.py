@@ -134,7 +134,7 @@ def decide(r: Round, seat: Seat, h: Hand, action: str, times: int) -> None:
         if lammer:
             h.double_lammer = True
         else:
-            r.bank.stake(seat, amount)
+            r.bank.stake(seat, amount, "double")
         h.double = amount
         h.double_times = times
         r.doubling = True
@@ -166,7 +166,7 @@ def _split(r: Round, seat: Seat, h: Hand) -> None:
         new.lammer = True
         new.lammer_amount = amount
     else:
-        r.bank.stake(seat, amount)
+        r.bank.stake(seat, amount, "blackjack")  # a split hand is a Blackjack wager
     moved = h.cards.pop()
     h.hard -= VALUE[moved]
     if VALUE[moved] == 1:

@@ -1,10 +1,15 @@
 """A finished round's money per seat and wager kind, for the meters, and its record.
 
-Stakes are read from the seat (the Blackjack wager of every hand, each Double Down wager,
-insurance and the paired or optional wagers a mechanism placed); lammers are not money
-and count nothing. What went back comes from the engine's ledger per kind. Whatever the
-breakdown, each seat's totals are the engine's own ``staked`` and ``returned``, so the
-meters always add up to the credits.
+Read from the engine's own ledger and nothing else: the Bank books every stake with its
+kind as it is placed (the Blackjack wager of each hand, each Double Down wager, insurance,
+the paired and optional wagers) and settlement books every return with its kind; a void
+returns each stake as its own kind. Lammers are not money and are not booked. So each
+seat's stakes add up to the engine's ``staked`` and its returns to ``returned``, which
+are what moved its credits: the meters cannot drift from the game. (They once did: this
+module rebuilt the stakes from the hands itself, and a void before the deal, when a seat
+has no hands yet, created money in the meters.) The journal's meter proof
+(:mod:`firmware.table.meter_proof`) replays every round and compares its record with
+this ledger.
 """
 
 from __future__ import annotations
@@ -16,44 +21,26 @@ from firmware.journal.meters import MeterKey, round_deltas
 
 if TYPE_CHECKING:
     from firmware.engine.game import Game
+    from firmware.engine.hand import Seat
 
 SeatKinds = dict[int, dict[str, int]]
 
 
+def seat_accounts(seat: Seat) -> tuple[dict[str, int], dict[str, int]]:
+    """``(stakes, returns)`` of one seat by wager kind, from the engine's ledger."""
+    stakes = {k: v for k, v in sorted(seat.staked_by_kind.items()) if v}
+    returns = {k: v for k, v in sorted(seat.returned_by_kind.items()) if v}
+    return stakes, returns
+
+
 def round_accounts(t: Game) -> tuple[SeatKinds, SeatKinds]:
-    """``(stakes, returns)`` per seat number and wager kind of the round just finished."""
+    """``(stakes, returns)`` per seat number and wager kind of the round just finished
+    (every seat that staked anything)."""
     stakes: SeatKinds = {}
     returns: SeatKinds = {}
     for seat in t.seats:
-        if not seat.staked:
-            continue
-        kinds: dict[str, int] = {}
-
-        def add(kind: str, cents: int, into: dict[str, int] = kinds) -> None:
-            if cents:
-                into[kind] = into.get(kind, 0) + cents
-
-        for h in seat.hands:
-            if not h.lammer:
-                add("blackjack", h.wager)
-            if h.double and not h.double_lammer:
-                add("double", h.double)
-        add("insurance", seat.insurance)
-        for name, cents in seat.side.items():
-            add(name, cents)
-        if not seat.hands:  # voided before the deal: only the wagers placed
-            kinds = {}
-            add("blackjack", seat.wager)
-            for name, cents in seat.side.items():
-                add(name, cents)
-        rest = seat.staked - sum(kinds.values())
-        add("blackjack", rest)  # never expected; keeps totals exact if a kind was missed
-        stakes[seat.number] = kinds
-        back = dict(seat.returned_by_kind) if seat.net is not None else {}
-        missing = seat.returned - sum(back.values())
-        if missing:
-            back["blackjack"] = back.get("blackjack", 0) + missing
-        returns[seat.number] = {k: v for k, v in back.items() if v}
+        if seat.staked:
+            stakes[seat.number], returns[seat.number] = seat_accounts(seat)
     return stakes, returns
 
 

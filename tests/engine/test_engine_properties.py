@@ -1,7 +1,8 @@
 """Property tests (hypothesis): random legal play with chaos inputs thrown in.
 
 Over thousands of rounds: money is conserved after every input (credits + stakes on the
-table + house result = credits in - out, baseline §1.12), every round ends, an input the
+table + house result = credits in - out, baseline §1.12) and each seat's stakes and
+returns by wager kind add up to its totals (the meters), every round ends, an input the
 table refuses changes nothing, replaying the journal equals live play, and the public
 view never shows an unrevealed hole card (baseline §1.4).
 """
@@ -108,6 +109,10 @@ def session(
             return False
         finally:
             assert sum(s.credits for s in t.seats) + t.at_stake() + t.house == t.funded
+            for s in t.seats:  # the meters' stakes and returns by kind are the totals
+                assert sum(s.staked_by_kind.values()) == s.staked, inp
+                if s.net is not None:
+                    assert sum(s.returned_by_kind.values()) == s.returned, inp
             if check_hole:
                 pv = t.public_view()
                 if len(t.dealer.cards) > 1 and not t.hole_revealed:
