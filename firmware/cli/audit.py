@@ -78,12 +78,24 @@ def register(sub: Any, common: argparse.ArgumentParser) -> None:
     asub = p.add_subparsers(dest="audit_command", metavar="ACTION")
     asub.required = True
     v = asub.add_parser(
-        "verify", parents=[common], help="walk the SHA-256 chain of every record",
-        description="Recompute every record's hash; exit 1 at the first broken link.",
+        "verify", parents=[common],
+        help="prove the journal: keyed chain, head, schema, meters, engine replay",
+        description="Prove the journal from record 1: the schema, every record's keyed "
+        "hash and commit marker, the head file, the meters, and a replay of every input "
+        "through the engine compared with every round record and the meters. Exit 0: "
+        "all of it holds; 1: broken (the first problem is named); 3: nothing wrong in what "
+        "could be checked, but the journal's secret was not available, so the keyed "
+        "hashes and the head file were not checked (never claimed).",
     )
     _journal_arg(v)
-    add_json(v, "one JSON object: ok, records, first_bad (the record of the first broken "
-             "link, or null), problem")
+    add_json(v, "one JSON object: ok (true only when everything was checked and holds), "
+             "verified (full, partial or broken), records, first_bad (the first bad record, "
+             "or null), problem, unchecked (what was not checked), secret (why it is "
+             "missing)")
+    v.add_argument("--until", type=int, metavar="SEQ",
+                   help="prove only records 1..SEQ, which must be a checkpoint: the part "
+                   "of the journal a start did not prove (the table runs this itself after "
+                   "starting on a long journal)")
     v.add_argument("--key", metavar="PATH",
                    help="the table's journal secret (default: journal.key_path, else "
                    "<journal>.key)")
@@ -186,24 +198,57 @@ def _verify_key(args: argparse.Namespace) -> Any:
     return BESIDE
 
 
+def audit_journal(journal: Any, until: int | None = None) -> Any:
+    """``etg audit verify``'s whole check: the journal proven from record 1 (schema,
+    keyed chain, commit markers, head, meters, every checkpoint's meters), then the
+    engine's replay of every input compared with every round record, checkpoint and the
+    meters (firmware.table.meter_proof). What could not be checked without the secret is
+    kept in the result's ``unchecked``."""
+    import dataclasses
+
+    from firmware.table.meter_proof import prove
+
+    res = journal.verify(full=True, until=until)
+    if not res.ok:
+        return res
+    proof = prove(journal, full=True, until=until)
+    return dataclasses.replace(proof, unchecked=res.unchecked)
+
+
 def cmd_audit_verify(args: argparse.Namespace) -> int:
     from firmware.journal import open_existing
 
     j = open_existing(_journal_path(args), _verify_key(args))
-    res = j.verify()
-    j.close()
+    try:
+        res = audit_journal(j, args.until)
+    finally:
+        j.close()
+    verified = "broken" if not res.ok else "partial" if res.unchecked else "full"
     if args.json:
-        print_json({"ok": res.ok, "records": res.records, "first_bad": res.first_bad,
-                    "problem": None if res.ok else res.problem})
-        return 0 if res.ok else 1
-    if res.ok:
-        print(f"ok: {res.records} records, keyed chain and head intact")
+        print_json({"ok": res.ok and not res.unchecked, "verified": verified,
+                    "records": res.records, "first_bad": res.first_bad,
+                    "problem": None if res.ok else res.problem,
+                    "unchecked": list(res.unchecked),
+                    "secret": j.key_problem or None})
+        return {"full": 0, "partial": 3, "broken": 1}[verified]
+    if verified == "full":
+        print(f"ok: {res.records} records: schema, keyed chain, commit markers, head file, "
+              "meters and the engine's replay of every round intact")
         return 0
+    if verified == "partial":
+        print(f"PARTIAL: {res.records} records: schema, sequence, links, commit markers, "
+              "meters and the engine's replay of every round agree, but without the "
+              "journal's secret NOT checked:")
+        for what in res.unchecked:
+            print(f"  - {what}")
+        why = f" ({j.key_problem})" if j.key_problem else ""
+        print(f"give --key PATH or run as the table's service user{why}")
+        return 3
     if res.first_bad is None:
         print(f"BROKEN meters: {res.problem} ({res.records} records, hash chain intact)")
     else:
         print(f"BROKEN at record {res.first_bad}: {res.problem} "
-              f"({res.records} records verified before)")
+              f"({res.records} records in the journal)")
     return 1
 
 

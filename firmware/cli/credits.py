@@ -17,6 +17,7 @@ from firmware.engine.rules import load_rules
 from firmware.journal.lock import JournalLock, TableRunning
 from firmware.journal.opening import open_for_table
 from firmware.table.controller import Controller
+from firmware.table.meter_proof import start_proof
 from firmware.table.recovery import open_table
 from firmware.table.requests.transfers import CreditLimits, TransferLedger
 
@@ -53,13 +54,15 @@ def add_credits_offline(cfg: TableConfig, seat: int, cents: int, journal_path: s
         return _credits_to_running_table(jpath, kind, seat, abs(cents), tid)
     try:
         journal = open_for_table(jpath, cfg.journal.key_path, bench=cfg.bench,
-                                 who="etg credits")
+                                 who="etg credits", prove=start_proof)
         rec = replay(journal)
         if rec is None:  # a journal without a table yet (bench: credits before the first start)
             rules = load_rules(cfg.table.variant, dict(cfg.rules), cfg.source)
             rec = open_table(journal, rules, cfg.table.seats, cfg.bench)
         ctl = Controller(rec.game, journal, finals_recorded=rec.finals_recorded,
-                         round_first_seq=rec.round_first_seq, limits=_limits(cfg))
+                         round_first_seq=rec.round_first_seq, limits=_limits(cfg),
+                         epoch_seq=rec.epoch_seq,
+                         checkpoint_rounds=cfg.journal.checkpoint_rounds)
         ok, msg = ctl.request(kind, args)
         journal.close()
     finally:

@@ -5,7 +5,11 @@ Each record's value is HMAC-SHA256, keyed with the table's secret
 (:mod:`firmware.journal.key`), over the previous record's value and the record's own
 fields; plain SHA-256 without a key (the unkeyed chain the benchmark compares against).
 Changing, inserting, removing or reordering a record breaks every value after it, and
-without the secret nobody can recompute them after an edit.
+without the secret nobody can recompute them after an edit. Every record also names the
+end of the transaction it was committed in (its commit marker), so the verifier knows
+exactly where each transaction ends: the database may be ahead of its head file by one
+whole transaction (a power cut between the commit and the head write), never more, and
+never by part of one.
 """
 
 from __future__ import annotations
@@ -13,7 +17,7 @@ from __future__ import annotations
 import hashlib
 import hmac
 import json
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
@@ -26,19 +30,41 @@ def canonical(body: Mapping[str, Any]) -> str:
 
 def record_hash(
     prev: str, seq: int, ts_ns: int, kind: str, code: int | None, round_no: int | None,
-    body: str, key: bytes | None = None,
+    txn_last: int, body: str, key: bytes | None = None,
 ) -> str:
     """The chain value of one record: HMAC-SHA256 with the table's secret (plain SHA-256
-    without one: the unkeyed chain the benchmark compares against)."""
+    without one: the unkeyed chain the benchmark compares against). ``txn_last``, the
+    commit marker (the last sequence number of the record's transaction), is inside it:
+    where a transaction ends cannot be edited either."""
     msg = b"".join((
         bytes.fromhex(prev),
         f"{seq}|{ts_ns}|{kind}|{'' if code is None else code}|"
-        f"{'' if round_no is None else round_no}|".encode("ascii"),
+        f"{'' if round_no is None else round_no}|{txn_last}|".encode("ascii"),
         body.encode("ascii"),
     ))
     if key is None:
         return hashlib.sha256(msg).hexdigest()
     return hmac.new(key, msg, hashlib.sha256).hexdigest()
+
+
+RecordHasher = Callable[[str, int, int, str, "int | None", "int | None", int, str], str]
+
+
+def record_hasher(key: bytes) -> RecordHasher:
+    """:func:`record_hash` with ``key`` bound, for walking a whole chain: the keyed state
+    is made once and copied per record (a third faster than a new HMAC each time)."""
+    base = hmac.new(key, digestmod=hashlib.sha256)
+
+    def digest(prev: str, seq: int, ts_ns: int, kind: str, code: int | None,
+               round_no: int | None, txn_last: int, body: str) -> str:
+        h = base.copy()
+        h.update(bytes.fromhex(prev))
+        h.update(f"{seq}|{ts_ns}|{kind}|{'' if code is None else code}|"
+                 f"{'' if round_no is None else round_no}|{txn_last}|".encode("ascii"))
+        h.update(body.encode("ascii"))
+        return h.hexdigest()
+
+    return digest
 
 
 @dataclass(frozen=True, slots=True)
@@ -51,3 +77,6 @@ class Record:
     body: dict[str, Any]
     prev: str
     hash: str
+    #: the commit marker: the last sequence number of the transaction that wrote this
+    #: record (== seq for the transaction's last record)
+    txn_last: int

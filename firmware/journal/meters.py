@@ -104,23 +104,63 @@ def summarize(raw: Mapping[MeterKey, int]) -> dict[str, object]:
 _CREDITS_IN, _CREDITS_OUT = 800, 801
 
 
+def record_deltas(kind: str, code: int | None, body: Mapping[str, Any]) -> dict[MeterKey, int]:
+    """The meter changes a chained record justifies: a round record's stakes and returns,
+    a credit transfer's event; nothing for any other record."""
+    if kind == "round":
+        stakes = {int(k): v for k, v in body["stakes"].items()}
+        returns = {int(k): v for k, v in body["returns"].items()}
+        return round_deltas(stakes, returns, voided=body["state"] == "voided")
+    if kind == "event" and code in (_CREDITS_IN, _CREDITS_OUT):
+        sign = 1 if code == _CREDITS_IN else -1
+        return credit_deltas(int(body["seat"]), sign * int(body["cents"]))
+    return {}
+
+
+def justifies_meters(kind: str, code: int | None) -> bool:
+    """Whether a record of this kind and code can change the meters (its body is read)."""
+    return kind == "round" or (kind == "event" and code in (_CREDITS_IN, _CREDITS_OUT))
+
+
+def add_deltas(into: dict[MeterKey, int], deltas: Mapping[MeterKey, int]) -> None:
+    for k, v in deltas.items():
+        into[k] = into.get(k, 0) + v
+
+
 def history_meters(records: Iterable[Any]) -> dict[MeterKey, int]:
     """The meters recomputed from the chained records alone (round records and credit
     transfer events): what the meters table must hold, key by key. The meters table is
     not itself chained, so the audit compares it with this."""
     want: dict[MeterKey, int] = {}
-
-    def add(deltas: Mapping[MeterKey, int]) -> None:
-        for k, v in deltas.items():
-            want[k] = want.get(k, 0) + v
-
     for r in records:
-        b = r.body
-        if r.kind == "round":
-            stakes = {int(k): v for k, v in b["stakes"].items()}
-            returns = {int(k): v for k, v in b["returns"].items()}
-            add(round_deltas(stakes, returns, voided=b["state"] == "voided"))
-        elif r.kind == "event" and r.code in (_CREDITS_IN, _CREDITS_OUT):
-            sign = 1 if r.code == _CREDITS_IN else -1
-            add(credit_deltas(int(b["seat"]), sign * int(b["cents"])))
+        add_deltas(want, record_deltas(r.kind, r.code, r.body))
     return {k: v for k, v in want.items() if v}
+
+
+def meters_difference(have: Mapping[MeterKey, int], want: Mapping[MeterKey, int],
+                      what: str) -> str | None:
+    """The first meter where ``have`` (the meters table) differs from ``want``, said in
+    words (``what``: where ``want`` comes from), or None."""
+    bad = sorted(k for k in set(have) | set(want) if have.get(k, 0) != want.get(k, 0))
+    if not bad:
+        return None
+    name, seat, wager = bad[0]
+    where = f"seat {seat}" if seat else "table"
+    return (f"meter {name} ({where}{', ' + wager if wager else ''}) is {have.get(bad[0], 0)} "
+            f"but {what} {want.get(bad[0], 0)}")
+
+
+def balance_problem(raw: Mapping[MeterKey, int]) -> str | None:
+    """Where ``credits == credits_in - credits_out - wagered + paid`` fails (every seat and
+    the table), or None."""
+    seats = sorted({s for (_n, s, _w) in raw} | {0})
+    for s in seats:
+        def m(name: str, seat: int = s) -> int:
+            return int(raw.get((name, seat, ""), 0))
+
+        want = m("credits_in") - m("credits_out") - m("wagered") + m("paid")
+        if m("credits") != want:
+            where = f"seat {s}" if s else "the table"
+            return (f"the meters do not balance for {where}: credits {m('credits')} but "
+                    f"credits in - out - wagered + paid = {want}")
+    return None

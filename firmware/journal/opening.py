@@ -17,6 +17,7 @@ from __future__ import annotations
 import getpass
 import logging
 import os
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -25,16 +26,33 @@ from firmware.journal import key as journal_key
 from firmware.journal.archive import move_aside
 from firmware.journal.errors import JournalRefused
 from firmware.journal.schema import BlankJournal, OldJournalFormat
-from firmware.journal.store import Journal, JournalError, check_existing
+from firmware.journal.store import Journal, JournalError, VerifyResult, check_existing
 
 log = logging.getLogger("etg.table.journal")
 
 
 
-def table_key(journal_path: str | Path, key_path: str, bench: bool) -> bytes:
-    """The table's secret: the configured one (bench mode creates it when missing)."""
+#: the table's meter proof (firmware.table.meter_proof.prove, handed in by the command
+#: line): run on the verified journal, read-only, before the table writes anything
+Prove = Callable[[Journal], VerifyResult]
+
+
+def table_key(journal_path: str | Path, key_path: str, bench: bool, *, new: bool) -> bytes:
+    """The table's secret: the configured one. Bench mode creates it with a new journal,
+    and never beside a journal that exists without one: a new secret could never verify
+    that journal, and would hide that its own secret went missing."""
     path = journal_key.key_path_for(journal_path, key_path)
-    return journal_key.load_or_create(path) if bench else journal_key.load(path)
+    if bench and new and not Path(path).exists():
+        return journal_key.create(path)
+    try:
+        return journal_key.load(path)
+    except journal_key.JournalKeyError as exc:
+        if bench and not new and not Path(path).exists():
+            raise journal_key.JournalKeyError(
+                f"{exc}; the journal {journal_path} exists without it, so it cannot be "
+                "verified: keep it as evidence and begin a new one (etg journal init "
+                "--reason ... --archive)") from None
+        raise
 
 
 def system_log(message: str) -> None:
@@ -52,16 +70,14 @@ def _refuse(message: str) -> JournalRefused:
 
 
 def open_for_table(journal_path: str | Path, key_path: str, *, bench: bool,
-                   who: str = "etg run") -> Journal:
+                   who: str = "etg run", prove: Prove | None = None) -> Journal:
     """The journal a table (or an offline credit transfer) writes, verified first.
 
     An existing journal is verified through a read-only connection before the writer
-    opens it at all: a refused journal is left exactly as it was found."""
+    opens it at all — from its last checkpoint: the schema, the keyed chain and commit
+    markers, the head, the meters, then ``prove`` (the engine replay) — so a refused
+    journal is left exactly as it was found."""
     path = Path(journal_path)
-    try:
-        key = table_key(path, key_path, bench)
-    except UserError as exc:
-        raise _refuse(f"{exc}; the table will not start") from None
     try:
         check_existing(path)
         exists = True
@@ -72,12 +88,17 @@ def open_for_table(journal_path: str | Path, key_path: str, *, bench: bool,
                 "technician begins one with `etg journal init --reason ...` (docs/table.md)"
             ) from None
         exists = False
+    try:
+        key = table_key(path, key_path, bench, new=not exists or _blank(path))
+    except UserError as exc:
+        raise _refuse(f"{exc}; the table will not start") from None
+    proven_from = 1
     if exists:
         try:
-            _verify_before_writing(path, key, bench)
+            proven_from = _verify_before_writing(path, key, bench, prove)
         except OldJournalFormat:
             kept = move_aside(path)
-            log.warning("bench mode: a format-1 journal was moved aside to %s", kept)
+            log.warning("bench mode: a journal of an older format was moved aside to %s", kept)
         except BlankJournal:
             pass  # bench: its creation was cut short; it is created now
     try:
@@ -94,12 +115,26 @@ def open_for_table(journal_path: str | Path, key_path: str, *, bench: bool,
         except JournalError as exc:
             journal.close()
             raise _refuse(f"{exc}; the table will not start") from None
+    journal.proven_from = proven_from
     return journal
 
 
-def _verify_before_writing(path: Path, key: bytes, bench: bool) -> None:
-    """Refuse (JournalRefused) a journal whose chain, head or meters do not verify;
-    OldJournalFormat passes through in bench mode (the caller moves it aside)."""
+def _blank(path: Path) -> bool:
+    """An SQLite file without any table: a journal whose creation was cut short."""
+    try:
+        Journal(path, None, readonly=True).close()
+    except BlankJournal:
+        return True
+    except JournalError:
+        return False
+    return False
+
+
+def _verify_before_writing(path: Path, key: bytes, bench: bool, prove: Prove | None) -> int:
+    """Refuse (JournalRefused) a journal whose schema, chain, head or meters do not
+    verify, or whose meters the engine replay does not prove; OldJournalFormat passes
+    through in bench mode (the caller moves it aside). Returns the record the proof
+    began at (the last checkpoint)."""
     try:
         ro = Journal(path, key, readonly=True)
     except (OldJournalFormat, BlankJournal) as exc:
@@ -110,7 +145,9 @@ def _verify_before_writing(path: Path, key: bytes, bench: bool) -> None:
     except JournalError as exc:
         raise _refuse(f"{exc}; the table will not start (call a technician)") from None
     try:
-        res = ro.verify()
+        res = ro.verify(full=False)
+        if res.ok and prove is not None:
+            res = prove(ro)
     finally:
         ro.close()
     if not res.ok:
@@ -118,6 +155,7 @@ def _verify_before_writing(path: Path, key: bytes, bench: bool) -> None:
         raise _refuse(f"{path}: journal integrity check failed{where}: {res.problem}; the "
                       "table will not start and writes nothing into this journal (call a "
                       "technician)")
+    return res.since
 
 
 def _begin(journal: Journal, reason: str, who: str) -> None:
@@ -158,7 +196,7 @@ def init_journal(journal_path: str | Path, key_path: str, reason: str, *,
         except OSError as exc:
             raise UserError(f"{path}: cannot move the old journal aside: {exc.strerror}") from None
     try:
-        key = table_key(path, key_path, bench)
+        key = table_key(path, key_path, bench, new=True)
         journal = Journal(path, key)
     except JournalError as exc:
         raise UserError(str(exc)) from None

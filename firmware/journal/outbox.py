@@ -25,14 +25,7 @@ from firmware.journal.store import Journal, Record
 
 MeterKey = tuple[str, int, str]
 
-SCHEMA = """
-CREATE TABLE IF NOT EXISTS floor_outbox (
-    n       INTEGER PRIMARY KEY AUTOINCREMENT,
-    seq     INTEGER NOT NULL,
-    kind    TEXT    NOT NULL,
-    payload TEXT    NOT NULL
-);
-"""
+#: the outbox's table is part of the journal's schema (firmware.journal.schema.SCHEMA)
 
 
 @dataclass(frozen=True, slots=True)
@@ -93,7 +86,7 @@ class Outbox:
         self.path = Path(journal.path)
         self._on_commit = on_commit or (lambda: None)
         self._staged = False
-        journal.add_stager(SCHEMA, self._stage, self._committed)
+        journal.add_stager(self._stage, self._committed)
         self._read: sqlite3.Connection | None = None
         self._read_lock = threading.Lock()
 
@@ -118,10 +111,12 @@ class Outbox:
                 row = db.execute(f"SELECT value FROM info WHERE key = '{REPORTED}'").fetchone()
                 since = int(row[0]) if row else 0
                 recs = [
-                    Record(int(q), int(t), str(k), c, rn, json.loads(b), str(p), str(h))
-                    for q, t, k, c, rn, b, p, h in db.execute(
-                        "SELECT seq, ts_ns, kind, code, round_no, body, prev, hash FROM records"
-                        " WHERE seq > ? AND kind IN ('event', 'round') ORDER BY seq", (since,)
+                    Record(int(q), int(t), str(k), c, rn, json.loads(b), str(p), str(h),
+                           int(x))
+                    for q, t, k, c, rn, b, p, h, x in db.execute(
+                        "SELECT seq, ts_ns, kind, code, round_no, body, prev, hash, txn_last"
+                        " FROM records WHERE seq > ? AND kind IN ('event', 'round')"
+                        " ORDER BY seq", (since,)
                     )
                 ]
                 rows = [m for r in recs for m in stage_messages([r], {}, db)

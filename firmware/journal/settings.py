@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from etgcore.config_schema import doc, text
+from etgcore.config_schema import doc, ranged, text
 
 
 @dataclass(frozen=True)
@@ -13,5 +13,10 @@ class JournalSettings:
     key_path: str = field(
         default="",
         metadata=doc("the table's secret keying the journal's chain, created at installation "
-                     "(empty: <journal>.key, which bench mode creates itself)"),
+                     "(empty: <journal>.key, which bench mode creates with a new journal)"),
+    )
+    checkpoint_rounds: int = field(
+        default=500,
+        metadata=ranged(10, 100_000, "a checkpoint every N rounds: a start proves and "
+                        "replays the journal from the last one"),
     )

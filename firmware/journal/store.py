@@ -41,8 +41,20 @@ from firmware.journal.files import (
     check_is_journal,
     connect_writer,
 )
+from firmware.journal.checkpoint import Checkpointer, checkpoint_body
 from firmware.journal.head import Head, HeadWriter, head_path, read_head
-from firmware.journal.schema import JournalError, check_schema, create_schema
+from firmware.journal.landing import (
+    check_meters_landed,
+    check_records_landed,
+    check_schema_unchanged,
+)
+from firmware.journal.schema import (
+    JournalError,
+    check_schema,
+    create_schema,
+    foreign_objects,
+    schema_cookie,
+)
 
 #: Record kinds. ``input``: an engine Input (replayed on restart); ``event``: the event log;
 #: ``round``: a finished round's result (recall, history); ``meta``: the journal's own facts.
@@ -65,6 +77,15 @@ class VerifyResult:
     records: int
     first_bad: int | None = None
     problem: str = ""
+    #: what could not be checked (without the secret): never claimed by ``ok``
+    unchecked: tuple[str, ...] = ()
+    #: the record the walk began at: 1, or the last checkpoint (a start)
+    since: int = 1
+
+    @property
+    def complete(self) -> bool:
+        """Everything was checked and held."""
+        return self.ok and not self.unchecked
 
 
 @dataclass(frozen=True)
@@ -89,10 +110,10 @@ class Journal:
     """An append-only, keyed-chain record store with meters, safe across ``kill -9``.
 
     ``key``: the table's secret (bytes), :data:`BESIDE` for the bench's own beside the
-    journal (created when missing), or None for the unkeyed chain. ``readonly``: open an
-    existing journal for reading only (creates and changes nothing; see
-    :mod:`firmware.journal.files`). ``head_file``: keep the head outside the database
-    (always, except in the benchmark's "before" measurement).
+    journal (created with a new journal, never beside an existing one), or None for the
+    unkeyed chain. ``readonly``: open an existing journal for reading only (creates and
+    changes nothing; see :mod:`firmware.journal.files`). ``head_file``: keep the head
+    outside the database (always, except in the benchmark's "before" measurement).
     """
 
     def __init__(
@@ -110,19 +131,29 @@ class Journal:
         #: the view) or before the next commit, whichever comes first (journal_head).
         self.defer_head = False
         self.key_problem = ""
+        #: set by firmware.journal.opening.open_for_table: the record its proof began at
+        #: (the last checkpoint; 1: the whole journal was proven before the first write)
+        self.proven_from = 0
         try:
             if readonly:
                 self._ro = ReadOnlyOpen(self.path)
                 self._db = self._ro.db
+                self.key = self._resolve_key(key, new=False)
             else:
+                new = _is_new(self.path)
                 self._db = connect_writer(self.path)
-            self.key = self._resolve_key(key)
-            if not readonly:
+                self.key = self._resolve_key(key, new=new)
                 create_schema(self._db, self.key)
             check_schema(self._db, self.path)
+            if not readonly:
+                problem = foreign_objects(self._db)
+                if problem is not None:
+                    raise JournalError(f"{self.path}: {problem}; nothing is written")
+            self._cookie = schema_cookie(self._db)
             last = self._db.execute(
                 "SELECT seq, hash FROM records ORDER BY seq DESC LIMIT 1"
             ).fetchone()
+            self._meters: dict[MeterKey, int] = {} if readonly else self.meters()
         except JournalFileError as exc:
             raise JournalError(str(exc)) from None
         except sqlite3.DatabaseError as exc:
@@ -137,26 +168,22 @@ class Journal:
         self._stagers: list[Stager] = []
         self._committed: list[Callable[[], None]] = []
 
-    def add_stager(
-        self, schema: str, stager: Stager, committed: Callable[[], None] | None = None
-    ) -> None:
-        """Create ``schema`` (idempotent DDL) beside the records and call ``stager`` in
-        every later append transaction (see :data:`Stager`), ``committed`` after it."""
+    def add_stager(self, stager: Stager, committed: Callable[[], None] | None = None) -> None:
+        """Call ``stager`` in every later append transaction (see :data:`Stager`) and
+        ``committed`` after it; what it writes lives in the journal's own schema."""
         with self._lock:
-            try:
-                self._db.executescript(schema)
-            except sqlite3.Error as exc:
-                raise JournalError(f"{self.path}: cannot extend the journal: {exc}") from exc
             self._stagers.append(stager)
             if committed is not None:
                 self._committed.append(committed)
 
-    def _resolve_key(self, key: bytes | _Beside | None) -> bytes | None:
+    def _resolve_key(self, key: bytes | _Beside | None, *, new: bool) -> bytes | None:
         if not isinstance(key, _Beside):
             return key
         where = journal_key.beside(self.path)
         if not self.readonly:
-            return journal_key.load_or_create(where)
+            # a secret is made with its journal only: one made beside an existing journal
+            # could never verify it, and would hide that its own secret went missing
+            return journal_key.load_or_create(where) if new else journal_key.load(where)
         try:  # only `audit verify` needs it; the other readers must work without it
             return journal_key.load(where)
         except journal_key.JournalKeyError as exc:
@@ -183,58 +210,80 @@ class Journal:
         return self._head_writer.synced()
 
     def append(
-        self, entries: Iterable[Entry], meters: Mapping[MeterKey, int] | None = None
+        self, entries: Iterable[Entry], meters: Mapping[MeterKey, int] | None = None, *,
+        checkpoint: Checkpointer | None = None,
     ) -> list[Record]:
         """Write entries and meter deltas (and what the stagers derive from them) in one
-        durable transaction, then the head file; return the records."""
+        durable transaction, then the head file; return the records. ``checkpoint``: add
+        a checkpoint record as the transaction's last (its body: the meters after this
+        transaction and what ``checkpoint(records written)`` returns; see
+        :mod:`firmware.journal.checkpoint`)."""
         if self.readonly:
             raise JournalError(f"{self.path}: opened read-only")
-        written: list[Record] = []
+        todo = list(entries)
+        for e in todo:
+            if e.kind not in KINDS:
+                raise ValueError(f"unknown record kind {e.kind!r}")
+        deltas = {k: v for k, v in (meters or {}).items() if v}
         with self._lock:
-            seq, head = self._seq, self._head
+            after = dict(self._meters)
+            for k, v in deltas.items():
+                after[k] = after.get(k, 0) + v
             try:
                 head_file = self._head_file()
                 self._db.execute("BEGIN IMMEDIATE")
-                for e in entries:
-                    if e.kind not in KINDS:
-                        raise ValueError(f"unknown record kind {e.kind!r}")
-                    seq += 1
-                    ts = int(self._clock_ns())
-                    body = canonical(e.body)
-                    digest = record_hash(head, seq, ts, e.kind, e.code, e.round_no, body,
-                                         self.key)
+                self._cookie = check_schema_unchanged(self._db, self.path, self._cookie)
+                written = self._insert(todo, self._seq + len(todo) + bool(checkpoint))
+                if checkpoint is not None:
+                    body = checkpoint_body(after, checkpoint(list(written)))
+                    written += self._insert([Entry("meta", body)], written[-1].txn_last,
+                                            after=written[-1])
+                for (name, seat, wager), delta in deltas.items():
                     self._db.execute(
-                        "INSERT INTO records(seq, ts_ns, kind, code, round_no, body, prev, hash)"
-                        " VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
-                        (seq, ts, e.kind, e.code, e.round_no, body, head, digest),
-                    )
-                    written.append(
-                        Record(seq, ts, e.kind, e.code, e.round_no, json.loads(body), head, digest)
-                    )
-                    head = digest
-                for (name, seat, wager), delta in (meters or {}).items():
-                    if delta:
-                        self._db.execute(
-                            "INSERT INTO meters(name, seat, wager, value) VALUES (?, ?, ?, ?)"
-                            " ON CONFLICT(name, seat, wager) DO UPDATE SET value = value + ?",
-                            (name, seat, wager, delta, delta),
-                        )
+                        "INSERT INTO meters(name, seat, wager, value) VALUES (?, ?, ?, ?)"
+                        " ON CONFLICT(name, seat, wager) DO UPDATE SET value = value + ?",
+                        (name, seat, wager, delta, delta))
+                check_records_landed(self._db, self.path, self._seq, self._head, written)
+                if deltas:
+                    check_meters_landed(self._db, self.path, after)
                 for stage in self._stagers:
-                    stage(self._db, written, meters or {})
+                    stage(self._db, written, deltas)
                 self._db.execute("COMMIT")
-                self._seq, self._head = seq, head
-                if head_file is not None:
-                    head_file.write(Head(seq, head), later=self.defer_head)
             except (sqlite3.Error, OSError) as exc:
                 self._rollback()
                 raise JournalError(f"{self.path}: journal write failed: {exc}") from exc
             except BaseException:
                 self._rollback()
                 raise
-            self._seq, self._head = seq, head
+            if written:
+                self._seq, self._head = written[-1].seq, written[-1].hash
+            self._meters = after
+            if head_file is not None:
+                head_file.write(Head(self._seq, self._head), later=self.defer_head)
         for done in self._committed:
             done()
         return written
+
+    def _insert(self, entries: list[Entry], txn_last: int,
+                after: Record | None = None) -> list[Record]:
+        """Insert ``entries`` after ``after`` (default: the last committed record), all
+        marked as ending at ``txn_last``."""
+        seq, head = (after.seq, after.hash) if after else (self._seq, self._head)
+        out: list[Record] = []
+        for e in entries:
+            seq += 1
+            ts = int(self._clock_ns())
+            body = canonical(e.body)
+            digest = record_hash(head, seq, ts, e.kind, e.code, e.round_no, txn_last, body,
+                                 self.key)
+            self._db.execute(
+                "INSERT INTO records(seq, ts_ns, kind, code, round_no, body, txn_last, prev,"
+                " hash) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                (seq, ts, e.kind, e.code, e.round_no, body, txn_last, head, digest))
+            out.append(Record(seq, ts, e.kind, e.code, e.round_no, json.loads(body), head,
+                              digest, txn_last))
+            head = digest
+        return out
 
     def append_one(self, kind: str, body: Mapping[str, Any], *, round_no: int | None = None,
                    code: int | None = None, meters: Mapping[MeterKey, int] | None = None
@@ -264,8 +313,10 @@ class Journal:
         return self._head
 
     def records(self, *, since_seq: int = 0, kinds: Iterable[str] | None = None,
-                since_ns: int | None = None, round_no: int | None = None) -> Iterator[Record]:
-        sql = "SELECT seq, ts_ns, kind, code, round_no, body, prev, hash FROM records WHERE seq > ?"
+                since_ns: int | None = None, round_no: int | None = None,
+                upto_seq: int | None = None, newest_first: bool = False) -> Iterator[Record]:
+        sql = ("SELECT seq, ts_ns, kind, code, round_no, body, prev, hash, txn_last"
+               " FROM records WHERE seq > ?")
         args: list[Any] = [since_seq]
         if kinds is not None:
             ks = list(kinds)
@@ -277,13 +328,21 @@ class Journal:
         if round_no is not None:
             sql += " AND round_no = ?"
             args.append(round_no)
-        sql += " ORDER BY seq"
+        if upto_seq is not None:
+            sql += " AND seq <= ?"
+            args.append(upto_seq)
+        sql += " ORDER BY seq DESC" if newest_first else " ORDER BY seq"
         try:
             cur = self._db.execute(sql, args)
-            for seq, ts, kind, code, rnd, body, prev, digest in cur:
-                yield Record(seq, ts, kind, code, rnd, json.loads(body), prev, digest)
+            for seq, ts, kind, code, rnd, body, prev, digest, txn_last in cur:
+                yield Record(seq, ts, kind, code, rnd, json.loads(body), prev, digest,
+                             txn_last)
         except sqlite3.Error as exc:
             raise JournalError(f"{self.path}: journal read failed: {exc}") from exc
+
+    def record(self, seq: int) -> Record | None:
+        """Record ``seq``, or None."""
+        return next(self.records(since_seq=seq - 1, upto_seq=seq), None)
 
     def meters(self) -> dict[MeterKey, int]:
         try:
@@ -305,16 +364,19 @@ class Journal:
                 (key, value),
             )
 
-    def verify(self) -> VerifyResult:
-        """Walk the keyed chain, compare its end with the head file and the meters with
-        the chained records (:func:`firmware.journal.verify.verify`). One read
-        transaction: a table writing beside the audit does not disturb it."""
+    def verify(self, *, full: bool = True, until: int | None = None) -> VerifyResult:
+        """Prove the journal whole (:func:`firmware.journal.verify.verify`): the schema,
+        the keyed chain and its commit markers, the head file, the meters. ``full``: from
+        record 1 (``etg audit verify``); else from the last checkpoint (every start).
+        ``until``: only records 1..until, which must end at a checkpoint (what a start
+        did not prove). One read transaction: a table writing beside the audit does not
+        disturb it."""
         from firmware.journal.verify import verify
 
         with self._lock:
             self._db.execute("BEGIN")
             try:
-                return verify(self, self._db, self.key)
+                return verify(self, self._db, self.key, full=full, until=until)
             finally:
                 self._rollback()
 
@@ -331,6 +393,26 @@ class Journal:
         else:
             with contextlib.suppress(sqlite3.Error, AttributeError):
                 self._db.close()
+
+
+def _is_new(path: Path) -> bool:
+    """No journal here yet: no file, an empty one, or one whose creation was cut short
+    (an SQLite file without any table)."""
+    try:
+        if path.stat().st_size == 0:
+            return True
+    except FileNotFoundError:
+        return True
+    try:
+        ro = ReadOnlyOpen(path)
+    except JournalFileError:
+        return False
+    try:
+        return not ro.db.execute("SELECT count(*) FROM sqlite_master").fetchone()[0]
+    except sqlite3.Error:
+        return False
+    finally:
+        ro.close()
 
 
 def open_existing(path: str | Path, key: bytes | _Beside | None = BESIDE) -> Journal:

@@ -1,52 +1,204 @@
 """``etg audit verify`` and the power-up integrity check: the journal proven whole.
 
-Three things are checked, in this order, and the first failure is reported:
+Checked, in this order, the first failure reported:
 
-1. the chain: every record's keyed hash recomputed from its content and the previous
-   record's hash, sequence numbers without a gap — an edit, an insertion, a removal
-   inside the journal or a swap of two records breaks it, and without the table's secret
-   it cannot be recomputed;
-2. the end: the head file (outside the database) names a record that is in the chain with
-   the same hash — records removed from the end, the stored head deleted with them, or a
-   lost write-ahead log leave the chain shorter than the head;
-3. the meters (not chained themselves) equal what the chained round records and credit
-   transfers add up to.
+1. **the schema**: exactly our tables and indexes, no trigger, no view, no changed table
+   (:func:`~firmware.journal.schema.foreign_objects`);
+2. **the journal's facts**: it says it is keyed with this table's secret (its id), so a
+   journal downgraded to an unkeyed chain or another table's is named as such;
+3. **the chain**: every record's keyed hash recomputed from its content and the previous
+   record's hash, sequence numbers without a gap, and the commit markers: each record
+   names the last record of its transaction, so every transaction is whole — an edit, an
+   insertion, a removal, a swap, a record cut from a transaction breaks it, and without
+   the secret nothing can be recomputed;
+4. **the end**: the head file (outside the database) names a record that is in the chain
+   with the same hash, and the database is ahead of it by at most ONE whole transaction
+   (a power cut between the commit and the head write), checked exactly with the commit
+   markers — records removed from the end, a lost write-ahead log, an older head file put
+   back over a longer journal are each named;
+5. **the meters** (not chained themselves): they equal what the chained round records and
+   credit transfers add up to, and balance for every seat and the table (credits = in -
+   out - wagered + paid). Every checkpoint on the way holds the meters the records before
+   it add up to.
+
+``full=False`` (every start) walks from the last checkpoint (:mod:`firmware.journal.checkpoint`)
+instead of record 1; the table's meter proof (the engine replay) comes after this.
+
+Without the secret, (3) checks sequence, links and commit markers but no hash, and (4) is
+not done: the result lists what was not checked (:attr:`VerifyResult.unchecked`) and never
+claims it.
 """
 
 from __future__ import annotations
 
+import json
 import sqlite3
+from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
+from firmware.journal import key as journal_key
+from firmware.journal.chain import GENESIS, record_hasher
+from firmware.journal.checkpoint import checkpoint_meters, is_checkpoint, last_checkpoint
 from firmware.journal.head import HeadFileError, read_head
+from firmware.journal.meters import (
+    MeterKey,
+    add_deltas,
+    balance_problem,
+    justifies_meters,
+    meters_difference,
+    record_deltas,
+)
+from firmware.journal.schema import foreign_objects
 
 if TYPE_CHECKING:
+    from firmware.journal.chain import Record
     from firmware.journal.store import Journal, VerifyResult
 
+#: what a verification without the secret cannot check (and therefore never claims)
+WITHOUT_SECRET = (
+    "each record's keyed hash (an edited record, or a chain recomputed without the secret)",
+    "the head file (its keyed MAC): records cut from the end of the journal",
+)
 
-def verify(journal: Journal, db: sqlite3.Connection, key: bytes | None) -> VerifyResult:
-    from firmware.journal.store import GENESIS, VerifyResult, record_hash
 
-    chain = journal.info("chain")
-    if chain == "hmac-sha256" and key is None:
-        return VerifyResult(False, 0, None, journal.key_problem or (
-            "the journal is keyed and its secret is not available here (run as the service "
-            "user, or give --key)"))
-    head, expected, n = GENESIS, 1, 0
-    rows = db.execute(
-        "SELECT seq, ts_ns, kind, code, round_no, body, prev, hash FROM records ORDER BY seq")
-    for seq, ts, kind, code, rnd, body, prev, digest in rows:
-        if seq != expected:
-            return VerifyResult(False, n, expected, f"record {expected} is missing")
-        if prev != head:
-            return VerifyResult(False, n, seq, "does not chain to the previous record")
-        if record_hash(prev, seq, ts, kind, code, rnd, body, key) != digest:
-            return VerifyResult(False, n, seq, "content does not match its keyed hash")
-        head, expected, n = digest, seq + 1, n + 1
-    problem = _head_problem(journal, db, key, n)
-    if problem is not None:
-        return VerifyResult(False, n, n + 1, problem)
-    return _meters(journal, n)
+@dataclass
+class _Walk:
+    """Where a chain walk stands."""
+
+    expected: int = 1
+    head: str = GENESIS
+    open_txn: int | None = None  # the txn_last of a transaction not yet ended
+    meters: dict[MeterKey, int] = field(default_factory=dict)
+    problem: str = ""
+    first_bad: int | None = None
+
+
+def verify(journal: Journal, db: sqlite3.Connection, key: bytes | None, *,
+           full: bool = True, until: int | None = None) -> VerifyResult:
+    from firmware.journal.store import VerifyResult
+
+    last = int(db.execute("SELECT COALESCE(MAX(seq), 0) FROM records").fetchone()[0])
+    problem = foreign_objects(db) or _facts_problem(journal, key)
+    if problem:
+        return VerifyResult(False, last, None, problem)
+    unchecked = WITHOUT_SECRET if key is None else ()
+    start = None if full else last_checkpoint(journal.records(kinds=["meta"],
+                                                               newest_first=True))
+    since = start.seq if start else 1
+    w = _walk(db, key, start, until)
+    if w.problem:
+        return VerifyResult(False, last, w.first_bad, w.problem, unchecked, since)
+    if until is not None:
+        return _prefix_end(journal, until, w, unchecked)
+    if key is not None:
+        problem = _head_problem(journal, db, key, last)
+        if problem is not None:
+            return VerifyResult(False, last, last + 1, problem, unchecked, since)
+    have = {k: v for k, v in journal.meters().items() if v}
+    want = {k: v for k, v in w.meters.items() if v}
+    problem = (meters_difference(have, want, "the chained records add up to")
+               or balance_problem(have))
+    return VerifyResult(not problem, last, None, problem or "", unchecked, since)
+
+
+def _prefix_end(journal: Journal, until: int, w: _Walk,
+                unchecked: tuple[str, ...]) -> VerifyResult:
+    """A walk of records 1..``until`` only (the part a start did not prove: it ends at the
+    checkpoint the start began from, which the walk compared with the records before)."""
+    from firmware.journal.store import VerifyResult
+
+    rec = journal.record(until)
+    if rec is None or not is_checkpoint(rec) or w.expected != until + 1:
+        return VerifyResult(False, until, until, f"record {until} is not a checkpoint the "
+                            "journal reaches", unchecked)
+    return VerifyResult(True, until, None, "", unchecked)
+
+
+def _facts_problem(journal: Journal, key: bytes | None) -> str | None:
+    """With the secret: the journal must say it is keyed with it."""
+    chain, kid = journal.info("chain"), journal.info("key_id")
+    if key is None:
+        return None
+    if chain != "hmac-sha256" or kid != journal_key.key_id(key):
+        return (f"the journal says its chain is {chain or 'unnamed'!r} with secret "
+                f"{kid or 'none'!r}, not keyed with this table's secret "
+                f"({journal_key.key_id(key)}): a journal downgraded to an unkeyed chain, "
+                "or another table's")
+    return None
+
+
+def _walk(db: sqlite3.Connection, key: bytes | None, start: Record | None,
+          until: int | None = None) -> _Walk:
+    """Walk the chain from record 1, or from the checkpoint ``start`` (its meters are
+    where the count starts), to the end or to record ``until``; the first problem stops
+    the walk."""
+    w = _Walk()
+    hasher = record_hasher(key) if key is not None else None
+    if start is not None and start.seq > 1:
+        before = db.execute("SELECT hash, txn_last FROM records WHERE seq = ?",
+                            (start.seq - 1,)).fetchone()
+        if before is None:
+            return _bad(w, start.seq - 1, f"record {start.seq - 1} is missing")
+        w.expected, w.head = start.seq, str(before[0])
+        w.open_txn = None if int(before[1]) == start.seq - 1 else int(before[1])
+    rows = db.execute("SELECT seq, ts_ns, kind, code, round_no, body, txn_last, prev, hash"
+                      " FROM records WHERE seq >= ? AND seq <= ? ORDER BY seq",
+                      (w.expected, until if until is not None else 2**62))
+    for seq, ts, kind, code, rnd, body, txn_last, prev, digest in rows:
+        if seq != w.expected:
+            return _bad(w, w.expected, f"record {w.expected} is missing")
+        if prev != w.head:
+            return _bad(w, seq, "does not chain to the previous record")
+        if hasher is not None and hasher(prev, seq, ts, kind, code, rnd, txn_last,
+                                         body) != digest:
+            return _bad(w, seq, "content does not match its keyed hash")
+        why = _marker_problem(w.open_txn, seq, txn_last)
+        if why:
+            return _bad(w, seq, why)
+        w.open_txn = None if txn_last == seq else txn_last
+        if kind == "meta" or justifies_meters(kind, code):
+            why = _count(w, seq, kind, code, json.loads(body), start)
+            if why:
+                return _bad(w, seq, why)
+        w.head, w.expected = digest, seq + 1
+    if w.open_txn is not None:
+        return _bad(w, w.expected, (
+            f"the journal's last transaction ends at record {w.open_txn} but the journal "
+            f"ends at record {w.expected - 1}: records removed from the end"))
+    return w
+
+
+def _marker_problem(open_txn: int | None, seq: int, txn_last: int) -> str | None:
+    if open_txn is None and txn_last < seq:
+        return f"its commit marker names record {txn_last}, before it"
+    if open_txn is not None and txn_last != open_txn:
+        return (f"its commit marker names record {txn_last}, but the transaction it is in "
+                f"ends at record {open_txn}")
+    return None
+
+
+def _count(w: _Walk, seq: int, kind: str, code: int | None, body: dict[str, object],
+           start: Record | None) -> str | None:
+    """Add a record's meter changes; at a checkpoint, compare (or start from) its meters."""
+    from firmware.journal.chain import Record
+
+    if kind != "meta":
+        add_deltas(w.meters, record_deltas(kind, code, body))
+        return None
+    rec = Record(seq, 0, kind, code, None, body, "", "", seq)
+    if not is_checkpoint(rec):
+        return None
+    held = checkpoint_meters(rec)
+    if start is not None and seq == start.seq:
+        w.meters = dict(held)
+        return None
+    have = {k: v for k, v in w.meters.items() if v}
+    return meters_difference(held, have, "the records before this checkpoint add up to")
+
+
+def _bad(w: _Walk, seq: int, problem: str) -> _Walk:
+    w.first_bad, w.problem = seq, problem
+    return w
 
 
 def _head_problem(journal: Journal, db: sqlite3.Connection, key: bytes | None,
@@ -63,28 +215,22 @@ def _head_problem(journal: Journal, db: sqlite3.Connection, key: bytes | None,
     if recorded.seq > last:
         return (f"the head file names record {recorded.seq} but the journal ends at record "
                 f"{last}: records removed from the end, or a write-ahead log lost")
-    if recorded.seq == 0:
+    if recorded.seq > 0:
+        row = db.execute("SELECT hash, txn_last FROM records WHERE seq = ?",
+                         (recorded.seq,)).fetchone()
+        if row is None or row[0] != recorded.hash:
+            return f"record {recorded.seq} is not the record the head file names"
+        if int(row[1]) != recorded.seq:
+            return (f"the head file names record {recorded.seq}, which does not end a "
+                    "transaction: the head file was not written by this journal's table")
+    if recorded.seq == last:
         return None
-    row = db.execute("SELECT hash FROM records WHERE seq = ?", (recorded.seq,)).fetchone()
-    if row is None or row[0] != recorded.hash:
-        return f"record {recorded.seq} is not the record the head file names"
+    nxt = db.execute("SELECT txn_last FROM records WHERE seq = ?",
+                     (recorded.seq + 1,)).fetchone()
+    if nxt is None or int(nxt[0]) != last:
+        ahead = "" if nxt is None else f" (the first transaction after it ends at {nxt[0]})"
+        return (f"the journal ends at record {last}, more than one transaction after record "
+                f"{recorded.seq} that the head file names{ahead}: an older head file was "
+                "put back (records may have been removed after it, and the journal rolled "
+                "back)")
     return None
-
-
-def _meters(journal: Journal, n: int) -> VerifyResult:
-    from firmware.journal.meters import history_meters
-    from firmware.journal.store import VerifyResult
-
-    have = {k: v for k, v in journal.meters().items() if v}
-    want = history_meters(journal.records(kinds=["round", "event"]))
-    if have != want:
-        (name, seat, wager) = min(k for k in set(have) | set(want)
-                                  if have.get(k, 0) != want.get(k, 0))
-        where = f"seat {seat}" if seat else "table"
-        return VerifyResult(
-            False, n, None,
-            f"meter {name} ({where}{', ' + wager if wager else ''}) is "
-            f"{have.get((name, seat, wager), 0)} but the chained records add up to "
-            f"{want.get((name, seat, wager), 0)}",
-        )
-    return VerifyResult(True, n)

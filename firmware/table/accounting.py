@@ -33,6 +33,13 @@ def seat_accounts(seat: Seat) -> tuple[dict[str, int], dict[str, int]]:
     return stakes, returns
 
 
+def round_voided(t: Game) -> bool:
+    """The round just ended was voided (also while a tilt after it pauses the table)."""
+    if t.phase == "tilt" and t.tilt is not None:
+        return t.tilt.resume_phase == "voided"
+    return t.phase == "voided"
+
+
 def round_accounts(t: Game) -> tuple[SeatKinds, SeatKinds]:
     """``(stakes, returns)`` per seat number and wager kind of the round just finished
     (every seat that staked anything)."""

@@ -41,6 +41,7 @@ from firmware.table.happenings import (
     StopHappening,
 )
 from firmware.table.pending_double import DoubleChooser
+from firmware.table.meter_proof import checkpoint_part
 from firmware.table.ports import OnRound, PanelPort, Publish, RngPort, ShoePort
 from firmware.table.recovery import round_ended
 from firmware.table.requests.desk import RequestDesk
@@ -77,6 +78,8 @@ class Controller:
         finals_recorded: int = 0,
         round_first_seq: int | None = None,
         limits: CreditLimits | None = None,
+        epoch_seq: int = 0,
+        checkpoint_rounds: int = 0,
     ) -> None:
         self.game = game
         self.rules = game.rules
@@ -99,7 +102,11 @@ class Controller:
                                  TransferLedger.from_journal(journal))
         self.failure: str | None = None  # journal failure: the table takes no input at all
         self.rng_failure: str | None = None  # shown; a round needing a draw tilts (RNG)
-        self.finals = finals_recorded  # rounds recorded (settled or voided) in the journal
+        self.finals = finals_recorded  # rounds recorded (settled or voided) in the epoch
+        #: the epoch's record, and a checkpoint (firmware.journal.checkpoint) with every
+        #: ``checkpoint_rounds``-th round record of the epoch (0: none)
+        self.epoch_seq = epoch_seq
+        self.checkpoint_rounds = checkpoint_rounds if epoch_seq else 0
         self._lamps: dict[int, set[str]] | None = None
         self._was_final = round_ended(game)
         self._was_tilted = game.phase == P.TILT
@@ -370,8 +377,11 @@ class Controller:
         t = self.game
         self.finals += 1
         record, deltas = round_record(t, self.finals, self._round_first_seq)
+        every = self.checkpoint_rounds
+        due = bool(every) and self.finals % every == 0
         try:
-            self.journal.append([Entry("round", record, t.round_no)], deltas)
+            self.journal.append([Entry("round", record, t.round_no)], deltas, checkpoint=(
+                (lambda w: checkpoint_part(t, self.epoch_seq, self.finals)) if due else None))
         except JournalError as exc:
             self.fail(f"journal failure: {exc}", None)
             return

@@ -2,12 +2,14 @@
 
 The journal is divided into *epochs*. An epoch starts with a ``meta`` record holding the
 rules in force, the seat count, the mode and the credits carried in from the previous
-epoch; every ``input`` record after it is replayed, in order, through a fresh engine, by
-the engine's one replay path (:func:`~firmware.engine.replay.new_game` builds the table
-as the epoch started it, :func:`~firmware.engine.replay.apply_recorded` applies each input
-as it was applied live). Because the engine is pure, the table that comes out is the
-table that was running when the power went, to the last card. Recall, the attendant's
-offline transfers and the soak bench's journal audit start from this replay too.
+epoch, and a checkpoint (firmware.journal.checkpoint) of the engine as it begins; the
+table writes another checkpoint every few hundred rounds. The inputs after the last
+checkpoint are replayed, in order, through the engine restored from it, by the engine's
+one replay path (:func:`~firmware.engine.replay.apply_recorded` applies each input as it
+was applied live; :mod:`firmware.table.meter_proof` walks the journal). Because the engine
+is pure, the table that comes out is the table that was running when the power went, to
+the last card, however long the journal. The attendant's offline transfers and the soak
+bench's journal audit start from this replay too.
 
 A new epoch starts on the first start of a journal and whenever the configuration's rules,
 seats or mode change — which is allowed only between rounds: a round in progress keeps
@@ -25,10 +27,8 @@ from etgcore.errors import UserError
 from etgcore.money import dollars
 from firmware.engine import phases as P
 from firmware.engine.game import Game
-from firmware.engine.inputs import input_from_json
-from firmware.engine.rejected import Rejected
-from firmware.engine.replay import apply_recorded, new_game
-from firmware.engine.rules import Rules, rules_from_json
+from firmware.engine.replay import new_game
+from firmware.engine.rules import Rules
 from firmware.journal import Journal
 
 log = logging.getLogger("etg.table.recovery")
@@ -38,8 +38,8 @@ log = logging.getLogger("etg.table.recovery")
 class Recovered:
     game: Game
     epoch_seq: int
-    inputs: int  # replayed
-    finals: int  # settled or voided rounds seen while replaying this epoch
+    inputs: int  # replayed (since the last checkpoint)
+    finals: int  # settled or voided rounds of this epoch (the last one's record may be owed)
     finals_recorded: int  # round records written in this epoch
     in_round: bool  # a round was in progress when the table stopped
     new_epoch: bool
@@ -59,13 +59,6 @@ def epoch_body(rules: Rules, seats: int, bench: bool, carry: dict[int, int]) -> 
     }
 
 
-def _table_from_epoch(body: dict[str, Any]) -> Game:
-    ep = body["epoch"]
-    carry = {int(seat): int(cents) for seat, cents in ep.get("carry", {}).items()}
-    return new_game(rules_from_json(ep["rules"]), seats=int(ep["seats"]),
-                     bench=bool(ep["bench"]), carry=carry)
-
-
 def round_ended(game: Game) -> bool:
     """The last round is settled or voided — also while a tilt that came after it (a
     stray card between rounds) pauses the table: resuming must not end it a second time."""
@@ -82,34 +75,16 @@ def in_round(game: Game) -> bool:
 
 
 def replay(journal: Journal) -> Recovered | None:
-    """The table as the journal's last epoch left it (None for a journal without one)."""
-    last_epoch = None
-    for r in journal.records(kinds=["meta"]):
-        if "epoch" in r.body:
-            last_epoch = r
-    if last_epoch is None:
+    """The table as the journal's last epoch left it (None for a journal without one),
+    replayed from the last checkpoint (firmware.table.meter_proof.walk, without its
+    comparisons: the start proved the journal before this)."""
+    from firmware.table.meter_proof import walk
+
+    w = walk(journal, full=False, prove=False)
+    if w.game is None:
         return None
-    table = _table_from_epoch(last_epoch.body)
-    inputs = finals = recorded = 0
-    first: int | None = None
-    was_final = round_ended(table)
-    for r in journal.records(since_seq=last_epoch.seq, kinds=["input", "round"]):
-        if r.kind == "round":
-            recorded += 1
-            first = None
-            continue
-        inputs += 1
-        if first is None and r.body.get("source") != "attendant":
-            first = r.seq  # as the controller marks it live (transfers do not open a round)
-        err = apply_recorded(table, input_from_json(r.body["input"]))
-        if err is not None and not isinstance(err, Rejected):  # refused live too
-            log.warning("replaying record %d raised %s: %s", r.seq, type(err).__name__, err)
-        final = round_ended(table)
-        if final and not was_final:
-            finals += 1
-        was_final = final
-    return Recovered(table, last_epoch.seq, inputs, finals, recorded, in_round(table), False,
-                     first)
+    return Recovered(w.game, w.epoch_seq, w.inputs, w.finals, w.finals_recorded,
+                     in_round(w.game), False, w.round_first_seq)
 
 
 def same_setup(game: Game, rules: Rules, seats: int, bench: bool) -> bool:
@@ -120,15 +95,19 @@ def same_setup(game: Game, rules: Rules, seats: int, bench: bool) -> bool:
 
 def open_table(journal: Journal, rules: Rules, seats: int, bench: bool) -> Recovered:
     """Recover the table from ``journal``, starting a new epoch when the setup changed."""
+    from firmware.journal import Entry
+    from firmware.table.meter_proof import checkpoint_part
+
     rec = replay(journal)
     if rec is not None and same_setup(rec.game, rules, seats, bench):
         return rec
     carry: dict[int, int] = {}
     if rec is not None:
         old = rec.game
-        if rec.in_round:
+        if rec.in_round or rec.finals > rec.finals_recorded:
             raise UserError(
-                f"{journal.path}: a round is in progress under the previous configuration "
+                f"{journal.path}: a round is in progress (or its record is owed) under the "
+                "previous configuration "
                 f"({old.rules.variant}, {old.nseats} seats, "
                 f"{'bench' if old.bench else 'production'} mode). To change rules, seats "
                 f"or mode, first start the table as it was (etg run --variant "
@@ -145,6 +124,7 @@ def open_table(journal: Journal, rules: Rules, seats: int, bench: bool) -> Recov
             if s.credits:
                 carry[s.number] = s.credits
         log.info("configuration changed: new journal epoch (credits carried: %s)", carry)
-    rec_meta = journal.append_one("meta", epoch_body(rules, seats, bench, carry))
     table = new_game(rules, seats=seats, bench=bench, carry=carry)
-    return Recovered(table, rec_meta.seq, 0, 0, 0, False, True)
+    written = journal.append([Entry("meta", epoch_body(rules, seats, bench, carry))],
+                             checkpoint=lambda w: checkpoint_part(table, w[0].seq, 0))
+    return Recovered(table, written[0].seq, 0, 0, 0, False, True)

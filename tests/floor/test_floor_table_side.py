@@ -52,7 +52,7 @@ def test_outbox_rows_are_written_with_their_records_or_not_at_all(tmp_path: Path
     def explode(db: sqlite3.Connection, records: list, meters: dict) -> None:
         raise Boom
 
-    j.add_stager("", explode)
+    j.add_stager(explode)
     with pytest.raises(Boom):
         j.append_one("event", {"x": 1}, code=int(EventCode.TILT))
     assert len(_outbox_rows(j.path)) == 2  # the failed transaction left neither

@@ -72,6 +72,9 @@ class RequestDesk:
             return ok, "tilted" if ok else "refused"
         if name == "floor":
             return host.floor_gate.command(args, t, host.event)
+        if name == "journal-failure":  # the table's own prefix audit found tampering
+            host.fail(str(args.get("why", "journal failure")), None)
+            return True, "stopped"
         if name == "force-draw":
             if not t.bench:
                 return False, "forced draws are a bench power; production mode refuses them"

@@ -30,6 +30,7 @@ from firmware.journal.lock import JournalLock
 from firmware.journal.opening import open_for_table, system_log
 from firmware.table.controller import Controller
 from firmware.table.errors import TableError
+from firmware.table.meter_proof import start_proof
 from firmware.table.happenings import (
     RequestHappening,
     StopHappening,
@@ -39,6 +40,7 @@ from firmware.table.recovery import Recovered, open_table
 from firmware.table.requests.transfers import CreditLimits
 from firmware.table.service.preflight import check_before_start, nobody_presses
 from firmware.table.service.restart import find_last_stop, new_shoe_for_the_demo, resume
+from firmware.table.service.prefix_audit import prefix_audit
 from firmware.table.service.sdnotify import Notifier
 from firmware.table.service.startup import Devices, start_devices
 from firmware.table.settings import TableSetup
@@ -110,7 +112,8 @@ def _open_journal(cfg: TableSetup, stack: contextlib.ExitStack) -> Journal:
         raise UserError(f"{jpath}: cannot use the journal's directory: "
                         f"{exc.strerror or exc}; the table will not start") from None
     stack.callback(lock.release)
-    journal = open_for_table(jpath, cfg.journal.key_path, bench=cfg.bench)
+    journal = open_for_table(jpath, cfg.journal.key_path, bench=cfg.bench,
+                             prove=start_proof)
     stack.callback(journal.close)
     return journal
 
@@ -189,6 +192,7 @@ def _power_up(cfg: TableSetup, opts: RunOptions, rules: Rules, journal: Journal)
         rec.game, journal, rng=table_rng, publish=publish, on_round=bridge.round_done,
         finals_recorded=rec.finals_recorded, round_first_seq=rec.round_first_seq,
         limits=CreditLimits(cfg.table.max_transfer_cents, cfg.table.max_seat_credits),
+        epoch_seq=rec.epoch_seq, checkpoint_rounds=cfg.journal.checkpoint_rounds,
     )
     ctl.floor_gate = FloorGate.from_journal(journal)
     ctl_box.append(ctl)
@@ -375,4 +379,17 @@ def _run(cfg: TableSetup, opts: RunOptions, rules: Rules, notifier: Notifier,
         stack.callback(devices.stop)
         stack.callback(notifier.stopping)
         start_devices(cfg, opts, rules, up, devices)
+        stack.enter_context(prefix_audit(journal, cfg.journal.key_path,
+                                         _integrity_failure(up.ctl)))
         stop_reason[0] = _serve(cfg, opts, rules, up, notifier, started)
+
+
+def _integrity_failure(ctl: Controller) -> Callable[[str], None]:
+    """What the prefix audit does when the journal's history does not prove: the system
+    log, then the table stops taking inputs (from the controller's own thread)."""
+
+    def failed(why: str) -> None:
+        system_log(f"{ctl.journal.path}: {why}; the table takes no more input")
+        ctl.put(RequestHappening("journal-failure", {"why": why}))
+
+    return failed
