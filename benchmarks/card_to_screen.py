@@ -69,8 +69,9 @@ def _bench_journal(path: Path, marks: _Marks) -> Any:
     from firmware.journal import Journal
 
     class TimedJournal(Journal):
-        def append(self, entries: Any, meters: Any = None) -> Any:
-            out = super().append(entries, meters)
+        def append(self, entries: Any, meters: Any = None, *, checkpoint: Any = None
+                   ) -> Any:
+            out = super().append(entries, meters, checkpoint=checkpoint)
             if marks.delivered and not marks.committed:
                 marks.committed = time.perf_counter()
             return out

@@ -32,6 +32,7 @@ BENCHMARKS: tuple[tuple[str, str], ...] = (
     ("engine", "benchmarks.engine:engine_benchmark"),
     ("bench", "benchmarks.hil:hil_benchmark"),
     ("table", "benchmarks.table:table_benchmark"),
+    ("journal", "benchmarks.journal_start:journal_benchmark"),
     ("ui", "benchmarks.ui:ui_speed"),
     ("release", "benchmarks.release:release"),
     ("math", "benchmarks.math:run"),

@@ -13,10 +13,13 @@ from ``--seed``, about ``--faults`` disturbances per round:
 - **panel bounce**: bursts of contact chatter on a seat's switch through the bench
   control channel, which the scanner's debouncer must turn into at most one press;
 - **service restarts**: ``kill -9`` of the table process at any instant, then a start
-  on the same journal (power-fail recovery).
+  on the same journal (power-fail recovery); with ``--kill-every N`` also after every
+  N-th round recorded, so a short soak restarts for sure.
 
-When ``--rounds`` rounds are recorded the service is stopped and the journal checked
-(:mod:`firmware.bench.soak_checks`). A table that makes no progress for
+After every restart the meters are compared with an engine replay of the journal as the
+table just started on it (the meter proof, read-only beside the running table), and
+when ``--rounds`` rounds are recorded the service is stopped and the whole journal
+checked (:mod:`firmware.bench.soak_checks`). A table that makes no progress for
 :data:`STALL_S` seconds is a violation too.
 """
 
@@ -38,7 +41,7 @@ from pathlib import Path
 from etgcore.errors import UserError
 from etgcore.progress import Progress
 from firmware.bench.hil_service import ServiceError, ServiceProcess
-from firmware.bench.soak_checks import Check, check_journal
+from firmware.bench.soak_checks import Check, check_journal, replay_problem
 from firmware.engine.rules import load_rules
 
 SHOE_FAULTS = ("misread", "double", "jam", "lid", "sensor", "silence", "reboot")
@@ -124,11 +127,16 @@ class ShoeProcess:
 
 class Soak:
     def __init__(self, variant: str, rounds: int, faults: float, seed: int,
-                 seats: int = 3) -> None:
+                 seats: int = 3, kill_every: int = 0) -> None:
         if rounds < 1:
             raise UserError("--rounds must be at least 1")
         if not 0 <= faults <= 10:
             raise UserError("--faults is disturbances per round, 0 to 10")
+        if kill_every < 0:
+            raise UserError("--kill-every must be 0 (none) or more rounds")
+        self.kill_every = kill_every
+        #: after each restart: (restart number, the proof's problem or "")
+        self.after_restarts: list[tuple[int, str]] = []
         self.rules = load_rules(variant, {}, source="soak")
         self.variant = variant
         self.rounds = rounds
@@ -159,7 +167,7 @@ class Soak:
             self._play(svc, shoe)
             self.result.seconds = time.monotonic() - t0
             svc.stop()
-            self.result.checks = check_journal(svc.journal_path)
+            self.result.checks = [*check_journal(svc.journal_path), self._restart_check()]
         except ServiceError as exc:
             self.result.seconds = time.monotonic() - t0
             self.result.checks = [Check("table service", False, str(exc))]
@@ -191,6 +199,7 @@ class Soak:
             now = time.monotonic()
             n = self._recorded(svc)
             if n != seen:
+                seen_before = seen
                 if seen:
                     round_s = 0.8 * round_s + 0.2 * (now - last_progress) / (n - seen)
                 if self._progress is not None:
@@ -199,6 +208,9 @@ class Soak:
                 self.result.rounds = n
                 if n >= self.rounds:
                     return
+                if self.kill_every and n // self.kill_every > seen_before // self.kill_every:
+                    self._restart(svc, "kill -9 restart (every "
+                                  f"{self.kill_every} rounds)")
                 if next_at is None and self.rng.random() < min(self.faults, 1.0):
                     next_at = now + self.rng.uniform(0.0, round_s)
             if next_at is not None and now >= next_at:
@@ -238,9 +250,23 @@ class Soak:
             self._bounce(svc)
             self.result.injected["panel bounce"] += 1
         else:
-            svc.kill9()
-            svc.start()
-            self.result.injected["kill -9 restart"] += 1
+            self._restart(svc, "kill -9 restart")
+
+    def _restart(self, svc: ServiceProcess, kind: str) -> None:
+        """kill -9, a start on the same journal, then the meters against an engine replay
+        of the journal as the table just started on it."""
+        svc.kill9()
+        svc.start()
+        self.result.injected[kind] += 1
+        self.after_restarts.append((svc.starts - 1, replay_problem(svc.journal_path)))
+
+    def _restart_check(self) -> Check:
+        name = "meters equal the replay after every restart"
+        bad = [f"restart {i}: {why}" for i, why in self.after_restarts if why]
+        if bad:
+            return Check(name, False, "; ".join(bad[:3]))
+        return Check(name, True, f"{len(self.after_restarts)} restart(s), each followed by "
+                     "an engine replay of the journal equal to its meters")
 
     def _bounce(self, svc: ServiceProcess) -> None:
         """Contact chatter: a switch closing and opening a few times within milliseconds,

@@ -37,9 +37,11 @@ def register(sub: Any, common: argparse.ArgumentParser) -> None:
         "soak", help="long auto-played run with shoe faults, panel bounce and kill -9 restarts",
         parents=[common],
         description="Run the table service with auto-players for N rounds while injecting "
-        "random shoe faults, panel bounce and service restarts, then check the journal: "
-        "meters balance, every round settled or voided exactly once, history equals "
-        "meters, the audit chain verifies, no journal gap. Exits 1 on any violation.",
+        "random shoe faults, panel bounce and service restarts (kill -9), comparing the "
+        "meters with an engine replay of the journal after every restart, then check the "
+        "journal: the audit chain verifies, no journal gap, the engine's replay gives "
+        "every round record and meter, every round settled or voided exactly once, meters "
+        "balance, history equals meters. Exits 1 on any violation.",
     )
     add_variant(soak, "the game (default: the configuration's table.variant, as par and "
                 "rtp)")
@@ -51,6 +53,9 @@ def register(sub: Any, common: argparse.ArgumentParser) -> None:
              "(default 1)", default="01", old=())
     soak.add_argument("--seats", type=int, default=3, metavar="K",
                       help="auto-played seats (default 3)")
+    soak.add_argument("--kill-every", type=int, default=0, metavar="N",
+                      help="also kill -9 and restart the table after every N-th round "
+                      "(default 0: only the random restarts of --faults)")
     soak.add_argument("--junit", metavar="PATH", help="also write a JUnit XML report")
     soak.add_argument("--keep", metavar="DIR",
                       help="keep the journal and the logs of the run in DIR")
@@ -117,7 +122,8 @@ def _soak(args: argparse.Namespace) -> int:
 
     variant = args.variant or cfg.table.variant
     keep = Path(args.keep) if args.keep else None
-    soak = Soak(variant, args.rounds, args.faults, seed_int(args.seed), args.seats)
+    soak = Soak(variant, args.rounds, args.faults, seed_int(args.seed), args.seats,
+                kill_every=args.kill_every)
     with progress_for(args.progress, args.rounds, "rounds", f"bench soak {variant}"
                       ) as progress:
         result = soak.run(keep, progress)

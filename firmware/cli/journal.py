@@ -42,15 +42,31 @@ def cmd_init(args: argparse.Namespace) -> int:
 
     cfg = context(args).load_config(args)
     path = args.journal or cfg.journal.path
+    witness, why = None, ""
+    if cfg.floor.broker:  # what the floor holds of this table: the new journal follows it
+        from firmware.floor.link import read_witness
+
+        got = read_witness(cfg.floor, cfg.table.table_id, cfg.floor.witness_s)
+        witness, why = got.witness, got.why
     journal, kept = init_journal(path, cfg.journal.key_path, args.reason,
-                                 bench=cfg.bench, archive=args.archive)
+                                 bench=cfg.bench, archive=args.archive, witness=witness)
     seq = journal.last_seq
+    first = journal.record(1)
     journal.close()
+    follows = ((first.body.get("journal") or {}).get("follows") or []) if first else []
     if args.json:
         print(json.dumps({"journal": str(path), "archived": str(kept) if kept else None,
-                          "records": seq}, sort_keys=True))
+                          "records": seq, "follows": follows,
+                          "floor": None if not cfg.floor.broker else (
+                              witness.to_json() if witness else why)}, sort_keys=True))
     else:
         if kept:
             print(f"the old journal was moved aside to {kept}")
         print(f"new journal {path} begun (reason kept in record 1)")
+        for f in follows:
+            who = "the floor's acknowledgement" if f.get("floor") else f"journal {f['journal']}"
+            print(f"it follows {who}: record {f.get('seq')}, outbox message {f.get('n')}")
+        if cfg.floor.broker and witness is None:
+            print(f"the floor was not asked what it holds ({why}); if it holds records of "
+                  "this table, its witness will refuse the new journal at start")
     return 0

@@ -14,7 +14,8 @@ from firmware.engine.rules import VARIANTS
 
 if TYPE_CHECKING:
     from firmware.journal import Journal
-    from firmware.table.ports import FloorPort, OpenFloorLink
+    from firmware.journal.witness import WitnessRead
+    from firmware.table.ports import FloorPort, OpenFloorLink, ReadWitness
 
 
 def register(sub: Any, common: argparse.ArgumentParser) -> None:
@@ -157,6 +158,7 @@ def cmd_run(args: argparse.Namespace) -> int:
                       headless=args.headless, control=args.control, pace=args.pace,
                       quiet=args.quiet, demo=args.demo,
                       floor_link=floor_link_opener(cfg, context(args).version),
+                      floor_witness=floor_witness_reader(cfg),
                       strategy_for=computed_strategy)
     from firmware.journal.opening import JournalRefused
 
@@ -187,6 +189,20 @@ def floor_link_opener(cfg: Any, version: str) -> OpenFloorLink | None:
                                software_of(cfg, rules, journal, version), journal, on_command)
 
     return open_link
+
+
+def floor_witness_reader(cfg: Any) -> ReadWitness | None:
+    """How a table whose configuration names a floor asks it for its acknowledgement at
+    start (firmware.journal.witness; None: an island, nothing to ask)."""
+    if not cfg.floor.broker:
+        return None
+
+    def read() -> WitnessRead:
+        from firmware.floor.link import read_witness
+
+        return read_witness(cfg.floor, cfg.table.table_id, cfg.floor.witness_s)
+
+    return read
 
 
 def computed_strategy(rules: Any) -> Any:

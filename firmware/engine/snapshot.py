@@ -21,6 +21,7 @@ from __future__ import annotations
 from fractions import Fraction
 from typing import Any
 
+from firmware.engine.errors import EngineError
 from firmware.engine.game import Game
 from firmware.engine.hand import Hand, Seat
 from firmware.engine.mechanism import DrawRequest
@@ -51,7 +52,7 @@ WIRING = {
 }
 
 
-class SnapshotError(Exception):
+class SnapshotError(EngineError):
     """A snapshot that cannot be this game's (another format, seats or shape)."""
 
 
@@ -192,5 +193,6 @@ def covered() -> dict[str, tuple[frozenset[str], frozenset[str]]]:
         "Tilts": (Tilts, ("tilt",)),
         "Game": (Game, ("bank", "round", "shoe", "tilts")),
     }
-    return {name: (frozenset(cls.__slots__), frozenset((*fields, *WIRING.get(name, ()))))
+    return {name: (frozenset(getattr(cls, "__slots__")),  # noqa: B009 (mypy: type)
+                   frozenset((*fields, *WIRING.get(name, ()))))
             for name, (cls, fields) in written.items()}

@@ -48,10 +48,12 @@ def _draining_client_class() -> Any:
 
 
 def make_client(client_id: str, ca: Path, cert: Path, key: Path, *, clean: bool,
-                draining: bool = False) -> Any:
+                draining: bool = False, manual_ack: bool = False) -> Any:
     """A paho client (MQTT 3.1.1) that verifies the broker against ``ca`` and presents
     ``cert``; ``clean=False`` keeps a persistent session (QoS 1 messages queued by the
-    broker while the client is away); ``draining`` for a client that mostly receives."""
+    broker while the client is away); ``draining`` for a client that mostly receives;
+    ``manual_ack``: nothing received is acknowledged unless the caller does (a QoS 1
+    message left unacknowledged is delivered again to the session's next connection)."""
     try:
         import paho.mqtt.client as mqtt
     except ImportError:
@@ -62,7 +64,7 @@ def make_client(client_id: str, ca: Path, cert: Path, key: Path, *, clean: bool,
             raise UserError(f"{p}: missing (etg floor certs creates the floor's certificates)")
     cls = _draining_client_class() if draining else mqtt.Client
     client = cls(mqtt.CallbackAPIVersion.VERSION2, client_id=client_id,
-                 clean_session=clean, protocol=mqtt.MQTTv311)
+                 clean_session=clean, protocol=mqtt.MQTTv311, manual_ack=manual_ack)
     client.tls_set(ca_certs=str(ca), certfile=str(cert), keyfile=str(key),
                    cert_reqs=ssl.CERT_REQUIRED, tls_version=ssl.PROTOCOL_TLS_CLIENT)
     client.max_inflight_messages_set(1000)

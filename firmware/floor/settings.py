@@ -21,3 +21,9 @@ class FloorSettings:
         default="",
         metadata={"doc": "the floor service's certificate: floor commands must be signed by it"},
     )
+    witness_s: float = field(
+        default=3.0,
+        metadata={"doc": "seconds a start waits for the floor's acknowledgement (the witness "
+                  "the journal is checked against) before it plays on without it",
+                  "min": 0.5, "max": 60.0},
+    )

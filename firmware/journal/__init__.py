@@ -14,8 +14,9 @@ from __future__ import annotations
 
 from firmware.journal.chain import GENESIS, Record, canonical, record_hash
 from firmware.journal.codes import EventCode
+from firmware.journal.opening import open_existing
 from firmware.journal.schema import JournalError
-from firmware.journal.store import BESIDE, Entry, Journal, VerifyResult, open_existing
+from firmware.journal.store import BESIDE, Entry, Journal, VerifyResult
 
 __all__ = [
     "BESIDE", "GENESIS", "Entry", "EventCode", "Journal", "JournalError", "Record",

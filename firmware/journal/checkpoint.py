@@ -24,7 +24,7 @@ says what the start therefore checks and what only the audit does.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from typing import Any
 
 from firmware.journal.chain import Record
@@ -50,9 +50,9 @@ def checkpoint_meters(r: Record) -> dict[MeterKey, int]:
     return {(str(n), int(s), str(w)): int(v) for n, s, w, v in r.body["checkpoint"]["meters"]}
 
 
-def last_checkpoint(records_newest_first: Any) -> Record | None:
+def last_checkpoint(records_newest_first: Iterable[Record]) -> Record | None:
     """The newest checkpoint among ``meta`` records given newest first."""
     for r in records_newest_first:
         if is_checkpoint(r):
-            return r  # type: ignore[no-any-return]
+            return r
     return None

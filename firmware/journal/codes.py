@@ -49,6 +49,8 @@ class EventCode(IntEnum):
     JOURNAL_FAILURE = 700
     DISPLAY_FAILURE = 701
     INTERNAL_ERROR = 702  # an exception the controller caught: the round tilts (INTERNAL)
+    JOURNAL_WITNESSED = 710  # at start the floor's acknowledgement agreed with the journal
+    JOURNAL_UNWITNESSED = 711  # a floor is configured but its acknowledgement was not had
 
     CREDITS_IN = 800
     CREDITS_OUT = 801

@@ -156,3 +156,23 @@ class ReadOnlyOpen:
 
             shutil.rmtree(self._tmp, ignore_errors=True)
             self._tmp = None
+
+
+def is_new_journal(path: Path) -> bool:
+    """No journal here yet: no file, an empty one, or one whose creation was cut short
+    (an SQLite file without any table)."""
+    try:
+        if path.stat().st_size == 0:
+            return True
+    except FileNotFoundError:
+        return True
+    try:
+        ro = ReadOnlyOpen(path)
+    except JournalFileError:
+        return False
+    try:
+        return not ro.db.execute("SELECT count(*) FROM sqlite_master").fetchone()[0]
+    except sqlite3.Error:
+        return False
+    finally:
+        ro.close()

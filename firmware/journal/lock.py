@@ -8,7 +8,7 @@ import os
 import stat
 from pathlib import Path
 
-from firmware.journal.errors import TableRunning
+from firmware.journal.errors import JournalRefused, TableRunning
 from firmware.journal.files import ensure_directory
 
 
@@ -28,7 +28,7 @@ class JournalLock:
                 os.fchmod(self._fd, 0o600)
         except OSError as exc:
             os.close(self._fd)
-            raise UserError(f"{self.path}: the lock file is open to others (mode "
+            raise JournalRefused(f"{self.path}: the lock file is open to others (mode "
                             f"{stat.S_IMODE(self.path.stat().st_mode):04o}) and cannot be "
                             f"made private: {exc.strerror}; make it 0600 or remove it") from None
         try:

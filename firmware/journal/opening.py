@@ -25,8 +25,10 @@ from etgcore.errors import UserError
 from firmware.journal import key as journal_key
 from firmware.journal.archive import move_aside
 from firmware.journal.errors import JournalRefused
+from firmware.journal.files import JournalFileError, check_is_journal
 from firmware.journal.schema import BlankJournal, OldJournalFormat
-from firmware.journal.store import Journal, JournalError, VerifyResult, check_existing
+from firmware.journal.store import BESIDE, Journal, JournalError, VerifyResult, _Beside
+from firmware.journal.witness import Witness
 
 log = logging.getLogger("etg.table.journal")
 
@@ -158,10 +160,13 @@ def _verify_before_writing(path: Path, key: bytes, bench: bool, prove: Prove | N
     return res.since
 
 
-def _begin(journal: Journal, reason: str, who: str) -> None:
+def _begin(journal: Journal, reason: str, who: str,
+           follows: list[dict[str, Any]] | None = None) -> None:
     body: dict[str, Any] = {"journal": {
         "begun": reason, "by": who, "user": _user(), "key_id": journal_key.key_id(
             journal.key) if journal.key else None}}
+    if follows:
+        body["journal"]["follows"] = follows
     journal.append_one("meta", body)
     (log.info if who == "etg run" else log.warning)(
         "new journal %s begun by %s: %s", journal.path, who, reason)
@@ -176,12 +181,31 @@ def _user() -> str:
     return f"{name} (sudo by {sudo})" if sudo else name
 
 
+def _end_of(kept: Path) -> dict[str, Any] | None:
+    """Where a journal moved aside ends (its last record and outbox number), as read."""
+    try:
+        old = Journal(kept, None, readonly=True)
+    except JournalError as exc:
+        log.warning("the journal moved aside cannot be read (%s): the new one names no "
+                    "predecessor", exc)
+        return None
+    try:
+        return {"journal": kept.name, "seq": old.last_seq, "hash": old.head,
+                "n": old.outbox_last_n()}
+    finally:
+        old.close()
+
+
 def init_journal(journal_path: str | Path, key_path: str, reason: str, *,
-                 bench: bool, archive: bool) -> tuple[Journal, Path | None]:
+                 bench: bool, archive: bool, witness: Witness | None = None
+                 ) -> tuple[Journal, Path | None]:
     """``etg journal init``: begin a new journal with the technician's reason.
 
     An existing journal is never overwritten: with ``archive`` it (with its -wal, -shm and
-    head file) is moved aside under a time-stamped name first, else the init is refused."""
+    head file) is moved aside under a time-stamped name first, else the init is refused.
+    The new journal's first record names what it follows (firmware.journal.witness): the
+    end of the journal moved aside and ``witness``, the floor's acknowledgement for the
+    table; its floor outbox numbers go on after theirs."""
     path = Path(journal_path)
     if not reason.strip():
         raise UserError("--reason: say why a new journal begins (it is kept in its first record)")
@@ -195,14 +219,35 @@ def init_journal(journal_path: str | Path, key_path: str, reason: str, *,
             kept = move_aside(path)
         except OSError as exc:
             raise UserError(f"{path}: cannot move the old journal aside: {exc.strerror}") from None
+    follows = [f for f in (_end_of(kept) if kept else None,
+                           {"floor": True, **witness.to_json()} if witness else None) if f]
     try:
         key = table_key(path, key_path, bench, new=True)
         journal = Journal(path, key)
     except JournalError as exc:
         raise UserError(str(exc)) from None
     try:
-        _begin(journal, reason.strip(), "etg journal init")
+        journal.continue_outbox_after(max((int(f.get("n") or 0) for f in follows),
+                                          default=0))
+        _begin(journal, reason.strip(), "etg journal init", follows)
     except JournalError as exc:
         journal.close()
         raise UserError(str(exc)) from None
     return journal, kept
+
+
+def open_existing(path: str | Path, key: bytes | _Beside | None = BESIDE) -> Journal:
+    """Open a journal a read-only command reads: nothing is created or changed; a
+    missing, empty or foreign file is a clear user error (exit 2)."""
+    try:
+        return Journal(path, key, readonly=True)
+    except JournalError as exc:
+        raise UserError(str(exc)) from None
+
+
+def check_existing(path: str | Path) -> None:
+    """Raise JournalError unless ``path`` is an existing, non-empty SQLite file."""
+    try:
+        check_is_journal(Path(path))
+    except JournalFileError as exc:
+        raise JournalError(str(exc)) from None

@@ -1,23 +1,16 @@
 """The journal: every input, round, event and meter change, durable and chained.
 
-Why SQLite: one file, transactions, and a write-ahead log that with ``synchronous=FULL``
-is fsynced at every commit, so a record is on the card before the input it describes takes
-effect; ``kill -9`` or a power cut at any instant leaves either the whole record or none.
-
-Why a keyed chain: each record carries HMAC-SHA256, keyed with the table's secret
-(:mod:`firmware.journal.key`), over its own content and the previous record's
-value. Changing, inserting, removing or reordering a record breaks the chain, and without
-the secret nobody can recompute it after an edit. The last record is named again outside
-the database, in the head file (:mod:`firmware.journal.head`), so records removed
-from the end — by an SQL edit or by a lost write-ahead log — are evident too. docs/table.md
-("What the journal guarantees") says what this detects and what it cannot.
-
-Meters live in their own table but are changed only in the same transaction as the record
-that justifies the change, so history and meters can never disagree.
-
+SQLite with a write-ahead log fsynced at every commit (``synchronous=FULL``): a record is
+on the card before the input it describes takes effect, and ``kill -9`` or a power cut
+leaves a whole transaction or none. Each record carries HMAC-SHA256, keyed with the
+table's secret (:mod:`firmware.journal.key`), over its content, its commit marker (the
+last record of its transaction) and the previous record's value (:mod:`.chain`); the head
+file outside the database names the last record (:mod:`.head`). Every append reads back
+what it wrote before it commits (:mod:`.landing`); meters change only in the transaction
+of the record that justifies them; checkpoints (:mod:`.checkpoint`) keep a start short.
 Other writers of the same transaction (the floor outbox) add their rows through
-:meth:`Journal.add_stager`, so what they report and the records it reports are committed
-together or not at all.
+:meth:`Journal.add_stager`: committed with the records they report, or not at all.
+docs/table.md ("What the journal guarantees") says what this detects and what it cannot.
 """
 
 from __future__ import annotations
@@ -32,16 +25,15 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from etgcore.errors import UserError
 from firmware.journal import key as journal_key
 from firmware.journal.chain import GENESIS, Record, canonical, record_hash
+from firmware.journal.checkpoint import Checkpointer, checkpoint_body
 from firmware.journal.files import (
     JournalFileError,
     ReadOnlyOpen,
-    check_is_journal,
     connect_writer,
+    is_new_journal,
 )
-from firmware.journal.checkpoint import Checkpointer, checkpoint_body
 from firmware.journal.head import Head, HeadWriter, head_path, read_head
 from firmware.journal.landing import (
     check_meters_landed,
@@ -55,6 +47,7 @@ from firmware.journal.schema import (
     foreign_objects,
     schema_cookie,
 )
+from firmware.journal.verify import VerifyResult
 
 #: Record kinds. ``input``: an engine Input (replayed on restart); ``event``: the event log;
 #: ``round``: a finished round's result (recall, history); ``meta``: the journal's own facts.
@@ -69,23 +62,6 @@ class _Beside:
 
 
 BESIDE = _Beside()
-
-
-@dataclass(frozen=True)
-class VerifyResult:
-    ok: bool
-    records: int
-    first_bad: int | None = None
-    problem: str = ""
-    #: what could not be checked (without the secret): never claimed by ``ok``
-    unchecked: tuple[str, ...] = ()
-    #: the record the walk began at: 1, or the last checkpoint (a start)
-    since: int = 1
-
-    @property
-    def complete(self) -> bool:
-        """Everything was checked and held."""
-        return self.ok and not self.unchecked
 
 
 @dataclass(frozen=True)
@@ -140,7 +116,7 @@ class Journal:
                 self._db = self._ro.db
                 self.key = self._resolve_key(key, new=False)
             else:
-                new = _is_new(self.path)
+                new = is_new_journal(self.path)
                 self._db = connect_writer(self.path)
                 self.key = self._resolve_key(key, new=new)
                 create_schema(self._db, self.key)
@@ -351,6 +327,26 @@ class Journal:
             raise JournalError(f"{self.path}: journal read failed: {exc}") from exc
         return {(n, s, w): v for n, s, w, v in rows}
 
+    def continue_outbox_after(self, n: int) -> None:
+        """A new journal's floor outbox numbers its messages after ``n`` (its predecessor's
+        last, which the floor holds), so the floor takes them as what follows."""
+        if n > self.outbox_last_n():
+            with self._lock:
+                try:
+                    self._db.executescript(  # one transaction
+                        "BEGIN IMMEDIATE; DELETE FROM sqlite_sequence WHERE name='floor_outbox';"
+                        f"INSERT INTO sqlite_sequence(name, seq) VALUES('floor_outbox', {int(n)});"
+                        "COMMIT;")
+                except sqlite3.Error as exc:
+                    self._rollback()
+                    raise JournalError(f"{self.path}: journal write failed: {exc}") from exc
+
+    def outbox_last_n(self) -> int:
+        """The last number the floor outbox gave a message (0: none yet)."""
+        row = self._db.execute(
+            "SELECT seq FROM sqlite_sequence WHERE name = 'floor_outbox'").fetchone()
+        return int(row[0]) if row else 0
+
     def info(self, key: str) -> str | None:
         row = self._db.execute("SELECT value FROM info WHERE key = ?", (key,)).fetchone()
         return None if row is None else str(row[0])
@@ -371,12 +367,20 @@ class Journal:
         ``until``: only records 1..until, which must end at a checkpoint (what a start
         did not prove). One read transaction: a table writing beside the audit does not
         disturb it."""
-        from firmware.journal.verify import verify
+        from firmware.journal.verify import head_now, verify
 
+        before = head_now(self.head_path, self.key)  # before the snapshot: see verify
+        with self.reading():
+            return verify(self, self._db, self.key, full=full, until=until, head=before)
+
+    @contextlib.contextmanager
+    def reading(self) -> Iterator[None]:
+        """One read transaction: every read inside sees the same journal, whatever a table
+        writing beside it commits meanwhile."""
         with self._lock:
             self._db.execute("BEGIN")
             try:
-                return verify(self, self._db, self.key, full=full, until=until)
+                yield
             finally:
                 self._rollback()
 
@@ -393,40 +397,3 @@ class Journal:
         else:
             with contextlib.suppress(sqlite3.Error, AttributeError):
                 self._db.close()
-
-
-def _is_new(path: Path) -> bool:
-    """No journal here yet: no file, an empty one, or one whose creation was cut short
-    (an SQLite file without any table)."""
-    try:
-        if path.stat().st_size == 0:
-            return True
-    except FileNotFoundError:
-        return True
-    try:
-        ro = ReadOnlyOpen(path)
-    except JournalFileError:
-        return False
-    try:
-        return not ro.db.execute("SELECT count(*) FROM sqlite_master").fetchone()[0]
-    except sqlite3.Error:
-        return False
-    finally:
-        ro.close()
-
-
-def open_existing(path: str | Path, key: bytes | _Beside | None = BESIDE) -> Journal:
-    """Open a journal a read-only command reads: nothing is created or changed; a
-    missing, empty or foreign file is a clear user error (exit 2)."""
-    try:
-        return Journal(path, key, readonly=True)
-    except JournalError as exc:
-        raise UserError(str(exc)) from None
-
-
-def check_existing(path: str | Path) -> None:
-    """Raise JournalError unless ``path`` is an existing, non-empty SQLite file."""
-    try:
-        check_is_journal(Path(path))
-    except JournalFileError as exc:
-        raise JournalError(str(exc)) from None

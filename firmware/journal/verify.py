@@ -34,12 +34,13 @@ from __future__ import annotations
 import json
 import sqlite3
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import TYPE_CHECKING
 
 from firmware.journal import key as journal_key
 from firmware.journal.chain import GENESIS, record_hasher
 from firmware.journal.checkpoint import checkpoint_meters, is_checkpoint, last_checkpoint
-from firmware.journal.head import HeadFileError, read_head
+from firmware.journal.head import Head, HeadFileError, read_head
 from firmware.journal.meters import (
     MeterKey,
     add_deltas,
@@ -52,13 +53,30 @@ from firmware.journal.schema import foreign_objects
 
 if TYPE_CHECKING:
     from firmware.journal.chain import Record
-    from firmware.journal.store import Journal, VerifyResult
+    from firmware.journal.store import Journal
 
 #: what a verification without the secret cannot check (and therefore never claims)
 WITHOUT_SECRET = (
     "each record's keyed hash (an edited record, or a chain recomputed without the secret)",
     "the head file (its keyed MAC): records cut from the end of the journal",
 )
+
+
+@dataclass(frozen=True)
+class VerifyResult:
+    ok: bool
+    records: int
+    first_bad: int | None = None
+    problem: str = ""
+    #: what could not be checked (without the secret): never claimed by ``ok``
+    unchecked: tuple[str, ...] = ()
+    #: the record the walk began at: 1, or the last checkpoint (a start)
+    since: int = 1
+
+    @property
+    def complete(self) -> bool:
+        """Everything was checked and held."""
+        return self.ok and not self.unchecked
 
 
 @dataclass
@@ -73,10 +91,19 @@ class _Walk:
     first_bad: int | None = None
 
 
-def verify(journal: Journal, db: sqlite3.Connection, key: bytes | None, *,
-           full: bool = True, until: int | None = None) -> VerifyResult:
-    from firmware.journal.store import VerifyResult
+def head_now(path: Path, key: bytes | None) -> Head | HeadFileError | None:
+    """The head file as it reads now (its error, rather than raising)."""
+    try:
+        return read_head(path, key)
+    except HeadFileError as exc:
+        return exc
 
+
+def verify(journal: Journal, db: sqlite3.Connection, key: bytes | None, *,
+           full: bool = True, until: int | None = None,
+           head: Head | HeadFileError | None = None) -> VerifyResult:
+    """See the module docstring. ``head``: the head file as read just before the read
+    transaction began (a table may be writing beside the audit)."""
     last = int(db.execute("SELECT COALESCE(MAX(seq), 0) FROM records").fetchone()[0])
     problem = foreign_objects(db) or _facts_problem(journal, key)
     if problem:
@@ -91,7 +118,7 @@ def verify(journal: Journal, db: sqlite3.Connection, key: bytes | None, *,
     if until is not None:
         return _prefix_end(journal, until, w, unchecked)
     if key is not None:
-        problem = _head_problem(journal, db, key, last)
+        problem = _head_problem(journal, db, key, last, head)
         if problem is not None:
             return VerifyResult(False, last, last + 1, problem, unchecked, since)
     have = {k: v for k, v in journal.meters().items() if v}
@@ -105,8 +132,6 @@ def _prefix_end(journal: Journal, until: int, w: _Walk,
                 unchecked: tuple[str, ...]) -> VerifyResult:
     """A walk of records 1..``until`` only (the part a start did not prove: it ends at the
     checkpoint the start began from, which the walk compared with the records before)."""
-    from firmware.journal.store import VerifyResult
-
     rec = journal.record(until)
     if rec is None or not is_checkpoint(rec) or w.expected != until + 1:
         return VerifyResult(False, until, until, f"record {until} is not a checkpoint the "
@@ -202,11 +227,17 @@ def _bad(w: _Walk, seq: int, problem: str) -> _Walk:
 
 
 def _head_problem(journal: Journal, db: sqlite3.Connection, key: bytes | None,
-                  last: int) -> str | None:
-    try:
-        recorded = read_head(journal.head_path, key)
-    except HeadFileError as exc:
-        return str(exc)
+                  last: int, before: Head | HeadFileError | None) -> str | None:
+    """The end of the journal against its head file. ``before`` was read before the read
+    transaction began, so it names no record the transaction cannot see (the table writes
+    its head after each commit). If the head file still reads the same afterwards, nobody
+    wrote while the journal was read and the one-transaction rule is checked exactly; if
+    it moved, a table is writing beside the audit (the head may then lag the snapshot by
+    what was committed meanwhile), and only the record it named is checked."""
+    if isinstance(before, HeadFileError):
+        return str(before)
+    recorded = before
+    moving = head_now(journal.head_path, key) != before
     if recorded is None:
         if last == 0:
             return None
@@ -223,7 +254,7 @@ def _head_problem(journal: Journal, db: sqlite3.Connection, key: bytes | None,
         if int(row[1]) != recorded.seq:
             return (f"the head file names record {recorded.seq}, which does not end a "
                     "transaction: the head file was not written by this journal's table")
-    if recorded.seq == last:
+    if recorded.seq == last or moving:
         return None
     nxt = db.execute("SELECT txn_last FROM records WHERE seq = ?",
                      (recorded.seq + 1,)).fetchone()

@@ -16,7 +16,6 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
-from firmware.engine import phases as P
 from firmware.journal.meters import MeterKey, round_deltas
 
 if TYPE_CHECKING:
@@ -51,11 +50,11 @@ def round_accounts(t: Game) -> tuple[SeatKinds, SeatKinds]:
     return stakes, returns
 
 
-def round_record(t: Game, final: int, first_seq: int | None) -> tuple[dict[str, Any],
-                                                                     dict[MeterKey, int]]:
-    """The journal's record of the round that just ended (the ``final``-th recorded) and
-    the meter changes it justifies, written together in one transaction."""
-    voided = t.phase == P.VOIDED
+def round_record(t: Game, final: int, first_seq: int | None
+                 ) -> tuple[dict[str, Any], dict[MeterKey, int]]:
+    """The journal's record of the round just ended (the ``final``-th of the epoch; its
+    first input ``first_seq``) and its meter changes."""
+    voided = round_voided(t)
     priv = t.private_view()
     stakes, returns = round_accounts(t)
     record = {

@@ -40,8 +40,8 @@ from firmware.table.happenings import (
     ShoeHappening,
     StopHappening,
 )
-from firmware.table.pending_double import DoubleChooser
 from firmware.table.meter_proof import checkpoint_part
+from firmware.table.pending_double import DoubleChooser
 from firmware.table.ports import OnRound, PanelPort, Publish, RngPort, ShoePort
 from firmware.table.recovery import round_ended
 from firmware.table.requests.desk import RequestDesk
@@ -374,6 +374,8 @@ class Controller:
     # -- rounds: record and meters --------------------------------------------------------
 
     def record_round(self) -> None:
+        """The round just ended: its record and meters in one transaction (with a
+        checkpoint every ``checkpoint_rounds``-th record), then its void event."""
         t = self.game
         self.finals += 1
         record, deltas = round_record(t, self.finals, self._round_first_seq)

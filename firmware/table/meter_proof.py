@@ -51,12 +51,13 @@ from firmware.journal.meters import (
 )
 from firmware.journal.store import VerifyResult
 from firmware.table.accounting import round_accounts, round_voided
+from firmware.table.errors import TableError
 from firmware.table.recovery import in_round, round_ended
 
 log = logging.getLogger("etg.table.proof")
 
 
-class ProofFailed(Exception):
+class ProofFailed(TableError):
     """The journal does not prove its meters (the message says where and why)."""
 
     def __init__(self, seq: int | None, problem: str) -> None:
@@ -146,17 +147,20 @@ def prove(journal: Journal, *, full: bool, until: int | None = None) -> VerifyRe
     to that record, a checkpoint (the part of the journal a start did not prove): the
     walk ends by comparing the game with it."""
     try:
-        w = walk(journal, full=full, until=until)
-        if until is None:
-            _final_checks(journal, w)
-        elif w.last_checkpoint != until:
-            raise ProofFailed(until, f"record {until} is not a checkpoint the replay reaches")
+        with journal.reading():  # records and meters of one moment, a table writing or not
+            newest = next(journal.records(newest_first=True, upto_seq=until), None)
+            w = walk(journal, full=full, until=until)
+            if until is None:
+                _final_checks(journal, w)
+            elif w.last_checkpoint != until:
+                raise ProofFailed(until, f"record {until} is not a checkpoint the replay "
+                                  "reaches")
     except ProofFailed as exc:
         return VerifyResult(False, journal.last_seq, exc.seq, exc.problem)
     except (KeyError, TypeError, ValueError, SnapshotError) as exc:
         return VerifyResult(False, journal.last_seq, None,
                             f"a record the replay needs is malformed: {exc!r}")
-    return VerifyResult(True, journal.last_seq, since=w.since)
+    return VerifyResult(True, newest.seq if newest else 0, since=w.since)
 
 
 def start_proof(journal: Journal) -> VerifyResult:

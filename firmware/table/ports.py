@@ -16,6 +16,7 @@ if TYPE_CHECKING:
     from firmware.engine.game import Game
     from firmware.engine.inputs import Input
     from firmware.journal import EventCode, Journal
+    from firmware.journal.witness import WitnessRead
     from firmware.table.floor_gate import FloorGate
 
 
@@ -56,6 +57,12 @@ class FloorPort(Protocol):
 #: The command line builds it from the configuration's floor section; the table never
 #: imports the floor.
 OpenFloorLink = Callable[["Journal", Callable[[dict[str, Any]], None]], FloorPort]
+
+
+#: Asks the floor for its acknowledgement of this table (the witness the journal is
+#: checked against at start, firmware.journal.witness), within the configured deadline;
+#: built by the command line from the floor section, like the link.
+ReadWitness = Callable[[], "WitnessRead"]
 
 
 class UiPort(Protocol):

@@ -1,5 +1,6 @@
-"""issue 10 §4: `etg bench soak` — a short soak holds every invariant, and the checks do
-catch a tampered journal (meters changed, a record removed or altered, a round recorded
+"""issue 10 §4, issue 34: `etg bench soak` — a short soak of every game holds every
+invariant, its meters equal an engine replay after every kill -9 restart, and the checks
+do catch a tampered journal (meters changed, a record removed or altered, a round recorded
 twice)."""
 
 from __future__ import annotations
@@ -25,29 +26,46 @@ def soaked(tmp_path_factory: pytest.TempPathFactory) -> tuple[int, str, Path]:
     buf = io.StringIO()
     with contextlib.redirect_stdout(buf):
         # no --variant: the configured game, as etg par and etg rtp (issue 38, item 15)
-        rc = main(["--set", "table.variant=blackjack", "bench", "soak", "--rounds", "12",
-                   "--faults", "0.8", "--seed", "4", "--junit", str(keep / "soak.xml"),
-                   "--keep", str(keep)])
+        rc = main(["--set", "table.variant=blackjack", "bench", "soak", "--rounds", "8",
+                   "--faults", "0.8", "--kill-every", "3", "--seed", "4", "--junit",
+                   str(keep / "soak.xml"), "--keep", str(keep)])
     return rc, buf.getvalue(), keep
+
+
+NAMES = ["PASS audit chain", "PASS no journal gap", "PASS replay equals meters",
+         "PASS rounds exactly once", "PASS meters balance", "PASS history equals meters",
+         "PASS meters equal the replay after every restart"]
 
 
 def test_soak_short_run_holds_every_invariant(soaked: tuple[int, str, Path]) -> None:
     rc, out, keep = soaked
     lines = out.splitlines()
     assert rc == 0, out
-    assert lines[-1] == "6 invariants held, 0 violated"
+    assert lines[-1] == "7 invariants held, 0 violated"
     assert "rounds/s" in lines[-2] and lines[-2].startswith("soak blackjack: ")
-    names = [line.split(":")[0] for line in lines[:-2]]
-    assert names == ["PASS audit chain", "PASS no journal gap", "PASS replay equals meters",
-                     "PASS rounds exactly once", "PASS meters balance",
-                     "PASS history equals meters"]
+    assert "kill -9 restart (every 3 rounds) 2" in lines[-2]
+    assert [line.split(":")[0] for line in lines[:-2]] == NAMES
     suite = ET.parse(keep / "soak.xml").getroot().find("testsuite")
-    assert suite is not None and suite.get("tests") == "6" and suite.get("failures") == "0"
+    assert suite is not None and suite.get("tests") == "7" and suite.get("failures") == "0"
+
+
+@pytest.mark.parametrize("variant", ["split-to-double", "bingo", "free-bet", "spanish21"])
+def test_every_game_soaks_with_faults_and_restarts(variant: str) -> None:
+    """A few rounds of each other game, seeded, with faults and a kill -9 restart after
+    every third round: every invariant holds, and after every restart the meters equal
+    the engine's replay (make bench runs the longer soak)."""
+    from firmware.bench.soak import Soak
+
+    res = Soak(variant, 6, 1.0, seed=34, kill_every=3).run()
+    assert res.ok, res.lines()
+    assert res.injected["kill -9 restart (every 3 rounds)"] == 1
+    assert [f"PASS {c.name}" for c in res.checks] == NAMES
 
 
 def _copy(keep: Path, tmp_path: Path) -> Path:
     dst = tmp_path / "journal.sqlite"
-    shutil.copy2(keep / "journal.sqlite", dst)
+    for name in ("journal.sqlite", "journal.sqlite.head", "journal.sqlite.key"):
+        shutil.copy2(keep / name, tmp_path / name)
     return dst
 
 

@@ -28,6 +28,9 @@ from pathlib import Path
 
 from firmware.journal import Journal
 from firmware.journal import key as journal_key
+from firmware.journal.opening import system_log
+from firmware.table.controller import Controller
+from firmware.table.happenings import RequestHappening
 
 log = logging.getLogger("etg.table.audit")
 
@@ -97,16 +100,27 @@ class PrefixAudit:
         self._thread.join(5)
 
 
+def stop_taking_inputs(ctl: Controller) -> Callable[[str], None]:
+    """What a failed prefix audit does: the system log, then the table stops taking
+    inputs (a journal failure, handed to the controller's own thread)."""
+
+    def failed(why: str) -> None:
+        system_log(f"{ctl.journal.path}: {why}; the table takes no more input")
+        ctl.put(RequestHappening("journal-failure", {"why": why}))
+
+    return failed
+
+
 @contextlib.contextmanager
-def prefix_audit(journal: Journal, key_setting: str,
-                 on_failure: Callable[[str], None]) -> Iterator[PrefixAudit | None]:
+def prefix_audit(ctl: Controller, key_setting: str) -> Iterator[PrefixAudit | None]:
     """The audit of what the start did not prove, for as long as the table runs."""
+    journal = ctl.journal
     until = needed(journal)
     if until is None:
         yield None
         return
     audit = PrefixAudit(journal.path, journal_key.key_path_for(journal.path, key_setting),
-                        until, on_failure)
+                        until, stop_taking_inputs(ctl))
     log.info("proving journal records 1..%d beside the table (pid %d)", until,
              audit.proc.pid)
     try:

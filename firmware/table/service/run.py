@@ -28,19 +28,21 @@ from firmware.engine.rules import Rules, load_rules
 from firmware.journal import EventCode, Journal, JournalError
 from firmware.journal.lock import JournalLock
 from firmware.journal.opening import open_for_table, system_log
+from firmware.journal.witness import WitnessRead
 from firmware.table.controller import Controller
 from firmware.table.errors import TableError
-from firmware.table.meter_proof import start_proof
 from firmware.table.happenings import (
     RequestHappening,
     StopHappening,
 )
-from firmware.table.ports import FloorPort, OpenFloorLink
+from firmware.table.meter_proof import start_proof
+from firmware.table.ports import FloorPort, OpenFloorLink, ReadWitness
 from firmware.table.recovery import Recovered, open_table
 from firmware.table.requests.transfers import CreditLimits
+from firmware.table.service.floor_witness import check_witness, journal_witness
+from firmware.table.service.prefix_audit import prefix_audit
 from firmware.table.service.preflight import check_before_start, nobody_presses
 from firmware.table.service.restart import find_last_stop, new_shoe_for_the_demo, resume
-from firmware.table.service.prefix_audit import prefix_audit
 from firmware.table.service.sdnotify import Notifier
 from firmware.table.service.startup import Devices, start_devices
 from firmware.table.settings import TableSetup
@@ -65,6 +67,8 @@ class RunOptions:
     demo: bool = False  # `make run`: every seat starts with credits on a new journal
     #: the floor link, when the configuration names a floor (built by the command line)
     floor_link: OpenFloorLink | None = None
+    #: the floor's acknowledgement, asked at start (the journal's witness off the box)
+    floor_witness: ReadWitness | None = None
     #: the auto-players' computed strategy (the command line hands in firmware.math's)
     strategy_for: StrategyFor | None = None
 
@@ -118,11 +122,14 @@ def _open_journal(cfg: TableSetup, stack: contextlib.ExitStack) -> Journal:
     return journal
 
 
-def _power_up_records(cfg: TableSetup, rules: Rules, journal: Journal) -> None:
-    """POWER_UP, the software check (production) and the configuration in force."""
+def _power_up_records(cfg: TableSetup, rules: Rules, journal: Journal,
+                      witnessed: WitnessRead | None) -> None:
+    """POWER_UP, how the journal stood against the floor, the software check
+    (production) and the configuration in force."""
     try:
         journal.append_one("event", {"mode": cfg.table.mode, "variant": rules.variant,
                                      "pid": os.getpid()}, code=int(EventCode.POWER_UP))
+        journal_witness(journal, witnessed)
         if not cfg.bench:
             _software_check(journal)
         _config_hashes(cfg, rules, journal)
@@ -157,7 +164,8 @@ class PoweredUp:
     floor_link: FloorPort | None
 
 
-def _power_up(cfg: TableSetup, opts: RunOptions, rules: Rules, journal: Journal) -> PoweredUp:
+def _power_up(cfg: TableSetup, opts: RunOptions, rules: Rules, journal: Journal,
+              witnessed: WitnessRead | None) -> PoweredUp:
     """Power-up records, the RNG, recovery of the table, the UI bridge, the controller."""
     from firmware.table.floor_gate import FloorGate
     from firmware.table.service.ui_bridge import UiBridge
@@ -168,7 +176,7 @@ def _power_up(cfg: TableSetup, opts: RunOptions, rules: Rules, journal: Journal)
     if opts.floor_link is not None:
         floor_link = opts.floor_link(
             journal, lambda args: ctl_box[0].put(RequestHappening("floor", args)))
-    _power_up_records(cfg, rules, journal)
+    _power_up_records(cfg, rules, journal, witnessed)
     table_rng, rng_failure = _open_rng(cfg, journal)
     rec: Recovered = open_table(journal, rules, opts.seats, cfg.bench)
 
@@ -363,7 +371,8 @@ def _run(cfg: TableSetup, opts: RunOptions, rules: Rules, notifier: Notifier,
          started: float, stop_reason: list[str]) -> None:
     with contextlib.ExitStack() as stack:
         journal = _open_journal(cfg, stack)
-        up = _power_up(cfg, opts, rules, journal)
+        witnessed = check_witness(journal, opts.floor_witness)  # still nothing written
+        up = _power_up(cfg, opts, rules, journal, witnessed)
         if up.table_rng is not None:
             stack.callback(up.table_rng.close)
         if up.floor_link is not None:
@@ -379,17 +388,6 @@ def _run(cfg: TableSetup, opts: RunOptions, rules: Rules, notifier: Notifier,
         stack.callback(devices.stop)
         stack.callback(notifier.stopping)
         start_devices(cfg, opts, rules, up, devices)
-        stack.enter_context(prefix_audit(journal, cfg.journal.key_path,
-                                         _integrity_failure(up.ctl)))
+        stack.enter_context(prefix_audit(up.ctl, cfg.journal.key_path))
         stop_reason[0] = _serve(cfg, opts, rules, up, notifier, started)
 
-
-def _integrity_failure(ctl: Controller) -> Callable[[str], None]:
-    """What the prefix audit does when the journal's history does not prove: the system
-    log, then the table stops taking inputs (from the controller's own thread)."""
-
-    def failed(why: str) -> None:
-        system_log(f"{ctl.journal.path}: {why}; the table takes no more input")
-        ctl.put(RequestHappening("journal-failure", {"why": why}))
-
-    return failed

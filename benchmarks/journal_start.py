@@ -1,0 +1,128 @@
+"""`make bench` figures of the journal's proof (issue 34): how long a start takes to prove a
+journal of 100,000 rounds before it writes anything, with the checkpoints and without
+them, and how long ``etg audit verify`` takes on it.
+
+The journal is made once, by the real controller and the auto-players (three seats of
+Blackjack, attendant top-ups, a checkpoint every 500 rounds as a table writes them),
+and kept in the user's cache directory for the next run (keyed by the journal's format):
+making it takes minutes. It is made fast — ``synchronous=OFF`` and the head file written
+once at the end — because its durability is not what is measured; the file is the same.
+"""
+
+from __future__ import annotations
+
+import os
+import time
+from collections.abc import Iterator
+from pathlib import Path
+
+ROUNDS = 100_000
+EVERY = 500
+SEATS = 3
+SEED = 5
+
+
+def _cache() -> Path:
+    from firmware.journal.schema import SCHEMA_VERSION
+
+    base = Path(os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache")
+    return base / "etg" / "bench" / f"journal-{ROUNDS}r-{EVERY}cp-v{SCHEMA_VERSION}-s{SEED}"
+
+
+def build(path: Path, rounds: int = ROUNDS, every: int = EVERY) -> float:
+    """Play ``rounds`` rounds into a new journal at ``path``; the seconds it took."""
+    from firmware.bench.engine_player import EnginePlayer
+    from firmware.engine import load_rules
+    from firmware.engine.inputs import CreditsIn, Input
+    from firmware.journal import Journal
+    from firmware.journal.head import Head, HeadWriter
+    from firmware.table.controller import Controller
+    from firmware.table.recovery import open_table
+
+    t0 = time.perf_counter()
+    path.parent.mkdir(parents=True, exist_ok=True)
+    journal = Journal(path, head_file=False)
+    journal._db.execute("PRAGMA synchronous=OFF")  # made fast: not what is measured
+    rec = open_table(journal, load_rules("blackjack", {}), SEATS, True)
+    ctl = Controller(rec.game, journal, epoch_seq=rec.epoch_seq, checkpoint_rounds=every)
+
+    def apply(inp: Input) -> None:
+        if isinstance(inp, CreditsIn):
+            ctl.request("credits-in", {"seat": inp.seat, "cents": inp.amount})
+        else:
+            ctl.take(inp, "bench")
+
+    EnginePlayer(ctl.game, seats=range(1, SEATS + 1), seed=SEED, apply=apply).play(rounds)
+    writer = HeadWriter(journal.head_path, journal.key)
+    writer.write(Head(journal.last_seq, journal.head))
+    writer.close()
+    journal.close()
+    return time.perf_counter() - t0
+
+
+def journal_of_100k() -> tuple[Path, str]:
+    where = _cache()
+    path = where / "journal.sqlite"
+    if (where / "done").exists():
+        return path, f"kept from an earlier run in {where}"
+    for f in where.glob("journal.sqlite*"):
+        f.unlink()
+    seconds = build(path)
+    (where / "done").write_text("ok\n")
+    return path, f"made in {seconds:.0f} s, kept in {where}"
+
+
+def start(path: Path) -> tuple[float, int]:
+    """What `etg run` does with its journal before READY: prove it (from the last
+    checkpoint) and rebuild the table (recovery). Seconds, and where the proof began."""
+    from firmware.engine import load_rules
+    from firmware.journal.opening import open_for_table
+    from firmware.table.meter_proof import start_proof
+    from firmware.table.recovery import open_table
+
+    t0 = time.perf_counter()
+    journal = open_for_table(path, "", bench=True, prove=start_proof)
+    open_table(journal, load_rules("blackjack", {}), SEATS, True)  # same setup: no write
+    seconds = time.perf_counter() - t0
+    since = journal.proven_from
+    journal.close()
+    return seconds, since
+
+
+def full(path: Path) -> tuple[float, float, str]:
+    """`etg audit verify`: the journal from record 1, then the engine replay from record 1
+    (what a start without checkpoints would have to do). Seconds of each, and the result."""
+    from firmware.journal import Journal
+    from firmware.table.meter_proof import prove
+
+    j = Journal(path, readonly=True)
+    t0 = time.perf_counter()
+    res = j.verify(full=True)
+    t1 = time.perf_counter()
+    proof = prove(j, full=True)
+    t2 = time.perf_counter()
+    j.close()
+    ok = "ok" if res.ok and proof.ok else f"BROKEN: {res.problem or proof.problem}"
+    return t1 - t0, t2 - t1, ok
+
+
+def journal_benchmark() -> Iterator[str]:
+    load = os.getloadavg()[0] if hasattr(os, "getloadavg") else float("nan")
+    yield (f"what: a start's proof of a journal of {ROUNDS:,} rounds ({SEATS} seats of "
+           f"Blackjack, a checkpoint every {EVERY} rounds), and etg audit verify on it")
+    yield "rerun: python -m benchmarks journal"
+    yield f"machine load average (1 min) at start: {load:.2f} on {os.cpu_count()} cores"
+    path, how = journal_of_100k()
+    from firmware.journal import Journal
+
+    j = Journal(path, readonly=True)
+    records, size = j.last_seq, path.stat().st_size
+    j.close()
+    yield f"journal: {records:,} records, {size / 1e6:.0f} MB ({how}); page cache warm"
+    seconds, since = start(path)
+    yield (f"start with checkpoints: {seconds:.2f} s (schema, keyed chain, head, meters and "
+           f"engine replay from record {since:,}, then recovery)")
+    chain_s, replay_s, ok = full(path)
+    yield (f"without checkpoints a start would walk it all: journal {chain_s:.1f} s + engine "
+           f"replay {replay_s:.1f} s = {chain_s + replay_s:.1f} s")
+    yield f"etg audit verify (all of it, from record 1): {chain_s + replay_s:.1f} s, {ok}"

@@ -1,0 +1,87 @@
+"""A start proves a long journal from its last checkpoint (fast: it does not grow with the
+journal); what lies before it is proven right after, beside the table, and a journal
+whose history does not prove stops the table (issue 34)."""
+
+from __future__ import annotations
+
+import sqlite3
+import threading
+from pathlib import Path
+
+import pytest
+from journal_rig import copy_journal, played_journal
+from table_process import running_table_lines
+
+from firmware.cli import main
+from firmware.journal.opening import open_for_table
+from firmware.table.meter_proof import start_proof
+from firmware.table.service.prefix_audit import PrefixAudit, needed
+
+
+@pytest.fixture(scope="module")
+def long_journal(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """Eight rounds with a checkpoint every two: the start proves only the last stretch."""
+    return played_journal(tmp_path_factory.mktemp("long"), rounds=8, checkpoint_rounds=2)
+
+
+def edit_old_round(path: Path) -> None:
+    db = sqlite3.connect(path, isolation_level=None)
+    seq = db.execute("SELECT MIN(seq) FROM records WHERE kind = 'round'").fetchone()[0]
+    db.execute("UPDATE records SET body = replace(body, '\"variant\"', '\"varIant\"') "
+               "WHERE seq = ?", (seq,))
+    db.close()
+
+
+def _audit(path: Path, until: int) -> tuple[list[str], PrefixAudit]:
+    failures: list[str] = []
+    got = threading.Event()
+
+    def failed(why: str) -> None:
+        failures.append(why)
+        got.set()
+
+    audit = PrefixAudit(path, path.with_name(path.name + ".key"), until, failed)
+    audit.join(120)
+    return failures, audit
+
+
+def test_the_start_proves_from_the_last_checkpoint_and_the_rest_beside(
+        long_journal: Path, tmp_path: Path) -> None:
+    path = copy_journal(long_journal, tmp_path / "ok")
+    j = open_for_table(path, "", bench=True, prove=start_proof)
+    until = needed(j)
+    assert until is not None and until == j.proven_from > 1
+    j.close()
+    failures, audit = _audit(path, until)
+    assert failures == [] and audit.result is not None and audit.result["ok"] is True
+
+
+def test_history_edited_before_the_last_checkpoint_is_found_beside_the_table(
+        long_journal: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    path = copy_journal(long_journal, tmp_path / "edited")
+    edit_old_round(path)
+    j = open_for_table(path, "", bench=True, prove=start_proof)  # the tail proves
+    until = j.proven_from
+    j.close()
+    failures, _ = _audit(path, until)
+    assert len(failures) == 1 and "journal integrity check failed" in failures[0]
+    assert "keyed hash" in failures[0]
+    assert main(["audit", "verify", "--journal", str(path)]) == 1
+    assert "BROKEN" in capsys.readouterr().out
+
+
+def test_a_short_journal_needs_no_audit_beside(tmp_path: Path) -> None:
+    path = played_journal(tmp_path, rounds=3)
+    j = open_for_table(path, "", bench=True, prove=start_proof)
+    assert needed(j) is None  # the start proved everything before the first write
+    j.close()
+
+
+def test_a_table_on_an_edited_long_journal_stops_taking_inputs(long_journal: Path,
+                                                               tmp_path: Path) -> None:
+    path = copy_journal(long_journal, tmp_path / "run")
+    edit_old_round(path)
+    with running_table_lines(path) as (_proc, lines):
+        lines.wait_for(
+            "the table to stop on the journal's history",
+            lambda line: "table stopped" in line and "integrity check failed" in line)
