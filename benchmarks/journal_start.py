@@ -2,6 +2,9 @@
 journal of 100,000 rounds before it writes anything, with the checkpoints and without
 them, and how long ``etg audit verify`` takes on it.
 
+The journal has 499 rounds more than its last checkpoint (100,499 rounds, a checkpoint
+every 500): the most a start ever replays, so the figure is the worst case.
+
 The journal is made once, by the real controller and the auto-players (three seats of
 Blackjack, attendant top-ups, a checkpoint every 500 rounds as a table writes them),
 and kept in the user's cache directory for the next run (keyed by the journal's format):
@@ -16,7 +19,7 @@ import time
 from collections.abc import Iterator
 from pathlib import Path
 
-ROUNDS = 100_000
+ROUNDS = 100_499  # the last checkpoint at 100,000: the longest tail a start replays
 EVERY = 500
 SEATS = 3
 SEED = 5
@@ -61,6 +64,7 @@ def build(path: Path, rounds: int = ROUNDS, every: int = EVERY) -> float:
 
 
 def journal_of_100k() -> tuple[Path, str]:
+    """The benchmark's journal: made once, then kept in the user's cache."""
     where = _cache()
     path = where / "journal.sqlite"
     if (where / "done").exists():
@@ -109,7 +113,8 @@ def full(path: Path) -> tuple[float, float, str]:
 def journal_benchmark() -> Iterator[str]:
     load = os.getloadavg()[0] if hasattr(os, "getloadavg") else float("nan")
     yield (f"what: a start's proof of a journal of {ROUNDS:,} rounds ({SEATS} seats of "
-           f"Blackjack, a checkpoint every {EVERY} rounds), and etg audit verify on it")
+           f"Blackjack, a checkpoint every {EVERY} rounds: the last {ROUNDS % EVERY} rounds "
+           "after the last checkpoint, the most a start replays), and etg audit verify")
     yield "rerun: python -m benchmarks journal"
     yield f"machine load average (1 min) at start: {load:.2f} on {os.cpu_count()} cores"
     path, how = journal_of_100k()

@@ -157,7 +157,7 @@ def test_bench_soak_progress_json_and_interrupt(short_tmp: Path) -> None:
     out, err = done.communicate(timeout=DEADLINE_S)
     assert done.returncode == 0, err
     doc = json.loads(out)
-    assert doc["ok"] is True and doc["rounds"] >= 3 and len(doc["checks"]) == 6
+    assert doc["ok"] is True and doc["rounds"] >= 3 and len(doc["checks"]) == 7
     assert err.splitlines()[-1].startswith("bench soak blackjack: 3/3 rounds (100%)"), err
     run = tmp_path / "run"
     run.mkdir()

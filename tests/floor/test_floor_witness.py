@@ -20,7 +20,7 @@ from typing import Any
 
 import pytest
 from floor_rig import free_port
-from waiting import stop_process, wait_for
+from waiting import DEADLINE_S, stop_process, wait_for
 
 sys.path.insert(0, str(Path(__file__).parents[1] / "table"))
 
@@ -63,12 +63,13 @@ class Broker:
             self.proc.wait()
 
         threading.Thread(target=run, daemon=True).start()
-        started.wait(30)
+        started.wait(DEADLINE_S)
         wait_for("the broker to answer", lambda: _connects(self.settings))
 
-    def client(self, name: str, **kw: Any) -> Any:
+    def client(self, name: str, on_message: Any = None, **kw: Any) -> Any:
         me = identity(self.dir, name)
         c = make_client(name, ca_paths(self.dir).cert, me.cert, me.key, **kw)
+        c.on_message = on_message  # before connecting: a resumed session delivers at once
         c.connect("127.0.0.1", self.port)
         c.loop_start()
         return c
@@ -76,7 +77,7 @@ class Broker:
     def publish(self, topic: str, payload: dict[str, Any], retain: bool = True) -> None:
         floor = self.client(FLOOR_SERVICE, clean=True)
         floor.publish(topic, json.dumps(payload).encode(), qos=1, retain=retain
-                      ).wait_for_publish(30)
+                      ).wait_for_publish(DEADLINE_S)
         floor.disconnect()
         floor.loop_stop()
 
@@ -255,17 +256,18 @@ def test_asking_the_floor_loses_no_queued_command(broker: Broker) -> None:
             got.append(msg.payload)
             arrived.set()
 
+    subscribed = threading.Event()
     session = broker.client(TID, clean=False)
+    session.on_subscribe = lambda *a: subscribed.set()
     session.subscribe(command_topic(TID), 1)
-    wait_for("the subscription", lambda: session.is_connected())
+    assert subscribed.wait(DEADLINE_S)
     session.disconnect()
     session.loop_stop()
     broker.publish(command_topic(TID), {"id": "C-1", "action": "disable"}, retain=False)
     assert broker.read().witness is None  # nothing acknowledged for the table
-    table = broker.client(TID, clean=False)
-    table.on_message = on_message
+    table = broker.client(TID, on_message, clean=False)
     table.subscribe(command_topic(TID), 1)
-    assert arrived.wait(30) and json.loads(got[0])["id"] == "C-1"
+    assert arrived.wait(DEADLINE_S) and json.loads(got[0])["id"] == "C-1"
     table.disconnect()
     table.loop_stop()
 
