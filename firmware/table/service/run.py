@@ -165,7 +165,7 @@ class PoweredUp:
 
 
 def _power_up(cfg: TableSetup, opts: RunOptions, rules: Rules, journal: Journal,
-              witnessed: WitnessRead | None) -> PoweredUp:
+              witnessed: WitnessRead | None = None) -> PoweredUp:
     """Power-up records, the RNG, recovery of the table, the UI bridge, the controller."""
     from firmware.table.floor_gate import FloorGate
     from firmware.table.service.ui_bridge import UiBridge
