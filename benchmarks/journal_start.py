@@ -26,10 +26,12 @@ SEED = 5
 
 
 def _cache() -> Path:
+    from firmware.engine.snapshot import VERSION as SNAPSHOT
     from firmware.journal.schema import SCHEMA_VERSION
 
     base = Path(os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache")
-    return base / "etg" / "bench" / f"journal-{ROUNDS}r-{EVERY}cp-v{SCHEMA_VERSION}-s{SEED}"
+    return base / "etg" / "bench" / (f"journal-{ROUNDS}r-{EVERY}cp-v{SCHEMA_VERSION}."
+                                     f"{SNAPSHOT}-s{SEED}")
 
 
 def build(path: Path, rounds: int = ROUNDS, every: int = EVERY) -> float:

@@ -27,8 +27,8 @@ from firmware.engine.hand import Hand, Seat
 from firmware.engine.mechanism import DrawRequest
 from firmware.engine.tilts import Tilt
 
-#: format of a snapshot; restored only by the same
-VERSION = 1
+#: format of a snapshot; restored only by the same (2: the tilt an input paused on)
+VERSION = 2
 
 #: the data fields written per class; the rest of each class's ``__slots__`` are its
 #: wiring (rules, hooks, the parts it talks to), rebuilt by constructing a Game
@@ -121,6 +121,7 @@ def snapshot(game: Game) -> dict[str, Any]:
                   "draw_request": None if rq is None else {"values": plain(rq.values),
                                                            "why": rq.why}},
         "tilt": None if tilt is None else _fields(tilt, TILT),
+        "paused_on": game.tilts.paused_on,
     }
 
 
@@ -146,6 +147,7 @@ def restore(game: Game, snap: dict[str, Any]) -> Game:
     r.card_to = None if rd["card_to"] is None else _deref(game, rd["card_to"])
     rq = rd["draw_request"]
     r.draw_request = None if rq is None else DrawRequest(unplain(rq["values"]), rq["why"])
+    game.tilts.paused_on = snap["paused_on"]
     t = snap["tilt"]
     if t is None:
         game.tilts.tilt = None
@@ -190,7 +192,7 @@ def covered() -> dict[str, tuple[frozenset[str], frozenset[str]]]:
         "Tilt": (Tilt, TILT), "Bank": (Bank, (*BANK, "seats")),
         "Round": (Round, (*ROUND, "dealer", "players", "deal_order", "card_to",
                           "draw_request")),
-        "Tilts": (Tilts, ("tilt",)),
+        "Tilts": (Tilts, ("tilt", "paused_on")),
         "Game": (Game, ("bank", "round", "shoe", "tilts")),
     }
     return {name: (frozenset(getattr(cls, "__slots__")),  # noqa: B009 (mypy: type)
