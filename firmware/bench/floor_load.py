@@ -1,19 +1,25 @@
-"""`etg floor load`: simulated tables through the real outbox and floor link.
+"""Simulated tables for `etg floor load` and the floor benchmark: the table's own outbox and
+floor link over a journal written as the controller writes it.
 
 Each simulated table has its own journal file, :class:`~firmware.journal.outbox.Outbox` and
 :class:`~firmware.floor.link.FloorLink` with its own client certificate — the code a real
 table runs. Only the game is simulated: a round is a blackjack round record with random
 stakes and results, its meter deltas and a status change, journaled as the controller
 journals a real one, so the floor sees a table's genuine traffic shape (round, meters,
-chain head, events, status).
+chain head, events, status). Its status says it is simulated: the pit hides it.
+
+Each round's latency is measured on the table's own clock: from the journal commit that
+wrote it to the arrival of the floor's acknowledgement that covers it — the floor sends
+that only once its database holds the records.
 """
 
 from __future__ import annotations
 
 import random
-import sys
 import threading
 import time
+import zlib
+from collections import deque
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -21,7 +27,8 @@ from typing import Any
 from etgcore.view import ControllerView, PublicView
 from firmware.engine.game import Game
 from firmware.engine.rules import load_rules
-from firmware.floor.certs import FLOOR_SERVICE, ca_paths, identity, make_floor_certs
+from firmware.floor import topics
+from firmware.floor.certs import FLOOR_SERVICE, ca_paths, identity
 from firmware.floor.link import FloorLink
 from firmware.floor.settings import FloorSettings
 from firmware.journal import Entry, EventCode, Journal
@@ -38,10 +45,16 @@ class LoadOptions:
     tables: int
     rounds_per_s: float
     seconds: float
+    prefix: str = "LOAD"
+    processes: int = 0  # 0: one per :data:`TABLES_PER_PROCESS`
+    journals: Path | None = None  # default: the floor directory's load/
+    floor_pid: int | None = None
+    broker_pid: int | None = None
+    db_url: str | None = None
 
 
-def load_ids(n: int) -> list[str]:
-    return [f"LOAD-{i:03d}" for i in range(1, n + 1)]
+def load_ids(n: int, prefix: str = "LOAD") -> list[str]:
+    return [f"{prefix}-{i:04d}" for i in range(1, n + 1)]
 
 
 class SimTable:
@@ -58,7 +71,8 @@ class SimTable:
             key=str(me.key), command_cert=str(identity(floor_dir, FLOOR_SERVICE).cert))
         self.link = FloorLink(table_id, settings, self.journal,
                               software={"version": "load", "config": None, "release": None},
-                              on_command=self._command)
+                              on_command=self._command, simulated=True,
+                              on_acknowledged=self._acknowledged)
         self.round_no = sum(1 for _ in self.journal.records(kinds=["round"]))
         #: a blackjack table's public view as the controller publishes it (the link reads
         #: the variant, phase, round, tilt and failure); each status sets phase and round
@@ -69,6 +83,10 @@ class SimTable:
                                          deal_resumes=False),
         }
         self.rounds = 0
+        #: (last outbox number of a commit, its monotonic time), waiting for the floor
+        self._waiting: deque[tuple[int, float]] = deque()
+        self._lock = threading.Lock()
+        self.latencies: list[float] = []
         if self.journal.last_seq == 0:
             for seat in range(1, SEATS + 1):
                 self.journal.append([Entry("event", {"seat": seat, "cents": 1_000_000},
@@ -81,12 +99,21 @@ class SimTable:
         self.journal.append_one("event", {"reason": args.get("refusal"),
                                           **(args.get("command") or {})}, code=int(code))
 
+    def _acknowledged(self, n: int) -> None:
+        now = time.monotonic()
+        with self._lock:
+            while self._waiting and self._waiting[0][0] <= n:
+                self.latencies.append(now - self._waiting.popleft()[1])
+
     def play_round(self) -> None:
         """One round: the dealing's status, the record with its meters, a shoe event
         now and then."""
         self._status("dealing")
         entries, deltas = self._round()
         self.journal.append(entries, deltas)
+        committed = time.monotonic()
+        with self._lock:
+            self._waiting.append((self.link.outbox.newest, committed))
         self.rounds += 1
         self._status("settled")
 
@@ -133,16 +160,25 @@ class SimTable:
     def drained(self) -> bool:
         return self.link.acked >= self.link.outbox.last_n()
 
+    def retire(self) -> None:
+        """Clear this table's retained status and presence at the broker (a load test
+        leaves nothing behind that a restarted floor would show)."""
+        if self.link.connected:
+            for kind in (topics.STATUS, topics.ONLINE):
+                self.link.client.publish(topics.table_topic(self.table_id, kind), b"",
+                                         qos=1, retain=True).wait_for_publish(2.0)
+
     def close(self) -> None:
         self.link.stop(drain_s=0)
         self.journal.close()
 
 
-def make_tables(opts: LoadOptions, journal_dir: Path) -> list[SimTable]:
-    ids = load_ids(opts.tables)
-    make_floor_certs(opts.floor_dir, ids)
-    return [SimTable(t, opts.floor_dir, journal_dir, opts.host, opts.port, seed=i)
-            for i, t in enumerate(ids)]
+def make_tables(ids: list[str], floor_dir: Path, journal_dir: Path, host: str,
+                port: int) -> list[SimTable]:
+    """Simulated tables (their certificates must exist: :func:`make_floor_certs`)."""
+    journal_dir.mkdir(parents=True, exist_ok=True)
+    return [SimTable(t, floor_dir, journal_dir, host, port, seed=zlib.crc32(t.encode()))
+            for t in ids]
 
 
 #: threads that play the simulated tables' rounds: each commit waits for its fsync (the
@@ -187,27 +223,3 @@ def wait_drained(tables: list[SimTable], timeout: float) -> float | None:
             return time.monotonic() - t0
         time.sleep(0.05)
     return None
-
-
-def run_load(opts: LoadOptions, progress: bool = False) -> dict[str, Any]:
-    """Simulated tables keep their journals under the floor directory (``load/``), like
-    real tables: a second run continues them, so the floor sees no journal go back."""
-    jdir = opts.floor_dir / "load"
-    jdir.mkdir(parents=True, exist_ok=True)
-    tables = make_tables(opts, jdir)
-    first = sum(t.link.outbox.last_n() for t in tables)
-    for t in tables:
-        t.link.start()
-    t0 = time.monotonic()
-    if progress:
-        print(f"{len(tables)} simulated tables, {opts.rounds_per_s} rounds/s each, "
-              f"{opts.seconds:.0f} s ...", file=sys.stderr, flush=True)
-    rounds = drive(tables, opts.rounds_per_s, opts.seconds)
-    drained = wait_drained(tables, 30.0)
-    elapsed = time.monotonic() - t0
-    messages = sum(t.link.outbox.last_n() for t in tables) - first
-    for t in tables:
-        t.close()
-    return {"tables": opts.tables, "rounds": rounds, "messages": messages, "seconds": elapsed,
-            "messages_per_s": messages / elapsed if elapsed else 0.0,
-            "drained": drained is not None, "drain_s": drained}

@@ -1,10 +1,10 @@
 """`etg floor`: certificates, the broker's configuration, the floor service, staff, load.
 
     etg floor certs --dir DIR --tables BJ-01,BJ-02   CA + broker/floor/table certificates
-    etg floor broker --dir DIR --port 8883           write mosquitto.conf + ACL, run it
-    etg floor staff --dir DIR NAME                   add or reset a floor staff login
-    etg floor serve --dir DIR                        subscriber + database + pit view
-    etg floor table-config --dir DIR ID              the [floor] keys for a table
+    etg floor broker --dir DIR --listen HOST:PORT    write mosquitto.conf + ACL, run it
+    etg floor staff --dir DIR [--db URL] NAME        add or reset a floor staff login
+    etg floor serve --dir DIR [--start-broker]       subscriber + database + pit view
+    etg floor table-config --dir DIR [--broker HOST:PORT] ID   the [floor] keys for a table
     etg floor load --dir DIR --tables N              N simulated tables (measure, demo)
 """
 
@@ -13,7 +13,6 @@ from __future__ import annotations
 import argparse
 import json
 import os
-import sys
 from pathlib import Path
 from typing import Any
 
@@ -51,6 +50,9 @@ def register(sub: Any, common: argparse.ArgumentParser) -> None:
     b.add_argument("--listen", default=DEFAULT_BROKER, metavar="HOST:PORT",
                    help=f"where the broker listens ({DEFAULT_BROKER})")
     b.add_argument("--write-only", action="store_true", help="write the files, do not run")
+    b.add_argument("--no-denied-log", action="store_true",
+                   help="do not run Mosquitto's debug log (the only report of publishes the "
+                   "ACL refused; it costs the broker some CPU per message)")
     b.set_defaults(func=cmd_broker)
 
     s = fs.add_parser("staff", parents=[common], help="add or reset a floor staff login",
@@ -72,6 +74,16 @@ def register(sub: Any, common: argparse.ArgumentParser) -> None:
                    help="sqlite:PATH or postgresql://... (default DIR/floor.sqlite)")
     v.add_argument("--http", default="127.0.0.1:8080", metavar="HOST:PORT",
                    help="where the pit view listens (127.0.0.1:8080)")
+    v.add_argument("--gaming-day-start", default="06:00", metavar="HH:MM",
+                   help="when the gaming day begins, floor local time (06:00)")
+    v.add_argument("--quarantine-after", type=int, default=20, metavar="N",
+                   help="bad messages from one table within a minute that quarantine it (20)")
+    v.add_argument("--approved-release", metavar="BUNDLE",
+                   help="the approved release (.etgrel) software checks compare with")
+    v.add_argument("--release-pubkey", metavar="PUB", help="its release public key (PEM)")
+    v.add_argument("--check-software-every", type=float, default=0.0, metavar="MINUTES",
+                   help="ask every online table for its software signature this often "
+                   "(0: only when a supervisor asks)")
     v.set_defaults(func=cmd_serve)
 
     t = fs.add_parser("table-config", parents=[common], help="print a table's [floor] keys",
@@ -88,13 +100,9 @@ def register(sub: Any, common: argparse.ArgumentParser) -> None:
                        description="Run N simulated tables, each with its own journal, "
                        "outbox and floor link, publishing rounds, meters and events.")
     _dir_arg(ld)
-    ld.add_argument("--tables", type=int, default=10, metavar="N")
-    ld.add_argument("--broker", default=DEFAULT_BROKER, metavar="HOST:PORT")
-    ld.add_argument("--rounds-per-s", type=float, default=1.0, metavar="R",
-                    help="rounds per second per table (1.0)")
-    ld.add_argument("--seconds", type=float, default=10.0, metavar="S", help="how long (10)")
-    ld.add_argument("--json", action="store_true", help="print the result as JSON")
-    ld.set_defaults(func=cmd_load)
+    from firmware.cli.floor_load import add_load_options
+
+    add_load_options(ld, DEFAULT_BROKER)
 
 
 def _host_port(text: str, what: str) -> tuple[str, int]:
@@ -123,16 +131,17 @@ def cmd_certs(args: argparse.Namespace) -> int:
 
 
 def cmd_broker(args: argparse.Namespace) -> int:
-    from firmware.floor.broker import mosquitto_binary, write_config
+    from firmware.floor.broker import write_config
 
     host, port = _host_port(args.listen, "--listen")
-    conf = write_config(Path(args.dir), port, host)
-    print(f"wrote {conf} and {Path(args.dir) / 'broker.acl'}")
+    conf = write_config(Path(args.dir), port, host, log_denied=not args.no_denied_log)
+    print(f"wrote {conf} and {Path(args.dir) / 'broker.acl'}", flush=True)
     if args.write_only:
         return 0
-    sys.stdout.flush()
-    os.execv(mosquitto_binary(), ["mosquitto", "-c", str(conf)])
-    return 0  # pragma: no cover
+    from firmware.floor.broker_process import BrokerSupervisor, run_until_stopped
+
+    return run_until_stopped(BrokerSupervisor(Path(args.dir), host, port,
+                                              log_denied=not args.no_denied_log))
 
 
 def cmd_staff(args: argparse.Namespace) -> int:
@@ -150,14 +159,45 @@ def cmd_staff(args: argparse.Namespace) -> int:
 
 
 def cmd_serve(args: argparse.Namespace) -> int:
+    from firmware.floor.gaming_day import parse_start
     from firmware.floor.serve import ServeOptions, serve
 
     bhost, bport = _host_port(args.broker, "--broker")
     hhost, hport = _host_port(args.http, "--http")
+    try:
+        day_start = parse_start(args.gaming_day_start)
+    except ValueError as exc:
+        raise UserError(f"--gaming-day-start {exc}") from None
+    if args.quarantine_after < 1:
+        raise UserError("--quarantine-after must be 1 or more")
+    if args.check_software_every < 0:
+        raise UserError("--check-software-every must be 0 (never) or more minutes")
+    approved, name = approved_release(args.approved_release, args.release_pubkey)
     if not (Path(args.dir) / "ca.pem").exists():
         raise UserError(f"{args.dir}: no floor CA (run etg floor certs --dir {args.dir})")
-    return serve(ServeOptions(Path(args.dir), bhost, bport, _db_url(args), hhost, hport,
-                              args.start_broker))
+    return serve(ServeOptions(
+        Path(args.dir), bhost, bport, _db_url(args), hhost, hport, args.start_broker,
+        day_start_minutes=day_start, quarantine_after=args.quarantine_after,
+        approved=approved, approved_name=name,
+        check_software_every_s=args.check_software_every * 60))
+
+
+def approved_release(bundle: str | None, pubkey: str | None) -> tuple[Any, str]:
+    """``approved(seed)`` over the approved release's files (verified once, at start),
+    and its name; (None, "") without one. The floor service is handed the function: the
+    seeded signature is the release tooling's (deploy), which the floor never imports."""
+    if bundle is None:
+        if pubkey is not None:
+            raise UserError("--release-pubkey goes with --approved-release BUNDLE")
+        return None, ""
+    if pubkey is None:
+        raise UserError("--approved-release needs --release-pubkey PUB (the release key)")
+    from deploy.bundle import verify_bundle
+    from deploy.seeded_hmac import hmac_of_entries
+
+    verified = verify_bundle(bundle, pubkey)
+    files = list(verified.contents.files.items())
+    return (lambda seed: hmac_of_entries(seed, files)), verified.release_id
 
 
 def table_settings(floor_dir: Path, table_id: str, broker: str) -> dict[str, str]:
@@ -181,24 +221,4 @@ def cmd_table_config(args: argparse.Namespace) -> int:
     else:
         print(" ".join([f"--set table.table_id={args.table_id}"]
                        + [f"--set floor.{k}={v}" for k, v in keys.items()]))
-    return 0
-
-
-def cmd_load(args: argparse.Namespace) -> int:
-    from firmware.bench.floor_load import LoadOptions, run_load
-
-    if not 1 <= args.tables <= 1000:
-        raise UserError("--tables must be 1..1000")
-    if args.rounds_per_s <= 0 or args.seconds <= 0:
-        raise UserError("--rounds-per-s and --seconds must be positive")
-    host, port = _host_port(args.broker, "--broker")
-    res = run_load(LoadOptions(Path(args.dir), host, port, args.tables, args.rounds_per_s,
-                               args.seconds), progress=not args.json)
-    if args.json:
-        print(json.dumps(res, sort_keys=True))
-    else:
-        print(f"{res['tables']} tables, {res['rounds']} rounds, {res['messages']} outbox "
-              f"records in {res['seconds']:.1f} s ({res['messages_per_s']:.0f}/s published); "
-              "outboxes drained: "
-              f"{res['drained']}")
     return 0

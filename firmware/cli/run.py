@@ -182,11 +182,13 @@ def floor_link_opener(cfg: Any, version: str) -> OpenFloorLink | None:
     def open_link(journal: Journal, on_command: Callable[[dict[str, Any]], None]) -> FloorPort:
         from firmware.engine.rules import load_rules
         from firmware.floor.link import open_floor_link
+        from firmware.table.service.software_signature import seeded_signature
         from firmware.table.service.start_record import software_of
 
         rules = load_rules(cfg.table.variant, dict(cfg.rules), cfg.source)
         return open_floor_link(cfg.floor, cfg.table.table_id,
-                               software_of(cfg, rules, journal, version), journal, on_command)
+                               software_of(cfg, rules, journal, version), journal, on_command,
+                               signature=seeded_signature)
 
     return open_link
 

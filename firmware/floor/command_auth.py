@@ -19,7 +19,10 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
-ACTIONS = ("disable", "enable")
+#: disable and enable a table; ask it for its seeded software signature (``seed``: hex)
+ACTIONS = ("disable", "enable", "authenticate")
+#: a disable's reason, at most this long
+MAX_REASON = 200
 #: a command older than this (by its issue time) is refused: no replay of old captures
 MAX_AGE_S = 600.0
 
@@ -29,12 +32,14 @@ def _canonical(cmd: Mapping[str, Any]) -> bytes:
     return json.dumps(body, sort_keys=True, separators=(",", ":"), ensure_ascii=True).encode()
 
 
-def new_command(table: str, action: str, by: str, key_pem: bytes) -> dict[str, Any]:
+def new_command(table: str, action: str, by: str, key_pem: bytes,
+                **extra: Any) -> dict[str, Any]:
+    """A signed command; ``extra``: a disable's ``reason``, an authentication's ``seed``."""
     from cryptography.hazmat.primitives import hashes, serialization
     from cryptography.hazmat.primitives.asymmetric import ec
 
     cmd: dict[str, Any] = {"id": uuid.uuid4().hex, "table": table, "action": action,
-                           "by": by, "issued": round(time.time(), 3)}
+                           "by": by, "issued": round(time.time(), 3), **extra}
     key = serialization.load_pem_private_key(key_pem, password=None)
     sig = key.sign(_canonical(cmd), ec.ECDSA(hashes.SHA256()))  # type: ignore[union-attr, call-arg, arg-type]
     cmd["sig"] = base64.b64encode(sig).decode("ascii")

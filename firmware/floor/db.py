@@ -47,28 +47,58 @@ CREATE TABLE IF NOT EXISTS floor_commands (
     id TEXT PRIMARY KEY, table_id TEXT NOT NULL, action TEXT NOT NULL, by_name TEXT NOT NULL,
     at DOUBLE PRECISION NOT NULL
 );
+CREATE INDEX IF NOT EXISTS floor_messages_seq ON floor_messages (table_id, seq);
+CREATE TABLE IF NOT EXISTS floor_evidence (
+    id AUTOKEY, table_id TEXT NOT NULL, at DOUBLE PRECISION NOT NULL, kind TEXT NOT NULL,
+    n BIGINT, seq BIGINT, hash TEXT, detail TEXT NOT NULL, payload TEXT
+);
+CREATE TABLE IF NOT EXISTS floor_actions (
+    id AUTOKEY, table_id TEXT NOT NULL, action TEXT NOT NULL, by_name TEXT NOT NULL,
+    at DOUBLE PRECISION NOT NULL, detail TEXT
+);
+CREATE TABLE IF NOT EXISTS floor_software_checks (
+    id TEXT PRIMARY KEY, table_id TEXT NOT NULL, by_name TEXT NOT NULL,
+    asked DOUBLE PRECISION NOT NULL, seed TEXT NOT NULL, expected TEXT,
+    answered DOUBLE PRECISION, answer TEXT, files BIGINT, result TEXT, detail TEXT
+);
+CREATE TABLE IF NOT EXISTS floor_meter_points (
+    table_id TEXT NOT NULL, day TEXT NOT NULL, slot INTEGER NOT NULL,
+    win_cents BIGINT NOT NULL, drop_cents BIGINT NOT NULL, PRIMARY KEY (table_id, day, slot)
+);
 """
+
+#: columns added since the first floor release: (table, column, type), added when missing
+#: (``CREATE TABLE IF NOT EXISTS`` leaves an older database's tables as they were)
+ADDED_COLUMNS = (
+    ("floor_tables", "last_hash", "TEXT"),
+    ("floor_tables", "last_seen", "DOUBLE PRECISION"),
+    ("floor_tables", "online_changed", "DOUBLE PRECISION"),
+    ("floor_tables", "quarantined", "TEXT"),
+    ("floor_tables", "quarantined_at", "DOUBLE PRECISION"),
+    ("floor_tables", "day", "TEXT"),
+    ("floor_tables", "day_open", "TEXT"),
+    ("floor_alarms", "ack_by", "TEXT"),
+    ("floor_alarms", "ack_at", "DOUBLE PRECISION"),
+    ("floor_commands", "reason", "TEXT"),
+)
+
+
+class DatabaseAway(Exception):
+    """The database could not be reached or written (not: the data was wrong)."""
 
 
 class Database:
     """One connection (the floor service opens one for ingest, one for the web), used
-    under a lock; every call is one transaction."""
+    under a lock; every call is one transaction. A PostgreSQL connection lost to a server
+    restart is opened again on the next call; until it can be, calls raise
+    :class:`DatabaseAway`, which the ingest tells from a record it cannot store."""
 
     def __init__(self, url: str) -> None:
         self.url = url
         self.postgres = url.startswith(("postgresql://", "postgres://"))
         self._lock = threading.Lock()
         try:
-            if self.postgres:
-                import psycopg
-
-                self._conn: Any = psycopg.connect(url)
-            else:
-                path = Path(url.removeprefix("sqlite:///").removeprefix("sqlite:"))
-                path.parent.mkdir(parents=True, exist_ok=True)
-                self._conn = sqlite3.connect(str(path), check_same_thread=False, timeout=30)
-                self._conn.execute("PRAGMA journal_mode=WAL")
-                self._conn.execute("PRAGMA synchronous=NORMAL")
+            self._conn: Any = self._connect()
         except ImportError:
             raise UserError("a PostgreSQL floor database needs psycopg: "
                             "pip install 'etg-firmware[floor]'") from None
@@ -81,6 +111,42 @@ class Database:
             for stmt in filter(str.strip, ddl.split(";")):
                 self._conn.execute(stmt)
             self._conn.commit()
+            for table, column, kind in ADDED_COLUMNS:
+                if column not in self._columns(table):
+                    self._conn.execute(f"ALTER TABLE {table} ADD COLUMN {column} {kind}")
+            self._conn.commit()
+
+    def _connect(self) -> Any:
+        if self.postgres:
+            import psycopg
+
+            return psycopg.connect(self.url, connect_timeout=5)
+        path = Path(self.url.removeprefix("sqlite:///").removeprefix("sqlite:"))
+        path.parent.mkdir(parents=True, exist_ok=True)
+        conn = sqlite3.connect(str(path), check_same_thread=False, timeout=30)
+        conn.execute("PRAGMA journal_mode=WAL")
+        conn.execute("PRAGMA synchronous=NORMAL")
+        return conn
+
+    def _away(self, exc: BaseException) -> bool:
+        """Whether ``exc`` says the database is unreachable or cannot write, rather than
+        that a statement's data was refused."""
+        if isinstance(exc, sqlite3.OperationalError):
+            return True
+        if self.postgres:
+            import psycopg
+
+            return isinstance(exc, psycopg.OperationalError | psycopg.InterfaceError)
+        return False
+
+    def _columns(self, table: str) -> set[str]:
+        """The columns a table has now (called under the lock)."""
+        if self.postgres:
+            rows = self._conn.execute(
+                "SELECT column_name FROM information_schema.columns WHERE table_name = %s",
+                (table,)).fetchall()
+            return {str(r[0]) for r in rows}
+        return {str(r[1]) for r in self._conn.execute(f"PRAGMA table_info({table})")}
 
     @property
     def safe_url(self) -> str:
@@ -98,10 +164,16 @@ class Database:
         """A cursor inside one transaction, under the lock: committed, or rolled back."""
         with self._lock:
             try:
+                if self.postgres and (self._conn.closed or self._conn.broken):
+                    self._conn = self._connect()
                 yield self._conn.cursor()
                 self._conn.commit()
-            except BaseException:
-                self._conn.rollback()
+            except BaseException as exc:
+                with contextlib.suppress(Exception):
+                    self._conn.rollback()
+                if self._away(exc):
+                    raise DatabaseAway(f"floor database {self.safe_url}: "
+                                       f"{str(exc).strip() or type(exc).__name__}") from exc
                 raise
 
     def run_grouped(self, work: Iterable[tuple[str, Sequence[Any]]]) -> None:

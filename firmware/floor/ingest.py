@@ -1,11 +1,19 @@
-"""The floor service's subscriber: every table's messages into the store, in batches.
+"""The floor service's subscriber: every table's messages, checked at the edge, into the
+ledger in batches, each table on its own.
 
-paho's network thread only parses and queues; one store thread takes what has arrived
-(up to :data:`BATCH` records or :data:`LINGER_S`), applies it in one database
-transaction, and only after the commit acknowledges to each table the highest outbox
-number now held (retained on ``etg/ack/<id>``) and tells the pit view what changed. A
-crash before the commit loses nothing: the acknowledgement was not sent, so the tables
-send those messages again.
+paho's network thread checks each message against the schema (:mod:`firmware.floor.wire`)
+and queues it; a bad one is queued as what it is (``bad``: alarmed, counted toward the
+table's quarantine) and a quarantined table's messages are dropped right there. One store
+thread takes what has arrived (up to :data:`BATCH` records or :data:`LINGER_S`), applies it
+in one database transaction, and only after the commit acknowledges to each table what the
+floor now holds (retained on ``etg/ack/<id>``) and tells the pit view what changed. A crash
+before the commit loses nothing: the acknowledgement was not sent, so the tables send
+those messages again.
+
+Two different failures, two paths: the database away (:class:`DatabaseAway`) keeps the
+batch and retries it, the tables waiting unacknowledged; any other failure to store is a
+record the floor cannot hold — the batch is applied table by table, and the table whose
+messages fail is quarantined, so no table can stop another.
 """
 
 from __future__ import annotations
@@ -19,12 +27,13 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-import orjson
-
-from firmware.floor import topics
+from firmware.floor import topics, wire
 from firmware.floor.certs import FLOOR_SERVICE, ca_paths, identity
-from firmware.floor.ledger import Applied, FloorLedger, Incoming
+from firmware.floor.db import DatabaseAway
+from firmware.floor.health import Health
+from firmware.floor.ledger import FloorLedger, Incoming
 from firmware.floor.mqtt import make_client
+from firmware.floor.table_state import Applied, ack_of
 
 log = logging.getLogger("etg.floor.ingest")
 
@@ -32,31 +41,45 @@ BATCH = 5000
 LINGER_S = 0.02
 #: a table with a gap gets its acknowledgement repeated at most this often
 GAP_ACK_S = 1.0
+#: bytes of messages waiting for the store thread, at most: past it, messages are dropped
+#: (never acknowledged, so the tables send them again) rather than the floor's memory grown
+INBOX_BYTES = 64 * 1024 * 1024
+#: seconds between two log lines about one table's bad messages
+BAD_LOG_S = 10.0
+KEEPALIVE_S = 5
 
 
 class Ingest:
     def __init__(self, store: FloorLedger, floor_dir: Path, host: str, port: int,
-                 on_applied: Callable[[Applied], None] | None = None) -> None:
+                 on_applied: Callable[[Applied], None] | None = None,
+                 health: Health | None = None) -> None:
         self.store = store
         self.on_applied = on_applied or (lambda a: None)
+        self.health = health or Health()
         self.host, self.port = host, port
         me = identity(floor_dir, FLOOR_SERVICE)
-        self.client = make_client("etg-floor-service", ca_paths(floor_dir).cert, me.cert,
-                                  me.key, clean=False, draining=True)
+        self.client = make_client(FLOOR_SERVICE, ca_paths(floor_dir).cert, me.cert, me.key,
+                                  clean=False, draining=True)
         self.client.on_connect = self._connected
         self.client.on_disconnect = self._disconnected
         self.client.on_message = self._message
         #: what one MQTT message brought (a status, or a table's next records), in order
-        self.inbox: queue.Queue[list[Incoming] | None] = queue.Queue()
+        self.inbox: queue.Queue[list[Any] | None] = queue.Queue()
+        self._queued = 0  # bytes waiting in the inbox
+        self._queued_lock = threading.Lock()
+        self.dropped = 0
+        #: the edge's gate: tables whose messages are dropped (read by paho's thread)
+        self.quarantined = {t for t, st in store.tables.items() if st.quarantined}
         self.connected = threading.Event()
         self.ingested = 0
         self._stop = False
         self._gap_acked: dict[str, float] = {}
+        self._bad_logged: dict[str, tuple[float, int]] = {}
         self._thread = threading.Thread(target=self._run, name="floor-store", daemon=True)
 
     def start(self) -> Ingest:
         self._thread.start()
-        self.client.connect_async(self.host, self.port, keepalive=10)
+        self.client.connect_async(self.host, self.port, keepalive=KEEPALIVE_S)
         self.client.loop_start()
         return self
 
@@ -70,6 +93,12 @@ class Ingest:
     def publish_command(self, table_id: str, command: dict[str, Any]) -> None:
         self.client.publish(topics.command_topic(table_id), json.dumps(command).encode(), qos=1)
 
+    def pit_action(self, table_id: str, action: dict[str, Any]) -> None:
+        """The pit acknowledged an alarm or cleared a quarantine: into the ledger's order."""
+        if action.get("action") == "clear-quarantine":
+            self.quarantined.discard(table_id)
+        self._put([Incoming(table_id, "control", action, time.time())], 0)
+
     # -- paho's thread ------------------------------------------------------------------
 
     def _connected(self, client: Any, userdata: Any, flags: Any, rc: Any, props: Any) -> None:
@@ -78,38 +107,64 @@ class Ingest:
             return
         client.subscribe(topics.TABLE_WILDCARD, qos=1)
         self.connected.set()
-        log.info("floor service connected to the broker %s:%d", self.host, self.port)
+        self.health.broker_up(True, f"{self.host}:{self.port}")
 
     def _disconnected(self, client: Any, userdata: Any, flags: Any, rc: Any,
                       props: Any) -> None:
         self.connected.clear()
+        if not self._stop:
+            self.health.broker_up(False, f"{self.host}:{self.port}")
 
     def _message(self, client: Any, userdata: Any, msg: Any) -> None:
         where = topics.parse_table_topic(msg.topic)
-        if where is None:
+        if where is None or not topics.valid_table_id(where[0]):
+            log.warning("a message on %s dropped: not a table's topic", msg.topic[:120])
             return
         tid, kind = where
-        if not topics.valid_table_id(tid):
+        now, payload = time.time(), msg.payload
+        if kind == topics.ONLINE:
+            if payload in (b"0", b"1"):
+                self._put([Incoming(tid, "online", payload == b"1", now)], 0)
             return
-        now = time.time()
-        if kind == "online":
-            self.inbox.put([Incoming(tid, kind, {"online": msg.payload == b"1"}, now)])
+        if tid in self.quarantined:
+            self.dropped += 1
+            return
+        if not payload and msg.retain:  # a retained message cleared (a load test's table)
             return
         try:
-            payload: Any = orjson.loads(msg.payload)
-        except orjson.JSONDecodeError:
-            log.warning("table %s sent a message that is not JSON on %s", tid, msg.topic)
-            return
-        if kind == topics.STATUS and isinstance(payload, dict):
-            self.inbox.put([Incoming(tid, kind, payload, now)])
-        elif kind == topics.RECORDS and isinstance(payload, list):
-            good = [Incoming(tid, r["kind"], r, now) for r in payload if _record_shape(r)]
-            if len(good) < len(payload):  # the rest are held back as a gap, never skipped
-                log.warning("table %s: %d malformed records dropped", tid,
-                            len(payload) - len(good))
-            self.inbox.put(good)
+            if kind == topics.RECORDS:
+                items = [Incoming(tid, "record", r, now) for r in wire.records(payload)]
+            elif kind == topics.STATUS:
+                items = [Incoming(tid, "status", wire.status(payload), now)]
+            elif kind == topics.SIGNATURE:
+                items = [Incoming(tid, "signature", wire.signature(payload), now)]
+            else:
+                raise wire.BadMessage("not a topic a table writes")
+        except wire.BadMessage as exc:
+            self._log_bad(tid, msg.topic, str(exc), now)
+            items = [Incoming(tid, "bad", {"topic": msg.topic, "reason": str(exc),
+                                           "sample": _sample(payload)}, now)]
+        self._put(items, len(payload))
+
+    def _put(self, items: list[Incoming], size: int) -> None:
+        with self._queued_lock:
+            if self._queued + size > INBOX_BYTES:
+                self.dropped += 1
+                if self.dropped % 1000 == 1:
+                    log.warning("the floor is behind: %d messages dropped so far (not "
+                                "acknowledged: the tables send them again)", self.dropped)
+                return
+            self._queued += size
+        self.inbox.put([*items, _Size(size)] if size else items)
+
+    def _log_bad(self, tid: str, topic: str, reason: str, now: float) -> None:
+        last, count = self._bad_logged.get(tid, (0.0, 0))
+        if now - last >= BAD_LOG_S:
+            more = f" ({count} more since the last line)" if count else ""
+            log.warning("table %s: bad message on %s refused: %s%s", tid, topic, reason, more)
+            self._bad_logged[tid] = (now, 0)
         else:
-            log.warning("table %s: unexpected message on %s dropped", tid, msg.topic)
+            self._bad_logged[tid] = (last, count + 1)
 
     # -- the store thread ---------------------------------------------------------------
 
@@ -118,7 +173,7 @@ class Ingest:
             first = self.inbox.get()
             if first is None:
                 break
-            batch = list(first)
+            batch: list[Any] = list(first)
             deadline = time.monotonic() + LINGER_S
             while len(batch) < BATCH:
                 try:
@@ -129,33 +184,93 @@ class Ingest:
                     self._stop = True
                     break
                 batch += item
+            size = sum(i.size for i in batch if isinstance(i, _Size))
+            with self._queued_lock:
+                self._queued -= size
+            batch = [i for i in batch if not isinstance(i, _Size)]
             if batch:
                 self._apply(batch)
 
     def _apply(self, batch: list[Incoming]) -> None:
-        while True:
+        delay = 0.5
+        while not self._stop:
             try:
                 applied = self.store.apply(batch)
+                self.health.database_up(True)
                 break
-            except Exception:  # the database is away: keep the batch, never ack it
-                log.exception("floor database write failed; retrying")
-                time.sleep(1.0)
+            except DatabaseAway as exc:  # keep the batch, never acknowledge it
+                self.health.database_up(False, str(exc))
+            except Exception:
+                found = self._table_by_table(batch)
+                if found is not None:
+                    applied = found
+                    break
+            time.sleep(delay)
+            delay = min(delay * 2, 8.0)
+        else:
+            return
+        self._after(applied)
+
+    def _table_by_table(self, batch: list[Incoming]) -> Applied | None:
+        """The batch again, one table at a time; a table whose messages cannot be stored
+        is quarantined (None: the database went away meanwhile — retry everything)."""
+        merged = Applied()
+        for tid in dict.fromkeys(m.table_id for m in batch):
+            mine = [m for m in batch if m.table_id == tid]
+            try:
+                got = self.store.apply(mine)
+            except DatabaseAway:
+                return None
+            except Exception as exc:
+                log.exception("table %s: the floor cannot store its messages", tid)
+                why = f"the floor could not store it ({type(exc).__name__}: {exc})"
+                try:
+                    got = self.store.apply([Incoming(tid, "bad", {
+                        "topic": topics.table_topic(tid, topics.RECORDS), "reason": why,
+                        "sample": "", "quarantine": True}, time.time())])
+                except DatabaseAway:
+                    return None
+            _merge(merged, got)
+        return merged
+
+    def _after(self, applied: Applied) -> None:
         self.ingested += applied.applied
+        self.quarantined |= applied.quarantined
         acks = dict(applied.acks)
         now = time.monotonic()
         for tid in applied.gapped - set(acks):
             if now - self._gap_acked.get(tid, 0.0) >= GAP_ACK_S:
                 self._gap_acked[tid] = now
-                acks[tid] = self.store.tables[tid].last_n
-        for tid, n in acks.items():
-            self.client.publish(topics.ack_topic(tid), json.dumps({"n": n}).encode(), qos=1,
+                acks[tid] = ack_of(self.store.tables[tid])
+        for tid, ack in acks.items():
+            self.client.publish(topics.ack_topic(tid), json.dumps(ack).encode(), qos=1,
                                 retain=True)
         for a in applied.alarms:
-            log.error("ALARM table %s: %s", a["table"], a["detail"])
+            log.error("ALARM table %s: %s: %s", a["table"], a["kind"], a["detail"])
         self.on_applied(applied)
 
 
-def _record_shape(p: Any) -> bool:
-    return (isinstance(p, dict) and p.get("kind") in topics.RECORD_KINDS
-            and isinstance(p.get("n"), int) and isinstance(p.get("seq"), int)
-            and isinstance(p.get("hash"), str) and isinstance(p.get("ts_ns"), int))
+class _Size:
+    """A marker in the inbox: the bytes the message before it held (the memory bound)."""
+
+    __slots__ = ("size",)
+    table_id = ""
+
+    def __init__(self, size: int) -> None:
+        self.size = size
+
+
+def _sample(payload: bytes) -> str:
+    """The start of a refused message, as evidence (escaped: any bytes may be in it)."""
+    return json.dumps(payload[:2048].decode("utf-8", "replace"))
+
+
+def _merge(into: Applied, a: Applied) -> None:
+    for name in ("acks", "as_of"):
+        getattr(into, name).update(getattr(a, name))
+    for name in ("changed", "gapped", "quarantined", "released"):
+        getattr(into, name).update(getattr(a, name))
+    for name in ("events", "rounds", "alarms", "meters", "checks", "received"):
+        getattr(into, name).extend(getattr(a, name))
+    for name in ("applied", "duplicates", "gaps", "bad"):
+        setattr(into, name, getattr(into, name) + getattr(a, name))

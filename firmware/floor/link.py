@@ -45,6 +45,11 @@ PER_PUBLISH = 100
 PUBLISH_BYTES = 64 * 1024
 #: a gap report (the floor repeating its acknowledgement) is acted on at most this often
 GAP_RESEND_S = 1.0
+#: acknowledged outbox rows are deleted at most this often
+PRUNE_S = 1.0
+#: the status is published again at least this often (the pit's "last seen", the floor's
+#: clock check), even when nothing changed
+HEARTBEAT_S = 30.0
 
 
 def status_of(view: PublicView, closed: bool, journal: Journal,
@@ -57,15 +62,25 @@ def status_of(view: PublicView, closed: bool, journal: Journal,
         "round": view.get("round"),
         "tilt": None if not tilt else {"cause": tilt.get("cause"), "code": tilt.get("code")},
         "failure": ctl.get("failure") if ctl else None, "closed": closed, "software": software,
-        "seq": journal.last_seq, "head": journal.head,
+        "seq": journal.last_seq, "head": journal.head, "v": topics.VERSION,
     }
 
 
 class FloorLink:
     def __init__(self, table_id: str, settings: FloorSettings, journal: Journal, *,
                  software: dict[str, Any], on_command: Callable[[dict[str, Any]], None],
-                 verifier: CommandVerifier | None = None) -> None:
+                 verifier: CommandVerifier | None = None,
+                 signature: Callable[[bytes], dict[str, Any]] | None = None,
+                 simulated: bool = False,
+                 on_acknowledged: Callable[[int], None] | None = None) -> None:
+        """``signature(seed)``: the seeded software signature of the installed release
+        (``{"hmac", "files", "release"}``, raising on failure), handed in by whoever built
+        the link (the floor package never computes it); ``simulated``: a load test's
+        table (the pit hides it); ``on_acknowledged(n)``: told each acknowledgement."""
         self.table_id = table_id
+        self.signature = signature
+        self.simulated = simulated
+        self.on_acknowledged = on_acknowledged
         self.journal = journal
         self.software = software
         self.on_command = on_command
@@ -95,6 +110,7 @@ class FloorLink:
         self._status: dict[str, Any] | None = None
         self._status_ts = 0.0
         self._status_sent: dict[str, Any] | None = None
+        self._status_at = 0.0  # monotonic time of the last status published
         self._stop = False
         self._thread = threading.Thread(target=self._run, name="floor-link", daemon=True)
 
@@ -126,12 +142,16 @@ class FloorLink:
             info.wait_for_publish(1.0)
         self.client.disconnect()
         self.client.loop_stop()
+        if self.acked:
+            self.outbox.acknowledged(self.acked)
         self.outbox.close()
 
     # -- from the controller's thread ---------------------------------------------------
 
     def offer_view(self, view: PublicView, closed: bool) -> None:
         st = status_of(view, closed, self.journal, self.software)
+        if self.simulated:
+            st["simulated"] = True
         if st != self._status:
             self._status = st
             self._status_ts = time.time()
@@ -157,7 +177,8 @@ class FloorLink:
         self.connected = False
 
     def _published(self, client: Any, userdata: Any, mid: Any, rc: Any, props: Any) -> None:
-        self._wake.set()  # a place in the window may have opened
+        if len(self._flying) >= WINDOW:
+            self._wake.set()  # a place in the window may have opened
 
     def _message(self, client: Any, userdata: Any, msg: Any) -> None:
         try:
@@ -171,8 +192,28 @@ class FloorLink:
         refusal = self.verifier.refusal(body)
         if refusal is None and isinstance(body, dict):
             self.verifier.remember(str(body["id"]))
+            if body.get("action") == "authenticate":
+                threading.Thread(target=self._answer_signature, args=(body,),
+                                 name="floor-signature", daemon=True).start()
         self.on_command({"command": body if isinstance(body, dict) else {},
                          "refusal": refusal})
+
+    def _answer_signature(self, cmd: dict[str, Any]) -> None:
+        """The seeded software signature the floor asked for, computed now over the
+        installed release (off paho's thread and the controller's: it reads every file)."""
+        answer: dict[str, Any] = {"v": topics.VERSION, "id": cmd.get("id")}
+        try:
+            if self.signature is None:
+                raise RuntimeError("this table was started without software authentication")
+            seed = bytes.fromhex(str(cmd.get("seed") or ""))
+            if not seed:
+                raise ValueError("the request carries no seed")
+            answer.update(self.signature(seed))
+        except Exception as exc:  # the floor shows why there is no signature
+            answer["error"] = str(exc)[:500] or type(exc).__name__
+            log.warning("software authentication asked by the floor: %s", answer["error"])
+        self.client.publish(topics.table_topic(self.table_id, topics.SIGNATURE),
+                            json.dumps(answer).encode(), qos=1)
 
     def _acknowledged(self, n: int) -> None:
         if n > self.outbox.last_n():
@@ -182,25 +223,34 @@ class FloorLink:
         now = time.monotonic()
         if n > self.acked:
             self._last_progress = now
-        elif n == self.acked and self._sent > n and now - self._gap_resend >= GAP_RESEND_S:
+        elif n < self.acked:
+            # the floor holds less than it acknowledged before (its database restored?):
+            # send again from its number (what this outbox no longer holds goes as a gap)
+            self._gap_resend = now
+            self._sent = n
+        elif self._sent > n and now - self._gap_resend >= GAP_RESEND_S:
             # the floor repeats its acknowledgement: it is missing what follows
             self._gap_resend = now
             self._sent = n
         self.acked = n
         self._sent = max(self._sent, n)
+        if self.on_acknowledged is not None:
+            self.on_acknowledged(n)
         self._wake.set()
 
     # -- the link's thread --------------------------------------------------------------
 
     def _run(self) -> None:
-        deleted = 0
+        deleted, deleted_at = 0, 0.0
         while not self._stop:
-            self._wake.wait(1.0)
+            self._wake.wait(min(1.0, HEARTBEAT_S))
             self._wake.clear()
             try:
-                if self.acked > deleted:
+                # acknowledged rows go at most once a second (a write less per round; rows
+                # left by a sudden stop are sent again and dropped by the floor)
+                if self.acked > deleted and time.monotonic() - deleted_at >= PRUNE_S:
                     self.outbox.acknowledged(self.acked)
-                    deleted = self.acked
+                    deleted, deleted_at = self.acked, time.monotonic()
                 if self.connected:
                     self._publish_status()
                     self._drain()
@@ -210,11 +260,14 @@ class FloorLink:
 
     def _publish_status(self) -> None:
         st = self._status
-        if st is not None and st != self._status_sent:
-            self.client.publish(topics.table_topic(self.table_id, "status"),
-                                json.dumps({**st, "ts": self._status_ts}).encode(), qos=1,
+        now = time.monotonic()
+        if st is not None and (st != self._status_sent or now - self._status_at >= HEARTBEAT_S):
+            self.client.publish(topics.table_topic(self.table_id, topics.STATUS),
+                                json.dumps({**st, "ts": self._status_ts,
+                                            "sent": time.time()}).encode(), qos=1,
                                 retain=True)
             self._status_sent = st
+            self._status_at = now
 
     def _drain(self) -> None:
         now = time.monotonic()
@@ -229,13 +282,16 @@ class FloorLink:
             self._flying = [i for i in self._flying if not _acked_by_broker(i)]
             if len(self._flying) >= WINDOW:
                 return  # woken again by the broker's acknowledgements
+            if self._sent >= self.outbox.newest:
+                return  # nothing new (no query: the outbox knows its newest number)
             batch = _by_size(self.outbox.pending(self._sent, PER_PUBLISH))
             if not batch:
                 return
             if self._sent == self.acked:
                 self._last_progress = time.monotonic()
             self._flying.append(self.client.publish(
-                topics.table_topic(self.table_id, topics.RECORDS), records_wire(batch), qos=1))
+                topics.table_topic(self.table_id, topics.RECORDS),
+                _wire(batch, self._sent), qos=1))
             self._sent = batch[-1].n
             self.publishes += 1
 
@@ -253,19 +309,45 @@ def _by_size(batch: list[OutMessage]) -> list[OutMessage]:
     """The first records of ``batch`` that fit :data:`PUBLISH_BYTES` (at least one)."""
     size = 0
     for i, m in enumerate(batch):
-        size += len(m.payload) + 24
+        size += min(len(m.payload), 200) + 24 if _oversize(m) else len(m.payload) + 24
         if size > PUBLISH_BYTES and i > 0:
             return batch[:i]
     return batch
 
 
+def _oversize(m: OutMessage) -> bool:
+    return len(m.payload) > topics.MAX_RECORD_BYTES
+
+
+def _wire(batch: list[OutMessage], after: int) -> bytes:
+    """One records message: the records after ``after`` in order, each too large a record
+    replaced by a stub naming it (the journal keeps it), and — when this outbox no longer
+    holds the messages right after ``after`` (acknowledged before and pruned, and now
+    asked for again by a floor that lost them) — a ``gap`` record naming them first."""
+    parts = []
+    if batch[0].n > after + 1:
+        parts.append(json.dumps({"kind": "gap", "n": batch[0].n - 1, "from_n": after + 1}))
+    for m in batch:
+        if _oversize(m):
+            head = json.loads(m.payload)
+            parts.append(json.dumps({"kind": "oversize", "n": m.n, "seq": head["seq"],
+                                     "hash": head["hash"], "ts_ns": head["ts_ns"],
+                                     "of": m.kind, "bytes": len(m.payload)}))
+        else:
+            parts.append(m.wire())
+    return ("[" + ",".join(parts) + "]").encode("ascii")
+
+
 def open_floor_link(settings: FloorSettings, table_id: str, software: dict[str, Any],
-                    journal: Journal, on_command: Callable[[dict[str, Any]], None]) -> FloorLink:
+                    journal: Journal, on_command: Callable[[dict[str, Any]], None],
+                    signature: Callable[[bytes], dict[str, Any]] | None = None) -> FloorLink:
     """The link of a table whose configuration names a floor broker: the outbox attaches
     to the journal now (before the table writes anything); :meth:`FloorLink.start`
     connects once the controller runs. ``software`` is what the pit shows of the table's
-    program (version, configuration fingerprint, verified release)."""
-    link = FloorLink(table_id, settings, journal, software=software, on_command=on_command)
+    program (version, configuration fingerprint, verified release); ``signature`` computes
+    the seeded software signature (the command line hands it in)."""
+    link = FloorLink(table_id, settings, journal, software=software, on_command=on_command,
+                     signature=signature)
     for r in journal.records(kinds=["event"]):
         if r.code == EventCode.FLOOR_COMMAND and r.body.get("id"):
             link.verifier.remember(str(r.body["id"]))

@@ -1,99 +1,49 @@
-"""The pit view's HTML: a login page, the floor's tiles and a table's page.
+"""The pit view's HTML: the layout every page shares, the login page and the floor page
+(summary, alarms, filters, legend, tiles); a table's page is :mod:`firmware.floor.table_html`.
 
 Server-rendered, then kept live by a small script that listens to ``/live`` (server-sent
-events) and redraws a tile or prepends a feed line; no reload, no framework in the page.
-Everything shown is escaped (on the server with ``html.escape``, in the page with
-``textContent``).
+events) and redraws what changed, at most once a frame (a floor of 1,000 tables sends a
+tile update per table per round: the page batches them); no framework in the page, nothing
+fetched from elsewhere. Everything shown is escaped (on the server with ``html.escape``,
+in the page with ``textContent``).
 """
 
 from __future__ import annotations
 
-import datetime as dt
 import json
 from html import escape
 from typing import Any
 
-from etgcore.money import dollars
-from firmware.journal import EventCode
-
-#: the meters that count games, not money (every other meter is integer cents)
-COUNT_METERS = ("games_played", "games_voided")
-
-STYLE = """
-body{font-family:system-ui,sans-serif;margin:0;background:#10231a;color:#eee}
-header{display:flex;justify-content:space-between;align-items:center;padding:.6em 1em;
- background:#0a1710}
-header form{display:inline}
-a{color:#9fd}
-main{padding:1em}
-#tiles{display:grid;grid-template-columns:repeat(auto-fill,minmax(14em,1fr));gap:.8em}
-.tile{display:block;background:#1d4a33;border-radius:.5em;padding:.7em;text-decoration:none;
- color:#eee;border:3px solid transparent}
-.tile h2{margin:0 0 .3em;font-size:1.2em}
-.tile.tilt{background:#b00020;border-color:#ff5252}
-.tile.closed{background:#444}
-.tile.offline{opacity:.55}
-.tile.alarm{border-color:#ffab00}
-.tag{display:inline-block;padding:0 .4em;border-radius:.3em;background:#0006;margin-right:.3em}
-table{border-collapse:collapse;margin:.5em 0}
-td,th{padding:.2em .6em;border-bottom:1px solid #345;text-align:right}
-th:first-child,td:first-child{text-align:left}
-ul.feed{list-style:none;padding:0;max-height:24em;overflow:auto;font-family:monospace}
-.alarm-line{color:#ffab00;font-weight:bold}
-button{font-size:1em;padding:.4em 1em}
-.grid{display:grid;grid-template-columns:1fr 1fr;gap:1em}
-"""
-
-TILE_JS = """
-function tileHtml(t, el){
-  el.className = 'tile' + (t.tilt ? ' tilt' : '') + (t.closed ? ' closed' : '')
-    + (t.online ? '' : ' offline') + (t.alarms && t.alarms.length ? ' alarm' : '');
-  el.replaceChildren();
-  const h = document.createElement('h2'); h.textContent = t.table; el.appendChild(h);
-  const line = (txt, cls) => { const d = document.createElement('div');
-    d.textContent = txt; if (cls) d.className = cls; el.appendChild(d); };
-  line((t.variant || '?') + ' · ' + (t.phase || '?') + ' · round ' + (t.round ?? '?'));
-  line('hold ' + (t.hold === null || t.hold === undefined ? '–' : t.hold.toFixed(2) + ' %')
-       + ' · games ' + (t.games ?? 0));
-  if (t.tilt) line('TILT: ' + (t.tilt.cause || t.tilt.code), 'tilt-line');
-  if (t.closed) line('TABLE CLOSED');
-  if (!t.online) line('offline');
-  for (const a of (t.alarms || [])) line('ALARM ' + a.kind + ': ' + a.detail, 'alarm-line');
-}
-"""
-
-# the page's live meters, written as the server writes them (etgcore.money.dollars, exact)
-METER_JS = "\nconst COUNTS = " + json.dumps(list(COUNT_METERS)) + """;
-function meter(k, v){
-  if (COUNTS.includes(k)) return v.toLocaleString('en-US');
-  const c = Math.abs(v), d = Math.floor(c / 100), r = String(c % 100).padStart(2, '0');
-  return (v < 0 ? '-' : '') + '$' + d.toLocaleString('en-US') + '.' + r;
-}
-"""
+from firmware.floor import pit_text
+from firmware.floor.page_assets import COMMON_JS, STATES, STYLE
+from firmware.floor.pit_script import PIT_JS
 
 
-def _meter(kind: str, value: int) -> str:
-    """A meter as a person reads it: games as a count, money in dollars and cents."""
-    return f"{int(value):,}" if kind in COUNT_METERS else dollars(int(value), exact=True)
+def data(value: Any) -> str:
+    """JSON for a script element (no ``</script>`` can end it early)."""
+    return json.dumps(value).replace("</", "<\\/")
 
 
-def _page(title: str, body: str, who: str | None = None, csrf: str = "") -> str:
+def page(title: str, body: str, who: str | None = None, csrf: str = "",
+         health: dict[str, Any] | None = None) -> str:
     head = ""
     if who:
         head = (f'<span>{escape(who)}</span> <form method="post" action="/logout">'
                 f'<input type="hidden" name="csrf" value="{escape(csrf)}">'
                 '<button id="logout">log out</button></form>')
+    init = f"<script>{COMMON_JS}showHealth({data(health)});</script>" if health else ""
     return (
         "<!doctype html><html><head><meta charset='utf-8'>"
         f"<title>{escape(title)}</title><style>{STYLE}</style></head><body>"
         f"<header><a href='/'><b>ETG floor</b></a><span>{escape(title)}</span>"
-        f"<span>{head}</span></header><main>{body}</main></body></html>"
+        f"<span>times: {escape(pit_text.zone())}</span><span>{head}</span></header>"
+        f"<div id='banner' role='alert'></div>{init}<main>{body}</main></body></html>"
     )
 
 
 def login_page(error: str = "") -> str:
     err = f"<p class='alarm-line'>{escape(error)}</p>" if error else ""
-    return _page("log in", f"""{err}
+    return page("log in", f"""{err}
 <form method="post" action="/login">
 <p><label>name <input name="name" id="name" autocomplete="username"></label></p>
 <p><label>password <input name="password" id="password" type="password"
@@ -101,99 +51,43 @@ def login_page(error: str = "") -> str:
 <p><button id="login">log in</button></p></form>""")
 
 
-def tiles_page(tiles: list[dict[str, Any]], who: str, csrf: str) -> str:
-    data = json.dumps(tiles).replace("</", "<\\/")
-    return _page("pit view", f"""<div id="tiles"></div>
-<script>{TILE_JS}
-const initial = {data};
-const box = document.getElementById('tiles');
-function put(t){{
-  let el = document.getElementById('tile-' + t.table);
-  if (!el) {{
-    el = document.createElement('a'); el.id = 'tile-' + t.table;
-    el.href = '/table/' + encodeURIComponent(t.table);
-    const after = [...box.children].find(c => c.id > el.id);
-    box.insertBefore(el, after || null);
-  }}
-  tileHtml(t, el);
-}}
-initial.forEach(put);
-const es = new EventSource('/live');
-es.addEventListener('tile', e => put(JSON.parse(e.data)));
-</script>""", who, csrf)
+def _legend() -> str:
+    items = "".join(f"<span><i class='sw' style='background:{color}'></i>{escape(text)}</span>"
+                    for _s, color, text in STATES)
+    return (f"<div class='legend' id='legend'>{items}<span><i class='sw' "
+            "style='border-color:#ffab00'></i>amber border: an alarm to acknowledge</span>"
+            "<span>drop: credits in today · win: coin in − coin out today · hold: win ÷ drop"
+            "</span></div>")
 
 
-def _when(ts_ns: int) -> str:
-    return dt.datetime.fromtimestamp(ts_ns / 1e9, tz=dt.UTC).strftime("%H:%M:%S")
+def alarm_item(a: dict[str, Any], csrf: str) -> str:
+    if a.get("ack_at"):
+        return f"<li class='done' id='alarm-{a['id']}'>{escape(a['line'])}</li>"
+    return (f"<li class='open' id='alarm-{a['id']}'>{escape(a['line'])} "
+            f"<form method='post' action='/alarm/{a['id']}/acknowledge' style='display:inline'>"
+            f"<input type='hidden' name='csrf' value='{escape(csrf)}'>"
+            "<button class='ack'>acknowledge</button></form></li>")
 
 
-def event_label(code: int | None) -> str:
-    try:
-        return EventCode(code).label if code is not None else "-"
-    except ValueError:
-        return str(code)
-
-
-def event_line(e: dict[str, Any]) -> str:
-    body = ", ".join(f"{k}={v}" for k, v in sorted((e.get("body") or {}).items()))
-    return f"{_when(int(e['ts_ns']))} #{e['seq']} {event_label(e.get('code'))} {body}"
-
-
-def round_line(r: dict[str, Any]) -> str:
-    rec = r.get("record") or {}
-    d = rec.get("dealer") or {}
-    seats = " ".join(f"s{s.get('seat')} {dollars(s['net'], sign=True)}"
-                     for s in rec.get("seats", []) if isinstance(s.get("net"), int))
-    return (f"{_when(int(r['ts_ns']))} round {rec.get('round')} {rec.get('state')}: dealer "
-            f"{' '.join(d.get('cards') or [])} {seats}")
-
-
-def table_page(page: dict[str, Any], who: str, csrf: str) -> str:
-    tile = page["tile"]
-    tid = escape(tile["table"])
-    m = page["meters"] or {}
-    rows = "".join(
-        f"<tr><td>{escape(k)}</td><td id='m-{escape(k)}'>{_meter(k, m.get(k, 0))}</td></tr>"
-        for k in ("games_played", "games_voided", "wagered", "paid", "credits_in",
-                  "credits_out", "credits"))
-    seats = "".join(
-        f"<tr><td>seat {s['seat']}</td><td>{_meter('wagered', s['wagered'])}</td>"
-        f"<td>{_meter('paid', s['paid'])}</td><td>{_meter('credits', s['credits'])}</td></tr>"
-        for s in m.get("seats", []))
-    rounds = "".join(f"<li>{escape(round_line(r))}</li>" for r in page["rounds"])
-    events = "".join(f"<li>{escape(event_line(e))}</li>" for e in page["events"])
-    cmds = "".join(f"<li>{escape(c['action'])} by {escape(c['by'])} "
-                   f"({escape(dt.datetime.fromtimestamp(c['at'], tz=dt.UTC).isoformat())})</li>"
-                   for c in page["commands"])
-    data = json.dumps(tile).replace("</", "<\\/")
-    return _page(f"table {tile['table']}", f"""
-<div class="grid"><div>
-<div id="tile" class="tile"></div>
-<form method="post" action="/table/{tid}/disable" style="display:inline">
-<input type="hidden" name="csrf" value="{escape(csrf)}"><button id="disable">disable table</button>
-</form>
-<form method="post" action="/table/{tid}/enable" style="display:inline">
-<input type="hidden" name="csrf" value="{escape(csrf)}"><button id="enable">enable table</button>
-</form>
-<h3>meters</h3><table>{rows}</table>
-<table><tr><th>seat</th><th>wagered</th><th>paid</th><th>credits</th></tr>{seats}</table>
-<h3>floor commands</h3><ul id="commands">{cmds}</ul>
-</div><div>
-<h3>last rounds</h3><ul class="feed" id="rounds">{rounds}</ul>
-<h3>events</h3><ul class="feed" id="events">{events}</ul>
-</div></div>
-<script>{TILE_JS}{METER_JS}
-tileHtml({data}, document.getElementById('tile'));
-const es = new EventSource('/live?table=' + encodeURIComponent({json.dumps(tile['table'])}));
-es.addEventListener('tile', e => tileHtml(JSON.parse(e.data), document.getElementById('tile')));
-function prepend(id, text){{ const li = document.createElement('li'); li.textContent = text;
-  const ul = document.getElementById(id); ul.insertBefore(li, ul.firstChild);
-  while (ul.children.length > 100) ul.removeChild(ul.lastChild); }}
-es.addEventListener('event', e => {{ const d = JSON.parse(e.data);
-  prepend('events', '#' + d.seq + ' ' + (d.label || d.code) + ' ' + JSON.stringify(d.body)); }});
-es.addEventListener('round', e => {{ const d = JSON.parse(e.data); const r = d.record;
-  prepend('rounds', 'round ' + r.round + ' ' + r.state); }});
-es.addEventListener('meters', e => {{ const m = JSON.parse(e.data);
-  for (const k in m) {{ const td = document.getElementById('m-' + k);
-    if (td) td.textContent = meter(k, Number(m[k])); }} }});
-</script>""", who, csrf)
+def floor_page(tiles: list[dict[str, Any]], alarms: list[dict[str, Any]], who: str,
+               csrf: str, health: dict[str, Any]) -> str:
+    opened = sum(1 for a in alarms if not a.get("ack_at"))
+    items = "".join(alarm_item(a, csrf) for a in alarms)
+    body = f"""<div id="summary" aria-live="polite"></div>
+<details id="alarm-box" {'open' if opened else ''}><summary>alarms: <b id="alarm-count">{opened}
+</b> to acknowledge</summary><ul class="feed" id="alarms">{items}</ul></details>
+<div class="controls">
+<label>state <select id="f-state"><option value="">all</option>
+{''.join(f'<option value="{s}">{s}</option>' for s, _c, _t in STATES)}<option value="alarm">with an alarm
+</option></select></label>
+<label>game <select id="f-game"><option value="">all</option></select></label>
+<label>sort <select id="f-sort"><option value="table">table</option>
+<option value="state">state</option><option value="drop">drop</option>
+<option value="win">win</option><option value="seen">last seen</option></select></label>
+<label><input type="checkbox" id="f-sim"> simulated tables (load tests)</label>
+<span id="shown"></span></div>
+{_legend()}
+<div id="tiles"></div>
+<script>const CSRF = {data(csrf)}; const initial = {data(tiles)};
+{PIT_JS}</script>"""
+    return page("pit view", body, who, csrf, health)

@@ -1,80 +1,129 @@
-"""What the pit view shows, read from the floor database: tiles and a table's page.
+"""What the pit view shows, read from the floor database: tiles, alarms, a table's page.
 
 Read-only: nothing here writes. A tile is a table at a glance (game, phase, round, tilt,
-closed, online, hold percentage, alarms); the table page adds its meters, last rounds,
-event feed and the floor commands sent to it.
+closed, online and since when, last seen, the gaming day's drop, win and hold, open
+alarms, quarantine); the table page adds its meters, last rounds, event feed, the floor
+commands sent to it and its software checks. Every time is written here
+(:mod:`firmware.floor.pit_text`), so the page and its live updates agree.
 """
 
 from __future__ import annotations
 
 import json
+import time
 from collections.abc import Iterable
 from typing import Any
 
+from firmware.floor import gaming_day, pit_text
 from firmware.floor.db import Database
 from firmware.journal.messages import hold_percent
 
 
-def _alarms(db: Database, ids: list[str] | None) -> dict[str, list[dict[str, Any]]]:
+def _in(ids: list[str] | None, column: str = "table_id") -> tuple[str, tuple[Any, ...]]:
+    if ids is None:
+        return "", ()
+    return f" WHERE {column} IN ({','.join('?' * len(ids))})", tuple(ids)
+
+
+def open_alarms(db: Database, ids: list[str] | None) -> dict[str, list[dict[str, Any]]]:
     out: dict[str, list[dict[str, Any]]] = {}
-    sql = "SELECT table_id, kind, detail, at FROM floor_alarms"
-    args: tuple[Any, ...] = ()
-    if ids is not None:
-        sql += f" WHERE table_id IN ({','.join('?' * len(ids))})"
-        args = tuple(ids)
-    for tid, kind, detail, at in db.all(sql + " ORDER BY id", args):
-        out.setdefault(tid, []).append({"kind": kind, "detail": detail, "at": at})
+    where, args = _in(ids)
+    where = (where + " AND" if where else " WHERE") + " ack_at IS NULL"
+    for aid, tid, kind, detail, at in db.all(
+            "SELECT id, table_id, kind, detail, at FROM floor_alarms" + where + " ORDER BY id",
+            args):
+        out.setdefault(tid, []).append({"id": aid, "kind": kind, "detail": detail, "at": at})
     return out
 
 
-def tiles(db: Database, ids: Iterable[str] | None = None) -> list[dict[str, Any]]:
+def tiles(db: Database, ids: Iterable[str] | None = None,
+          day_start_minutes: int = 360) -> list[dict[str, Any]]:
     wanted = None if ids is None else sorted(set(ids))
     if wanted == []:
         return []
-    sql = "SELECT table_id, status, online, meters, last_n, last_seq FROM floor_tables"
-    args: tuple[Any, ...] = ()
-    if wanted is not None:
-        sql += f" WHERE table_id IN ({','.join('?' * len(wanted))})"
-        args = tuple(wanted)
-    alarms = _alarms(db, wanted)
+    where, args = _in(wanted)
+    alarms = open_alarms(db, wanted)
+    today, _slot = gaming_day.day_and_slot(time.time(), day_start_minutes)
     out = []
-    for tid, status, online, meters, last_n, last_seq in db.all(sql + " ORDER BY table_id",
-                                                                 args):
+    for (tid, status, online, meters, last_n, last_seq, last_seen, changed, quarantined,
+         day, day_open) in db.all(
+            "SELECT table_id, status, online, meters, last_n, last_seq, last_seen,"
+            " online_changed, quarantined, day, day_open FROM floor_tables" + where
+            + " ORDER BY table_id", args):
         st = json.loads(status) if status else {}
         m = json.loads(meters) if meters else {}
+        opening = json.loads(day_open) if day_open and day == today else m
         out.append({
             "table": tid, "variant": st.get("variant"), "phase": st.get("phase"),
             "round": st.get("round"), "tilt": st.get("tilt"), "closed": bool(st.get("closed")),
-            "failure": st.get("failure"), "online": bool(online), "hold": hold_percent(m),
-            "games": m.get("games_played"), "alarms": alarms.get(tid, []),
-            "software": st.get("software"), "last_n": last_n, "last_seq": last_seq,
+            "failure": st.get("failure"), "online": bool(online),
+            "since": pit_text.when(changed) if changed else None,
+            "last_seen": pit_text.when(last_seen) if last_seen else None,
+            "hold": hold_percent(m), "games": m.get("games_played"),
+            "day": gaming_day.figures(m, opening),
+            "alarms": alarms.get(tid, []), "quarantined": quarantined,
+            "simulated": bool(st.get("simulated")), "software": st.get("software"),
+            "last_n": last_n, "last_seq": last_seq,
         })
     return out
 
 
-def table_page(db: Database, tid: str, rounds: int = 20, events: int = 50) -> dict[str, Any] | None:
-    found = tiles(db, [tid])
+def alarm_list(db: Database, limit: int = 200) -> list[dict[str, Any]]:
+    """Open alarms first (oldest first), then the latest acknowledged ones."""
+    rows = db.all("SELECT id, table_id, at, kind, detail, ack_by, ack_at FROM floor_alarms"
+                  " WHERE ack_at IS NULL ORDER BY id LIMIT ?", (limit,))
+    rows += db.all("SELECT id, table_id, at, kind, detail, ack_by, ack_at FROM floor_alarms"
+                   " WHERE ack_at IS NOT NULL ORDER BY ack_at DESC LIMIT ?", (20,))
+    out = []
+    for aid, tid, at, kind, detail, ack_by, ack_at in rows:
+        a = {"id": aid, "table": tid, "at": at, "kind": kind, "detail": detail,
+             "ack_by": ack_by, "ack_at": ack_at}
+        out.append({**a, "line": pit_text.alarm_line(a)})
+    return out
+
+
+def table_page(db: Database, tid: str, rounds: int = 20, events: int = 50,
+               day_start_minutes: int = 360) -> dict[str, Any] | None:
+    found = tiles(db, [tid], day_start_minutes)
     if not found:
         return None
     row = db.one("SELECT meters FROM floor_tables WHERE table_id = ?", (tid,))
     meters = json.loads(row[0]) if row and row[0] else {}
     last_rounds = [
-        {"seq": s, "round": r, "ts_ns": t, "record": json.loads(rec)}
+        pit_text.round_line({"seq": s, "round": r, "ts_ns": t, "record": rec})
         for s, r, t, rec in db.all(
             "SELECT seq, round_no, ts_ns, record FROM floor_rounds WHERE table_id = ?"
             " ORDER BY seq DESC LIMIT ?", (tid, rounds))
     ]
     feed = [
-        {"seq": s, "code": c, "round": r, "ts_ns": t, "body": json.loads(b)}
+        pit_text.event_line({"seq": s, "code": c, "round": r, "ts_ns": t, "body": b})
         for s, c, r, t, b in db.all(
             "SELECT seq, code, round_no, ts_ns, body FROM floor_events WHERE table_id = ?"
             " ORDER BY seq DESC LIMIT ?", (tid, events))
     ]
     commands = [
-        {"id": i, "action": a, "by": b, "at": at}
-        for i, a, b, at in db.all(
-            "SELECT id, action, by_name, at FROM floor_commands WHERE table_id = ?"
+        pit_text.command_line({"id": i, "action": a, "by": b, "at": at, "reason": why})
+        for i, a, b, at, why in db.all(
+            "SELECT id, action, by_name, at, reason FROM floor_commands WHERE table_id = ?"
             " ORDER BY at DESC LIMIT 20", (tid,))
     ]
+    checks = [
+        pit_text.check_line({"asked": a, "by": b, "seed": s, "answered": t, "result": r,
+                             "detail": d})
+        for a, b, s, t, r, d in db.all(
+            "SELECT asked, by_name, seed, answered, result, detail FROM floor_software_checks"
+            " WHERE table_id = ? ORDER BY asked DESC LIMIT 10", (tid,))
+    ]
+    evidence = db.one("SELECT COUNT(*) FROM floor_evidence WHERE table_id = ?", (tid,))
     return {"tile": found[0], "meters": meters, "rounds": last_rounds, "events": feed,
-            "commands": commands}
+            "commands": commands, "checks": checks,
+            "evidence": int(evidence[0]) if evidence else 0}
+
+
+def chart_points(db: Database, tid: str, day_start_minutes: int) -> tuple[str, list[tuple[
+        int, int, int]]]:
+    """Today's (slot, win, drop) of a table, for its chart."""
+    today, _slot = gaming_day.day_and_slot(time.time(), day_start_minutes)
+    rows = db.all("SELECT slot, win_cents, drop_cents FROM floor_meter_points"
+                  " WHERE table_id = ? AND day = ? ORDER BY slot", (tid, today))
+    return today, [(int(s), int(w), int(d)) for s, w, d in rows]

@@ -3,8 +3,12 @@
 Composition only: an :class:`~firmware.floor.ingest.Ingest` writes what tables report into
 the database (its own connection); the pit view (:mod:`firmware.floor.web`, served by
 uvicorn) reads through another and is told of changes by the :class:`~firmware.floor.hub.Hub`.
-With ``--start-broker`` the service also runs Mosquitto on the generated configuration
-(a laptop or a test; a property runs its broker as a system service).
+With ``--start-broker`` the service also runs and supervises Mosquitto on the generated
+configuration (a laptop or a test; a property runs its broker as a system service).
+
+Everything that can be refused is refused before anything starts, in one line each: the
+pit view's port (taken here, then handed to uvicorn, so nothing can take it meanwhile),
+the database, the broker's port.
 """
 
 from __future__ import annotations
@@ -13,18 +17,22 @@ import asyncio
 import contextlib
 import logging
 import signal
-import subprocess
-from collections.abc import AsyncIterator
+import socket
+from collections.abc import AsyncIterator, Callable
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from etgcore.errors import UserError
+from firmware.floor.broker_process import BrokerSupervisor, why_not_bound
 from firmware.floor.certs import FLOOR_SERVICE, identity
 from firmware.floor.command_auth import new_command
 from firmware.floor.db import Database
+from firmware.floor.health import Health
 from firmware.floor.hub import Hub
 from firmware.floor.ingest import Ingest
 from firmware.floor.ledger import FloorLedger
+from firmware.floor.software_check import AutomaticChecks, SoftwareChecks
 
 log = logging.getLogger("etg.floor")
 
@@ -38,6 +46,33 @@ class ServeOptions:
     http_host: str = "127.0.0.1"
     http_port: int = 8080
     start_broker: bool = False
+    #: minutes after midnight the gaming day starts
+    day_start_minutes: int = 360
+    #: bad messages within a minute that quarantine a table
+    quarantine_after: int = 20
+    #: ``approved(seed)``: the approved release's seeded signature (None: not compared)
+    approved: Callable[[bytes], str] | None = None
+    approved_name: str = ""
+    #: seconds between automatic software checks of every online table (0: never)
+    check_software_every_s: float = 0.0
+
+
+def http_socket(host: str, port: int) -> socket.socket:
+    """The pit view's listening socket, bound now: a port in use is one line, before the
+    broker or the database is touched."""
+    family = socket.AF_INET6 if ":" in host else socket.AF_INET
+    sock = socket.socket(family, socket.SOCK_STREAM)
+    sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+    try:
+        sock.bind((host, port))
+    except OSError as exc:
+        sock.close()
+        raise UserError(f"--http {host}:{port}: the pit view cannot listen there: "
+                        f"{why_not_bound(exc)} (another floor service running? stop it, or "
+                        "give --http HOST:PORT with a free port)") from None
+    sock.listen(128)
+    sock.set_inheritable(False)
+    return sock
 
 
 def serve(opts: ServeOptions) -> int:
@@ -49,55 +84,72 @@ def serve(opts: ServeOptions) -> int:
         raise SystemExit(0)
 
     signal.signal(signal.SIGTERM, stop)
-    broker: subprocess.Popen[bytes] | None = None
-    if opts.start_broker:
-        from firmware.floor.broker import start_broker
-
-        broker = start_broker(opts.floor_dir, opts.broker_port, opts.broker_host)
+    sock = http_socket(opts.http_host, opts.http_port)
+    broker: BrokerSupervisor | None = None
     try:
-        _serve(opts)
+        ingest_db, web_db = Database(opts.db_url), Database(opts.db_url)
+        if opts.start_broker:
+            broker = BrokerSupervisor(opts.floor_dir, opts.broker_host, opts.broker_port)
+            broker.start()
+        _serve(opts, sock, ingest_db, web_db)
     finally:
         if broker is not None:
-            broker.send_signal(signal.SIGTERM)
-            broker.wait(10)
+            broker.stop()
+        sock.close()
     return 0
 
 
-def _serve(opts: ServeOptions) -> None:
+def _serve(opts: ServeOptions, sock: socket.socket, ingest_db: Database,
+           web_db: Database) -> None:
     import uvicorn
 
     from firmware.floor.web import log_command, make_app
 
-    ingest_db = Database(opts.db_url)
-    web_db = Database(opts.db_url)
-    hub = Hub(web_db)
-    ingest = Ingest(FloorLedger(ingest_db), opts.floor_dir, opts.broker_host, opts.broker_port,
-                    on_applied=hub.applied)
+    health = Health()
+    hub = Hub(web_db, health)
+    ledger = FloorLedger(ingest_db, day_start_minutes=opts.day_start_minutes,
+                         quarantine_after=opts.quarantine_after,
+                         approved_name=opts.approved_name)
+    ingest = Ingest(ledger, opts.floor_dir, opts.broker_host, opts.broker_port,
+                    on_applied=hub.applied, health=health)
     key_pem = identity(opts.floor_dir, FLOOR_SERVICE).key.read_bytes()
 
-    def send_command(tid: str, action: str, staff: str) -> str:
-        cmd = new_command(tid, action, staff, key_pem)
-        log_command(web_db, cmd["id"], tid, action, staff)
+    def send_command(tid: str, action: str, staff: str, **extra: Any) -> str:
+        cmd = new_command(tid, action, staff, key_pem, **extra)
+        log_command(web_db, cmd["id"], tid, action, staff, extra.get("reason"))
         ingest.publish_command(tid, cmd)
-        log.info("floor command %s %s by %s (%s)", action, tid, staff, cmd["id"])
+        log.info("floor command %s %s by %s (%s)%s", action, tid, staff, cmd["id"],
+                 f": {extra['reason']}" if extra.get("reason") else "")
         return str(cmd["id"])
+
+    checks = SoftwareChecks(web_db, send_command, opts.approved, opts.approved_name)
+    auto = None
+    if opts.check_software_every_s > 0:
+        auto = AutomaticChecks(checks, lambda: sorted(
+            t for t, st in ledger.tables.items() if st.online and not st.quarantined),
+            opts.check_software_every_s)
 
     @contextlib.asynccontextmanager
     async def lifespan(app: Any) -> AsyncIterator[None]:
         hub.attach(asyncio.get_running_loop())
         ingest.start()
+        if auto is not None:
+            auto.start()
         try:
             yield
         finally:
+            if auto is not None:
+                auto.stop()
             ingest.stop()
 
-    app = make_app(web_db, hub, send_command, lifespan=lifespan)
-    config = uvicorn.Config(app, host=opts.http_host, port=opts.http_port, log_level="warning",
-                            lifespan="on", timeout_graceful_shutdown=1)
+    app = make_app(web_db, hub, send_command, lifespan=lifespan, checks=checks,
+                   pit_action=ingest.pit_action, day_start_minutes=opts.day_start_minutes)
+    config = uvicorn.Config(app, log_level="warning", lifespan="on",
+                            timeout_graceful_shutdown=1)
     log.info("pit view on http://%s:%d (database %s)", opts.http_host, opts.http_port,
              ingest_db.safe_url)
     try:
-        uvicorn.Server(config).run()
+        uvicorn.Server(config).run(sockets=[sock])
     finally:
         ingest_db.close()
         web_db.close()

@@ -1,4 +1,5 @@
-"""MQTT topic names of the floor link (docs/floor.md lists them with their payloads).
+"""MQTT topic names of the floor link and the limits of what a table sends on them
+(docs/floor.md lists them with their payloads; :mod:`firmware.floor.wire` checks them).
 
 A table writes only under ``etg/table/<id>/`` and reads only ``etg/command/<id>`` and
 ``etg/ack/<id>``; the floor service reads every table's topics and writes commands and
@@ -11,12 +12,22 @@ from __future__ import annotations
 import re
 
 ROOT = "etg"
-#: what an outbox record reports; each record carries its kind, (n, seq) and hash
-RECORD_KINDS = ("event", "round", "meters", "chain")
+#: the version of what a table sends (``"v"`` in a status; a record without it is 1)
+VERSION = 1
+#: the largest MQTT payload a table may send (the broker refuses larger packets too)
+MAX_MESSAGE_BYTES = 256 * 1024
+#: the largest record, as JSON (a larger one goes as an ``oversize`` stub)
+MAX_RECORD_BYTES = 64 * 1024
+#: records in one message, at most
+MAX_BATCH = 100
 #: table -> floor: one MQTT message carries the next outbox records in order (a JSON array)
 RECORDS = "records"
 #: table -> floor, retained snapshot of the table's state (not through the outbox)
 STATUS = "status"
+#: table -> floor, retained: "1" connected, "0" gone (also the MQTT will)
+ONLINE = "online"
+#: table -> floor: the answer to a software authentication request
+SIGNATURE = "signature"
 
 _ID = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.-]{0,62}$")
 

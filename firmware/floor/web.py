@@ -1,10 +1,9 @@
-"""The pit view over HTTP (Starlette): log in, tiles, a table's page, live updates, and
-the one thing the floor may change — disable or enable a table.
+"""The pit view over HTTP (Starlette): log in, the floor page, a table's page, live
+updates, and the few things the pit may do (:mod:`firmware.floor.pit_actions`).
 
-Every page needs a floor staff session. A disable or enable is a POST carrying the
-session's CSRF token; it is written to ``floor_commands`` with the staff member's name
-before it is signed and published to the table (which journals it, and reports the
-change back as events and status).
+Every page needs a floor staff session; every form that changes anything carries the
+session's CSRF token. A page whose data the database cannot give (the database away) is a
+503 naming the problem, never a traceback.
 """
 
 from __future__ import annotations
@@ -12,6 +11,7 @@ from __future__ import annotations
 import asyncio
 import time
 from collections.abc import AsyncIterator, Callable
+from html import escape
 from typing import Any
 
 from starlette.applications import Starlette
@@ -26,22 +26,29 @@ from starlette.responses import (
 )
 from starlette.routing import Route
 
-from firmware.floor import auth, pages, pit_data
-from firmware.floor.db import Database
+from firmware.floor import auth, chart, pages, pit_data, table_html
+from firmware.floor.db import Database, DatabaseAway
 from firmware.floor.hub import Hub
+from firmware.floor.pit_actions import PitActions
+from firmware.floor.software_check import SoftwareChecks
 
 COOKIE = "etg_floor"
 KEEPALIVE_S = 15.0
 
 
-class PitView:
+class PitView(PitActions):
     """The pit view's request handlers over one database connection and the hub."""
 
-    def __init__(self, db: Database, hub: Hub,
-                 send_command: Callable[[str, str, str], str]) -> None:
+    def __init__(self, db: Database, hub: Hub, send_command: Callable[..., str],
+                 checks: SoftwareChecks | None = None,
+                 pit_action: Callable[[str, dict[str, Any]], None] | None = None,
+                 day_start_minutes: int = 360) -> None:
         self.db = db
         self.hub = hub
         self.send_command = send_command
+        self.checks = checks
+        self.pit_action = pit_action or (lambda tid, action: None)
+        self.day_start = day_start_minutes
 
     async def who(self, request: Request) -> auth.Session | None:
         return await run_in_threadpool(auth.session, self.db, request.cookies.get(COOKIE))
@@ -77,37 +84,50 @@ class PitView:
         s = await self.who(request)
         if s is None:
             return self.to_login()
-        tiles = await run_in_threadpool(pit_data.tiles, self.db)
-        return HTMLResponse(pages.tiles_page(tiles, s.name, s.csrf))
+
+        def read() -> tuple[list[dict[str, Any]], list[dict[str, Any]]]:
+            return (pit_data.tiles(self.db, None, self.day_start),
+                    pit_data.alarm_list(self.db))
+
+        tiles, alarms = await run_in_threadpool(read)
+        return HTMLResponse(pages.floor_page(tiles, alarms, s.name, s.csrf,
+                                             self.hub.health_now()))
 
     async def table(self, request: Request) -> Response:
         s = await self.who(request)
         if s is None:
             return self.to_login()
-        page = await run_in_threadpool(pit_data.table_page, self.db, request.path_params["tid"])
+        tid = request.path_params["tid"]
+
+        def read() -> tuple[dict[str, Any] | None, list[dict[str, Any]]]:
+            return (pit_data.table_page(self.db, tid, day_start_minutes=self.day_start),
+                    [a for a in pit_data.alarm_list(self.db) if a["table"] == tid])
+
+        page, alarms = await run_in_threadpool(read)
         if page is None:
             return HTMLResponse("no such table", status_code=404)
-        return HTMLResponse(pages.table_page(page, s.name, s.csrf))
+        return HTMLResponse(table_html.table_page(page, alarms, s.name, s.csrf,
+                                                  self.hub.health_now()))
+
+    async def chart(self, request: Request) -> Response:
+        if await self.who(request) is None:
+            return Response("log in", status_code=401)
+        tid = request.path_params["tid"]
+        day, points = await run_in_threadpool(pit_data.chart_points, self.db, tid,
+                                              self.day_start)
+        return Response(chart.day_chart(tid, day, points, self.day_start),
+                        media_type="image/svg+xml", headers={"Cache-Control": "no-store"})
 
     async def api_tables(self, request: Request) -> Response:
         if await self.who(request) is None:
             return JSONResponse({"error": "log in"}, status_code=401)
-        return JSONResponse(await run_in_threadpool(pit_data.tiles, self.db))
+        return JSONResponse(await run_in_threadpool(pit_data.tiles, self.db, None,
+                                                    self.day_start))
 
-    async def command(self, request: Request) -> Response:
-        s = await self.who(request)
-        if s is None:
+    async def api_alarms(self, request: Request) -> Response:
+        if await self.who(request) is None:
             return JSONResponse({"error": "log in"}, status_code=401)
-        form = await request.form()
-        if form.get("csrf") != s.csrf:
-            return JSONResponse({"error": "bad or missing CSRF token"}, status_code=403)
-        tid, action = request.path_params["tid"], request.path_params["action"]
-        if action not in ("disable", "enable"):
-            return JSONResponse({"error": f"unknown action {action!r}"}, status_code=404)
-        if await run_in_threadpool(pit_data.tiles, self.db, [tid]) == []:
-            return JSONResponse({"error": "no such table"}, status_code=404)
-        await run_in_threadpool(self.send_command, tid, action, s.name)
-        return RedirectResponse(f"/table/{tid}", status_code=303)
+        return JSONResponse(await run_in_threadpool(pit_data.alarm_list, self.db))
 
     async def live(self, request: Request) -> Response:
         if await self.who(request) is None:
@@ -117,7 +137,7 @@ class PitView:
         # the page and this request is in the snapshot, one after it in the queue
         q = self.hub.subscribe(only)
         try:
-            snapshot = await run_in_threadpool(self.hub.current_tiles, only)
+            snapshot = await run_in_threadpool(self.hub.current, only)
         except BaseException:
             self.hub.unsubscribe(q, only)
             raise
@@ -139,22 +159,39 @@ class PitView:
                                  headers={"Cache-Control": "no-store"})
 
 
-def make_app(db: Database, hub: Hub, send_command: Callable[[str, str, str], str],
-             lifespan: Any = None) -> Starlette:
-    """``send_command(table, action, staff)`` signs, logs and publishes; returns its id."""
-    v = PitView(db, hub, send_command)
+def _database_away(request: Request, exc: Exception) -> Response:
+    return HTMLResponse(pages.page("floor database unreachable",
+                                   f"<p class='alarm-line'>{escape(str(exc))}</p><p>The "
+                                   "tables keep "
+                                   "their reports until it is back; nothing is lost.</p>"),
+                        status_code=503)
+
+
+def make_app(db: Database, hub: Hub, send_command: Callable[..., str],
+             lifespan: Any = None, checks: SoftwareChecks | None = None,
+             pit_action: Callable[[str, dict[str, Any]], None] | None = None,
+             day_start_minutes: int = 360) -> Starlette:
+    """``send_command(table, action, staff, **extra)`` signs, logs and publishes; returns
+    its id. ``pit_action(table, action)`` tells the ledger what the pit did."""
+    v = PitView(db, hub, send_command, checks, pit_action, day_start_minutes)
+    hub.day_start = day_start_minutes
     return Starlette(routes=[
         Route("/", v.index),
         Route("/login", v.login_form, methods=["GET"]),
         Route("/login", v.login, methods=["POST"]),
         Route("/logout", v.logout, methods=["POST"]),
         Route("/table/{tid}", v.table),
-        Route("/table/{tid}/{action}", v.command, methods=["POST"]),
+        Route("/table/{tid}/chart.svg", v.chart),
+        Route("/table/{tid}/{action}", v.table_action, methods=["POST"]),
+        Route("/alarm/{aid:int}/acknowledge", v.acknowledge, methods=["POST"]),
         Route("/api/tables", v.api_tables),
+        Route("/api/alarms", v.api_alarms),
         Route("/live", v.live),
-    ], lifespan=lifespan)
+    ], lifespan=lifespan, exception_handlers={DatabaseAway: _database_away})
 
 
-def log_command(db: Database, command_id: str, tid: str, action: str, staff: str) -> None:
-    db.run([("INSERT INTO floor_commands(id, table_id, action, by_name, at)"
-             " VALUES (?, ?, ?, ?, ?)", (command_id, tid, action, staff, time.time()))])
+def log_command(db: Database, command_id: str, tid: str, action: str, staff: str,
+                reason: str | None = None) -> None:
+    db.run([("INSERT INTO floor_commands(id, table_id, action, by_name, at, reason)"
+             " VALUES (?, ?, ?, ?, ?, ?)", (command_id, tid, action, staff, time.time(),
+                                             reason))])

@@ -49,13 +49,16 @@ class FloorGate:
         """A floor command handed over by the floor link: ``{"command": ..., "refusal":
         None or why}``; journaled either way."""
         cmd = dict(args.get("command") or {})
-        facts = {k: cmd.get(k) for k in ("id", "action", "by", "table", "issued")}
+        facts = {k: cmd.get(k) for k in ("id", "action", "by", "table", "issued", "reason",
+                                         "seed") if k in cmd}
         refusal = args.get("refusal")
         if refusal:
             event(EventCode.FLOOR_COMMAND_REFUSED, game.round_no, reason=str(refusal),
                   **facts)
             return False, str(refusal)
         event(EventCode.FLOOR_COMMAND, game.round_no, **facts)
+        if cmd.get("action") == "authenticate":  # the floor link answers it; nothing here
+            return True, "software signature requested"
         if cmd.get("action") == "enable":
             was = self.closed or self.closing
             self.closed = self.closing = False

@@ -52,6 +52,8 @@ class FloorRig:
         self.http_port = free_port()
         self.db_url = db_url or str(self.dir / "floor.sqlite")
         self.broker: subprocess.Popen[bytes] | None = None
+        #: ACL lines of the test's own identities (a tester that may write commands)
+        self.extra_acl = ""
         self.floor: subprocess.Popen[bytes] | None = None
         self.procs: dict[str, subprocess.Popen[bytes]] = {}
         self.env = dict(os.environ)
@@ -68,7 +70,8 @@ class FloorRig:
 
     def start_broker(self) -> None:
         with self._log("broker") as log:
-            self.broker = start_broker(self.dir, self.broker_port, log=log)
+            self.broker = start_broker(self.dir, self.broker_port, log=log,
+                                       extra_acl=self.extra_acl, log_denied=True)
         wait_for("the broker's port", lambda: _port_open(self.broker_port))
 
     def stop_broker(self) -> None:
@@ -76,11 +79,11 @@ class FloorRig:
         stop_process(self.broker)
         self.broker = None
 
-    def start_floor(self) -> None:
+    def start_floor(self, *extra: str) -> None:
         self.floor = subprocess.Popen(
             etg("floor", "serve", "--dir", str(self.dir), "--db", self.db_url,
                 "--broker", f"127.0.0.1:{self.broker_port}",
-                "--http", f"127.0.0.1:{self.http_port}"),
+                "--http", f"127.0.0.1:{self.http_port}", *extra),
             stdout=self._log("floor"), stderr=subprocess.STDOUT, env=self.env)
         wait_for("the pit view's port", lambda: _port_open(self.http_port))
 
@@ -138,6 +141,9 @@ class FloorRig:
     def tiles(self) -> dict[str, dict[str, Any]]:
         with self.http.open(self.url("/api/tables"), timeout=DEADLINE_S) as r:
             return {t["table"]: t for t in json.loads(r.read())}
+
+    def log_text(self, name: str) -> str:
+        return (self.root / f"{name}.log").read_text(errors="replace")
 
     # -- what the floor and the tables hold ---------------------------------------------
 

@@ -14,7 +14,6 @@ import shutil
 import signal
 import sqlite3
 import ssl
-import threading
 from pathlib import Path
 
 import pytest
@@ -31,6 +30,8 @@ if not shutil.which("mosquitto") and not Path("/usr/sbin/mosquitto").exists():
     pytest.skip("mosquitto is not installed (make setup installs it)", allow_module_level=True)
 
 TABLES = ["T1", "T2", "T3"]
+#: the test's identities: T4 (a table certificate no table uses) and a command tester
+TESTER_ACL = "user tester\ntopic write etg/command/#"
 
 
 def _rounds_on_floor(rig: FloorRig, tid: str) -> int:
@@ -52,42 +53,36 @@ def _client(rig: FloorRig, name: str, client_id: str):  # type: ignore[no-untype
 
 
 def _acl_holds(rig: FloorRig) -> None:
-    """T1's certificate may write only T1's topics; a spy with the floor's identity sees
-    what reaches the floor side."""
-    got: list[str] = []
-    arrived = threading.Event()
-
-    def on_message(client, userdata, msg):  # type: ignore[no-untyped-def]
-        if b"forged-by-T1" in msg.payload:
-            got.append(msg.topic)
-        if msg.topic.endswith("/probe"):
-            arrived.set()
-
-    subscribed = threading.Event()
-    spy = _client(rig, FLOOR_SERVICE, "acl-spy")
-    spy.on_message = on_message
-    spy.on_subscribe = lambda *_args: subscribed.set()  # type: ignore[assignment]
-    spy.subscribe([("etg/table/T2/#", 1), ("etg/table/T1/probe", 1), ("etg/command/#", 1)])
-    assert subscribed.wait(DEADLINE_S), "the broker never acknowledged the subscription"
-    t1 = _client(rig, "T1", "acl-T1")
+    """T4's certificate (no table runs with it) may write only T4's topics, and cannot
+    take over another client's session: connecting as the floor service's client id (or
+    a table's), it is still T4 to the broker, and the floor goes on ingesting."""
+    t4 = _client(rig, "T4", FLOOR_SERVICE)  # asks for the floor service's client id
     forged = {"n": 10**9, "seq": 10**9, "hash": "0" * 64, "ts_ns": 1, "code": 1,
-              "round": None, "body": {"mark": "forged-by-T1"}}
-    for topic in ("etg/table/T2/event", "etg/table/T2/status", "etg/command/T2",
-                  "etg/ack/T2", "etg/table/T1/probe"):
-        t1.publish(topic, json.dumps(forged), qos=1).wait_for_publish(DEADLINE_S)
-    # one connection's messages reach a subscriber in order: had the broker passed on any
-    # forged message, it would have arrived before the probe, published last
-    assert arrived.wait(DEADLINE_S), "T1's write to its own topic did not arrive"
-    assert got == ["etg/table/T1/probe"], f"T1 wrote to another table's topics: {got}"
+              "round": None, "body": {"mark": "forged-by-T4"}}
+    for topic in ("etg/table/T2/records", "etg/table/T2/status", "etg/command/T2",
+                  "etg/ack/T2"):
+        t4.publish(topic, json.dumps([forged]), qos=1).wait_for_publish(DEADLINE_S)
+    # one connection's messages reach the floor in order: had the broker passed on any
+    # forged message, it would have arrived before this status, published last
+    probe = {"seq": 1, "phase": "probe-by-T4", "ts": 1.0}
+    t4.publish("etg/table/T4/status", json.dumps(probe), qos=1).wait_for_publish(DEADLINE_S)
+    wait_for("T4's own status on the floor", lambda: rig.tiles().get("T4", {}).get("phase")
+             == "probe-by-T4")
+    assert "forged-by-T4" not in json.dumps(rig.floor_records("T2"))
+    assert rig.tiles()["T2"]["phase"] != "probe-by-T4"
+    before = _rounds_on_floor(rig, "T1")
+    wait_for("the floor to go on ingesting", lambda: _rounds_on_floor(rig, "T1") > before + 1)
+    log = rig.log_text("broker")
+    assert "as T4 (" in log and "Denied PUBLISH from T4" in log
+    assert "lost the broker" not in rig.log_text("floor")
     # and a client without a certificate of the floor CA is not let in at all
     import paho.mqtt.client as mqtt
 
     anon = mqtt.Client(mqtt.CallbackAPIVersion.VERSION2, client_id="anon")
     anon.tls_set(ca_certs=str(ca_paths(rig.dir).cert), cert_reqs=ssl.CERT_REQUIRED)
     assert _anonymous_outcome(anon, rig.broker_port) != "connected"
-    for c in (t1, spy):
-        c.loop_stop()
-        c.disconnect()
+    t4.loop_stop()
+    t4.disconnect()
 
 
 def _anonymous_outcome(anon, port: int) -> str:  # type: ignore[no-untyped-def]
@@ -115,8 +110,9 @@ def _anonymous_outcome(anon, port: int) -> str:  # type: ignore[no-untyped-def]
 
 
 def _bad_commands(rig: FloorRig) -> None:
-    """RequestDesk T1 must refuse (and journal): for another table, signed by another key."""
-    floor = _client(rig, FLOOR_SERVICE, "cmd-test")
+    """Floor commands T1 must refuse (and journal): for another table, signed by another key
+    (sent by the test's own identity, which the test's ACL lets write commands)."""
+    floor = _client(rig, "tester", "tester")
     key = identity(rig.dir, FLOOR_SERVICE).key.read_bytes()
     wrong_table = new_command("T2", "disable", "test", key)
     forged = new_command("T1", "disable", "test", identity(rig.dir, "T3").key.read_bytes())
@@ -139,13 +135,15 @@ def _equal(rig: FloorRig, tid: str) -> bool:
 
 
 def test_floor_records_equal_journals_through_outage_kill_and_restart(tmp_path: Path) -> None:
-    with floor_rig(tmp_path, TABLES) as rig:
+    with floor_rig(tmp_path, [*TABLES, "T4", "tester"]) as rig:
+        rig.extra_acl = TESTER_ACL
         rig.start_broker()
         rig.start_floor()
         for t in TABLES:
             rig.start_table(t)
         for t in TABLES:
             wait_for(f"rounds of {t} on the floor", lambda t=t: _rounds_on_floor(rig, t) >= 1)
+        rig.log_in()
         _acl_holds(rig)
         _bad_commands(rig)
 

@@ -26,7 +26,7 @@ from firmware.floor.web import PitView
 def _status(tid: str, closed: bool) -> Incoming:
     return Incoming(tid, "status", {"seq": 3, "phase": "betting", "variant": "blackjack",
                                     "round": 4, "tilt": None, "closed": closed,
-                                    "ts": time.time()}, time.time())
+                                    "ts": time.time(), "sent": None}, time.time())
 
 
 async def _first_messages(view: PitView, query: str, n: int) -> list[str]:
@@ -66,11 +66,12 @@ def test_live_stream_opens_with_the_current_tiles(tmp_path: Path, query: str,
 
         async def run() -> list[str]:
             hub.attach(asyncio.get_running_loop())
-            return await _first_messages(view, query, 1 + len(expect))
+            return await _first_messages(view, query, 2 + len(expect))
 
         messages = asyncio.run(run())
         assert messages[0] == ": live\n\n"
-        tiles = _tiles(messages[1:])
+        assert messages[1].startswith("event: health")  # the banner's state, first
+        tiles = _tiles(messages[2:])
         assert [t["table"] for t in tiles] == expect
         assert {t["table"]: t["closed"] for t in tiles}.get("T2") is True
         assert not hub.clients  # closing the stream unsubscribes the page

@@ -7,6 +7,7 @@ from __future__ import annotations
 import json
 import re
 import shutil
+import time
 import sqlite3
 from pathlib import Path
 from typing import Any
@@ -54,36 +55,88 @@ def _first(recs: list[Any], code: int, after: int = 0) -> int | None:
     return next((s for s, k, c, _b in recs if k == "event" and c == code and s > after), None)
 
 
-def test_pit_view_tiles_tilt_and_disable(tmp_path: Path) -> None:
+def _log_in(browser: Any, rig: FloorRig) -> None:
     from selenium.webdriver.common.by import By
 
-    with floor_rig(tmp_path, ["B1", "B2"]) as rig:
+    browser.get(rig.url("/"))
+    browser.find_element(By.ID, "name").send_keys(STAFF)
+    browser.find_element(By.ID, "password").send_keys(PASSWORD)
+    browser.find_element(By.ID, "login").click()
+
+
+def _choose(browser: Any, select: str, value: str) -> None:
+    from selenium.webdriver.support.ui import Select
+
+    Select(browser.find_element("id", select)).select_by_value(value)
+
+
+def _summary(browser: Any) -> dict[str, str]:
+    """The summary bar's counts (read in one go: the page redraws it as tiles change)."""
+    return dict(browser.execute_script(
+        "const o = {}; for (const k of ['open', 'closed', 'tilted', 'offline', 'quarantined',"
+        " 'alarms', 'drop']) o[k] = document.getElementById('sum-' + k).textContent;"
+        " return o;"))
+
+
+def _bad_status_from(rig: FloorRig, tid: str) -> None:
+    """A table's certificate sends a status that breaks the schema (an alarm)."""
+    from firmware.floor.certs import ca_paths, identity
+    from firmware.floor.mqtt import make_client
+
+    me = identity(rig.dir, tid)
+    c = make_client(tid, ca_paths(rig.dir).cert, me.cert, me.key, clean=True)
+    c.connect("127.0.0.1", rig.broker_port, 10)
+    c.loop_start()
+    try:
+        c.publish(f"etg/table/{tid}/status", b'{"seq": "twelve"}', qos=1).wait_for_publish(30)
+    finally:
+        c.loop_stop()
+        c.disconnect()
+
+
+def test_pit_view_summary_alarms_tilt_and_disable(tmp_path: Path) -> None:
+    from selenium.webdriver.common.by import By
+
+    with floor_rig(tmp_path, ["B1", "B2", "B3"]) as rig:
         rig.start_broker()
         rig.start_floor()
         rig.start_table("B1", auto_play=False)  # idle: nothing but our fault tilts it
         rig.start_table("B2")
         browser = _browser(tmp_path / "chromium-profile")
         try:
-            browser.get(rig.url("/"))
-            browser.find_element(By.ID, "name").send_keys(STAFF)
-            browser.find_element(By.ID, "password").send_keys(PASSWORD)
-            browser.find_element(By.ID, "login").click()
+            _log_in(browser, rig)
             for tid in ("B1", "B2"):  # tiles appear (live, without a reload)
                 wait_for(f"the tile of {tid}", lambda tid=tid: browser.find_elements(
                     By.ID, f"tile-{tid}"))
             wait_for("B1's status", lambda: "blackjack" in browser.find_element(
                 By.ID, "tile-B1").text)
+            wait_for("the summary: two open tables", lambda: _summary(browser)["open"] == "2")
+            assert browser.find_element(By.ID, "legend").text.count("quarantined") == 1
 
-            # a tilt: the browser notes when the tile turns red; the table's journal when
-            # it tilted
+            # an alarm: a bad message from B3's certificate, listed live, acknowledged
+            _bad_status_from(rig, "B3")
+            item = wait_for("the alarm in the list", lambda: [
+                li for li in browser.find_elements(By.CSS_SELECTOR, "#alarms li.open")
+                if "B3" in li.text and "bad-message" in li.text])[0]
+            assert "seq must be an integer" in item.text
+            assert browser.find_element(By.ID, "alarm-count").text == "1"
+            item.find_element(By.CSS_SELECTOR, "button.ack").click()
+            wait_for("the alarm acknowledged", lambda: any(  # (the list folds: none open)
+                "acknowledged by pit" in li.get_attribute("textContent")
+                for li in browser.find_elements(By.CSS_SELECTOR, "#alarms li.done")))
+            assert browser.find_element(By.ID, "alarm-count").text == "0"
+            assert sqlite3.connect(rig.db_url).execute(
+                "SELECT ack_by FROM floor_alarms WHERE table_id = 'B3'").fetchall() == [("pit",)]
+
+            # a tilt: the browser notes when the tile turns red; the journal when it tilted
             browser.execute_script("""
                 window.__red = null; const el = document.getElementById('tile-B1');
                 new MutationObserver(() => {
-                  if (!window.__red && el.classList.contains('tilt')
+                  if (!window.__red && el.classList.contains('tilted')
                       && el.textContent.includes('panel'))
                     window.__red = [Date.now(), getComputedStyle(el).backgroundColor];
                 }).observe(el, {attributes: true, childList: true, subtree: true});""")
-            assert "tilt" not in browser.find_element(By.ID, "tile-B1").get_attribute("class")
+            assert "tilted" not in browser.find_element(By.ID, "tile-B1").get_attribute("class")
             assert control(rig.control("B1"), {"cmd": "fault", "code": "PANEL",
                                                "detail": "pit view test"})["ok"]
             red_ms, color = wait_for("B1's tile to turn red",
@@ -95,50 +148,86 @@ def test_pit_view_tiles_tilt_and_disable(tmp_path: Path) -> None:
             print(f"tilt journaled -> tile red in the browser: {latency * 1000:.0f} ms")
             assert latency > -0.05  # the same clock: red never before the tilt
             assert color == "rgb(176, 0, 32)"
-            assert "tilt" in browser.find_element(By.ID, "tile-B1").get_attribute("class")
+            wait_for("the summary's tilted count", lambda: _summary(browser)["tilted"] == "1")
+            _choose(browser, "f-state", "tilted")
+            wait_for("only the tilted table shown", lambda: not browser.find_element(
+                By.ID, "tile-B2").is_displayed() and browser.find_element(
+                By.ID, "tile-B1").is_displayed())
+            _choose(browser, "f-state", "")
 
-            # disable B2 from its page: it finishes the round in play, then closes
-            browser.find_element(By.ID, "tile-B2").click()
-            wait_for("B2's page", lambda: browser.find_elements(By.ID, "disable"))
-            browser.find_element(By.ID, "disable").click()
-            closed = wait_for("B2 closed", lambda: _first(_journal(rig, "B2"),
-                                                          EventCode.TABLE_CLOSED))
-            wait_for("the closed tile", lambda: "closed" in browser.find_element(
-                By.ID, "tile").get_attribute("class"))
-            recs = _journal(rig, "B2")
-            cmd = _first(recs, EventCode.FLOOR_COMMAND)
-            assert cmd is not None and cmd < closed
-            body = next(b for s, _k, _c, b in recs if s == cmd)
-            assert body["action"] == "disable" and body["by"] == STAFF
-            rounds_between = [s for s, k, _c, _b in recs if k == "round" and cmd < s < closed]
-            assert len(rounds_between) <= 1  # only the round that was in play
-            # the auto-players keep pressing BET: a few more of their inputs refused proves
-            # the closed table went on taking presses, and took none of them
-            refused = _refused(rig, "B2")
-            wait_for("B2 to refuse more presses", lambda: _refused(rig, "B2") >= refused + 3)
-            later = _journal(rig, "B2")
-            assert not [b for s, k, _c, b in later if s > closed and k == "input"
-                        and b["input"]["type"] in ("wager", "side-wager")]
-            assert not [s for s, k, _c, _b in later if s > closed and k == "round"]
-
-            browser.find_element(By.ID, "enable").click()
-            opened = wait_for("B2 enabled", lambda: _first(_journal(rig, "B2"),
-                                                           EventCode.TABLE_OPENED, closed))
-            wait_for("a round after enabling", lambda: [
-                s for s, k, _c, _b in _journal(rig, "B2") if k == "round" and s > opened])
-            # the meters are money in dollars and cents, as served and as kept live by the page
-            money = re.compile(r"^-?\$\d{1,3}(,\d{3})*\.\d\d$")
-            wagered = browser.find_element(By.ID, "m-wagered").text
-            assert money.match(wagered), wagered
-            wait_for("the live meters to move", lambda: money.match(t := browser.find_element(
-                By.ID, "m-wagered").text) and t != wagered)
-            assert browser.find_element(By.ID, "m-games_played").text.replace(",", "").isdigit()
-            logged = sqlite3.connect(rig.db_url).execute(
-                "SELECT action, by_name FROM floor_commands WHERE table_id = 'B2'"
-                " ORDER BY at").fetchall()
-            assert logged == [("disable", STAFF), ("enable", STAFF)]
+            _disable_and_enable(browser, rig)
         finally:
             browser.quit()
+
+
+def _disable_and_enable(browser: Any, rig: FloorRig) -> None:
+    """Disable B2 from its page: a confirmation with a reason; only the action that
+    applies is offered; it finishes the round in play, then closes."""
+    from selenium.webdriver.common.by import By
+
+    wait_for("B2 clickable", lambda: browser.find_element(By.ID, "tile-B2").is_displayed())
+    browser.find_element(By.ID, "tile-B2").click()
+    wait_for("B2's page", lambda: browser.find_elements(By.ID, "disable"))
+    assert not browser.find_element(By.ID, "enable").is_displayed()  # open: no enable
+    browser.find_element(By.ID, "disable").click()
+    dialog = browser.find_element(By.ID, "confirm-disable")
+    assert dialog.is_displayed() and "finishes the round in play" in dialog.text
+    browser.find_element(By.ID, "cancel-disable").click()  # changed one's mind
+    assert not dialog.is_displayed()
+    browser.find_element(By.ID, "disable").click()
+    browser.find_element(By.ID, "confirm").click()  # no reason: the form refuses
+    assert dialog.is_displayed() and not _first(_journal(rig, "B2"), EventCode.FLOOR_COMMAND)
+    browser.find_element(By.ID, "reason").send_keys("dealer change, table count")
+    browser.find_element(By.ID, "confirm").click()
+    closed = wait_for("B2 closed", lambda: _first(_journal(rig, "B2"), EventCode.TABLE_CLOSED))
+    wait_for("the closed tile", lambda: "closed" in browser.find_element(
+        By.ID, "tile").get_attribute("class"))
+    wait_for("enable offered, disable not", lambda: browser.find_element(
+        By.ID, "enable").is_displayed() and not browser.find_element(By.ID, "disable")
+        .is_displayed())
+    recs = _journal(rig, "B2")
+    cmd = _first(recs, EventCode.FLOOR_COMMAND)
+    assert cmd is not None and cmd < closed
+    body = next(b for s, _k, _c, b in recs if s == cmd)
+    assert body["action"] == "disable" and body["by"] == STAFF
+    assert body["reason"] == "dealer change, table count"
+    rounds_between = [s for s, k, _c, _b in recs if k == "round" and cmd < s < closed]
+    assert len(rounds_between) <= 1  # only the round that was in play
+    # the auto-players keep pressing BET: a few more of their inputs refused proves
+    # the closed table went on taking presses, and took none of them
+    refused = _refused(rig, "B2")
+    wait_for("B2 to refuse more presses", lambda: _refused(rig, "B2") >= refused + 3)
+    later = _journal(rig, "B2")
+    assert not [b for s, k, _c, b in later if s > closed and k == "input"
+                and b["input"]["type"] in ("wager", "side-wager")]
+    assert not [s for s, k, _c, _b in later if s > closed and k == "round"]
+    commands = browser.find_element(By.ID, "commands").text
+    assert "disable by pit: dealer change, table count" in commands
+
+    browser.find_element(By.ID, "enable").click()
+    opened = wait_for("B2 enabled", lambda: _first(_journal(rig, "B2"),
+                                                   EventCode.TABLE_OPENED, closed))
+    wait_for("a round after enabling", lambda: [
+        s for s, k, _c, _b in _journal(rig, "B2") if k == "round" and s > opened])
+    # the meters are money in dollars and cents, as served and as kept live by the page
+    money = re.compile(r"^-?\$\d{1,3}(,\d{3})*\.\d\d$")
+    wagered = browser.find_element(By.ID, "m-wagered").text
+    assert money.match(wagered), wagered
+    wait_for("the live meters to move", lambda: money.match(t := browser.find_element(
+        By.ID, "m-wagered").text) and t != wagered)
+    assert browser.find_element(By.ID, "m-games_played").text.replace(",", "").isdigit()
+    assert "coin in (wagered)" in browser.find_element(By.TAG_NAME, "main").text
+    # feed lines: one time format, live and page-loaded alike
+    stamp = re.compile(r"^\d{4}-\d\d-\d\d \d\d:\d\d:\d\d · ")
+    live = wait_for("a live round line", lambda: browser.find_elements(
+        By.CSS_SELECTOR, "#rounds li"))[0].text
+    browser.refresh()
+    loaded = browser.find_elements(By.CSS_SELECTOR, "#rounds li")[0].text
+    assert stamp.match(live) and stamp.match(loaded), (live, loaded)
+    logged = sqlite3.connect(rig.db_url).execute(
+        "SELECT action, by_name FROM floor_commands WHERE table_id = 'B2'"
+        " ORDER BY at").fetchall()
+    assert logged == [("disable", STAFF), ("enable", STAFF)]
 
 
 def _refused(rig: FloorRig, tid: str) -> int:
@@ -154,3 +243,94 @@ def _journal_ts(rig: FloorRig, tid: str) -> list[tuple[int, str, int | None, int
             " ORDER BY seq")]
     finally:
         db.close()
+
+
+def _populate(db_url: str, n: int) -> dict[str, int]:
+    """``n`` tables in the floor database, a few of each state; returns the counts."""
+    from firmware.floor import wire
+    from firmware.floor.db import Database
+    from firmware.floor.ledger import FloorLedger, Incoming
+
+    db = Database(db_url)
+    ledger = FloorLedger(db)
+    now = time.time()
+    batch, counts = [], {"tilted": 0, "closed": 0, "offline": 0, "open": 0}
+    for i in range(1, n + 1):
+        tid = f"P{i:04d}"
+        state = ("tilted" if i % 97 == 0 else "closed" if i % 89 == 0
+                 else "offline" if i % 83 == 0 else "open")
+        counts[state] += 1
+        status = {"seq": 10, "phase": "betting", "variant": "blackjack" if i % 3 else
+                  "spanish21", "round": i, "closed": state == "closed", "ts": now,
+                  "tilt": {"cause": "shoe jam", "code": "SHOE"} if state == "tilted" else None}
+        batch += [Incoming(tid, "online", state != "offline", now),
+                  Incoming(tid, "status", wire.status(json.dumps(status).encode()), now)]
+        for n, more in ((1, 0), (2, i * 100)):  # the day opens at the first meters
+            batch.append(Incoming(tid, "record", wire.record({
+                "kind": "meters", "n": n, "seq": 8 + n, "hash": "a" * 64,
+                "ts_ns": time.time_ns(), "meters": {"credits_in": 100_000 + more,
+                                                    "wagered": 50_000 + more,
+                                                    "paid": 40_000 + more // 2}}), now))
+    ledger.apply(batch)
+    db.close()
+    return counts
+
+
+def test_a_thousand_tiles_stay_usable(tmp_path: Path) -> None:
+    from selenium.webdriver.common.by import By
+
+    with floor_rig(tmp_path, ["P0001"]) as rig:
+        counts = _populate(rig.db_url, 1000)
+        rig.start_broker()
+        rig.start_floor()
+        browser = _browser(tmp_path / "chromium-profile")
+        try:
+            t0 = time.monotonic()
+            _log_in(browser, rig)
+            wait_for("1,000 tiles", lambda: browser.execute_script(
+                "return document.querySelectorAll('#tiles a.tile').length") == 1000)
+            print(f"1,000 tiles drawn {time.monotonic() - t0:.1f} s after logging in")
+            s = _summary(browser)
+            assert (s["open"], s["tilted"], s["closed"], s["offline"]) == (
+                str(counts["open"]), str(counts["tilted"]), str(counts["closed"]),
+                str(counts["offline"]))
+            assert s["drop"] == "$" + f"{sum(i * 100 for i in range(1, 1001)) / 100:,.2f}"
+            # filter, then sort: the page answers with 1,000 tiles on it
+            t1 = time.monotonic()
+            _choose(browser, "f-state", "tilted")
+            wait_for("the tilted tables only", lambda: browser.execute_script(
+                "return [...document.querySelectorAll('#tiles a.tile')]"
+                ".filter(e => !e.classList.contains('hidden')).length") == counts["tilted"])
+            print(f"filter answered in {(time.monotonic() - t1) * 1000:.0f} ms")
+            _choose(browser, "f-state", "")
+            _choose(browser, "f-sort", "drop")
+            wait_for("sorted by drop", lambda: browser.execute_script(
+                "return document.querySelector('#tiles a.tile').id") == "tile-P1000")
+            # live: one table's updates reach its tile among the thousand
+            _statuses_from(rig, "P0001", 30)
+            wait_for("P0001's last status", lambda: "round 1030" in browser.execute_script(
+                "return document.getElementById('tile-P0001').textContent"))
+            tile = browser.find_element(By.ID, "tile-P0001")  # the last one: scrolled to
+            browser.execute_script("arguments[0].scrollIntoView()", tile)
+            tile.click()
+            wait_for("P0001's page", lambda: "table P0001" in browser.title)
+        finally:
+            browser.quit()
+
+
+def _statuses_from(rig: FloorRig, tid: str, k: int) -> None:
+    from firmware.floor.certs import ca_paths, identity
+    from firmware.floor.mqtt import make_client
+
+    me = identity(rig.dir, tid)
+    c = make_client(tid, ca_paths(rig.dir).cert, me.cert, me.key, clean=True)
+    c.connect("127.0.0.1", rig.broker_port, 10)
+    c.loop_start()
+    try:
+        for i in range(1, k + 1):
+            body = {"seq": 10 + i, "phase": "dealing", "variant": "blackjack",
+                    "round": 1000 + i, "ts": time.time(), "sent": time.time()}
+            c.publish(f"etg/table/{tid}/status", json.dumps(body), qos=1).wait_for_publish(30)
+    finally:
+        c.loop_stop()
+        c.disconnect()

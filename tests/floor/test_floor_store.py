@@ -11,6 +11,7 @@ from typing import Any
 
 import pytest
 
+from firmware.floor import wire
 from firmware.floor.db import Database
 from firmware.floor.ledger import FloorLedger, Incoming
 from firmware.floor.pit_data import table_page, tiles
@@ -34,16 +35,20 @@ def _tid(db: Database, name: str) -> str:
     return getattr(db, "test_prefix", "") + name
 
 
+def record(tid: str, **fields: Any) -> Incoming:
+    """An outbox record as the edge hands it on (checked by the schema first)."""
+    return Incoming(tid, "record", wire.record(fields), time.time())
+
+
 def event(tid: str, n: int, seq: int, code: int = 100, digest: str | None = None) -> Incoming:
-    return Incoming(tid, "event", {"n": n, "seq": seq, "hash": digest or f"{seq:064x}",
-                                   "ts_ns": time.time_ns(), "code": code, "round": None,
-                                   "body": {"n": n}}, time.time())
+    return record(tid, kind="event", n=n, seq=seq, hash=digest or f"{seq:064x}",
+                  ts_ns=time.time_ns(), code=code, round=None, body={"n": n})
 
 
 def status(tid: str, seq: int, phase: str = "betting", ts: float | None = None) -> Incoming:
-    return Incoming(tid, "status", {"seq": seq, "phase": phase, "variant": "blackjack",
-                                    "round": 1, "tilt": None, "closed": False,
-                                    "ts": time.time() if ts is None else ts}, time.time())
+    return Incoming(tid, "status", wire.status(json.dumps({
+        "seq": seq, "phase": phase, "variant": "blackjack", "round": 1, "tilt": None,
+        "closed": False, "ts": time.time() if ts is None else ts}).encode()), time.time())
 
 
 def floor_events(db: Database, tid: str) -> list[tuple[int, dict[str, Any]]]:
@@ -56,7 +61,7 @@ def test_each_message_applied_once_in_order(db: Database) -> None:
     store = FloorLedger(db)
     a = store.apply([event(t, 1, 5), event(t, 2, 9), event(t, 2, 9), event(t, 4, 20)])
     assert (a.applied, a.duplicates, a.gaps) == (2, 1, 1)
-    assert a.acks == {t: 2}
+    assert a.acks == {t: {"n": 2, "seq": 9, "hash": f"{9:064x}"}}
     # the table sends again from the acknowledgement: 3 fills the gap, 4 follows
     a = store.apply([event(t, 2, 9), event(t, 3, 12), event(t, 4, 20)])
     assert (a.applied, a.duplicates) == (2, 1)
@@ -64,7 +69,8 @@ def test_each_message_applied_once_in_order(db: Database) -> None:
     # a restarted floor service continues where the database is
     again = FloorLedger(db)
     a = again.apply([event(t, 4, 20), event(t, 5, 21)])
-    assert (a.applied, a.duplicates, a.acks) == (1, 1, {t: 5})
+    assert (a.applied, a.duplicates) == (1, 1)
+    assert a.acks == {t: {"n": 5, "seq": 21, "hash": f"{21:064x}"}}
     assert not tiles(db, [t])[0]["alarms"]
 
 
@@ -99,16 +105,15 @@ def test_round_and_meters_reach_the_table_page(db: Database) -> None:
     now = time.time_ns()
     meters = {"wagered": 1000, "paid": 900, "games_played": 1, "seats": [], "balanced": True}
     store.apply([
-        Incoming(t, "round", {"n": 1, "seq": 10, "hash": "a" * 64, "ts_ns": now, "round": 1,
-                              "record": {"round": 1, "state": "settled", "seats": []}}, 0.0),
-        Incoming(t, "meters", {"n": 2, "seq": 10, "hash": "a" * 64, "ts_ns": now,
-                               "meters": meters}, 0.0),
+        record(t, kind="round", n=1, seq=10, hash="a" * 64, ts_ns=now, round=1,
+               record={"round": 1, "state": "settled", "seats": []}),
+        record(t, kind="meters", n=2, seq=10, hash="a" * 64, ts_ns=now, meters=meters),
         status(t, 10, "settled"),
     ])
     page = table_page(db, t)
     assert page is not None
     assert page["tile"]["hold"] == 10.0 and page["tile"]["phase"] == "settled"
-    assert page["meters"]["wagered"] == 1000 and page["rounds"][0]["round"] == 1
+    assert page["meters"]["wagered"] == 1000 and "round 1 · settled" in page["rounds"][0]
 
 
 def test_a_failed_transaction_leaves_the_floor_as_it_was(db: Database) -> None:
@@ -128,9 +133,10 @@ def test_a_failed_transaction_leaves_the_floor_as_it_was(db: Database) -> None:
     assert store.apply([event(t, 2, 9)]).applied == 1  # the retry applies it once
 
 
-def test_a_records_message_is_applied_record_by_record(tmp_path: Path) -> None:
-    """One MQTT message carries several records; each is checked on its own: a malformed
-    one is dropped and what follows it waits as a gap (the table sends it all again)."""
+def test_a_records_message_is_checked_record_by_record(tmp_path: Path) -> None:
+    """One MQTT message carries several records; one that breaks the schema makes the
+    whole message a bad one (alarmed, counted), and nothing of it is applied: the table
+    sends it all again from the acknowledgement."""
     from types import SimpleNamespace
 
     from firmware.floor.certs import make_floor_certs
@@ -139,21 +145,25 @@ def test_a_records_message_is_applied_record_by_record(tmp_path: Path) -> None:
     make_floor_certs(tmp_path, ["T9"])
     store = FloorLedger(Database(str(tmp_path / "floor.sqlite")))
     ing = Ingest(store, tmp_path, "127.0.0.1", 1)
-    recs = [{"kind": "event", **event("T9", n, 10 + n).payload} for n in (1, 2, 3)]
+    recs = [{"kind": "event", "n": n, "seq": 10 + n, "hash": f"{n:064x}",
+             "ts_ns": time.time_ns(), "code": 100, "round": None, "body": {}}
+            for n in (1, 2, 3)]
     recs[1]["kind"] = "bogus"
 
     def deliver(topic: str, payload: Any) -> list[Incoming]:
-        ing._message(None, None, SimpleNamespace(topic=topic, payload=payload))
-        return ing.inbox.get_nowait() if not ing.inbox.empty() else []
+        ing._message(None, None, SimpleNamespace(topic=topic, payload=payload, retain=False))
+        got = ing.inbox.get_nowait() if not ing.inbox.empty() else []
+        return [m for m in got if isinstance(m, Incoming)]
 
     got = deliver("etg/table/T9/records", json.dumps(recs).encode())
-    assert [m.payload["n"] for m in got] == [1, 3]
+    assert [m.kind for m in got] == ["bad"] and "record 2 of 3" in got[0].payload["reason"]
     a = store.apply(got)
-    assert (a.applied, a.gaps, a.acks, a.gapped) == (1, 1, {"T9": 1}, {"T9"})
+    assert (a.applied, a.bad) == (0, 1) and [al["kind"] for al in a.alarms] == ["bad-message"]
     recs[1]["kind"] = "event"
     a = store.apply(deliver("etg/table/T9/records", json.dumps(recs).encode()))
-    assert (a.applied, a.duplicates, a.acks) == (2, 1, {"T9": 3})
-    assert deliver("etg/table/T9/records", b'{"not": "a list"}') == []
-    assert deliver("etg/table/T9/event", json.dumps(recs[0]).encode()) == []
+    assert (a.applied, a.acks["T9"]["n"]) == (3, 3)
+    assert [m.kind for m in deliver("etg/table/T9/records", b'{"not": "a list"}')] == ["bad"]
+    assert [m.kind for m in deliver("etg/table/T9/event", json.dumps(recs[0]).encode())] \
+        == ["bad"]
     assert [m.kind for m in deliver("etg/table/T9/status", b'{"seq": 1}')] == ["status"]
     store.db.close()

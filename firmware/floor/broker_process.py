@@ -1,0 +1,215 @@
+"""`etg floor serve --start-broker`: the floor's own Mosquitto, supervised.
+
+The broker runs as a child process on the generated configuration. Before it starts, its
+port must be free — else one line says so and the floor service does not start (a broker
+that cannot listen would otherwise leave the floor running on nothing). Once running, it
+is reaped and started again with a growing back-off if it ends, and stopped when the floor
+service stops (and by the kernel if the floor service dies: :func:`start_broker`).
+
+Its log (stderr) is read line by line and passed on labelled ``broker:``, at the level it
+deserves; its per-message debug lines are dropped, except the publishes the ACL refused.
+A subscription outside a client's own topics is reported too: Mosquitto accepts any
+subscription and filters each message by the ACL, so the subscription itself is the only
+trace of a client reading where it should not.
+"""
+
+from __future__ import annotations
+
+import logging
+import socket
+import subprocess
+import threading
+import time
+from pathlib import Path
+from typing import IO
+
+from etgcore.errors import UserError
+from firmware.floor.broker import start_broker
+from firmware.floor.certs import FLOOR_SERVICE
+from firmware.floor.topics import ROOT
+
+log = logging.getLogger("etg.floor.broker")
+
+#: seconds a broker must stay up for its restart back-off to start again from the shortest
+STABLE_S = 60.0
+BACKOFF_S = (1.0, 2.0, 4.0, 8.0, 15.0, 30.0)
+START_TIMEOUT_S = 10.0
+
+
+def port_problem(host: str, port: int) -> str | None:
+    """Why nothing can listen on ``host:port`` now (None: it is free)."""
+    family = socket.AF_INET6 if ":" in host else socket.AF_INET
+    with socket.socket(family, socket.SOCK_STREAM) as s:
+        s.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+        try:
+            s.bind((host, port))
+        except OSError as exc:
+            return why_not_bound(exc)
+    return None
+
+
+def why_not_bound(exc: OSError) -> str:
+    import errno
+
+    if exc.errno == errno.EADDRINUSE:
+        return "the port is in use"
+    if exc.errno == errno.EADDRNOTAVAIL:
+        return "this machine has no such address"
+    if exc.errno == errno.EACCES:
+        return "a port below 1024 needs root"
+    return exc.strerror or str(exc)
+
+
+class BrokerSupervisor:
+    def __init__(self, root: Path, host: str, port: int, *, log_denied: bool = True) -> None:
+        self.root, self.host, self.port = root, host, port
+        self.log_denied = log_denied
+        self.proc: subprocess.Popen[bytes] | None = None
+        self.restarts = 0
+        self._stopping = threading.Event()
+        self._running = threading.Event()  # its log said it runs (it listens by then)
+        self._last_error = ""
+        self._monitor: threading.Thread | None = None
+
+    def start(self) -> BrokerSupervisor:
+        """Start the broker and wait until it listens; one line (UserError) if it cannot."""
+        where = f"{self.host}:{self.port}"
+        if (why := port_problem(self.host, self.port)) is not None:
+            raise UserError(f"--broker {where}: the floor's broker cannot listen there: {why} "
+                            "(another broker running? stop it, or give --broker HOST:PORT "
+                            "with a free port)")
+        self._spawn()
+        if not self._wait_listening():
+            self.stop()
+            raise UserError(f"--broker {where}: the broker did not start: "
+                            f"{self._last_error or 'it ended without saying why'}")
+        log.info("broker listening on %s (Mosquitto, TLS, the floor's ACL)", where)
+        self._monitor = threading.Thread(target=self._supervise, name="floor-broker",
+                                         daemon=True)
+        self._monitor.start()
+        return self
+
+    def stop(self) -> None:
+        self._stopping.set()
+        p = self.proc
+        if p is not None and p.poll() is None:
+            p.terminate()
+            try:
+                p.wait(10)
+            except subprocess.TimeoutExpired:
+                p.kill()
+                p.wait(5)
+
+    def _spawn(self) -> None:
+        self._running.clear()
+        self.proc = start_broker(self.root, self.port, self.host, log=subprocess.PIPE,
+                                 log_denied=self.log_denied)
+        assert self.proc.stderr is not None
+        threading.Thread(target=self._read, args=(self.proc.stderr,), name="broker-log",
+                         daemon=True).start()
+
+    def _wait_listening(self) -> bool:
+        """Mosquitto logs "running" once its listeners are open (a test connection would
+        only add a failed TLS handshake to its log)."""
+        deadline = time.monotonic() + START_TIMEOUT_S
+        while time.monotonic() < deadline:
+            if self._running.wait(0.05):
+                return True
+            if self.proc is None or self.proc.poll() is not None:
+                time.sleep(0.1)  # let the reader take its last words
+                return False
+        return False
+
+    def _supervise(self) -> None:
+        """Reap the broker; start it again (back-off) until the floor service stops. This
+        thread started it, so it lives as long as the broker should (parent-death signal)."""
+        failures = 0
+        while not self._stopping.is_set():
+            assert self.proc is not None
+            started = time.monotonic()
+            code = self.proc.wait()
+            if self._stopping.is_set():
+                return
+            if time.monotonic() - started > STABLE_S:
+                failures = 0
+            delay = BACKOFF_S[min(failures, len(BACKOFF_S) - 1)]
+            failures += 1
+            log.error("the broker ended (exit %s%s); starting it again in %.0f s", code,
+                      f": {self._last_error}" if self._last_error else "", delay)
+            if self._stopping.wait(delay):
+                return
+            self.restarts += 1
+            try:
+                self._spawn()
+            except (OSError, UserError) as exc:
+                log.error("the broker could not be started again: %s", exc)
+
+    def _read(self, stream: IO[bytes]) -> None:
+        for raw in stream:
+            line = raw.decode("utf-8", "replace").rstrip()
+            level, text = judge(line)
+            if text.startswith("mosquitto version") and text.endswith(" running"):
+                self._running.set()
+            if level >= logging.ERROR:
+                self._last_error = text
+            if level:
+                log.log(level, "broker: %s", text)
+
+
+def judge(line: str) -> tuple[int, str]:
+    """A Mosquitto log line → (level, text) to log, level 0 to drop it."""
+    head, sep, rest = line.partition(": ")
+    text = rest if sep and head.isdigit() else line
+    if "should not be run as root" in text:
+        return 0, text  # the floor chose root on purpose: its keys are root's alone
+    if text.startswith("Denied PUBLISH"):
+        return logging.WARNING, f"refused by the ACL: {text}"
+    if text.startswith(("Error", "OpenSSL Error")):
+        return logging.ERROR, text
+    if text.startswith("Warning"):
+        return logging.WARNING, text
+    if "already connected, closing old connection" in text:
+        return logging.WARNING, text
+    sub = _subscription(text)
+    if sub is not None:
+        return sub
+    if text.startswith(("Received ", "Sending ", "New connection", "No will", "\t")):
+        return 0, text  # the debug log's per-packet lines
+    return logging.INFO, text
+
+
+def _subscription(text: str) -> tuple[int, str] | None:
+    """``<client> <qos> <filter>`` of the subscribe log: reported when the filter is
+    outside what the client may read."""
+    parts = text.split(" ")
+    if len(parts) != 3 or not parts[1].isdigit():
+        return None
+    client, qos, topic = parts
+    if client == FLOOR_SERVICE:
+        allowed = topic.startswith((f"{ROOT}/table/", f"{ROOT}/ack/"))
+    else:
+        allowed = topic in (f"{ROOT}/command/{client}", f"{ROOT}/ack/{client}")
+    if allowed and qos != "128":
+        return 0, text
+    return logging.WARNING, (f"{client} subscribed to {topic}: outside what it may read "
+                             "(the ACL delivers nothing of it)")
+
+
+def run_until_stopped(supervisor: BrokerSupervisor) -> int:
+    """`etg floor broker`: the supervised broker until SIGTERM or Ctrl-C."""
+    import signal
+
+    stop = threading.Event()
+
+    def on_signal(signum: int, frame: object) -> None:
+        stop.set()
+
+    signal.signal(signal.SIGTERM, on_signal)
+    signal.signal(signal.SIGINT, on_signal)
+    supervisor.start()
+    try:
+        while not stop.wait(1.0):
+            pass
+    finally:
+        supervisor.stop()
+    return 0

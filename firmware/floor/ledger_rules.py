@@ -1,0 +1,233 @@
+"""The ledger's rules beyond "apply the next record": what a journal that went back, a
+record number reused, a gap that can never be filled, a bad message, a status and the
+pit's own actions do to a table's state.
+
+Alarms (``floor_alarms``): one open alarm per table and kind — a new occurrence while it is
+open is logged, not raised again; once a supervisor has acknowledged it, the next one is a
+new alarm. The pit acknowledges, it never deletes: alarms and ``floor_evidence`` are what
+an investigator reads.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+import time
+from typing import TYPE_CHECKING, Any
+
+from firmware.floor import gaming_day
+from firmware.floor.software_check import record_answer
+from firmware.floor.table_state import Applied, TableState, Work, ack_of
+from firmware.floor.wire import WireRecord
+
+if TYPE_CHECKING:
+    from firmware.floor.db import Database
+    from firmware.floor.ledger import Incoming
+
+log = logging.getLogger("etg.floor.ledger")
+
+#: bad messages from one table within this many seconds that quarantine it
+QUARANTINE_WINDOW_S = 60.0
+
+
+class LedgerRules:
+    db: Database
+    tables: dict[str, TableState]
+    day_start: int
+    quarantine_after: int
+    approved_name: str
+
+    # -- a journal that went back or was altered ----------------------------------------
+
+    def duplicate(self, tid: str, r: WireRecord, work: Work, out: Applied) -> None:
+        """A message number the floor holds: the same record again (a resend), or another
+        one under a number already used — the table's journal was rolled back."""
+        out.duplicates += 1
+        row = self.db.one("SELECT hash, seq FROM floor_messages WHERE table_id = ? AND n = ?",
+                          (tid, r.n))
+        if row is not None and (row[0] != r.hash or int(row[1]) != r.seq):
+            self.alarm(tid, self.tables[tid], "rollback", (
+                f"message {r.n} arrived again as journal record {r.seq} ({r.hash[:12]}), but "
+                f"the floor holds it as record {row[1]} ({str(row[0])[:12]}): the table's "
+                "journal was rolled back or altered"), work, out,
+                evidence=(r.n, r.seq, r.hash, _version_of(r)))
+
+    def sequence_checks(self, tid: str, r: WireRecord, st: TableState, work: Work,
+                        out: Applied) -> None:
+        """The next message, but its journal record goes back, or reuses a number."""
+        if r.seq < st.last_seq:
+            row = self.db.one("SELECT hash FROM floor_messages WHERE table_id = ? AND seq = ?"
+                              " LIMIT 1", (tid, r.seq))
+            if row is not None and row[0] != r.hash:
+                self.reused(tid, r, str(row[0]), st, work, out)
+            else:
+                self.alarm(tid, st, "sequence", (
+                    f"journal record {r.seq} after record {st.last_seq}: the sequence went "
+                    "backwards (journal rolled back)"), work, out,
+                    evidence=(r.n, r.seq, r.hash, _version_of(r)))
+        elif r.seq == st.last_seq and (
+                r.hash != st.last_hash
+                or (r.kind in ("event", "round") and st.kinds_at_last & {"event", "round"})):
+            self.reused(tid, r, st.last_hash or "", st, work, out)
+
+    def reused(self, tid: str, r: WireRecord, held: str, st: TableState, work: Work,
+               out: Applied) -> None:
+        self.alarm(tid, st, "reuse", (
+            f"journal record {r.seq} reported again with other content ({r.kind}, "
+            f"{r.hash[:12]}; the floor holds {held[:12]}): both versions are kept"),
+            work, out, evidence=(r.n, r.seq, r.hash, _version_of(r)))
+
+    def gap(self, tid: str, g: WireRecord, st: TableState, work: Work, out: Applied) -> None:
+        """The table no longer holds messages ``from_n..n`` (acknowledged before, and
+        pruned): the floor can never get them, so it names the gap and goes on."""
+        if g.n <= st.last_n:
+            return
+        if g.from_n > st.last_n + 1:
+            out.gapped.add(tid)
+            return
+        first = st.last_n + 1
+        self.alarm(tid, st, "gap", (
+            f"messages {first}..{g.n} (after journal record {st.last_seq}) can never reach "
+            "the floor: the table no longer holds them — they were acknowledged before, by "
+            "a floor whose database has since lost them (a restored backup, a moved "
+            "database?); the floor goes on from message "
+            f"{g.n + 1}. The table's journal still holds the records."), work, out,
+            evidence=(first, st.last_seq, None, json.dumps({"from_n": first, "to_n": g.n})))
+        st.last_n = g.n
+        out.acks[tid] = ack_of(st)
+        out.changed.add(tid)
+
+    # -- status and presence ------------------------------------------------------------
+
+    def status(self, m: Incoming, st: TableState, work: Work, out: Applied) -> None:
+        """Shown when its journal sequence is the newest (the table's clock only breaks a
+        tie); a lower sequence is an old status delivered late, unless it is newer by the
+        table's own clock: then the journal went back."""
+        p: dict[str, Any] = m.payload
+        seq, ts = int(p["seq"]), min(float(p.get("ts") or 0.0), m.received)
+        if p.get("sent") is not None and (
+                problem := st.clock.problem(float(p["sent"]), m.received)) is not None:
+            self.alarm(m.table_id, st, "clock", problem, work, out)
+        if seq < st.status_seq or (seq == st.status_seq and ts < st.status_ts):
+            if seq < st.status_seq and ts > st.status_ts:
+                self.alarm(m.table_id, st, "sequence", (
+                    f"the table reports journal record {seq} as its last, but it reported "
+                    f"record {st.status_seq} before: the journal went backwards (restored "
+                    "from an older copy?)"), work, out)
+            else:
+                return  # an old status, re-delivered: what is shown is newer
+        st.status_seq, st.status_ts = seq, ts
+        work.append(("UPDATE floor_tables SET status = ? WHERE table_id = ?",
+                     (json.dumps(p, sort_keys=True), m.table_id)))
+        out.changed.add(m.table_id)
+        out.received.append(m.received)
+        if p.get("ts") is not None:
+            out.as_of[m.table_id] = max(out.as_of.get(m.table_id, 0.0), float(p["ts"]))
+
+    def online(self, m: Incoming, st: TableState, work: Work, out: Applied) -> None:
+        up = bool(m.payload)
+        if up != st.online:
+            st.online = up
+            work.append(("UPDATE floor_tables SET online_changed = ? WHERE table_id = ?",
+                         (m.received, m.table_id)))
+        work.append(("UPDATE floor_tables SET online = ? WHERE table_id = ?",
+                     (1 if up else 0, m.table_id)))
+        if up:
+            work.append(("UPDATE floor_tables SET last_seen = ? WHERE table_id = ?",
+                         (m.received, m.table_id)))
+        out.changed.add(m.table_id)
+
+    # -- bad messages and the pit's actions ---------------------------------------------
+
+    def bad(self, m: Incoming, st: TableState, work: Work, out: Applied) -> None:
+        """A message refused at the edge: alarmed, kept as evidence, and counted; a table
+        that keeps sending them is quarantined until a supervisor clears it."""
+        out.bad += 1
+        p = m.payload
+        self.alarm(m.table_id, st, "bad-message", f"{p['topic']}: {p['reason']}", work, out,
+                   evidence=(None, None, None, p.get("sample", "")))
+        st.bad.append(m.received)
+        recent = [t for t in st.bad if t > m.received - QUARANTINE_WINDOW_S]
+        if st.quarantined is None and (len(recent) >= self.quarantine_after
+                                       or p.get("quarantine")):
+            st.quarantined = (f"{len(recent)} bad messages in {QUARANTINE_WINDOW_S:.0f} s, "
+                              f"the last: {p['reason']}")
+            work.append(("UPDATE floor_tables SET quarantined = ?, quarantined_at = ?"
+                         " WHERE table_id = ?", (st.quarantined, m.received, m.table_id)))
+            self.alarm(m.table_id, st, "quarantine", (
+                f"quarantined: {st.quarantined}; its messages are dropped until a "
+                "supervisor clears it"), work, out)
+            out.quarantined.add(m.table_id)
+        out.changed.add(m.table_id)
+
+    def control(self, m: Incoming, st: TableState, work: Work, out: Applied) -> None:
+        """The pit acknowledged an alarm or cleared a quarantine (its own connection wrote
+        who and when): the in-memory state follows."""
+        p = m.payload
+        if p["action"] == "ack-alarm":
+            st.alarmed.discard(str(p["kind"]))
+        elif p["action"] == "clear-quarantine" and st.quarantined is not None:
+            st.quarantined = None
+            st.bad.clear()
+            out.released.add(m.table_id)
+            out.acks[m.table_id] = ack_of(st)  # so the table sends what waits again
+        out.changed.add(m.table_id)
+
+    def signature(self, m: Incoming, st: TableState, work: Work, out: Applied) -> None:
+        """A table's answer to a software check: judged, kept, a failure alarmed."""
+        got = record_answer(self.db, m.table_id, m.payload, m.received, self.approved_name,
+                            work, out)
+        if got is not None and got[0] in ("mismatch", "no answer"):
+            self.alarm(m.table_id, st, "software", f"software check: {got[0]}: {got[1]}",
+                       work, out)
+        out.changed.add(m.table_id)
+
+    def alarm(self, tid: str, st: TableState, kind: str, detail: str, work: Work,
+              out: Applied, evidence: tuple[Any, Any, Any, str] | None = None) -> None:
+        """Raise an alarm (once while one of its kind is open); keep the evidence always."""
+        at = time.time()
+        if evidence is not None:
+            n, seq, digest, payload = evidence
+            work.append(("INSERT INTO floor_evidence(table_id, at, kind, n, seq, hash, detail,"
+                         " payload) VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
+                         (tid, at, kind, n, seq, digest, detail, payload)))
+        if kind in st.alarmed:
+            log.warning("table %s: %s (again: %s)", tid, kind, detail)
+            return
+        st.alarmed.add(kind)
+        work.append(("INSERT INTO floor_alarms(table_id, at, kind, detail) VALUES (?, ?, ?, ?)",
+                     (tid, at, kind, detail)))
+        out.alarms.append({"table": tid, "at": at, "kind": kind, "detail": detail})
+        out.changed.add(tid)
+
+    # -- the gaming day -----------------------------------------------------------------
+
+    def open_day(self, st: TableState, r: WireRecord, received: float) -> int:
+        """Before a meters record is applied: the gaming day it belongs to (a new day opens
+        at the last meters held before it; the first meters the floor ever holds of a
+        table open its first day); returns its chart slot."""
+        assert r.meters is not None
+        day, slot = gaming_day.day_and_slot(min(r.ts_ns / 1e9, received), self.day_start)
+        if day != st.day:
+            st.day = day
+            st.day_open = gaming_day.opening_of(st.meters if st.meters is not None
+                                                else r.meters)
+        return slot
+
+    def day_figures(self, tid: str, st: TableState, slot: int, work: Work) -> None:
+        """After a batch's last meters of a table: its meters, the day and the chart."""
+        f = gaming_day.figures(st.meters, st.day_open)
+        work.append(("INSERT INTO floor_meter_points(table_id, day, slot, win_cents, drop_cents)"
+                     " VALUES (?, ?, ?, ?, ?) ON CONFLICT(table_id, day, slot) DO UPDATE SET"
+                     " win_cents = excluded.win_cents, drop_cents = excluded.drop_cents",
+                     (tid, st.day, slot, f["win"], f["drop"])))
+        work.append(("UPDATE floor_tables SET meters = ?, day = ?, day_open = ?"
+                     " WHERE table_id = ?", (json.dumps(st.meters, sort_keys=True), st.day,
+                                             json.dumps(st.day_open), tid)))
+
+
+def _version_of(r: WireRecord) -> str:
+    """The other version of a record, as evidence: what the table sent this time."""
+    return json.dumps({"kind": r.kind, "n": r.n, "seq": r.seq, "hash": r.hash,
+                       "ts_ns": r.ts_ns, "code": r.code, "round": r.round,
+                       "content": r.text or r.head})

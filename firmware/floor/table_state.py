@@ -1,0 +1,99 @@
+"""What the floor keeps in memory of each table between batches, and what one batch did.
+
+:class:`TableState` mirrors the table's row in ``floor_tables`` (read back at start) plus
+the little the checks need (recent bad messages, the clock's lags); :class:`Applied` is what
+one committed batch changed, for the acknowledgements, the log and the live pit view.
+"""
+
+from __future__ import annotations
+
+import json
+from collections import deque
+from dataclasses import dataclass, field
+from typing import Any
+
+from firmware.floor.db import Database
+from firmware.floor.plausibility import ClockWatch
+
+Work = list[tuple[str, tuple[Any, ...]]]
+
+
+@dataclass
+class TableState:
+    last_n: int = 0
+    last_seq: int = 0  # journal seq of the newest record applied
+    last_hash: str | None = None  # and its hash
+    kinds_at_last: set[str] = field(default_factory=set)  # kinds applied at last_seq
+    status_seq: int = 0  # journal seq of the status shown
+    status_ts: float = 0.0  # its time of issue (the table's clock, never ahead of the floor's)
+    head: str | None = None
+    online: bool = False
+    alarmed: set[str] = field(default_factory=set)  # kinds with an unacknowledged alarm
+    meters: dict[str, Any] | None = None  # the last meters applied
+    day: str = ""  # the gaming day of day_open
+    day_open: dict[str, int] | None = None
+    quarantined: str | None = None  # why, while quarantined
+    bad: deque[float] = field(default_factory=lambda: deque(maxlen=64))
+    clock: ClockWatch = field(default_factory=ClockWatch)
+
+    def copy(self) -> TableState:
+        """A copy to restore if the batch's transaction fails."""
+        out = TableState(**{k: getattr(self, k) for k in self.__dataclass_fields__})
+        out.kinds_at_last, out.alarmed = set(self.kinds_at_last), set(self.alarmed)
+        out.bad = deque(self.bad, maxlen=64)
+        return out
+
+
+def load_states(db: Database) -> dict[str, TableState]:
+    """Every table's state as the database holds it (a restarted floor goes on from it)."""
+    tables: dict[str, TableState] = {}
+    for (tid, last_n, last_seq, last_hash, head, status, online, meters, day, day_open,
+         quarantined) in db.all(
+            "SELECT table_id, last_n, last_seq, last_hash, head, status, online, meters, day,"
+            " day_open, quarantined FROM floor_tables"):
+        st = json.loads(status) if status else {}
+        tables[tid] = TableState(
+            last_n=int(last_n), last_seq=int(last_seq), last_hash=last_hash,
+            status_seq=int(st.get("seq") or 0), status_ts=float(st.get("ts") or 0.0),
+            head=head, online=bool(online), meters=json.loads(meters) if meters else None,
+            day=day or "", day_open=json.loads(day_open) if day_open else None,
+            quarantined=quarantined)
+    for tid, kind in db.all("SELECT DISTINCT table_id, kind FROM floor_alarms"
+                            " WHERE ack_at IS NULL"):
+        tables.setdefault(tid, TableState()).alarmed.add(kind)
+    return tables
+
+
+@dataclass
+class Applied:
+    """What one batch changed: for acknowledgements, the log and the live pit view."""
+
+    #: per table, the acknowledgement to publish: ``{"n": N, "seq": S, "hash": H}``
+    acks: dict[str, dict[str, Any]] = field(default_factory=dict)
+    changed: set[str] = field(default_factory=set)
+    events: list[dict[str, Any]] = field(default_factory=list)
+    rounds: list[dict[str, Any]] = field(default_factory=list)
+    alarms: list[dict[str, Any]] = field(default_factory=list)
+    meters: list[dict[str, Any]] = field(default_factory=list)
+    checks: list[dict[str, Any]] = field(default_factory=list)  # software checks answered
+    applied: int = 0
+    duplicates: int = 0
+    gaps: int = 0
+    bad: int = 0
+    #: tables with a gap: their acknowledgement is repeated, so they send from it again
+    gapped: set[str] = field(default_factory=set)
+    #: tables quarantined or released by this batch (the edge's gate follows)
+    quarantined: set[str] = field(default_factory=set)
+    released: set[str] = field(default_factory=set)
+    received: list[float] = field(default_factory=list)
+    #: per table: the newest table-side time (s) of what the batch applied — a record's
+    #: journal time, a status's time of issue — so a page can tell how old its tile is
+    as_of: dict[str, float] = field(default_factory=dict)
+
+
+def ack_of(st: TableState) -> dict[str, Any]:
+    """The acknowledgement payload: the outbox number held up to, and the journal record
+    (sequence number and chain hash) of the newest record held, once there is one."""
+    if st.last_seq and st.last_hash:
+        return {"n": st.last_n, "seq": st.last_seq, "hash": st.last_hash}
+    return {"n": st.last_n}
