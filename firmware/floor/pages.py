@@ -60,6 +60,10 @@ def _legend() -> str:
             "</span></div>")
 
 
+def _state_options() -> str:
+    return "".join(f'<option value="{s}">{s}</option>' for s, _c, _t in STATES)
+
+
 def alarm_item(a: dict[str, Any], csrf: str) -> str:
     if a.get("ack_at"):
         return f"<li class='done' id='alarm-{a['id']}'>{escape(a['line'])}</li>"
@@ -78,8 +82,7 @@ def floor_page(tiles: list[dict[str, Any]], alarms: list[dict[str, Any]], who: s
 </b> to acknowledge</summary><ul class="feed" id="alarms">{items}</ul></details>
 <div class="controls">
 <label>state <select id="f-state"><option value="">all</option>
-{''.join(f'<option value="{s}">{s}</option>' for s, _c, _t in STATES)}<option value="alarm">with an alarm
-</option></select></label>
+{_state_options()}<option value="alarm">with an alarm</option></select></label>
 <label>game <select id="f-game"><option value="">all</option></select></label>
 <label>sort <select id="f-sort"><option value="table">table</option>
 <option value="state">state</option><option value="drop">drop</option>

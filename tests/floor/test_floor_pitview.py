@@ -7,8 +7,8 @@ from __future__ import annotations
 import json
 import re
 import shutil
-import time
 import sqlite3
+import time
 from pathlib import Path
 from typing import Any
 
