@@ -161,6 +161,7 @@ def cmd_staff(args: argparse.Namespace) -> int:
 def cmd_serve(args: argparse.Namespace) -> int:
     from firmware.floor.gaming_day import parse_start
     from firmware.floor.serve import ServeOptions, serve
+    from firmware.floor.table_state import MAX_BAD
 
     bhost, bport = _host_port(args.broker, "--broker")
     hhost, hport = _host_port(args.http, "--http")
@@ -168,8 +169,8 @@ def cmd_serve(args: argparse.Namespace) -> int:
         day_start = parse_start(args.gaming_day_start)
     except ValueError as exc:
         raise UserError(f"--gaming-day-start {exc}") from None
-    if args.quarantine_after < 1:
-        raise UserError("--quarantine-after must be 1 or more")
+    if not 1 <= args.quarantine_after <= MAX_BAD:
+        raise UserError(f"--quarantine-after must be 1..{MAX_BAD}")
     if args.check_software_every < 0:
         raise UserError("--check-software-every must be 0 (never) or more minutes")
     approved, name = approved_release(args.approved_release, args.release_pubkey)

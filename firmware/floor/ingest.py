@@ -74,6 +74,10 @@ class Ingest:
         self.ingested = 0
         self._stop = False
         self._gap_acked: dict[str, float] = {}
+        #: tables acknowledged since the floor last (re)connected: the first news of each
+        #: (its retained status, on the floor's subscription) is answered with its ack, so
+        #: what it published while the floor was not subscribed goes again at once
+        self._greeted: set[str] = set()
         self._bad_logged: dict[str, tuple[float, int]] = {}
         self._thread = threading.Thread(target=self._run, name="floor-store", daemon=True)
 
@@ -105,6 +109,7 @@ class Ingest:
         if rc.is_failure:
             log.warning("the broker refused the floor service: %s", rc)
             return
+        self._greeted = set()
         client.subscribe(topics.TABLE_WILDCARD, qos=1)
         self.connected.set()
         self.health.broker_up(True, f"{self.host}:{self.port}")
@@ -242,6 +247,10 @@ class Ingest:
             if now - self._gap_acked.get(tid, 0.0) >= GAP_ACK_S:
                 self._gap_acked[tid] = now
                 acks[tid] = ack_of(self.store.tables[tid])
+        for tid in applied.changed - self._greeted:
+            if tid in self.store.tables and tid not in self.quarantined:
+                acks.setdefault(tid, ack_of(self.store.tables[tid]))
+        self._greeted |= set(acks)
         for tid, ack in acks.items():
             self.client.publish(topics.ack_topic(tid), json.dumps(ack).encode(), qos=1,
                                 retain=True)

@@ -28,6 +28,8 @@ log = logging.getLogger("etg.floor.ledger")
 
 #: bad messages from one table within this many seconds that quarantine it
 QUARANTINE_WINDOW_S = 60.0
+#: bad messages of one table kept as evidence within that window (the rest are counted)
+EVIDENCE_PER_WINDOW = 10
 
 
 class LedgerRules:
@@ -144,10 +146,14 @@ class LedgerRules:
         that keeps sending them is quarantined until a supervisor clears it."""
         out.bad += 1
         p = m.payload
-        self.alarm(m.table_id, st, "bad-message", f"{p['topic']}: {p['reason']}", work, out,
-                   evidence=(None, None, None, p.get("sample", "")))
-        st.bad.append(m.received)
         recent = [t for t in st.bad if t > m.received - QUARANTINE_WINDOW_S]
+        # the first few of a burst are kept whole; the rest are counted (a flood of junk
+        # must not become a flood of writes)
+        kept = len(recent) < EVIDENCE_PER_WINDOW
+        self.alarm(m.table_id, st, "bad-message", f"{p['topic']}: {p['reason']}", work, out,
+                   evidence=(None, None, None, p.get("sample", "")) if kept else None)
+        st.bad.append(m.received)
+        recent.append(m.received)
         if st.quarantined is None and (len(recent) >= self.quarantine_after
                                        or p.get("quarantine")):
             st.quarantined = (f"{len(recent)} bad messages in {QUARANTINE_WINDOW_S:.0f} s, "

@@ -16,6 +16,8 @@ from firmware.floor.db import Database
 from firmware.floor.plausibility import ClockWatch
 
 Work = list[tuple[str, tuple[Any, ...]]]
+#: recent bad messages remembered per table (the quarantine threshold's upper bound)
+MAX_BAD = 10_000
 
 
 @dataclass
@@ -33,14 +35,14 @@ class TableState:
     day: str = ""  # the gaming day of day_open
     day_open: dict[str, int] | None = None
     quarantined: str | None = None  # why, while quarantined
-    bad: deque[float] = field(default_factory=lambda: deque(maxlen=64))
+    bad: deque[float] = field(default_factory=lambda: deque(maxlen=MAX_BAD))
     clock: ClockWatch = field(default_factory=ClockWatch)
 
     def copy(self) -> TableState:
         """A copy to restore if the batch's transaction fails."""
         out = TableState(**{k: getattr(self, k) for k in self.__dataclass_fields__})
         out.kinds_at_last, out.alarmed = set(self.kinds_at_last), set(self.alarmed)
-        out.bad = deque(self.bad, maxlen=64)
+        out.bad = deque(self.bad, maxlen=MAX_BAD)
         return out
 
 

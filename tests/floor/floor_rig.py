@@ -8,6 +8,7 @@ import contextlib
 import http.cookiejar
 import json
 import os
+import re
 import signal
 import socket
 import sqlite3
@@ -57,6 +58,8 @@ class FloorRig:
         self.floor: subprocess.Popen[bytes] | None = None
         self.procs: dict[str, subprocess.Popen[bytes]] = {}
         self.env = dict(os.environ)
+        #: where the tables run (their program's tree comes first on their path)
+        self.table_cwd: Path | None = None
         db = Database(self.db_url)
         add_staff(db, STAFF, PASSWORD)
         db.close()
@@ -80,12 +83,17 @@ class FloorRig:
         self.broker = None
 
     def start_floor(self, *extra: str) -> None:
+        log = self.root / "floor.log"
+        start = log.read_text().count("connected to the broker") if log.exists() else 0
         self.floor = subprocess.Popen(
             etg("floor", "serve", "--dir", str(self.dir), "--db", self.db_url,
                 "--broker", f"127.0.0.1:{self.broker_port}",
                 "--http", f"127.0.0.1:{self.http_port}", *extra),
             stdout=self._log("floor"), stderr=subprocess.STDOUT, env=self.env)
         wait_for("the pit view's port", lambda: _port_open(self.http_port))
+        if self.broker is not None:  # subscribed: what tables publish from now on arrives
+            wait_for("the floor service on the broker", lambda: self.log_text("floor").count(
+                "connected to the broker") > start)
 
     def stop_floor(self) -> None:
         assert self.floor is not None
@@ -109,7 +117,8 @@ class FloorRig:
             etg(*args, "run", *(["--auto-play"] if auto_play else []), "--headless",
                 "--quiet", "--control", self.control(tid), *extra),
             stdout=self._log(tid), stderr=subprocess.STDOUT, env=self.env,
-            start_new_session=True)  # its shoe simulator in its group, to be stopped too
+            # its shoe simulator in its group, to be stopped too
+            start_new_session=True, cwd=self.table_cwd)
 
     def stop_table(self, tid: str, sig: int = signal.SIGTERM) -> None:
         """``sig`` to the table; then whatever it left of its group (a shoe simulator
@@ -137,6 +146,14 @@ class FloorRig:
     def log_in(self) -> None:
         data = urllib.parse.urlencode({"name": STAFF, "password": PASSWORD}).encode()
         self.http.open(self.url("/login"), data, timeout=DEADLINE_S).read()
+
+    def post(self, path: str, **form: str) -> None:
+        """A pit action as a logged-in page sends it (with the session's CSRF token)."""
+        html = self.http.open(self.url("/"), timeout=DEADLINE_S).read().decode()
+        found = re.search(r"name=.csrf. value=.([^'\"]+)", html)
+        assert found, "no CSRF token on the page"
+        data = urllib.parse.urlencode({"csrf": found.group(1), **form}).encode()
+        self.http.open(self.url(path), data, timeout=DEADLINE_S).read()
 
     def tiles(self) -> dict[str, dict[str, Any]]:
         with self.http.open(self.url("/api/tables"), timeout=DEADLINE_S) as r:

@@ -159,6 +159,13 @@ def test_one_table_the_store_refuses_never_stops_another(tmp_path: Path,
                 rec("GOOD", kind="event", n=1, seq=1, code=1, body={})])
     assert ing.store.tables["GOOD"].last_n == 1 and ing.quarantined == {"BAD"}
     assert [t for t, _p in published] == ["etg/ack/GOOD"]
+    # the first news of a table since the floor connected (its retained status) is
+    # answered with its acknowledgement: what it sent before the floor subscribed goes again
+    ing._apply([Incoming("NEW", "status", wire.status(b'{"seq": 3}'), time.time())])
+    assert published[-1] == ("etg/ack/NEW", b'{"n": 0}')
+    sent = len(published)
+    ing._apply([Incoming("NEW", "status", wire.status(b'{"seq": 4}'), time.time())])
+    assert len(published) == sent  # once per connection
     assert "could not store" in str(ing.store.tables["BAD"].quarantined)
 
     real, calls = db.run_grouped, []

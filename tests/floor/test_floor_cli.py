@@ -48,7 +48,7 @@ def test_certs_broker_config_and_table_keys(tmp_path: Path,
     (["floor", "load", "--prefix", "a b"], "--prefix 'a b'"),
     (["floor", "serve", "--gaming-day-start", "25:00"], "give the gaming day's start"),
     (["floor", "serve", "--release-pubkey", "k.pub"], "goes with --approved-release"),
-    (["floor", "serve", "--quarantine-after", "0"], "--quarantine-after must be 1"),
+    (["floor", "serve", "--quarantine-after", "0"], "--quarantine-after must be 1..10000"),
     (["floor", "table-config", "NOPE"], "no certificate for table NOPE"),
 ])
 def test_bad_input_is_one_line_and_exit_2(argv: list[str], says: str, tmp_path: Path,
