@@ -36,9 +36,10 @@ import urllib.request
 from collections.abc import Iterator
 from pathlib import Path
 
-from firmware.bench.floor_load import LoadOptions, SimTable, drive, make_tables, wait_drained
+from firmware.bench.floor_load import SimTable, drive, load_ids, make_tables, wait_drained
 from firmware.floor.auth import add_staff
 from firmware.floor.broker import start_broker
+from firmware.floor.certs import make_floor_certs
 from firmware.floor.db import Database
 
 TABLES = 50
@@ -128,9 +129,10 @@ def floor_benchmark() -> Iterator[str]:
         floor_dir, jdir = root / "floor", root / "journals"
         jdir.mkdir()
         bport, hport = _free_port(), _free_port()
-        opts = LoadOptions(floor_dir, "127.0.0.1", bport, TABLES, 1.0, 1.0)
         t0 = time.monotonic()
-        tables = make_tables(opts, jdir)
+        ids = load_ids(TABLES, "BENCH")
+        make_floor_certs(floor_dir, ids)
+        tables = make_tables(ids, floor_dir, jdir, "127.0.0.1", bport)
         db_path = floor_dir / "floor.sqlite"
         staff_db = Database(str(db_path))
         add_staff(staff_db, STAFF, PASSWORD)

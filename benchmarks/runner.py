@@ -37,6 +37,7 @@ BENCHMARKS: tuple[tuple[str, str], ...] = (
     ("release", "benchmarks.release:release"),
     ("math", "benchmarks.math:run"),
     ("floor", "benchmarks.floor:floor_benchmark"),
+    ("floor-scale", "benchmarks.floor_scale:floor_scale"),
     ("lab", "benchmarks.lab:run"),
 )
 
@@ -58,11 +59,28 @@ def _machine() -> str:
 _SECTION = ":section"
 
 
+USAGE = """usage: python -m benchmarks [NAME ...]
+
+Every speed and memory figure of the firmware, printed (make bench runs them all, each in
+a process of its own). Give names to run only those. Benchmarks: {names}.
+
+Environment: ETG_FLOOR_SCALE_S=SECONDS (floor-scale: play per database, default 60;
+300 is the full five minutes)."""
+
+
 def run(names: Iterable[str] = ()) -> int:
     wanted = set(names)
+    if wanted & {"-h", "--help"}:
+        print(USAGE.format(names=", ".join(n for n, _ in BENCHMARKS)))
+        return 0
+    options = sorted(n for n in wanted if n.startswith("-"))
+    if options:
+        print(f"unknown option {options[0]} (python -m benchmarks --help)", file=sys.stderr)
+        return 2
     unknown = wanted - {n for n, _ in BENCHMARKS}
     if unknown:
-        print(f"unknown benchmark(s): {', '.join(sorted(unknown))}", file=sys.stderr)
+        print(f"unknown benchmark(s): {', '.join(sorted(unknown))} "
+              "(python -m benchmarks --help lists them)", file=sys.stderr)
         return 2
     print(f"# etg benchmarks on {_machine()}")
     print(f"# started {time.strftime('%Y-%m-%d %H:%M:%S')}")

@@ -19,8 +19,22 @@ def test_an_unknown_benchmark_is_one_line_and_exit_2() -> None:
     done = subprocess.run([sys.executable, "-m", "benchmarks", "ui", "nosuch"],
                           cwd=REPO, capture_output=True, text=True, timeout=60)
     assert done.returncode == 2
-    assert done.stderr.splitlines() == ["unknown benchmark(s): nosuch"]
+    assert done.stderr.splitlines() == [
+        "unknown benchmark(s): nosuch (python -m benchmarks --help lists them)"]
     assert done.stdout == ""  # nothing run
+
+
+@pytest.mark.parametrize("argv, code", [(["floor", "--help"], 0), (["floor", "--fast"], 2)])
+def test_help_is_an_answer_and_an_option_is_one_line(argv: list[str], code: int) -> None:
+    done = subprocess.run([sys.executable, "-m", "benchmarks", *argv], cwd=REPO,
+                          capture_output=True, text=True, timeout=60)
+    assert done.returncode == code
+    if code == 0:
+        assert done.stdout.startswith("usage: python -m benchmarks") and "floor-scale" in \
+            done.stdout and not done.stderr
+    else:
+        assert done.stderr.splitlines() == ["unknown option --fast (python -m benchmarks "
+                                            "--help)"] and not done.stdout
 
 
 def test_several_benchmarks_run_each_in_a_process_of_its_own(

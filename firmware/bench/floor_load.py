@@ -51,6 +51,8 @@ class LoadOptions:
     floor_pid: int | None = None
     broker_pid: int | None = None
     db_url: str | None = None
+    #: light tables (their traffic built in memory: firmware.bench.floor_light)
+    light: bool = False
 
 
 def load_ids(n: int, prefix: str = "LOAD") -> list[str]:

@@ -35,6 +35,8 @@ from firmware.floor.certs import make_floor_certs
 
 #: tables per worker process: each holds ~9 descriptors; paho's select() stops at 1024
 TABLES_PER_PROCESS = 50
+#: light tables per process (one descriptor each, an event loop on epoll): CPU decides
+LIGHT_PER_PROCESS = 500
 
 
 def proc_cpu_s(pid: int) -> float | None:
@@ -93,7 +95,7 @@ def _start(opts: LoadOptions, ids: list[str], journals: Path, log: IO[bytes]) ->
     p.stdin.write(json.dumps({"ids": ids, "floor_dir": str(opts.floor_dir),
                               "journals": str(journals), "host": opts.host,
                               "port": opts.port, "rounds_per_s": opts.rounds_per_s,
-                              "seconds": opts.seconds}) + "\n")
+                              "seconds": opts.seconds, "light": opts.light}) + "\n")
     p.stdin.flush()
     return p
 
@@ -110,7 +112,8 @@ def run_load(opts: LoadOptions, progress: bool = False) -> dict[str, Any]:
     make_floor_certs(opts.floor_dir, ids)
     journals = opts.journals or opts.floor_dir / "load"
     journals.mkdir(parents=True, exist_ok=True)
-    procs = opts.processes or math.ceil(len(ids) / TABLES_PER_PROCESS)
+    per = LIGHT_PER_PROCESS if opts.light else TABLES_PER_PROCESS
+    procs = opts.processes or math.ceil(len(ids) / per)
     shards = [ids[i::procs] for i in range(procs)]
 
     def say(text: str) -> None:
@@ -158,7 +161,7 @@ def summarize(opts: LoadOptions, answers: list[dict[str, Any]], wall: float,
         "latency_ms": _quantiles(lat), "floor": floor, "broker": broker,
         "load_cpu_s": sum(r["cpu_s"] for r in results),
         "drain_s": max((r["drain_s"] or math.inf for r in results), default=None),
-        "duplicated": None, "missing_in_db": None,
+        "duplicated": None, "missing_in_db": None, "light": opts.light,
     }
     out["mqtt_per_s"] = out["mqtt_messages"] / played if played else 0.0
     if opts.db_url:

@@ -90,9 +90,49 @@ def run(spec: dict[str, Any]) -> dict[str, Any]:
                 t.close()
 
 
+async def run_light(spec: dict[str, Any]) -> dict[str, Any]:
+    """The same protocol with light tables (:mod:`firmware.bench.floor_light`)."""
+    import asyncio
+
+    from firmware.bench import floor_light
+
+    state = Path(spec["journals"])
+    tables = [floor_light.LightTable(t, state) for t in spec["ids"]]
+    t0 = time.monotonic()
+    await floor_light.connect_all(tables, Path(spec["floor_dir"]), spec["host"],
+                                  int(spec["port"]))
+    connect_s = time.monotonic() - t0
+    _say({"ready": True, "connect_s": connect_s})
+    loop = asyncio.get_running_loop()
+    if (await loop.run_in_executor(None, sys.stdin.readline)).strip() != "go":
+        raise RuntimeError("the coordinator did not say go")
+    cpu0, t0 = _cpu_s(), time.monotonic()
+    first = {t.table_id: t.n for t in tables}
+    await floor_light.drive(tables, float(spec["rounds_per_s"]), float(spec["seconds"]))
+    played_s = time.monotonic() - t0
+    drain_s = await floor_light.drained(tables, DRAIN_S)
+    result = {"tables": len(tables), "rounds": sum(t.rounds for t in tables),
+              "played_s": played_s, "drain_s": drain_s, "connect_s": connect_s,
+              "cpu_s": _cpu_s() - cpu0, "publishes": sum(t.publishes for t in tables),
+              "max_fd": _max_fd(),
+              "latencies_ms": [round(x * 1000, 2) for t in tables for x in t.latencies],
+              "per_table": [{"table": t.table_id, "first": first[t.table_id], "last": t.n,
+                             "acked": min(t.acked, t.n)} for t in tables]}
+    for t in tables:
+        t.save()
+        t.client.publish(f"etg/table/{t.table_id}/status", b"", retain=True)
+        await t.client.close()
+    return result
+
+
 def main() -> int:
     spec = json.loads(sys.stdin.readline())
     try:
+        if spec.get("light"):
+            import asyncio
+
+            _say({"result": asyncio.run(run_light(spec))})
+            return 0
         _say({"result": run(spec)})
         return 0
     except Exception as exc:

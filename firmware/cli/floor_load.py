@@ -33,6 +33,9 @@ def add_load_options(ld: argparse.ArgumentParser, default_broker: str) -> None:
     ld.add_argument("--db", metavar="URL",
                     help="the floor's database: check it holds each acknowledged message "
                     "once")
+    ld.add_argument("--light", action="store_true",
+                    help="light tables: the same traffic built in memory (no journal, "
+                    "outbox or paho), so a small machine can offer the floor 1,000 tables")
     ld.add_argument("--json", action="store_true", help="print the result as JSON")
     ld.set_defaults(func=cmd_load)
 
@@ -55,7 +58,8 @@ def cmd_load(args: argparse.Namespace) -> int:
     opts = LoadOptions(Path(args.dir), host, port, args.tables, args.rounds_per_s,
                        args.seconds, prefix=args.prefix, processes=args.processes,
                        journals=Path(args.journals) if args.journals else None,
-                       floor_pid=args.floor_pid, broker_pid=args.broker_pid, db_url=args.db)
+                       floor_pid=args.floor_pid, broker_pid=args.broker_pid, db_url=args.db,
+                       light=args.light)
     res = run_load(opts, progress=not args.json)
     if args.json:
         print(json.dumps(res, sort_keys=True))
@@ -66,7 +70,8 @@ def cmd_load(args: argparse.Namespace) -> int:
 
 
 def report(r: dict[str, Any]) -> list[str]:
-    lines = [f"{r['tables']} tables in {r['processes']} processes, {r['rounds']} rounds in "
+    kind = "light tables" if r["light"] else "tables (journal, outbox, floor link)"
+    lines = [f"{r['tables']} {kind} in {r['processes']} processes, {r['rounds']} rounds in "
              f"{r['seconds']:.1f} s: {r['journaled']} records journaled "
              f"({r['records_per_s']:,.0f}/s, in {r['mqtt_messages']} MQTT messages, "
              f"{r['mqtt_per_s']:,.0f}/s)",

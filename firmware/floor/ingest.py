@@ -134,8 +134,8 @@ class Ingest:
         if tid in self.quarantined:
             self.dropped += 1
             return
-        if not payload and msg.retain:  # a retained message cleared (a load test's table)
-            return
+        if not payload and kind == topics.STATUS:
+            return  # a retained status cleared (MQTT's way: an empty one; a load test's)
         try:
             if kind == topics.RECORDS:
                 items = [Incoming(tid, "record", r, now) for r in wire.records(payload)]

@@ -28,16 +28,24 @@ def _draining_client_class() -> Any:
         """paho reads one packet per pass of its network loop when it has nothing of its
         own in flight, so a subscriber that only receives (the floor service, fed by
         every table) tops out at one message per loop pass. This reads on while the
-        socket (or its TLS layer) still holds data, up to :data:`DRAIN` packets a pass."""
+        socket (or its TLS layer) still holds data, up to :data:`DRAIN` packets a pass —
+        sending what it owes (PUBACKs, acknowledgements) every :data:`WRITE_EVERY` packets,
+        so a long drain never holds them back (the broker stops sending at its in-flight
+        limit until they come, and the tables wait for their acknowledgements)."""
 
         DRAIN = 2000
+        WRITE_EVERY = 100
 
         def loop_read(self, max_packets: int = 1) -> Any:
             rc = super().loop_read(max_packets)
-            for _ in range(self.DRAIN):
+            for i in range(1, self.DRAIN + 1):
                 sock = self.socket()
                 if rc != mqtt.MQTT_ERR_SUCCESS or sock is None:
                     break
+                if i % self.WRITE_EVERY == 0 and self._out_packet:
+                    rc = self.loop_write()
+                    if rc != mqtt.MQTT_ERR_SUCCESS:
+                        break
                 pending = getattr(sock, "pending", None)
                 if not (pending and pending()) and not select.select([sock], [], [], 0)[0]:
                     break

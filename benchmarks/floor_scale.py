@@ -1,0 +1,132 @@
+"""`make bench`, floor at scale: 1,000 tables at one round a second, on SQLite and on
+PostgreSQL.
+
+Each run: a fresh broker (Mosquitto, the generated TLS configuration and ACL) and floor
+service (``etg floor serve``, its own process), 1,000 light simulated tables
+(:mod:`firmware.bench.floor_light`: a real table's traffic, each table its own TLS
+connection and certificate, built in memory) sharded over two processes by
+`etg floor load`'s coordinator, all connected before any plays. Reported: records and MQTT
+messages a second, table-to-floor latency (a round's commit to the floor's
+acknowledgement arriving back: the floor sends it once its database holds the round;
+target p99 <= 250 ms), everything delivered, the floor's CPU (share of one core) and memory
+(peak resident set), the broker's and the database server's CPU.
+
+Light tables, because a table's own floor link (journal, outbox, paho: about 2 ms of CPU a
+round) at 1,000 rounds a second needs two cores by itself: on a 2-core machine the
+generator would starve what it measures. `etg floor load` without ``--light`` runs the
+real table code; the figures of the ``floor`` benchmark are measured with it.
+
+By default each database gets 60 s of play (make bench stays a few minutes); the full
+size, five minutes each: ``ETG_FLOOR_SCALE_S=300 python -m benchmarks floor-scale``.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import signal
+import subprocess
+import sys
+import tempfile
+import time
+from collections.abc import Iterator
+from pathlib import Path
+from typing import IO
+
+from benchmarks.postgres import server_pids, temporary_postgres
+from firmware.bench.floor_load import LoadOptions, load_ids
+from firmware.bench.floor_load_run import proc_cpu_s, run_load
+from firmware.cli.floor_load import report
+from firmware.floor.broker import start_broker
+from firmware.floor.certs import make_floor_certs
+
+TABLES = 1000
+SECONDS = float(os.environ.get("ETG_FLOOR_SCALE_S", "60"))
+
+
+def _wait_port(port: int, timeout: float = 30.0) -> None:
+    import socket
+
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        with socket.socket() as s:
+            if s.connect_ex(("127.0.0.1", port)) == 0:
+                return
+        time.sleep(0.05)
+    raise RuntimeError(f"nothing listens on port {port}")
+
+
+def _free_port() -> int:
+    import socket
+
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return int(s.getsockname()[1])
+
+
+def floor_scale() -> Iterator[str]:
+    yield (f"{TABLES} light tables at 1 round/s each for {SECONDS:.0f} s per database "
+           f"(ETG_FLOOR_SCALE_S=300 for the full five minutes); load average at start "
+           f"{os.getloadavg()[0]:.1f} on {os.cpu_count()} cores")
+    with tempfile.TemporaryDirectory(prefix="etg-floor-scale-") as tmp:
+        floor_dir = Path(tmp) / "floor"
+        t0 = time.monotonic()
+        make_floor_certs(floor_dir, load_ids(TABLES, "SCALE"))
+        yield f"certificates for {TABLES} tables in {time.monotonic() - t0:.1f} s"
+        yield from _one(floor_dir, Path(tmp), "SQLite", str(floor_dir / "floor.sqlite"))
+        with temporary_postgres() as url:
+            if url is None:
+                yield "PostgreSQL: not installed (make setup installs Debian's package)"
+            else:
+                yield from _one(floor_dir, Path(tmp), "PostgreSQL", url)
+
+
+def _one(floor_dir: Path, tmp: Path, name: str, db_url: str) -> Iterator[str]:
+    bport, hport = _free_port(), _free_port()
+    with open(tmp / f"{name}.log", "ab") as log, _running(floor_dir, bport, hport, db_url,
+                                                          log) as (floor, broker):
+        db_pids = server_pids(db_url) if db_url.startswith("postgresql") else []
+        db0 = sum(proc_cpu_s(p) or 0.0 for p in db_pids)
+        opts = LoadOptions(floor_dir, "127.0.0.1", bport, TABLES, 1.0, SECONDS,
+                           prefix="SCALE", journals=_state_dir(tmp, name), floor_pid=floor.pid,
+                           broker_pid=broker.pid, db_url=db_url, light=True)
+        r = run_load(opts)
+        db_cpu = sum(proc_cpu_s(p) or 0.0 for p in db_pids) - db0
+    yield f"{name}:"
+    for line in report(r):
+        yield "  " + line
+    if db_pids:
+        yield f"  database server: {100 * db_cpu / r['wall_s']:.0f}% of one core"
+    lat = r["latency_ms"]
+    if lat and lat["p99"] > 250:
+        yield f"  p99 {lat['p99']:.0f} ms is over the 250 ms target"
+
+
+def _state_dir(tmp: Path, name: str) -> Path:
+    shm = Path("/dev/shm")
+    base = Path(tempfile.mkdtemp(prefix="etg-floor-scale-", dir=shm)) if shm.is_dir() \
+        else tmp
+    return base / name
+
+
+@contextlib.contextmanager
+def _running(floor_dir: Path, bport: int, hport: int, db_url: str,
+             log: IO[bytes]) -> Iterator[tuple[subprocess.Popen[bytes], subprocess.Popen[bytes]]]:
+    broker = start_broker(floor_dir, bport, log=log)
+    floor = subprocess.Popen(
+        [sys.executable, "-m", "firmware", "floor", "serve", "--dir", str(floor_dir),
+         "--broker", f"127.0.0.1:{bport}", "--http", f"127.0.0.1:{hport}", "--db", db_url],
+        stdout=log, stderr=subprocess.STDOUT)
+    try:
+        _wait_port(bport)
+        _wait_port(hport)
+        time.sleep(1.0)  # its subscription made (the tables' first records arrive)
+        yield floor, broker
+    finally:
+        for p in (floor, broker):
+            p.send_signal(signal.SIGTERM)
+            try:
+                p.wait(30)
+            except subprocess.TimeoutExpired:
+                p.kill()
+                p.wait()
