@@ -81,7 +81,15 @@ def floor_scale() -> Iterator[str]:
                 yield from _one(floor_dir, Path(tmp), "PostgreSQL", url)
 
 
-def _one(floor_dir: Path, tmp: Path, name: str, db_url: str) -> Iterator[str]:
+def _one(certs: Path, tmp: Path, name: str, db_url: str) -> Iterator[str]:
+    """One database's run, on a floor directory of its own (the broker's persistence and
+    retained messages start empty)."""
+    import shutil
+
+    floor_dir = tmp / f"floor-{name}"
+    shutil.copytree(certs, floor_dir)
+    if not db_url.startswith("postgresql"):
+        db_url = str(floor_dir / "floor.sqlite")
     bport, hport = _free_port(), _free_port()
     with open(tmp / f"{name}.log", "ab") as log, _running(floor_dir, bport, hport, db_url,
                                                           log) as (floor, broker):

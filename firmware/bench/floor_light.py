@@ -60,6 +60,8 @@ class LightTable:
             n = int(json.loads(payload)["n"])
         except (ValueError, KeyError, TypeError):
             return
+        if n > self.n:
+            return  # an acknowledgement of another life of this id (a retained one)
         now = time.monotonic()
         self.acked = max(self.acked, n)
         while self._waiting and self._waiting[0][0] <= n:
