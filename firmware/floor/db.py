@@ -15,6 +15,7 @@ from pathlib import Path
 from typing import Any
 
 from etgcore.errors import UserError
+from firmware.floor.errors import DatabaseAway
 
 SCHEMA = """
 CREATE TABLE IF NOT EXISTS floor_tables (
@@ -81,10 +82,6 @@ ADDED_COLUMNS = (
     ("floor_alarms", "ack_at", "DOUBLE PRECISION"),
     ("floor_commands", "reason", "TEXT"),
 )
-
-
-class DatabaseAway(Exception):
-    """The database could not be reached or written (not: the data was wrong)."""
 
 
 class Database:

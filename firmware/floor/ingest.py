@@ -29,7 +29,7 @@ from typing import Any
 
 from firmware.floor import topics, wire
 from firmware.floor.certs import FLOOR_SERVICE, ca_paths, identity
-from firmware.floor.db import DatabaseAway
+from firmware.floor.errors import DatabaseAway
 from firmware.floor.health import Health
 from firmware.floor.ledger import FloorLedger, Incoming
 from firmware.floor.mqtt import make_client

@@ -27,7 +27,8 @@ from starlette.responses import (
 from starlette.routing import Route
 
 from firmware.floor import auth, chart, pages, pit_data, table_html
-from firmware.floor.db import Database, DatabaseAway
+from firmware.floor.db import Database
+from firmware.floor.errors import DatabaseAway
 from firmware.floor.hub import Hub
 from firmware.floor.pit_actions import PitActions
 from firmware.floor.software_check import SoftwareChecks

@@ -23,6 +23,7 @@ from typing import Any
 
 import orjson
 
+from firmware.floor.errors import BadMessage
 from firmware.floor.topics import MAX_BATCH, MAX_MESSAGE_BYTES, MAX_RECORD_BYTES, VERSION
 
 MAX_INT = 2**63 - 1  # BIGINT
@@ -33,10 +34,6 @@ RECORD_KINDS = ("event", "round", "meters", "chain", "gap", "oversize")
 _HEX64 = re.compile(r"[0-9a-f]{64}")
 _COUNTERS = ("games_played", "games_voided", "wagered", "paid", "credits_in", "credits_out")
 METER_FIELDS = (*_COUNTERS, "credits")
-
-
-class BadMessage(ValueError):
-    """A message that breaks the schema: why, in words a supervisor can act on."""
 
 
 @dataclass(frozen=True, slots=True)

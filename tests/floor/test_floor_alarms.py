@@ -139,7 +139,7 @@ def test_one_table_the_store_refuses_never_stops_another(tmp_path: Path,
     contrast, keeps the whole batch and retries it."""
     from firmware.floor import ingest as ingest_mod
     from firmware.floor.certs import make_floor_certs
-    from firmware.floor.db import DatabaseAway
+    from firmware.floor.errors import DatabaseAway
     from firmware.floor.health import Health
 
     class Picky(FloorLedger):
