@@ -95,10 +95,14 @@ def register(sub: Any, common: argparse.ArgumentParser) -> None:
     t.add_argument("--toml", action="store_true", help="print a [floor] TOML section")
     t.set_defaults(func=cmd_table_config)
 
-    ld = fs.add_parser("load", parents=[common], help="simulated tables through the real "
-                       "outbox and publisher",
-                       description="Run N simulated tables, each with its own journal, "
-                       "outbox and floor link, publishing rounds, meters and events.")
+    ld = fs.add_parser("load", parents=[common], help="simulated tables against a running "
+                       "floor, counted",
+                       description="Run N simulated tables against a running floor, sharded "
+                       "over processes: each with its own journal, outbox and floor link "
+                       "(or, --light, the same traffic built in memory). Prints what the "
+                       "floor acknowledged (delivered, lost, duplicated with --db), the "
+                       "table-to-floor latency and the floor's CPU and memory "
+                       "(--floor-pid); exit 1 when anything was not delivered.")
     _dir_arg(ld)
     from firmware.cli.floor_load import add_load_options
 

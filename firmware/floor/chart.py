@@ -49,9 +49,12 @@ def day_chart(table: str, day: str, points: list[tuple[int, int, int]],
         f'font-family="sans-serif">win {escape(dollars(last_w))}</text>',
     ]
     for series, color in ((drop, DROP), (win, WIN)):
-        if series:
+        if len(series) > 1:
             lines.append(f'<path d="{_path(series, lo, hi)}" fill="none" stroke="{color}" '
                          'stroke-width="2"/>')
+        elif series:  # one point so far: a dot
+            x, y = _path(series, lo, hi)[1:].split(",")
+            lines.append(f'<circle cx="{x}" cy="{y}" r="3" fill="{color}"/>')
     if not points:
         lines.append(f'<text x="{W // 2}" y="{H // 2}" fill="#888" font-size="12" '
                      'text-anchor="middle" font-family="sans-serif">no play yet today</text>')

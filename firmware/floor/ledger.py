@@ -19,7 +19,7 @@ from __future__ import annotations
 import time
 from typing import Any
 
-from firmware.floor import plausibility
+from firmware.floor import gaming_day, plausibility
 from firmware.floor.db import Database
 from firmware.floor.ledger_rules import LedgerRules
 from firmware.floor.table_state import Applied, TableState, Work, ack_of, load_states
@@ -82,7 +82,7 @@ class FloorLedger(LedgerRules):
         new: Work = []  # tables first seen: inserted first
         work: Work = []
         seen: dict[str, float] = {}
-        meters: dict[str, int] = {}  # tables whose meters changed: the chart's slot
+        meters: dict[str, dict[int, dict[str, Any]]] = {}  # per table, per chart slot
         for m in batch:
             st = self.state(m.table_id, new)
             if m.kind == "record":
@@ -99,8 +99,8 @@ class FloorLedger(LedgerRules):
                 self.signature(m, st, work, out)
             if m.kind not in ("online", "control"):
                 seen[m.table_id] = max(seen.get(m.table_id, 0.0), m.received)
-        for tid, slot in meters.items():
-            self.day_figures(tid, self.tables[tid], slot, work)
+        for tid, slots in meters.items():
+            self.day_figures(tid, self.tables[tid], slots, work)
         now = time.time()
         for tid in out.changed:
             st = self.tables[tid]
@@ -119,7 +119,7 @@ class FloorLedger(LedgerRules):
     # -- records ------------------------------------------------------------------------
 
     def record(self, m: Incoming, st: TableState, work: Work, out: Applied,
-               meters: dict[str, int]) -> None:
+               meters: dict[str, dict[int, dict[str, Any]]]) -> None:
         r: WireRecord = m.payload
         tid = m.table_id
         if r.kind == "gap":
@@ -143,9 +143,11 @@ class FloorLedger(LedgerRules):
             st.last_seq, st.last_hash = r.seq, r.hash
         work.append(("INSERT INTO floor_messages(table_id, n, seq, kind, hash)"
                      " VALUES (?, ?, ?, ?, ?)", (tid, r.n, r.seq, r.kind, r.hash)))
-        if r.kind == "meters":
-            meters[tid] = self.open_day(st, r, m.received)
+        slot = self.open_day(st, r, m.received) if r.kind == "meters" else None
         self.store(tid, r, st, work, out)
+        if slot is not None:  # the chart: the slot's latest figures
+            meters.setdefault(tid, {})[slot] = {"day": st.day, **gaming_day.figures(
+                st.meters, st.day_open)}
         out.acks[tid] = ack_of(st)
         out.changed.add(tid)
         out.applied += 1

@@ -220,13 +220,16 @@ class LedgerRules:
                                                 else r.meters)
         return slot
 
-    def day_figures(self, tid: str, st: TableState, slot: int, work: Work) -> None:
-        """After a batch's last meters of a table: its meters, the day and the chart."""
-        f = gaming_day.figures(st.meters, st.day_open)
-        work.append(("INSERT INTO floor_meter_points(table_id, day, slot, win_cents, drop_cents)"
-                     " VALUES (?, ?, ?, ?, ?) ON CONFLICT(table_id, day, slot) DO UPDATE SET"
-                     " win_cents = excluded.win_cents, drop_cents = excluded.drop_cents",
-                     (tid, st.day, slot, f["win"], f["drop"])))
+    def day_figures(self, tid: str, st: TableState, slots: dict[int, dict[str, Any]],
+                    work: Work) -> None:
+        """After a batch: a table's meters, its gaming day, and a chart point for each
+        slot of the day the batch's meters fell in."""
+        for slot, f in slots.items():
+            work.append(("INSERT INTO floor_meter_points(table_id, day, slot, win_cents,"
+                         " drop_cents) VALUES (?, ?, ?, ?, ?) ON CONFLICT(table_id, day, slot)"
+                         " DO UPDATE SET win_cents = excluded.win_cents,"
+                         " drop_cents = excluded.drop_cents",
+                         (tid, f["day"], slot, f["win"], f["drop"])))
         work.append(("UPDATE floor_tables SET meters = ?, day = ?, day_open = ?"
                      " WHERE table_id = ?", (json.dumps(st.meters, sort_keys=True), st.day,
                                              json.dumps(st.day_open), tid)))

@@ -19,7 +19,8 @@ main{padding:.8em 1em}
 .legend{display:flex;flex-wrap:wrap;gap:.8em;font-size:.85em;margin:.3em 0 .6em}
 .legend span{display:inline-flex;align-items:center;gap:.3em}
 .sw{display:inline-block;width:1em;height:1em;border-radius:.2em;border:2px solid transparent}
-#tiles{display:grid;grid-template-columns:repeat(auto-fill,minmax(13.5em,1fr));gap:.6em}
+#tiles{display:grid;grid-template-columns:repeat(auto-fill,minmax(13.5em,1fr));gap:.6em;
+ align-items:start}
 .tile{display:block;background:#1d4a33;border-radius:.5em;padding:.55em .7em;
  text-decoration:none;color:#eee;border:3px solid transparent;font-size:.92em;
  contain:content}
@@ -84,8 +85,9 @@ function tileHtml(t, el){
   else line('last seen ' + (t.last_seen || '–'));
   if (t.tilt) line('TILT: ' + (t.tilt.cause || t.tilt.code), 'tilt-line');
   if (t.closed) line('TABLE CLOSED');
-  if (t.quarantined) line('QUARANTINED: ' + t.quarantined, 'note');
-  for (const a of (t.alarms || [])) line('ALARM ' + a.kind + ': ' + a.detail, 'alarm-line');
+  if (t.quarantined) line('QUARANTINED: its messages are dropped', 'note');
+  const kinds = [...new Set((t.alarms || []).map(a => a.kind))];
+  if (kinds.length) line('ALARM: ' + kinds.join(', '), 'alarm-line');
 }
 function showHealth(h){
   const b = document.getElementById('banner'); const msgs = [];

@@ -79,7 +79,7 @@ def _body(body: Any) -> dict[str, Any]:
 def event_line(e: Mapping[str, Any]) -> str:
     """``when · #seq · label · what``: amounts in dollars, keys as written."""
     body = _body(e.get("body"))
-    what = ", ".join(f"{k.replace('cents', 'amount')} {_value(k, v)}"
+    what = ", ".join(f"{k.replace('cents', 'amount').replace('_', ' ')} {_value(k, v)}"
                      for k, v in sorted(body.items()) if v is not None and k != "sig")
     parts = [when(int(e["ts_ns"]) / 1e9), f"#{e['seq']}", event_label(e.get("code"))]
     return " · ".join(parts + ([what] if what else []))

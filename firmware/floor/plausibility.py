@@ -20,6 +20,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from etgcore.money import dollars
+from firmware.floor.pit_text import METER_NAMES, when
 
 #: how far a table's clock may be from the floor's before the clock alarm
 CLOCK_TOLERANCE_S = 120.0
@@ -52,11 +53,12 @@ def meter_problems(before: Mapping[str, Any] | None, now: Mapping[str, Any]) -> 
             if name not in row:
                 continue
             v = int(row[name])
+            said = METER_NAMES.get(name, name)
             if v < 0:
-                problems.append(f"{where} {name} is negative ({_show(name, v)})")
+                problems.append(f"{where} {said} is negative ({_show(name, v)})")
             was = old.get(where, {}).get(name)
             if name in COUNTERS and was is not None and v < int(was):
-                problems.append(f"{where} {name} went back from {_show(name, int(was))} to "
+                problems.append(f"{where} {said} went back from {_show(name, int(was))} to "
                                 f"{_show(name, v)}")
     return problems
 
@@ -71,7 +73,7 @@ class ClockWatch:
         ahead = sent - received
         if ahead > CLOCK_TOLERANCE_S:
             return (f"the table's clock is {_span(ahead)} ahead of the floor's (a status "
-                    f"sent at {sent:.0f} arrived at {received:.0f})")
+                    f"sent at {when(sent)} by its clock arrived at {when(received)})")
         self.lags.append(received - sent)
         if len(self.lags) == LAG_SAMPLES and min(self.lags) > CLOCK_TOLERANCE_S:
             return (f"the table's clock is at least {_span(min(self.lags))} behind the "

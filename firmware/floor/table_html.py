@@ -33,6 +33,7 @@ const qd = document.getElementById('confirm-clear');
 document.getElementById('quarantine').addEventListener('click', () => qd.showModal());
 document.getElementById('cancel-clear').addEventListener('click', () => qd.close());
 function prepend(id, text){ const li = document.createElement('li'); li.textContent = text;
+  const none = document.getElementById(id + '-none'); if (none) none.remove();
   const ul = document.getElementById(id); ul.insertBefore(li, ul.firstChild);
   while (ul.children.length > 100) ul.removeChild(ul.lastChild); }
 let chartAt = 0;
@@ -86,7 +87,8 @@ def _meters(m: dict[str, Any]) -> str:
 
 
 def _list(ident: str, lines: list[str], cls: str = "feed") -> str:
-    return f"<ul class='{cls}' id='{ident}'>" + "".join(
+    empty = "" if lines else f"<p class='empty' id='{ident}-none'>none yet</p>"
+    return empty + f"<ul class='{cls}' id='{ident}'>" + "".join(
         f"<li>{escape(x)}</li>" for x in lines) + "</ul>"
 
 
@@ -108,7 +110,8 @@ def table_page(p: dict[str, Any], alarms: list[dict[str, Any]], who: str, csrf: 
 {_form(f"{base}/check-software", csrf, "<button id='check'>check software signature</button>")}
 <button id="quarantine" type="button" class="hidden">clear quarantine…</button></p>
 {_dialogs(tid, base, csrf)}
-<h3>alarms</h3><ul class="feed" id="table-alarms">{_alarms(alarms, csrf)}</ul>
+<h3>alarms</h3>{"" if alarms else "<p class='empty' id='table-alarms-none'>none</p>"}
+<ul class="feed" id="table-alarms">{_alarms(alarms, csrf)}</ul>
 {evidence}
 <h3>gaming day</h3><img id="chart" src="{base}/chart.svg" alt="drop and win today" width="320"
  height="120">

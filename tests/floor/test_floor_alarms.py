@@ -45,8 +45,8 @@ def test_meters_going_back_or_negative_are_alarmed(ledger: FloorLedger) -> None:
     a = ledger.apply([meters("M", 3, 30, wagered=1500, paid=900, credits=-5)])
     (alarm,) = a.alarms
     assert alarm["kind"] == "meters"
-    assert "table wagered went back from $20.00 to $15.00" in alarm["detail"]
-    assert "table credits is negative (-$0.05)" in alarm["detail"]
+    assert "table coin in (wagered) went back from $20.00 to $15.00" in alarm["detail"]
+    assert "table credits on the seats is negative (-$0.05)" in alarm["detail"]
     assert ledger.tables["M"].last_n == 3  # stored as reported: it is evidence
 
 

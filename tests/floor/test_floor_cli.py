@@ -56,3 +56,11 @@ def test_bad_input_is_one_line_and_exit_2(argv: list[str], says: str, tmp_path: 
     assert main([*argv, "--dir", str(tmp_path / "floor")]) == 2
     err = capsys.readouterr().err.strip().splitlines()
     assert len(err) == 1 and says in err[0]
+
+
+def test_floor_help_names_the_options_that_exist(capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["floor", "--help"]) == 0
+    text = capsys.readouterr().out
+    assert "etg floor broker --dir DIR --listen HOST:PORT" in text and "--port" not in text
+    assert main(["floor", "broker", "--help"]) == 0
+    assert "--listen HOST:PORT" in capsys.readouterr().out
