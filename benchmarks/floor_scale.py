@@ -5,7 +5,8 @@ Each run: a fresh broker (Mosquitto, the generated TLS configuration and ACL) an
 service (``etg floor serve``, its own process), 1,000 light simulated tables
 (:mod:`firmware.bench.floor_light`: a real table's traffic, each table its own TLS
 connection and certificate, built in memory) sharded over two processes by
-`etg floor load`'s coordinator, all connected before any plays. Reported: records and MQTT
+`etg floor load`'s coordinator, niced by 10 (the floor under test comes first), all
+connected before any plays. Reported: records and MQTT
 messages a second, table-to-floor latency (a round's commit to the floor's
 acknowledgement arriving back: the floor sends it once its database holds the round;
 target p99 <= 250 ms), everything delivered, the floor's CPU (share of one core) and memory
@@ -97,7 +98,7 @@ def _one(certs: Path, tmp: Path, name: str, db_url: str) -> Iterator[str]:
         db0 = sum(proc_cpu_s(p) or 0.0 for p in db_pids)
         opts = LoadOptions(floor_dir, "127.0.0.1", bport, TABLES, 1.0, SECONDS,
                            prefix="SCALE", journals=_state_dir(tmp, name), floor_pid=floor.pid,
-                           broker_pid=broker.pid, db_url=db_url, light=True)
+                           broker_pid=broker.pid, db_url=db_url, light=True, nice=10)
         r = run_load(opts)
         db_cpu = sum(proc_cpu_s(p) or 0.0 for p in db_pids) - db0
     yield f"{name}:"

@@ -53,6 +53,8 @@ class LoadOptions:
     db_url: str | None = None
     #: light tables (their traffic built in memory: firmware.bench.floor_light)
     light: bool = False
+    #: niceness added to the worker processes (the floor under test comes first)
+    nice: int = 0
 
 
 def load_ids(n: int, prefix: str = "LOAD") -> list[str]:

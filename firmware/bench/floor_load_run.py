@@ -95,7 +95,8 @@ def _start(opts: LoadOptions, ids: list[str], journals: Path, log: IO[bytes]) ->
     p.stdin.write(json.dumps({"ids": ids, "floor_dir": str(opts.floor_dir),
                               "journals": str(journals), "host": opts.host,
                               "port": opts.port, "rounds_per_s": opts.rounds_per_s,
-                              "seconds": opts.seconds, "light": opts.light}) + "\n")
+                              "seconds": opts.seconds, "light": opts.light,
+                              "nice": opts.nice}) + "\n")
     p.stdin.flush()
     return p
 

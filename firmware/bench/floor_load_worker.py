@@ -127,6 +127,8 @@ async def run_light(spec: dict[str, Any]) -> dict[str, Any]:
 
 def main() -> int:
     spec = json.loads(sys.stdin.readline())
+    if spec.get("nice"):
+        os.nice(int(spec["nice"]))
     try:
         if spec.get("light"):
             import asyncio

@@ -36,6 +36,9 @@ def add_load_options(ld: argparse.ArgumentParser, default_broker: str) -> None:
     ld.add_argument("--light", action="store_true",
                     help="light tables: the same traffic built in memory (no journal, "
                     "outbox or paho), so a small machine can offer the floor 1,000 tables")
+    ld.add_argument("--nice", type=int, default=0, metavar="N",
+                    help="run the simulated tables at this added niceness (on the floor's "
+                    "machine: the floor under test before its load)")
     ld.add_argument("--json", action="store_true", help="print the result as JSON")
     ld.set_defaults(func=cmd_load)
 
@@ -49,6 +52,8 @@ def cmd_load(args: argparse.Namespace) -> int:
         raise UserError(f"--tables must be 1..{MAX_TABLES}")
     if args.rounds_per_s <= 0 or args.seconds <= 0:
         raise UserError("--rounds-per-s and --seconds must be positive")
+    if not 0 <= args.nice <= 19:
+        raise UserError("--nice must be 0..19")
     if args.processes < 0:
         raise UserError("--processes must be 0 (automatic) or more")
     if not re.fullmatch(r"[A-Za-z0-9][A-Za-z0-9_.-]{0,40}", args.prefix):
@@ -59,7 +64,7 @@ def cmd_load(args: argparse.Namespace) -> int:
                        args.seconds, prefix=args.prefix, processes=args.processes,
                        journals=Path(args.journals) if args.journals else None,
                        floor_pid=args.floor_pid, broker_pid=args.broker_pid, db_url=args.db,
-                       light=args.light)
+                       light=args.light, nice=args.nice)
     res = run_load(opts, progress=not args.json)
     if args.json:
         print(json.dumps(res, sort_keys=True))

@@ -47,6 +47,8 @@ INBOX_BYTES = 64 * 1024 * 1024
 #: seconds between two log lines about one table's bad messages
 BAD_LOG_S = 10.0
 KEEPALIVE_S = 5
+#: a batch that takes longer than this to store is logged (the tables wait meanwhile)
+SLOW_S = 1.0
 
 
 class Ingest:
@@ -200,7 +202,12 @@ class Ingest:
         delay = 0.5
         while not self._stop:
             try:
+                t0 = time.monotonic()
                 applied = self.store.apply(batch)
+                took = time.monotonic() - t0
+                if took > SLOW_S:
+                    log.warning("the floor database took %.1f s to store %d messages (%d "
+                                "waiting)", took, len(batch), self.inbox.qsize())
                 self.health.database_up(True)
                 break
             except DatabaseAway as exc:  # keep the batch, never acknowledge it

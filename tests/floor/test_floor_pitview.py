@@ -314,6 +314,11 @@ def test_a_thousand_tiles_stay_usable(tmp_path: Path) -> None:
             browser.execute_script("arguments[0].scrollIntoView()", tile)
             tile.click()
             wait_for("P0001's page", lambda: "table P0001" in browser.title)
+            # the broker lost: every page says so, within seconds, and since when
+            rig.stop_broker()
+            banner = wait_for("the banner", lambda: browser.find_element(
+                By.ID, "banner").text)
+            assert banner.startswith("broker unreachable since 20"), banner
         finally:
             browser.quit()
 
