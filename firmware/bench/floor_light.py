@@ -83,7 +83,7 @@ class LightTable:
               "seq": self.seq, "head": self.prev, "ts": time.time(), "sent": time.time(),
               "simulated": True}
         self.client.publish(topics.table_topic(self.table_id, topics.STATUS),
-                            json.dumps(st).encode(), retain=True)
+                            json.dumps(st).encode(), retain=True, qos=0)  # as the link does
 
     def _publish(self, records: list[dict[str, Any]]) -> None:
         self.client.publish(topics.table_topic(self.table_id, topics.RECORDS),

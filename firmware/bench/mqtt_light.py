@@ -83,9 +83,12 @@ class LightClient:
         self._writer.write(packet(SUBSCRIBE, 2, struct.pack("!H", mid) + _str(topic) + b"\x01"))
         await done
 
-    def publish(self, topic: str, payload: bytes, retain: bool = False) -> None:
-        """QoS 1; the PUBACK only frees its number (nothing waits on it)."""
+    def publish(self, topic: str, payload: bytes, retain: bool = False, qos: int = 1) -> None:
+        """QoS 1 (the PUBACK only frees its number: nothing waits on it) or 0."""
         assert self._writer is not None
+        if qos == 0:
+            self._writer.write(packet(PUBLISH, 1 if retain else 0, _str(topic) + payload))
+            return
         mid = self._next_mid()
         self._writer.write(packet(PUBLISH, 0x02 | (1 if retain else 0),
                                   _str(topic) + struct.pack("!H", mid) + payload))

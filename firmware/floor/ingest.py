@@ -27,6 +27,8 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
+import orjson
+
 from firmware.floor import topics, wire
 from firmware.floor.certs import FLOOR_SERVICE, ca_paths, identity
 from firmware.floor.errors import DatabaseAway
@@ -259,8 +261,7 @@ class Ingest:
                 acks.setdefault(tid, ack_of(self.store.tables[tid]))
         self._greeted |= set(acks)
         for tid, ack in acks.items():
-            self.client.publish(topics.ack_topic(tid), json.dumps(ack).encode(), qos=1,
-                                retain=True)
+            self.client.publish(topics.ack_topic(tid), orjson.dumps(ack), qos=1, retain=True)
         for a in applied.alarms:
             log.error("ALARM table %s: %s: %s", a["table"], a["kind"], a["detail"])
         self.on_applied(applied)

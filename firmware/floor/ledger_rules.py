@@ -15,6 +15,8 @@ import logging
 import time
 from typing import TYPE_CHECKING, Any
 
+import orjson
+
 from firmware.floor import gaming_day
 from firmware.floor.software_check import record_answer
 from firmware.floor.table_state import Applied, TableState, Work, ack_of
@@ -120,7 +122,7 @@ class LedgerRules:
                 return  # an old status, re-delivered: what is shown is newer
         st.status_seq, st.status_ts = seq, ts
         work.append(("UPDATE floor_tables SET status = ? WHERE table_id = ?",
-                     (json.dumps(p, sort_keys=True), m.table_id)))
+                     (orjson.dumps(p, option=orjson.OPT_SORT_KEYS).decode(), m.table_id)))
         out.changed.add(m.table_id)
         out.received.append(m.received)
         if p.get("ts") is not None:

@@ -47,6 +47,9 @@ PUBLISH_BYTES = 64 * 1024
 GAP_RESEND_S = 1.0
 #: acknowledged outbox rows are deleted at most this often
 PRUNE_S = 1.0
+#: a changed status is published at most this often (the latest one then): every input
+#: journaled changes it (its sequence number), and a card dealt is not worth a message
+STATUS_MIN_S = 0.2
 #: the status is published again at least this often (the pit's "last seen", the floor's
 #: clock check), even when nothing changed
 HEARTBEAT_S = 30.0
@@ -241,10 +244,11 @@ class FloorLink:
     # -- the link's thread --------------------------------------------------------------
 
     def _run(self) -> None:
-        deleted, deleted_at = 0, 0.0
+        deleted, deleted_at, due = 0, 0.0, 1.0
         while not self._stop:
-            self._wake.wait(min(1.0, HEARTBEAT_S))
+            self._wake.wait(min(1.0, due))
             self._wake.clear()
+            due = 1.0
             try:
                 # acknowledged rows go at most once a second (a write less per round; rows
                 # left by a sudden stop are sent again and dropped by the floor)
@@ -252,22 +256,28 @@ class FloorLink:
                     self.outbox.acknowledged(self.acked)
                     deleted, deleted_at = self.acked, time.monotonic()
                 if self.connected:
-                    self._publish_status()
+                    due = self._publish_status()
                     self._drain()
             except Exception:  # the link must never take the table down
                 log.exception("floor link")
                 time.sleep(0.5)
 
-    def _publish_status(self) -> None:
+    def _publish_status(self) -> float:
+        """Publish the status if it changed (at most every :data:`STATUS_MIN_S`: the latest
+        one then) or the heartbeat is due; the seconds until a held-back one is due."""
         st = self._status
         now = time.monotonic()
-        if st is not None and (st != self._status_sent or now - self._status_at >= HEARTBEAT_S):
-            self.client.publish(topics.table_topic(self.table_id, topics.STATUS),
-                                json.dumps({**st, "ts": self._status_ts,
-                                            "sent": time.time()}).encode(), qos=1,
-                                retain=True)
-            self._status_sent = st
-            self._status_at = now
+        if st is None or (st == self._status_sent and now - self._status_at < HEARTBEAT_S):
+            return HEARTBEAT_S
+        if now - self._status_at < STATUS_MIN_S:
+            return STATUS_MIN_S - (now - self._status_at)
+        # QoS 0: a snapshot, retained; a lost one is replaced by the next (or the heartbeat)
+        self.client.publish(topics.table_topic(self.table_id, topics.STATUS),
+                            json.dumps({**st, "ts": self._status_ts,
+                                        "sent": time.time()}).encode(), qos=0, retain=True)
+        self._status_sent = st
+        self._status_at = now
+        return HEARTBEAT_S
 
     def _drain(self) -> None:
         now = time.monotonic()

@@ -162,7 +162,7 @@ def test_one_table_the_store_refuses_never_stops_another(tmp_path: Path,
     # the first news of a table since the floor connected (its retained status) is
     # answered with its acknowledgement: what it sent before the floor subscribed goes again
     ing._apply([Incoming("NEW", "status", wire.status(b'{"seq": 3}'), time.time())])
-    assert published[-1] == ("etg/ack/NEW", b'{"n": 0}')
+    assert published[-1] == ("etg/ack/NEW", b'{"n":0}')
     sent = len(published)
     ing._apply([Incoming("NEW", "status", wire.status(b'{"seq": 4}'), time.time())])
     assert len(published) == sent  # once per connection
