@@ -16,6 +16,7 @@ trace of a client reading where it should not.
 from __future__ import annotations
 
 import logging
+import shutil
 import socket
 import subprocess
 import threading
@@ -23,6 +24,7 @@ import time
 from pathlib import Path
 from typing import IO
 
+from etgcore.child import dies_with_parent, signals_held
 from etgcore.errors import UserError
 from firmware.floor.broker import start_broker
 from firmware.floor.certs import FLOOR_SERVICE
@@ -34,6 +36,9 @@ log = logging.getLogger("etg.floor.broker")
 STABLE_S = 60.0
 BACKOFF_S = (1.0, 2.0, 4.0, 8.0, 15.0, 30.0)
 START_TIMEOUT_S = 10.0
+#: Mosquitto's debug lines for each packet (the refused publishes are kept)
+PER_PACKET = ("^[0-9]+: ((Received|Sending) (PUBLISH|PUBACK|PINGREQ|PINGRESP|SUBSCRIBE|SUBACK"
+              "|CONNACK|DISCONNECT)|No will message|New connection from|\t)")  # \t: a tab
 
 
 def port_problem(host: str, port: int) -> str | None:
@@ -105,7 +110,19 @@ class BrokerSupervisor:
         self.proc = start_broker(self.root, self.port, self.host, log=subprocess.PIPE,
                                  log_denied=self.log_denied)
         assert self.proc.stderr is not None
-        threading.Thread(target=self._read, args=(self.proc.stderr,), name="broker-log",
+        stream: IO[bytes] = self.proc.stderr
+        grep = shutil.which("grep")
+        if self.log_denied and grep:
+            # the debug log's per-packet lines (a few per message) are dropped by grep,
+            # so that reading them costs the floor service nothing
+            with signals_held():
+                sieve = subprocess.Popen([grep, "--line-buffered", "-v", "-E", PER_PACKET],
+                                         stdin=stream, stdout=subprocess.PIPE,
+                                         preexec_fn=dies_with_parent, process_group=0)
+            stream.close()
+            assert sieve.stdout is not None
+            stream = sieve.stdout
+        threading.Thread(target=self._read, args=(stream,), name="broker-log",
                          daemon=True).start()
 
     def _wait_listening(self) -> bool:

@@ -70,9 +70,24 @@ def _mosquitto(pid: int) -> int | None:
     return None
 
 
+def _trespass(floor: Path, port: int) -> None:
+    """T1's certificate writes T2's status and subscribes to T2's commands."""
+    from firmware.floor.certs import ca_paths, identity
+    from firmware.floor.mqtt import make_client
+
+    me = identity(floor, "T1")
+    c = make_client("T1", ca_paths(floor).cert, me.cert, me.key, clean=True)
+    c.connect("127.0.0.1", port, 10)
+    c.loop_start()
+    c.subscribe("etg/command/T2", qos=1)
+    c.publish("etg/table/T2/status", b'{"seq": 1}', qos=1).wait_for_publish(30)
+    c.loop_stop()
+    c.disconnect()
+
+
 def test_the_broker_is_supervised_and_its_loss_is_seen(tmp_path: Path) -> None:
     floor = tmp_path / "floor"
-    make_floor_certs(floor, [])
+    make_floor_certs(floor, ["T1"])
     http, broker = free_port(), free_port()
     p = _serve(floor, "--start-broker", "--http", f"127.0.0.1:{http}",
                "--broker", f"127.0.0.1:{broker}")
@@ -80,6 +95,11 @@ def test_the_broker_is_supervised_and_its_loss_is_seen(tmp_path: Path) -> None:
     out = Lines(p.stderr)
     try:
         out.wait_for("the floor connected", lambda s: "connected to the broker" in s)
+        _trespass(floor, broker)  # the broker's log says what its ACL refused, labelled
+        out.wait_for("the refused publish", lambda s: "broker: refused by the ACL: Denied "
+                     "PUBLISH from T1" in s and "etg/table/T2/status" in s)
+        out.wait_for("the subscription outside", lambda s: "broker: T1 subscribed to "
+                     "etg/command/T2: outside what it may read" in s)
         first = wait_for("the broker process", lambda: _mosquitto(p.pid))
         os.kill(first, signal.SIGKILL)
         at = out.wait_for("the loss of the broker", lambda s: "lost the broker" in s)
