@@ -107,6 +107,7 @@ class BrokerSupervisor:
 
     def _spawn(self) -> None:
         self._running.clear()
+        self._last_error = ""
         self.proc = start_broker(self.root, self.port, self.host, log=subprocess.PIPE,
                                  log_denied=self.log_denied)
         assert self.proc.stderr is not None
@@ -162,15 +163,26 @@ class BrokerSupervisor:
                 log.error("the broker could not be started again: %s", exc)
 
     def _read(self, stream: IO[bytes]) -> None:
+        """Label and log the broker's lines; until it runs, hold them: a broker that cannot
+        start is one line (its last error, in the refusal), not its whole start-up."""
+        held: list[tuple[int, str]] = []
         for raw in stream:
             line = raw.decode("utf-8", "replace").rstrip()
             level, text = judge(line)
-            if text.startswith("mosquitto version") and text.endswith(" running"):
-                self._running.set()
-            if level >= logging.ERROR:
-                self._last_error = text
-            if level:
+            if level >= logging.ERROR and not (self._last_error.startswith("Error")
+                                               and text.startswith("OpenSSL")):
+                self._last_error = text  # Mosquitto's own words before OpenSSL's details
+            if not level:
+                continue
+            if self._running.is_set() or self.proc is None:
                 log.log(level, "broker: %s", text)
+                continue
+            held.append((level, text))
+            if text.startswith("mosquitto version") and text.endswith(" running"):
+                for lv, t in held:
+                    log.log(lv, "broker: %s", t)
+                held = []
+                self._running.set()
 
 
 def judge(line: str) -> tuple[int, str]:

@@ -135,3 +135,15 @@ def test_a_table_subscribing_outside_its_topics_is_reported(tmp_path: Path) -> N
     assert judge("1700000000: Warning: Mosquitto should not be run as root/administrator.") \
         == (0, "Warning: Mosquitto should not be run as root/administrator.")
     assert sys.executable  # the module imports nothing of the floor service's process
+
+
+def test_a_broker_that_cannot_start_is_one_line(tmp_path: Path) -> None:
+    floor = tmp_path / "floor"
+    make_floor_certs(floor, [])
+    (floor / "broker.key").write_text("not a key\n")
+    p = _serve(floor, "--start-broker", "--http", f"127.0.0.1:{free_port()}",
+               "--broker", f"127.0.0.1:{free_port()}")
+    _out, err = p.communicate(timeout=60)
+    lines = err.strip().splitlines()
+    assert p.returncode == 2 and len(lines) == 1, err
+    assert "the broker did not start" in lines[0] and "key" in lines[0].lower(), lines[0]
