@@ -184,3 +184,32 @@ def test_one_table_the_store_refuses_never_stops_another(tmp_path: Path,
     assert len(calls) == 3 and ing.store.tables["GOOD"].last_n == 2
     assert changes == [False, True]  # the pit saw it away, then back
     db.close()
+
+
+def test_software_answers_are_judged_and_automatic_checks_ask_every_table() -> None:
+    import threading
+
+    from firmware.floor.software_check import AUTOMATIC, AutomaticChecks, judge
+
+    assert judge("ab" * 32, {"hmac": "ab" * 32, "files": 3}, "etg-0.1")[0] == "match"
+    assert judge("ab" * 32, {"hmac": "cd" * 32, "files": 3}, "etg-0.1")[0] == "mismatch"
+    assert judge(None, {"hmac": "cd" * 32}, "")[0] == "not compared"
+    assert judge("ab" * 32, {"error": "not an installed release"}, "x") == (
+        "no answer", "not an installed release")
+    asked: list[tuple[str, str]] = []
+    both = threading.Event()
+
+    class Checks:
+        def request(self, tid: str, by: str) -> str:
+            asked.append((tid, by))
+            if len(asked) >= 2:
+                both.set()
+            return "id"
+
+    auto = AutomaticChecks(Checks(), lambda: ["T1", "T2"], every_s=0.05)  # type: ignore[arg-type]
+    auto.start()
+    try:
+        assert both.wait(30)
+    finally:
+        auto.stop()
+    assert asked[:2] == [("T1", AUTOMATIC), ("T2", AUTOMATIC)]
