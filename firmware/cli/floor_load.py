@@ -60,6 +60,9 @@ def cmd_load(args: argparse.Namespace) -> int:
         raise UserError(f"--prefix {args.prefix!r}: letters, digits, '.', '_', '-' "
                         "(at most 41)")
     host, port = _host_port(args.broker, "--broker")
+    if not _listening(host, port):
+        raise UserError(f"--broker {host}:{port}: no broker answers there (start the floor's "
+                        "broker, or give --broker HOST:PORT)")
     opts = LoadOptions(Path(args.dir), host, port, args.tables, args.rounds_per_s,
                        args.seconds, prefix=args.prefix, processes=args.processes,
                        journals=Path(args.journals) if args.journals else None,
@@ -72,6 +75,16 @@ def cmd_load(args: argparse.Namespace) -> int:
         for line in report(res):
             print(line)
     return 0 if res["ok"] else 1
+
+
+def _listening(host: str, port: int) -> bool:
+    import socket
+
+    try:
+        with socket.create_connection((host, port), timeout=5):
+            return True
+    except OSError:
+        return False
 
 
 def report(r: dict[str, Any]) -> list[str]:
