@@ -112,7 +112,8 @@ def test_hints_name_options_that_exist() -> None:
     """Every ``--option`` quoted in a message of the program is an option some command
     shows (the old spellings do not count)."""
     known = {o for _n, p in commands() for a in visible(p) for o in a.option_strings}
-    outside = {"--help", "--porcelain", "--untracked-files", "--user", "--now"}
+    outside = {"--help", "--porcelain", "--untracked-files", "--user", "--now",
+               "--line-buffered"}  # git, systemctl, grep
     problems = []
     for pkg in ("firmware", "drivers", "rng", "ui", "deploy", "lab"):
         for f in (REPO / pkg).rglob("*.py"):
