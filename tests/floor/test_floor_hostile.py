@@ -99,13 +99,13 @@ def test_mutated_records_from_one_table_never_slow_another(tmp_path: Path) -> No
         try:
             wait_for("the real table connected", lambda: real.link.connected)
             _play(real, 5, 0.05)  # warmed up
-            quiet = _play(real, 40, 0.05)
+            quiet = _play(real, 30, 0.05)
             fuzz = subprocess.Popen([sys.executable, "-c", FUZZER, str(rig.dir),
-                                     str(rig.broker_port), "FUZZ", "8"],
+                                     str(rig.broker_port), "FUZZ", "5"],
                                     stdout=subprocess.PIPE, text=True)
             rig.log_in()
             wait_for("the fuzz to reach the floor", lambda: rig.tiles().get("FUZZ"))
-            under_fire = _play(real, 40, 0.05)
+            under_fire = _play(real, 30, 0.05)
             sent = int(fuzz.communicate(timeout=120)[0].strip())
         finally:
             real.close()
