@@ -152,8 +152,7 @@ def test_a_records_message_is_checked_record_by_record(tmp_path: Path) -> None:
 
     def deliver(topic: str, payload: Any) -> list[Incoming]:
         ing._message(None, None, SimpleNamespace(topic=topic, payload=payload, retain=False))
-        got = ing.inbox.get_nowait() if not ing.inbox.empty() else []
-        return [m for m in got if isinstance(m, Incoming)]
+        return [m for m in ing.take() if isinstance(m, Incoming)]
 
     got = deliver("etg/table/T9/records", json.dumps(recs).encode())
     assert [m.kind for m in got] == ["bad"] and "record 2 of 3" in got[0].payload["reason"]
