@@ -202,7 +202,8 @@ def judge(line: str) -> tuple[int, str]:
     sub = _subscription(text)
     if sub is not None:
         return sub
-    if text.startswith(("Received ", "Sending ", "New connection", "No will", "\t")):
+    if text.startswith(("Received ", "Sending ", "New connection", "No will", "\t",
+                        "Saving in-memory database")):
         return 0, text  # the debug log's per-packet lines
     return logging.INFO, text
 

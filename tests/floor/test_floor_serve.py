@@ -101,8 +101,9 @@ def test_the_broker_is_supervised_and_its_loss_is_seen(tmp_path: Path) -> None:
         out.wait_for("the subscription outside", lambda s: "broker: T1 subscribed to "
                      "etg/command/T2: outside what it may read" in s)
         first = wait_for("the broker process", lambda: _mosquitto(p.pid))
+        at = len(out.lines)
         os.kill(first, signal.SIGKILL)
-        at = out.wait_for("the loss of the broker", lambda s: "lost the broker" in s)
+        out.wait_for("the loss of the broker", lambda s: "lost the broker" in s, at)
         out.wait_for("a restart", lambda s: "the broker ended" in s and "again in" in s, at)
         out.wait_for("the floor back on it", lambda s: "connected to the broker" in s
                      and "unreachable for" in s, at)
