@@ -25,7 +25,7 @@ from firmware.floor.command_auth import CommandVerifier
 from firmware.floor.mqtt import make_client, parse_broker
 from firmware.floor.settings import FloorSettings
 from firmware.journal import EventCode, Journal
-from firmware.journal.outbox import Outbox, OutMessage, records_wire
+from firmware.journal.outbox import Outbox, OutMessage
 from firmware.journal.witness import Witness, WitnessRead, parse_ack
 
 log = logging.getLogger("etg.floor.link")
