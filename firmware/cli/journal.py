@@ -44,7 +44,7 @@ def cmd_init(args: argparse.Namespace) -> int:
     path = args.journal or cfg.journal.path
     witness, why = None, ""
     if cfg.floor.broker:  # what the floor holds of this table: the new journal follows it
-        from firmware.floor.link import read_witness
+        from firmware.floor.witness_read import read_witness
 
         got = read_witness(cfg.floor, cfg.table.table_id, cfg.floor.witness_s)
         witness, why = got.witness, got.why

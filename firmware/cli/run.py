@@ -200,7 +200,7 @@ def floor_witness_reader(cfg: Any) -> ReadWitness | None:
         return None
 
     def read() -> WitnessRead:
-        from firmware.floor.link import read_witness
+        from firmware.floor.witness_read import read_witness
 
         return read_witness(cfg.floor, cfg.table.table_id, cfg.floor.witness_s)
 

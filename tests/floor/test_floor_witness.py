@@ -29,10 +29,10 @@ from journal_rig import copy_journal, play, table_on
 from firmware.cli.floor import table_settings
 from firmware.floor.broker import start_broker
 from firmware.floor.certs import FLOOR_SERVICE, ca_paths, identity, make_floor_certs
-from firmware.floor.link import read_witness
 from firmware.floor.mqtt import make_client
 from firmware.floor.settings import FloorSettings
 from firmware.floor.topics import ack_topic, command_topic
+from firmware.floor.witness_read import read_witness
 from firmware.journal import EventCode, Journal
 from firmware.journal.opening import JournalRefused, init_journal, open_for_table
 from firmware.journal.witness import Witness, WitnessRead
