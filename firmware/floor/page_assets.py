@@ -77,11 +77,12 @@ function tileHtml(t, el){
   st.className = 'state'; st.textContent = s; h.append(n, st); el.appendChild(h);
   const line = (txt, cls) => { const d = document.createElement('div');
     d.textContent = txt; if (cls) d.className = cls; el.appendChild(d); };
-  line((t.variant || '?') + ' · ' + (t.phase || '?') + ' · round ' + (t.round ?? '?'));
+  line(t.variant || t.phase ? (t.variant || '?') + ' · ' + (t.phase || '?') + ' · round '
+       + (t.round ?? '?') : 'no status received yet');
   const day = t.day || {};
   line('drop ' + money(day.drop) + ' · win ' + money(day.win) + ' · hold ' + pct(day.hold));
-  if (!t.online) line('offline since ' + (t.since || '?') + ' · last seen '
-                      + (t.last_seen || 'never'), 'note');
+  if (!t.online) line((t.since ? 'offline since ' + t.since + ' · ' : 'offline · ')
+                      + 'last seen ' + (t.last_seen || 'never'), 'note');
   else line('last seen ' + (t.last_seen || '–'));
   if (t.tilt) line('TILT: ' + (t.tilt.cause || t.tilt.code), 'tilt-line');
   if (t.closed) line('TABLE CLOSED');
