@@ -6,13 +6,13 @@ from __future__ import annotations
 import os
 import time
 from collections.abc import Iterator
-from pathlib import Path
 
+from benchmarks import CHECKOUT
 from firmware.bench.hil_target import HilTarget
 from firmware.bench.runner import run_one
 from firmware.bench.soak import Soak
 
-ROOT = Path(__file__).resolve().parents[2]
+ROOT = CHECKOUT
 #: a mix of variants, decisions and faults (no 500-press wagers, no link-down silences)
 SCENARIOS = (
     "blackjack/01-dealing-order-stand-win.toml",
@@ -26,6 +26,15 @@ SCENARIOS = (
 )
 
 
+def scenario_files() -> list[str]:
+    """The scenario files timed; a missing one is an error, never a smaller benchmark."""
+    files = [ROOT / "tests" / "scenarios" / f for f in SCENARIOS]
+    missing = [str(f) for f in files if not f.is_file()]
+    if missing:
+        raise FileNotFoundError(f"hil benchmark: scenario file(s) missing: {missing}")
+    return [str(f) for f in files]
+
+
 def hil_benchmark() -> Iterator[str]:
     load = os.getloadavg()[0] if hasattr(os, "getloadavg") else float("nan")
     yield "what: scenario files at hil depth: a fresh `etg run` process per file (bench mode,"
@@ -33,8 +42,7 @@ def hil_benchmark() -> Iterator[str]:
     yield "      outcome from the journal; and an auto-played soak with injected faults"
     yield "rerun: python -m benchmarks bench"
     yield f"machine load average (1 min) at start: {load:.2f} on {os.cpu_count()} cores"
-    files = [str(ROOT / "tests" / "scenarios" / f) for f in SCENARIOS]
-    files = [f for f in files if Path(f).is_file()]
+    files = scenario_files()
     t0 = time.perf_counter()
     results = [run_one(f, HilTarget) for f in files]
     wall = time.perf_counter() - t0

@@ -29,6 +29,8 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
+from benchmarks import CHECKOUT
+
 #: starts timed from the release tree (each also idles a few seconds)
 STARTS = 5
 
@@ -220,7 +222,7 @@ def _release_tree(work: Path) -> Path:
     from deploy.unpack import extract
 
     key, pub, _ = signing.generate(work / "bench")
-    built = build_bundle(Path(__file__).resolve().parents[2], key, work / "bench.etgrel")
+    built = build_bundle(CHECKOUT, key, work / "bench.etgrel")
     tree, _status = extract(verify_bundle(built.path, pub).contents, work / "releases")
     return tree
 

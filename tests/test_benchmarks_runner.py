@@ -54,3 +54,14 @@ def test_several_benchmarks_run_each_in_a_process_of_its_own(
                      for name in ("ui", "release")]  # in the registry's order
     out = capsys.readouterr().out
     assert "## ui" in out and "## release" in out
+
+
+
+def test_the_files_benchmarks_read_from_the_checkout_are_there() -> None:
+    """benchmarks/ sits at the top of the checkout: what it reads from there (the hil
+    scenarios, the release it builds) must be found, never silently skipped."""
+    from benchmarks import CHECKOUT, hil
+
+    assert Path(__file__).resolve().parents[1] == CHECKOUT
+    assert (CHECKOUT / "pyproject.toml").is_file()
+    assert len(hil.scenario_files()) == len(hil.SCENARIOS)
