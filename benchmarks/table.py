@@ -231,7 +231,7 @@ def _bytecode_state() -> str:
     """Whether the starts above compiled the program from source (no .pyc may be written:
     PYTHONDONTWRITEBYTECODE, or a release's launcher with -B) or read cached bytecode."""
     cached = sys.pycache_prefix is not None or any(
-        (Path(__file__).resolve().parent / "__pycache__").glob("speed.*.pyc"))
+        (Path(__file__).resolve().parent / "__pycache__").glob(f"{Path(__file__).stem}.*.pyc"))
     if sys.dont_write_bytecode and not cached:
         return "the program compiled from source at each start (no bytecode is written)"
     return "bytecode as this environment caches it (.pyc written after a first start)"
