@@ -48,13 +48,13 @@ OUTAGE_S = 60.0
 STAFF, PASSWORD = "bench", "bench-password"
 
 
-def _free_port() -> int:
+def free_port() -> int:
     with socket.socket() as s:
         s.bind(("127.0.0.1", 0))
         return int(s.getsockname()[1])
 
 
-def _wait_port(port: int, timeout: float = 30.0) -> None:
+def wait_port(port: int, timeout: float = 30.0) -> None:
     deadline = time.monotonic() + timeout
     while time.monotonic() < deadline:
         with socket.socket() as s:
@@ -128,7 +128,7 @@ def floor_benchmark() -> Iterator[str]:
         root = Path(tmp)
         floor_dir, jdir = root / "floor", root / "journals"
         jdir.mkdir()
-        bport, hport = _free_port(), _free_port()
+        bport, hport = free_port(), free_port()
         t0 = time.monotonic()
         ids = load_ids(TABLES, "BENCH")
         make_floor_certs(floor_dir, ids)
@@ -139,13 +139,13 @@ def floor_benchmark() -> Iterator[str]:
         staff_db.close()
         log = open(root / "broker.log", "ab")  # noqa: SIM115 (the broker's, closed below)
         broker = start_broker(floor_dir, bport, log=log)
-        _wait_port(bport)
+        wait_port(bport)
         floor = subprocess.Popen(
             [sys.executable, "-m", "firmware", "floor", "serve", "--dir", str(floor_dir),
              "--broker", f"127.0.0.1:{bport}", "--http", f"127.0.0.1:{hport}"],
             stdout=log, stderr=subprocess.STDOUT)
         try:
-            _wait_port(hport)
+            wait_port(hport)
             yield (f"{TABLES} simulated tables (firmware.bench.floor_load: real journals, "
                    "outboxes, floor links, one client certificate each) in this process; Mosquitto "
                    "and `etg floor serve` (SQLite) in their own")

@@ -34,6 +34,7 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import IO
 
+from benchmarks.floor import free_port, wait_port
 from benchmarks.postgres import server_pids, temporary_postgres
 from firmware.bench.floor_load import LoadOptions, load_ids
 from firmware.bench.floor_load_run import proc_cpu_s, run_load
@@ -43,26 +44,6 @@ from firmware.floor.certs import make_floor_certs
 
 TABLES = 1000
 SECONDS = float(os.environ.get("ETG_FLOOR_SCALE_S", "60"))
-
-
-def _wait_port(port: int, timeout: float = 30.0) -> None:
-    import socket
-
-    deadline = time.monotonic() + timeout
-    while time.monotonic() < deadline:
-        with socket.socket() as s:
-            if s.connect_ex(("127.0.0.1", port)) == 0:
-                return
-        time.sleep(0.05)
-    raise RuntimeError(f"nothing listens on port {port}")
-
-
-def _free_port() -> int:
-    import socket
-
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return int(s.getsockname()[1])
 
 
 def floor_scale() -> Iterator[str]:
@@ -91,7 +72,7 @@ def _one(certs: Path, tmp: Path, name: str, db_url: str) -> Iterator[str]:
     shutil.copytree(certs, floor_dir)
     if not db_url.startswith("postgresql"):
         db_url = str(floor_dir / "floor.sqlite")
-    bport, hport = _free_port(), _free_port()
+    bport, hport = free_port(), free_port()
     with open(tmp / f"{name}.log", "ab") as log, _running(floor_dir, bport, hport, db_url,
                                                           log) as (floor, broker):
         db_pids = server_pids(db_url) if db_url.startswith("postgresql") else []
@@ -127,8 +108,8 @@ def _running(floor_dir: Path, bport: int, hport: int, db_url: str,
          "--broker", f"127.0.0.1:{bport}", "--http", f"127.0.0.1:{hport}", "--db", db_url],
         stdout=log, stderr=subprocess.STDOUT)
     try:
-        _wait_port(bport)
-        _wait_port(hport)
+        wait_port(bport)
+        wait_port(hport)
         time.sleep(1.0)  # its subscription made (the tables' first records arrive)
         yield floor, broker
     finally:

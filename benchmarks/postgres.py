@@ -25,7 +25,7 @@ def _as_server(cmd: list[str]) -> list[str]:
     return ["runuser", "-u", "postgres", "--", *cmd] if os.geteuid() == 0 else cmd
 
 
-def _free_port() -> int:
+def free_port() -> int:
     with socket.socket() as s:
         s.bind(("127.0.0.1", 0))
         return int(s.getsockname()[1])
@@ -41,7 +41,7 @@ def temporary_postgres() -> Iterator[str | None]:
     root = Path(tempfile.mkdtemp(prefix="etg-bench-pg-"))
     if os.geteuid() == 0:
         shutil.chown(root, "postgres", "postgres")
-    port, data = _free_port(), root / "data"
+    port, data = free_port(), root / "data"
     try:
         subprocess.run(_as_server([str(bin_dir / "initdb"), "-D", str(data), "-U", "postgres",
                                    "--auth=trust", "-E", "UTF8"]),
