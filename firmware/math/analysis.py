@@ -30,12 +30,20 @@ from firmware.math.ruleset import GameRules
 from firmware.math.std import StdSolver, std_deal_value, std_solve_strategy
 
 METHOD = (
-    "combinatorial analysis: exact weights of the player's two cards and the dealer's up "
-    "card; exact dealer final-total law for the composition they leave (rational "
-    "arithmetic available, float64 used); the player's further cards drawn from that "
-    "composition (cards the player draws later are not removed again); split hands "
-    "resplit whenever allowed and valued independently; total-dependent basic strategy "
-    "computed from the shoe less the up card"
+    "combinatorial analysis (infinite deck): exact weights of the player's two cards and "
+    "the dealer's up card; exact dealer final-total law; every draw with the probabilities "
+    "of one full deck, so nothing depends on the cards already dealt; split hands valued "
+    "independently (exact without card removal); total-dependent basic strategy"
+)
+METHOD_REMOVAL = (
+    "composition-dependent calculation, every card removed: exact weights of the player's "
+    "two cards and the dealer's up card; every card the player draws comes from the shoe "
+    "less every card seen in the round, and every hand's dealer law is the exact law of the "
+    "shoe as that hand leaves it (one law per hand composition, float64); split hands "
+    "played in the engine's order, valued exactly (later hands' cards and earlier hands' "
+    "draws do not change a hand's value but through the pair cards; docs/math.md); the "
+    "strategy of the automatic players (total-dependent basic strategy of the deck count, "
+    "the player's own cards out of the shoe, two-card exceptions where they pay)"
 )
 
 
@@ -111,6 +119,10 @@ def _analyse_cached(rules: GameRules) -> Analysis:
 
 def _analyse(rules: GameRules, table: Table | None) -> Analysis:
     t0 = time.perf_counter()
+    if table is None and rules.hitting and not rules.shoe.infinite:
+        res = _analyse_removal(rules)
+        res.seconds = time.perf_counter() - t0
+        return res
     if table is None:
         table = solve(rules)
     if not rules.hitting:
@@ -156,17 +168,75 @@ def _analyse(rules: GameRules, table: Table | None) -> Analysis:
     return res
 
 
+def _analyse_removal(rules: GameRules) -> Analysis:
+    """A hitting game at a finite deck count: the exact card-removal calculation of the
+    automatic players' strategy (:mod:`firmware.math.cdgame`)."""
+    from firmware.math.cdgame import evaluate
+    from firmware.math.fasttables import build_tables
+    from firmware.math.strategy import strategy_for
+    from firmware.math.upcard import lane_weights
+
+    s = strategy_for(rules)
+    g = evaluate(rules, build_tables(rules), s.solved)
+    lane_w = lane_weights(rules)
+    wagers = {"blackjack": float(lane_w @ g.main)}
+    stakes = {"blackjack": 1.0}
+    if rules.bingo:
+        wagers["activator"] = -float(rules.activator)
+        stakes["activator"] = float(rules.activator)
+    optional = {"insurance": float(g.insurance_edge)}
+    if rules.push22_pays is not None:
+        p22 = g.p_dealer_22
+        optional["push22"] = float(rules.push22_pays) * p22 - (1 - p22)
+    by_lane = None
+    if rules.bingo:
+        by_lane = {tm: float(v) for tm, v in zip(lane_pairs(), g.main, strict=True)}
+    res = Analysis(rules, wagers, stakes, optional, by_lane, g.p_dealer_22,
+                   method=METHOD_REMOVAL)
+    b = rules.spanish_bonuses
+    if b is not None and b.super_bonus_units:
+        from firmware.math.cdpar import line_counts
+
+        lc = line_counts(rules, ups=(7,))
+        p_super = sum(float(lc.lane_w @ lc.all_rounds[:, i])
+                      for i, ln in enumerate(lc.book.lines) if ln.key[-1].endswith("-super"))
+        res.figures["super_bonus_contribution"] = p_super * float(b.super_bonus_units)
+        res.figures["p_super_bonus_per_round"] = p_super
+        res.figures["reference_wager_cents"] = float(rules.reference_wager)
+        res.figures["envy_per_other_seat_per_round"] = (
+            p_super * rules.envy_cents / rules.reference_wager)
+    return res
+
+
 def bingo_plain_return(rules: GameRules) -> float:
     """Bingo's return to a player who ignores the draw: the basic strategy of the same
     game without the target and multiplier, played whatever they are (the PAR sheet
     states it beside the adaptive player's return, which the house edge assumes)."""
+    from dataclasses import replace
     from fractions import Fraction
 
-    plain = solve_strategy(rules.with_(activator=Fraction(0), target_weights=(),
-                                       multiplier_weights=()))
-    gv = game_value(rules, plain)
+    plain_rules = rules.with_(activator=Fraction(0), target_weights=(),
+                              multiplier_weights=())
+    if rules.shoe.infinite:
+        plain = solve_strategy(plain_rules)
+        gv = game_value(rules, plain)
+        main = gv.main + gv.insurance
+    else:
+        from firmware.math.cdgame import evaluate
+        from firmware.math.fasttables import build_tables
+        from firmware.math.upcard import lane_weights
+
+        t = build_tables(plain_rules)
+        n = len(lane_pairs())
+        def wide(a: np.ndarray) -> np.ndarray:
+            return np.repeat(a, n, axis=0)
+
+        t60 = replace(t, lanes=n, init=wide(t.init), init_times=wide(t.init_times),
+                      split2=wide(t.split2), split2_times=wide(t.split2_times),
+                      more=wide(t.more), rescue=wide(t.rescue))
+        main = float(lane_weights(rules) @ evaluate(rules, t60).main)
     stake = 1.0 + float(rules.activator)
-    return 1.0 + (gv.main + gv.insurance - float(rules.activator)) / stake
+    return 1.0 + (main - float(rules.activator)) / stake
 
 
 def _analyse_std(rules: GameRules, table: Table) -> Analysis:

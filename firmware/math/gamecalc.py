@@ -129,6 +129,8 @@ def spanish_sevens(rules: GameRules) -> tuple[float, float, float]:
             pair_same += w
             odds_sum += w * (third * odds + (1 - third) * float(b.mixed_777))
         pair_w += 1.0
+    if pair_same == 0:  # one deck: no two 7s of a suit left beside a 7 up
+        return 0.0, float(b.mixed_777), float(b.mixed_777)
     return pair_same / pair_w, odds_sum / pair_same, float(b.mixed_777)
 
 

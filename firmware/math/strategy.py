@@ -321,11 +321,15 @@ def _lane(v: Any, lane: int | None) -> float:
 
 
 @lru_cache(maxsize=32)
-def _cached(rules: GameRules) -> Strategy:
+def _cached(rules: GameRules) -> Any:
+    if rules.hitting and not rules.shoe.infinite:
+        from firmware.math.cdstrategy import RemovalStrategy
+
+        return RemovalStrategy(rules)
     return Strategy(rules)
 
 
-def strategy_for(rules: Any) -> Strategy:
+def strategy_for(rules: Any) -> Any:
     """The :class:`Strategy` of ``rules`` (engine ``Rules`` or ``GameRules``), cached."""
     from firmware.math.ruleset import as_game_rules
 

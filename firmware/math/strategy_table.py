@@ -92,6 +92,16 @@ def chart(rules: GameRules, bingo: tuple[int, int] | None = None) -> Chart:
         return tuple((label, tuple(s.cell(u, cards, **kw, **more) for u in UPS))
                      for label, cards in hands)
 
+    if hasattr(s, "ups"):  # solved with card removal: rows by total, exceptions listed
+        from firmware.math.removal_chart import removal_tables
+
+        lane = 0
+        if bingo:
+            from firmware.math.gamecalc import lane_pairs
+
+            lane = lane_pairs().index(bingo)
+        tables_r, notes_r = removal_tables(rules, s, lane)
+        return Chart(title, tuple(tables_r), tuple(notes_r + _notes(rules, s)), facts=facts)
     if not rules.hitting:
         starts = [(f"{_card(a) if a == 1 else a},{_card(b)}", (a, b))
                   for a in range(1, 11) for b in range(a, 11) if {a, b} != {1, 10}]
@@ -132,7 +142,7 @@ def _notes(rules: GameRules, s: Any) -> list[str]:
         notes.append(f"Initial 7-7 against a 7 while the super bonus is live "
                      f"(§ 635a.12(c)): suited {suited}, mixed {mixed} (the row above is the "
                      "suit-blind average).")
-    if rules.rescue:
+    if rules.rescue and not hasattr(s, "ups"):
         notes.append("Rescue after a double: the double's card leaves a total where the "
                      "doubled hand is worth less than -1 (printed by `etg par`).")
     notes.append(f"Insurance: {'take' if s.insurance() else 'never'}.")

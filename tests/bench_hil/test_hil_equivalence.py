@@ -45,6 +45,7 @@ HIL_SUBSET = (
     "spanish21/06-no-rescue-before-double.toml",
     "spanish21/20-21-beside-bust-surrender-rescue.toml",
     "spanish21/21-unscripted-double-kept.toml",
+    "spanish21/23-rescue-a-doubled-21.toml",
     "faults/01-double-card-void.toml",
     "faults/03-jam-cleared-resume.toml",
     "faults/05-sensor-void.toml",

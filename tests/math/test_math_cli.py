@@ -59,15 +59,16 @@ def test_bad_input_is_one_line_exit_2(argv: list[str], capsys: pytest.CaptureFix
 def _fresh_analysis(monkeypatch: pytest.MonkeyPatch, cache_dir: Path) -> None:
     """No analysis, strategy or Split to Double result kept from an earlier test: the
     stages run (a cached result shows none)."""
-    from firmware.math import analysis, std
+    from firmware.math import analysis, std, strategy
 
     monkeypatch.setenv("ETG_CACHE_DIR", str(cache_dir))
     analysis._analyse_cached.cache_clear()
     std.std_solve_strategy.cache_clear()
+    strategy._cached.cache_clear()
 
 
 @pytest.mark.parametrize(("variant", "stage_done"), [
-    ("blackjack", "par blackjack, return: 550/550 starts (100%)"),
+    ("blackjack", "par blackjack, return: 10/10 up cards (100%)"),
     ("split-to-double", "par split-to-double, return, card by card: "),
 ])
 def test_par_progress_of_the_analysis_on_stderr(

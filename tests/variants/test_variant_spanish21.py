@@ -175,7 +175,9 @@ def test_635a10_c_double_down_paid_1_to_1_and_no_bonus() -> None:
     do(t, 1, 1, "hit")
     deal(t, "5H")  # 14 on four cards
     do(t, 1, 1, "double")
-    deal(t, "7D")  # 21 on five cards: kept without a rescue question (baseline §1.6)
+    deal(t, "7D")  # 21 on five cards: stand or rescue (§ 635a.10(d)); the player stands
+    assert t.expecting().legal == ("stand", "rescue")
+    do(t, 1, 1, "stand")
     assert t.phase == "settled" and t.dealer.total == 16  # no draw (baseline §1.10)
     assert net(t) == 2000
 
@@ -273,7 +275,8 @@ def test_635a12_c_no_super_bonus_below_5_or_not_dealer_7_or_with_double() -> Non
     bet(t, (1, 1000))
     deal(t, "7D", "7H", "7D", "KC")
     do(t, 1, 1, "double")
-    deal(t, "7D")  # 21: kept without a rescue question
+    deal(t, "7D")  # 21: stand or rescue (§ 635a.10(d)); the player stands
+    do(t, 1, 1, "stand")
     assert net(t) == 2000  # wager and double at 1 to 1, no bonus, no super bonus
 
 
@@ -320,7 +323,8 @@ def test_baseline_5_split_aces_hit_double_resplit() -> None:
     do(t, 1, 1, "hit")
     deal(t, "2C")  # A 3 2 = soft 16
     do(t, 1, 1, "double")
-    deal(t, "5C")  # soft 21: kept, play moves to hand 2
+    deal(t, "5C")  # soft 21: stand or rescue (§ 635a.10(d)); kept, play moves to hand 2
+    do(t, 1, 1, "stand")
     assert t.expecting().hand == 2
     assert t.seats[0].hands[0].total == 21 and len(t.seats[0].hands) == 3
 
@@ -339,18 +343,30 @@ def test_baseline_6_layout_paytables_derived_from_the_rules() -> None:
         r for p in layout_for(load_rules(V))["paytables"] for r in p["rows"])
 
 
-def test_baseline_1_6_a_doubled_21_is_kept_without_a_rescue_question() -> None:
-    """baseline §1.6 with § 635a.10(d): a doubled hand reaching 21 stands by itself; the
-    table never offers the rescue (it could only lose), play moves to the next seat."""
+def test_635a10_d_a_doubled_21_may_be_rescued() -> None:
+    """§ 635a.10(d): the rescue is allowed "as long as the additional card does not result
+    in the hand having a total point count in excess of 21", so a doubled 21 is asked too
+    (the regulation prevails over baseline §1.6's hand standing by itself at 21)."""
     t = sp(seats=2)
     bet(t, (1, 1000), (2, 1000))
     deal(t, "6S", "KC", "9H", "5D", "8C", "7C")  # seat 1: 11; seat 2: 18; dealer 9 7
     do(t, 1, 1, "double")
     deal(t, "KD")  # 21
     e = t.expecting()
-    assert (e.kind, e.seat, e.hand) == ("decision", 2, 1)
-    assert "rescue" in refused(t, Decision(1, 1, "rescue"))
-    assert t.seats[0].hands[0].status == "doubled"
+    assert (e.kind, e.seat, e.hand, e.legal) == ("decision", 1, 1, ("stand", "rescue"))
+    do(t, 1, 1, "rescue")
+    assert t.seats[0].hands[0].status == "rescued"
+    assert t.expecting().seat == 2
+    do(t, 2, 1, "stand")
+    deal(t, "2D")  # the dealer's 16 draws to 18 for seat 2's standing 18
+    assert net(t, 1) == -1000  # the Double Down wager back, the original wager forfeited
+    assert conserved(t)
+
+
+def test_635a10_d_a_doubled_21_kept_wins_both_wagers() -> None:
+    """§ 635a.10(d): standing on the doubled 21 keeps the double (a player 21 wins)."""
+    t = round1(("6S", "KC", "5D", "7C", "KD"), (1, "double"), (1, "stand"))
+    assert t.seats[0].hands[0].status == "doubled" and net(t) == 2000
 
 
 def test_baseline_1_10_every_standing_hand_21_the_dealer_only_reveals() -> None:
