@@ -30,6 +30,20 @@ def _value(text: str) -> Any:
         return text
 
 
+def pinned_settings(args: argparse.Namespace) -> dict[str, Any]:
+    """The Rules Submission settings ``--set`` names (the PAR sheet holds them)."""
+    out: dict[str, Any] = {}
+    for item in args.overrides or []:
+        if "=" not in item:
+            continue
+        key, text = (s.strip() for s in item.split("=", 1))
+        if key.startswith("rules."):
+            key = key[len("rules."):]
+        if "." not in key:
+            out[key] = _value(text)
+    return out
+
+
 def rules_from_args(args: argparse.Namespace) -> GameRules:
     """The rules a math command runs on: ``--variant`` and every ``--set``."""
     from firmware.engine.rules import load_rules

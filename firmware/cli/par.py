@@ -18,11 +18,13 @@ def register(sub: Any, common: argparse.ArgumentParser) -> None:
 
     add_rules_options(p)
     p.add_argument("--json", action="store_true", help="print one JSON object")
-    add_out(p, "write the PAR sheet (Markdown, HTML and PNG plots) into DIR (created when "
-            "missing)")
-    p.add_argument("--sim-rounds", type=count, default=2_000_000, metavar="N",
-                   help="rounds of the fast simulation for the outcome distribution in the "
-                        "PAR sheet (default 2,000,000)")
+    add_out(p, "write the PAR sheet of every configuration the Rules Submission allows (deck "
+            "counts x paytables x dealer rule; --set pins a setting) into DIR as Markdown, "
+            "HTML and JSON, with PNG plots (created when missing); with --json also print "
+            "the sheet's JSON")
+    p.add_argument("--sim-rounds", type=count, default=None, metavar="N",
+                   help="split rounds simulated per configuration for the distribution of "
+                        "a round with a split (default 200,000)")
     p.add_argument("--check", action="store_true",
                    help="also run a seeded fast-path simulation and print it beside the PAR "
                         "figure with its standard error (for the default deck count and the "
@@ -77,12 +79,7 @@ def _run(args: argparse.Namespace) -> int:
                           "alpha": ch.alpha, "return_to_player": ch.rtp}, indent=2))
         return 0
     if args.out:
-        from firmware.math.parsheet import write_par_sheet
-
-        path = write_par_sheet(res, args.out, sim_rounds=args.sim_rounds,
-                               progress=args.progress)
-        if not args.json:
-            print(f"wrote {path} (the PAR sheet; its HTML and plots beside it)")
+        return _sheet(args, rules)
     if args.json:
         print(json.dumps(res.to_json(), indent=2, sort_keys=True))
         return 0
@@ -92,9 +89,44 @@ def _run(args: argparse.Namespace) -> int:
     for name, v in res.optional.items():
         print(f"  optional {name:<11} {v:+.6f} per unit of its own stake")
     print(f"  house edge           {res.house_edge:.4%} of the Blackjack wager")
+    ins = res.optional.get("insurance")
+    if ins:
+        print(f"  insurance            house edge {-ins:.4%} of the insurance wager (never "
+              "taken by the strategy)")
     print(f"  house edge (total)   {res.house_edge_total:.4%} of everything staked "
           f"(return to player {1 - res.house_edge_total:.4%})")
     print(f"  computed in {res.seconds:.1f} s; method: {res.method}")
+    return 0
+
+
+def _sheet(args: argparse.Namespace, rules: Any) -> int:
+    """``--out``: the sheet of every configuration (the ``--set`` settings pinned)."""
+    import time
+
+    from etgcore.progress import progress_for
+    from firmware.cli.math_options import pinned_settings
+    from firmware.math import parsplits
+    from firmware.math.parconfigs import configurations
+    from firmware.math.parsheet import write_sheet
+
+    if args.sim_rounds is not None:
+        parsplits.SPLIT_ROUNDS = args.sim_rounds
+    pinned = pinned_settings(args)
+    total = len(configurations(rules.variant, pinned))
+    bar = progress_for(args.progress, total, "configurations", f"par {rules.variant}, sheet")
+    t0 = time.perf_counter()
+    try:
+        path = write_sheet(rules.variant, args.out, pinned,
+                           progress=lambda i, n, label: bar.advance(1))
+    except BaseException:
+        bar.close(finished=False)
+        raise
+    bar.close(finished=True)
+    if args.json:
+        print(path.with_suffix(".json").read_text(encoding="utf-8"))
+    else:
+        print(f"wrote {path} (the PAR sheet of {total} configuration(s) in "
+              f"{time.perf_counter() - t0:.1f} s; its HTML, JSON and plots beside it)")
     return 0
 
 

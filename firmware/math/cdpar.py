@@ -95,8 +95,12 @@ def line_counts(rules: GameRules, ups: tuple[int, ...] = tuple(range(1, 11))) ->
             fw = float(w)
             got, splits, pbj, d22 = per(a, b)
             allr += fw * got
-            nos += fw * np.where(splits[:, None], 0.0, got)
-            p_split += fw * splits
+            # a split start meets a dealer Blackjack before any split: that part of it
+            # is an unsplit round (one line, the dealer's Blackjack)
+            bj_only = np.zeros_like(got)
+            bj_only[:, book.index[("dealer-bj",)]] = pbj
+            nos += fw * np.where(splits[:, None], bj_only, got)
+            p_split += fw * (1 - pbj) * splits
             p22 += fw * d22
             if splits.any():
                 split_starts.append((a, b, up, fw, splits))

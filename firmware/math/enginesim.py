@@ -31,6 +31,8 @@ class Tally:
     total_sq: float = 0.0
     staked: float = 0.0
     wagers: dict[str, float] = field(default_factory=dict)
+    #: each wager's net squared, summed (the fast path fills it)
+    squares: dict[str, float] = field(default_factory=dict)
     #: net result of a round in cents -> rounds
     outcomes: Counter[int] = field(default_factory=Counter)
 
@@ -41,6 +43,8 @@ class Tally:
         self.staked += other.staked
         for k, v in other.wagers.items():
             self.wagers[k] = self.wagers.get(k, 0.0) + v
+        for k, v in getattr(other, "squares", {}).items():  # a checkpoint of an older run
+            self.squares[k] = self.squares.get(k, 0.0) + v
         self.outcomes.update(other.outcomes)
 
 

@@ -40,7 +40,9 @@ I_REFERENCE = 16
 #: Spanish 21: the decision (a kernel action code) for a suited initial 7-7 against a 7
 #: (the init table holds the mixed 7-7's)
 I_SUITED_77 = 17
-N_INT = 18
+#: count only the rounds in which a hand was split (the PAR sheet's split rounds)
+I_ONLY_SPLIT = 18
+N_INT = 19
 # -- indices into the float parameters --------------------------------------------------
 F_SURRENDER_REFUND = 0
 F_BJ_PAYS = 1
@@ -55,7 +57,8 @@ F_MX777, F_SU777, F_SP777 = 13, 14, 15
 F_SUPER = 16
 N_FLOAT = 17
 # -- sums the kernel adds to ------------------------------------------------------------
-S_TOTAL, S_TOTAL_SQ, S_MAIN, S_SIDE = 0, 1, 2, 3
+S_TOTAL, S_TOTAL_SQ, S_MAIN, S_SIDE, S_MAIN_SQ, S_SIDE_SQ, S_STAKE = 0, 1, 2, 3, 4, 5, 6
+N_SUMS = 7
 
 PENDING, PLAYING, DONE, BUST, SURR, RESCUED = 0, 1, 2, 3, 4, 5
 EMPTY = np.iinfo(np.int64).min
@@ -72,6 +75,28 @@ def _draw(shoe: np.ndarray, st: np.ndarray) -> int:
     if p >= n:  # never in practice (a round uses far fewer cards than a shoe holds)
         p = 0
     j = p + np.random.randint(0, n - p)
+    c = shoe[j]
+    shoe[j] = shoe[p]
+    shoe[p] = c
+    st[0] = p + 1
+    return c
+
+
+@njit(cache=True, inline="always")
+def _draw_value(shoe: np.ndarray, st: np.ndarray, v: int) -> int:
+    """The next card of the round given its value: uniform among the shoe's cards of
+    value ``v`` not yet dealt (a forced start, :func:`play_rounds`)."""
+    n = st[1]
+    if st[2]:
+        while True:
+            c = shoe[np.random.randint(0, n)]
+            if _value(c) == v:
+                return c
+    p = st[0]
+    while True:
+        j = p + np.random.randint(0, n - p)
+        if _value(shoe[j]) == v:
+            break
     c = shoe[j]
     shoe[j] = shoe[p]
     shoe[p] = c
@@ -149,11 +174,15 @@ def play_rounds(
     sums: np.ndarray,
     keys: np.ndarray,
     counts: np.ndarray,
+    forced: np.ndarray,
+    forced_cum: np.ndarray,
 ) -> int:
     """Play up to ``rounds`` rounds; return how many (fewer when ``keys`` is 3/4 full).
 
     ``seed`` >= 0 seeds the kernel's generator first (the caller's first call of a run);
-    later calls continue its stream.
+    later calls continue its stream. ``forced`` (S, 3): when not empty, every round starts
+    with one of these (player card, up card, player card) values, drawn by the cumulative
+    weights ``forced_cum`` (suits at random, the hole card from the rest).
     """
     if seed >= 0:
         np.random.seed(seed)
@@ -207,9 +236,15 @@ def play_rounds(
             lane = ti * nmult + mi
             target = targets[ti]
             mult = mults[mi]
-        c0 = _draw(shoe, st)
-        cu = _draw(shoe, st)
-        c2 = _draw(shoe, st)
+        if forced.shape[0]:
+            fi = _pick(forced_cum)
+            c0 = _draw_value(shoe, st, forced[fi, 0])
+            cu = _draw_value(shoe, st, forced[fi, 1])
+            c2 = _draw_value(shoe, st, forced[fi, 2])
+        else:
+            c0 = _draw(shoe, st)
+            cu = _draw(shoe, st)
+            c2 = _draw(shoe, st)
         ch = _draw(shoe, st)
         p1, up, p2, hole = _value(c0), _value(cu), _value(c2), _value(ch)
         dbj = check and ((up == 1 and hole == 10) or (up == 10 and hole == 1))
@@ -347,11 +382,13 @@ def play_rounds(
         net_main = 0.0
         anybust = False
         surr = False
+        staked = fp[F_ACTIVATOR] if bingo else (0.0 if hitting else 1.0)
         for k in range(nh):
             s = state[k]
             real = 0.0 if lam[k] else 1.0
             kk = float(dbl[k])
             kreal = 0.0 if dlam[k] else kk
+            staked += real + kreal
             if s == DONE:
                 t = _total(hard[k], ace[k])
                 win = dbust or t > dt
@@ -404,11 +441,17 @@ def play_rounds(
                 side = fp[F_BOB_BUST]
             else:
                 side = -1.0
+        done += 1
+        if ip[I_ONLY_SPLIT] and nh == 1:
+            continue
         net = net_main + side
         sums[S_TOTAL] += net
         sums[S_TOTAL_SQ] += net * net
         sums[S_MAIN] += net_main
         sums[S_SIDE] += side
+        sums[S_MAIN_SQ] += net_main * net_main
+        sums[S_SIDE_SQ] += side * side
+        sums[S_STAKE] += staked
         # -- count the result in cents ---------------------------------------------------
         cents = np.int64(np.rint(net * ref))
         j = (cents * np.int64(-7046029254386353131)) & mask
@@ -418,7 +461,6 @@ def play_rounds(
             keys[j] = cents
             used += 1
         counts[j] += 1
-        done += 1
         if used * 4 > keys.shape[0] * 3:
             break
     return done

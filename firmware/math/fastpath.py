@@ -100,11 +100,24 @@ def _shoe(rules: GameRules) -> np.ndarray:
     return deck.copy() if rules.decks == 0 else np.tile(deck, rules.decks)
 
 
-def play_fast_rounds(rules: GameRules, rounds: int, seed: object) -> Tally:
-    """``rounds`` rounds of ``rules`` through the compiled kernel, seeded by ``seed``."""
+def play_fast_rounds(rules: GameRules, rounds: int, seed: object,
+                     starts: list[tuple[int, int, int, float]] | None = None) -> Tally:
+    """``rounds`` rounds of ``rules`` through the compiled kernel, seeded by ``seed``.
+
+    ``starts`` (player card, up card, player card, weight): every round starts with one
+    of these, by weight, and only the rounds in which a hand is split are counted (the
+    PAR sheet's split rounds, :mod:`firmware.math.parsplits`); ``rounds`` are then the
+    rounds played, the tally's the rounds counted.
+    """
     k = _kernel()
     ft = tables_for(rules)
     ip, fp = _params(rules, k)
+    forced = np.zeros((0, 3), np.int64)
+    forced_cum = np.zeros(0, np.float64)
+    if starts:
+        forced = np.array([[a, u, b] for a, u, b, _ in starts], np.int64)
+        forced_cum = np.cumsum([w for *_, w in starts]).astype(np.float64)
+        ip[k.I_ONLY_SPLIT] = 1
     free_dbl = np.zeros(32, np.bool_)
     for t in rules.free_double_on:
         free_dbl[t] = True
@@ -118,7 +131,7 @@ def play_fast_rounds(rules: GameRules, rounds: int, seed: object) -> Tally:
     ss = seed if isinstance(seed, np.random.SeedSequence) else np.random.SeedSequence(seed)  # type: ignore[arg-type]
     kseed = int(ss.generate_state(1, np.uint32)[0])
     shoe = _shoe(rules)
-    sums = np.zeros(4, np.float64)
+    sums = np.zeros(k.N_SUMS, np.float64)
     keys = np.full(SLOTS, k.EMPTY, np.int64)
     counts = np.zeros(SLOTS, np.int64)
     tally = Tally()
@@ -127,7 +140,7 @@ def play_fast_rounds(rules: GameRules, rounds: int, seed: object) -> Tally:
         n = k.play_rounds(
             min(BATCH, rounds - done), kseed, shoe, ip, fp, ft.init, ft.init_times, ft.split2,
             ft.split2_times, ft.more, ft.rescue, free_dbl, real_split, np.cumsum(tw),
-            np.cumsum(mw), targets, mults, sums, keys, counts,
+            np.cumsum(mw), targets, mults, sums, keys, counts, forced, forced_cum,
         )
         kseed = -1
         done += n
@@ -136,15 +149,17 @@ def play_fast_rounds(rules: GameRules, rounds: int, seed: object) -> Tally:
                                                strict=True))))
         keys[:] = k.EMPTY
         counts[:] = 0
-    tally.rounds = done
+    tally.rounds = int(sum(tally.outcomes.values())) if starts else done
     tally.total = float(sums[k.S_TOTAL])
     tally.total_sq = float(sums[k.S_TOTAL_SQ])
     stake = 1.0 + float(rules.activator) + (0.0 if rules.hitting else 1.0)
-    tally.staked = stake * done
+    tally.staked = float(sums[k.S_STAKE]) if starts else stake * tally.rounds
     tally.wagers["blackjack"] = float(sums[k.S_MAIN])
+    tally.squares["blackjack"] = float(sums[k.S_MAIN_SQ])
     if rules.bingo or not rules.hitting:
         name = "activator" if rules.bingo else "blackjack_or_bust"
         tally.wagers[name] = float(sums[k.S_SIDE])
+        tally.squares[name] = float(sums[k.S_SIDE_SQ])
     return tally
 
 

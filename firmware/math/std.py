@@ -100,8 +100,12 @@ class StdSolver:
         up: int,
         policy: Callable[[tuple[Any, ...]], Any] | None,
         record: Table | None,
+        own_initial: bool = False,
     ) -> None:
         shoe = rules.shoe
+        #: the initial hand chooses stand or a double for its own two cards (the solver's
+        #: shoe is then the shoe less the up card and those two cards)
+        self.own_initial = own_initial
         self.r = rules
         self.up = up
         self.q = probabilities(shoe, counts)
@@ -166,6 +170,30 @@ class StdSolver:
                 break
         _, payload = self._choose(("std-hand", self.up, hard, ace, alive), opts)
         return payload
+
+    def _hand_options(self, hard: int, ace: bool) -> list[tuple[int, float, float]]:
+        """(code, main value, P(bust)) of standing and of each double of a two-card hand
+        (a 21 that stands by itself: standing only)."""
+        t = total_of(hard, ace)
+        out = [(STAND, self.net[min(t, 21)] if t <= 21 else -1.0, 0.0)]
+        if t > 21 or (t == 21 and self.r.auto_stand_21):
+            return out
+        for code, k in ((DOUBLE, self.multiples[0]), (DOUBLE_MAX, self.multiples[1])):
+            if code == DOUBLE_MAX and k == self.multiples[0]:
+                break
+            m = pb = 0.0
+            for v in range(1, 11):
+                p = self.q[v - 1]
+                if not p:
+                    continue
+                t2 = total_of(hard + v, ace or v == 1)
+                if t2 > 21:
+                    m -= p * (1 + k)
+                    pb += p
+                else:
+                    m += p * (1 + k) * self.net[t2]
+            out.append((code, m, pb))
+        return out
 
     def resplits(self, card: int, alive: bool) -> bool:
         """Whether a split hand of ``card`` that receives ``card`` is split again.
@@ -265,9 +293,14 @@ class StdSolver:
         c = self.c
         bob_odds = bob_dealer_bust_odds(self.r)
         opts: list[tuple[int, float, Any]] = []
-        m, pb = self.hand(hard, ace, True)
-        bob = self.p_bust * (1 - pb) * (bob_odds + 1) - 1
-        opts.append((STAND, m + bob, (m, bob)))
+        if self.own_initial:
+            for code, m, pb in self._hand_options(hard, ace):
+                bob = self.p_bust * (1 - pb) * (bob_odds + 1) - 1
+                opts.append((code, m + bob, (m, bob)))
+        else:
+            m, pb = self.hand(hard, ace, True)
+            bob = self.p_bust * (1 - pb) * (bob_odds + 1) - 1
+            opts.append((STAND, m + bob, (m, bob)))
         if self.r.max_hands >= 2:
             # either card may be the first dealt (the one whose hand is played first)
             em, pa = self.split(a, b)
@@ -334,15 +367,31 @@ def _solve_up(rules: GameRules, table: Table, full: tuple[int, ...] | None, up: 
         return table.get(key) if key[0] == "std-resplit" else None
 
     rec = StdSolver(rules, remove(full, up), up, resplit_policy, table)
-    for a in range(1, 11):
-        for b in range(a, 11):
-            if {a, b} == {1, 10}:
-                continue
-            rec.initial(a, b)
+    starts = [(a, b) for a in range(1, 11) for b in range(a, 11) if {a, b} != {1, 10}]
+    for a, b in starts:
+        rec.initial(a, b)
     for hard in range(2, 21):
         for ace in (False, True):
             for alive in (True, False):
                 rec.hand(hard, ace, alive)
+    if full is None:
+        return
+    # the initial decision of each start from the shoe less the up card and its own two
+    # cards (stand, a double of either size, split, surrender): the start is one
+    # composition, so its row is its own; the split hands' plays and the resplits stay
+    # the table's
+    own = [(a, b) for a, b in starts if full[a - 1] - (a == up) >= 1 + (a == b)
+           and full[b - 1] - (b == up) >= 1]
+    _prefetch_laws(rules, [remove(full, up, a, b) for a, b in own], up)
+
+    def hand_policy(key: tuple[Any, ...]) -> Any:
+        return table.get(key) if key[0] != "std-initial" else None
+
+    for a, b in own:
+        scratch: Table = {}
+        StdSolver(rules, remove(full, up, a, b), up, hand_policy, scratch,
+                  own_initial=True).initial(a, b)
+        table[("std-initial", up, a, b)] = scratch[("std-initial", up, a, b)]
     if up == 1:
         pbj = first.pbj
         table[("insurance", 1)] = float(rules.insurance_pays) * pbj - (1 - pbj) > 0

@@ -268,6 +268,11 @@ class Strategy:
                 return Decision("split")
             if dec == SURRENDER and "surrender" in legal:
                 return Decision("surrender")
+            if dec in (DOUBLE, DOUBLE_MAX) and "double" in legal:
+                times = self.rules.double_times
+                return Decision("double", min(times) if dec == DOUBLE else max(times))
+            if dec == STAND and self.rules.decks and "stand" in legal:
+                return Decision("stand")
         pair = len(cards) == 2 and cards[0] == cards[1]
         if pair and split_hand and "split" in legal and s.resplits(cards[0], bob_alive):
             return Decision("split")

@@ -24,8 +24,9 @@ from firmware.math.handsets import Forest, Instance, build_forest
 from firmware.math.lawbatch import exact_joint_laws
 from firmware.math.ruleset import GameRules
 
-#: deepest resplit composition valued on its own (more pair cards out reuse it: only
-#: with max_hands above 4, where the recursion can ask for more)
+#: deepest resplit composition valued on its own: exact up to max_hands 4 (the recursion
+#: asks for at most 2 max_hands - 4 more pair cards out); a larger max_hands reuses it for
+#: deeper ones (an approximation the PAR sheet states)
 J_CAP = 4
 
 
@@ -127,7 +128,9 @@ def split_instances(rules: GameRules, pair: int, c0_pair: int, resplits: bool
         lams.append(True)
     top = 0
     if resplits and (pair != 1 or rules.resplit_aces) and rules.max_hands > 2:
-        top = min(J_CAP, max(0, c0_pair - 3))
+        # the recursion asks for S_j while a pair card is left in S_(j - 1), and at most
+        # 2 max_hands - 4 times (each ask either makes a hand or ends one)
+        top = min(J_CAP, 2 * rules.max_hands - 4, max(0, c0_pair - 2))
     return [Instance(pair, j, lam) for j in range(top + 1) for lam in lams]
 
 

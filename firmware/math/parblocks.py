@@ -1,0 +1,189 @@
+"""The PAR sheet's sections, as document blocks (:mod:`firmware.math.parsheet`)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+from etgcore.document import Block, Bullets, Heading, Image, Paragraph, table
+from firmware.math.parconfigs import Configuration
+from firmware.math.parfigures import LEVELS, ParFigures
+from firmware.math.ruleset import GameRules
+
+WAGER_NAMES = {"blackjack": "Blackjack wager (main)", "blackjack_or_bust":
+               "Blackjack or Bust wager (required)", "activator": "Activator (required)",
+               "push22": "Push 22 wager (optional, per unit of its own stake)"}
+
+
+def _pct(x: float, digits: int = 4) -> str:
+    return f"{x:.{digits}%}"
+
+
+def summary(sheet: list[tuple[Configuration, ParFigures]]) -> list[Block]:
+    rows = []
+    for i, (c, f) in enumerate(sheet):
+        ins = f.insurance.get("expected_net", 0.0)
+        rows.append([str(i + 1), c.label(), _pct(f.house_edge),
+                     _pct(1 - f.analysis.house_edge_total), _pct(f.element_of_risk),
+                     f"{f.sd_round:.4f}", f"{f.hit_frequency:.4f}", _pct(-ins, 2)])
+    return [Heading("Every allowed configuration"),
+            Paragraph("House edge: expected loss per round per unit of the initial Blackjack "
+                      "wager, every required wager counted. Return to player: per unit of "
+                      "everything the required wagers stake at the start. Element of risk: "
+                      "the house edge per unit of everything wagered in the round, doubles "
+                      "and splits included. The first configuration is the Rules "
+                      "Submission's default."),
+            table(["#", "configuration", "house edge", "return to player", "element of risk",
+                   "s.d. per round", "hit frequency", "insurance house edge"], rows)]
+
+
+def method(rules: GameRules, sheet: list[tuple[Configuration, ParFigures]]) -> list[Block]:
+    from firmware.math.parsheet_notes import approximations
+
+    f = sheet[0][1]
+    return [Heading("Method and what is approximated"),
+            Paragraph(f"Method: {f.analysis.method}."),
+            Bullets(tuple(approximations(rules, sheet)))]
+
+
+def configuration(n: int, c: Configuration, f: ParFigures, d: Path,
+                  plot_stem: str | None) -> list[Block]:
+    r = f.rules
+    out: list[Block] = [Heading(f"Configuration {n}: {c.label()}"),
+                        Paragraph(f"Rules hash `{r.rules_hash}`; "
+                                  + ", ".join(f"`{k}={v}`" for k, v in c.overrides().items())
+                                  + f"; computed in {f.seconds:.1f} s.")]
+    out += _lines(f)
+    out += _round(f)
+    out += _ranges(f)
+    out += _distribution(f, d, plot_stem)
+    return out
+
+
+def _lines(f: ParFigures) -> list[Block]:
+    out: list[Block] = [Heading("Paytable lines", 3)]
+    wagers = list(dict.fromkeys(x.wager for x in f.lines))
+    for w in wagers:
+        rows = []
+        tot = 0.0
+        for x in f.lines:
+            if x.wager != w:
+                continue
+            tot += x.contribution
+            rows.append([x.label, f"{x.probability:.10f}", f"{x.payout + 0.0:+.6g}",
+                         f"{x.contribution:+.10f}"])
+        rows.append(["**total (the wager's expected net)**", "", "", f"**{tot:+.10f}**"])
+        out.append(table(["line", "probability (per round)", "net payout",
+                          "contribution"], rows, caption=WAGER_NAMES.get(w, w)))
+    ins = f.insurance
+    if ins:
+        odds = float(f.rules.insurance_pays)
+        out.append(table(["line", "probability (per unit insured)", "net payout",
+                          "contribution"],
+                         [["Dealer Blackjack", f"{ins['p_win']:.10f}", f"{odds:+g}",
+                           f"{odds * ins['p_win']:+.10f}"],
+                          ["No dealer Blackjack", f"{1 - ins['p_win']:.10f}", "-1",
+                           f"{-(1 - ins['p_win']):+.10f}"],
+                          ["**total**", "", "", f"**{ins['expected_net']:+.10f}**"]],
+                         caption="Insurance wager (optional; offered on an ace up, "
+                                 f"probability {ins['p_offered']:.6f} per round; never taken "
+                                 "by the strategy): its own house edge "
+                                 f"{-ins['expected_net']:.4%}"))
+    for k, v in f.analysis.figures.items():
+        out.append(Paragraph(f"{k.replace('_', ' ')}: {v:.6g}"))
+    return out
+
+
+def _round(f: ParFigures) -> list[Block]:
+    split = f.split
+    sd = "; ".join(f"{WAGER_NAMES.get(k, k)}: {v:.4f}" for k, v in f.sd_by_wager.items())
+    if f.insurance:
+        sd += f"; insurance (per unit insured): {f.insurance['sd']:.4f}"
+    win, p = f.max_win()
+    items = [
+        f"House edge: **{_pct(f.house_edge)}** of the Blackjack wager; per unit staked at "
+        f"the start **{_pct(f.analysis.house_edge_total)}**; return to player "
+        f"**{_pct(1 - f.analysis.house_edge_total)}**",
+        f"Element of risk: **{_pct(f.element_of_risk)}** (amount wagered per round "
+        f"{f.total_wagered:.6f} units, doubles and splits included)",
+        f"Round won / pushed / lost (net of every required wager): **{f.p_win:.6f}** / "
+        f"**{f.p_push:.6f}** / **{f.p_loss:.6f}**; hit frequency **{f.hit_frequency:.6f}**",
+        f"Standard deviation per round (every required wager): **{f.sd_round:.4f}**; "
+        f"per wager: {sd}",
+        f"Largest win of a round in the distribution below: **{win:+g}** units, probability "
+        f"{p:.3g}",
+        f"Rounds with a split: {split.probability:.6f} of the rounds (exact); their results' "
+        f"distribution from {split.counted:,} simulated split rounds (seed {split.seed})",
+    ]
+    return [Heading("The round", 3), Bullets(tuple(items))] + [
+        Paragraph(n) for n in f.notes]
+
+
+def _ranges(f: ParFigures) -> list[Block]:
+    rows = []
+    for n, mean, rs in f.ranges():
+        rows.append([f"{n:,}", f"{mean:+.2f}", *[f"{lo:+.1f} .. {hi:+.1f}" for lo, hi in rs]])
+    ahead = []
+    for lvl, r in f.rounds_ahead():
+        ahead.append(f"{lvl:.0%}: " + (f"{r:,.0f} rounds" if r is not None else
+                                       "never (the house edge is not positive)"))
+    return [Heading("Ranges of the player's net (units of the Blackjack wager)", 3),
+            table(["rounds", "expected", *[f"{lvl:.0%} range" for lvl, _ in LEVELS]], rows),
+            Paragraph("Rounds after which the house is ahead with that probability (normal "
+                      "approximation, (z s.d. / house edge)^2): " + "; ".join(ahead) + ".")]
+
+
+def _distribution(f: ParFigures, d: Path, stem: str | None) -> list[Block]:
+    rows = [[f"{x:+g}", f"{q:.10f}"] for x, q in f.distribution if q >= 1e-9]
+    out: list[Block] = [Heading("Distribution of a round's net (every required wager)", 3),
+                        table(["net (units)", "probability"], rows)]
+    if stem is not None:
+        from firmware.math import parplots
+
+        parplots.outcomes(d / f"{stem}-outcomes.png", f.rules.variant,
+                          [(int(round(x * 1000)), q) for x, q in f.distribution], 1)
+        out.append(Image(f"{stem}-outcomes.png", "Outcome distribution"))
+    return out
+
+
+def strategies(sheet: list[tuple[Configuration, ParFigures]]) -> list[Block]:
+    """One chart per distinct strategy (deck count and dealer rule)."""
+    from firmware.math.strategy_table import chart
+
+    out: list[Block] = [Heading("Strategy of the automatic players")]
+    seen: set[Any] = set()
+    for _, f in sheet:
+        key = (f.rules.decks, f.rules.dealer_hits_soft_17)
+        if key in seen:
+            continue
+        seen.add(key)
+        c = chart(f.rules)
+        out += [Heading(c.title, 3), Paragraph(c.key)]
+        for t in c.tables:
+            out.append(table(["hand", *t.head], [[label, *cells] for label, cells in t.rows],
+                             caption=t.title))
+        out += [Paragraph(n) for n in c.notes]
+    return out
+
+
+def dealer_tables(sheet: list[tuple[Configuration, ParFigures]]) -> list[Block]:
+    from firmware.math.composition import remove
+    from firmware.math.dealer import OUTCOMES, dealer_distribution
+
+    out: list[Block] = [Heading("Dealer's final totals (shoe less the up card, after the "
+                                "Blackjack check)")]
+    seen: set[Any] = set()
+    for _, f in sheet:
+        r = f.rules
+        key = (r.decks, r.dealer_hits_soft_17)
+        if key in seen:
+            continue
+        seen.add(key)
+        rows = []
+        for up in (2, 3, 4, 5, 6, 7, 8, 9, 10, 1):
+            dist = dealer_distribution(r.shoe, remove(r.shoe.counts(), up), up,
+                                       r.dealer_hits_soft_17)
+            rows.append(["A" if up == 1 else up, *[f"{x:.6f}" for x in dist[:7]]])
+        out.append(table(["up", *OUTCOMES[:7]], rows, caption=f"{r.shoe.label()}, dealer "
+                         f"{'hits' if r.dealer_hits_soft_17 else 'stands on'} soft 17"))
+    return out
