@@ -101,13 +101,14 @@ def _shoe(rules: GameRules) -> np.ndarray:
 
 
 def play_fast_rounds(rules: GameRules, rounds: int, seed: object,
-                     starts: list[tuple[int, int, int, float]] | None = None) -> Tally:
+                     starts: list[tuple[int, int, int, float]] | None = None,
+                     only_split: bool = True) -> Tally:
     """``rounds`` rounds of ``rules`` through the compiled kernel, seeded by ``seed``.
 
     ``starts`` (player card, up card, player card, weight): every round starts with one
-    of these, by weight, and only the rounds in which a hand is split are counted (the
-    PAR sheet's split rounds, :mod:`firmware.math.parsplits`); ``rounds`` are then the
-    rounds played, the tally's the rounds counted.
+    of these, by weight, and (``only_split``) only the rounds in which a hand is split
+    are counted (the PAR sheet's split rounds, :mod:`firmware.math.parsplits`);
+    ``rounds`` are then the rounds played, the tally's the rounds counted.
     """
     k = _kernel()
     ft = tables_for(rules)
@@ -117,7 +118,7 @@ def play_fast_rounds(rules: GameRules, rounds: int, seed: object,
     if starts:
         forced = np.array([[a, u, b] for a, u, b, _ in starts], np.int64)
         forced_cum = np.cumsum([w for *_, w in starts]).astype(np.float64)
-        ip[k.I_ONLY_SPLIT] = 1
+        ip[k.I_ONLY_SPLIT] = int(only_split)
     free_dbl = np.zeros(32, np.bool_)
     for t in rules.free_double_on:
         free_dbl[t] = True

@@ -54,6 +54,8 @@ def configuration(n: int, c: Configuration, f: ParFigures, d: Path,
                                   + ", ".join(f"`{k}={v}`" for k, v in c.overrides().items())
                                   + f"; computed in {f.seconds:.1f} s.")]
     out += _lines(f)
+    if f.analysis.by_lane is not None:
+        out += bingo(f, d, plot_stem)
     out += _round(f)
     out += _ranges(f)
     out += _distribution(f, d, plot_stem)
@@ -115,8 +117,8 @@ def _round(f: ParFigures) -> list[Block]:
         f"Rounds with a split: {split.probability:.6f} of the rounds (exact); their results' "
         f"distribution from {split.counted:,} simulated split rounds (seed {split.seed})",
     ]
-    return [Heading("The round", 3), Bullets(tuple(items))] + [
-        Paragraph(n) for n in f.notes]
+    out: list[Block] = [Heading("The round", 3), Bullets(tuple(items))]
+    return out + [Paragraph(n) for n in f.notes]
 
 
 def _ranges(f: ParFigures) -> list[Block]:
@@ -141,7 +143,7 @@ def _distribution(f: ParFigures, d: Path, stem: str | None) -> list[Block]:
         from firmware.math import parplots
 
         parplots.outcomes(d / f"{stem}-outcomes.png", f.rules.variant,
-                          [(int(round(x * 1000)), q) for x, q in f.distribution], 1)
+                          [(round(x * 1000), q) for x, q in f.distribution], 1)
         out.append(Image(f"{stem}-outcomes.png", "Outcome distribution"))
     return out
 
@@ -186,4 +188,47 @@ def dealer_tables(sheet: list[tuple[Configuration, ParFigures]]) -> list[Block]:
             rows.append(["A" if up == 1 else up, *[f"{x:.6f}" for x in dist[:7]]])
         out.append(table(["up", *OUTCOMES[:7]], rows, caption=f"{r.shoe.label()}, dealer "
                          f"{'hits' if r.dealer_hits_soft_17 else 'stands on'} soft 17"))
+    return out
+
+
+def bingo(f: ParFigures, d: Path, stem: str | None) -> list[Block]:
+    """Bingo: the return by target and multiplier, the weights and their derivation, and
+    the return of a player who ignores the draw."""
+    from firmware.math import parplots
+    from firmware.math.analysis import bingo_plain_return
+    from firmware.math.bingo_weights import choose_weights, total_return
+    from firmware.math.ruleset import BINGO_MULTIPLIERS, BINGO_TARGETS
+
+    r, lanes = f.rules, f.analysis.by_lane
+    assert lanes is not None
+    ch = choose_weights(lanes, r)
+    tw, mw = r.target_weights or (1,) * 10, r.multiplier_weights or (1,) * 6
+    out: list[Block] = [
+        Heading("Bingo: return by target and multiplier", 3),
+        Paragraph("The Blackjack wager's expected net per unit when this target and "
+                  "multiplier are drawn (strategy adapted to the draw), before the activator:"),
+        table(["target", *[f"{m}x" for m in BINGO_MULTIPLIERS]],
+              [[t, *[f"{lanes[(t, m)]:+.6f}" for m in BINGO_MULTIPLIERS]]
+               for t in BINGO_TARGETS]),
+        Paragraph(f"Weights in force: target_weights {list(tw)}, multiplier_weights "
+                  f"{list(mw)}: return **{total_return(lanes, r, tw, mw):.4%}**."),
+        Paragraph(
+            "Derivation of the defaults (firmware/math/bingo_weights.py, reproduced by "
+            "`etg par --variant bingo --choose-weights`): target weight inversely "
+            "proportional to W_t = (R(t,5x) - R(t,2x)) / 3, the gain per unit of "
+            "multiplier on target t, so every target adds the same to the return "
+            f"(target_weights {list(ch.target_weights)}); multiplier weight proportional "
+            f"to m^-alpha, alpha found by bisection for a 97% return: alpha = "
+            f"{ch.alpha:.4f}, scaled to 10000 for 2x and rounded: multiplier_weights "
+            f"{list(ch.multiplier_weights)}, return **{ch.rtp:.4%}** (band 95%-99%)."),
+        Paragraph(
+            "**Assumption of the return above:** the player's decisions adapt to the target "
+            "and multiplier drawn before the cards (the strategy is solved for each of the "
+            "60 draws; the automatic players use it). A player who plays the same game's "
+            "strategy without the target and multiplier, whatever the draw, gets a return "
+            f"of **{bingo_plain_return(r):.4%}**."),
+    ]
+    if stem is not None:
+        parplots.bingo_grid(d / f"{stem}-bingo.png", lanes)
+        out.append(Image(f"{stem}-bingo.png", "Bingo return by target and multiplier"))
     return out

@@ -112,10 +112,7 @@ def par_figures(rules: GameRules, split_rounds: int | None = None) -> ParFigures
     t0 = time.perf_counter()
     res = analyse(rules)
     n = SPLIT_ROUNDS if split_rounds is None else split_rounds
-    if rules.hitting:
-        fig = _hitting(rules, res, n)
-    else:
-        fig = _std(rules, res, n)
+    fig = _hitting(rules, res, n) if rules.hitting else _std(rules, res, n)
     fig.seconds = time.perf_counter() - t0
     return fig
 

@@ -36,8 +36,9 @@ def bingo_grid(path: Path, by_lane: dict[tuple[int, int], float]) -> None:
     plt.close(fig)
 
 
-def outcomes(path: Path, variant: str, items: list[tuple[int, int]], n: int) -> None:
-    """The distribution of a round's net result (``items``: milli-units, count)."""
+def outcomes(path: Path, variant: str, items: list[tuple[int, float]], n: float) -> None:
+    """The distribution of a round's net result (``items``: milli-units, count or
+    probability; ``n``: the total)."""
     plt = _pyplot()
     fig, ax = plt.subplots(figsize=(7, 4))
     ax.bar([c / 1000 for c, _ in items], [k / n for _, k in items], width=0.4)

@@ -21,8 +21,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from etgcore.document import Block, Bullets, Heading, Image, Paragraph, table, to_html, \
-    to_markdown
+from etgcore.document import Block, Bullets, Heading, Image, Paragraph, table, to_html, to_markdown
 from firmware.math.parconfigs import Configuration, configurations, rules_digest
 from firmware.math.parfigures import LEVELS, ParFigures, par_figures
 from firmware.math.ruleset import GameRules, load
@@ -113,5 +112,14 @@ def sheet_blocks(variant: str, sheet: list[tuple[Configuration, ParFigures]],
     return blocks
 
 
-__all__ = ["LEVELS", "GameRules", "Image", "Paragraph", "build_sheet", "document_control",
-           "sheet_json", "write_sheet", "Bullets"]
+__all__ = [
+    "LEVELS",
+    "Bullets",
+    "GameRules",
+    "Image",
+    "Paragraph",
+    "build_sheet",
+    "document_control",
+    "sheet_json",
+    "write_sheet",
+]

@@ -35,7 +35,6 @@ appear: a few per pair, not one per card sequence.
 from __future__ import annotations
 
 from collections.abc import Callable
-from functools import cache
 
 import numpy as np
 
@@ -54,20 +53,25 @@ def split_value(rules: GameRules, pair: int, hands: HandTable, resplit: dict[boo
     new = bool(rules.free_split and pair not in rules.real_split_values)
     can_again = pair != 1 or rules.resplit_aces
     shape = hands(0, False)[1].shape[1:]
+    memo: dict[tuple[int, int, tuple[bool, ...]], np.ndarray] = {}
+    flags = {lam: np.broadcast_to(resplit[lam], (lanes,)).astype(float).reshape(
+        (lanes,) + (1,) * (len(shape) - 1)) for lam in resplit}
+    zero = np.zeros(shape)
 
-    @cache
     def f(j: int, n: int, pending: tuple[bool, ...]) -> np.ndarray:
         if not pending:
-            return np.zeros(shape)
+            return zero
+        key = (j, n, pending)
+        got = memo.get(key)
+        if got is not None:
+            return got
         lam, rest = pending[0], pending[1:]
         p, v = hands(j, lam)
-        out = np.tensordot(p, v, axes=1) + f(j, n, rest)
-        if n < rules.max_hands and can_again and p[pair - 1] > 0:
-            r = np.broadcast_to(resplit[lam], (lanes,)).astype(float)
-            r = r.reshape((lanes,) + (1,) * (len(shape) - 1))
-            pp = p[pair - 1]
-            out = out + r * pp * (-v[pair - 1] + f(j + 1, n + 1, (lam, *rest, new))
-                                  - f(j + 1, n, rest))
+        out = (p @ v if v.ndim == 2 else np.tensordot(p, v, axes=1)) + f(j, n, rest)
+        if n < rules.max_hands and can_again and p[pair - 1] > 0 and flags[lam].any():
+            out = out + flags[lam] * p[pair - 1] * (
+                -v[pair - 1] + f(j + 1, n + 1, (lam, *rest, new)) - f(j + 1, n, rest))
+        memo[key] = out
         return out
 
     return f(0, 2, (False, new))

@@ -335,10 +335,19 @@ def _cached(rules: GameRules) -> Any:
 
 
 def strategy_for(rules: Any) -> Any:
-    """The :class:`Strategy` of ``rules`` (engine ``Rules`` or ``GameRules``), cached."""
+    """The :class:`Strategy` of ``rules`` (engine ``Rules`` or ``GameRules``), cached.
+
+    A hitting game's decisions do not depend on what a Blackjack pays (it is no
+    decision: the strategy never insures), so rule sets that differ only there share
+    one solve (a PAR sheet's paytables)."""
+    from fractions import Fraction
+
     from firmware.math.ruleset import as_game_rules
 
-    return _cached(as_game_rules(rules))
+    r = as_game_rules(rules)
+    if r.hitting and not r.shoe.infinite:
+        r = r.with_(blackjack_pays=Fraction(3, 2))
+    return _cached(r)
 
 
 __all__ = ["ACTION_NAMES", "HIT", "Decision", "Strategy", "strategy_for", "values_of"]
