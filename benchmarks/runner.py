@@ -36,6 +36,7 @@ BENCHMARKS: tuple[tuple[str, str], ...] = (
     ("ui", "benchmarks.ui:ui_speed"),
     ("release", "benchmarks.release:release"),
     ("math", "benchmarks.math:run"),
+    ("par", "benchmarks.math:par"),
     ("floor", "benchmarks.floor:floor_benchmark"),
     ("floor-scale", "benchmarks.floor_scale:floor_scale"),
     ("lab", "benchmarks.lab:run"),

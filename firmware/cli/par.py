@@ -27,8 +27,9 @@ def register(sub: Any, common: argparse.ArgumentParser) -> None:
                         "a round with a split (default 200,000)")
     p.add_argument("--check", action="store_true",
                    help="also run a seeded fast-path simulation and print it beside the PAR "
-                        "figure with its standard error (for the default deck count and the "
-                        "other one allowed, unless --set decks= is given); needs numba")
+                        "figure with its standard error (for every deck count the Rules "
+                        "Submission allows, 1, 2, 4, 6 and 8 for blackjack's 1-8, unless --set "
+                        "decks= is given); needs numba")
     p.add_argument("--check-rounds", type=count, default=10_000_000, metavar="N",
                    help="rounds per --check simulation (default 10,000,000; a figure a lab "
                         "signs wants at least 100,000,000)")

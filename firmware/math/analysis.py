@@ -177,7 +177,8 @@ def _analyse_removal(rules: GameRules) -> Analysis:
     from firmware.math.upcard import lane_weights
 
     s = strategy_for(rules)
-    g = evaluate(rules, build_tables(rules), s.solved)
+    tables = build_tables(rules)
+    g = evaluate(rules, tables, s.solved)
     lane_w = lane_weights(rules)
     wagers = {"blackjack": float(lane_w @ g.main)}
     stakes = {"blackjack": 1.0}
@@ -195,11 +196,14 @@ def _analyse_removal(rules: GameRules) -> Analysis:
                    method=METHOD_REMOVAL)
     b = rules.spanish_bonuses
     if b is not None and b.super_bonus_units:
-        from firmware.math.cdpar import line_counts
+        from dataclasses import replace
 
-        lc = line_counts(rules, ups=(7,))
-        p_super = sum(float(lc.lane_w @ lc.all_rounds[:, i])
-                      for i, ln in enumerate(lc.book.lines) if ln.key[-1].endswith("-super"))
+        # the return is linear in the super bonus for a fixed strategy: the same tables
+        # valued with half the bonus (only the rounds with a 7 up pay it)
+        half = rules.with_(spanish_bonuses=replace(b, super_bonus_units=b.super_bonus_units / 2))
+        sevens = float(lane_w @ g.by_up[7])
+        p_super = 2 * (sevens - float(lane_w @ evaluate(half, tables, ups=(7,)).main)) / float(
+            b.super_bonus_units)
         res.figures["super_bonus_contribution"] = p_super * float(b.super_bonus_units)
         res.figures["p_super_bonus_per_round"] = p_super
         res.figures["reference_wager_cents"] = float(rules.reference_wager)

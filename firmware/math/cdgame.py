@@ -120,8 +120,8 @@ def _with_times(code: np.ndarray, times: np.ndarray, hi: int) -> np.ndarray:
     return np.where((code == DOUBLE) & (times == hi) & (hi > 1), DOUBLE_MAX, code)
 
 
-def evaluate(rules: GameRules, t: FastTables, solved: dict[int, Any] | None = None
-             ) -> GameFigures:
+def evaluate(rules: GameRules, t: FastTables, solved: dict[int, Any] | None = None,
+             ups: tuple[int, ...] = tuple(range(1, 11))) -> GameFigures:
     """The exact expected net of the main wager for the strategy in ``t``.
 
     ``solved``: the strategy solve's forests and passes per up card
@@ -139,7 +139,7 @@ def evaluate(rules: GameRules, t: FastTables, solved: dict[int, Any] | None = No
     by_up: dict[int, np.ndarray] = {}
     with stage(10, "up cards", "return") as advance:
         for up in range(1, 11):
-            if full[up - 1]:
+            if full[up - 1] and up in ups:
                 main += _up_value(rules, t, up, solved, deals, wf, lanes, by_up, acc_side)
             advance(1)
     return GameFigures(main, acc_side["ins_num"] / acc_side["ins_den"]

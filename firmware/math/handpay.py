@@ -43,6 +43,20 @@ def hole_value(up: int) -> int:
     return 10 if up == 1 else 1 if up == 10 else 0
 
 
+def outcome_probabilities(rules: GameRules, total: np.ndarray, laws: np.ndarray,
+                          notbj: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """(win, push, lose) of hands standing on ``total`` against joint ``laws``."""
+    j = laws
+    push22 = j[:, I22] if rules.dealer_22_pushes else np.zeros(len(j))
+    pw = j[:, I22] + j[:, IBUST] - push22
+    pp = push22.copy()
+    for i, dt in enumerate(range(17, 22)):
+        beat = (total > dt) | ((total == 21) & (dt == 21) & rules.player_21_wins)
+        pw = pw + np.where(beat, j[:, i], 0.0)
+        pp = pp + np.where((total == dt) & ~beat, j[:, i], 0.0)
+    return pw, pp, np.maximum(notbj - pw - pp, 0.0)
+
+
 def payoffs(rules: GameRules, f: Forest, laws: np.ndarray) -> Payoffs:
     """The :class:`Payoffs` of every row of ``f`` (``laws``: its rows' joint laws)."""
     lanes, wf = bingo_lanes(rules)
@@ -52,15 +66,8 @@ def payoffs(rules: GameRules, f: Forest, laws: np.ndarray) -> Payoffs:
     notbj = np.ones(f.rows)
     if hole and rules.dealer_check:  # read from the counts: a row needs no law for it
         notbj = 1.0 - rem[:, hole - 1] / f.left
-    push22 = j[:, I22] if rules.dealer_22_pushes else np.zeros(len(j))
-    pw = j[:, I22] + j[:, IBUST] - push22
-    pp = push22.copy()
     t = f.total
-    for i, dt in enumerate(range(17, 22)):
-        beat = (t > dt) | ((t == 21) & (dt == 21) & rules.player_21_wins)
-        pw = pw + np.where(beat, j[:, i], 0.0)
-        pp = pp + np.where((t == dt) & ~beat, j[:, i], 0.0)
-    pl = np.maximum(notbj - pw - pp, 0.0)
+    pw, pp, pl = outcome_probabilities(rules, t, j, notbj)
     wf_t = np.array([np.broadcast_to(np.asarray(w, dtype=float), (lanes,)) for w in wf])
     plain = wf_t[np.minimum(t, 21)]
     win = plain * _bonus(rules, f)[:, None]

@@ -51,12 +51,18 @@ BITS = 5
 
 
 class _Index:
-    """(instance, cards) -> row, by the packed keys of the rows."""
+    """(instance, cards) -> row, by the packed keys of the rows (sorted when first
+    asked: most forests are only walked level by level)."""
 
-    def __init__(self, keys: np.ndarray, sort: np.ndarray, weights: np.ndarray) -> None:
-        self.sorted, self.sort, self.weights = keys[sort], sort, weights
+    def __init__(self, keys: np.ndarray, weights: np.ndarray) -> None:
+        self.keys, self.weights = keys, weights
+        self.sorted: np.ndarray | None = None
+        self.sort = keys
 
     def find(self, instance: int, cards: tuple[int, ...]) -> int:
+        if self.sorted is None:
+            self.sort = np.argsort(self.keys)
+            self.sorted = self.keys[self.sort]
         key = instance << (10 * BITS)
         for v in cards:
             key += int(self.weights[v - 1])
@@ -164,7 +170,7 @@ def _finish(c0: np.ndarray, up: int, instances: tuple[Instance, ...], inst: np.n
             ) -> Forest:
     weights = np.int64(1) << (BITS * np.arange(10, dtype=np.int64))
     keys = (inst << (10 * BITS)) + comp @ weights
-    index = _Index(keys, np.argsort(keys), weights)
+    index = _Index(keys, weights)
     rem = c0[None, :] - removed
     left = rem.sum(axis=1)
     q = rem / left[:, None]

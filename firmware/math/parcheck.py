@@ -1,8 +1,8 @@
 """`etg par --check`: the calculated PAR figure beside a fast-path estimate of it.
 
 A lab signs a figure it can reproduce two ways. For each deck count the Rules Submission
-allows at the two ends (the default and the other one: the other allowed value, or the
-far end of the range), the calculation (:func:`firmware.math.analysis.analyse`) and a
+allows (:func:`deck_counts`: all of them, or 1, 2, 4, 6 and 8 for blackjack's 1-8), the
+calculation (:func:`firmware.math.analysis.analyse`) and a
 seeded fast-path simulation (:mod:`firmware.math.fastpath`, the engine's game and the
 automatic players' strategy) are printed side by side with the simulation's standard
 error and the difference in standard errors. A figure the lab signs should be within 2
@@ -47,18 +47,19 @@ class Check:
                 "seed": CHECK_SEED, "seconds": round(self.seconds, 1), "method": self.method}
 
 
-def deck_counts(variant: str) -> tuple[int, ...]:
-    """The default deck count and the other end the Rules Submission allows."""
-    from firmware.engine.rules import read_rules_file
+#: deck counts checked when the Rules Submission allows more than three
+CHECKED = (1, 2, 4, 6, 8)
 
-    spec = read_rules_file(variant).specs["decks"]
-    default = int(spec.default)
-    if spec.allowed is not None:
-        others = [int(x) for x in spec.allowed if int(x) != default]
-    else:
-        lo, hi = int(spec.lo or default), int(spec.hi or default)
-        others = [hi if default != hi else lo] if lo != hi else []
-    return (default, *others[-1:])
+
+def deck_counts(variant: str) -> tuple[int, ...]:
+    """The deck counts a check covers: every one the Rules Submission allows when it
+    allows three or fewer, else those of :data:`CHECKED` it allows; the default first."""
+    from firmware.math.parconfigs import axis_values, default_values
+
+    allowed = [int(x) for x in axis_values(variant, "decks")]
+    default = int(default_values(variant).get("decks", allowed[0]))
+    picked = allowed if len(allowed) <= 3 else [d for d in CHECKED if d in allowed]
+    return (default, *[d for d in picked if d != default])
 
 
 def check(rules: GameRules, rounds: int, *, jobs: int = 1, seed: int = CHECK_SEED) -> Check:

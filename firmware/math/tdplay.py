@@ -59,7 +59,10 @@ def solve_up(rules: GameRules, up: int) -> Solved:
     ucs = up_card(rules, up, tuple(Instance(p, 0, False) for p in pairs)) if pairs else None
     w, p_up = start_weights(rules, up)
     f = uc0.forest
-    plain = np.where(((~f.ace | (f.total > 11)) & (f.total < 17))
+    # first weights: the textbook strategy's hit-or-stand (stiff hands stand against a
+    # 2-6, hit below 17 against a 7-A; soft below 18 hits), every pair split
+    stiff = 12 if 2 <= up <= 6 else 17
+    plain = np.where(((~f.ace | (f.total > 11)) & (f.total < stiff))
                      | (f.ace & (f.hard <= 11) & (f.total < 18)), HIT, STAND)
     res0 = PassResult(np.zeros((f.rows, lanes)), np.repeat(plain[:, None], lanes, 1), [], [])
     split_now = {p: np.ones(lanes, dtype=bool) for p in range(1, 11)}
@@ -69,15 +72,17 @@ def solve_up(rules: GameRules, up: int) -> Solved:
     for n in range(PASSES):
         pi, pi_dbl = forward(rules, uc0, res0, _roots(rules, uc0, w, split_now))
         solver = Solver(rules, uc0, w, p_up, pi, pi_dbl)
-        res0 = backward(rules, f, uc0.pay, solver, masks=uc0.masks())
-        strat = solver.out
-        work = [(uc0, res0)] + ([play(rules, ucs, strat)] if ucs is not None else [])
-        split_now = _splits(rules, work, strat, lanes)
-        sig = _signature(strat, split_now)
+        res_n = backward(rules, f, uc0.pay, solver, masks=uc0.masks())
+        sig = _signature(solver.out)
         strat.passes = n + 1
         if sig == prev:
+            # the decisions of the last pass again: its splits (valued with the same
+            # decisions) and everything else stand
             break
-        prev = sig
+        prev, strat, res0 = sig, solver.out, res_n
+        strat.passes = n + 1
+        work = [(uc0, res0)] + ([play(rules, ucs, strat)] if ucs is not None else [])
+        split_now = _splits(rules, work, strat, lanes)
     # resplits valued exactly: the split hands with more pair cards out of the shoe
     extra = []
     for p in pairs:
@@ -234,14 +239,16 @@ def _resplit_choices(lams: list[bool], possible: bool) -> list[dict[bool, np.nda
     return out
 
 
-def _signature(s: UpStrategy, split_now: dict[int, np.ndarray]) -> Any:
+def _signature(s: UpStrategy) -> Any:
+    """The decisions of a pass by total and by two cards (the splits are valued from
+    them, so equal decisions mean equal splits)."""
     def dec(rank: Ranking) -> tuple[int, ...]:
-        return tuple(int(x) for x in np.argmax(rank, axis=0))
+        return tuple(int(x) for x in np.argmax(_without_split(rank), axis=0))
 
     return (tuple(sorted((k, dec(v)) for k, v in s.more.items())),
             tuple(sorted((k, dec(v)) for k, v in s.init.items())),
+            tuple(sorted((k, dec(v)) for k, v in s.lammer2.items())),
             tuple(sorted((k, tuple(bool(x) for x in np.atleast_1d(v)))
-                         for k, v in s.rescue.items())),
-            tuple(sorted((k, tuple(bool(x) for x in v)) for k, v in split_now.items())))
+                         for k, v in s.rescue.items())))
 
 __all__ = ["Solved", "actions_of", "play", "solve_up"]

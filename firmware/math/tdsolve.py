@@ -136,7 +136,9 @@ class Solver:
         code = (f.hard[rows] * 2 + f.ace[rows]) * 2 + self.lam[rows]
         uniq, inv = np.unique(code, return_inverse=True)
         if kind == 0:
+            # a hand doubled into a row holds three cards or more: fewer never rescue
             gain = (rescue - stand) * (self.pi_dbl[kind][rows] + 1e-15)
+            gain[f.nc[rows] < 3] = 0.0
             tot = np.zeros((len(uniq), self.lanes))
             add_rows(tot, inv, gain)
             for j, c in enumerate(uniq):

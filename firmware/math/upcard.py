@@ -19,7 +19,7 @@ import numpy as np
 
 from firmware.math.handcalc import DOUBLE, DOUBLE_MAX, HIT, SPLIT, STAND, SURRENDER
 from firmware.math.handpass import ACTIONS, PassResult, add_rows
-from firmware.math.handpay import Payoffs, payoffs
+from firmware.math.handpay import Payoffs, outcome_probabilities, payoffs
 from firmware.math.handsets import Forest, Instance, build_forest
 from firmware.math.lawbatch import exact_joint_laws
 from firmware.math.ruleset import GameRules
@@ -72,7 +72,10 @@ class UpCard:
             return
         self.laws[todo] = laws_of(self.rules, self.forest, self.forest.removed[todo])
         self.have |= todo
-        self.pay = payoffs(self.rules, self.forest, self.laws)
+        p = self.pay
+        p.laws = self.laws
+        p.pw[todo], p.pp[todo], p.pl[todo] = outcome_probabilities(
+            self.rules, self.forest.total[todo], self.laws[todo], p.notbj[todo])
 
 
 #: exact laws already computed, per (deck kind, shoe less the up card, up, H17): sorted
