@@ -93,13 +93,16 @@ def line_counts(rules: GameRules, ups: tuple[int, ...] = tuple(range(1, 11))) ->
             if u != up:
                 continue
             fw = float(w)
-            got, splits, pbj, d22 = per(a, b)
+            got, splits, rest, pbj, d22 = per(a, b)
             allr += fw * got
             # a split start meets a dealer Blackjack before any split: that part of it
-            # is an unsplit round (one line, the dealer's Blackjack)
+            # is an unsplit round (one line, the dealer's Blackjack); so is the part of
+            # it played without a split (Spanish 21's suited 7-7 against a 7)
             bj_only = np.zeros_like(got)
             bj_only[:, book.index[("dealer-bj",)]] = pbj
-            nos += fw * np.where(splits[:, None], bj_only, got)
+            if rest is not None:
+                bj_only += rest
+            nos += fw * np.where(splits[:, None] > 0, bj_only, got)
             p_split += fw * (1 - pbj) * splits
             p22 += fw * d22
             if splits.any():
@@ -143,13 +146,14 @@ def _up_lines(rules: GameRules, book: LineBook, t: FastTables, up: int, work: li
     dbj = book.index[("dealer-bj",)]
     sevens = up == 7 and super_bonus_live(rules, 7)
 
-    def per(a: int, b: int) -> tuple[np.ndarray, np.ndarray, float, float]:
+    def per(a: int, b: int) -> tuple[np.ndarray, np.ndarray, np.ndarray | None, float,
+                                      float]:
         c = f.c0.copy()
         c[a - 1] -= 1
         c[b - 1] -= 1
         pbj = c[hole - 1] / c.sum() if hole and rules.dealer_check else 0.0
         out = np.zeros((lanes, len(book)))
-        none = np.zeros(lanes, dtype=bool)
+        none = np.zeros(lanes)
         if {a, b} == {1, 10}:
             if pbj:
                 key = ("bj-beats-bj",) if rules.player_blackjack_wins else ("bj-push",)
@@ -160,18 +164,19 @@ def _up_lines(rules: GameRules, book: LineBook, t: FastTables, up: int, work: li
                 out[:, book.index[("bj-target",)]] += np.where(on21, 1 - pbj, 0.0)
             else:
                 out[:, bj] += 1 - pbj
-            return out, none, pbj, 0.0
+            return out, none, None, pbj, 0.0
         out[:, dbj] += pbj
         row = f.row(0, (a, b))
         d22 = float(uc0.pay.laws[row, I22])
         hand = lines0[row]
-        split_lanes = (t.init[:, up, a, b] == 3) if a == b else none
+        split_lanes = (t.init[:, up, a, b] == 3).astype(float) if a == b else none
         if a == b and a in splits:
-            hand = np.where(split_lanes[:, None], splits[a], hand)
+            hand = np.where(split_lanes[:, None] > 0, splits[a], hand)
+        rest = None
         if a == b == 7 and sevens:
-            hand, split_lanes = _sevens_lines(rules, book, t, uc0, res0, lines0, dbl0, row,
-                                              splits.get(7))
-        return out + hand, split_lanes, pbj, d22
+            hand, split_lanes, rest = _sevens_lines(rules, book, t, uc0, res0, lines0, dbl0,
+                                                    row, splits.get(7))
+        return out + hand, split_lanes, rest, pbj, d22
 
     return per
 
@@ -184,9 +189,11 @@ def _targets21(lanes: int) -> np.ndarray:
 
 def _sevens_lines(rules: GameRules, book: LineBook, t: FastTables, uc: Any, res: Any,
                   lines: np.ndarray, dbl: list[np.ndarray], row: int,
-                  split: np.ndarray | None) -> tuple[np.ndarray, np.ndarray]:
+                  split: np.ndarray | None) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """Spanish 21, initial 7-7 against a 7, super bonus live: the suited and the mixed
-    pair each by its own decision, a third 7's suits by their exact probabilities."""
+    pair each by its own decision, a third 7's suits by their exact probabilities.
+    Returns the lines, the share of these rounds that split (per lane) and the lines of
+    the share that does not."""
     from firmware.math.cdlines import bonus_shares
 
     f, pay = uc.forest, uc.pay
@@ -195,13 +202,14 @@ def _sevens_lines(rules: GameRules, book: LineBook, t: FastTables, uc: Any, res:
     base = (False, False, -1)
     idx = book.index
     out = np.zeros_like(lines[row])
-    splits = np.zeros(out.shape[0], dtype=bool)
+    unsplit = np.zeros_like(out)
+    splits = np.zeros(out.shape[0])
     for share, suited, code in ((p_same, True, t.suited_77), (1 - p_same, False,
                                                                int(t.init[0, 7, 7, 7]))):
         act = FAST_TO_PASS.get(int(code), STAND)
         if act == SPLIT and split is not None:
             out += share * split
-            splits |= share > 0
+            splits += share
             continue
         opt = _option_lines(rules, book, uc, lines, dbl, row, act)
         if act == HIT and third >= 0:
@@ -217,7 +225,8 @@ def _sevens_lines(rules: GameRules, book: LineBook, t: FastTables, uc: Any, res:
             else:
                 opt[:, idx[(*base, "bonus", "777-mixed")]] += pw
         out += share * opt
-    return out, splits
+        unsplit += share * opt
+    return out, splits, unsplit
 
 
 def _option_lines(rules: GameRules, book: LineBook, uc: Any, lines: np.ndarray,

@@ -101,7 +101,8 @@ def _round(f: ParFigures) -> list[Block]:
     sd = "; ".join(f"{WAGER_NAMES.get(k, k)}: {v:.4f}" for k, v in f.sd_by_wager.items())
     if f.insurance:
         sd += f"; insurance (per unit insured): {f.insurance['sd']:.4f}"
-    win, p = f.max_win()
+    win, p = f.max_win_unsplit()
+    swin, sp = f.max_win_split()
     items = [
         f"House edge: **{_pct(f.house_edge)}** of the Blackjack wager; per unit staked at "
         f"the start **{_pct(f.analysis.house_edge_total)}**; return to player "
@@ -112,8 +113,13 @@ def _round(f: ParFigures) -> list[Block]:
         f"**{f.p_push:.6f}** / **{f.p_loss:.6f}**; hit frequency **{f.hit_frequency:.6f}**",
         f"Standard deviation per round (every required wager): **{f.sd_round:.4f}**; "
         f"per wager: {sd}",
-        f"Largest win of a round in the distribution below: **{win:+g}** units, probability "
-        f"{p:.3g}",
+        f"Largest win of a round without a split: **{win:+g}** units, probability "
+        f"**{p:.6g}** (exact, 1 in {1 / p:,.0f})" if p > 0 else "No round without a split "
+        "wins",
+        f"Largest win of a split round among the {split.counted:,} simulated: **{swin:+g}** "
+        f"units, probability about {sp:.3g} per round (1 in {1 / sp:,.0f}); a split round "
+        "rarer than that (more hands doubled and won) can win more" if sp > 0 else
+        "No split round was simulated",
         f"Rounds with a split: {split.probability:.6f} of the rounds (exact); their results' "
         f"distribution from {split.counted:,} simulated split rounds (seed {split.seed})",
     ]

@@ -42,6 +42,7 @@ class ParFigures:
     p_loss: float
     total_wagered: float  # expected amount wagered per round (doubles and splits in)
     insurance: dict[str, float] = field(default_factory=dict)
+    unsplit: dict[float, float] = field(default_factory=dict)  # exact: rounds without a split
     notes: list[str] = field(default_factory=list)
     seconds: float = 0.0
 
@@ -78,6 +79,18 @@ class ParFigures:
         net, p = max(self.distribution, key=lambda x: x[0])
         return net, p
 
+    def max_win_unsplit(self) -> tuple[float, float]:
+        """The largest net of a round without a split and its probability, both exact."""
+        return max(self.unsplit.items(), key=lambda x: x[0]) if self.unsplit else (0.0, 0.0)
+
+    def max_win_split(self) -> tuple[float, float]:
+        """The largest net among the simulated split rounds, and its probability per round
+        (P(split), exact, times its share of the simulated split rounds)."""
+        if not self.split.outcomes:
+            return 0.0, 0.0
+        net, share = max(self.split.outcomes.items(), key=lambda x: x[0])
+        return net, share * self.split.probability
+
     def to_json(self) -> dict[str, Any]:
         win, p = self.max_win()
         return {
@@ -99,7 +112,12 @@ class ParFigures:
                                    zip(LEVELS, rs, strict=True)}}
                        for n, m, rs in self.ranges()],
             "rounds_for_house_ahead": {f"{lvl:.0%}": r for lvl, r in self.rounds_ahead()},
-            "max_win": {"net": win, "probability": p}, "insurance": self.insurance,
+            "max_win": {"net": win, "probability": p,
+                        "unsplit": dict(zip(("net", "probability"), self.max_win_unsplit(),
+                                            strict=True)),
+                        "split_simulated": dict(zip(("net", "probability"),
+                                                    self.max_win_split(), strict=True))},
+            "insurance": self.insurance,
             "figures": self.analysis.figures, "method": self.analysis.method,
             "notes": self.notes, "seconds": round(self.seconds, 2),
         }
@@ -147,6 +165,7 @@ def _hitting(rules: GameRules, res: Analysis, n: int) -> ParFigures:
                 dist[net + side] = dist.get(net + side, 0.0) + w * c
                 second_main += w * c * net * net
     p_split = float(lc.lane_w @ lc.p_split)
+    unsplit = dict(dist)
     split = simulate_splits(rules, [(a, b, u, w) for a, b, u, w, _ in lc.split_starts],
                             p_split, n)
     for net, share in split.outcomes.items():
@@ -160,6 +179,7 @@ def _hitting(rules: GameRules, res: Analysis, n: int) -> ParFigures:
     stake = sum(x.probability * x.stake for x in lines)
     fig = _assemble(rules, res, lines, dist, split, math.sqrt(max(second - mean ** 2, 0.0)),
                     sd, stake)
+    fig.unsplit = unsplit
     fig.insurance = _insurance(rules, lc.insurance_win, lc.p_insurance)
     if rules.push22_pays is not None:
         p22 = lc.p_dealer_22
@@ -191,6 +211,7 @@ def _std(rules: GameRules, res: Analysis, n: int) -> ParFigures:
     stake += sl.p_split * split.staked
     fig = _assemble(rules, res, sl.lines, dist, split,
                     math.sqrt(max(second - res.net ** 2, 0.0)), sd, stake)
+    fig.unsplit = dict(sl.no_split)
     fig.insurance = _insurance(rules, *_std_insurance(rules))
     fig.notes.append("A round with a split is one line of the Blackjack wager (its hands "
                      "together; the certified return less the unsplit rounds' lines), and "

@@ -43,6 +43,10 @@ def test_paytable_lines_add_up_to_the_return(variant: str, decks: int) -> None:
         assert total == pytest.approx(value, abs=1e-12)
     assert sum(p for _, p in fig.distribution) == pytest.approx(1.0, abs=1e-9)
     assert 0 < fig.element_of_risk < fig.house_edge
+    win, p = fig.max_win_unsplit()  # exact: one of the lines' own amounts
+    assert p > 0
+    if variant != "split-to-double":  # its lines are per wager, its round two wagers
+        assert any(x.payout == pytest.approx(win) for x in fig.lines)
 
 
 def test_the_sheet_holds_every_configuration_and_the_lab_items(tmp_path: Path) -> None:
@@ -62,7 +66,8 @@ def test_the_sheet_holds_every_configuration_and_the_lab_items(tmp_path: Path) -
     for item in ("Document control", "software", "generated", "Every allowed configuration",
                  "6 decks, H17", "6 decks, S17", "Paytable lines", "21 with 5 cards (3:2)",
                  "Insurance wager", "Element of risk", "hit frequency", "95% range",
-                 "Rounds after which the house is ahead", "Largest win",
+                 "Rounds after which the house is ahead",
+                 "Largest win of a round without a split", "Largest win of a split round",
                  "Standard deviation per round", "Composition-dependent exceptions",
                  "Rescue after a double's card"):
         assert item in text, item
