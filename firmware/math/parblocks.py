@@ -73,7 +73,7 @@ def _lines(f: ParFigures) -> list[Block]:
                 continue
             tot += x.contribution
             rows.append([x.label, f"{x.probability:.10f}", f"{x.payout + 0.0:+.6g}",
-                         f"{x.contribution:+.10f}"])
+                         f"{x.contribution + 0.0:+.10f}"])
         rows.append(["**total (the wager's expected net)**", "", "", f"**{tot:+.10f}**"])
         out.append(table(["line", "probability (per round)", "net payout",
                           "contribution"], rows, caption=WAGER_NAMES.get(w, w)))

@@ -86,13 +86,7 @@ def std_lines(rules: GameRules, main_value: float, bob_value: float) -> StdLines
         pbj = c[hole - 1] / c.sum() if hole else 0.0
         if {a, b} == {1, 10}:
             p_bj += w
-            line("blackjack", "Blackjack against a dealer Blackjack", w * pbj, 0.0, 1.0)
-            line("blackjack", f"Blackjack ({_odds(rules.blackjack_pays)})", w * (1 - pbj),
-                 float(rules.blackjack_pays), 1.0)
-            for name, share in zip(BOB_LINES, BOB_BJ_SHARES, strict=True):
-                bj_pay = float(pay.get(name, 0))
-                outcome(w * pbj * float(share), 0.0, bj_pay)
-                outcome(w * (1 - pbj) * float(share), float(rules.blackjack_pays), bj_pay)
+            _blackjack(rules, line, outcome, w, pbj, pay)
             continue
         line("blackjack", "Dealer Blackjack", w * pbj, -1.0, 1.0)
         line("blackjack_or_bust", "Dealer Blackjack", w * pbj, -1.0, 1.0)
@@ -116,17 +110,14 @@ def std_lines(rules: GameRules, main_value: float, bob_value: float) -> StdLines
         hard, ace = a + b, 1 in (a, b)
         cards = [None] if k == 0 else [y for y in range(1, 11) if c[y - 1] > 0]
         for y in cards:
-            removed = np.zeros(10, dtype=np.int64)
-            removed[a - 1] += 1
-            removed[b - 1] += 1
+            removed = np.bincount([a - 1, b - 1], minlength=10).astype(np.int64)
             py, t = 1.0, total_of(hard, ace)
             if y is not None:
                 py = c[y - 1] / c.sum()
                 removed[y - 1] += 1
                 t = total_of(hard + y, ace or y == 1)
-            # the hole card comes from the shoe before the double's card, but the cards
-            # are exchangeable: P(card) times the joint law (no Blackjack, outcome) of
-            # what is left
+            # the hole card comes before the double's card, but the cards are exchangeable:
+            # P(card) times the joint law (no Blackjack, outcome) of what is left
             hands.setdefault(up, []).append((w * py, removed, t, k))
     for up, items in hands.items():
         c0 = full - np.eye(10, dtype=np.int64)[up - 1]
@@ -140,6 +131,26 @@ def std_lines(rules: GameRules, main_value: float, bob_value: float) -> StdLines
                             "average net)", p_split,
                             (main_value - known_main) / p_split if p_split else 0.0, 0.0))
     _bob_lines(out, rules, bob_value, p_bj, pay, odds)
+    tot, mains, sides = _marginals(dist)
+    return StdLines(out, tot, mains, sides, p_split, split_starts)
+
+
+def _blackjack(rules: GameRules, line: Any, outcome: Any, w: float, pbj: float,
+               pay: dict[str, Any]) -> None:
+    """A player Blackjack of probability ``w`` (``pbj``: the dealer's too): its lines and
+    outcomes, the Blackjack or Bust wager's by the suits of the two cards."""
+    line("blackjack", "Blackjack against a dealer Blackjack", w * pbj, 0.0, 1.0)
+    line("blackjack", f"Blackjack ({_odds(rules.blackjack_pays)})", w * (1 - pbj),
+         float(rules.blackjack_pays), 1.0)
+    for name, share in zip(BOB_LINES, BOB_BJ_SHARES, strict=True):
+        bj_pay = float(pay.get(name, 0))
+        outcome(w * pbj * float(share), 0.0, bj_pay)
+        outcome(w * (1 - pbj) * float(share), float(rules.blackjack_pays), bj_pay)
+
+
+def _marginals(dist: dict[tuple[float, float], float]
+               ) -> tuple[dict[float, float], dict[float, float], dict[float, float]]:
+    """(round net, main wager's net, side wager's net) distributions of ``dist``."""
     tot: dict[float, float] = {}
     mains: dict[float, float] = {}
     sides: dict[float, float] = {}
@@ -147,7 +158,7 @@ def std_lines(rules: GameRules, main_value: float, bob_value: float) -> StdLines
         tot[m + sd] = tot.get(m + sd, 0.0) + p
         mains[m] = mains.get(m, 0.0) + p
         sides[sd] = sides.get(sd, 0.0) + p
-    return StdLines(out, tot, mains, sides, p_split, split_starts)
+    return tot, mains, sides
 
 
 def _hand(line: Any, outcome: Any, p: float, law: np.ndarray, t: int, k: int,
