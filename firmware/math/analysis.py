@@ -24,7 +24,7 @@ from typing import Any
 
 import numpy as np
 
-from firmware.math.composition import initial_deals, remove
+from firmware.math.composition import initial_deals, probabilities, remove
 from firmware.math.gamecalc import Table, game_value, lane_pairs, solve_strategy
 from firmware.math.ruleset import GameRules
 from firmware.math.std import StdSolver, std_deal_value, std_solve_strategy
@@ -134,7 +134,7 @@ def _analyse(rules: GameRules, table: Table | None) -> Analysis:
         if rules.bingo:
             wagers["activator"] = gv.activator
             stakes["activator"] = float(rules.activator)
-        optional: dict[str, float] = {"insurance": 0.0}
+        optional: dict[str, float] = {"insurance": insurance_edge(rules)}
         if gv.insurance:
             wagers["insurance"] = gv.insurance
         if rules.push22_pays is not None:
@@ -243,6 +243,26 @@ def bingo_plain_return(rules: GameRules) -> float:
     return 1.0 + (main - float(rules.activator)) / stake
 
 
+def insurance_edge(rules: GameRules) -> float:
+    """The insurance wager's expected net per unit insured (it wins when the dealer's hole
+    card is a ten under the ace): a ten's probability from the shoe less the player's two
+    cards and the ace, averaged over the deals with an ace up (exact weights)."""
+    odds = float(rules.insurance_pays)
+    full = rules.shoe.counts()
+    if full is None:
+        p = probabilities(rules.shoe, None)[9]
+        return odds * p - (1 - p)
+    num = den = 0.0
+    for a, b, up, w in initial_deals(rules.shoe):
+        if up == 1:
+            c = remove(full, a, b, up)
+            assert c is not None
+            p = c[9] / sum(c)
+            num += float(w) * (odds * p - (1 - p))
+            den += float(w)
+    return num / den if den else 0.0
+
+
 def _analyse_std(rules: GameRules, table: Table) -> Analysis:
     if not rules.shoe.infinite:
         from firmware.math.stdexact import METHOD_STD, cached_std_exact_value
@@ -253,7 +273,7 @@ def _analyse_std(rules: GameRules, table: Table) -> Analysis:
             rules,
             {"blackjack": main, "blackjack_or_bust": bob},
             {"blackjack": 1.0, "blackjack_or_bust": 1.0},
-            {"insurance": 0.0},
+            {"insurance": insurance_edge(rules)},
             method=METHOD_STD,
         )
     # The infinite deck: no removal, so the hand-by-hand programme is exact.
@@ -272,7 +292,7 @@ def _analyse_std(rules: GameRules, table: Table) -> Analysis:
         rules,
         {"blackjack": main, "blackjack_or_bust": bob},
         {"blackjack": 1.0, "blackjack_or_bust": 1.0},
-        {"insurance": 0.0},
+        {"insurance": insurance_edge(rules)},
     )
 
 

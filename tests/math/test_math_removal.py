@@ -89,9 +89,13 @@ def test_one_deck_return_against_the_published_composition_dependent_one(
 
 def test_insurance_wager_edge_is_its_own_exact_figure() -> None:
     """Insurance pays 2 to 1 on a ten under an ace: 3 x 96/311 - 1 at six decks."""
-    res = analyse(load("blackjack"))
-    assert res.optional["insurance"] == pytest.approx(float(3 * Fraction(96, 311) - 1),
-                                                      abs=1e-12)
+    for variant in ("blackjack", "split-to-double", "free-bet"):
+        res = analyse(load(variant))
+        assert res.optional["insurance"] == pytest.approx(
+            float(3 * Fraction(96, 311) - 1), abs=1e-12), variant
+    # the infinite deck: a ten is 4/13 of every draw
+    inf = analyse(load("split-to-double").with_(decks=0))
+    assert inf.optional["insurance"] == pytest.approx(3 * 4 / 13 - 1, abs=1e-12)
 
 
 def _brute_split(rules, up: int, pair: int, hit_below: int) -> float:  # type: ignore[no-untyped-def]
