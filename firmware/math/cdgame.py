@@ -232,11 +232,16 @@ def _start_value(rules: GameRules, uc: UpCard, res: PassResult, t: FastTables, a
     hole = hole_value(up)
     pbj = c[hole - 1] / c.sum() if hole and rules.dealer_check else 0.0
     row = f.row(0, (a, b))
+    if not uc.have[row]:  # a start that never stands: its law is read for Push 22 only
+        uc.ensure(np.arange(f.rows) == row)
+    # P(no dealer Blackjack, dealer 22) of the round: the dealer plays out while a Push 22
+    # wager is on, and the player's draws are a stopping time, so the dealer's cards
+    # have the law of the shoe less the three first cards (docs/math.md, section 3)
     d22 = float(uc.pay.laws[row, 5])
     if {a, b} == {1, 10}:
         bj = float(rules.blackjack_pays)
         on_bj = bj if rules.player_blackjack_wins else 0.0
-        return pbj * on_bj + (1 - pbj) * bj * np.asarray(wf[21], dtype=float), pbj, 0.0
+        return pbj * on_bj + (1 - pbj) * bj * np.asarray(wf[21], dtype=float), pbj, d22
     v = res.value[row]
     if a == b and a in splits:
         split_lanes = t.init[:, up, a, b] == 3

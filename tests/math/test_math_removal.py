@@ -183,3 +183,42 @@ def test_split_recursion_is_the_enumeration_of_every_card(up: int, pair: int,
     got = split_value(rules, pair, hand_table([(uc, res.value)], pair),
                       {False: np.ones(1, dtype=bool), True: np.ones(1, dtype=bool)}, 1)
     assert float(got[0]) == pytest.approx(_brute_split(rules, up, pair, hit_below), abs=1e-12)
+
+
+@pytest.mark.parametrize("decks", [6, 8])
+def test_635a10_d_the_strategy_never_rescues_a_doubled_21(decks: int) -> None:
+    """§ 635a.10(d) lets a doubled 21 be rescued and the table asks; a player 21 wins in
+    Spanish 21, so the rescue could only forfeit the original wager: the strategy stands,
+    against every up card (hard, soft and five-card 21s). It still rescues where that pays
+    (a doubled hard 12-16 against a 10), so the question is answered by value."""
+    s = strategy_for(load("spanish21", {"decks": decks}))
+    asked = ("rescue", "stand")
+    for up in range(1, 11):
+        for cards in ((6, 5, 10), (1, 5, 5), (2, 3, 4, 5, 7), (9, 2, 10)):
+            d = s.decide(up, cards, asked, after_double=True)
+            assert d.action == "stand", (up, cards)
+    taken = [s.decide(10, (2, t - 12, 10), asked, after_double=True).action
+             for t in range(14, 17)]
+    assert "rescue" in taken
+
+
+@pytest.mark.parametrize("decks", [6, 8])
+def test_push22_wager_is_the_dealer_22_of_the_shoe_less_the_first_three_cards(
+        decks: int) -> None:
+    """Free Bet's Push 22 (§ 672a.2(b)(4)): the dealer plays out while it is on, and the
+    player's draws stop by a rule on the player's own cards, so the dealer's cards have
+    the law of the shoe less the three first cards whatever the player drew: P(dealer 22)
+    is the sum over every start (a player Blackjack included) of its probability times
+    that law (the dealer's recursion of dealerlaw.py here, not the evaluation's kernel)."""
+    from firmware.math.composition import initial_deals, remove
+    from firmware.math.dealer import I22, dealer_distribution
+
+    rules = load("free-bet", {"decks": decks, "push22": True})
+    counts = rules.shoe.counts()
+    p22 = 0.0
+    for a, b, up, w in initial_deals(rules.shoe):
+        law = dealer_distribution(rules.shoe, remove(counts, a, b, up), up,
+                                  rules.dealer_hits_soft_17, no_blackjack=False)
+        p22 += float(w) * law[I22]
+    want = float(rules.push22_pays) * p22 - (1 - p22)
+    assert analyse(rules).optional["push22"] == pytest.approx(want, abs=1e-12)
