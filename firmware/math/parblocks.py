@@ -91,9 +91,20 @@ def _lines(f: ParFigures) -> list[Block]:
                                  f"probability {ins['p_offered']:.6f} per round; never taken "
                                  "by the strategy): its own house edge "
                                  f"{-ins['expected_net']:.4%}"))
-    for k, v in f.analysis.figures.items():
-        out.append(Paragraph(f"{k.replace('_', ' ')}: {v:.6g}"))
+    if f.analysis.figures:
+        out.append(Paragraph("Further figures: " + "; ".join(
+            f"{FIGURES.get(k, k.replace('_', ' '))}: {v:.6g}"
+            for k, v in f.analysis.figures.items()) + "."))
     return out
+
+
+#: what each of the analysis' extra figures is (Spanish 21's super bonus and envy bonus)
+FIGURES = {"super_bonus_contribution": "super bonus's part of the Blackjack wager's "
+           "return (units of the wager)",
+           "p_super_bonus_per_round": "probability of a super bonus per round",
+           "reference_wager_cents": "wager the fixed bonuses are counted at (cents)",
+           "envy_per_other_seat_per_round": "envy bonus paid to each other seat per round "
+           "(units of the reference wager)"}
 
 
 def _round(f: ParFigures) -> list[Block]:
