@@ -202,9 +202,7 @@ def test_635a10_d_the_strategy_never_rescues_a_doubled_21(decks: int) -> None:
     assert taken == ["rescue"] * 3
 
 
-@pytest.mark.parametrize("decks", [6, 8])
-def test_push22_wager_is_the_dealer_22_of_the_shoe_less_the_first_three_cards(
-        decks: int) -> None:
+def test_push22_wager_is_the_dealer_22_of_the_shoe_less_the_first_three_cards() -> None:
     """Free Bet's Push 22 (§ 672a.2(b)(4)): the dealer plays out while it is on, and the
     player's draws stop by a rule on the player's own cards, so the dealer's cards have
     the law of the shoe less the three first cards whatever the player drew: P(dealer 22)
@@ -213,7 +211,7 @@ def test_push22_wager_is_the_dealer_22_of_the_shoe_less_the_first_three_cards(
     from firmware.math.composition import initial_deals, remove
     from firmware.math.dealer import I22, dealer_distribution
 
-    rules = load("free-bet", {"decks": decks, "push22": True})
+    rules = load("free-bet", {"decks": 6, "push22": True})
     counts = rules.shoe.counts()
     p22 = 0.0
     for a, b, up, w in initial_deals(rules.shoe):
