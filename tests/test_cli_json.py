@@ -35,12 +35,16 @@ def test_strategy_json_is_the_chart_the_text_prints(capsys: pytest.CaptureFixtur
     text = capsys.readouterr().out
     doc = _json(capsys, ["strategy", "--variant", "blackjack", "--json"])
     tables = {t["title"]: t for t in doc["tables"]}  # type: ignore[index]
-    assert set(tables) == {"Hard totals", "Soft totals", "Pairs"}
-    hard = {r["hand"]: r["actions"] for r in tables["Hard totals"]["rows"]}
-    assert tables["Hard totals"]["up_cards"][-1] == "A"
+    two, more = "Hard totals (two cards)", "Hands of three or more cards (by total)"
+    assert set(tables) == {two, "Soft totals (two cards)", "Pairs", more}
+    hard = {r["hand"]: r["actions"] for r in tables[two]["rows"]}
+    assert tables[two]["up_cards"][-1] == "A"
     assert hard["17"] == ["S"] * 10 and hard["8"] == ["H"] * 10
     row16 = next(line for line in text.splitlines() if line.startswith("16 "))
     assert row16.split()[1:] == hard["16"]  # the same chart as the printed table
+    # six decks: a two-card 16 against a 10 surrenders, a three-card one stands
+    assert hard["16"][8] == "Rh"
+    assert {r["hand"]: r["actions"] for r in tables[more]["rows"]}["16"][8] == "S"
     bingo = _json(capsys, ["strategy", "--variant", "bingo", "--bingo", "17:10", "--json"])
     assert bingo["bingo"] == [17, 10]  # type: ignore[index]
 

@@ -83,25 +83,30 @@ def _table(reader: TableReader, first_head: str, caption: str = "") -> list[list
 def test_par_sheet_html_has_the_tables_of_the_markdown(tmp_path: Path,
                                                        capsys: pytest.CaptureFixture[str]
                                                        ) -> None:
-    out = tmp_path / "par"
-    assert main(["par", "--variant", "blackjack", "--set", "decks=0", "--out", str(out),
+    out = tmp_path / "par"  # one configuration: every axis of the sheet pinned
+    assert main(["par", "--variant", "blackjack", "--set", "decks=6", "--set",
+                 "dealer_hits_soft_17=false", "--set", "blackjack_pays=3:2", "--out", str(out),
                  "--sim-rounds", "1000"]) == 0
     capsys.readouterr()
     page = (out / "par-blackjack.html").read_text(encoding="utf-8")
     md = (out / "par-blackjack.md").read_text(encoding="utf-8")
-    assert "<pre>" not in page and "| rule | value |" not in page  # no Markdown inside
+    assert "<pre>" not in page and "| item | value |" not in page  # no Markdown inside
     doc = read_tables(page)
-    rules = dict((r[0], r[1]) for r in _table(doc, "rule")[1:])
-    assert rules["variant"] == "blackjack" and rules["blackjack_pays"] == "3:2"
+    control = dict((r[0], r[1]) for r in _table(doc, "item")[1:])
+    assert control["game"].startswith("Blackjack") and "blackjack.toml" in control[
+        "rules submission"]
+    configs = _table(doc, "#")
+    assert [r[1] for r in configs[1:]] == ["6 decks, S17, Blackjack pays 3:2"]
     dealer = _table(doc, "up")
     assert dealer[0][:3] == ["up", "17", "18"] and [r[0] for r in dealer[1:]] == [
         "2", "3", "4", "5", "6", "7", "8", "9", "10", "A"]
     assert all(0 <= float(c) <= 1 for r in dealer[1:] for c in r[1:])
-    hard = _table(doc, "hand", caption="Hard totals")
+    hard = _table(doc, "hand", caption="Hard totals (two cards)")
     assert hard[0] == ["hand", "2", "3", "4", "5", "6", "7", "8", "9", "10", "A"]
     assert dict((r[0], r[1:]) for r in hard[1:])["17"] == ["S"] * 10
-    ret = _table(doc, "wager")
-    assert ret[1][0] == "blackjack" and f"| {ret[1][0]} | {ret[1][1]} |" in md
+    lines = _table(doc, "line")
+    assert lines[0][:3] == ["line", "probability (per round)", "net payout"]
+    assert f"| {lines[1][0]} | {lines[1][1]} | {lines[1][2]} |" in md
     imgs = [f for f in ("par-blackjack-outcomes.png",) if f'src="{f}"' in page]
     assert imgs and (out / imgs[0]).is_file()
 
