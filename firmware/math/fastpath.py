@@ -12,7 +12,6 @@ still works and the fast path says in one line what to install.
 
 from __future__ import annotations
 
-import importlib
 from collections import Counter
 from typing import Any
 
@@ -39,8 +38,10 @@ def tables_for(rules: GameRules) -> FastTables:
 
 
 def _kernel() -> Any:
+    from firmware.math.kernels import load_kernel
+
     try:
-        return importlib.import_module("firmware.math.fastkernel")
+        return load_kernel("firmware.math.fastkernel")
     except ImportError as exc:  # numba (or its llvmlite) missing
         raise UserError(
             f"the fast path (--fast, PAR sheet outcomes) needs numba, not importable here "

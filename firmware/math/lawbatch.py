@@ -12,7 +12,6 @@ implementation, about twenty times slower.
 
 from __future__ import annotations
 
-import importlib
 from typing import Any
 
 import numpy as np
@@ -22,7 +21,9 @@ from firmware.math.dealerlaw import joint_laws, paths
 
 def _kernel() -> Any | None:
     try:
-        return importlib.import_module("firmware.math.lawkernel")
+        from firmware.math.kernels import load_kernel
+
+        return load_kernel("firmware.math.lawkernel")
     except ImportError:  # numba missing: the numpy laws give the same figures, slower
         return None
 

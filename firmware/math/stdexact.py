@@ -184,10 +184,9 @@ def cached_std_exact_value(rules: GameRules, strategy: Strategy) -> tuple[float,
 
 
 def _cache_dir() -> Path:
-    if os.environ.get("ETG_CACHE_DIR"):
-        return Path(os.environ["ETG_CACHE_DIR"])
-    base = os.environ.get("XDG_CACHE_HOME") or str(Path.home() / ".cache")
-    return Path(base) / "etg"
+    from firmware.math.kernels import cache_dir
+
+    return cache_dir()
 
 
 @lru_cache(maxsize=1)

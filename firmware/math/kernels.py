@@ -1,0 +1,39 @@
+"""Loading the compiled (numba) kernels, with their machine code cached outside the program.
+
+Why: numba's ``cache=True`` writes the compiled code beside the module (``__pycache__``)
+when that directory is writable. A table runs from an unpacked signed release whose every
+file the floor's software authentication hashes (deploy.seeded_hmac); a cache file
+written into it by the automatic players' strategy would make the table's files differ
+from the approved release. So the kernels cache into ``$NUMBA_CACHE_DIR`` when it is set,
+else into the math cache (``$ETG_CACHE_DIR``, else ``$XDG_CACHE_HOME/etg``, i.e.
+``~/.cache/etg``) under ``numba/``.
+"""
+
+from __future__ import annotations
+
+import importlib
+import os
+from pathlib import Path
+from typing import Any
+
+
+def cache_dir() -> Path:
+    """Where the math keeps what it computed once (results, compiled kernels)."""
+    if os.environ.get("ETG_CACHE_DIR"):
+        return Path(os.environ["ETG_CACHE_DIR"])
+    base = os.environ.get("XDG_CACHE_HOME") or str(Path.home() / ".cache")
+    return Path(base) / "etg"
+
+
+def load_kernel(module: str) -> Any:
+    """Import the compiled kernel ``module`` (ImportError without numba), its cache kept
+    out of the program's directory (see the module docstring)."""
+    import numba
+
+    if not os.environ.get("NUMBA_CACHE_DIR"):
+        # read when a cached function is defined, i.e. when ``module`` is first imported
+        numba.config.CACHE_DIR = str(cache_dir() / "numba")  # type: ignore[attr-defined]
+    return importlib.import_module(module)
+
+
+__all__ = ["cache_dir", "load_kernel"]
