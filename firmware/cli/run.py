@@ -208,10 +208,11 @@ def floor_witness_reader(cfg: Any) -> ReadWitness | None:
 
 
 def computed_strategy(rules: Any) -> Any:
-    """The auto-players' computed basic strategy (numpy: imported only when asked for)."""
-    from firmware.math.strategy import strategy_for
+    """The auto-players' computed basic strategy (numpy: imported only when asked for;
+    solved once, then read from the math cache at every start)."""
+    from firmware.math.players_strategy import players_strategy
 
-    return strategy_for(rules)
+    return players_strategy(rules)
 
 
 def demo_journal_path(configured: str, variant: str, seats: int, auto_play: bool) -> str:

@@ -34,15 +34,19 @@ ACTION_OF = {"stand": STAND, "hit": HIT, "split": SPLIT, "surrender": SURRENDER}
 class RemovalStrategy:
     """Decisions of the basic strategy solved with card removal (one rule set)."""
 
-    def __init__(self, rules: GameRules) -> None:
+    def __init__(self, rules: GameRules, ups: dict[int, UpStrategy] | None = None) -> None:
+        """Solve ``rules``; or, given the ``ups`` rankings an earlier solve made, only
+        answer from them (no ``solved`` work for the exact evaluation then)."""
         self.rules = rules
         self.ups: dict[int, UpStrategy] = {}
         self._lanes = {tm: i for i, tm in enumerate(lane_pairs())} if rules.bingo else {}
         self._memo: dict[tuple[Any, ...], Any] = {}
+        self.solved: dict[int, Any] = {}
+        if ups is not None:
+            self.ups = dict(ups)
+            return
         full = rules.shoe.counts()
         assert full is not None
-
-        self.solved: dict[int, Any] = {}
 
         def solve(up: int) -> None:
             if full[up - 1]:

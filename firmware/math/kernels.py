@@ -11,8 +11,10 @@ else into the math cache (``$ETG_CACHE_DIR``, else ``$XDG_CACHE_HOME/etg``, i.e.
 
 from __future__ import annotations
 
+import hashlib
 import importlib
 import os
+from functools import lru_cache
 from pathlib import Path
 from typing import Any
 
@@ -23,6 +25,17 @@ def cache_dir() -> Path:
         return Path(os.environ["ETG_CACHE_DIR"])
     base = os.environ.get("XDG_CACHE_HOME") or str(Path.home() / ".cache")
     return Path(base) / "etg"
+
+
+@lru_cache(maxsize=1)
+def source_digest() -> str:
+    """A digest of every source file of ``firmware/math``: what the cached results were
+    computed by (a changed calculation or strategy computes them again)."""
+    h = hashlib.sha256()
+    for f in sorted(Path(__file__).parent.glob("*.py")):
+        h.update(f.name.encode())
+        h.update(f.read_bytes())
+    return h.hexdigest()[:16]
 
 
 def load_kernel(module: str) -> Any:
@@ -36,4 +49,4 @@ def load_kernel(module: str) -> Any:
     return importlib.import_module(module)
 
 
-__all__ = ["cache_dir", "load_kernel"]
+__all__ = ["cache_dir", "load_kernel", "source_digest"]

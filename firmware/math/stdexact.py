@@ -40,11 +40,8 @@ value, times the expected number drawn). ``depth=99`` tracks every card and
 
 from __future__ import annotations
 
-import hashlib
 import json
 import os
-from functools import lru_cache
-from pathlib import Path
 from typing import TYPE_CHECKING
 
 import numpy as np
@@ -52,6 +49,7 @@ import numpy as np
 from firmware.math.composition import initial_deals
 from firmware.math.dealerlaw import joint_laws
 from firmware.math.dealernewton import ORDER, NewtonLaws
+from firmware.math.kernels import cache_dir, source_digest
 from firmware.math.ruleset import GameRules
 from firmware.math.std import bob_blackjack_value, bob_dealer_bust_odds
 from firmware.math.stdfrozen import play_rows
@@ -165,7 +163,7 @@ def cached_std_exact_value(rules: GameRules, strategy: Strategy) -> tuple[float,
     """
     if os.environ.get("ETG_NO_CACHE"):
         return std_exact_value(rules, strategy)
-    path = _cache_dir() / f"std-exact-{rules.rules_hash}-{DEPTH}-{_source_digest()}.json"
+    path = cache_dir() / f"std-exact-{rules.rules_hash}-{DEPTH}-{source_digest()}.json"
     try:
         got = json.loads(path.read_text(encoding="utf-8"))
         return float(got["main"]), float(got["bob"]), int(got["laws"])
@@ -181,21 +179,6 @@ def cached_std_exact_value(rules: GameRules, strategy: Strategy) -> tuple[float,
     except OSError:
         pass
     return main, bob, laws
-
-
-def _cache_dir() -> Path:
-    from firmware.math.kernels import cache_dir
-
-    return cache_dir()
-
-
-@lru_cache(maxsize=1)
-def _source_digest() -> str:
-    h = hashlib.sha256()
-    for f in sorted(Path(__file__).parent.glob("*.py")):
-        h.update(f.name.encode())
-        h.update(f.read_bytes())
-    return h.hexdigest()[:16]
 
 
 __all__ = ["DEPTH", "METHOD_STD", "cached_std_exact_value", "std_exact_value"]
