@@ -104,6 +104,12 @@ class FloorLedger(LedgerRules):
         now = time.time()
         for tid in out.changed:
             st = self.tables[tid]
+            if tid in seen:  # one row update, not two (most of a batch's tables)
+                work.append(("UPDATE floor_tables SET last_n = ?, last_seq = ?, last_hash = ?,"
+                             " head = ?, updated = ?, last_seen = ? WHERE table_id = ?",
+                             (st.last_n, st.last_seq, st.last_hash, st.head, now,
+                              seen.pop(tid), tid)))
+                continue
             work.append(("UPDATE floor_tables SET last_n = ?, last_seq = ?, last_hash = ?,"
                          " head = ?, updated = ? WHERE table_id = ?",
                          (st.last_n, st.last_seq, st.last_hash, st.head, now, tid)))
