@@ -8,6 +8,7 @@ how to connect, and the one DDL difference (an auto-numbered key).
 from __future__ import annotations
 
 import contextlib
+import re
 import sqlite3
 import threading
 from collections.abc import Iterable, Iterator, Sequence
@@ -16,6 +17,29 @@ from typing import Any
 
 from etgcore.errors import UserError
 from firmware.floor.errors import DatabaseAway
+
+#: the rows one multi-row INSERT carries (PostgreSQL allows 65,535 parameters a statement)
+MULTI_ROWS = 500
+_ONE_ROW = re.compile(r"^(INSERT INTO \w+\([\w, ]+\) VALUES )(\((?:\?, )*\?\))(.*)$", re.S)
+
+
+def multi_row(sql: str, rows: list[tuple[Any, ...]]) -> list[tuple[str, tuple[Any, ...]]]:
+    """An ``INSERT ... VALUES (?, ...)`` of many rows as a few multi-row statements, in
+    order; [] for any other statement, or one that updates on conflict (two rows of one
+    statement may not update the same row). Why: on PostgreSQL most of a batch's cost is
+    the driver's work per statement, so ``executemany`` of one-row statements made the
+    floor's store three times slower per message than SQLite's."""
+    m = _ONE_ROW.match(sql)
+    if m is None or "DO UPDATE" in sql.upper():
+        return []
+    head, one, tail = m.groups()
+    out = []
+    for i in range(0, len(rows), MULTI_ROWS):
+        chunk = rows[i:i + MULTI_ROWS]
+        out.append((head + ", ".join([one] * len(chunk)) + tail,
+                    tuple(a for row in chunk for a in row)))
+    return out
+
 
 SCHEMA = """
 CREATE TABLE IF NOT EXISTS floor_tables (
@@ -182,7 +206,11 @@ class Database:
             groups.setdefault(sql, []).append(tuple(args))
         with self._transaction() as cur:
             for sql, rows in groups.items():
-                cur.executemany(self._sql(sql), rows)
+                if self.postgres and len(rows) > 1 and (many := multi_row(sql, rows)):
+                    for one_sql, args in many:
+                        cur.execute(self._sql(one_sql), args)
+                else:
+                    cur.executemany(self._sql(sql), rows)
 
     def run(self, work: Iterable[tuple[str, Sequence[Any]]]) -> None:
         """Execute statements in one transaction."""
