@@ -153,18 +153,7 @@ class StdSolver:
             return stand
         opts: list[tuple[int, float, Any]] = [(STAND, stand[0], stand)]
         for code, k in ((DOUBLE, self.multiples[0]), (DOUBLE_MAX, self.multiples[1])):
-            m = 0.0
-            pb = 0.0
-            for v in range(1, 11):
-                p = self.q[v - 1]
-                if not p:
-                    continue
-                t2 = total_of(hard + v, ace or v == 1)
-                if t2 > 21:
-                    m -= p * (1 + k)
-                    pb += p
-                else:
-                    m += p * (1 + k) * self.net[t2]
+            m, pb = self._doubled(hard, ace, k)
             opts.append((code, m - (self.c * pb if alive else 0.0), (m, pb)))
             if k == self.multiples[1] and self.multiples[0] == k:
                 break
@@ -181,19 +170,25 @@ class StdSolver:
         for code, k in ((DOUBLE, self.multiples[0]), (DOUBLE_MAX, self.multiples[1])):
             if code == DOUBLE_MAX and k == self.multiples[0]:
                 break
-            m = pb = 0.0
-            for v in range(1, 11):
-                p = self.q[v - 1]
-                if not p:
-                    continue
-                t2 = total_of(hard + v, ace or v == 1)
-                if t2 > 21:
-                    m -= p * (1 + k)
-                    pb += p
-                else:
-                    m += p * (1 + k) * self.net[t2]
+            m, pb = self._doubled(hard, ace, k)
             out.append((code, m, pb))
         return out
+
+    def _doubled(self, hard: int, ace: bool, k: int) -> tuple[float, float]:
+        """(main value, P(bust)) of doubling ``k`` times on the hand: its one card, then
+        standing."""
+        m = pb = 0.0
+        for v in range(1, 11):
+            p = self.q[v - 1]
+            if not p:
+                continue
+            t2 = total_of(hard + v, ace or v == 1)
+            if t2 > 21:
+                m -= p * (1 + k)
+                pb += p
+            else:
+                m += p * (1 + k) * self.net[t2]
+        return m, pb
 
     def resplits(self, card: int, alive: bool) -> bool:
         """Whether a split hand of ``card`` that receives ``card`` is split again.
