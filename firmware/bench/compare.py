@@ -24,6 +24,7 @@ class Observed:
                                      # of an unsettled round count as the seat's)
     results: dict[int, str | None]   # seat -> first hand's result
     dealer: int | str | None         # total, "blackjack" or "bust" (None: hole not shown)
+    tilt: str | None = None          # the table's own reason when it tilted
 
 
 def _stake_on_table(seat: SeatView) -> int:
@@ -63,14 +64,16 @@ def observe(view: PublicView, credits_before: dict[int, int]) -> Observed:
         dealer = "bust"
     else:
         dealer = d["total"]
-    return Observed(state, nets, results, dealer)
+    tilt = view.get("tilt")
+    return Observed(state, nets, results, dealer, tilt["cause"] if tilt else None)
 
 
 def differences(rnd: Round, seen: Observed) -> list[str]:
     """Every way the observed round differs from the round's expectations."""
     out: list[str] = []
     if seen.state != rnd.state:
-        out.append(f"outcome state {seen.state}, expected {rnd.state}")
+        why = f" ({seen.tilt})" if seen.tilt else ""  # the table says why it tilted
+        out.append(f"outcome state {seen.state}, expected {rnd.state}{why}")
     for e in rnd.expects:
         if e.seat not in seen.nets:
             out.append(f"seat {e.seat} did not play")

@@ -4,9 +4,11 @@ The loop asks the table what it expects and supplies it from the scenario: the n
 of the shoe list, the next action, the forced draw. Faults and console presses go in
 right after the n-th card of the round (faults before presses at the same n). A
 question the scenario does not answer is answered as the dealer would without a signal
-from the player (:data:`UNSCRIPTED`): insurance is declined, and after a Spanish 21
-double the Double Down wager is kept (no rescue), so a scenario only lists the decisions
-it is about.
+from the player (:data:`UNSCRIPTED`): insurance is declined, after a Spanish 21
+double the Double Down wager is kept (no rescue), and a 21 that may still double (Split
+to Double, Spanish 21) stands, so a scenario only lists the decisions it is about. A
+scripted action for the very seat and hand the table waits on is always tried first,
+also while a question is open: a `rejected = true` action there checks a refusal.
 """
 
 from __future__ import annotations
@@ -151,13 +153,16 @@ def _decide(where: str, exp: ExpectingView, actions: list[Action], driver: Table
         raise Mismatch(f"{where}: the table waits for a decision of no seat: {exp['why']}")
     nxt = actions[0] if actions else None
     fits = nxt is not None and nxt.seat == seat and nxt.hand == hand
+    # the format: actions are consumed in order when the table waits for that seat, so a
+    # refusal scripted for this seat and hand is tried even while a question is open
+    scripted = fits and nxt is not None and nxt.rejected
     for offer, (answer, answers) in UNSCRIPTED.items():
-        if offer in legal and not (fits and nxt is not None and nxt.do in answers):
-            why = driver.decide(int(seat), int(hand), answer, 1)
-            if why:
-                raise Mismatch(f"{where}: rejected: seat {seat} hand {hand} {answer} "
-                               f"(not scripted, taken without a signal): {why}")
+        if offer in legal and not (scripted or (fits and nxt is not None and nxt.do in answers)):
+            _unscripted(where, driver, seat, hand, answer)
             return
+    if not fits and _owes_on_21(driver, int(seat), int(hand)):
+        _unscripted(where, driver, seat, hand, "stand")
+        return
     if nxt is None:
         raise Mismatch(
             f"{where}: no action left, the table waits for seat {seat} hand {hand} "
@@ -174,3 +179,19 @@ def _decide(where: str, exp: ExpectingView, actions: list[Action], driver: Table
         raise Mismatch(f"{where}: rejected: {nxt.describe()}: {why}")
     if not why and nxt.rejected:
         raise Mismatch(f"{where}: accepted: {nxt.describe()} (the scenario expects it refused)")
+
+
+def _unscripted(where: str, driver: TableTarget, seat: int, hand: int, answer: str) -> None:
+    why = driver.decide(int(seat), int(hand), answer, 1)
+    if why:
+        raise Mismatch(f"{where}: rejected: seat {seat} hand {hand} {answer} "
+                       f"(not scripted, taken without a signal): {why}")
+
+
+def _owes_on_21(driver: TableTarget, seat: int, hand: int) -> bool:
+    """The hand the table waits on totals 21: a game that lets a 21 double asks (§ 633b.26
+    (e)(2), § 635a.10(a)); without a signal from the player the dealer passes it."""
+    for s in driver.view()["seats"]:
+        if s["seat"] == seat and 0 < hand <= len(s["hands"]):
+            return s["hands"][hand - 1]["total"] == 21
+    return False

@@ -68,7 +68,9 @@ def legal_now(r: Round, seat: Seat, h: Hand) -> list[str]:
         one_card = h.split_ace and rules.split_aces_one_card
         n = len(h.cards)
         legal = []
-        if rules.hitting and not one_card:
+        # a 21 owes a decision only where a section lets it double (auto_stand_21 false,
+        # e.g. § 635a.10(a)); no section lets it draw, so baseline §1.6 still forbids a hit
+        if rules.hitting and not one_card and h.total < 21:
             legal.append("hit")
         legal.append("stand")
         if (

@@ -52,6 +52,8 @@ class SettingSpec:
         if self.type == "weights":
             keys = ", ".join(str(a) for a in self.allowed or ())
             return f"a table of integer weights >= 0 for keys {keys}"
+        if self.allowed is not None and len(self.allowed) == 1 and self.type != "int-list":
+            return f"{self.allowed[0]!r} (the only value allowed)"
         if self.allowed is not None:
             what = ", ".join(repr(a) for a in self.allowed)
             return f"{'a list of ' if self.type == 'int-list' else ''}one of {what}"
@@ -73,7 +75,9 @@ class SettingSpec:
         """The engine's value for a TOML value, or ConfigError naming key and allowed values."""
 
         def bad() -> ConfigError:
-            return ConfigError(source, key, f"must be {self.describe()}, got {value!r}")
+            # a value the regulation fixes: say which clause (the doc names it)
+            why = f": {self.doc}" if self.doc.startswith("fixed") else ""
+            return ConfigError(source, key, f"must be {self.describe()}, got {value!r}{why}")
 
         def in_range(v: int) -> bool:
             if self.allowed is not None and self.type != "weights":

@@ -9,6 +9,12 @@ from __future__ import annotations
 
 from firmware.engine.cards import CODE, DECKS
 
+#: how a refusal names a deck kind, so the dealer and a bench file see why a card is wrong
+DECK_WORDS = {
+    "standard": "of 52 cards",
+    "spanish": "of 48 cards: Spanish 21 removes the ten-spot cards, baseline §5",
+}
+
 
 class Shoe:
     """Remaining count of each card code in the shoe in play."""
@@ -41,7 +47,9 @@ class Shoe:
         if not self.in_play:
             return f"card {CODE[card]} read but no shoe is loaded"
         if card not in DECKS[self.deck_kind]:
-            return f"card {CODE[card]} cannot be in a {self.deck_kind} shoe"
+            what = DECK_WORDS.get(self.deck_kind, "")
+            return (f"card {CODE[card]} cannot be in a {self.deck_kind} shoe "
+                    f"({self.decks} decks {what})")
         return f"card {CODE[card]}: all {self.decks} of it in this shoe were already read"
 
     def take(self, card: int) -> None:

@@ -298,3 +298,15 @@ def test_hands_count_from_1_and_times_is_any_positive_integer(tmp_path: Path) ->
     r = run_one(write(tmp_path, unasked), EngineTarget)
     assert r.problems[0].startswith("round 1: rejected: seat 1 hand 1 double 5x: double 5x is "
                                     "not allowed"), r.problems
+
+
+def test_finding_5_a_tilt_where_settled_was_expected_says_why(tmp_path: Path) -> None:
+    """baseline §5: a ten-spot in a Spanish 21 scenario fails with the table's own reason
+    (a ten read from a 48-card shoe), not only "outcome state tilted, expected settled"."""
+    text = (SCENARIOS.parent / "spanish21" / "01-ten-spot-tilts.toml").read_text(
+        encoding="utf-8").replace('state = "tilted"', 'state = "settled"')
+    r = run_one(write(tmp_path, text), EngineTarget)
+    assert not r.passed
+    why = "; ".join(r.problems)
+    assert "outcome state tilted, expected settled (card TH cannot be in a spanish shoe" in why
+    assert "48 cards: Spanish 21 removes the ten-spot cards" in why

@@ -402,3 +402,42 @@ def test_baseline_1_10_a_lammer_hand_keeps_the_dealer_drawing() -> None:
     assert (t.phase, t.expecting().to) == ("dealer", "dealer")
     deal(t, "TD")  # dealer 16 + T: bust
     assert net(t) == 0  # hand 1 -1000, the lammer +1000 in money
+
+
+@pytest.mark.parametrize(("key", "value"), [
+    ("double_after_split", False), ("max_hands", 2), ("max_hands", 3),
+    ("resplit_aces", False),
+])
+def test_finding_2_672a10d_settings_the_section_fixes_are_refused(key: str, value: Any) -> None:
+    """§ 672a.10(d) grants "stand, draw, double down or resplit" after each split pair's
+    second card and resplits "for a total of up to four hands": each setting it fixes is
+    declared with its only allowed value, so an override names the reason."""
+    rules = load_rules(V)
+    assert (rules.double_after_split, rules.max_hands, rules.resplit_aces) == (True, 4, True)
+    fixed = rf"rules\.{key}: must be .*the only value allowed.*§ 672a\.10\(d\)"
+    with pytest.raises(ConfigError, match=fixed):
+        load_rules(V, {key: value})
+
+
+def test_finding_1_672a10d_split_aces_take_every_decision() -> None:
+    """§ 672a.10(d): a split ace's hand may stand, draw, double down or resplit (no
+    exception for aces; baseline §1.8's one card yields to the complete section)."""
+    t = fb()
+    bet(t, (1, 1000))
+    deal(t, "AS", "9H", "AD", "7C")
+    do(t, 1, 1, "split")
+    deal(t, "AH")  # hand 1: A A
+    assert set(t.expecting().legal) == {"hit", "stand", "double", "split"}
+    do(t, 1, 1, "split")  # a third hand, for a lammer
+    deal(t, "5D")  # hand 1: A 5 soft 16
+    assert set(t.expecting().legal) == {"hit", "stand", "double"}
+    do(t, 1, 1, "hit")
+    deal(t, "3C")  # soft 19
+    do(t, 1, 1, "stand")
+    deal(t, "9S")  # hand 2: A 9 soft 20
+    do(t, 1, 2, "stand")
+    deal(t, "KD")  # hand 3: A K = 21, not a Blackjack: stands by itself (baseline §1.6)
+    deal(t, "8C")  # dealer 16 + 8 busts
+    assert [len(h.cards) for h in t.seats[0].hands] == [3, 2, 2]
+    assert [h.lammer for h in t.seats[0].hands] == [False, True, True]
+    assert t.phase == "settled" and net(t) == 3000 and conserved(t)

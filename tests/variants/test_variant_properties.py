@@ -31,7 +31,7 @@ RULES: dict[str, Any] = {
     "free-bet": st.fixed_dictionaries({
         "decks": st.sampled_from([6, 8]), "push22": st.booleans(),
         "free_double_on": st.sampled_from([[9, 10, 11], [10, 11], []]),
-        "max_hands": st.integers(2, 4), "resplit_aces": st.booleans(),
+        "push22_pays": st.sampled_from(["11:1", "10:1"]),
     }),
     "spanish21": st.fixed_dictionaries({
         "decks": st.sampled_from([6, 8]), "dealer_hits_soft_17": st.booleans(),

@@ -34,8 +34,21 @@ def round1(cards: tuple[str, ...], *actions: tuple[int, str], wager: int = 1000,
         t.apply(Decision(1, hand, action))
         while t.need == "card" and rest and t.phase == "decisions":
             deal(t, rest.pop(0))
+    stand_on_21(t)
     deal(t, *rest)
     return t
+
+
+def stand_on_21(t: Game) -> None:
+    """§ 635a.10(a): a 21 that is not a Blackjack may still double, so the table asks
+    (stand or double, never a hit); the player stands, as these tests' players do."""
+    while t.phase == "decisions" and t.need == "decision":
+        e = t.expecting()
+        assert e.seat is not None and e.hand is not None
+        if t.seats[e.seat - 1].hands[e.hand - 1].total != 21 or "rescue" in e.legal:
+            return
+        assert e.legal == ("stand", "double"), e.legal
+        do(t, e.seat, e.hand, "stand")
 
 
 def test_baseline_5_48_card_decks_ten_spot_tilts() -> None:
@@ -75,6 +88,7 @@ def test_baseline_5_player_21_beats_dealer_21() -> None:
     deal(t, "5S", "KH", "9H", "6D", "8C", "5C")
     do(t, 1, 1, "hit")
     deal(t, "KD")  # seat 1: 5 6 K = 21
+    stand_on_21(t)
     do(t, 2, 1, "stand")  # seat 2: K 8 = 18
     deal(t, "7H")  # dealer 9 5 7 = 21
     assert t.dealer.total == 21 and t.phase == "settled"
@@ -244,6 +258,7 @@ def test_635a12_b_bonus_on_split_hands() -> None:
     deal(t, "6S")  # hand 1: 7 6
     do(t, 1, 1, "hit")
     deal(t, "8S")  # 7-6-8 of spades: 3 to 1
+    stand_on_21(t)
     deal(t, "KH")  # hand 2: 17
     do(t, 1, 2, "stand")
     assert [h.paid for h in t.seats[0].hands] == [4000, 1000]
@@ -287,7 +302,8 @@ def test_635a12_c_envy_bonus_to_every_other_seat() -> None:
     # seat 1 7D, seat 2 KS, seat 3 9S, dealer 7H; seat 1 7D, seat 2 QS, seat 3 5S, hole KC
     deal(t, "7D", "KS", "9S", "7H", "7D", "QS", "5S", "KC")
     do(t, 1, 1, "hit")
-    deal(t, "7D")  # seat 1: suited 7-7-7 (21, stands)
+    deal(t, "7D")  # seat 1: suited 7-7-7 (21)
+    stand_on_21(t)
     do(t, 2, 1, "stand")
     do(t, 3, 1, "stand")  # 14 against 17: loses, still gets the envy bonus
     assert net(t, 1) == 2000 + 100_000
@@ -299,6 +315,7 @@ def test_635a12_c_envy_bonus_to_every_other_seat() -> None:
     deal(t, "7D", "KS", "7H", "7D", "QS", "KC")
     do(t, 1, 1, "hit")
     deal(t, "7D")
+    stand_on_21(t)
     do(t, 2, 1, "stand")
     assert net(t, 2) == 1000
 
@@ -379,6 +396,7 @@ def test_baseline_1_10_every_standing_hand_21_the_dealer_only_reveals() -> None:
     deal(t, "5S", "KC", "6S", "9H", "6D", "6H", "5C", "7C")
     do(t, 1, 1, "hit")
     deal(t, "KD")  # seat 1: 21
+    stand_on_21(t)
     do(t, 2, 1, "surrender")
     do(t, 3, 1, "double")
     deal(t, "2H")  # seat 3: 13
@@ -397,5 +415,28 @@ def test_baseline_1_10_a_21_beside_a_standing_18_the_dealer_draws() -> None:
     deal(t, "5S", "KH", "9H", "6D", "8C", "5C")
     do(t, 1, 1, "hit")
     deal(t, "KD")  # seat 1: 21
+    stand_on_21(t)
     do(t, 2, 1, "stand")  # seat 2: 18
     assert (t.phase, t.expecting().to) == ("dealer", "dealer")
+
+
+def test_finding_3_635a10a_split_21_doubles_never_hits() -> None:
+    """§ 635a.10(a): "Except when a player has Blackjack, a player may ... double down ...
+    on two or more cards of any split pair": a split A-K is 21, not a Blackjack, so the
+    table asks stand or double (never a hit, baseline §1.6), and a double takes one card."""
+    t = sp()
+    bet(t, (1, 1000))
+    deal(t, "AS", "9H", "AD", "7C")  # dealer 16
+    do(t, 1, 1, "split")
+    deal(t, "KH")  # hand 1: A K = 21
+    assert t.expecting().legal == ("stand", "double")
+    assert "not legal" in refused(t, Decision(1, 1, "hit"))
+    do(t, 1, 1, "double")
+    deal(t, "9C")  # hard 20: stand or rescue
+    do(t, 1, 1, "stand")
+    deal(t, "6S")  # hand 2: A 6 soft 17
+    do(t, 1, 2, "stand")
+    deal(t, "8S")  # dealer 24
+    h = t.seats[0].hands[0]
+    assert (h.total, h.double) == (20, 1000)
+    assert net(t) == 3000 and conserved(t)

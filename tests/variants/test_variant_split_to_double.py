@@ -420,10 +420,12 @@ def test_633b26_e2_split_21_doubles_one_to_four_times(times: int) -> None:
 
 
 def test_baseline_1_6_other_games_still_stand_on_21() -> None:
-    """baseline §1.6: in every other game a hand reaching 21 stands by itself."""
-    for variant in ("blackjack", "bingo", "free-bet", "spanish21"):
+    """baseline §1.6: a hand reaching 21 stands by itself except where a complete section
+    lets a 21 that is not a Blackjack double (§ 633b.26(e)(2), § 635a.10(a))."""
+    for variant in ("blackjack", "bingo", "free-bet"):
         assert load_rules(variant).auto_stand_21 is True, variant
     assert load_rules(V).auto_stand_21 is False
+    assert load_rules("spanish21").auto_stand_21 is False
 
 
 def test_baseline_2_betting_paired_wager_follows_the_wager() -> None:
