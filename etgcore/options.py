@@ -30,6 +30,9 @@ from etgcore.cli_context import context
 _HEX = re.compile(r"^[0-9a-fA-F]+$")
 _POWER = re.compile(r"^(\d+)\^(\d+)$")
 MAX_SEED_BYTES = 64
+#: the most any count may be (rounds, draws, shoes, bytes): far beyond every run, and
+#: inside a 64-bit index, so a count never overflows where it is used
+MAX_COUNT = 10**18
 
 
 def count(text: str) -> int:
@@ -53,6 +56,9 @@ def count(text: str) -> int:
                                          "1e6 or 10^6)") from None
     if value < 0:
         raise argparse.ArgumentTypeError(f"{text} must not be negative")
+    if value > MAX_COUNT:  # bounded where it enters: 1e99 would overflow an index later
+        raise argparse.ArgumentTypeError(f"{text!r} is more than the most a count may be, "
+                                         "10^18")
     return value
 
 

@@ -129,8 +129,13 @@ def _read(path: str | Path) -> dict[str, Any]:
         raise ConfigError(source, "-", f"not valid TOML: {exc}") from None
 
 
-def load_config(path: str | Path | None = None, overrides: Iterable[str] = ()) -> TableConfig:
-    """Read, merge ``--set`` overrides into, and validate a table configuration."""
+def load_config(path: str | Path | None = None, overrides: Iterable[str] = (),
+                named: Mapping[str, str] | None = None) -> TableConfig:
+    """Read, merge ``--set`` overrides into, and validate a table configuration.
+
+    ``named`` maps an override a command made from one of its own options to the option
+    as the user typed it (``"table.variant=free-bet"`` -> ``"--variant free-bet"``), so a
+    message names what the user gave, not a ``--set`` they never wrote."""
     data: dict[str, Any] = {} if path is None else _read(path)
     source = "<defaults>" if path is None else str(Path(path))
     _check_sections(data, source)
@@ -139,7 +144,8 @@ def load_config(path: str | Path | None = None, overrides: Iterable[str] = ()) -
         keys, value = schema.parse_override(item)
         _check_sections({keys[0]: None}, "--set")
         schema.merge_override(data, keys, value)
-    label = source if not over else f"{source} with --set"
+    given = list(dict.fromkeys((named or {}).get(item, "--set") for item in over))
+    label = source if not over else f"{source} with {', '.join(given)}"
     cfg: TableConfig = schema.build(TableConfig, data, label)
     cfg = dataclasses.replace(cfg, source=label)
     for check in CHECKS:

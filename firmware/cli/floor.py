@@ -112,6 +112,10 @@ def register(sub: Any, common: argparse.ArgumentParser) -> None:
 def _host_port(text: str, what: str) -> tuple[str, int]:
     from firmware.floor.mqtt import parse_broker
 
+    host, sep, port = text.rpartition(":")
+    if sep and host and port.isascii() and port.isdigit() and not 0 < int(port) < 65536:
+        # the form is right and the number is not: say the range, not the form
+        raise UserError(f"{what} {text!r}: the port must be 1 to 65535, not {int(port)}")
     try:
         return parse_broker(text)
     except UserError:
@@ -156,7 +160,11 @@ def cmd_staff(args: argparse.Namespace) -> int:
     if password is None:
         import getpass
 
-        password = getpass.getpass(f"password for {args.name}: ")
+        try:  # getpass reads the terminal, else stdin: with neither it meets end of file
+            password = getpass.getpass(f"password for {args.name}: ")
+        except EOFError:
+            raise UserError(f"floor staff {args.name}: no password (no terminal to ask it "
+                            "on and nothing on stdin); set ETG_FLOOR_PASSWORD") from None
     add_staff(Database(_db_url(args)), args.name, password)
     print(f"floor staff {args.name}: password set")
     return 0

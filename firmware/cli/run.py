@@ -104,31 +104,60 @@ def _pace(text: str) -> float:
 
 
 def _effective(args: argparse.Namespace) -> Any:
+    """The configuration with the command's own options merged in; a message about one
+    of them names the option as the user typed it (``--variant free-bet``), not ``--set``.
+
+    The window demo offers every game with the shipped table.toml: a game seating fewer
+    players than ``table.seats`` (Free Bet Blackjack, 6) plays with as many as it seats.
+    """
     from firmware.config import load_config
 
     extra = list(args.overrides or [])
+    named: dict[str, str] = {}
+
+    def option(item: str, typed: str) -> None:
+        extra.append(item)
+        named[item] = typed
+
     if getattr(args, "variant", None):
-        extra.append(f"table.variant={args.variant}")
+        option(f"table.variant={args.variant}", f"--variant {args.variant}")
     if getattr(args, "shoe", None):
-        extra.append(f'shoe.port="{args.shoe}"')
+        option(f'shoe.port="{args.shoe}"', f"--shoe {args.shoe}")
     if getattr(args, "panel", None):
-        extra.append(f"panel.backend={args.panel}")
+        option(f"panel.backend={args.panel}", f"--panel {args.panel}")
     if getattr(args, "journal", None):
-        extra.append(f'journal.path="{args.journal}"')
+        option(f'journal.path="{args.journal}"', f"--journal {args.journal}")
     seats = getattr(args, "seats", None)
     if seats is None and getattr(args, "auto_play", False):
         seats = 3
-    if seats is not None:
+        option("table.seats=3", "--auto-play (3 seats)")
+    elif seats is not None:
         # validated with the rest (Free Bet seats at most 6: --seats 6 must not meet the
         # configured 7 first)
         if not 1 <= seats <= 7:
             raise UserError(f"--seats {seats}: a table has 1 to 7 seats")
-        extra.append(f"table.seats={seats}")
+        option(f"table.seats={seats}", f"--seats {seats}")
+    elif getattr(args, "demo", False):
+        cap = _demo_seats(args)
+        if cap is not None:
+            option(f"table.seats={cap}", f"the demo's {cap} seats")
     if extra != list(args.overrides or []):
         from firmware.config import default_config_path
 
-        return load_config(args.config or default_config_path(), extra)
+        return load_config(args.config or default_config_path(), extra, named)
     return context(args).load_config(args)
+
+
+def _demo_seats(args: argparse.Namespace) -> int | None:
+    """The seats of the window demo when the configured ``table.seats`` is more than the
+    game seats (None: the configured seats fit)."""
+    from firmware.config import default_config_path, load_config
+    from firmware.engine.rules import read_rules_file
+
+    base = load_config(args.config or default_config_path(), list(args.overrides or []))
+    variant = getattr(args, "variant", None) or base.table.variant
+    most = int(read_rules_file(variant).game["max_seats"])
+    return most if base.table.seats > most else None
 
 
 def cmd_run(args: argparse.Namespace) -> int:

@@ -26,5 +26,6 @@ def check_rules_config(variant: str, seats: int, overrides: Mapping[str, Any], s
     if seats > rules.max_seats:
         raise ConfigError(
             source, "table.seats",
-            f"{rules.title} seats at most {rules.max_seats} players, got {seats}",
+            f"{rules.title} seats at most {rules.max_seats} players, got {seats} (set "
+            f"table.seats, or give --seats {rules.max_seats} to etg run)",
         )
