@@ -40,8 +40,11 @@ $(DEMO): pyproject.toml
 	@touch $(DEMO)
 
 # A simulated table: a window when there is a display, headless auto-play otherwise.
+# VARIANT picks the game (blackjack, split-to-double, bingo, free-bet, spanish21), e.g.
+# `make run VARIANT=free-bet`; in the window F2 steps to the next game, F1 lists the keys.
+VARIANT ?=
 run: $(DEMO)
-	$(ETG) run --demo
+	$(ETG) run --demo $(if $(VARIANT),--variant $(VARIANT))
 
 test: setup
 	$(TESTENV) $(BIN)/python -m pytest -n $(JOBS) tests

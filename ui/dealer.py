@@ -13,6 +13,7 @@ import pygame
 
 from etgcore.view import DealerView
 from ui import palette
+from ui.hands import total_words
 from ui.painter import Painter
 
 HOLE_INDEX = 1  # baseline §1.2: the dealer's second card is the hole card
@@ -43,7 +44,7 @@ def paint_dealer(p: Painter, surf: pygame.Surface, rect: pygame.Rect,
         words.append("BUST")
     total = dealer.get("total")
     if cards and isinstance(total, int) and not words:
-        words.append(f"soft {total}" if dealer.get("soft") else str(total))
+        words.append(total_words(total, bool(dealer.get("soft")), cards))
     if words:
         color = palette.LOSE if dealer.get("bust") else palette.WHITE
         p.text(surf, "  ".join(words), m.font(30), color, (rect.centerx, y0 + ch + m.s(8)),

@@ -20,6 +20,7 @@ from ui.geometry import SeatGeometry, TableGeometry, seat_top
 from ui.layout_data import Layout, area_label
 from ui.painter import Painter
 from ui.seats import credits_label
+from ui.units import MIN_FONT_PX
 
 
 def _felt(surf: pygame.Surface, g: TableGeometry) -> None:
@@ -222,8 +223,10 @@ def _seat_areas(p: Painter, surf: pygame.Surface, g: TableGeometry, layout: Layo
     for seat, sg in g.seats.items():
         if sg.insurance.width:
             pygame.draw.ellipse(surf, palette.GOLD_DIM, sg.insurance, m.s(2))
-            p.text_fit(surf, area_label("insurance"), m.font(14), palette.GOLD_DIM,
-                       sg.insurance.inflate(-m.s(10), 0), "center", floor=7)
+            # never under the smallest size a seat reads (800x480: 10 px, was 7)
+            p.text_fit(surf, area_label("insurance"), max(m.font(14), MIN_FONT_PX),
+                       palette.GOLD_DIM, sg.insurance.inflate(-m.s(6), 0), "center",
+                       floor=MIN_FONT_PX)
         for center, radius in sg.spots.values():
             pygame.draw.circle(surf, palette.FELT_DARK, center, radius)
             pygame.draw.circle(surf, palette.GOLD, center, radius, m.s(3))

@@ -131,7 +131,11 @@ def build_geometry(m: Metrics, seats: int, betting_areas: list[str], bingo: bool
         cx = left + col_w / 2
         top = seat_top(cx, col_w)
         rect = m.rect(left + 4, top, col_w - 8, height)
-        ins = m.rect(cx - 60, top + 2, 120, 46) if has_insurance else pygame.Rect(0, 0, 0, 0)
+        # the insurance oval: 120 wide by design, at least 80 px on a small screen so its
+        # label is read at the smallest font (800x480: 80 px, not 50)
+        ins_w = min(max(120.0, 80 / m.u), col_w - 110)
+        ins = (m.rect(cx - ins_w / 2, top + 2, ins_w, 46) if has_insurance
+               else pygame.Rect(0, 0, 0, 0))
         hands = m.rect(left + 10, top + 52, col_w - 20, 250)
         spot_y = top + 372
         spots: dict[str, tuple[tuple[int, int], int]] = {}
@@ -146,7 +150,7 @@ def build_geometry(m: Metrics, seats: int, betting_areas: list[str], bingo: bool
         else:
             spots["blackjack"] = ((m.x(cx), m.y(spot_y)), m.s(min(58, col_w * 0.22)))
         credits = m.rect(left + 8, top + 478, col_w - 16, 68)
-        chip_x = cx + 60 + 8 + 12  # right of the spot's ellipse
+        chip_x = cx + ins_w / 2 + 8 + 12  # right of the spot's ellipse
         room = min(left + col_w - 6 - chip_x, chip_x - (cx + 44))  # the label: ~76 wide
         out[seat] = SeatGeometry(seat, rect, ins, hands, spots, credits,
                                  ((m.x(chip_x), m.y(top + 16)), m.s(12)), m.s(room), tags)

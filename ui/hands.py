@@ -61,7 +61,15 @@ def total_text(hand: Mapping[str, Any]) -> str:
     total = hand.get("total")
     if not isinstance(total, int) or not hand.get("cards"):
         return ""
-    return f"soft {total}" if hand.get("soft") else str(total)
+    return total_words(total, bool(hand.get("soft")), hand.get("cards") or ())
+
+
+def total_words(total: int, soft: bool, cards: Sequence[Any]) -> str:
+    """A total as the felt writes it: "soft 17" for a soft hand of two cards or more; a
+    lone card (a dealer's up card, a split hand waiting for its second card) is just its
+    value, so a lone ace reads "11", not "soft 11"."""
+    shown = [c for c in cards if c != "??"]
+    return f"soft {total}" if soft and len(shown) > 1 else str(total)
 
 
 def _words(hand: Mapping[str, Any], compact: bool) -> str:

@@ -26,6 +26,17 @@ _WORD = re.compile(r"\b(" + "|".join(PROMPTED) + r")\b(?! \[)")
 #: the key that shows the help, and how the status line says so
 HELP_KEY = "F1"
 HELP_HINT = f"{HELP_KEY}: keys"
+#: the window demo's own keys (`make run`): the next game, and leaving
+GAME_KEY = "F2"
+LEAVE_KEY = "Esc"
+DEMO_HINT = f"{HELP_KEY}: keys  ·  {GAME_KEY}: next game  ·  {LEAVE_KEY}: leave"
+
+
+def demo_legend(next_title: str) -> list[tuple[str, str]]:
+    """The key help's rows for the window demo's own keys."""
+    return [(GAME_KEY, f"play the next game ({next_title}); the round in play waits in its "
+                       "game's journal, `make run VARIANT=free-bet` starts with a game"),
+            (LEAVE_KEY, "leave the demo (with this help open: close the help)")]
 
 
 def annotate(text: str, keys: Mapping[str, str]) -> str:
@@ -52,7 +63,7 @@ def paint_legend(p: Painter, surf: pygame.Surface, legend: Sequence[tuple[str, s
     inner = rect.inflate(-m.s(60), -m.s(40))
     head = p.text_fit(surf, "KEYBOARD PANEL", m.font(44), palette.SELECTED,
                       pygame.Rect(inner.left, inner.top, inner.width, 1), "midtop")
-    p.text_fit(surf, f"{HELP_KEY} closes this help", m.font(22), palette.MUTED,
+    p.text_fit(surf, f"{HELP_KEY} or {LEAVE_KEY} closes this help", m.font(22), palette.MUTED,
                pygame.Rect(inner.left, inner.bottom, inner.width, 1), "midbottom")
     body = pygame.Rect(inner.left, head.bottom + m.s(16), inner.width,
                        inner.bottom - head.bottom - m.s(56))

@@ -27,7 +27,7 @@ from ui.dealer import paint_dealer
 from ui.felt import PaytablePlan, build_static
 from ui.fonts import TextCache
 from ui.geometry import SeatGeometry, TableGeometry, build_geometry
-from ui.keys import HELP_HINT, paint_legend
+from ui.keys import DEMO_HINT, HELP_HINT, paint_legend
 from ui.layout_data import Layout
 from ui.model import RenderModel
 from ui.painter import Painter
@@ -125,6 +125,9 @@ class Renderer:
         if plan is not None and plan.paged:
             n = len(plan.pages)
             page = int(t / PAYTABLE_PAGE_S) % n if self.animate else 0
+            drawn = _drawn_multiplier(view)
+            if drawn is not None:  # Bingo: the page with the multiplier just drawn stays up
+                page = _page_with(plan.pages, f", {drawn}x", page)
             px, placed = plan.pages[page]
             for b, box in enumerate(plan.boxes):
                 rect = box.copy()
@@ -169,13 +172,17 @@ class Renderer:
             name = f"seat-{seat}"
             out.append((name, sg.rect, key, self._seat_painter(name, sg, st, ctx, mine)))
         keys = state.panel_keys
-        hint = HELP_HINT if state.key_legend and not state.legend_shown else ""
+        hint = ((DEMO_HINT if state.next_game else HELP_HINT)
+                if state.key_legend and not state.legend_shown else "")
+
+        pending = state.pending_double
 
         def status(s: pygame.Surface) -> None:
-            self.buttons = paint_status(p, s, g.status, view, dict(keys), hint)
+            self.buttons = paint_status(p, s, g.status, view, dict(keys), hint, pending)
 
         out.append(("status", g.status,
-                    (expecting, view.get("round"), view.get("shoe"), keys, hint), status))
+                    (expecting, view.get("round"), view.get("shoe"), keys, hint,
+                     tuple(sorted(pending.items())) if pending else None), status))
         return out
 
     def _seat_painter(self, name: str, sg: SeatGeometry, seat: SeatView,
@@ -391,3 +398,20 @@ def new_surface(size: tuple[int, int]) -> pygame.Surface:
     surf = pygame.Surface(size)
     surf.fill(palette.BLACK)
     return surf
+
+
+def _drawn_multiplier(view: View | None) -> int | None:
+    """Bingo's multiplier of the round once drawn (None before the draw, other games)."""
+    bingo = view.get("bingo") if view else None
+    m = bingo.get("multiplier") if isinstance(bingo, dict) else None
+    return m if isinstance(m, int) else None
+
+
+def _page_with(pages: list[paytables.Page], ending: str, otherwise: int) -> int:
+    """The first paytable page with a row whose hand ends with ``ending`` (a Bingo line
+    "..., 25x"), else ``otherwise``."""
+    for i, (_px, boxes) in enumerate(pages):
+        if any(hand.endswith(ending) for box in boxes for pl in box
+               for hand, _odds in pl.table.rows):
+            return i
+    return otherwise

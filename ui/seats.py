@@ -80,9 +80,12 @@ def _spots(p: Painter, surf: pygame.Surface, sg: SeatGeometry, seat: Mapping[str
     m = p.m
     wagers: Mapping[str, Any] = seat.get("wagers") or {}
     hands: Sequence[Mapping[str, Any]] = seat.get("hands") or []
+    # once the seat is settled (``net`` set) every stake is either taken or already back
+    # in the credits with its winnings: no chip stays in a circle
+    settled = isinstance(seat.get("net"), int)
     for kind, (center, radius) in sg.spots.items():
         cents = int(wagers.get(kind) or 0)
-        if cents and kind not in lost:
+        if cents and kind not in lost and not settled:
             spot_wager(p, surf, cents, center, radius)
         # a side wager's result, as the engine reports it on the seat's first hand: "lose",
         # "push", or the line it won on (Blackjack or Bust's "suited", ...), shown as WIN
@@ -176,7 +179,8 @@ def paint_seat(p: Painter, surf: pygame.Surface, sg: SeatGeometry, seat: Mapping
         _selected_marker(p, surf, sg)
     lost = lost_wagers(seat, ctx.dealer_blackjack)
     ins = int((seat.get("wagers") or {}).get("insurance") or 0)
-    if ins and sg.insurance.width and "insurance" not in lost:
+    if ins and sg.insurance.width and "insurance" not in lost and not isinstance(
+            seat.get("net"), int):  # settled: a won insurance is in the credits
         _insurance(p, surf, sg, ins)
     hands: Sequence[Mapping[str, Any]] = seat.get("hands") or []
     for i, (cell, hand) in enumerate(zip(hand_cells(sg.hands, len(hands)), hands,

@@ -52,6 +52,11 @@ class ScreenState:
     #: (keys, what they do) of a keyboard panel, for the key help, and whether it is up
     key_legend: tuple[tuple[str, str], ...] = ()
     legend_shown: bool = False
+    #: the window demo (`make run`): the game F2 switches to, by its title (None: not a
+    #: demo, F2 and Esc do nothing but close the help)
+    next_game: str | None = None
+    #: a 1x-4x double being sized on the panel ({"seat", "hand", "times"}), None: none
+    pending_double: Mapping[str, int] | None = None
 
     def __post_init__(self) -> None:
         if self.screen not in SCREENS:

@@ -35,9 +35,20 @@ def key_of(decision: str, keys: Mapping[str, str]) -> str:
     return keys.get(DECISION_BUTTONS.get(decision, ""), "")
 
 
+def pending_double_text(pending: Mapping[str, int], keys: Mapping[str, str]) -> str:
+    """The status line while a 1x-4x double is sized: the multiple chosen so far and how
+    to change or place it (firmware.table.pending_double's press-again convention)."""
+    d, s = keys.get("DOUBLE"), keys.get("STAND")
+    again = f"DOUBLE [{d}]" if d else "DOUBLE"
+    place = f"STAND [{s}]" if s else "STAND"
+    return (f"Seat {pending.get('seat')} hand {pending.get('hand')}: DOUBLE "
+            f"{pending.get('times')}x the wager  -  {again} again for more, {place} places it")
+
+
 def paint_status(p: Painter, surf: pygame.Surface, rect: pygame.Rect,
                  view: PublicView, keys: Mapping[str, str] | None = None,
-                 hint: str = "") -> list[tuple[pygame.Rect, int, str]]:
+                 hint: str = "", pending: Mapping[str, int] | None = None
+                 ) -> list[tuple[pygame.Rect, int, str]]:
     """Draw the status line; returns the lit buttons as (rect, seat, decision).
 
     With a keyboard panel (``keys``: panel button or console input -> key) each lit
@@ -48,6 +59,8 @@ def paint_status(p: Painter, surf: pygame.Surface, rect: pygame.Rect,
     m = p.m
     expecting: Mapping[str, Any] = view.get("expecting") or {}
     why = annotate(str(expecting.get("why") or view.get("phase") or ""), keys)
+    if pending:  # the size being chosen, before STAND (or the pause) places it
+        why = pending_double_text(pending, keys)
     px = m.font(22)
     buttons: list[tuple[pygame.Rect, int, str]] = []
     right_text = f"ROUND {view.get('round', '')}"

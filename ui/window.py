@@ -73,6 +73,11 @@ class UiInbox:
       "legend": [["B", "BET: ..."], ...]}`` — a keyboard panel: the seat its letter keys
       act for (marked), the key of each panel button and console input (on the lit
       buttons and beside the prompts that name them) and the key help F1 shows;
+    - ``{"kind": "pending-double", "double": {"seat": 2, "hand": 1, "times": 3}}`` — a
+      1x-4x double being sized on the panel (``double`` None when placed or gone);
+    - ``{"kind": "demo", "games": [["blackjack", "Blackjack"], ...], "current": "bingo"}``
+      — the window demo (`make run`): F2 leaves the window asking for the next game
+      (:attr:`UiWindow.chosen`), Esc leaves it; the key help lists both;
     - ``{"kind": "layout", "layout": layout_for(...), "certificate_holder": ...}``;
     - ``{"kind": "quit"}``.
     """
@@ -136,6 +141,11 @@ class UiWindow:
         self.state = ScreenState()
         self.running = True
         self.frame_times: deque[float] = deque(maxlen=600)
+        #: the window demo's games (variant, title) and the one playing; F2 sets
+        #: :attr:`chosen` to the next and closes the window (the table starts it)
+        self.games: tuple[tuple[str, str], ...] = ()
+        self.game: str | None = None
+        self.chosen: str | None = None
 
     # -- messages -----------------------------------------------------------------------
     def _apply(self, msg: Mapping[str, Any], now: float) -> None:
@@ -165,16 +175,36 @@ class UiWindow:
             seat = msg.get("selected")
             keys = msg.get("keys") or {}
             legend = msg.get("legend")  # sent once; later messages keep it
+            rows = st.key_legend if legend is None else tuple((str(k), str(w))
+                                                              for k, w in legend)
+            nxt = self.next_game()
+            if legend is not None and nxt is not None:
+                from ui.keys import demo_legend
+
+                rows += tuple(demo_legend(nxt[1]))
             self.state = replace(st, selected_seat=seat if isinstance(seat, int) else None,
                                  panel_keys=tuple(sorted((str(b), str(k))
                                                          for b, k in keys.items())),
-                                 key_legend=st.key_legend if legend is None else
-                                 tuple((str(k), str(w)) for k, w in legend))
+                                 key_legend=rows)
         elif kind == "layout":
             from ui.renderer import Renderer
 
             layout = parse_layout(msg["layout"], str(msg.get("certificate_holder", "")))
             self.renderer = Renderer(self.size, layout)
+        elif kind == "pending-double":
+            pending = msg.get("double")
+            self.state = replace(st, pending_double=dict(pending) if pending else None)
+        elif kind == "demo":
+            self.games = tuple((str(v), str(t)) for v, t in msg.get("games") or ())
+            self.game = str(msg.get("current") or "")
+            nxt = self.next_game()
+            legend = st.key_legend
+            if nxt is not None:
+                from ui.keys import GAME_KEY, demo_legend
+
+                legend = tuple(r for r in legend if r[0] not in (GAME_KEY, "Esc"))
+                legend += tuple(demo_legend(nxt[1]))
+            self.state = replace(st, next_game=nxt[1] if nxt else None, key_legend=legend)
         elif kind == "quit":
             self.running = False
         else:
@@ -202,11 +232,39 @@ class UiWindow:
             self.running = False
         elif event.type == pygame.KEYDOWN and event.key == pygame.K_F1:
             self.toggle_legend()
+        elif event.type == pygame.KEYDOWN and event.key == pygame.K_ESCAPE:
+            self.escape()
+        elif event.type == pygame.KEYDOWN and event.key == pygame.K_F2 and self.games:
+            self.pick_next_game()
         elif event.type in (pygame.KEYDOWN, pygame.KEYUP):
             if self.on_key is not None:
                 self.on_key(event)
         elif event.type == pygame.MOUSEBUTTONDOWN and event.button == 1:
             self.touch(event.pos)
+
+    def next_game(self) -> tuple[str, str] | None:
+        """The demo's game after the one playing (variant, title), or None: no demo."""
+        names = [v for v, _t in self.games]
+        if len(names) < 2:
+            return None
+        at = names.index(self.game) if self.game in names else -1
+        return self.games[(at + 1) % len(names)]
+
+    def pick_next_game(self) -> str | None:
+        """F2 in the demo: close the window asking the table for the next game."""
+        nxt = self.next_game()
+        if nxt is not None:
+            self.chosen = nxt[0]
+            self.running = False
+        return self.chosen
+
+    def escape(self) -> None:
+        """Esc: the key help goes away if it is up; else the demo is left (a table that is
+        not a demo is never closed from its keyboard)."""
+        if self.state.legend_shown:
+            self.state = replace(self.state, legend_shown=False)
+        elif self.games:
+            self.running = False
 
     def toggle_legend(self) -> bool:
         """F1: the key help of a keyboard panel comes up, or goes away; True if it is up."""

@@ -161,6 +161,21 @@ def _demo_seats(args: argparse.Namespace) -> int | None:
 
 
 def cmd_run(args: argparse.Namespace) -> int:
+    """Run the table; in the window demo, F2 closes the window asking for the next game,
+    which starts at once in its own journal (docs/ui.md)."""
+    while True:
+        rc, next_game = _run_once(args)
+        if rc != 0 or next_game is None:
+            return rc
+        from firmware.engine.rules import read_rules_file
+
+        args.variant = next_game
+        most = int(read_rules_file(next_game).game["max_seats"])
+        if args.seats is not None and args.seats > most:  # --seats 7, then Free Bet
+            args.seats = most
+
+
+def _run_once(args: argparse.Namespace) -> tuple[int, str | None]:
     from firmware.table.service.run import RunOptions, run_table
     from firmware.table.service.ui_bridge import display_available
 
@@ -192,7 +207,8 @@ def cmd_run(args: argparse.Namespace) -> int:
     from firmware.journal.opening import JournalRefused
 
     try:
-        return run_table(cfg, opts)
+        rc = run_table(cfg, opts)
+        return rc, (opts.next_game if args.demo else None)
     except JournalRefused as exc:  # on the screen as well as on stderr and in the syslog
         from firmware.engine.rules import load_rules
         from firmware.table.service.ui_bridge import show_refusal

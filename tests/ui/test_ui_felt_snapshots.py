@@ -188,9 +188,10 @@ def chip_area(center: tuple[int, int], radius: int) -> pygame.Rect:
 
 
 @pytest.mark.parametrize("size", SIZES, ids=IDS)
-def test_a_lost_wagers_chip_leaves_the_spot(size: tuple[int, int]) -> None:
-    """Issue 20 §11: once the engine reports a wager lost, its spot shows the felt again;
-    a winning or pushed wager's chip stays."""
+def test_finding_9_every_chip_leaves_the_spot_once_settled(size: tuple[int, int]) -> None:
+    """Issue 20 §11, issue 45 finding 9: once the engine reports a wager lost its spot
+    shows the felt again, and once the seat is settled a winning or pushed wager's chip
+    leaves too: its stake and winnings are in the credits already."""
     emptied = kept = 0
     for variant in engine_variants():
         view = engine_round(variant)[-1][0]
@@ -217,7 +218,8 @@ def test_a_lost_wagers_chip_leaves_the_spot(size: tuple[int, int]) -> None:
                     assert tuple(surf.get_at(center))[:3] == palette.FELT_DARK
                 else:
                     kept += 1
-                    assert not same, (variant, seat["seat"], kind, "the chip went missing")
+                    assert seat["net"] is not None
+                    assert same, (variant, seat["seat"], kind, "a paid wager's chip stayed")
     assert emptied >= 5 and kept >= 5
 
 
@@ -226,7 +228,7 @@ def test_insurance_chip_sits_beside_its_label_and_leaves_when_lost(
         size: tuple[int, int]) -> None:
     """Issue 20 §11: the insurance wager is drawn beside the INSURANCE spot, the label's
     pixels untouched; once the round settles against a dealer without blackjack the chip
-    is gone (the hand's own chip, which won, stays)."""
+    is gone, and so is the hand's own chip, which won: both are in the credits."""
     asked, settled = insurance_views()
     assert asked["seats"][0]["wagers"]["insurance"] == 500
     r, surf = render("blackjack", asked, size)
@@ -243,7 +245,7 @@ def test_insurance_chip_sits_beside_its_label_and_leaves_when_lost(
 
     assert settled["dealer"]["blackjack"] is False and settled["seats"][0]["net"] > 0
     r2, surf2 = render("blackjack", settled, size)
-    assert [c.value for c in r2.model.of_kind("chip", "seat-1")] == ["1000"]
+    assert [c.value for c in r2.model.of_kind("chip", "seat-1")] == []
     where = rect(ins_chip.rect)
     assert (pixels(surf2, where) == felt_under(r2, where)).all()
 
@@ -341,7 +343,9 @@ def paytable_pages(variant: str, size: tuple[int, int]) -> Iterator[tuple[Render
     """The frame of each paytable page in turn (one frame when nothing is paged)."""
     from ui.renderer import PAYTABLE_PAGE_S
 
-    view = engine_round(variant)[-1][0]
+    view = dict(engine_round(variant)[-1][0])
+    if view.get("bingo"):  # before the draw the pages rotate (after it the drawn one stays)
+        view["bingo"] = {"target": None, "multiplier": None}
     r = Renderer(size, layout_of(variant), animate=True)
     surf = new_surface(size)
     r.render(surf, view, ScreenState("table"), 0.0)

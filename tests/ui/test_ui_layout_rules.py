@@ -151,7 +151,8 @@ def test_baseline_6_every_paytable_is_shown_on_small_screens_a_page_at_a_time(
         size: tuple[int, int]) -> None:
     """A screen too small for every paytable at a readable size shows them in turn."""
     layout = layout_of("bingo")
-    view = load_json("bingo-decisions")
+    view = dict(load_json("bingo-decisions"))
+    view["bingo"] = {"target": None, "multiplier": None}  # before the draw: pages rotate
     r = Renderer(size, layout, animate=True)
     surf = new_surface(size)
     r.render(surf, view, ScreenState(), 0.0)
@@ -177,3 +178,23 @@ def test_672a2_b4_push22_area_per_seat_only_when_offered() -> None:
     assert on.count(AREA_LABELS["push22"]) == view["limits"]["seats"]
     for table in on_layout.paytables:
         assert table.title in on
+
+
+def test_finding_9_bingo_paytable_page_shows_the_multiplier_just_drawn() -> None:
+    """§ 633b.28(e)(2): once the multiplier is drawn, the rotating paytable stays on the
+    page with that multiplier's lines (800x480 pages the Bingo table)."""
+    size = (800, 480)
+    layout = layout_of("bingo")
+    base = load_json("bingo-decisions")
+    for m in (2, 5, 10, 25, 50, 100):
+        view = dict(base)
+        view["bingo"] = {"target": 17, "multiplier": m}
+        r = Renderer(size, layout, animate=True)
+        surf = new_surface(size)
+        plan = None
+        for k in range(6):  # whatever the time, the drawn multiplier's page
+            r.render(surf, view, ScreenState(), k * PAYTABLE_PAGE_S + 0.01)
+            plan = r._paytables
+            texts = " ".join(r.model.texts())
+            assert f"{m}x" in texts, (m, k)
+        assert plan is not None and plan.paged

@@ -71,6 +71,9 @@ class RunOptions:
     floor_witness: ReadWitness | None = None
     #: the auto-players' computed strategy (the command line hands in firmware.math's)
     strategy_for: StrategyFor | None = None
+    #: the window demo: the game asked for with F2 when the window closed (the command
+    #: line starts it next), else None
+    next_game: str | None = None
 
 
 
@@ -185,7 +188,7 @@ def _power_up(cfg: TableSetup, opts: RunOptions, rules: Rules, journal: Journal,
             ctl_box[0].put(RequestHappening("fault", {"code": "DISPLAY", "detail": why}))
 
     bridge = UiBridge(cfg, rules, headless=opts.headless, quiet=opts.quiet,
-                      on_failure=display_failed)
+                      on_failure=display_failed, demo=opts.demo and not opts.auto_play)
     if bridge.has_window:
         from firmware.table.recall import recent_rounds
 
@@ -260,6 +263,7 @@ def _serve(cfg: TableSetup, opts: RunOptions, rules: Rules, up: PoweredUp,
                     "--control SOCKET to press from a bench script (docs/bench.md)",
                     cfg.panel.backend)
     _loop(ctl, bridge, notifier, until)
+    opts.next_game = bridge.chosen_game
     done = bool(opts.rounds) and ctl.finals - rounds_at_start >= opts.rounds
     return "rounds done" if done else (
         signalled[0] if signalled else ctl.stop_reason or "stopped")

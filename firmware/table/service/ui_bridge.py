@@ -34,7 +34,7 @@ def display_available() -> bool:
 
 class UiBridge:
     def __init__(self, cfg: TableSetup, rules: Rules, *, headless: bool, quiet: bool = False,
-                 on_failure: Any = None):
+                 on_failure: Any = None, demo: bool = False):
         self.cfg = cfg
         self.rules = rules
         self.quiet = quiet
@@ -47,6 +47,7 @@ class UiBridge:
         self._runner: Any = None
         self._inbox: Any = None
         self._recall_shown = False
+        self._pending_shown: Any = None
         self._failure_shown: str | None = None
         self._closed_shown = False
         self._keyboard: Any = None
@@ -62,6 +63,9 @@ class UiBridge:
                 layout, self._inbox, size=(cfg.display.width, cfg.display.height),
                 fps=cfg.display.fps,
             )
+            if demo:  # `make run`: F2 picks the next game, Esc leaves (docs/ui.md)
+                self._inbox.put({"kind": "demo", "games": demo_games(),
+                                 "current": rules.variant})
 
     def attach_panel(self, panel: Any) -> None:
         """Keyboard panel: the window's key events go to it; touches become presses."""
@@ -137,6 +141,10 @@ class UiBridge:
         shown = view.copy()
         shown.pop("controller", None)  # the screen gets the controller's part as messages
         self._inbox.put_view(shown)
+        pending = ctl["pending_double"] if ctl else None
+        if pending != self._pending_shown:  # the 1x-4x size being chosen (docs/ui.md)
+            self._pending_shown = pending
+            self._inbox.put({"kind": "pending-double", "double": pending})
         recall = bool(ctl and ctl["recall"])
         if recall != self._recall_shown:
             self._recall_shown = recall
@@ -190,10 +198,22 @@ class UiBridge:
         finally:
             self.alive = False
 
+    @property
+    def chosen_game(self) -> str | None:
+        """The game the window demo asked for with F2 (None: the window was closed)."""
+        return getattr(self._runner, "chosen", None)
+
     def close(self) -> None:
         self.alive = False
         if self._inbox is not None:
             self._inbox.put({"kind": "quit"})
+
+
+def demo_games() -> list[list[str]]:
+    """[variant, title] of every game the demo offers, in the order F2 steps through."""
+    from firmware.engine.rules import VARIANTS, read_rules_file
+
+    return [[v, str(read_rules_file(v).game["title"])] for v in VARIANTS]
 
 
 def show_refusal(cfg: TableSetup, rules: Rules, message: str, *, headless: bool) -> None:
