@@ -9,6 +9,7 @@ may run in two columns, and the largest font size at which some packing fits win
 from __future__ import annotations
 
 import itertools
+from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
@@ -275,3 +276,19 @@ def draw_box(p: Painter, surf: pygame.Surface, box: pygame.Rect, px: int,
         top = draw_table(p, surf, pl.table, px,
                          pygame.Rect(box.left, top, box.width, box.bottom - top), pl.columns,
                          pl.title_step)
+
+
+def page_showing_draw(pages: list[Page], view: Mapping[str, Any] | None, otherwise: int) -> int:
+    """Bingo: the first page with the row of the multiplier just drawn (a line "..., 25x"),
+    so the paytable's rotation never hides what the round pays; ``otherwise`` before the
+    draw, in other games, or when no page has that row."""
+    bingo = view.get("bingo") if view else None
+    m = bingo.get("multiplier") if isinstance(bingo, Mapping) else None
+    if not isinstance(m, int):
+        return otherwise
+    ending = f", {m}x"
+    for i, (_px, boxes) in enumerate(pages):
+        if any(hand.endswith(ending) for box in boxes for pl in box
+               for hand, _odds in pl.table.rows):
+            return i
+    return otherwise

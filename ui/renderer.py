@@ -125,9 +125,7 @@ class Renderer:
         if plan is not None and plan.paged:
             n = len(plan.pages)
             page = int(t / PAYTABLE_PAGE_S) % n if self.animate else 0
-            drawn = _drawn_multiplier(view)
-            if drawn is not None:  # Bingo: the page with the multiplier just drawn stays up
-                page = _page_with(plan.pages, f", {drawn}x", page)
+            page = paytables.page_showing_draw(plan.pages, view, page)
             px, placed = plan.pages[page]
             for b, box in enumerate(plan.boxes):
                 rect = box.copy()
@@ -153,8 +151,8 @@ class Renderer:
             out.append(("bingo", rect, (repr(bingo), phase, hit, q),
                         lambda s: paint_bingo(p, s, rect, bingo, phase, q / 60, hit)))
         expecting: Mapping[str, Any] = view.get("expecting") or {}
-        drawn = view.get("bingo")
-        target = drawn.get("target") if drawn else None
+        bingo_now = view.get("bingo")
+        target = bingo_now.get("target") if bingo_now else None
         dealer_bj = (dealer or {}).get("blackjack")
         by_seat = {st.get("seat"): st for st in view.get("seats") or []}
         for seat, sg in g.seats.items():
@@ -399,19 +397,3 @@ def new_surface(size: tuple[int, int]) -> pygame.Surface:
     surf.fill(palette.BLACK)
     return surf
 
-
-def _drawn_multiplier(view: View | None) -> int | None:
-    """Bingo's multiplier of the round once drawn (None before the draw, other games)."""
-    bingo = view.get("bingo") if view else None
-    m = bingo.get("multiplier") if isinstance(bingo, dict) else None
-    return m if isinstance(m, int) else None
-
-
-def _page_with(pages: list[paytables.Page], ending: str, otherwise: int) -> int:
-    """The first paytable page with a row whose hand ends with ``ending`` (a Bingo line
-    "..., 25x"), else ``otherwise``."""
-    for i, (_px, boxes) in enumerate(pages):
-        if any(hand.endswith(ending) for box in boxes for pl in box
-               for hand, _odds in pl.table.rows):
-            return i
-    return otherwise

@@ -201,13 +201,20 @@ def from_values(values: Mapping[str, Any]) -> GameRules:
         ch["spanish_bonuses"] = _spanish(v, int(v.get("reference_wager", 1000)))
         if v.get("envy_bonus", False):
             ch["envy_cents"] = int(v.get("envy_bonus_cents", 0))
-    out = replace(g, **ch)
+    return _checked(replace(g, **ch))
+
+
+def _checked(out: GameRules) -> GameRules:
+    """``out`` as the calculators can value it, or a UserError for a rule they cannot.
+
+    Spanish 21 (§ 635a.10(a)): a split 21 may double instead of standing by itself, but
+    after the dealer's check a player 21 wins whatever the dealer makes, so standing wins
+    one unit for certain, and a double of it is worth at most about 0.53 unit for every
+    up card (tests/math/test_math_spanish21_double21.py:
+    test_635a10a_doubling_a_21_never_pays). The best play stands, its value is the
+    standing 21's, which the calculators already compute, so the PAR is the game's.
+    """
     if out.hitting and not out.auto_stand_21 and out.player_21_wins and out.dealer_check:
-        # Spanish 21 (§ 635a.10(a)): a 21 may double instead of standing by itself, but
-        # after the dealer's check a player 21 wins whatever the dealer makes, so standing
-        # is worth the most a hand can win undoubled and a double of it can only lose
-        # (tests/math: test_635a10a_doubling_a_21_never_pays); its value is the standing
-        # 21's, which the calculators already compute, so the PAR is the game's.
         out = replace(out, auto_stand_21=True)
     if out.hitting and not out.auto_stand_21:
         from etgcore.errors import UserError
