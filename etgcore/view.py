@@ -157,6 +157,19 @@ class ControllerView(TypedDict):
     closed: bool  #: the floor keeps the table closed
     #: the round is paused and DEAL would resume it now (the engine's ``resume_refusal``)
     deal_resumes: bool
+    #: while ``recall``: the attendant screen's page, DEAL presses since the key was
+    #: turned (0: game recall; then meters, events, configuration, round again)
+    attendant_page: NotRequired[int]
+
+
+class AttendantPage(TypedDict):
+    """One page of the attendant screen, as the table service builds it and the UI draws
+    it (firmware/table/service/attendant.py): plain text in rows under column heads."""
+
+    title: str
+    columns: list[str]
+    rows: list[list[str]]
+    note: str  #: a line under the rows ('' for none)
 
 
 class MechanismFields(TypedDict, total=False):

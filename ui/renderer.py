@@ -40,14 +40,14 @@ from ui.seats import (
     spot_tag_height,
     turn_frame_ring,
 )
-from ui.state import ScreenState, resolve_screen
+from ui.state import OPAQUE_SCREENS, ScreenState, resolve_screen
 from ui.status import paint_status
 from ui.units import Metrics
 
 View = PublicView
 _DIM = (128, 128, 128)  # multiplies the table's colours by 1/2 behind a modal screen
 #: Screens on which any change redraws everything (rare, not worth region bookkeeping).
-FULL_SCREENS = frozenset({"recall", "failure"})
+FULL_SCREENS = frozenset({"recall", "failure", "attendant"})
 PAYTABLE_PAGE_S = 6.0  # a small screen shows its paytables a page at a time
 
 Paint = Callable[[pygame.Surface], None]
@@ -249,7 +249,7 @@ class Renderer:
         legend = state.key_legend if state.legend_shown else ()
         if screen == "recall":  # a past round: no keyboard mark, no key caps on it
             state = replace(state, selected_seat=None, panel_keys=())
-        regions = [] if screen == "failure" else self._regions(g, shown, t, state)
+        regions = [] if screen in OPAQUE_SCREENS else self._regions(g, shown, t, state)
         o_rect = overlay_rect(screen, g)
         o_key = overlay_key(screen, shown, self.layout, state, t, self.animate)
         frame_key = (screen, dim, o_rect and tuple(o_rect), surf.get_size(), bool(legend))

@@ -21,7 +21,7 @@ from ui.geometry import TableGeometry
 from ui.keys import annotate
 from ui.layout_data import Layout, Paytable
 from ui.painter import Painter
-from ui.state import ScreenState
+from ui.state import OPAQUE_SCREENS, ScreenState
 from ui.units import MIN_FONT_PX
 
 DIM_SCREENS = frozenset({"attract", "tilt", "void"})
@@ -37,7 +37,7 @@ def overlay_rect(screen: str, g: TableGeometry) -> pygame.Rect | None:
         return m.rect(420, 232, 1080, 300)
     if screen == "recall":
         return m.rect(560, 238, 800, 196)
-    if screen == "failure":
+    if screen in OPAQUE_SCREENS:
         return pygame.Rect(0, 0, m.width, m.height)
     return None
 
@@ -80,6 +80,8 @@ def overlay_key(screen: str, view: PublicView | None, layout: Layout,
         return (screen, state.recall_index, len(state.recall))
     if screen == "failure":
         return (screen, repr(state.failure))
+    if screen == "attendant":
+        return (screen, state.attendant_page, repr(state.attendant_pages))
     return (screen,)
 
 
@@ -292,3 +294,7 @@ def paint_overlay(p: Painter, surf: pygame.Surface, screen: str, g: TableGeometr
         _recall(p, surf, rect, g, state)
     elif screen == "failure":
         _failure(p, surf, rect, layout, state)
+    elif screen == "attendant":
+        from ui.attendant import paint_attendant
+
+        paint_attendant(p, surf, rect, state.attendant_pages, state.attendant_page)

@@ -15,6 +15,8 @@ from typing import Any
 from etgcore.view import PublicView
 
 SCREENS = ("auto", "table", "attract", "betting", "tilt", "void", "recall", "failure")
+#: screens that cover the whole display (nothing of the table is drawn under them)
+OPAQUE_SCREENS = frozenset({"failure", "attendant"})
 PHASE_SCREENS = {"idle": "attract", "betting": "betting", "tilt": "tilt", "voided": "void"}
 RECALL_DEPTH = 10
 
@@ -57,6 +59,10 @@ class ScreenState:
     next_game: str | None = None
     #: a 1x-4x double being sized on the panel ({"seat", "hand", "times"}), None: none
     pending_double: Mapping[str, int] | None = None
+    #: the attendant screen (attendant key held): the table's pages (meters, events,
+    #: configuration; ``ui.attendant``) and the DEAL presses since the key was turned
+    attendant_pages: tuple[Mapping[str, Any], ...] = ()
+    attendant_page: int = 0
 
     def __post_init__(self) -> None:
         if self.screen not in SCREENS:
@@ -67,6 +73,8 @@ def resolve_screen(view: PublicView | None, state: ScreenState) -> str:
     """The screen to draw now."""
     if state.failure:
         return "failure"
+    if state.attendant_pages and state.attendant_page % (len(state.attendant_pages) + 1):
+        return "attendant"  # page 1 of the attendant screen is the game recall
     if state.screen == "recall":
         return "recall" if state.recall else "table"
     if state.screen != "auto":

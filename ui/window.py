@@ -73,6 +73,8 @@ class UiInbox:
       "legend": [["B", "BET: ..."], ...]}`` — a keyboard panel: the seat its letter keys
       act for (marked), the key of each panel button and console input (on the lit
       buttons and beside the prompts that name them) and the key help F1 shows;
+    - ``{"kind": "attendant", "pages": [{"title", "columns", "rows", "note"}], "page": k}``
+      — the attendant screen while the attendant key is held (``pages`` None: released);
     - ``{"kind": "pending-double", "double": {"seat": 2, "hand": 1, "times": 3}}`` — a
       1x-4x double being sized on the panel (``double`` None when placed or gone);
     - ``{"kind": "demo", "games": [["blackjack", "Blackjack"], ...], "current": "bingo"}``
@@ -191,6 +193,10 @@ class UiWindow:
 
             layout = parse_layout(msg["layout"], str(msg.get("certificate_holder", "")))
             self.renderer = Renderer(self.size, layout)
+        elif kind == "attendant":
+            pages = msg.get("pages")
+            self.state = replace(st, attendant_pages=tuple(pages or ()),
+                                 attendant_page=int(msg.get("page") or 0) if pages else 0)
         elif kind == "pending-double":
             pending = msg.get("double")
             self.state = replace(st, pending_double=dict(pending) if pending else None)

@@ -61,7 +61,8 @@ _MEANING = {
     "DEAL": "DEAL (console): close the wagers, resume after a tilt",
     "SHUFFLE": "SHUFFLE (console): a new shoe is loaded",
     "VOID": "VOID (supervisor key): void the round, its wagers returned",
-    "RECALL": "RECALL (attendant key, hold it): the last rounds",
+    "RECALL": "RECALL (attendant key, hold it): the last rounds; with it held, DEAL shows "
+              "the meters, the last events, the configuration",
 }
 
 

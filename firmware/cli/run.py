@@ -200,7 +200,7 @@ def _run_once(args: argparse.Namespace) -> tuple[int, str | None]:
                                                 args.auto_play)))
     opts = RunOptions(seats=seats, auto_play=args.auto_play, rounds=args.rounds,
                       headless=args.headless, control=args.control, pace=args.pace,
-                      quiet=args.quiet, demo=args.demo,
+                      quiet=args.quiet, demo=args.demo, version=context(args).version,
                       floor_link=floor_link_opener(cfg, context(args).version),
                       floor_witness=floor_witness_reader(cfg),
                       strategy_for=computed_strategy)

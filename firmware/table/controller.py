@@ -343,7 +343,8 @@ class Controller:
             pending_double=self.doubles.public(), recall=self.reports.recall_held,
             failure=self.failure or self.rng_failure, closed=self.floor_gate.closed,
             failure_kind="journal" if self.failure else "rng" if self.rng_failure else None,
-            deal_resumes=t.phase == P.TILT and t.resume_refusal() is None)
+            deal_resumes=t.phase == P.TILT and t.resume_refusal() is None,
+            attendant_page=self.reports.attendant_page if self.reports.recall_held else 0)
         self.publish(view)
         self.journal.sync_head()  # after the screen: journal_head, "deferred head"
 

@@ -50,6 +50,8 @@ class DeviceReports:
         self.doubles = doubles
         #: the RECALL key is held (the screen shows the last rounds)
         self.recall_held = False
+        #: the attendant screen's page while the key is held (DEAL steps it; 0: recall)
+        self.attendant_page = 0
         #: keys reported stuck and not yet released: (seat or None for the console, button)
         self.stuck: set[tuple[int | None, str]] = set()
         #: a HEL came: compare the shoe's STA with the game's shoe
@@ -154,10 +156,15 @@ class DeviceReports:
             held = h.kind == "press"
             if held != self.recall_held:
                 self.recall_held = held
+                self.attendant_page = 0
                 if held:
                     return [Log(EventCode.KEY_RECALL)]
             return []
         if h.kind != "press":
+            return []
+        if self.recall_held and h.button == "DEAL":
+            # the attendant key is turned: DEAL steps its screen's pages, it is no input
+            self.attendant_page += 1
             return []
         steps: list[Step] = []
         if h.button == "VOID":

@@ -74,6 +74,8 @@ class RunOptions:
     #: the window demo: the game asked for with F2 when the window closed (the command
     #: line starts it next), else None
     next_game: str | None = None
+    #: the program's version (the command line's), shown on the attendant screen
+    version: str = ""
 
 
 
@@ -189,6 +191,7 @@ def _power_up(cfg: TableSetup, opts: RunOptions, rules: Rules, journal: Journal,
 
     bridge = UiBridge(cfg, rules, headless=opts.headless, quiet=opts.quiet,
                       on_failure=display_failed, demo=opts.demo and not opts.auto_play)
+    bridge.attendant_reads(journal, opts.version)  # its meters, events (docs/ui.md)
     if bridge.has_window:
         from firmware.table.recall import recent_rounds
 

@@ -17,9 +17,10 @@ from collections.abc import Mapping
 from typing import Any
 
 from etgcore.money import dollars
-from etgcore.view import LimitsView, PublicView
+from etgcore.view import AttendantPage, LimitsView, PublicView
 from firmware.engine.layout import layout_for
 from firmware.engine.rules import Rules
+from firmware.journal import Journal
 from firmware.table.settings import TableSetup
 
 log = logging.getLogger("etg.ui")
@@ -48,6 +49,12 @@ class UiBridge:
         self._inbox: Any = None
         self._recall_shown = False
         self._pending_shown: Any = None
+        #: the journal the attendant screen reads and the version it shows
+        #: (:meth:`attendant_reads`, once the journal is open)
+        self.journal: Journal | None = None
+        self.version = ""
+        self._attendant_shown: int | None = None
+        self._attendant_pages: list[AttendantPage] = []
         self._failure_shown: str | None = None
         self._closed_shown = False
         self._keyboard: Any = None
@@ -150,6 +157,7 @@ class UiBridge:
             self._recall_shown = recall
             entries = [{"view": r["view"], "ended": r["ended"]} for r in reversed(self.recent)]
             self._inbox.put({"kind": "recall", "entries": entries if recall else None})
+        self._attendant(recall, int(ctl.get("attendant_page", 0)) if ctl else 0)
         failure = ctl["failure"] if ctl else None
         if closed and not failure:
             failure = "The floor has closed this table until it enables it again."
@@ -159,6 +167,38 @@ class UiBridge:
             kind = (ctl["failure_kind"] if ctl else None) or "floor"
             self._inbox.put({"kind": "failure",
                              "failure": {"kind": kind, "message": failure} if failure else None})
+
+    def _attendant(self, held: bool, page: int) -> None:
+        """The attendant screen behind the attendant key: its pages read from the journal
+        when the key is turned, the page DEAL stepped to while it is held."""
+        if self._inbox is None or self.journal is None:
+            return
+        if not held:
+            if self._attendant_shown is not None:
+                self._attendant_shown = None
+                self._inbox.put({"kind": "attendant", "pages": None, "page": 0})
+            return
+        if self._attendant_shown is None:  # the key was just turned: read the journal
+            self._attendant_pages = self._read_attendant_pages(self.journal)
+        if page != self._attendant_shown:
+            self._attendant_shown = page
+            self._inbox.put({"kind": "attendant", "pages": self._attendant_pages,
+                             "page": page})
+
+    def attendant_reads(self, journal: Journal, version: str) -> None:
+        """The attendant screen reads ``journal`` and names ``version`` (docs/ui.md)."""
+        self.journal, self.version = journal, version
+
+    def _read_attendant_pages(self, journal: Journal) -> list[AttendantPage]:
+        """The pages, or one that says why they could not be read (a journal that fails
+        to read is the journal's failure to report, not a reason to stop the screen)."""
+        from firmware.table.service.attendant import attendant_pages, page
+
+        try:
+            return attendant_pages(journal, self.cfg, self.rules, self.version)
+        except Exception as exc:
+            log.exception("attendant screen: the pages could not be read")
+            return [page("Attendant screen", ["problem"], [[f"not readable now: {exc}"[:200]]])]
 
     def _limits(self) -> LimitsView:
         r = self.rules
