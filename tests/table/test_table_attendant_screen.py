@@ -65,6 +65,10 @@ def _settled_round(ctl: Controller) -> None:
     assert ctl.game.phase == "settled", ctl.game.phase
 
 
+def _staked(ctl: Controller) -> int:
+    return sum(s.wager for s in ctl.game.seats)
+
+
 def _cfg(tmp_path: Path, *extra: str) -> Any:
     return load_config(None, [f"journal.path={tmp_path / 'j.sqlite'}", "table.seats=3",
                               f"journal.key_path={tmp_path / 'secret.key'}", *extra])
@@ -165,8 +169,13 @@ def test_finding_12_deal_steps_the_pages_while_the_key_is_held(tmp_path: Path) -
         _play(ctl, press(None, "DEAL"))
         assert seen[-1]["controller"]["attendant_page"] == k
     assert ctl.game.phase == "betting"  # DEAL paged the screen: no round was dealt
+    staked = _staked(ctl)
+    _play(ctl, press(3, "BET"))  # the screen covers the table: no seat plays blind
+    assert _staked(ctl) == staked
     ctl.handle(PanelHappening("release", "RECALL", None))
     assert seen[-1]["controller"]["attendant_page"] == 0
+    _play(ctl, press(3, "BET"))
+    assert _staked(ctl) > staked
     _play(ctl, press(None, "DEAL"))  # the key back: DEAL deals again
     assert ctl.game.phase != "betting"
 

@@ -133,8 +133,8 @@ class DeviceReports:
             return [Take(Fault("PANEL", h.detail or "panel scan stopped"), "panel")]
         if h.seat is None:
             return self._on_console(h, game)
-        if h.kind != "press":
-            return []
+        if h.kind != "press" or self.attendant_screen_up:
+            return []  # (the attendant screen covers the table: no seat plays blind)
         if self.doubles.pending is not None:
             return placed(self.doubles.press(h.seat, h.button, now))
         view = game.public_view()
@@ -150,6 +150,12 @@ class DeviceReports:
         elif isinstance(what, Input):
             return [Take(what, "panel")]
         return []
+
+    @property
+    def attendant_screen_up(self) -> bool:
+        """DEAL has paged the attendant screen since the key was turned: it covers the
+        table, so the seats' buttons wait until the key is released."""
+        return self.recall_held and self.attendant_page > 0
 
     def _on_console(self, h: PanelHappening, game: Game) -> list[Step]:
         if h.button == "RECALL":
