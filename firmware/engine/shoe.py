@@ -7,7 +7,19 @@ the reader, the shoe or the cards are wrong, so the table tilts instead of deali
 
 from __future__ import annotations
 
+import functools
+
 from firmware.engine.cards import CODE, DECKS
+
+
+@functools.cache
+def _full(deck_kind: str, decks: int) -> list[int]:
+    """The counts of a full shoe, made once per kind and size and copied at each load
+    (WHY: the Monte Carlo loads a shoe every round; a copy is a tenth of the loop)."""
+    counts = [0] * 52
+    for c in DECKS[deck_kind]:
+        counts[c] = decks
+    return counts
 
 
 class Shoe:
@@ -26,10 +38,7 @@ class Shoe:
     def load(self, decks: int) -> None:
         """A freshly shuffled shoe of ``decks`` decks is in the shoe."""
         self.decks = decks
-        counts = [0] * 52
-        for c in DECKS[self.deck_kind]:
-            counts[c] = decks
-        self.counts = counts
+        self.counts = _full(self.deck_kind, decks).copy()
         self.cards_dealt = 0
         self.cut_card_seen = False
         self.in_play = True
