@@ -143,7 +143,7 @@ def _decider(table: Any, strat: Any, rules: GameRules) -> Any:
     insurance = Decision(1, 1, "insurance" if strat.insurance() else "no-insurance")
     decide = strat.decide
     bingo_game = rules.bingo
-    made: dict[tuple[int, str, int], Any] = {}
+    made: dict[tuple[Any, ...], Any] = {}
 
     def answer() -> Any:
         if rnd.phase == "insurance":
@@ -154,17 +154,18 @@ def _decider(table: Any, strat: Any, rules: GameRules) -> Any:
         bingo = None
         if bingo_game:
             bingo = (_draw_value(rnd.draws, "target"), _draw_value(rnd.draws, "multiplier"))
-        d = decide(
-            VALUE[rnd.dealer.cards[0]], tuple(VALUE[c] for c in cards),
-            tuple(legal_now(rnd, s, h)), split_hand=h.from_split, lammer=h.lammer,
-            split_ace=h.split_ace, after_double=rnd.post_double,
-            bob_alive=not any(x.status == BUST for x in s.hands), bingo=bingo,
-            suited=len(cards) == 2 and cards[0] % 4 == cards[1] % 4,
-        )
-        key = (rnd.turn_hand + 1, d.action, d.times)
+        # every argument of decide (and the hand's number), so a hit gives what decide
+        # would: it is a pure function of them (its own memo keys on less)
+        key = (rnd.turn_hand, VALUE[rnd.dealer.cards[0]], tuple([VALUE[c] for c in cards]),
+               tuple(legal_now(rnd, s, h)), h.from_split, h.lammer, h.split_ace,
+               rnd.post_double, not any(x.status == BUST for x in s.hands), bingo,
+               len(cards) == 2 and cards[0] % 4 == cards[1] % 4)
         got = made.get(key)
         if got is None:
-            got = made[key] = Decision(1, *key[:2], times=key[2])
+            d = decide(key[1], key[2], key[3], split_hand=key[4], lammer=key[5],
+                       split_ace=key[6], after_double=key[7], bob_alive=key[8], bingo=bingo,
+                       suited=key[10])
+            got = made[key] = Decision(1, key[0] + 1, d.action, times=d.times)
         return got
 
     return answer
