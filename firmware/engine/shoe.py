@@ -7,19 +7,7 @@ the reader, the shoe or the cards are wrong, so the table tilts instead of deali
 
 from __future__ import annotations
 
-import functools
-
 from firmware.engine.cards import CODE, DECKS
-
-
-@functools.cache
-def _full(deck_kind: str, decks: int) -> list[int]:
-    """The counts of a full shoe, made once per kind and size and copied at each load
-    (WHY: the Monte Carlo loads a shoe every round; a copy is a tenth of the loop)."""
-    counts = [0] * 52
-    for c in DECKS[deck_kind]:
-        counts[c] = decks
-    return counts
 
 
 class Shoe:
@@ -70,3 +58,18 @@ class Shoe:
             "cut_card_seen": self.cut_card_seen,
             "remaining": {CODE[c]: n for c, n in enumerate(self.counts) if n},
         }
+
+
+#: (deck kind, decks) -> the counts of that full shoe (see :func:`_full`)
+_FULL: dict[tuple[str, int], list[int]] = {}
+
+
+def _full(deck_kind: str, decks: int) -> list[int]:
+    """The counts of a full shoe, made once per kind and size and copied at each load
+    (WHY: the Monte Carlo loads a shoe every round; a copy is a tenth of the loop)."""
+    got = _FULL.get((deck_kind, decks))
+    if got is None:
+        got = _FULL[deck_kind, decks] = [0] * 52
+        for c in DECKS[deck_kind]:
+            got[c] = decks
+    return got
