@@ -87,6 +87,7 @@ def play_engine_rounds(rules: GameRules, rounds: int, seed: Any) -> Tally:
     new_shoe, bet, deal = NewShoe(), Wager(1, wager), Console("DEAL")
     apply = table.apply
     answer = _decider(table, strat, rules)
+    shoe, shuffle = np.empty_like(deck), rng.shuffle
     for _ in range(rounds):
         apply(new_shoe)
         counts = table.shoe.counts  # a new shoe is a new list
@@ -94,8 +95,10 @@ def play_engine_rounds(rules: GameRules, rounds: int, seed: Any) -> Tally:
             vals = rng.choice(10, size=80, p=value_p)
             picks = rng.integers(0, 1 << 30, size=80)
             cards = [by_value[v][p % len(by_value[v])] for v, p in zip(vals, picks, strict=True)]
-        else:
-            cards = rng.permutation(deck)[:120].tolist()
+        else:  # rng.permutation(deck) is exactly this: a copy of the deck, shuffled
+            shoe[:] = deck
+            shuffle(shoe)
+            cards = shoe[:120].tolist()
         pos = 0
         while rnd.need == "card":  # the burn card(s) of the new shoe (baseline §1.3)
             apply(card_in[cards[pos]])
