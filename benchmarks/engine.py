@@ -63,6 +63,27 @@ def measure_replay(seats: int, rounds: int, seed: int = 7) -> float:
     return best
 
 
+def measure_rtp(rounds: int, seed: int = 7) -> tuple[float, float]:
+    """(rounds per CPU second, per wall second) of `etg rtp`'s task through the engine
+    (:func:`firmware.math.enginesim.play_engine_rounds`: blackjack, a fresh shuffled
+    six-deck shoe each round, the strategy's decisions), best of 3 after a warm-up."""
+    import numpy as np
+
+    from firmware.math.enginesim import play_engine_rounds
+    from firmware.math.ruleset import load
+
+    rules = load("blackjack")
+    play_engine_rounds(rules, 200, np.random.SeedSequence(seed))  # the strategy, caches
+    best_cpu = best_wall = 0.0
+    for i in range(3):
+        c0, w0 = time.process_time(), time.perf_counter()
+        play_engine_rounds(rules, rounds, np.random.SeedSequence(seed, spawn_key=(i,)))
+        cpu, wall = time.process_time() - c0, time.perf_counter() - w0
+        best_cpu = max(best_cpu, rounds / max(cpu, 1e-9))
+        best_wall = max(best_wall, rounds / wall)
+    return best_cpu, best_wall
+
+
 def engine_benchmark() -> Iterator[str]:
     """Rounds per second of the engine alone, one seat and seven seats."""
     yield "what: complete Blackjack rounds through Game.apply (wager, close, deal, insurance"
@@ -73,11 +94,19 @@ def engine_benchmark() -> Iterator[str]:
     yield "rerun: python -m benchmarks engine   (target: >= 25,000 rounds/s, 1 seat)"
     load = os.getloadavg()[0] if hasattr(os, "getloadavg") else float("nan")
     yield f"machine load average (1 min) at start: {load:.2f} on {os.cpu_count()} cores"
+    full = 0.0
     for seats, rounds in ((1, 40_000), (7, 8_000)):
         cpu, wall = measure(seats, rounds)
+        full = full or cpu
         label = f"{seats} seat{'s' if seats > 1 else ' '}"
         yield (f"{label}: {cpu:>9,.0f} rounds/CPU-s ({1e6 / cpu:.1f} us/round)   "
-               f"{wall:>9,.0f} rounds/wall-s  ({rounds:,} rounds per run)")
+               f"{wall:>9,.0f} rounds/wall-s  ({rounds:,} rounds per run)"
+               + ("   (issue 49's target: >= 100,000 rounds/CPU-s)" if seats == 1 else ""))
+    cpu, wall = measure_rtp(20_000)
+    yield (f"etg rtp through the engine (enginesim, blackjack, a fresh shoe each round, the "
+           f"strategy's decisions): {cpu:,.0f} rounds/CPU-s ({1e6 / cpu:.1f} us/round), "
+           f"{wall:,.0f} rounds/wall-s = {cpu / full:.2f} of the 1-seat full round above "
+           f"(CPU; target >= 50,000 rounds/s per core; load {os.getloadavg()[0]:.2f})")
     yield "engine alone: the same kind of rounds recorded once, their inputs applied to a fresh"
     yield "      table (Game.apply only, no auto-player decisions), best of 3, per CPU second"
     for seats, rounds in ((1, 20_000), (7, 4_000)):

@@ -113,6 +113,14 @@ class Drbg(ABC):
         """
         self._generate(len(out), b"", False, out)
 
+    def stream_into(self, out: memoryview | bytearray) -> None:
+        """Consecutive Generate requests of 2^19 bits (the last one shorter; none for an
+        empty ``out``) filling ``out``: what :meth:`generate_into` gives chunk by chunk.
+        A mechanism may run them in one loop of its own (CTR_DRBG does)."""
+        view = memoryview(out)
+        for at in range(0, len(view), MAX_REQUEST_BYTES):
+            self.generate_into(view[at:at + MAX_REQUEST_BYTES])
+
     def _generate(
         self,
         n_bytes: int,

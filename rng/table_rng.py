@@ -148,9 +148,7 @@ class TableRng:
                 raise RngUnavailable(f"RNG unavailable: {self._failure}")
             try:
                 self._catch_up()
-                generate_into = self._drbg.generate_into
-                for at in range(0, len(out), MAX_REQUEST_BYTES):
-                    generate_into(out[at:at + MAX_REQUEST_BYTES])
+                self._drbg.stream_into(out)
             except RngError as exc:
                 self._failure = str(exc)
                 raise RngUnavailable(f"RNG unavailable: {exc}") from exc

@@ -79,63 +79,99 @@ def play_engine_rounds(rules: GameRules, rounds: int, seed: Any) -> Tally:
     tally = Tally()
     table.apply(CreditsIn(1, 10**12))
     seat = table.seats[0]
+    rnd = table.round
+    counts = table.shoe.counts
+    # The inputs are plain values the engine only reads: one object of each, made once,
+    # instead of one per card and round (the same inputs, fewer allocations).
+    card_in = [Card(c) for c in range(52)]
+    new_shoe, bet, deal = NewShoe(), Wager(1, wager), Console("DEAL")
+    apply = table.apply
+    answer = _decider(table, strat, rules)
+    shoe, shuffle = np.empty_like(deck), rng.shuffle
     for _ in range(rounds):
-        table.apply(NewShoe())
+        apply(new_shoe)
+        counts = table.shoe.counts  # a new shoe is a new list
         if infinite:
             vals = rng.choice(10, size=80, p=value_p)
             picks = rng.integers(0, 1 << 30, size=80)
             cards = [by_value[v][p % len(by_value[v])] for v, p in zip(vals, picks, strict=True)]
-        else:
-            cards = rng.permutation(deck)[:120].tolist()
+        else:  # rng.permutation(deck) is exactly this: a copy of the deck, shuffled
+            shoe[:] = deck
+            shuffle(shoe)
+            cards = shoe[:120].tolist()
         pos = 0
-        while table.need == "card":  # the burn card(s) of the new shoe (baseline §1.3)
-            table.apply(Card(cards[pos]))
+        while rnd.need == "card":  # the burn card(s) of the new shoe (baseline §1.3)
+            apply(card_in[cards[pos]])
             pos += 1
         credits_before = seat.credits
-        table.apply(Wager(1, wager))
+        apply(bet)
         staked = seat.staked
-        table.apply(Console("DEAL"))
+        apply(deal)
         while True:
-            ex = table.expecting()
-            kind = ex.kind
+            # what the table waits for is ``rnd.need`` (= ``expecting().kind``); the full
+            # Expecting is built only where its details are read (decisions, draws)
+            kind = rnd.need
             if kind == "card":
                 card = cards[pos]
                 pos += 1
                 if infinite:
-                    while table.shoe.counts[card] == 0:
+                    while counts[card] == 0:
                         card = by_value[VALUE[card] - 1][int(rng.integers(0, 1 << 30)) % 4]
-                table.apply(Card(card))
+                apply(card_in[card])
             elif kind == "decision":
-                table.apply(_decision(table, ex, strat, rules))
+                apply(answer())
             elif kind == "draw":
-                table.apply(_draw(ex.draw, tw, mw, rng))
+                apply(_draw(table.expecting().draw, tw, mw, rng))
             else:
                 break
         _count_round(tally, table, seat.credits - credits_before, staked, wager)
     return tally
 
 
-def _decision(table: Any, ex: Any, strat: Any, rules: GameRules) -> Any:
-    """The strategy's answer to the decision the engine expects (insurance included)."""
+def _decider(table: Any, strat: Any, rules: GameRules) -> Any:
+    """The strategy's answer to the decision the table waits for (insurance included),
+    as a function of no arguments made once per task.
+
+    WHY: this is what ``table.expecting()`` would say (its ``legal`` is
+    ``legal_now`` of the hand in turn; insurance is asked in the insurance phase), read
+    without building the Expecting and its human line at each decision; what does not
+    change within a task (the insurance answer, the Decision objects, the engine reads
+    them only) is made once."""
     from firmware.engine import Decision
     from firmware.engine.cards import VALUE
+    from firmware.engine.decisions import legal_now
     from firmware.engine.hand import BUST
 
-    s = table.players[0]
-    if "insurance" in ex.legal:
-        return Decision(1, 1, "insurance" if strat.insurance() else "no-insurance")
-    h = s.hands[(ex.hand or 1) - 1]  # hands count from 1
-    bingo = None
-    if rules.bingo:
-        bingo = (_draw_value(table.draws, "target"), _draw_value(table.draws, "multiplier"))
-    d = strat.decide(
-        VALUE[table.dealer.cards[0]], tuple(VALUE[c] for c in h.cards), ex.legal,
-        split_hand=h.from_split, lammer=h.lammer, split_ace=h.split_ace,
-        after_double=table.post_double,
-        bob_alive=not any(x.status == BUST for x in s.hands), bingo=bingo,
-        suited=len(h.cards) == 2 and h.cards[0] % 4 == h.cards[1] % 4,
-    )
-    return Decision(1, ex.hand or 1, d.action, times=d.times)
+    rnd = table.round
+    insurance = Decision(1, 1, "insurance" if strat.insurance() else "no-insurance")
+    decide = strat.decide
+    bingo_game = rules.bingo
+    made: dict[tuple[Any, ...], Any] = {}
+
+    def answer() -> Any:
+        if rnd.phase == "insurance":
+            return insurance
+        s = rnd.players[0]
+        h = s.hands[rnd.turn_hand]
+        cards = h.cards
+        bingo = None
+        if bingo_game:
+            bingo = (_draw_value(rnd.draws, "target"), _draw_value(rnd.draws, "multiplier"))
+        # every argument of decide (and the hand's number), so a hit gives what decide
+        # would: it is a pure function of them (its own memo keys on less)
+        key = (rnd.turn_hand, VALUE[rnd.dealer.cards[0]], tuple([VALUE[c] for c in cards]),
+               tuple(legal_now(rnd, s, h)), h.from_split, h.lammer, h.split_ace,
+               rnd.post_double, not any(x.status == BUST for x in s.hands), bingo,
+               len(cards) == 2 and cards[0] % 4 == cards[1] % 4)
+        got = made.get(key)
+        if got is None:
+            d = decide(key[1], key[2], key[3], split_hand=key[4], lammer=key[5],
+                       split_ace=key[6], after_double=key[7], bob_alive=key[8], bingo=bingo,
+                       suited=key[10])
+            got = made[key] = Decision(1, key[0] + 1, d.action, times=d.times)
+        return got
+
+    return answer
 
 
 def _draw(domains: dict[str, Any], tw: np.ndarray, mw: np.ndarray,
