@@ -254,7 +254,7 @@ def cmd_credits_status(args: argparse.Namespace) -> int:
     except TransferRefused as exc:
         raise UserError(f"--id: {exc}") from None
     cfg = _effective(args)
-    st = transfer_status(cfg.journal.path, str(tid))
+    st = transfer_status(cfg.journal.path, str(tid), cfg.journal.key_path)
     if args.json:
         print(json.dumps(st, sort_keys=True))
     elif st["state"] == "applied":

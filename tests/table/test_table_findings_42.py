@@ -3,14 +3,20 @@ and the table's public entry points. Each of these failed on bc5b817."""
 
 from __future__ import annotations
 
+import contextlib
+import shutil
 import sqlite3
 from pathlib import Path
 
 import pytest
-from journal_rig import copy_journal, play, played_journal, table_on
+from journal_rig import play, table_on
 from table_helpers import FakeRng
 
 from firmware.cli import main
+from firmware.journal import Journal, JournalError, open_existing
+from firmware.journal.errors import JournalRefused
+from firmware.journal.opening import open_for_table
+from firmware.table.meter_proof import start_proof
 
 
 def _verify(path: Path, capsys: pytest.CaptureFixture[str], *more: str) -> tuple[int, str]:
@@ -32,3 +38,97 @@ def test_finding_1_bingo_checkpoint_key_order(tmp_path: Path,
     rc, out = _verify(path, capsys)
     assert rc == 0, out
     assert out.startswith("ok:")
+
+
+def _cash_out_then_play(path: Path) -> None:
+    """A cash-out T-1 of 700 cents on seat 1, then rounds past several checkpoints."""
+    ctl = table_on(path, checkpoint_rounds=2)
+    play(ctl, 2)
+    ok, msg = ctl.request("credits-out", {"seat": 1, "cents": 700, "id": "T-1"})
+    assert ok, msg
+    play(ctl, 6, seed=2)
+    ctl.journal.close()
+
+
+def _sql(path: Path, *statements: str) -> None:
+    db = sqlite3.connect(path, isolation_level=None)
+    for st in statements:
+        db.execute(st)
+    db.close()
+
+
+def test_finding_2_transfer_ids_read_only_when_proven(tmp_path: Path,
+                                                      capsys: pytest.CaptureFixture[str]
+                                                      ) -> None:
+    """The 801 of T-1 deleted from before the last checkpoint: `credits status` said
+    not-applied and `credits out --id T-1` paid it again. Now every reader passes one gate
+    that proves the whole chain first: both refuse, and nothing is paid."""
+    path = tmp_path / "j.sqlite"
+    _cash_out_then_play(path)
+    _sql(path, "DELETE FROM records WHERE kind = 'event' AND code = 801 "
+               "AND body LIKE '%\"T-1\"%'")
+    before = sqlite3.connect(path).execute("SELECT COUNT(*) FROM records").fetchone()[0]
+    capsys.readouterr()
+    assert main(["credits", "status", "--id", "T-1", "--journal", str(path)]) == 1
+    err = capsys.readouterr().err
+    assert "BROKEN" in err and "not-applied" not in err
+    rc = main(["--set", "table.mode=bench", "credits", "out", "--seat", "1",
+               "--cents", "700", "--id", "T-1", "--journal", str(path)])
+    assert rc != 0
+    after = sqlite3.connect(path).execute("SELECT COUNT(*) FROM records").fetchone()[0]
+    assert after == before  # nothing written, nothing paid
+    for cmd in (["events"], ["recall", "--last", "1"], ["meters"]):
+        assert main([*cmd, "--journal", str(path)]) == 1, cmd
+
+
+def test_finding_2_the_gate_shuts_every_reader_before_the_proof(tmp_path: Path) -> None:
+    """Structural: a gated connection yields no record before its proof, and a reader's
+    none past the record its proof ended at."""
+    path = tmp_path / "j.sqlite"
+    _cash_out_then_play(path)
+    j = Journal(path, readonly=True, gated=True)
+    with pytest.raises(JournalError, match="only once it is proven"):
+        next(j.records())
+    j.close()
+    j = open_existing(path)
+    last = j.last_seq
+    j.mark_proven(last - 5, "")
+    assert max(r.seq for r in j.records()) == last - 5
+    j.close()
+
+
+def test_finding_5_archived_journal_put_back_is_refused(tmp_path: Path,
+                                                        capsys: pytest.CaptureFixture[str]
+                                                        ) -> None:
+    """`etg journal init --archive` left the old journal with the same secret; moved back
+    it verified ok and the table started on it. Now the register beside the secret names
+    it: the start and the audit refuse it as live memory."""
+    path = tmp_path / "j.sqlite"
+    _cash_out_then_play(path)
+    assert main(["--set", "table.mode=bench", "journal", "init", "--reason",
+                 "new card, ticket 1", "--archive", "--journal", str(path)]) == 0
+    kept = [p for p in tmp_path.iterdir() if p.name.startswith("j.sqlite.2")
+            and not p.name.endswith((".head", "-wal", "-shm"))]
+    assert len(kept) == 1
+    for suffix in ("", ".head"):
+        shutil.copy2(kept[0].with_name(kept[0].name + suffix),
+                     path.with_name(path.name + suffix))
+    with contextlib.suppress(FileNotFoundError):
+        path.with_name(path.name + "-wal").unlink()
+    rc, out = _verify(path, capsys)
+    assert rc == 1 and "archived" in out, out
+    with pytest.raises(JournalRefused, match="archived"):
+        open_for_table(path, "", bench=True, prove=start_proof)
+
+
+def test_finding_7_a_foreign_row_numbered_0_is_not_intact(tmp_path: Path,
+                                                          capsys: pytest.CaptureFixture[str]
+                                                          ) -> None:
+    path = tmp_path / "j.sqlite"
+    _cash_out_then_play(path)
+    _sql(path, "INSERT INTO records(seq, ts_ns, kind, code, round_no, body, prev, hash, "
+               "txn_last) VALUES (0, 1, 'event', 101, NULL, '{}', 'x', 'y', 0)")
+    rc, out = _verify(path, capsys)
+    assert rc == 1 and "numbered 0" in out, out
+    with pytest.raises(JournalRefused, match="numbered 0"):
+        open_for_table(path, "", bench=True, prove=start_proof)
