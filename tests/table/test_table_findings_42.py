@@ -6,6 +6,7 @@ from __future__ import annotations
 import contextlib
 import shutil
 import sqlite3
+import threading
 from pathlib import Path
 
 import pytest
@@ -132,3 +133,62 @@ def test_finding_7_a_foreign_row_numbered_0_is_not_intact(tmp_path: Path,
     assert rc == 1 and "numbered 0" in out, out
     with pytest.raises(JournalRefused, match="numbered 0"):
         open_for_table(path, "", bench=True, prove=start_proof)
+
+
+def test_finding_3_head_rewritten_in_place_during_the_start(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """H1 (older) and H2 (after a cash-out) kept; the journal cut back to before the
+    cash-out; a loop rewrites the head file in place, H1 and H2 in turn, while the table
+    starts. The start read the head twice and called a moving head "a table writing
+    beside": within a few tries it passed. Now the head is read once, inside the read
+    transaction, under the lock, and that reading is held to the one-transaction rule."""
+    path = tmp_path / "j.sqlite"
+    head = path.with_name(path.name + ".head")
+    ctl = table_on(path, checkpoint_rounds=2)
+    play(ctl, 2)
+    ctl.journal.close()
+    h1 = head.read_bytes()
+    ctl = table_on(path, checkpoint_rounds=2)
+    play(ctl, 1, seed=3)
+    ctl.journal.close()
+    cut = tmp_path / "cut"
+    cut.mkdir()
+    for f in tmp_path.glob("j.sqlite*"):
+        if f.is_file():
+            shutil.copy2(f, cut / f.name)
+    ctl = table_on(path, checkpoint_rounds=2)
+    ok, msg = ctl.request("credits-out", {"seat": 1, "cents": 700, "id": "T-1"})
+    assert ok, msg
+    ctl.journal.close()
+    h2 = head.read_bytes()
+    assert h1 != h2
+    for f in tmp_path.glob("j.sqlite*"):
+        if f.is_file():
+            f.unlink()
+    for f in cut.iterdir():
+        shutil.copy2(f, tmp_path / f.name)
+    head.write_bytes(h2)
+    with pytest.raises(JournalRefused):  # H2 put back over the cut journal: refused
+        open_for_table(path, "", bench=True, prove=start_proof)
+
+    stop = threading.Event()
+
+    def rewrite() -> None:
+        with head.open("r+b", buffering=0) as f:
+            while not stop.is_set():
+                for h in (h1, h2):
+                    f.seek(0)
+                    f.write(h)
+
+    loop = threading.Thread(target=rewrite, daemon=True)
+    loop.start()
+    try:
+        for _ in range(25):
+            with pytest.raises(JournalRefused):
+                open_for_table(path, "", bench=True, prove=start_proof).close()
+            capsys.readouterr()
+            assert main(["audit", "verify", "--journal", str(path)]) == 1
+            assert "BROKEN" in capsys.readouterr().out
+    finally:
+        stop.set()
+        loop.join()
