@@ -64,6 +64,7 @@ def status_of(view: PublicView, closed: bool, journal: Journal,
         "round": view.get("round"),
         "tilt": None if not tilt else {"cause": tilt.get("cause"), "code": tilt.get("code")},
         "failure": ctl.get("failure") if ctl else None, "closed": closed, "software": software,
+        "holding": ctl.get("held") if ctl else None,  # why no new round is dealt (issue 42)
         "seq": journal.last_seq, "head": journal.head, "v": topics.VERSION,
     }
 

@@ -4,8 +4,11 @@ whose history does not prove stops the table (issue 34)."""
 
 from __future__ import annotations
 
+import os
+import signal
 import sqlite3
 import threading
+import time
 from pathlib import Path
 
 import pytest
@@ -19,7 +22,7 @@ from firmware.journal.errors import JournalRefused
 from firmware.journal.head import Head, HeadWriter, head_path
 from firmware.journal.opening import open_for_table
 from firmware.table.meter_proof import start_proof
-from firmware.table.service.prefix_audit import PrefixAudit, needed
+from firmware.table.service.prefix_audit import Outcome, PrefixAudit, needed
 
 
 @pytest.fixture(scope="module")
@@ -121,3 +124,67 @@ def test_history_edited_before_the_last_checkpoint_is_refused_by_the_start(
     edit_old_round(path)
     with pytest.raises(JournalRefused, match="keyed hash"):
         open_for_table(path, "", bench=True, prove=start_proof)
+
+
+def _rounds(path: Path) -> int:
+    db = sqlite3.connect(f"file:{path}?mode=ro", uri=True)
+    try:
+        return int(db.execute("SELECT COUNT(*) FROM records WHERE kind = 'round'")
+                   .fetchone()[0])
+    finally:
+        db.close()
+
+
+def _events(path: Path, code: int) -> list[str]:
+    db = sqlite3.connect(f"file:{path}?mode=ro", uri=True)
+    try:
+        return [b for (b,) in db.execute("SELECT body FROM records WHERE kind = 'event' "
+                                         "AND code = ? ORDER BY seq", (code,))]
+    finally:
+        db.close()
+
+
+def test_finding_6_a_killed_proof_holds_play_and_is_retried(long_journal: Path,
+                                                            tmp_path: Path) -> None:
+    """The background proof killed with kill -9: it was one warning and the table played
+    on unproven. Now the table deals no new round until a retry proves the history, and
+    each outcome is an event (713 not finished, then 712 proven)."""
+    path = copy_journal(long_journal, tmp_path / "run")
+    before = _rounds(path)
+    with running_table_lines(path, "--auto-play", "--pace", "0.01") as (_proc, lines):
+        i = lines.wait_for("the proof's child", lambda line: "beside the table (pid" in line)
+        pid = int(lines.lines[i].split("(pid ")[1].split(")")[0])
+        os.kill(pid, signal.SIGKILL)
+        j = lines.wait_for("the retry", lambda line: "not proven yet (attempt 1" in line)
+        assert "killed by signal 9" in lines.lines[j]
+        held = _rounds(path)
+        assert held <= before + 1  # at most the round in play is finished
+        k = lines.wait_for("the retry to prove",
+                           lambda line: "proven beside the table" in line, start=j)
+        assert _rounds(path) == held, lines.lines[j:k]
+        deadline = time.monotonic() + 60
+        while _rounds(path) <= held and time.monotonic() < deadline:
+            time.sleep(0.2)
+        assert _rounds(path) > held  # played on once proven
+    unproven = _events(path, 713)
+    assert len(unproven) == 1 and "killed by signal 9" in unproven[0]
+    assert len(_events(path, 712)) == 1
+
+
+def test_finding_6_a_stopped_proof_meets_its_deadline_and_is_retried(
+        long_journal: Path, tmp_path: Path) -> None:
+    """SIGSTOP: the attempt never answers; its deadline passes, it is killed, retried."""
+    path = copy_journal(long_journal, tmp_path / "ok")
+    j = open_for_table(path, "", bench=True, prove=start_proof)
+    until = needed(j)
+    j.close()
+    assert until is not None
+    seen: list[Outcome] = []
+    audit = PrefixAudit(path, path.with_name(path.name + ".key"), until, seen.append,
+                        on_outcome=seen.append, deadline_s=3.0, backoff_s=(0.2, 1.0))
+    assert audit.proc is not None
+    os.kill(audit.proc.pid, signal.SIGSTOP)
+    audit.join(120)
+    kinds = [o.kind for o in seen if isinstance(o, Outcome)]
+    assert kinds[0] == "unfinished" and "deadline" in seen[0].problem  # type: ignore[union-attr]
+    assert kinds[-1] == "proven" and audit.proven
