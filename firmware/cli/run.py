@@ -159,6 +159,7 @@ def cmd_run(args: argparse.Namespace) -> int:
                       quiet=args.quiet, demo=args.demo,
                       floor_link=floor_link_opener(cfg, context(args).version),
                       floor_witness=floor_witness_reader(cfg),
+                      witness_required=witness_required(cfg),
                       strategy_for=computed_strategy)
     from firmware.journal.opening import JournalRefused
 
@@ -205,6 +206,14 @@ def floor_witness_reader(cfg: Any) -> ReadWitness | None:
         return read_witness(cfg.floor, cfg.table.table_id, cfg.floor.witness_s)
 
     return read
+
+
+def witness_required(cfg: Any) -> bool:
+    """floor.witness: "auto" is required in production (a table with a floor)."""
+    if not cfg.floor.broker:
+        return False
+    return cfg.floor.witness == "required" or (cfg.floor.witness == "auto"
+                                               and not cfg.bench)
 
 
 def computed_strategy(rules: Any) -> Any:

@@ -21,6 +21,8 @@ EventWriter = Callable[..., None]
 
 #: the hold while the journal's history is unproven (firmware.table.service.prefix_audit)
 HISTORY_HOLD = "history"
+#: the hold while a required floor witness is not had (firmware.table.service.floor_witness)
+WITNESS_HOLD = "witness"
 
 
 class FloorGate:

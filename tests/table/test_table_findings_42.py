@@ -8,16 +8,21 @@ import shutil
 import sqlite3
 import threading
 from pathlib import Path
+from typing import Any, cast
 
 import pytest
 from journal_rig import play, table_on
 from table_helpers import FakeRng
 
 from firmware.cli import main
-from firmware.journal import Journal, JournalError, open_existing
+from firmware.engine.inputs import Wager
+from firmware.journal import EventCode, Journal, JournalError, open_existing
 from firmware.journal.errors import JournalRefused
 from firmware.journal.opening import open_for_table
+from firmware.journal.witness import WitnessRead
+from firmware.table.controller import Controller
 from firmware.table.meter_proof import start_proof
+from firmware.table.service.floor_witness import await_witness
 
 
 def _verify(path: Path, capsys: pytest.CaptureFixture[str], *more: str) -> tuple[int, str]:
@@ -192,3 +197,51 @@ def test_finding_3_head_rewritten_in_place_during_the_start(
     finally:
         stop.set()
         loop.join()
+
+
+class _Link:
+    on_witness: Any = None
+
+
+def _held_table(path: Path) -> Controller:
+    ctl = table_on(path, checkpoint_rounds=2)
+    play(ctl, 1)
+    await_witness(ctl, cast(Any, link := _Link()), WitnessRead(None, "no broker"), True)
+    assert link.on_witness is not None
+    ctl.link = link  # type: ignore[attr-defined]
+    return ctl
+
+
+def test_finding_4_a_required_witness_holds_play_until_it_agrees(tmp_path: Path) -> None:
+    """A production table with a floor, started while the floor is unreachable: it
+    played (event 711) on whatever journal was put back. Now it deals no new round until
+    the floor link brings the floor's acknowledgement and it agrees."""
+    ctl = _held_table(tmp_path / "j.sqlite")
+    assert ctl.floor_gate.held and "witness" in ctl.floor_gate.held
+    assert not ctl.take(Wager(1, 500), "bench")  # no new round
+    ok, _ = ctl.request("credits-in", {"seat": 1, "cents": 100})
+    assert ok  # the attendant still works
+    last = ctl.journal.record(ctl.journal.last_seq)
+    assert last is not None
+    ctl.link.on_witness({"n": 0, "seq": last.seq, "hash": last.hash})
+    _drain(ctl)
+    assert not ctl.floor_gate.holds
+    assert ctl.take(Wager(1, 500), "bench")
+    codes = [r.code for r in ctl.journal.records(kinds=["event"])]
+    assert codes[-1] == EventCode.JOURNAL_WITNESSED
+
+
+def test_finding_4_a_contradicting_witness_stops_the_held_table(tmp_path: Path) -> None:
+    ctl = _held_table(tmp_path / "j.sqlite")
+    before = ctl.journal.last_seq
+    ctl.link.on_witness({"n": 0, "seq": before + 50, "hash": "a" * 64})  # ahead: rolled back
+    _drain(ctl)
+    assert ctl.failure and "witness" in ctl.failure
+    assert ctl.journal.refused
+    ctl.event(EventCode.POWER_DOWN, None, reason="stop")
+    assert ctl.journal.last_seq == before  # nothing more written into it
+
+
+def _drain(ctl: Controller) -> None:
+    while not ctl.inbox.empty():
+        ctl.handle(ctl.inbox.get())

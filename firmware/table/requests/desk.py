@@ -80,6 +80,10 @@ class RequestDesk:
             return True, "stopped"
         if name == "history-proof":  # an outcome of the prefix audit: an event each
             return history_proof(host, args)
+        if name == "floor-witness":  # the floor's acknowledgement, while held for it
+            from firmware.table.service.floor_witness import witness_arrived
+
+            return witness_arrived(host, self.journal, args.get("ack"))
         if name == "force-draw":
             if not t.bench:
                 return False, "forced draws are a bench power; production mode refuses them"
