@@ -173,7 +173,11 @@ def cmd_events(args: argparse.Namespace) -> int:
     from firmware.journal import EventCode, open_existing
 
     j = open_existing(_journal_path(args), _verify_key(args))
-    for r in j.records(kinds=["event"], since_ns=_since_ns(args.since)):
+    since_ns, since_seq = _since_ns(args.since), 0
+    if since_ns is not None:  # from the first record at or after it, then record order:
+        first = next(j.records(since_ns=since_ns), None)  # a clock set back misses nothing
+        since_seq = j.last_seq if first is None else first.seq - 1
+    for r in j.records(kinds=["event"], since_seq=since_seq):
         try:
             label = EventCode(r.code).label if r.code is not None else "-"
         except ValueError:
@@ -224,9 +228,18 @@ def audit_journal(journal: Any, until: int | None = None, archived: bool = True)
 
 
 def cmd_audit_verify(args: argparse.Namespace) -> int:
-    from firmware.journal import open_existing
+    from firmware.journal import JournalError, open_existing
 
-    j = open_existing(_journal_path(args), _verify_key(args), proven=False)  # the proof
+    try:
+        j = open_existing(_journal_path(args), _verify_key(args), proven=False)  # the proof
+    except JournalError as exc:  # a damaged file: the evidence is broken (exit 1)
+        if args.json:
+            print_json({"ok": False, "verified": "broken", "records": None,
+                        "first_bad": None, "problem": str(exc), "unchecked": [],
+                        "secret": None})
+        else:
+            print(f"BROKEN: {exc}".replace("BROKEN: BROKEN: ", "BROKEN: "))
+        return 1
     if j.key_path is None and getattr(args, "key", None):
         j.key_path = Path(args.key)
     try:

@@ -27,7 +27,7 @@ from etgcore.errors import UserError
 from firmware.journal import key as journal_key
 from firmware.journal.archive import move_aside
 from firmware.journal.chain import GENESIS
-from firmware.journal.errors import JournalKeyError, JournalRefused
+from firmware.journal.errors import JournalDamaged, JournalKeyError, JournalRefused
 from firmware.journal.files import JournalFileError, check_is_journal
 from firmware.journal.schema import BlankJournal, OldJournalFormat
 from firmware.journal.store import BESIDE, Journal, JournalError, VerifyResult, _Beside
@@ -279,6 +279,8 @@ def open_existing(path: str | Path, key: bytes | _Beside | None = BESIDE, *,
     journal it cannot prove with the secret."""
     try:
         journal = Journal(path, key, readonly=True, gated=proven)
+    except JournalDamaged as exc:  # the evidence is broken: exit 1
+        raise JournalError(f"BROKEN: {exc}") from None
     except JournalError as exc:
         raise UserError(str(exc)) from None
     if proven:

@@ -21,13 +21,15 @@ import sqlite3
 import threading
 import time
 from collections.abc import Callable, Iterable, Iterator, Mapping
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 from firmware.journal import key as journal_key
-from firmware.journal.chain import GENESIS, Record, canonical, record_hash
+from firmware.journal.chain import GENESIS, Entry, Record, canonical, record_hash
 from firmware.journal.checkpoint import Checkpointer, checkpoint_body
+from firmware.journal.clock import CODE as CLOCK_CODE
+from firmware.journal.clock import clock_step
+from firmware.journal.errors import JournalDamaged
 from firmware.journal.files import (
     JournalFileError,
     ReadOnlyOpen,
@@ -63,16 +65,6 @@ class _Beside:
 
 
 BESIDE = _Beside()
-
-
-@dataclass(frozen=True)
-class Entry:
-    """One record to append; several are written in one transaction by :meth:`Journal.append`."""
-
-    kind: str
-    body: Mapping[str, Any]
-    round_no: int | None = None
-    code: int | None = None
 
 
 MeterKey = tuple[str, int, str]
@@ -133,19 +125,20 @@ class Journal:
                     raise JournalError(f"{self.path}: {problem}; nothing is written")
             self._cookie = schema_cookie(self._db)
             last = self._db.execute(
-                "SELECT seq, hash FROM records ORDER BY seq DESC LIMIT 1"
+                "SELECT seq, hash, ts_ns FROM records ORDER BY seq DESC LIMIT 1"
             ).fetchone()
             self._meters: dict[MeterKey, int] = {} if readonly else self.meters()
         except JournalFileError as exc:
             raise JournalError(str(exc)) from None
         except sqlite3.DatabaseError as exc:
             self._close_quietly()
-            raise JournalError(f"{self.path}: cannot open the journal: {exc}") from exc
+            raise JournalDamaged(f"{self.path}: cannot open the journal: {exc}") from exc
         except BaseException:
             self._close_quietly()
             raise
         self._seq: int = int(last[0]) if last else 0
         self._head: str = str(last[1]) if last else GENESIS
+        self._last_ts: int = int(last[2]) if last else 0
         self.created = last is None
         self._stagers: list[Stager] = []
         self._committed: list[Callable[[], None]] = []
@@ -200,6 +193,8 @@ class Journal:
         if not self._gate.open:
             raise JournalError(f"{self.path}: not proven yet: nothing is written before")
         todo = list(entries)
+        if (step := clock_step(self._last_ts, int(self._clock_ns()))) is not None:
+            todo.append(Entry("event", step, None, CLOCK_CODE))  # last: append_one's [0]
         for e in todo:
             if e.kind not in KINDS:
                 raise ValueError(f"unknown record kind {e.kind!r}")
@@ -236,6 +231,7 @@ class Journal:
                 raise
             if written:
                 self._seq, self._head = written[-1].seq, written[-1].hash
+                self._last_ts = max(r.ts_ns for r in written)
             self._meters = after
             if head_file is not None:
                 head_file.write(Head(self._seq, self._head), later=self.defer_head)

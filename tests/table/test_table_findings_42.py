@@ -4,6 +4,9 @@ and the table's public entry points. Each of these failed on bc5b817."""
 from __future__ import annotations
 
 import contextlib
+import datetime as dt
+import json
+import os
 import shutil
 import sqlite3
 import threading
@@ -245,3 +248,48 @@ def test_finding_4_a_contradicting_witness_stops_the_held_table(tmp_path: Path) 
 def _drain(ctl: Controller) -> None:
     while not ctl.inbox.empty():
         ctl.handle(ctl.inbox.get())
+
+
+def test_finding_7_a_clock_set_back_is_an_event_and_since_uses_record_order(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    path = tmp_path / "j.sqlite"
+    now = [2_000_000_000 * 10**9]
+    j = Journal(path, clock_ns=lambda: now[0])
+    j.append_one("event", {"n": 1}, code=101)
+    now[0] -= 3600 * 10**9  # the clock set back an hour
+    j.append_one("event", {"n": 2}, code=101)
+    j.append_one("event", {"n": 3}, code=101)
+    j.close()
+    db = sqlite3.connect(path)
+    steps = db.execute("SELECT body FROM records WHERE code = ?",
+                       (int(EventCode.CLOCK_BACKWARDS),)).fetchall()
+    db.close()
+    assert len(steps) == 1 and '"back_s":3600' in steps[0][0]
+    capsys.readouterr()
+    since = dt.datetime.fromtimestamp(2_000_000_000 - 10, dt.UTC).isoformat()
+    assert main(["events", "--json", "--since", since, "--journal", str(path)]) == 0
+    got = [json.loads(line) for line in capsys.readouterr().out.splitlines()]
+    assert [e.get("n") for e in got if e["code"] == 101] == [1, 2, 3]  # none missed
+
+
+def test_finding_7_a_bad_bench_force_draw_value_is_one_line(tmp_path: Path) -> None:
+    ctl = table_on(tmp_path / "j.sqlite", variant="bingo")
+    before = ctl.journal.last_seq
+    for values in ({"bingo_target": "x"}, {"bingo_target": 2.5}, "21", {}):
+        ok, msg = ctl.requests.run("force-draw", {"values": values})
+        assert not ok and "force-draw: values must be" in msg and "\n" not in msg
+    assert ctl.journal.last_seq == before and ctl.game.tilt is None  # no internal error
+
+
+def test_finding_7_a_journal_file_cut_short_is_broken_exit_1(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    path = tmp_path / "j.sqlite"
+    _cash_out_then_play(path)
+    size = path.stat().st_size
+    for cut in (size // 2, size - 4096):
+        shutil.copy2(path, tmp_path / "c.sqlite")
+        for side in (".head", ".key"):
+            shutil.copy2(path.with_name(path.name + side), tmp_path / f"c.sqlite{side}")
+        os.truncate(tmp_path / "c.sqlite", cut)
+        rc, out = _verify(tmp_path / "c.sqlite", capsys)
+        assert rc == 1 and out.startswith("BROKEN"), (cut, out)

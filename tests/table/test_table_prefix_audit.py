@@ -114,6 +114,17 @@ def test_a_table_on_an_edited_long_journal_stops_taking_inputs(long_journal: Pat
         lines.wait_for(
             "the table to stop on the journal's history",
             lambda line: "table stopped" in line and "integrity check failed" in line)
+        found_at = _last_seq(path)
+    # issue 42, finding 7: nothing more is written into a journal found broken (no 101)
+    assert _last_seq(path) == found_at
+
+
+def _last_seq(path: Path) -> int:
+    db = sqlite3.connect(f"file:{path}?mode=ro", uri=True)
+    try:
+        return int(db.execute("SELECT MAX(seq) FROM records").fetchone()[0])
+    finally:
+        db.close()
 
 
 def test_history_edited_before_the_last_checkpoint_is_refused_by_the_start(

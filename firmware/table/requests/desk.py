@@ -87,7 +87,13 @@ class RequestDesk:
         if name == "force-draw":
             if not t.bench:
                 return False, "forced draws are a bench power; production mode refuses them"
-            host.force_draw({str(k): int(v) for k, v in args["values"].items()})
+            values = args.get("values")
+            if not isinstance(values, dict) or not values or not all(
+                    isinstance(k, str) and type(v) is int and abs(v) < 2**31
+                    for k, v in values.items()):  # bad bench input: one line, no tilt
+                return False, ("force-draw: values must be an object of draw names to "
+                               f"integers, e.g. {{\"bingo_target\": 21}} (got {values!r:.80})")
+            host.force_draw(dict(values))
             return True, "queued"
         return False, f"unknown command {name!r}"
 
