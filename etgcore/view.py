@@ -155,6 +155,8 @@ class ControllerView(TypedDict):
     failure: str | None  #: why the table takes no input (journal) or cannot draw (RNG)
     failure_kind: FailureKind | None  #: which of the two ``failure`` is (None: no failure)
     closed: bool  #: the floor keeps the table closed
+    #: why the table holds play (finishes the round in play, deals no new one), or None
+    held: NotRequired[str | None]
     #: the round is paused and DEAL would resume it now (the engine's ``resume_refusal``)
     deal_resumes: bool
     #: while ``recall``: the attendant screen's page, DEAL presses since the key was

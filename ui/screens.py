@@ -166,6 +166,8 @@ def _betting(p: Painter, surf: pygame.Surface, rect: pygame.Rect, state: ScreenS
         note = f"betting closes in {secs} s" if secs else "betting is closed"
     else:
         note = annotate("wagers close when the dealer presses DEAL", keys)
+    if state.held:  # the table deals no new round (firmware.table.floor_gate holds)
+        note = f"no new round: {state.held}"
     top = text_box.top + m.s(50 if not keys else 22)
     r = p.text_fit(surf, "PLACE YOUR WAGERS", m.font(52), palette.GOLD,
                    pygame.Rect(text_box.left, top, text_box.width, 1), "midtop")

@@ -46,6 +46,8 @@ class ScreenState:
     recall: tuple[RecallEntry, ...] = ()
     recall_index: int = 0
     failure: Mapping[str, Any] | None = field(default=None)
+    #: why the table holds play (the controller's ``held``): shown instead of the prompt
+    held: str | None = None
     #: the seat the keyboard panel's letter keys act for (None: no keyboard panel)
     selected_seat: int | None = None
     #: (panel button or console input, the key that presses it) of a keyboard panel: the

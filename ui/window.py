@@ -225,6 +225,10 @@ class UiWindow:
             self._apply(msg, now)
         if view is not None:
             self.view = view
+            ctl: Any = view.get("controller") or {}
+            held = ctl.get("held")
+            if held != self.state.held:
+                self.state = replace(self.state, held=held if isinstance(held, str) else None)
         t0 = time.perf_counter()
         dirty = self.renderer.render(surf, self.view, self.state, now)
         self.frame_times.append(time.perf_counter() - t0)

@@ -127,7 +127,7 @@ class ShoeProcess:
 
 class Soak:
     def __init__(self, variant: str, rounds: int, faults: float, seed: int,
-                 seats: int = 3, kill_every: int = 0) -> None:
+                 seats: int = 3, kill_every: int = 0, checkpoint_rounds: int = 2) -> None:
         if rounds < 1:
             raise UserError("--rounds must be at least 1")
         if not 0 <= faults <= 10:
@@ -135,6 +135,9 @@ class Soak:
         if kill_every < 0:
             raise UserError("--kill-every must be 0 (none) or more rounds")
         self.kill_every = kill_every
+        #: small, so that every game passes several checkpoints and, after each restart,
+        #: the background proof of the history before the last one (issue 42)
+        self.checkpoint_rounds = checkpoint_rounds
         #: after each restart: (restart number, the proof's problem or "")
         self.after_restarts: list[tuple[int, str]] = []
         self.rules = load_rules(variant, {}, source="soak")
@@ -160,7 +163,8 @@ class Soak:
                                self.seed)
             svc = ServiceProcess(
                 {"table": {"variant": self.variant}, "shoe": {"port": shoe.path},
-                 "panel": {"backend": "sim"}},
+                 "panel": {"backend": "sim"},
+                 "journal": {"checkpoint_rounds": self.checkpoint_rounds}},
                 seats=self.seats, extra_args=("--auto-play",), workdir=str(work))
             svc.start()
             t0 = time.monotonic()

@@ -13,6 +13,7 @@ from __future__ import annotations
 import argparse
 import datetime as dt
 import json
+from pathlib import Path
 from typing import Any
 
 from etgcore.cli_context import context
@@ -99,6 +100,10 @@ def register(sub: Any, common: argparse.ArgumentParser) -> None:
     v.add_argument("--key", metavar="PATH",
                    help="the table's journal secret (default: journal.key_path, else "
                    "<journal>.key)")
+    v.add_argument("--archived", action="store_true",
+                   help="verify a journal archived by `etg journal init --archive` as the "
+                   "evidence it is (without it, a journal the register beside the secret "
+                   "names as superseded is BROKEN: it must never be put back as live)")
     v.set_defaults(func=cmd_audit_verify)
 
 
@@ -124,7 +129,7 @@ def cmd_meters(args: argparse.Namespace) -> int:
     from firmware.journal import open_existing
     from firmware.journal.meters import summarize
 
-    j = open_existing(_journal_path(args))
+    j = open_existing(_journal_path(args), _verify_key(args))
     m = summarize(j.meters())
     if args.json:
         print(json.dumps(m, sort_keys=True))
@@ -167,8 +172,12 @@ def meters_text(m: dict[str, Any]) -> list[str]:
 def cmd_events(args: argparse.Namespace) -> int:
     from firmware.journal import EventCode, open_existing
 
-    j = open_existing(_journal_path(args))
-    for r in j.records(kinds=["event"], since_ns=_since_ns(args.since)):
+    j = open_existing(_journal_path(args), _verify_key(args))
+    since_ns, since_seq = _since_ns(args.since), 0
+    if since_ns is not None:  # from the first record at or after it, then record order:
+        first = next(j.records(since_ns=since_ns), None)  # a clock set back misses nothing
+        since_seq = j.last_seq if first is None else first.seq - 1
+    for r in j.records(kinds=["event"], since_seq=since_seq):
         try:
             label = EventCode(r.code).label if r.code is not None else "-"
         except ValueError:
@@ -188,7 +197,7 @@ def _verify_key(args: argparse.Namespace) -> Any:
     from firmware.journal import BESIDE
     from firmware.journal import key as journal_key
 
-    if args.key:
+    if getattr(args, "key", None):
         return journal_key.load(args.key)
     if not getattr(args, "journal", None):
 
@@ -198,7 +207,7 @@ def _verify_key(args: argparse.Namespace) -> Any:
     return BESIDE
 
 
-def audit_journal(journal: Any, until: int | None = None) -> Any:
+def audit_journal(journal: Any, until: int | None = None, archived: bool = True) -> Any:
     """``etg audit verify``'s whole check: the journal proven from record 1 (schema,
     keyed chain, commit markers, head, meters, every checkpoint's meters), then the
     engine's replay of every input compared with every round record, checkpoint and the
@@ -206,9 +215,12 @@ def audit_journal(journal: Any, until: int | None = None) -> Any:
     kept in the result's ``unchecked``."""
     import dataclasses
 
+    from firmware.journal.succession import superseded_result
     from firmware.table.meter_proof import prove
 
     res = journal.verify(full=True, until=until)
+    if res.ok and not archived:
+        res = superseded_result(journal, res)
     if not res.ok:
         return res
     proof = prove(journal, full=True, until=until)
@@ -216,11 +228,22 @@ def audit_journal(journal: Any, until: int | None = None) -> Any:
 
 
 def cmd_audit_verify(args: argparse.Namespace) -> int:
-    from firmware.journal import open_existing
+    from firmware.journal import JournalError, open_existing
 
-    j = open_existing(_journal_path(args), _verify_key(args))
     try:
-        res = audit_journal(j, args.until)
+        j = open_existing(_journal_path(args), _verify_key(args), proven=False)  # the proof
+    except JournalError as exc:  # a damaged file: the evidence is broken (exit 1)
+        if args.json:
+            print_json({"ok": False, "verified": "broken", "records": None,
+                        "first_bad": None, "problem": str(exc), "unchecked": [],
+                        "secret": None})
+        else:
+            print(f"BROKEN: {exc}".replace("BROKEN: BROKEN: ", "BROKEN: "))
+        return 1
+    if j.key_path is None and getattr(args, "key", None):
+        j.key_path = Path(args.key)
+    try:
+        res = audit_journal(j, args.until, archived=args.archived)
     finally:
         j.close()
     verified = "broken" if not res.ok else "partial" if res.unchecked else "full"
@@ -258,7 +281,7 @@ def cmd_recall(args: argparse.Namespace) -> int:
 
     if args.last < 1:
         raise UserError("--last must be at least 1")
-    j = open_existing(_journal_path(args))
+    j = open_existing(_journal_path(args), _verify_key(args))
     rounds = last_rounds(j, args.last)
     if args.json:  # one document, also when empty: a script's json.loads never fails
         print_json(rounds)

@@ -92,7 +92,7 @@ def _credits_to_running_table(jpath: Path, kind: str, seat: int, cents: int,
     return msg
 
 
-def transfer_status(journal_path: str, tid: str) -> dict[str, Any]:
+def transfer_status(journal_path: str, tid: str, key_path: str = "") -> dict[str, Any]:
     """What became of transfer ``tid``: asked of the running table, else read from the
     journal (read-only)."""
     from firmware.journal import open_existing
@@ -109,7 +109,11 @@ def transfer_status(journal_path: str, tid: str) -> dict[str, Any]:
             if not reply.get("ok"):
                 raise UserError(str(reply.get("error")))
             return {k: v for k, v in reply.items() if k != "ok"}
-    journal = open_existing(jpath)
+    from firmware.journal import BESIDE
+    from firmware.journal import key as journal_key
+
+    key = journal_key.load(key_path) if key_path else BESIDE
+    journal = open_existing(jpath, key, need_key=True)  # proven: the 801s are evidence
     try:
         return TransferLedger.from_journal(journal).status(tid)
     finally:

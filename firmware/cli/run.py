@@ -203,6 +203,7 @@ def _run_once(args: argparse.Namespace) -> tuple[int, str | None]:
                       quiet=args.quiet, demo=args.demo, version=context(args).version,
                       floor_link=floor_link_opener(cfg, context(args).version),
                       floor_witness=floor_witness_reader(cfg),
+                      witness_required=witness_required(cfg),
                       strategy_for=computed_strategy)
     from firmware.journal.opening import JournalRefused
 
@@ -252,6 +253,14 @@ def floor_witness_reader(cfg: Any) -> ReadWitness | None:
     return read
 
 
+def witness_required(cfg: Any) -> bool:
+    """floor.witness: "auto" is required in production (a table with a floor)."""
+    if not cfg.floor.broker:
+        return False
+    return cfg.floor.witness == "required" or (cfg.floor.witness == "auto"
+                                               and not cfg.bench)
+
+
 def computed_strategy(rules: Any) -> Any:
     """The auto-players' computed basic strategy (numpy: imported only when asked for;
     solved once, then read from the math cache at every start)."""
@@ -299,7 +308,7 @@ def cmd_credits_status(args: argparse.Namespace) -> int:
     except TransferRefused as exc:
         raise UserError(f"--id: {exc}") from None
     cfg = _effective(args)
-    st = transfer_status(cfg.journal.path, str(tid))
+    st = transfer_status(cfg.journal.path, str(tid), cfg.journal.key_path)
     if args.json:
         print(json.dumps(st, sort_keys=True))
     elif st["state"] == "applied":

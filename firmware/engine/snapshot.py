@@ -11,6 +11,15 @@ restored game goes on identically through recorded play of every variant.
 
 Values are JSON with three tags, so they come back as the same Python types: a tuple is
 ``{"()": [...]}``, a Fraction ``{"/": [n, d]}``, a dict ``{"{}": [[key, value], ...]}``.
+
+**One canonical form.** A snapshot is compared with another (a checkpoint written by the
+live table against the game the journal's replay makes), so equal states must give equal
+snapshots, whatever order a dict was filled in: the live table fills a round's draws in
+the order its RNG drew them, the replay of the journaled draw (canonical JSON, keys
+sorted) in sorted order (issue 42, finding 1: every Bingo journal was called broken at
+its first checkpoint). So a dict's pairs are written sorted by their key's canonical JSON,
+and :func:`canonical` is the one form both sides of a checkpoint are compared in: the
+snapshot as the journal stores it (canonical JSON text).
 Objects that appear twice (a seat among the players, a hand in the dealing order or the
 one a card goes to) are written once and referred to: a seat by its number, a hand as
 ``"dealer"`` or ``[seat, index]``.
@@ -18,6 +27,7 @@ one a card goes to) are written once and referred to: a seat by its number, a ha
 
 from __future__ import annotations
 
+import json
 from fractions import Fraction
 from typing import Any
 
@@ -67,8 +77,31 @@ def plain(v: Any) -> Any:
     if isinstance(v, Fraction):
         return {"/": [v.numerator, v.denominator]}
     if isinstance(v, dict):
-        return {"{}": [[plain(k), plain(x)] for k, x in v.items()]}
+        pairs = [[plain(k), plain(x)] for k, x in v.items()]
+        pairs.sort(key=lambda kv: json.dumps(kv[0], sort_keys=True))
+        return {"{}": pairs}
     raise TypeError(f"the engine holds a {type(v).__name__}, which a snapshot cannot keep")
+
+
+def canonical(snap: Any) -> str:
+    """The one form two snapshots are compared in: canonical JSON text (keys sorted, no
+    spaces, as the journal stores a checkpoint's body), every dict's pairs in key order
+    (also those of a checkpoint written before they were sorted)."""
+    return json.dumps(_pairs_sorted(snap), sort_keys=True, separators=(",", ":"),
+                      ensure_ascii=True)
+
+
+def _pairs_sorted(v: Any) -> Any:
+    if isinstance(v, list):
+        return [_pairs_sorted(x) for x in v]
+    if isinstance(v, dict):
+        out = {k: _pairs_sorted(x) for k, x in v.items()}
+        pairs = out.get("{}")
+        if len(out) == 1 and isinstance(pairs, list):
+            out["{}"] = sorted(pairs, key=lambda kv: json.dumps(kv[0] if isinstance(
+                kv, list) and kv else kv, sort_keys=True))
+        return out
+    return v
 
 
 def unplain(v: Any) -> Any:

@@ -35,7 +35,7 @@ from firmware.floor.errors import DatabaseAway
 from firmware.floor.health import Health
 from firmware.floor.ledger import FloorLedger, Incoming
 from firmware.floor.mqtt import make_client
-from firmware.floor.table_state import Applied, ack_of
+from firmware.floor.table_state import Applied, ack_of, latched
 
 log = logging.getLogger("etg.floor.ingest")
 
@@ -270,6 +270,11 @@ class Ingest:
                 acks.setdefault(tid, ack_of(self.store.tables[tid]))
         self._greeted |= set(acks)
         for tid, ack in acks.items():
+            st = self.store.tables.get(tid)
+            if st is not None and (kind := latched(st)) is not None:
+                log.warning("table %s: not acknowledged while its %s alarm is open (a "
+                            "supervisor clears it with a reason)", tid, kind)
+                continue
             self.client.publish(topics.ack_topic(tid), orjson.dumps(ack), qos=1, retain=True)
         for a in applied.alarms:
             log.error("ALARM table %s: %s: %s", a["table"], a["kind"], a["detail"])

@@ -22,7 +22,14 @@ from typing import Any
 from firmware.floor import gaming_day, plausibility
 from firmware.floor.db import Database
 from firmware.floor.ledger_rules import LedgerRules
-from firmware.floor.table_state import Applied, TableState, Work, ack_of, load_states
+from firmware.floor.table_state import (
+    Applied,
+    TableState,
+    Work,
+    ack_of,
+    latched,
+    load_states,
+)
 from firmware.floor.wire import WireRecord
 
 
@@ -120,6 +127,8 @@ class FloorLedger(LedgerRules):
             # each statement below touches its own rows or columns (or appends): grouped
             # into one executemany per statement, in one transaction
             self.db.run_grouped(new + work)
+        for tid in [t for t in out.acks if latched(self.tables[t])]:
+            del out.acks[tid]  # the rollback latch (table_state.LATCH_KINDS)
         return out
 
     # -- records ------------------------------------------------------------------------

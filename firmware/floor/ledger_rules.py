@@ -19,7 +19,7 @@ import orjson
 
 from firmware.floor import gaming_day
 from firmware.floor.software_check import record_answer
-from firmware.floor.table_state import Applied, TableState, Work, ack_of
+from firmware.floor.table_state import LATCH_KINDS, Applied, TableState, Work, ack_of
 from firmware.floor.wire import WireRecord
 
 if TYPE_CHECKING:
@@ -174,6 +174,8 @@ class LedgerRules:
         p = m.payload
         if p["action"] == "ack-alarm":
             st.alarmed.discard(str(p["kind"]))
+            if str(p["kind"]) in LATCH_KINDS:  # cleared with a reason: acknowledged again
+                out.acks[m.table_id] = ack_of(st)
         elif p["action"] == "clear-quarantine" and st.quarantined is not None:
             st.quarantined = None
             st.bad.clear()

@@ -64,6 +64,7 @@ def status_of(view: PublicView, closed: bool, journal: Journal,
         "round": view.get("round"),
         "tilt": None if not tilt else {"cause": tilt.get("cause"), "code": tilt.get("code")},
         "failure": ctl.get("failure") if ctl else None, "closed": closed, "software": software,
+        "holding": ctl.get("held") if ctl else None,  # why no new round is dealt (issue 42)
         "seq": journal.last_seq, "head": journal.head, "v": topics.VERSION,
     }
 
@@ -83,6 +84,8 @@ class FloorLink:
         self.signature = signature
         self.simulated = simulated
         self.on_acknowledged = on_acknowledged
+        #: the table's hook while it holds play for the floor's witness (every ack body)
+        self.on_witness: Callable[[dict[str, Any]], None] | None = None
         self.journal = journal
         self.software = software
         self.on_command = on_command
@@ -188,6 +191,8 @@ class FloorLink:
         except ValueError:
             body = None
         if msg.topic == topics.ack_topic(self.table_id):
+            if self.on_witness is not None and isinstance(body, dict):
+                self.on_witness(body)  # a table holding for its witness (issue 42)
             if isinstance(body, dict) and isinstance(body.get("n"), int):
                 self._acknowledged(int(body["n"]))
             return

@@ -19,6 +19,7 @@ from starlette.requests import Request
 from starlette.responses import JSONResponse, RedirectResponse, Response
 
 from firmware.floor.command_auth import MAX_REASON
+from firmware.floor.table_state import LATCH_KINDS
 
 if TYPE_CHECKING:
     from firmware.floor import auth
@@ -88,11 +89,19 @@ class PitActions:
         self.pit_action(tid, {"action": "clear-quarantine", "by": staff})
 
     async def acknowledge(self, request: Request) -> Response:
-        s, _form, refused = await self._checked(request)
+        s, form, refused = await self._checked(request)
         if refused is not None:
             return refused
         assert s is not None
         aid = int(request.path_params["aid"])
+        reason = str((form or {}).get("reason") or "").strip()
+        kind = await run_in_threadpool(
+            self.db.one, "SELECT kind FROM floor_alarms WHERE id = ?", (aid,))
+        if kind is not None and kind[0] in LATCH_KINDS and (
+                not reason or len(reason) > MAX_REASON or not reason.isprintable()):
+            return JSONResponse({"error": f"clearing a {kind[0]} alarm needs a reason (1 to "
+                                 f"{MAX_REASON} printable characters): until then the floor "
+                                 "acknowledges nothing of this table"}, status_code=400)
 
         def ack() -> dict[str, Any] | None:
             row = self.db.one("SELECT table_id, kind, at, detail, ack_at FROM floor_alarms"
@@ -102,7 +111,10 @@ class PitActions:
             at = time.time()
             if row[4] is None:
                 self.db.run([("UPDATE floor_alarms SET ack_by = ?, ack_at = ? WHERE id = ?"
-                              " AND ack_at IS NULL", (s.name, at, aid))])
+                              " AND ack_at IS NULL", (s.name, at, aid))] + ([(
+                    "INSERT INTO floor_actions(table_id, action, by_name, at, detail)"
+                    " VALUES (?, ?, ?, ?, ?)", (row[0], f"clear-{row[1]}", s.name, at,
+                                                reason))] if row[1] in LATCH_KINDS else []))
                 self.pit_action(str(row[0]), {"action": "ack-alarm", "kind": row[1]})
             got = self.db.one("SELECT ack_by, ack_at FROM floor_alarms WHERE id = ?", (aid,))
             assert got is not None

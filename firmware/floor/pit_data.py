@@ -56,7 +56,7 @@ def tiles(db: Database, ids: Iterable[str] | None = None,
         out.append({
             "table": tid, "variant": st.get("variant"), "phase": st.get("phase"),
             "round": st.get("round"), "tilt": st.get("tilt"), "closed": bool(st.get("closed")),
-            "failure": st.get("failure"), "online": bool(online),
+            "failure": st.get("failure"), "online": bool(online), "holding": st.get("holding"),
             "since": pit_text.when(changed) if changed else None,
             "last_seen": pit_text.when(last_seen) if last_seen else None,
             "hold": hold_percent(m), "games": m.get("games_played"),

@@ -7,6 +7,9 @@ the floor (nor paho-mqtt).
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from typing import Literal
+
+Witnessing = Literal["auto", "required", "best-effort"]
 
 
 @dataclass(frozen=True)
@@ -26,4 +29,11 @@ class FloorSettings:
         metadata={"doc": "seconds a start waits for the floor's acknowledgement (the witness "
                   "the journal is checked against) before it plays on without it",
                   "min": 0.5, "max": 60.0},
+    )
+    witness: Witnessing = field(
+        default="auto",
+        metadata={"doc": "required: a table with a floor holds play (no new round) until "
+                  "the floor's witness agrees with its journal; best-effort: it plays "
+                  "without one (event 711); auto: required in production, best-effort on "
+                  "the bench"},
     )

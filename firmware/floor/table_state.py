@@ -93,6 +93,18 @@ class Applied:
     as_of: dict[str, float] = field(default_factory=dict)
 
 
+#: alarms that say the table's journal went back: while one is open (not cleared by a
+#: supervisor with a reason) the floor acknowledges nothing of that table, so its retained
+#: acknowledgement keeps naming what it held before, and a rolled-back journal is never
+#: witnessed as agreeing (issue 42, finding 4)
+LATCH_KINDS = frozenset({"rollback", "sequence", "reuse"})
+
+
+def latched(st: TableState) -> str | None:
+    """The open alarm that latches the table's acknowledgement, or None."""
+    return next(iter(sorted(LATCH_KINDS & st.alarmed)), None)
+
+
 def ack_of(st: TableState) -> dict[str, Any]:
     """The acknowledgement payload: the outbox number held up to, and the journal record
     (sequence number and chain hash) of the newest record held, once there is one."""

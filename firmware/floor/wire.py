@@ -224,6 +224,7 @@ def status(payload: bytes) -> dict[str, Any]:
     return {"variant": _text(p, "variant", 64), "phase": _text(p, "phase", 64),
             "round": _int(p, "round", optional=True), "tilt": tilt,
             "failure": _text(p, "failure", 500), "closed": closed, "software": sw,
+            "holding": _text(p, "holding", 500),
             "seq": _int(p, "seq", optional=True) or 0, "head": _hex(p, "head", True),
             "ts": _time(p, "ts"), "sent": _time(p, "sent"), "simulated": simulated}
 

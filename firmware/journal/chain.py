@@ -67,6 +67,17 @@ def record_hasher(key: bytes) -> RecordHasher:
     return digest
 
 
+@dataclass(frozen=True)
+class Entry:
+    """One record to append; several are written in one transaction by
+    :meth:`firmware.journal.store.Journal.append`."""
+
+    kind: str
+    body: Mapping[str, Any]
+    round_no: int | None = None
+    code: int | None = None
+
+
 @dataclass(frozen=True, slots=True)
 class Record:
     seq: int

@@ -51,6 +51,9 @@ class EventCode(IntEnum):
     INTERNAL_ERROR = 702  # an exception the controller caught: the round tilts (INTERNAL)
     JOURNAL_WITNESSED = 710  # at start the floor's acknowledgement agreed with the journal
     JOURNAL_UNWITNESSED = 711  # a floor is configured but its acknowledgement was not had
+    HISTORY_PROVEN = 712  # the engine's replay of the history before the last checkpoint
+    HISTORY_UNPROVEN = 713  # that proof did not finish (killed, stopped, deadline): retried
+    CLOCK_BACKWARDS = 714  # the clock read earlier than the journal's last record
 
     CREDITS_IN = 800
     CREDITS_OUT = 801

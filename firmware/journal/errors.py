@@ -28,6 +28,11 @@ class JournalFileError(JournalError):
     """The journal's file is missing, unreadable or not a journal."""
 
 
+class JournalDamaged(JournalError):
+    """An SQLite journal file SQLite cannot read (cut short, pages overwritten): the
+    evidence is broken (exit 1, BROKEN), not the user's mistake (issue 42, finding 7)."""
+
+
 class HeadFileError(JournalError):
     """The head file beside the journal is missing, edited or made with another secret."""
 

@@ -26,7 +26,7 @@ import stat
 import urllib.parse
 from pathlib import Path
 
-from firmware.journal.errors import JournalFileError
+from firmware.journal.errors import JournalDamaged, JournalFileError
 
 SQLITE_MAGIC = b"SQLite format 3\x00"
 PRIVATE = 0o600
@@ -144,9 +144,13 @@ class ReadOnlyOpen:
             if wal is not None:
                 shutil.copyfile(wal, Path(self._tmp) / "journal.sqlite-wal")
             return self._probe(_uri(copy, mode="ro"))
-        except (OSError, sqlite3.Error) as exc:
+        except OSError as exc:
             self.close()
             raise JournalFileError(f"{path}: cannot read the journal: {exc}") from None
+        except sqlite3.Error as exc:  # our magic, but SQLite cannot read it: broken
+            self.close()
+            raise JournalDamaged(f"{path}: the journal file is damaged (cut short or "
+                                 f"overwritten: {exc})") from None
 
     def close(self) -> None:
         with contextlib.suppress(Exception):

@@ -125,3 +125,17 @@ def load_or_create(path: str | Path) -> bytes:
     if Path(path).exists():
         return load(path)
     return create(path)
+
+
+def beside_key(journal_path: str | Path, readonly: bool, new: bool) -> tuple[bytes | None, str]:
+    """The bench's own secret beside the journal, and why it is missing (a reader only).
+    A secret is made with its journal only: one made beside an existing journal could
+    never verify it, and would hide that its own secret went missing. Only `audit verify`
+    of a read-only journal needs it; the other readers work without it."""
+    where = beside(journal_path)
+    if not readonly:
+        return (load_or_create(where) if new else load(where)), ""
+    try:
+        return load(where), ""
+    except JournalKeyError as exc:
+        return None, str(exc)

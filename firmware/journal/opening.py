@@ -14,6 +14,8 @@ log and the screen, never into the journal it distrusts.
 
 from __future__ import annotations
 
+import contextlib
+import dataclasses
 import getpass
 import logging
 import os
@@ -24,10 +26,12 @@ from typing import Any
 from etgcore.errors import UserError
 from firmware.journal import key as journal_key
 from firmware.journal.archive import move_aside
-from firmware.journal.errors import JournalRefused
+from firmware.journal.chain import GENESIS
+from firmware.journal.errors import JournalDamaged, JournalKeyError, JournalRefused
 from firmware.journal.files import JournalFileError, check_is_journal
 from firmware.journal.schema import BlankJournal, OldJournalFormat
 from firmware.journal.store import BESIDE, Journal, JournalError, VerifyResult, _Beside
+from firmware.journal.succession import retire, superseded_result
 from firmware.journal.witness import Witness
 
 log = logging.getLogger("etg.table.journal")
@@ -94,18 +98,23 @@ def open_for_table(journal_path: str | Path, key_path: str, *, bench: bool,
         key = table_key(path, key_path, bench, new=not exists or _blank(path))
     except UserError as exc:
         raise _refuse(f"{exc}; the table will not start") from None
-    proven_from = 1
+    proven_from, proven = 1, None
     if exists:
         try:
-            proven_from = _verify_before_writing(path, key, bench, prove)
+            proven_from, proven = _verify_before_writing(
+                path, key, bench, prove, journal_key.key_path_for(path, key_path))
         except OldJournalFormat:
             kept = move_aside(path)
             log.warning("bench mode: a journal of an older format was moved aside to %s", kept)
         except BlankJournal:
             pass  # bench: its creation was cut short; it is created now
     try:
-        journal = Journal(path, key)
+        journal = Journal(path, key, gated=True)
+        journal.mark_proven(*proven) if proven else journal.mark_proven(
+            0, GENESIS, {}) if journal.created else _unproven(journal)
     except JournalError as exc:
+        with contextlib.suppress(NameError):
+            journal.close()
         raise _refuse(f"{exc}; the table will not start (call a technician)") from None
     if journal.created and not bench:
         journal.close()
@@ -121,6 +130,10 @@ def open_for_table(journal_path: str | Path, key_path: str, *, bench: bool,
     return journal
 
 
+def _unproven(journal: Journal) -> None:
+    raise JournalError(f"{journal.path}: a journal with records that were not proven")
+
+
 def _blank(path: Path) -> bool:
     """An SQLite file without any table: a journal whose creation was cut short."""
     try:
@@ -132,11 +145,17 @@ def _blank(path: Path) -> bool:
     return False
 
 
-def _verify_before_writing(path: Path, key: bytes, bench: bool, prove: Prove | None) -> int:
-    """Refuse (JournalRefused) a journal whose schema, chain, head or meters do not
-    verify, or whose meters the engine replay does not prove; OldJournalFormat passes
-    through in bench mode (the caller moves it aside). Returns the record the proof
-    began at (the last checkpoint)."""
+def _verify_before_writing(path: Path, key: bytes, bench: bool, prove: Prove | None,
+                           keyfile: Path) -> tuple[int, tuple[int, str, dict[Any, int]]]:
+    """The start's one gate (issue 42): refuse (JournalRefused) a journal whose schema,
+    WHOLE keyed chain with its commit markers, head or meters do not verify, or whose
+    meters the engine's replay from the last checkpoint does not prove — all in one read
+    transaction, the head file read once inside it (the caller holds the journal's lock:
+    nobody writes beside the start, so the one-transaction rule is applied exactly).
+    OldJournalFormat passes through in bench mode (the caller moves it aside). Returns the
+    record the engine's replay began at (the last checkpoint; what lies before it is
+    replayed beside the table, firmware.table.service.prefix_audit) and what was proven
+    (the last record, its hash, the meters): the writer must open exactly that."""
     try:
         ro = Journal(path, key, readonly=True)
     except (OldJournalFormat, BlankJournal) as exc:
@@ -146,10 +165,19 @@ def _verify_before_writing(path: Path, key: bytes, bench: bool, prove: Prove | N
                       "(etg journal init --reason ...)") from None
     except JournalError as exc:
         raise _refuse(f"{exc}; the table will not start (call a technician)") from None
+    ro.key_path = keyfile
     try:
-        res = ro.verify(full=False)
-        if res.ok and prove is not None:
-            res = prove(ro)
+        with ro.reading():
+            res = ro.verify(full=True, live=False)
+            if res.ok:
+                res = superseded_result(ro, res)
+            if res.ok and prove is not None:
+                replay = prove(ro)
+                res = replay if not replay.ok else dataclasses.replace(res, since=replay.since)
+            end = ro.record(res.records) if res.records else None
+            proven = (res.records, end.hash if end else GENESIS, ro.meters())
+    except JournalError as exc:
+        res = VerifyResult(False, ro.last_seq, None, f"the journal cannot be read: {exc}")
     finally:
         ro.close()
     if not res.ok:
@@ -157,7 +185,7 @@ def _verify_before_writing(path: Path, key: bytes, bench: bool, prove: Prove | N
         raise _refuse(f"{path}: journal integrity check failed{where}: {res.problem}; the "
                       "table will not start and writes nothing into this journal (call a "
                       "technician)")
-    return res.since
+    return res.since, proven
 
 
 def _begin(journal: Journal, reason: str, who: str,
@@ -190,8 +218,9 @@ def _end_of(kept: Path) -> dict[str, Any] | None:
                     "predecessor", exc)
         return None
     try:
+        first = old.record(1)
         return {"journal": kept.name, "seq": old.last_seq, "hash": old.head,
-                "n": old.outbox_last_n()}
+                "n": old.outbox_last_n(), "first": first.hash if first else None}
     finally:
         old.close()
 
@@ -219,10 +248,15 @@ def init_journal(journal_path: str | Path, key_path: str, reason: str, *,
             kept = move_aside(path)
         except OSError as exc:
             raise UserError(f"{path}: cannot move the old journal aside: {exc.strerror}") from None
-    follows = [f for f in (_end_of(kept) if kept else None,
-                           {"floor": True, **witness.to_json()} if witness else None) if f]
+    end = _end_of(kept) if kept else None
+    ident = end.pop("first", None) if end else None
+    follows = [f for f in (end, {"floor": True, **witness.to_json()} if witness else None)
+               if f]
     try:
         key = table_key(path, key_path, bench, new=True)
+        if ident and end:  # the old one is superseded before the new one begins
+            retire(journal_key.key_path_for(path, key_path), key, ident,
+                   {k: end[k] for k in ("journal", "seq", "hash")})
         journal = Journal(path, key)
     except JournalError as exc:
         raise UserError(str(exc)) from None
@@ -236,13 +270,52 @@ def init_journal(journal_path: str | Path, key_path: str, reason: str, *,
     return journal, kept
 
 
-def open_existing(path: str | Path, key: bytes | _Beside | None = BESIDE) -> Journal:
+def open_existing(path: str | Path, key: bytes | _Beside | None = BESIDE, *,
+                  proven: bool = True, need_key: bool = False) -> Journal:
     """Open a journal a read-only command reads: nothing is created or changed; a
-    missing, empty or foreign file is a clear user error (exit 2)."""
+    missing, empty or foreign file is a clear user error (exit 2). ``proven`` (every
+    reader but the audit itself): nothing is read before the journal is proven
+    (:func:`prove_for_reading`); ``need_key``: a reader that decides about money refuses a
+    journal it cannot prove with the secret."""
     try:
-        return Journal(path, key, readonly=True)
+        journal = Journal(path, key, readonly=True, gated=proven)
+    except JournalDamaged as exc:  # the evidence is broken: exit 1
+        raise JournalError(f"BROKEN: {exc}") from None
     except JournalError as exc:
         raise UserError(str(exc)) from None
+    if proven:
+        try:
+            prove_for_reading(journal, need_key=need_key)
+        except BaseException:
+            journal.close()
+            raise
+    return journal
+
+
+def prove_for_reading(journal: Journal, *, need_key: bool = False) -> None:
+    """The one gate of an offline reader (issue 42, finding 2): the schema, the WHOLE
+    chain with its commit markers, the head file and the meters verified (a table may be
+    writing beside: a consistent reading, firmware.journal.consistent), an archived
+    journal refused; then the gate opens up to the record the proof ended at and no
+    further. A broken journal is JournalError (exit 1): nothing in it is read. Without
+    the secret the chain's links and markers are still checked (not its keyed hashes):
+    said on stderr, and refused with ``need_key``."""
+    res = journal.verify(full=True, live=True)
+    if res.ok:  # the gate opens up to the proof's end: the register reads its record 1
+        journal.mark_proven(res.records, journal.head)
+        res = superseded_result(journal, res)
+    if not res.ok:
+        journal.mark_proven(-1, "")
+        where = f" at record {res.first_bad}" if res.first_bad is not None else ""
+        raise JournalError(f"{journal.path}: BROKEN{where}: {res.problem}; nothing in it is "
+                           "read (etg audit verify says the same; call a technician)")
+    if res.unchecked:
+        why = journal.key_problem or "no secret"
+        if need_key:
+            raise JournalKeyError(f"{journal.path}: cannot be proven without the journal's "
+                                  f"secret ({why}): run as the table's service user")
+        log.warning("%s: proven without the secret (%s): its keyed hashes are not checked",
+                    journal.path, why)
 
 
 def check_existing(path: str | Path) -> None:

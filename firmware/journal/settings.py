@@ -17,6 +17,6 @@ class JournalSettings:
     )
     checkpoint_rounds: int = field(
         default=500,
-        metadata=ranged(10, 100_000, "a checkpoint every N rounds: a start proves and "
+        metadata=ranged(2, 100_000, "a checkpoint every N rounds: a start proves and "
                         "replays the journal from the last one"),
     )

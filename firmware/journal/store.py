@@ -21,13 +21,15 @@ import sqlite3
 import threading
 import time
 from collections.abc import Callable, Iterable, Iterator, Mapping
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 from firmware.journal import key as journal_key
-from firmware.journal.chain import GENESIS, Record, canonical, record_hash
+from firmware.journal.chain import GENESIS, Entry, Record, canonical, record_hash
 from firmware.journal.checkpoint import Checkpointer, checkpoint_body
+from firmware.journal.clock import CODE as CLOCK_CODE
+from firmware.journal.clock import clock_step
+from firmware.journal.errors import JournalDamaged
 from firmware.journal.files import (
     JournalFileError,
     ReadOnlyOpen,
@@ -40,6 +42,7 @@ from firmware.journal.landing import (
     check_records_landed,
     check_schema_unchanged,
 )
+from firmware.journal.reader import Gate, select
 from firmware.journal.schema import (
     JournalError,
     check_schema,
@@ -64,16 +67,6 @@ class _Beside:
 BESIDE = _Beside()
 
 
-@dataclass(frozen=True)
-class Entry:
-    """One record to append; several are written in one transaction by :meth:`Journal.append`."""
-
-    kind: str
-    body: Mapping[str, Any]
-    round_no: int | None = None
-    code: int | None = None
-
-
 MeterKey = tuple[str, int, str]
 
 #: Called inside :meth:`Journal.append`'s transaction with the connection, the records just
@@ -95,20 +88,25 @@ class Journal:
     def __init__(
         self, path: str | Path, key: bytes | _Beside | None = BESIDE, *,
         clock_ns: Any = time.time_ns, readonly: bool = False, head_file: bool = True,
+        gated: bool = False,
     ) -> None:
         self.path = Path(path)
         self.readonly = readonly
         self._clock_ns = clock_ns
-        self._lock = threading.Lock()
+        self._lock = threading.RLock()  # reentrant: a proof reads inside its reading
+        #: the one gate (issue 42): records are read only once proven (:meth:`mark_proven`)
+        self._gate = Gate(self.path, gated)
+        self.refused = ""  #: the table found it broken: nothing more is written into it
         self._ro: ReadOnlyOpen | None = None
         self._head_writer: HeadWriter | None = None
         self._use_head = head_file
-        #: True: the head file is written by :meth:`sync_head` (the table, after showing
-        #: the view) or before the next commit, whichever comes first (journal_head).
+        #: True: the head is written by :meth:`sync_head` or before the next commit
         self.defer_head = False
         self.key_problem = ""
-        #: set by firmware.journal.opening.open_for_table: the record its proof began at
-        #: (the last checkpoint; 1: the whole journal was proven before the first write)
+        #: the secret's path (beside it: the register of archived journals, .succession)
+        self.key_path: Path | None = (journal_key.beside(self.path)
+                                      if isinstance(key, _Beside) else None)
+        #: set by open_for_table: the record the engine's replay began at (1: all of it)
         self.proven_from = 0
         try:
             if readonly:
@@ -127,19 +125,20 @@ class Journal:
                     raise JournalError(f"{self.path}: {problem}; nothing is written")
             self._cookie = schema_cookie(self._db)
             last = self._db.execute(
-                "SELECT seq, hash FROM records ORDER BY seq DESC LIMIT 1"
+                "SELECT seq, hash, ts_ns FROM records ORDER BY seq DESC LIMIT 1"
             ).fetchone()
             self._meters: dict[MeterKey, int] = {} if readonly else self.meters()
         except JournalFileError as exc:
             raise JournalError(str(exc)) from None
         except sqlite3.DatabaseError as exc:
             self._close_quietly()
-            raise JournalError(f"{self.path}: cannot open the journal: {exc}") from exc
+            raise JournalDamaged(f"{self.path}: cannot open the journal: {exc}") from exc
         except BaseException:
             self._close_quietly()
             raise
         self._seq: int = int(last[0]) if last else 0
         self._head: str = str(last[1]) if last else GENESIS
+        self._last_ts: int = int(last[2]) if last else 0
         self.created = last is None
         self._stagers: list[Stager] = []
         self._committed: list[Callable[[], None]] = []
@@ -155,16 +154,8 @@ class Journal:
     def _resolve_key(self, key: bytes | _Beside | None, *, new: bool) -> bytes | None:
         if not isinstance(key, _Beside):
             return key
-        where = journal_key.beside(self.path)
-        if not self.readonly:
-            # a secret is made with its journal only: one made beside an existing journal
-            # could never verify it, and would hide that its own secret went missing
-            return journal_key.load_or_create(where) if new else journal_key.load(where)
-        try:  # only `audit verify` needs it; the other readers must work without it
-            return journal_key.load(where)
-        except journal_key.JournalKeyError as exc:
-            self.key_problem = str(exc)
-            return None
+        found, self.key_problem = journal_key.beside_key(self.path, self.readonly, new)
+        return found
 
     @property
     def head_path(self) -> Path:
@@ -196,7 +187,14 @@ class Journal:
         :mod:`firmware.journal.checkpoint`)."""
         if self.readonly:
             raise JournalError(f"{self.path}: opened read-only")
+        if self.refused:
+            raise JournalError(f"{self.path}: found broken ({self.refused}): nothing more "
+                               "is written into it")
+        if not self._gate.open:
+            raise JournalError(f"{self.path}: not proven yet: nothing is written before")
         todo = list(entries)
+        if (step := clock_step(self._last_ts, int(self._clock_ns()))) is not None:
+            todo.append(Entry("event", step, None, CLOCK_CODE))  # last: append_one's [0]
         for e in todo:
             if e.kind not in KINDS:
                 raise ValueError(f"unknown record kind {e.kind!r}")
@@ -233,6 +231,7 @@ class Journal:
                 raise
             if written:
                 self._seq, self._head = written[-1].seq, written[-1].hash
+                self._last_ts = max(r.ts_ns for r in written)
             self._meters = after
             if head_file is not None:
                 head_file.write(Head(self._seq, self._head), later=self.defer_head)
@@ -291,30 +290,10 @@ class Journal:
     def records(self, *, since_seq: int = 0, kinds: Iterable[str] | None = None,
                 since_ns: int | None = None, round_no: int | None = None,
                 upto_seq: int | None = None, newest_first: bool = False) -> Iterator[Record]:
-        sql = ("SELECT seq, ts_ns, kind, code, round_no, body, prev, hash, txn_last"
-               " FROM records WHERE seq > ?")
-        args: list[Any] = [since_seq]
-        if kinds is not None:
-            ks = list(kinds)
-            sql += f" AND kind IN ({','.join('?' * len(ks))})"
-            args += ks
-        if since_ns is not None:
-            sql += " AND ts_ns >= ?"
-            args.append(since_ns)
-        if round_no is not None:
-            sql += " AND round_no = ?"
-            args.append(round_no)
-        if upto_seq is not None:
-            sql += " AND seq <= ?"
-            args.append(upto_seq)
-        sql += " ORDER BY seq DESC" if newest_first else " ORDER BY seq"
-        try:
-            cur = self._db.execute(sql, args)
-            for seq, ts, kind, code, rnd, body, prev, digest, txn_last in cur:
-                yield Record(seq, ts, kind, code, rnd, json.loads(body), prev, digest,
-                             txn_last)
-        except sqlite3.Error as exc:
-            raise JournalError(f"{self.path}: journal read failed: {exc}") from exc
+        """Proven records only (:mod:`firmware.journal.reader`: the one gate)."""
+        return select(self._db, self.path, since_seq=since_seq, kinds=kinds,
+                      since_ns=since_ns, round_no=round_no,
+                      upto_seq=self._gate.limit(upto_seq), newest_first=newest_first)
 
     def record(self, seq: int) -> Record | None:
         """Record ``seq``, or None."""
@@ -360,24 +339,42 @@ class Journal:
                 (key, value),
             )
 
-    def verify(self, *, full: bool = True, until: int | None = None) -> VerifyResult:
+    def verify(self, *, full: bool = True, until: int | None = None,
+               live: bool = True) -> VerifyResult:
         """Prove the journal whole (:func:`firmware.journal.verify.verify`): the schema,
         the keyed chain and its commit markers, the head file, the meters. ``full``: from
-        record 1 (``etg audit verify``); else from the last checkpoint (every start).
-        ``until``: only records 1..until, which must end at a checkpoint (what a start
-        did not prove). One read transaction: a table writing beside the audit does not
-        disturb it."""
-        from firmware.journal.verify import head_now, verify
+        record 1; else the chain from the last checkpoint. ``until``: only records
+        1..until, which must end at a checkpoint. One consistent reading
+        (:mod:`firmware.journal.consistent`); ``live``: a table may be writing beside it
+        (``etg audit verify``); without (a start, holding the lock), nobody writes."""
+        from firmware.journal.consistent import verify_reading
 
-        before = head_now(self.head_path, self.key)  # before the snapshot: see verify
-        with self.reading():
-            return verify(self, self._db, self.key, full=full, until=until, head=before)
+        return verify_reading(self, self._db, full=full, until=until, live=live)
+
+    def mark_proven(self, last_seq: int, last_hash: str,
+                    meters: Mapping[MeterKey, int] | None = None) -> None:
+        """Open the gate: the journal was proven up to ``last_seq`` (``last_hash``). A
+        writer (``meters`` given: what the proof found) must see exactly that journal (a
+        file swapped or changed between the proof and the opening is refused) and may
+        then read and write it whole; a reader reads up to ``last_seq``."""
+        if meters is None:
+            self._gate.upto = last_seq
+            return
+        have = {k: v for k, v in self.meters().items() if v}
+        if (self._seq, self._head) != (last_seq, last_hash) or have != {
+                k: v for k, v in meters.items() if v}:
+            raise JournalError(f"{self.path}: the journal changed between its proof "
+                               f"(record {last_seq}) and its opening (record {self._seq})")
+        self._gate.upto = None
 
     @contextlib.contextmanager
     def reading(self) -> Iterator[None]:
         """One read transaction: every read inside sees the same journal, whatever a table
-        writing beside it commits meanwhile."""
+        writing beside it commits meanwhile (nested: the outer one's)."""
         with self._lock:
+            if self._db.in_transaction:
+                yield
+                return
             self._db.execute("BEGIN")
             try:
                 yield

@@ -72,6 +72,9 @@ class VerifyResult:
     unchecked: tuple[str, ...] = ()
     #: the record the walk began at: 1, or the last checkpoint (a start)
     since: int = 1
+    #: a live audit's head file ahead of its snapshot: (last, its hash, the head), which
+    #: :meth:`Journal.verify` verifies again (:func:`verify_ahead`)
+    ahead: tuple[int, str, Head] | None = None
 
     @property
     def complete(self) -> bool:
@@ -101,11 +104,16 @@ def head_now(path: Path, key: bytes | None) -> Head | HeadFileError | None:
 
 def verify(journal: Journal, db: sqlite3.Connection, key: bytes | None, *,
            full: bool = True, until: int | None = None,
-           head: Head | HeadFileError | None = None) -> VerifyResult:
-    """See the module docstring. ``head``: the head file as read just before the read
-    transaction began (a table may be writing beside the audit)."""
+           head: Head | HeadFileError | None = None, live: bool = False) -> VerifyResult:
+    """See the module docstring. ``head``: the head file as read ONCE, inside the read
+    transaction, after its snapshot began (``last`` is read first for that): a start
+    holding the journal's lock (``live=False``) checks the one-transaction rule against it
+    exactly; ``live`` (``etg audit verify``, a table may be writing beside it) also
+    accepts a head AHEAD of the snapshot, which the caller then verifies again
+    (:attr:`VerifyResult.ahead`). Never a weaker rule."""
     last = int(db.execute("SELECT COALESCE(MAX(seq), 0) FROM records").fetchone()[0])
-    problem = foreign_objects(db) or _facts_problem(journal, key)
+    problem = (foreign_objects(db) or _rows_problem(db, last)
+               or _facts_problem(journal, key))
     if problem:
         return VerifyResult(False, last, None, problem)
     unchecked = WITHOUT_SECRET if key is None else ()
@@ -117,15 +125,30 @@ def verify(journal: Journal, db: sqlite3.Connection, key: bytes | None, *,
         return VerifyResult(False, last, w.first_bad, w.problem, unchecked, since)
     if until is not None:
         return _prefix_end(journal, until, w, unchecked)
+    ahead = None
     if key is not None:
-        problem = _head_problem(journal, db, key, last, head)
-        if problem is not None:
-            return VerifyResult(False, last, last + 1, problem, unchecked, since)
+        if live and isinstance(head, Head) and head.seq > last:
+            ahead = (last, w.head, head)  # committed after the snapshot: verified again
+        else:
+            problem = _head_problem(journal, db, last, head)
+            if problem is not None:
+                return VerifyResult(False, last, last + 1, problem, unchecked, since)
     have = {k: v for k, v in journal.meters().items() if v}
     want = {k: v for k, v in w.meters.items() if v}
     problem = (meters_difference(have, want, "the chained records add up to")
                or balance_problem(have))
-    return VerifyResult(not problem, last, None, problem or "", unchecked, since)
+    return VerifyResult(not problem, last, None, problem or "", unchecked, since,
+                        ahead=ahead)  # ahead even when not ok: a cut tail says so first
+
+
+def _rows_problem(db: sqlite3.Connection, last: int) -> str | None:
+    """Only the journal's own rows: numbered 1..last, each once (a row numbered 0 or
+    below is read by nothing, and would sit in the evidence as if it were intact)."""
+    low = db.execute("SELECT MIN(seq) FROM records").fetchone()[0]
+    if low is not None and int(low) < 1:
+        return (f"the records table holds a row numbered {int(low)}: not a record of this "
+                "journal (its records are numbered from 1)")
+    return None  # a gap or a row out of order: the chain walk names it
 
 
 def _prefix_end(journal: Journal, until: int, w: _Walk,
@@ -226,18 +249,15 @@ def _bad(w: _Walk, seq: int, problem: str) -> _Walk:
     return w
 
 
-def _head_problem(journal: Journal, db: sqlite3.Connection, key: bytes | None,
-                  last: int, before: Head | HeadFileError | None) -> str | None:
-    """The end of the journal against its head file. ``before`` was read before the read
-    transaction began, so it names no record the transaction cannot see (the table writes
-    its head after each commit). If the head file still reads the same afterwards, nobody
-    wrote while the journal was read and the one-transaction rule is checked exactly; if
-    it moved, a table is writing beside the audit (the head may then lag the snapshot by
-    what was committed meanwhile), and only the record it named is checked."""
-    if isinstance(before, HeadFileError):
-        return str(before)
-    recorded = before
-    moving = head_now(journal.head_path, key) != before
+def _head_problem(journal: Journal, db: sqlite3.Connection, last: int,
+                  recorded: Head | HeadFileError | None) -> str | None:
+    """The end of the journal against its head file, as read once (see :func:`verify`):
+    the head names a record of the chain, with its hash, at the end of a transaction, and
+    the journal is ahead of it by at most ONE whole transaction. The same rule whoever
+    asks: a head that changes while it is read is read once, and that reading is held to
+    the rule (issue 42, finding 3)."""
+    if isinstance(recorded, HeadFileError):
+        return str(recorded)
     if recorded is None:
         if last == 0:
             return None
@@ -254,7 +274,7 @@ def _head_problem(journal: Journal, db: sqlite3.Connection, key: bytes | None,
         if int(row[1]) != recorded.seq:
             return (f"the head file names record {recorded.seq}, which does not end a "
                     "transaction: the head file was not written by this journal's table")
-    if recorded.seq == last or moving:
+    if recorded.seq == last:
         return None
     nxt = db.execute("SELECT txn_last FROM records WHERE seq = ?",
                      (recorded.seq + 1,)).fetchone()

@@ -332,7 +332,7 @@ class Controller:
         self.shoe_control.sync(card_due=exp["kind"] == "card", tilted=t.phase == P.TILT,
                                failed=bool(self.failure), now=self.clock())
         if self.panel is not None:
-            refusal = t.wager_refusal if not self.floor_gate.closed else _closed_refusal
+            refusal = _closed_refusal if self.floor_gate.shut else t.wager_refusal
             lamps = {} if self.failure else translate.lamps_for(
                 view, refusal, optional_wager(t))
             lamps = self.doubles.lamps() or lamps
@@ -342,6 +342,7 @@ class Controller:
         view["controller"] = ControllerView(
             pending_double=self.doubles.public(), recall=self.reports.recall_held,
             failure=self.failure or self.rng_failure, closed=self.floor_gate.closed,
+            held=self.floor_gate.held,
             failure_kind="journal" if self.failure else "rng" if self.rng_failure else None,
             deal_resumes=t.phase == P.TILT and t.resume_refusal() is None,
             attendant_page=self.reports.attendant_page if self.reports.recall_held else 0)
@@ -396,5 +397,5 @@ class Controller:
 
 
 def _closed_refusal(seat: int, amount: int) -> str | None:
-    """No BET lamp while the floor keeps the table closed."""
+    """No BET lamp while the floor keeps the table closed, or the table holds play."""
     return "the floor has closed this table"

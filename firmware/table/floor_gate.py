@@ -19,11 +19,30 @@ from firmware.table.recovery import in_round
 
 EventWriter = Callable[..., None]
 
+#: the hold while the journal's history is unproven (firmware.table.service.prefix_audit)
+HISTORY_HOLD = "history"
+#: the hold while a required floor witness is not had (firmware.table.service.floor_witness)
+WITNESS_HOLD = "witness"
+
 
 class FloorGate:
     def __init__(self, closed: bool = False, closing: bool = False) -> None:
         self.closed = closed
         self.closing = closing  # a disable waits for the round in play
+        #: the table's own holds (name -> why), like a disable without a floor command:
+        #: the round in play finishes, no new one is dealt (an unproven history, a floor
+        #: witness not yet had); shown on the display and in the floor's status
+        self.holds: dict[str, str] = {}
+
+    @property
+    def shut(self) -> bool:
+        """No new wager between rounds: closed by the floor, or held by the table."""
+        return self.closed or bool(self.holds)
+
+    @property
+    def held(self) -> str | None:
+        """Why the table deals no new round, or None."""
+        return "; ".join(self.holds.values()) or None
 
     @classmethod
     def from_journal(cls, journal: Journal) -> FloorGate:
@@ -41,9 +60,11 @@ class FloorGate:
         return gate
 
     def refuses(self, inp: Input, game: Game) -> str | None:
-        if self.closed and isinstance(inp, Wager | SideWager) and not in_round(game):
+        if not isinstance(inp, Wager | SideWager) or in_round(game):
+            return None
+        if self.closed:
             return "the floor has closed this table"
-        return None
+        return f"holding play: {self.held}" if self.holds else None
 
     def command(self, args: Mapping[str, Any], game: Game, event: EventWriter) -> tuple[bool, str]:
         """A floor command handed over by the floor link: ``{"command": ..., "refusal":

@@ -29,7 +29,6 @@ does: the table writes nothing into a journal whose meters it cannot prove.
 
 from __future__ import annotations
 
-import json
 import logging
 from dataclasses import dataclass, field
 from typing import Any
@@ -39,7 +38,7 @@ from firmware.engine.inputs import CreditsIn, CreditsOut, input_from_json
 from firmware.engine.rejected import Rejected
 from firmware.engine.replay import apply_recorded, new_game
 from firmware.engine.rules import rules_from_json
-from firmware.engine.snapshot import SnapshotError, restore, snapshot
+from firmware.engine.snapshot import SnapshotError, canonical, restore, snapshot
 from firmware.journal import Journal, Record
 from firmware.journal.checkpoint import checkpoint_meters, is_checkpoint, last_checkpoint
 from firmware.journal.meters import (
@@ -235,7 +234,7 @@ def _checkpoint(w: Walk, r: Record) -> None:
     if w.pending is not None or int(part["rounds"]) != w.finals_recorded:
         _fail(w, r.seq, f"the checkpoint counts {part['rounds']} rounds, the replay "
               f"{w.finals_recorded} recorded{' and one owed' if w.pending else ''}")
-    if json.loads(json.dumps(snapshot(w.game))) != part["game"]:
+    if canonical(snapshot(w.game)) != canonical(part["game"]):
         _fail(w, r.seq, "the checkpoint's game is not the game the inputs before it make")
     why = meters_difference(checkpoint_meters(r), {k: v for k, v in w.meters.items() if v},
                             "the replay before it adds up to")

@@ -50,6 +50,9 @@ class FloorPort(Protocol):
     def start(self) -> object: ...
     def stop(self) -> None: ...
     def offer_view(self, view: PublicView, closed: bool) -> None: ...
+    #: called with every acknowledgement the floor sends while set (a table holding
+    #: play for its witness: firmware.table.service.floor_witness)
+    on_witness: Callable[[dict[str, Any]], None] | None
 
 
 #: Opens the floor link on the table's journal (before the table writes anything: its

@@ -213,3 +213,23 @@ def test_software_answers_are_judged_and_automatic_checks_ask_every_table() -> N
     finally:
         auto.stop()
     assert asked[:2] == [("T1", AUTOMATIC), ("T2", AUTOMATIC)]
+
+
+def test_finding_4_a_rollback_latches_the_acknowledgement(ledger: FloorLedger) -> None:
+    """Issue 42: after one `rollback` alarm the floor acknowledged the rolled-back journal,
+    and the next start was witnessed as agreeing. Now nothing of that table is
+    acknowledged until a supervisor clears the alarm (with a reason, in the pit)."""
+    first = ledger.apply([rec("W", kind="event", n=1, seq=3, code=200, body={"a": 1}),
+                          rec("W", kind="event", n=2, seq=4, code=200, body={"b": 1})])
+    assert first.acks["W"] == {"n": 2, "seq": 4, "hash": f"{4:064x}"}
+    back = ledger.apply([rec("W", kind="event", n=2, seq=3, code=200, body={"old": 1},
+                             hash="d" * 64),
+                         rec("Other", kind="event", n=1, seq=1, code=200, body={})])
+    assert [al["kind"] for al in back.alarms] == ["rollback"]
+    assert "W" not in back.acks and "Other" in back.acks
+    on = ledger.apply([rec("W", kind="event", n=3, seq=5, code=200, body={"new": 1},
+                           hash="e" * 64)])
+    assert on.applied == 1 and "W" not in on.acks  # played on: still not acknowledged
+    cleared = ledger.apply([Incoming("W", "control", {"action": "ack-alarm",
+                                                      "kind": "rollback"}, time.time())])
+    assert cleared.acks["W"]["n"] == 3

@@ -16,6 +16,7 @@ from etgcore.money import dollars
 from firmware.engine.inputs import CreditsIn, CreditsOut, Fault
 from firmware.journal import Entry, EventCode, Journal, JournalError
 from firmware.journal.meters import credit_deltas
+from firmware.table.floor_gate import HISTORY_HOLD
 from firmware.table.happenings import RequestHappening
 from firmware.table.ports import RequestHost
 from firmware.table.requests.transfers import (
@@ -73,12 +74,26 @@ class RequestDesk:
         if name == "floor":
             return host.floor_gate.command(args, t, host.event)
         if name == "journal-failure":  # the table's own prefix audit found tampering
-            host.fail(str(args.get("why", "journal failure")), None)
+            why = str(args.get("why", "journal failure"))
+            self.journal.refused = why  # nothing more is written into it (issue 42)
+            host.fail(why, None)
             return True, "stopped"
+        if name == "history-proof":  # an outcome of the prefix audit: an event each
+            return history_proof(host, args)
+        if name == "floor-witness":  # the floor's acknowledgement, while held for it
+            from firmware.table.service.floor_witness import witness_arrived
+
+            return witness_arrived(host, self.journal, args.get("ack"))
         if name == "force-draw":
             if not t.bench:
                 return False, "forced draws are a bench power; production mode refuses them"
-            host.force_draw({str(k): int(v) for k, v in args["values"].items()})
+            values = args.get("values")
+            if not isinstance(values, dict) or not values or not all(
+                    isinstance(k, str) and type(v) is int and abs(v) < 2**31
+                    for k, v in values.items()):  # bad bench input: one line, no tilt
+                return False, ("force-draw: values must be an object of draw names to "
+                               f"integers, e.g. {{\"bingo_target\": 21}} (got {values!r:.80})")
+            host.force_draw(dict(values))
             return True, "queued"
         return False, f"unknown command {name!r}"
 
@@ -129,3 +144,18 @@ class RequestDesk:
         if tr.transfer_id is not None:
             self.transfers.record(tr.transfer_id, tr.kind, seat, tr.cents, written[-1].seq)
         return True, done
+
+
+def history_proof(host: RequestHost, args: Mapping[str, Any]) -> tuple[bool, str]:
+    """The background proof's outcome (firmware.table.service.prefix_audit): proven lifts
+    the hold; not finished keeps it, with the next try. Each is an event."""
+    outcome = str(args.get("outcome"))
+    facts = {"attempt": int(args.get("attempt") or 0)}
+    if outcome == "proven":
+        host.event(EventCode.HISTORY_PROVEN, None, **facts)
+        host.floor_gate.holds.pop(HISTORY_HOLD, None)
+        return True, "proven"
+    host.event(EventCode.HISTORY_UNPROVEN, None, **facts,
+               problem=str(args.get("problem") or "")[:300],
+               retry_in_s=args.get("retry_in"))
+    return True, "not proven yet"

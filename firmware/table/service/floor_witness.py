@@ -5,18 +5,29 @@ through what the command line handed in (:data:`~firmware.table.ports.ReadWitnes
 refuses a journal that is behind the floor or disagrees with it, as it refuses a tampered
 one: one line on stderr and in the system log, the screen, exit 2, nothing written. No
 answer within the deadline (no broker, no floor, nothing held for this table) is not a
-refusal — a table plays without its floor — and is journaled with the power-up
-(event 711), as an answer that agreed is (710).
+refusal, and is journaled with the power-up (event 711), as an answer that agreed is
+(710). With ``floor.witness = required`` (production's default when a floor is
+configured, issue 42 finding 4) the table then holds play — the round in play finishes, no
+new one is dealt — until the floor link brings the floor's acknowledgement and it agrees
+with the journal (event 710, play goes on); one that contradicts it stops the table as a
+refused start would, and nothing more is written into the journal. So a journal put back
+while the floor is unreachable plays no round before the floor has seen it.
 """
 
 from __future__ import annotations
 
 import logging
+from typing import TYPE_CHECKING, Any
 
 from firmware.journal import EventCode, Journal
 from firmware.journal.opening import JournalRefused, system_log
-from firmware.journal.witness import WitnessRead, witness_problem
-from firmware.table.ports import ReadWitness
+from firmware.journal.witness import WitnessRead, parse_ack, witness_problem
+from firmware.table.floor_gate import WITNESS_HOLD
+from firmware.table.happenings import RequestHappening
+from firmware.table.ports import FloorPort, ReadWitness
+
+if TYPE_CHECKING:
+    from firmware.table.controller import Controller
 
 log = logging.getLogger("etg.table.witness")
 
@@ -52,3 +63,36 @@ def journal_witness(journal: Journal, got: WitnessRead | None) -> None:
     else:
         journal.append_one("event", got.witness.to_json(),
                            code=int(EventCode.JOURNAL_WITNESSED))
+
+
+def await_witness(ctl: Controller, link: FloorPort | None, got: WitnessRead | None,
+                  required: bool) -> None:
+    """No witness at start and one is required: hold play until the link brings it."""
+    if not required or got is None or got.witness is not None:
+        return
+    ctl.floor_gate.holds[WITNESS_HOLD] = "waiting for the floor's witness"
+    if link is None:
+        return
+    link.on_witness = lambda body: ctl.put(RequestHappening("floor-witness", {"ack": body}))
+
+
+def witness_arrived(ctl: Any, journal: Journal, body: Any) -> tuple[bool, str]:
+    """The floor's acknowledgement, brought by the link while the table holds for it
+    (the controller's thread): agreeing, play goes on; contradicting, the table stops."""
+    if WITNESS_HOLD not in ctl.floor_gate.holds:
+        return True, "not waiting"
+    w = parse_ack(body)
+    if w is None:
+        return False, "not an acknowledgement"
+    problem = witness_problem(journal, w)
+    if problem is not None:
+        why = f"journal refused by the floor's witness: {problem}"
+        system_log(f"{journal.path}: {why}; the table takes no more input (call a technician)")
+        journal.refused = why
+        ctl.fail(why, None)
+        return False, why
+    ctl.event(EventCode.JOURNAL_WITNESSED, None, **w.to_json(), late=True)
+    ctl.floor_gate.holds.pop(WITNESS_HOLD, None)
+    log.info("%s: the floor's witness agrees (record %s, message %d): play goes on",
+             journal.path, w.seq, w.n)
+    return True, "witnessed"

@@ -1,17 +1,20 @@
-"""After a start on a long journal: what the start did not prove, proven beside the table.
+"""After a start on a long journal: the engine's replay of the history, beside the table.
 
-A start proves the journal from its last checkpoint (firmware.journal.checkpoint): the
-keyed chain, the commit markers, the head, the meters and the engine replay from there to
-the end — everything the table's state and meters rest on — so it stays fast however long
-the journal. The records before that checkpoint (the table's history: recall of old
-rounds, old events) are proven here, right after the start, by ``etg audit verify --until
-SEQ`` in a child process at the lowest CPU priority, while the table plays: a separate
+A start proves the WHOLE keyed chain, the schema, the commit markers, the head and the
+meters before anything reads the journal (firmware.journal.opening), and the engine's
+replay from the last checkpoint. Only the engine's replay of the records before that
+checkpoint (linear in the journal's length) runs here, right after the start, as ``etg
+audit verify --until SEQ`` in a child process at the lowest CPU priority: a separate
 process, so the table's own threads never wait for it.
 
-If that proof fails, the table stops taking inputs (a journal failure: on the screen and
-in the system log, as a refused start would be) and plays no more on this journal; its
-power-up records, written before the failure was known, stay in it. The child is ended
-when the table stops. Only a journal with rounds before its last checkpoint needs it.
+An unproven history fails closed (issue 42, finding 6): until the proof succeeds the table
+finishes the round in play and deals no new one (a hold: firmware.table.floor_gate, shown
+on the display and the floor's status). Each attempt has a deadline; an attempt that does
+not finish — killed, stopped (SIGSTOP: its deadline passes and it is killed), starved,
+crashed, or any exit but "proven" or "broken" — is retried with back-off, for as long as
+the table runs. Every outcome is an event (712 proven, 713 not finished, with the next
+try); a proof that finds the history BROKEN stops the table (a journal failure, in the
+system log and on the screen), and nothing more is written into that journal.
 """
 
 from __future__ import annotations
@@ -24,15 +27,20 @@ import subprocess
 import sys
 import threading
 from collections.abc import Callable, Iterator
+from dataclasses import dataclass
 from pathlib import Path
 
 from firmware.journal import Journal
 from firmware.journal import key as journal_key
 from firmware.journal.opening import system_log
 from firmware.table.controller import Controller
+from firmware.table.floor_gate import HISTORY_HOLD
 from firmware.table.happenings import RequestHappening
 
 log = logging.getLogger("etg.table.audit")
+
+#: the first retry's wait and the longest (doubling in between), seconds
+BACKOFF_S = (5.0, 300.0)
 
 
 def needed(journal: Journal) -> int | None:
@@ -45,64 +53,129 @@ def needed(journal: Journal) -> int | None:
     return until
 
 
+def deadline_for(until: int) -> float:
+    """One attempt's deadline: generous for the Pi (several times slower than a desktop,
+    about 20 records a round; docs/table.md states the measured rate)."""
+    return 120.0 + until / 500.0
+
+
+@dataclass(frozen=True)
+class Outcome:
+    """One attempt: ``proven``, ``broken`` (``problem`` says where) or ``unfinished``."""
+
+    kind: str
+    attempt: int
+    problem: str = ""
+    retry_in: float | None = None
+
+
 class PrefixAudit:
-    """``etg audit verify --until SEQ --json`` as a child process; ``on_failure`` gets the
-    problem (from the child's thread) when the proof fails."""
+    """``etg audit verify --until SEQ --json`` as a child process, tried until it proves
+    or finds the history broken; ``on_outcome`` gets every outcome (from the audit's
+    thread), ``on_failure`` the problem of a broken history."""
 
     def __init__(self, journal_path: Path, key_path: Path, until: int,
-                 on_failure: Callable[[str], None]) -> None:
+                 on_failure: Callable[[str], None], *,
+                 on_outcome: Callable[[Outcome], None] | None = None,
+                 deadline_s: float | None = None,
+                 backoff_s: tuple[float, float] = BACKOFF_S) -> None:
         self.until = until
+        self._argv = [sys.executable, "-m", "firmware", "audit", "verify", "--journal",
+                      str(journal_path), "--key", str(key_path), "--until", str(until),
+                      "--json"]
         self._on_failure = on_failure
-        self._stopped = False
+        self._on_outcome = on_outcome or (lambda o: None)
+        self.deadline_s = deadline_for(until) if deadline_s is None else deadline_s
+        self._backoff = backoff_s
+        self._stop = threading.Event()
+        self._started = threading.Event()
         self.result: dict[str, object] | None = None
-        self.proc = subprocess.Popen(
-            [sys.executable, "-m", "firmware", "audit", "verify", "--journal",
-             str(journal_path), "--key", str(key_path), "--until", str(until), "--json"],
-            stdout=subprocess.PIPE, stderr=subprocess.PIPE, stdin=subprocess.DEVNULL,
-            text=True)
-        with contextlib.suppress(OSError):  # the lowest priority (not in preexec_fn:
-            os.setpriority(os.PRIO_PROCESS, self.proc.pid, 19)  # the table has threads)
-        self._thread = threading.Thread(target=self._wait, name="prefix-audit", daemon=True)
+        self.outcomes: list[Outcome] = []
+        self.proc: subprocess.Popen[str] | None = None
+        self._thread = threading.Thread(target=self._run, name="prefix-audit", daemon=True)
         self._thread.start()
+        self._started.wait(10)
 
-    def _wait(self) -> None:
-        out, err = self.proc.communicate()
-        if self._stopped:
-            return
+    def _spawn(self) -> subprocess.Popen[str]:
+        proc = subprocess.Popen(self._argv, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                                stdin=subprocess.DEVNULL, text=True)
+        with contextlib.suppress(OSError):  # the lowest priority (not in preexec_fn:
+            os.setpriority(os.PRIO_PROCESS, proc.pid, 19)  # the table has threads)
+        return proc
+
+    def _run(self) -> None:
+        wait, attempt = self._backoff[0], 0
+        while not self._stop.is_set():
+            attempt += 1
+            try:
+                self.proc = self._spawn()
+            except OSError as exc:
+                self._started.set()
+                outcome = Outcome("unfinished", attempt, f"cannot start: {exc}")
+            else:
+                self._started.set()
+                outcome = self._attempt(self.proc, attempt)
+            if self._stop.is_set():
+                return
+            if outcome.kind == "unfinished":
+                outcome = Outcome("unfinished", attempt, outcome.problem, wait)
+            self.outcomes.append(outcome)
+            self._on_outcome(outcome)
+            if outcome.kind == "proven":
+                log.info("journal records 1..%d proven beside the table", self.until)
+                return
+            if outcome.kind == "broken":
+                self._on_failure(outcome.problem)
+                return
+            log.warning("the journal's records 1..%d are not proven yet (attempt %d: %s); "
+                        "no new round until they are; next try in %.0f s", self.until,
+                        attempt, outcome.problem, wait)
+            if self._stop.wait(wait):
+                return
+            wait = min(wait * 2, self._backoff[1])
+
+    def _attempt(self, proc: subprocess.Popen[str], attempt: int) -> Outcome:
+        try:
+            out, err = proc.communicate(timeout=self.deadline_s)
+        except subprocess.TimeoutExpired:
+            proc.kill()  # SIGKILL ends a stopped (SIGSTOP) child too
+            proc.communicate()
+            return Outcome("unfinished", attempt,
+                           f"no answer within its deadline of {self.deadline_s:.0f} s")
         try:
             self.result = json.loads(out)
         except ValueError:
             self.result = None
-        res = self.result or {}
-        if self.proc.returncode == 0 and res.get("ok"):
-            log.info("journal records 1..%d proven beside the table", self.until)
-            return
-        problem = str(res.get("problem") or err.strip() or f"exit {self.proc.returncode}")
-        if self.proc.returncode == 1:
+        res = self.result if isinstance(self.result, dict) else {}
+        code = proc.returncode
+        if code == 0 and res.get("ok") is True:
+            return Outcome("proven", attempt)
+        if code == 1 and res.get("ok") is False:
             where = f" at record {res['first_bad']}" if res.get("first_bad") else ""
-            self._on_failure(f"journal integrity check failed{where}: {problem}")
-        else:
-            log.warning("the journal's records 1..%d could not be proven: %s", self.until,
-                        problem)
+            return Outcome("broken", attempt, f"journal integrity check failed{where}: "
+                           f"{res.get('problem')}")
+        how = f"killed by signal {-code}" if code < 0 else f"exit {code}"
+        detail = str(res.get("problem") or err.strip()[-200:] or "no result")
+        return Outcome("unfinished", attempt, f"{how}: {detail}")
+
+    @property
+    def proven(self) -> bool:
+        return any(o.kind == "proven" for o in self.outcomes)
 
     def join(self, timeout: float) -> None:
         self._thread.join(timeout)
 
     def stop(self) -> None:
-        self._stopped = True
-        if self.proc.poll() is None:
-            self.proc.terminate()
-            try:
-                self.proc.wait(5)
-            except subprocess.TimeoutExpired:
-                self.proc.kill()
-                self.proc.wait(5)
-        self._thread.join(5)
+        self._stop.set()
+        proc = self.proc
+        if proc is not None and proc.poll() is None:
+            proc.kill()
+        self._thread.join(10)
 
 
 def stop_taking_inputs(ctl: Controller) -> Callable[[str], None]:
-    """What a failed prefix audit does: the system log, then the table stops taking
-    inputs (a journal failure, handed to the controller's own thread)."""
+    """What a history found broken does: the system log, then the table stops taking
+    inputs and writes nothing more into that journal (handed to the controller's thread)."""
 
     def failed(why: str) -> None:
         system_log(f"{ctl.journal.path}: {why}; the table takes no more input")
@@ -111,18 +184,33 @@ def stop_taking_inputs(ctl: Controller) -> Callable[[str], None]:
     return failed
 
 
+def report_outcome(ctl: Controller) -> Callable[[Outcome], None]:
+    """Every outcome as an event, and the hold lifted once proven (controller's thread)."""
+
+    def outcome(o: Outcome) -> None:
+        if o.kind != "broken":
+            ctl.put(RequestHappening("history-proof", {
+                "outcome": o.kind, "attempt": o.attempt, "problem": o.problem,
+                "retry_in": o.retry_in}))
+
+    return outcome
+
+
 @contextlib.contextmanager
 def prefix_audit(ctl: Controller, key_setting: str) -> Iterator[PrefixAudit | None]:
-    """The audit of what the start did not prove, for as long as the table runs."""
+    """The proof of what the start did not replay, for as long as the table runs; the
+    table holds play (no new round) until it succeeds."""
     journal = ctl.journal
     until = needed(journal)
     if until is None:
         yield None
         return
+    ctl.floor_gate.holds[HISTORY_HOLD] = "the journal's history is being proven"
+    ctl.refresh()
     audit = PrefixAudit(journal.path, journal_key.key_path_for(journal.path, key_setting),
-                        until, stop_taking_inputs(ctl))
-    log.info("proving journal records 1..%d beside the table (pid %d)", until,
-             audit.proc.pid)
+                        until, stop_taking_inputs(ctl), on_outcome=report_outcome(ctl))
+    log.info("proving journal records 1..%d beside the table (pid %s); no new round until "
+             "they are", until, audit.proc.pid if audit.proc else "-")
     try:
         yield audit
     finally:

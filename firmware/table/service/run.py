@@ -39,7 +39,11 @@ from firmware.table.meter_proof import start_proof
 from firmware.table.ports import FloorPort, OpenFloorLink, ReadWitness
 from firmware.table.recovery import Recovered, open_table
 from firmware.table.requests.transfers import CreditLimits
-from firmware.table.service.floor_witness import check_witness, journal_witness
+from firmware.table.service.floor_witness import (
+    await_witness,
+    check_witness,
+    journal_witness,
+)
 from firmware.table.service.prefix_audit import prefix_audit
 from firmware.table.service.preflight import check_before_start, nobody_presses
 from firmware.table.service.restart import find_last_stop, new_shoe_for_the_demo, resume
@@ -69,6 +73,8 @@ class RunOptions:
     floor_link: OpenFloorLink | None = None
     #: the floor's acknowledgement, asked at start (the journal's witness off the box)
     floor_witness: ReadWitness | None = None
+    #: no witness at start: hold play until the floor link brings one (floor.witness)
+    witness_required: bool = False
     #: the auto-players' computed strategy (the command line hands in firmware.math's)
     strategy_for: StrategyFor | None = None
     #: the window demo: the game asked for with F2 when the window closed (the command
@@ -380,6 +386,7 @@ def _run(cfg: TableSetup, opts: RunOptions, rules: Rules, notifier: Notifier,
         journal = _open_journal(cfg, stack)
         witnessed = check_witness(journal, opts.floor_witness)  # still nothing written
         up = _power_up(cfg, opts, rules, journal, witnessed)
+        await_witness(up.ctl, up.floor_link, witnessed, opts.witness_required)
         if up.table_rng is not None:
             stack.callback(up.table_rng.close)
         if up.floor_link is not None:

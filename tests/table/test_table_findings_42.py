@@ -1,0 +1,295 @@
+"""Issue 42's findings, each reproduced as the outside audit did it, through the journal's
+and the table's public entry points. Each of these failed on bc5b817."""
+
+from __future__ import annotations
+
+import contextlib
+import datetime as dt
+import json
+import os
+import shutil
+import sqlite3
+import threading
+from pathlib import Path
+from typing import Any, cast
+
+import pytest
+from journal_rig import play, table_on
+from table_helpers import FakeRng
+
+from firmware.cli import main
+from firmware.engine.inputs import Wager
+from firmware.journal import EventCode, Journal, JournalError, open_existing
+from firmware.journal.errors import JournalRefused
+from firmware.journal.opening import open_for_table
+from firmware.journal.witness import WitnessRead
+from firmware.table.controller import Controller
+from firmware.table.meter_proof import start_proof
+from firmware.table.service.floor_witness import await_witness
+
+
+def _verify(path: Path, capsys: pytest.CaptureFixture[str], *more: str) -> tuple[int, str]:
+    capsys.readouterr()
+    rc = main(["audit", "verify", "--journal", str(path), *more])
+    return rc, capsys.readouterr().out
+
+
+def test_finding_1_bingo_checkpoint_key_order(tmp_path: Path,
+                                              capsys: pytest.CaptureFixture[str]) -> None:
+    """A Bingo round's draws were filled in the RNG's order live and in sorted order by
+    the replay of the journaled draw: the first checkpoint was called broken."""
+    path = tmp_path / "j.sqlite"
+    ctl = table_on(path, variant="bingo", checkpoint_rounds=2)
+    ctl.rng = FakeRng()
+    play(ctl, 5)
+    assert ctl.finals >= 4
+    ctl.journal.close()
+    rc, out = _verify(path, capsys)
+    assert rc == 0, out
+    assert out.startswith("ok:")
+
+
+def _cash_out_then_play(path: Path) -> None:
+    """A cash-out T-1 of 700 cents on seat 1, then rounds past several checkpoints."""
+    ctl = table_on(path, checkpoint_rounds=2)
+    play(ctl, 2)
+    ok, msg = ctl.request("credits-out", {"seat": 1, "cents": 700, "id": "T-1"})
+    assert ok, msg
+    play(ctl, 6, seed=2)
+    ctl.journal.close()
+
+
+def _sql(path: Path, *statements: str) -> None:
+    db = sqlite3.connect(path, isolation_level=None)
+    for st in statements:
+        db.execute(st)
+    db.close()
+
+
+def test_finding_2_transfer_ids_read_only_when_proven(tmp_path: Path,
+                                                      capsys: pytest.CaptureFixture[str]
+                                                      ) -> None:
+    """The 801 of T-1 deleted from before the last checkpoint: `credits status` said
+    not-applied and `credits out --id T-1` paid it again. Now every reader passes one gate
+    that proves the whole chain first: both refuse, and nothing is paid."""
+    path = tmp_path / "j.sqlite"
+    _cash_out_then_play(path)
+    _sql(path, "DELETE FROM records WHERE kind = 'event' AND code = 801 "
+               "AND body LIKE '%\"T-1\"%'")
+    before = sqlite3.connect(path).execute("SELECT COUNT(*) FROM records").fetchone()[0]
+    capsys.readouterr()
+    assert main(["credits", "status", "--id", "T-1", "--journal", str(path)]) == 1
+    err = capsys.readouterr().err
+    assert "BROKEN" in err and "not-applied" not in err
+    rc = main(["--set", "table.mode=bench", "credits", "out", "--seat", "1",
+               "--cents", "700", "--id", "T-1", "--journal", str(path)])
+    assert rc != 0
+    after = sqlite3.connect(path).execute("SELECT COUNT(*) FROM records").fetchone()[0]
+    assert after == before  # nothing written, nothing paid
+    for cmd in (["events"], ["recall", "--last", "1"], ["meters"]):
+        assert main([*cmd, "--journal", str(path)]) == 1, cmd
+
+
+def test_finding_2_the_gate_shuts_every_reader_before_the_proof(tmp_path: Path) -> None:
+    """Structural: a gated connection yields no record before its proof, and a reader's
+    none past the record its proof ended at."""
+    path = tmp_path / "j.sqlite"
+    _cash_out_then_play(path)
+    j = Journal(path, readonly=True, gated=True)
+    with pytest.raises(JournalError, match="only once it is proven"):
+        next(j.records())
+    j.close()
+    j = open_existing(path)
+    last = j.last_seq
+    j.mark_proven(last - 5, "")
+    assert max(r.seq for r in j.records()) == last - 5
+    j.close()
+
+
+def test_finding_5_archived_journal_put_back_is_refused(tmp_path: Path,
+                                                        capsys: pytest.CaptureFixture[str]
+                                                        ) -> None:
+    """`etg journal init --archive` left the old journal with the same secret; moved back
+    it verified ok and the table started on it. Now the register beside the secret names
+    it: the start and the audit refuse it as live memory."""
+    path = tmp_path / "j.sqlite"
+    _cash_out_then_play(path)
+    assert main(["--set", "table.mode=bench", "journal", "init", "--reason",
+                 "new card, ticket 1", "--archive", "--journal", str(path)]) == 0
+    kept = [p for p in tmp_path.iterdir() if p.name.startswith("j.sqlite.2")
+            and not p.name.endswith((".head", "-wal", "-shm"))]
+    assert len(kept) == 1
+    for suffix in ("", ".head"):
+        shutil.copy2(kept[0].with_name(kept[0].name + suffix),
+                     path.with_name(path.name + suffix))
+    with contextlib.suppress(FileNotFoundError):
+        path.with_name(path.name + "-wal").unlink()
+    rc, out = _verify(path, capsys)
+    assert rc == 1 and "archived" in out, out
+    with pytest.raises(JournalRefused, match="archived"):
+        open_for_table(path, "", bench=True, prove=start_proof)
+
+
+def test_finding_7_a_foreign_row_numbered_0_is_not_intact(tmp_path: Path,
+                                                          capsys: pytest.CaptureFixture[str]
+                                                          ) -> None:
+    path = tmp_path / "j.sqlite"
+    _cash_out_then_play(path)
+    _sql(path, "INSERT INTO records(seq, ts_ns, kind, code, round_no, body, prev, hash, "
+               "txn_last) VALUES (0, 1, 'event', 101, NULL, '{}', 'x', 'y', 0)")
+    rc, out = _verify(path, capsys)
+    assert rc == 1 and "numbered 0" in out, out
+    with pytest.raises(JournalRefused, match="numbered 0"):
+        open_for_table(path, "", bench=True, prove=start_proof)
+
+
+def test_finding_3_head_rewritten_in_place_during_the_start(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """H1 (older) and H2 (after a cash-out) kept; the journal cut back to before the
+    cash-out; a loop rewrites the head file in place, H1 and H2 in turn, while the table
+    starts. The start read the head twice and called a moving head "a table writing
+    beside": within a few tries it passed. Now the head is read once, inside the read
+    transaction, under the lock, and that reading is held to the one-transaction rule."""
+    path = tmp_path / "j.sqlite"
+    head = path.with_name(path.name + ".head")
+    ctl = table_on(path, checkpoint_rounds=2)
+    play(ctl, 2)
+    ctl.journal.close()
+    h1 = head.read_bytes()
+    ctl = table_on(path, checkpoint_rounds=2)
+    play(ctl, 1, seed=3)
+    ctl.journal.close()
+    cut = tmp_path / "cut"
+    cut.mkdir()
+    for f in tmp_path.glob("j.sqlite*"):
+        if f.is_file():
+            shutil.copy2(f, cut / f.name)
+    ctl = table_on(path, checkpoint_rounds=2)
+    ok, msg = ctl.request("credits-out", {"seat": 1, "cents": 700, "id": "T-1"})
+    assert ok, msg
+    ctl.journal.close()
+    h2 = head.read_bytes()
+    assert h1 != h2
+    for f in tmp_path.glob("j.sqlite*"):
+        if f.is_file():
+            f.unlink()
+    for f in cut.iterdir():
+        shutil.copy2(f, tmp_path / f.name)
+    head.write_bytes(h2)
+    with pytest.raises(JournalRefused):  # H2 put back over the cut journal: refused
+        open_for_table(path, "", bench=True, prove=start_proof)
+
+    stop = threading.Event()
+
+    def rewrite() -> None:
+        with head.open("r+b", buffering=0) as f:
+            while not stop.is_set():
+                for h in (h1, h2):
+                    f.seek(0)
+                    f.write(h)
+
+    loop = threading.Thread(target=rewrite, daemon=True)
+    loop.start()
+    try:
+        for _ in range(25):
+            with pytest.raises(JournalRefused):
+                open_for_table(path, "", bench=True, prove=start_proof).close()
+            capsys.readouterr()
+            assert main(["audit", "verify", "--journal", str(path)]) == 1
+            assert "BROKEN" in capsys.readouterr().out
+    finally:
+        stop.set()
+        loop.join()
+
+
+class _Link:
+    on_witness: Any = None
+
+
+def _held_table(path: Path) -> Controller:
+    ctl = table_on(path, checkpoint_rounds=2)
+    play(ctl, 1)
+    await_witness(ctl, cast(Any, link := _Link()), WitnessRead(None, "no broker"), True)
+    assert link.on_witness is not None
+    ctl.link = link  # type: ignore[attr-defined]
+    return ctl
+
+
+def test_finding_4_a_required_witness_holds_play_until_it_agrees(tmp_path: Path) -> None:
+    """A production table with a floor, started while the floor is unreachable: it
+    played (event 711) on whatever journal was put back. Now it deals no new round until
+    the floor link brings the floor's acknowledgement and it agrees."""
+    ctl = _held_table(tmp_path / "j.sqlite")
+    assert ctl.floor_gate.held and "witness" in ctl.floor_gate.held
+    assert not ctl.take(Wager(1, 500), "bench")  # no new round
+    ok, _ = ctl.request("credits-in", {"seat": 1, "cents": 100})
+    assert ok  # the attendant still works
+    last = ctl.journal.record(ctl.journal.last_seq)
+    assert last is not None
+    ctl.link.on_witness({"n": 0, "seq": last.seq, "hash": last.hash})
+    _drain(ctl)
+    assert not ctl.floor_gate.holds
+    assert ctl.take(Wager(1, 500), "bench")
+    codes = [r.code for r in ctl.journal.records(kinds=["event"])]
+    assert codes[-1] == EventCode.JOURNAL_WITNESSED
+
+
+def test_finding_4_a_contradicting_witness_stops_the_held_table(tmp_path: Path) -> None:
+    ctl = _held_table(tmp_path / "j.sqlite")
+    before = ctl.journal.last_seq
+    ctl.link.on_witness({"n": 0, "seq": before + 50, "hash": "a" * 64})  # ahead: rolled back
+    _drain(ctl)
+    assert ctl.failure and "witness" in ctl.failure
+    assert ctl.journal.refused
+    ctl.event(EventCode.POWER_DOWN, None, reason="stop")
+    assert ctl.journal.last_seq == before  # nothing more written into it
+
+
+def _drain(ctl: Controller) -> None:
+    while not ctl.inbox.empty():
+        ctl.handle(ctl.inbox.get())
+
+
+def test_finding_7_a_clock_set_back_is_an_event_and_since_uses_record_order(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    path = tmp_path / "j.sqlite"
+    now = [2_000_000_000 * 10**9]
+    j = Journal(path, clock_ns=lambda: now[0])
+    j.append_one("event", {"n": 1}, code=101)
+    now[0] -= 3600 * 10**9  # the clock set back an hour
+    j.append_one("event", {"n": 2}, code=101)
+    j.append_one("event", {"n": 3}, code=101)
+    j.close()
+    db = sqlite3.connect(path)
+    steps = db.execute("SELECT body FROM records WHERE code = ?",
+                       (int(EventCode.CLOCK_BACKWARDS),)).fetchall()
+    db.close()
+    assert len(steps) == 1 and '"back_s":3600' in steps[0][0]
+    capsys.readouterr()
+    since = dt.datetime.fromtimestamp(2_000_000_000 - 10, dt.UTC).isoformat()
+    assert main(["events", "--json", "--since", since, "--journal", str(path)]) == 0
+    got = [json.loads(line) for line in capsys.readouterr().out.splitlines()]
+    assert [e.get("n") for e in got if e["code"] == 101] == [1, 2, 3]  # none missed
+
+
+def test_finding_7_a_bad_bench_force_draw_value_is_one_line(tmp_path: Path) -> None:
+    ctl = table_on(tmp_path / "j.sqlite", variant="bingo")
+    before = ctl.journal.last_seq
+    for values in ({"bingo_target": "x"}, {"bingo_target": 2.5}, "21", {}):
+        ok, msg = ctl.requests.run("force-draw", {"values": values})
+        assert not ok and "force-draw: values must be" in msg and "\n" not in msg
+    assert ctl.journal.last_seq == before and ctl.game.tilt is None  # no internal error
+
+
+def test_finding_7_a_journal_file_cut_short_is_broken_exit_1(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    path = tmp_path / "j.sqlite"
+    _cash_out_then_play(path)
+    size = path.stat().st_size
+    for cut in (size // 2, size - 4096):
+        shutil.copy2(path, tmp_path / "c.sqlite")
+        for side in (".head", ".key"):
+            shutil.copy2(path.with_name(path.name + side), tmp_path / f"c.sqlite{side}")
+        os.truncate(tmp_path / "c.sqlite", cut)
+        rc, out = _verify(tmp_path / "c.sqlite", capsys)
+        assert rc == 1 and out.startswith("BROKEN"), (cut, out)
