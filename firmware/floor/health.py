@@ -1,5 +1,8 @@
 """The floor service's own health, as every pit page shows it: is the broker reachable,
-is the database, and since when not.
+is the database, and since when not; is every thread alive (the watchdog's ``fault``);
+how far behind the tables the floor is (``lag_s``: the floor's receipt of a live status
+minus the time the table sent it, the median of the last :data:`LAG_WINDOW_S`); and how
+old the newest message from any table is.
 
 A lost broker must never look like every table died: while the floor cannot reach it,
 what the tiles show is the last thing known, and the page says the broker is unreachable
@@ -9,12 +12,19 @@ and since when. The ingest reports changes here; the hub passes them to open pag
 from __future__ import annotations
 
 import logging
+import statistics
 import threading
 import time
+from collections import deque
 from collections.abc import Callable
 from typing import Any
 
 log = logging.getLogger("etg.floor")
+
+#: lag samples older than this (seconds) no longer count
+LAG_WINDOW_S = 30.0
+#: the pages say the floor is behind from this lag on (seconds)
+LAG_SHOWN_S = 10.0
 
 
 class Health:
@@ -27,12 +37,44 @@ class Health:
         self.database: tuple[bool, float] = (True, now)
         self.database_error = ""
         self.listeners: list[Callable[[dict[str, Any]], None]] = []
+        self.fault: str | None = None
+        self._lags: deque[tuple[float, float]] = deque(maxlen=2000)
+        self.newest: float | None = None  # floor time of the newest message from a table
+        self._lag_shown = False
+
+    def heard(self, at: float) -> None:
+        self.newest = at
+
+    def lag_sample(self, lag: float) -> None:
+        """One live status's lag; the pages are told when the floor starts or stops
+        being behind (not on every sample)."""
+        now = time.time()
+        self._lags.append((now, lag))
+        behind = (self.lag() or 0.0) >= LAG_SHOWN_S
+        if behind != self._lag_shown:
+            self._lag_shown = behind
+            self._changed()
+
+    def lag(self) -> float | None:
+        now = time.time()
+        recent = [v for t, v in list(self._lags) if t > now - LAG_WINDOW_S]
+        return round(statistics.median(recent), 1) if recent else None
+
+    def faulted(self, why: str) -> None:
+        with self._lock:
+            self.fault = why
+        self._changed()
 
     def snapshot(self) -> dict[str, Any]:
         with self._lock:
-            return {"broker": self.broker[0], "broker_since": self.broker[1],
+            snap = {"broker": self.broker[0], "broker_since": self.broker[1],
                     "database": self.database[0], "database_since": self.database[1],
-                    "database_error": self.database_error}
+                    "database_error": self.database_error, "fault": self.fault}
+        lag = self.lag()
+        snap["lag_s"] = lag if lag is not None and lag >= LAG_SHOWN_S else None
+        snap["newest_age_s"] = (round(time.time() - self.newest, 1)
+                                if self.newest is not None else None)
+        return snap
 
     def _changed(self) -> None:
         snap = self.snapshot()

@@ -39,13 +39,16 @@ class Incoming:
 
 class FloorLedger(LedgerRules):
     def __init__(self, db: Database, *, day_start_minutes: int = 360,
-                 quarantine_after: int = 20, approved_name: str = "") -> None:
+                 quarantine_after: int = 20, approved_name: str = "",
+                 check_deadline_s: float = 120.0) -> None:
         """``quarantine_after``: bad messages within a minute that quarantine a table;
-        ``approved_name``: the approved release software checks compare with."""
+        ``approved_name``: the approved release software checks compare with;
+        ``check_deadline_s``: a software check unanswered this long is an alarm."""
         self.db = db
         self.day_start = day_start_minutes
         self.quarantine_after = quarantine_after
         self.approved_name = approved_name
+        self.check_deadline_s = check_deadline_s
         self.tables: dict[str, TableState] = load_states(db)
         self._saved: dict[str, TableState | None] = {}
 
@@ -84,6 +87,9 @@ class FloorLedger(LedgerRules):
         seen: dict[str, float] = {}
         meters: dict[str, dict[int, dict[str, Any]]] = {}  # per table, per chart slot
         for m in batch:
+            if m.kind == "control" and not m.table_id:  # the floor's own: deadlines
+                self.overdue_checks(m.received, work, out)
+                continue
             st = self.state(m.table_id, new)
             if m.kind == "record":
                 self.record(m, st, work, out, meters)

@@ -18,7 +18,7 @@ from typing import TYPE_CHECKING, Any
 import orjson
 
 from firmware.floor import gaming_day
-from firmware.floor.software_check import record_answer
+from firmware.floor.software_check import overdue, record_answer
 from firmware.floor.table_state import Applied, TableState, Work, ack_of
 from firmware.floor.wire import WireRecord
 
@@ -40,6 +40,7 @@ class LedgerRules:
     day_start: int
     quarantine_after: int
     approved_name: str
+    check_deadline_s: float
 
     # -- a journal that went back or was altered ----------------------------------------
 
@@ -189,6 +190,16 @@ class LedgerRules:
             self.alarm(m.table_id, st, "software", f"software check: {got[0]}: {got[1]}",
                        work, out)
         out.changed.add(m.table_id)
+
+    def overdue_checks(self, now: float, work: Work, out: Applied) -> None:
+        """Software checks past their deadline: a table that does not answer is flagged
+        (a tampered table need only ignore the request)."""
+        for tid, detail in overdue(self.db, now, self.check_deadline_s, work, out):
+            st = self.tables.get(tid)
+            if st is not None:
+                self.alarm(tid, st, "software", f"software check: no answer: {detail}",
+                           work, out)
+                out.changed.add(tid)
 
     def alarm(self, tid: str, st: TableState, kind: str, detail: str, work: Work,
               out: Applied, evidence: tuple[Any, Any, Any, str] | None = None) -> None:
