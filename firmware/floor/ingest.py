@@ -374,7 +374,7 @@ def _sample(payload: bytes) -> str:
 def _merge(into: Applied, a: Applied) -> None:
     for name in ("acks", "as_of"):
         getattr(into, name).update(getattr(a, name))
-    for name in ("changed", "gapped", "quarantined", "released"):
+    for name in ("changed", "gapped", "quarantined", "released", "flooded"):
         getattr(into, name).update(getattr(a, name))
     for name in ("events", "rounds", "alarms", "meters", "checks", "received"):
         getattr(into, name).extend(getattr(a, name))

@@ -107,6 +107,7 @@ class FloorLedger(LedgerRules):
                 seen[m.table_id] = max(seen.get(m.table_id, 0.0), m.received)
         for tid, slots in meters.items():
             self.day_figures(tid, self.tables[tid], slots, work)
+        self.flood_counts(out, work)
         now = time.time()
         for tid in out.changed:
             st = self.tables[tid]
@@ -144,6 +145,8 @@ class FloorLedger(LedgerRules):
             out.gaps += 1  # the table sends the missing ones again from the acknowledgement
             out.gapped.add(tid)
             return
+        if r.n == 1:
+            st.from_start = True
         self.sequence_checks(tid, r, st, work, out)
         if (ahead := plausibility.record_ahead(r.ts_ns, m.received)) is not None:
             self.alarm(tid, st, "clock", ahead, work, out)
@@ -155,7 +158,7 @@ class FloorLedger(LedgerRules):
             st.last_seq, st.last_hash = r.seq, r.hash
         work.append(("INSERT INTO floor_messages(table_id, n, seq, kind, hash)"
                      " VALUES (?, ?, ?, ?, ?)", (tid, r.n, r.seq, r.kind, r.hash)))
-        slot = self.open_day(st, r, m.received) if r.kind == "meters" else None
+        slot = self.open_day(st, r, m.received, tid) if r.kind == "meters" else None
         self.store(tid, r, st, work, out)
         if slot is not None:  # the chart: the slot's latest figures
             meters.setdefault(tid, {})[slot] = {"day": st.day, **gaming_day.figures(
