@@ -68,6 +68,33 @@ def register(sub: Any, common: argparse.ArgumentParser) -> None:
     s.add_argument("--db", metavar="URL", help="floor database (DIR/floor.sqlite)")
     s.set_defaults(func=cmd_staff)
 
+    _serve_parser(fs, common)
+
+    t = fs.add_parser("table-config", parents=[common], help="print a table's [floor] keys",
+                      description="The --set options (or TOML) that connect a table to the "
+                      "floor with its certificate.")
+    _dir_arg(t)
+    t.add_argument("table_id")
+    t.add_argument("--broker", default=DEFAULT_BROKER, metavar="HOST:PORT")
+    t.add_argument("--toml", action="store_true", help="print a [floor] TOML section")
+    t.set_defaults(func=cmd_table_config)
+
+    ld = fs.add_parser("load", parents=[common], help="simulated tables against a running "
+                       "floor, counted",
+                       description="Run N simulated tables against a running floor, sharded "
+                       "over processes: each with its own journal, outbox and floor link "
+                       "(or, --light, the same traffic built in memory). Prints what the "
+                       "floor acknowledged (delivered, lost, duplicated with --db), the "
+                       "table-to-floor latency and the floor's CPU and memory "
+                       "(--floor-pid); exit 1 when anything was not delivered.")
+    _dir_arg(ld)
+    from firmware.cli.floor_load import add_load_options
+
+    add_load_options(ld, DEFAULT_BROKER)
+
+
+def _serve_parser(fs: Any, common: argparse.ArgumentParser) -> None:
+    """``etg floor serve``: its options are the floor service's settings."""
     v = fs.add_parser("serve", parents=[common], help="the floor service and pit view",
                       description="Subscribe to every table, store into the floor database "
                       "(SQLite file, or PostgreSQL by URL) and serve the pit view.")
@@ -93,28 +120,6 @@ def register(sub: Any, common: argparse.ArgumentParser) -> None:
                    help="a table that has not answered a software check this long after it "
                    "was asked raises the software alarm (120)")
     v.set_defaults(func=cmd_serve)
-
-    t = fs.add_parser("table-config", parents=[common], help="print a table's [floor] keys",
-                      description="The --set options (or TOML) that connect a table to the "
-                      "floor with its certificate.")
-    _dir_arg(t)
-    t.add_argument("table_id")
-    t.add_argument("--broker", default=DEFAULT_BROKER, metavar="HOST:PORT")
-    t.add_argument("--toml", action="store_true", help="print a [floor] TOML section")
-    t.set_defaults(func=cmd_table_config)
-
-    ld = fs.add_parser("load", parents=[common], help="simulated tables against a running "
-                       "floor, counted",
-                       description="Run N simulated tables against a running floor, sharded "
-                       "over processes: each with its own journal, outbox and floor link "
-                       "(or, --light, the same traffic built in memory). Prints what the "
-                       "floor acknowledged (delivered, lost, duplicated with --db), the "
-                       "table-to-floor latency and the floor's CPU and memory "
-                       "(--floor-pid); exit 1 when anything was not delivered.")
-    _dir_arg(ld)
-    from firmware.cli.floor_load import add_load_options
-
-    add_load_options(ld, DEFAULT_BROKER)
 
 
 def _host_port(text: str, what: str) -> tuple[str, int]:

@@ -28,6 +28,7 @@ import secrets
 import threading
 import time
 from collections import deque
+from collections.abc import Callable
 from dataclasses import dataclass
 
 from etgcore.errors import UserError
@@ -112,8 +113,8 @@ class Throttle:
     """Failed logins per name and per address within :data:`WINDOW_S` (in memory: a
     restarted floor forgets them, which costs an attacker a restart he cannot cause)."""
 
-    def __init__(self, clock: object = time.monotonic) -> None:
-        self.clock = clock  # type: ignore[assignment]
+    def __init__(self, clock: Callable[[], float] = time.monotonic) -> None:
+        self.clock = clock
         self._fails: dict[tuple[str, str], deque[float]] = {}
         self._lock = threading.Lock()
 
@@ -125,7 +126,7 @@ class Throttle:
 
     def refused(self, name: str, address: str) -> float:
         """Seconds to wait before this name or address may try again (0: may try)."""
-        now = self.clock()  # type: ignore[operator]
+        now = self.clock()
         with self._lock:
             wait = 0.0
             for key, limit in ((("name", name), PER_NAME), (("addr", address), PER_ADDRESS)):
@@ -138,7 +139,7 @@ class Throttle:
             return wait
 
     def failed(self, name: str, address: str) -> None:
-        now = self.clock()  # type: ignore[operator]
+        now = self.clock()
         with self._lock:
             self._recent(("name", name), now).append(now)
             self._recent(("addr", address), now).append(now)

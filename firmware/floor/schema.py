@@ -24,7 +24,7 @@ a new version (``"v"``), never guessed at.
 
 from __future__ import annotations
 
-from typing import Annotated, Literal, Union
+from typing import Annotated, Literal
 
 import msgspec
 from msgspec import Meta, Struct
@@ -49,9 +49,11 @@ Positive = Annotated[int, Meta(ge=1, le=MAX_INT)]
 Signed = Annotated[int, Meta(ge=-MAX_INT, le=MAX_INT)]
 Code = Annotated[int, Meta(ge=0, le=MAX_CODE)]
 Hex64 = Annotated[str, Meta(pattern="^[0-9a-f]{64}$")]
-Text = Annotated[str, Meta(max_length=MAX_TEXT)]
-Text64 = Annotated[str, Meta(max_length=64)]
-Text500 = Annotated[str, Meta(max_length=500)]
+#: texts the floor stores as they are (not inside JSON): no NUL, which PostgreSQL refuses
+_NO_NUL = "^[^\x00]*$"
+Text = Annotated[str, Meta(max_length=MAX_TEXT, pattern=_NO_NUL)]
+Text64 = Annotated[str, Meta(max_length=64, pattern=_NO_NUL)]
+Text500 = Annotated[str, Meta(max_length=500, pattern=_NO_NUL)]
 #: a Unix time in seconds (before the year 36812: any later is no clock's)
 UnixTime = Annotated[float, Meta(ge=0, lt=2**40)]
 Key = Annotated[str, Meta(max_length=MAX_KEY)]
@@ -61,20 +63,20 @@ SeatNo = Annotated[int, Meta(ge=0, le=64)]
 # the top object is level 1, V2 a value at level 2, ..., V8 a leaf inside level 7 ----
 LeafText = Annotated[str, Meta(max_length=MAX_LEAF_TEXT)]
 Decimal = Annotated[float, Meta(ge=-MAX_DECIMAL, le=MAX_DECIMAL)]
-Leaf = Union[None, bool, Signed, Decimal, LeafText]
+Leaf = None | bool | Signed | Decimal | LeafText
 V8 = Leaf
-V7 = Union[Leaf, Annotated[list[V8], Meta(max_length=MAX_ITEMS)],
-           Annotated[dict[Key, V8], Meta(max_length=MAX_ITEMS)]]
-V6 = Union[Leaf, Annotated[list[V7], Meta(max_length=MAX_ITEMS)],
-           Annotated[dict[Key, V7], Meta(max_length=MAX_ITEMS)]]
-V5 = Union[Leaf, Annotated[list[V6], Meta(max_length=MAX_ITEMS)],
-           Annotated[dict[Key, V6], Meta(max_length=MAX_ITEMS)]]
-V4 = Union[Leaf, Annotated[list[V5], Meta(max_length=MAX_ITEMS)],
-           Annotated[dict[Key, V5], Meta(max_length=MAX_ITEMS)]]
-V3 = Union[Leaf, Annotated[list[V4], Meta(max_length=MAX_ITEMS)],
-           Annotated[dict[Key, V4], Meta(max_length=MAX_ITEMS)]]
-V2 = Union[Leaf, Annotated[list[V3], Meta(max_length=MAX_ITEMS)],
-           Annotated[dict[Key, V3], Meta(max_length=MAX_ITEMS)]]
+V7 = (Leaf | Annotated[list[V8], Meta(max_length=MAX_ITEMS)]
+      | Annotated[dict[Key, V8], Meta(max_length=MAX_ITEMS)])
+V6 = (Leaf | Annotated[list[V7], Meta(max_length=MAX_ITEMS)]
+      | Annotated[dict[Key, V7], Meta(max_length=MAX_ITEMS)])
+V5 = (Leaf | Annotated[list[V6], Meta(max_length=MAX_ITEMS)]
+      | Annotated[dict[Key, V6], Meta(max_length=MAX_ITEMS)])
+V4 = (Leaf | Annotated[list[V5], Meta(max_length=MAX_ITEMS)]
+      | Annotated[dict[Key, V5], Meta(max_length=MAX_ITEMS)])
+V3 = (Leaf | Annotated[list[V4], Meta(max_length=MAX_ITEMS)]
+      | Annotated[dict[Key, V4], Meta(max_length=MAX_ITEMS)])
+V2 = (Leaf | Annotated[list[V3], Meta(max_length=MAX_ITEMS)]
+      | Annotated[dict[Key, V3], Meta(max_length=MAX_ITEMS)])
 Content = Annotated[dict[Key, V2], Meta(max_length=MAX_ITEMS)]
 
 Version = Literal[1]
@@ -161,8 +163,8 @@ class GapRecord(Struct, tag_field="kind", tag="gap", forbid_unknown_fields=True,
             raise ValueError(f"a gap's from_n ({self.from_n}) is after its n ({self.n})")
 
 
-AnyRecord = Union[EventRecord, RoundRecord, MetersRecord, ChainRecord, OversizeRecord,
-                  GapRecord]
+AnyRecord = (EventRecord | RoundRecord | MetersRecord | ChainRecord | OversizeRecord
+             | GapRecord)
 Records = Annotated[list[AnyRecord], Meta(min_length=1, max_length=MAX_BATCH)]
 
 
