@@ -19,12 +19,19 @@ from collections import deque
 from collections.abc import Callable
 from typing import Any
 
+from firmware.floor.supervise import PING_S
+
 log = logging.getLogger("etg.floor")
 
 #: lag samples older than this (seconds) no longer count
 LAG_WINDOW_S = 30.0
 #: the pages say the floor is behind from this lag on (seconds)
 LAG_SHOWN_S = 10.0
+#: a thread's heartbeat older than this (seconds) is a warning on every page
+BEAT_WARN_S = {"network": 3 * PING_S + 2, "store": 15.0, "event loop": 10.0}
+#: no message from any table this long (seconds) while tables are online: a warning (each
+#: repeats its status every 30 s)
+QUIET_S = 90.0
 
 
 class Health:
@@ -41,6 +48,11 @@ class Health:
         self._lags: deque[tuple[float, float]] = deque(maxlen=2000)
         self.newest: float | None = None  # floor time of the newest message from a table
         self._lag_shown = False
+        #: the watched threads' heartbeat ages (the supervisor's), and whether any table is
+        #: online (the ledger's): set by the service
+        self.beats: Callable[[], dict[str, float]] = dict
+        self.expecting: Callable[[], bool] = lambda: False
+        self._warned: tuple[str, ...] = ()
 
     def heard(self, at: float) -> None:
         self.newest = at
@@ -65,6 +77,35 @@ class Health:
             self.fault = why
         self._changed()
 
+    def warnings(self) -> dict[str, str]:
+        """What is late now, by what (a thread's name, or ``quiet``): the banner's text."""
+        out: dict[str, str] = {}
+        with self._lock:
+            broker_up, since = self.broker
+        ages = self.beats()
+        for name, age in ages.items():
+            if name == "network" and not broker_up:
+                continue  # not beating while away is the broker banner, not this one
+            if age > BEAT_WARN_S.get(name, 30.0):
+                what = ("the floor's heartbeat through the broker has not come back"
+                        if name == "network" else f"the {name} thread has not beaten")
+                out[name] = f"{what} for {age:.0f} s"
+        heard = self.newest if self.newest is not None else since
+        quiet = time.time() - max(heard, since)
+        if broker_up and quiet > QUIET_S and self.expecting():
+            out["quiet"] = (f"no message from any table for {quiet:.0f} s although "
+                            "tables are online")
+        return out
+
+    def review(self) -> None:
+        """From the watchdog, every second: tell the pages when a warning comes or goes."""
+        now = tuple(sorted(self.warnings()))
+        if now != self._warned:
+            self._warned = now
+            if now:
+                log.warning("floor health: %s", "; ".join(self.warnings().values()))
+            self._changed()
+
     def snapshot(self) -> dict[str, Any]:
         with self._lock:
             snap = {"broker": self.broker[0], "broker_since": self.broker[1],
@@ -74,6 +115,8 @@ class Health:
         snap["lag_s"] = lag if lag is not None and lag >= LAG_SHOWN_S else None
         snap["newest_age_s"] = (round(time.time() - self.newest, 1)
                                 if self.newest is not None else None)
+        snap["threads"] = self.beats()
+        snap["warnings"] = list(self.warnings().values())
         return snap
 
     def _changed(self) -> None:

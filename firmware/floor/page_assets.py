@@ -104,6 +104,7 @@ function showHealth(h){
     + ': tiles show what the floor last knew');
   if (h.lag_s) msgs.push('the floor is ' + Math.round(h.lag_s)
     + ' s behind the tables: tiles show what they reported that long ago');
+  for (const w of h.warnings || []) msgs.push(w);
   if (!h.database) msgs.push('floor database unreachable since ' + h.database_since_text
     + ' (' + h.database_error + '): tables wait, nothing is lost');
   b.textContent = msgs.join(' · '); b.classList.toggle('show', msgs.length > 0);

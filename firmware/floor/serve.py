@@ -85,10 +85,13 @@ def serve(opts: ServeOptions) -> int:
     (:data:`~firmware.floor.supervise.EXIT_FAULT`, for systemd to restart it); the broker
     it started (if any) stops with it."""
 
+    fault = threading.Event()
+
     def stop(signum: int, frame: Any) -> None:
         # uvicorn takes SIGTERM while it runs and raises it again once it has shut down;
-        # this handler then unwinds the rest (the broker below) instead of dying
-        raise SystemExit(0)
+        # this handler then unwinds the rest (the broker below) instead of dying, with the
+        # fault's status when a fault sent that SIGTERM
+        raise SystemExit(EXIT_FAULT if fault.is_set() else 0)
 
     signal.signal(signal.SIGTERM, stop)
     sock = http_socket(opts.http_host, opts.http_port)
@@ -98,7 +101,7 @@ def serve(opts: ServeOptions) -> int:
         if opts.start_broker:
             broker = BrokerSupervisor(opts.floor_dir, opts.broker_host, opts.broker_port)
             broker.start()
-        faulted = _serve(opts, sock, ingest_db, web_db)
+        faulted = _serve(opts, sock, ingest_db, web_db, fault)
     finally:
         if broker is not None:
             broker.stop()
@@ -106,12 +109,13 @@ def serve(opts: ServeOptions) -> int:
     return EXIT_FAULT if faulted else 0
 
 
-def _on_fault(health: Health) -> Any:
+def _on_fault(health: Health, faulted: threading.Event) -> Any:
     def fault(why: str) -> None:
         """The banner first (pages see why), then the process stops: uvicorn's own
         shutdown on SIGTERM, and if even that hangs (a stuck thread holding a lock), a
         hard exit after a while."""
         health.faulted(why)
+        faulted.set()
 
         def stop() -> None:
             signal.raise_signal(signal.SIGTERM)
@@ -132,7 +136,7 @@ async def _loop_beats(supervisor: Supervisor) -> None:
 
 
 def _serve(opts: ServeOptions, sock: socket.socket, ingest_db: Database,
-           web_db: Database) -> bool:
+           web_db: Database, fault: threading.Event) -> bool:
     """The service until it stops; True when a fault stopped it."""
     import uvicorn
 
@@ -140,14 +144,21 @@ def _serve(opts: ServeOptions, sock: socket.socket, ingest_db: Database,
 
     health = Health()
     hub = Hub(web_db, health)
-    supervisor = Supervisor(_on_fault(health))
+    supervisor = Supervisor(_on_fault(health, fault))
     ledger = FloorLedger(ingest_db, day_start_minutes=opts.day_start_minutes,
                          quarantine_after=opts.quarantine_after,
                          approved_name=opts.approved_name,
                          check_deadline_s=opts.check_deadline_s)
     ingest = Ingest(ledger, opts.floor_dir, opts.broker_host, opts.broker_port,
                     on_applied=hub.applied, health=health, supervisor=supervisor)
-    supervisor.tick = ingest.tick
+    health.beats = supervisor.ages
+    health.expecting = lambda: any(st.online for st in list(ledger.tables.values()))
+
+    def tick() -> None:
+        ingest.tick()
+        health.review()
+
+    supervisor.tick = tick
     key_pem = identity(opts.floor_dir, FLOOR_SERVICE).key.read_bytes()
 
     def send_command(tid: str, action: str, staff: str, **extra: Any) -> str:
