@@ -15,7 +15,8 @@ Throttling (:class:`Throttle`): failed logins are counted per name and per addre
 :data:`WINDOW_S`; past :data:`PER_NAME` (or :data:`PER_ADDRESS`) failures every attempt
 from that name (address) is refused unchecked until the window has passed. Every login
 and every failure is logged with name and address (at most :data:`LOG_PER_MINUTE` lines a
-minute; beyond, one line with the count).
+minute; beyond, one line with the count). An attempt counts as a failure from the moment
+it is admitted until it succeeds, so a burst of parallel guesses gets no more tries.
 """
 
 from __future__ import annotations
@@ -124,8 +125,10 @@ class Throttle:
             q.popleft()
         return q
 
-    def refused(self, name: str, address: str) -> float:
-        """Seconds to wait before this name or address may try again (0: may try)."""
+    def admit(self, name: str, address: str) -> float:
+        """Seconds to wait before this name or address may try again (0: it may, and the
+        attempt counts as a failure until :meth:`succeeded` says otherwise — so parallel
+        attempts cannot all pass before the first failure is counted)."""
         now = self.clock()
         with self._lock:
             wait = 0.0
@@ -136,17 +139,17 @@ class Throttle:
             if len(self._fails) > 100_000:  # bounded: the oldest keys go first
                 for k in list(self._fails)[:50_000]:
                     del self._fails[k]
+            if wait == 0.0:
+                self._recent(("name", name), now).append(now)
+                self._recent(("addr", address), now).append(now)
             return wait
 
-    def failed(self, name: str, address: str) -> None:
-        now = self.clock()
-        with self._lock:
-            self._recent(("name", name), now).append(now)
-            self._recent(("addr", address), now).append(now)
-
-    def succeeded(self, name: str) -> None:
+    def succeeded(self, name: str, address: str) -> None:
         with self._lock:
             self._fails.pop(("name", name), None)
+            q = self._fails.get(("addr", address))
+            if q:
+                q.pop()  # this attempt, counted when admitted
 
 
 class _LoginLog:
@@ -154,8 +157,13 @@ class _LoginLog:
 
     def __init__(self) -> None:
         self.minute, self.lines, self.dropped = 0, 0, 0
+        self._lock = threading.Lock()
 
     def line(self, level: int, text: str, *args: object) -> None:
+        with self._lock:  # (logins are checked on the web server's worker threads)
+            self._line(level, text, *args)
+
+    def _line(self, level: int, text: str, *args: object) -> None:
         m = int(time.time() // 60)
         if m != self.minute:
             if self.dropped:
@@ -168,7 +176,7 @@ class _LoginLog:
         log.log(level, text, *args)
 
 
-_log = _LoginLog()
+login_log = _LoginLog()
 
 
 def log_in(db: Database, name: str, password: str, address: str = "",
@@ -177,20 +185,18 @@ def log_in(db: Database, name: str, password: str, address: str = "",
     shown = repr(name[:64])
     row = db.one("SELECT pwhash, role FROM floor_staff WHERE name = ?", (name,))
     ok = check_password(password, str(row[0]) if row is not None else _dummy_hash())
-    if row is None or not ok:
-        if throttle is not None:
-            throttle.failed(name, address)
-        _log.line(logging.WARNING, "floor login failed: %s from %s (%s)", shown,
+    if row is None or not ok:  # (the throttle counted the attempt when it admitted it)
+        login_log.line(logging.WARNING, "floor login failed: %s from %s (%s)", shown,
                   address or "?", "unknown name" if row is None else "wrong password")
         return None
     if throttle is not None:
-        throttle.succeeded(name)
+        throttle.succeeded(name, address)
     s = Session(secrets.token_urlsafe(32), name, secrets.token_urlsafe(16),
                 str(row[1] or "supervisor"))
     db.run([("DELETE FROM floor_sessions WHERE expires < ?", (time.time(),)),
             ("INSERT INTO floor_sessions(token, name, csrf, expires) VALUES (?, ?, ?, ?)",
              (s.token, s.name, s.csrf, time.time() + SESSION_S))])
-    _log.line(logging.INFO, "floor login: %s (%s) from %s", shown, s.role, address or "?")
+    login_log.line(logging.INFO, "floor login: %s (%s) from %s", shown, s.role, address or "?")
     return s
 
 

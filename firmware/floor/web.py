@@ -12,6 +12,7 @@ framing, no type sniffing.
 from __future__ import annotations
 
 import asyncio
+import logging
 import time
 from collections.abc import AsyncIterator, Callable
 from typing import Any
@@ -103,10 +104,10 @@ class PitView(PitActions):
     async def login(self, request: Request) -> Response:
         form = await request.form()
         name, address = str(form.get("name", ""))[:200], _address(request)
-        wait = self.throttle.refused(name, address)
+        wait = self.throttle.admit(name, address)
         if wait > 0:
-            auth.log.warning("floor login refused unchecked: %r from %s (too many failures;"
-                             " %.0f s to wait)", name[:64], address, wait)
+            auth.login_log.line(logging.WARNING, "floor login refused unchecked: %r from %s "
+                                "(too many failures; %.0f s to wait)", name[:64], address, wait)
             return HTMLResponse(pages.login_page(
                 f"too many failed logins: try again in {wait / 60:.0f} min"),
                 status_code=429, headers={"Retry-After": str(int(wait) + 1)})

@@ -347,3 +347,30 @@ def test_finding_9_the_floors_lag_is_shown_when_it_grows(tmp_path: Path) -> None
     from firmware.floor.ingest import KEEPALIVE_S
 
     assert KEEPALIVE_S >= 15  # a starved floor no longer drops its broker every few seconds
+
+
+def test_finding_7_parallel_guesses_get_no_more_tries_and_logins_are_logged(
+        tmp_path: Path, caplog: pytest.LogCaptureFixture) -> None:
+    """Each attempt counts from the moment it is admitted: 40 guesses at once (the web
+    server checks them on 40 worker threads) get PER_NAME tries, not 40."""
+    from concurrent.futures import ThreadPoolExecutor
+
+    db = Database(str(tmp_path / "floor.sqlite"))
+    auth.add_staff(db, "pit", "correct horse")
+    throttle = auth.Throttle()
+
+    def guess(i: int) -> str:
+        if throttle.admit("pit", f"10.0.1.{i}") > 0:
+            return "refused"
+        return "checked" if auth.log_in(db, "pit", f"guess {i}", f"10.0.1.{i}",
+                                        throttle) is None else "in"
+
+    with ThreadPoolExecutor(40) as pool:
+        got = list(pool.map(guess, range(40)))
+    assert got.count("checked") == auth.PER_NAME and got.count("refused") == 40 - auth.PER_NAME
+    caplog.set_level(logging.INFO, logger="etg.floor.staff")
+    other = auth.Throttle()
+    assert other.admit("pit", "10.0.2.1") == 0
+    assert auth.log_in(db, "pit", "correct horse", "10.0.2.1", other) is not None
+    assert "floor login: 'pit' (supervisor) from 10.0.2.1" in caplog.text
+    assert not other._fails.get(("addr", "10.0.2.1"))  # a success is not a failure
