@@ -20,6 +20,7 @@ import orjson
 from firmware.floor import gaming_day, plausibility
 from firmware.floor.software_check import overdue, record_answer
 from firmware.floor.table_state import (
+    EVIDENCE_BYTES_PER_DAY,
     EVIDENCE_BYTES_PER_MINUTE,
     EVIDENCE_ROWS_PER_MINUTE,
     Applied,
@@ -202,7 +203,8 @@ class LedgerRules:
     def flood_detail(st: TableState) -> str:
         b = st.budget
         return (f"{b.excess} evidence rows over the budget ({EVIDENCE_ROWS_PER_MINUTE} rows,"
-                f" {EVIDENCE_BYTES_PER_MINUTE // 1024} KiB a minute) not kept this minute; "
+                f" {EVIDENCE_BYTES_PER_MINUTE // 1024} KiB a minute, "
+                f"{EVIDENCE_BYTES_PER_DAY // 2**20} MiB a day) not kept this minute; "
                 f"the first: {b.sample}")
 
     def flood_counts(self, out: Applied, work: Work) -> None:

@@ -21,6 +21,9 @@ MAX_BAD = 10_000
 #: evidence rows one table may add per minute, and their bytes; log lines about it
 EVIDENCE_ROWS_PER_MINUTE = 20
 EVIDENCE_BYTES_PER_MINUTE = 256 * 1024
+#: and their bytes in one day (UTC): what a table can add to the floor's disk at most, a
+#: hostile one that stays under the minute's budget all day included (docs/floor.md)
+EVIDENCE_BYTES_PER_DAY = 16 * 1024 * 1024
 LOG_LINES_PER_MINUTE = 10
 
 
@@ -37,6 +40,8 @@ class Budget:
     excess: int = 0  # evidence rows not written this minute
     silenced: int = 0  # log lines not written this minute
     sample: str = ""
+    day: int = -1
+    day_bytes: int = 0
 
     def _roll(self, at: float) -> int:
         """A new minute starts afresh; returns the lines silenced in the one before."""
@@ -50,12 +55,16 @@ class Budget:
 
     def row(self, at: float, size: int) -> bool:
         self._roll(at)
+        if int(at // 86400) != self.day:
+            self.day, self.day_bytes = int(at // 86400), 0
         if self.rows >= EVIDENCE_ROWS_PER_MINUTE or \
-                self.bytes + size > EVIDENCE_BYTES_PER_MINUTE:
+                self.bytes + size > EVIDENCE_BYTES_PER_MINUTE or \
+                self.day_bytes + size > EVIDENCE_BYTES_PER_DAY:
             self.excess += 1
             return False
         self.rows += 1
         self.bytes += size
+        self.day_bytes += size
         return True
 
     def line(self, at: float) -> tuple[bool, int]:

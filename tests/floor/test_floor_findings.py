@@ -374,3 +374,21 @@ def test_finding_7_parallel_guesses_get_no_more_tries_and_logins_are_logged(
     assert auth.log_in(db, "pit", "correct horse", "10.0.2.1", other) is not None
     assert "floor login: 'pit' (supervisor) from 10.0.2.1" in caplog.text
     assert not other._fails.get(("addr", "10.0.2.1"))  # a success is not a failure
+
+
+def test_finding_4_evidence_bytes_per_table_per_day_are_bounded() -> None:
+    """A table that stays under the minute's budget all day still adds at most
+    EVIDENCE_BYTES_PER_DAY (the figure docs/floor.md gives for the disk)."""
+    from firmware.floor.table_state import (
+        EVIDENCE_BYTES_PER_DAY,
+        EVIDENCE_BYTES_PER_MINUTE,
+        Budget,
+    )
+
+    b, kept, day0 = Budget(), 0, 86400 * 20_000
+    for minute in range(24 * 60):
+        while b.row(day0 + minute * 60, 64 * 1024):
+            kept += 64 * 1024
+        assert b.bytes <= EVIDENCE_BYTES_PER_MINUTE
+    assert kept == EVIDENCE_BYTES_PER_DAY
+    assert b.row(day0 + 86400 + 1, 64 * 1024)  # the next day starts afresh
