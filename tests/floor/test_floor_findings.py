@@ -392,3 +392,39 @@ def test_finding_4_evidence_bytes_per_table_per_day_are_bounded() -> None:
         assert b.bytes <= EVIDENCE_BYTES_PER_MINUTE
     assert kept == EVIDENCE_BYTES_PER_DAY
     assert b.row(day0 + 86400 + 1, 64 * 1024)  # the next day starts afresh
+
+
+def _meters_rec(n: int, at: float, credits_in: int, wagered: int, paid: int) -> Any:
+    return wire.record({"kind": "meters", "n": n, "seq": n, "hash": H,
+                        "ts_ns": int(at * 1e9), "meters": {
+                            "credits_in": credits_in, "wagered": wagered, "paid": paid}})
+
+
+def test_finding_8_a_table_first_heard_mid_day_opens_at_its_meters_before_the_day(
+        tmp_path: Path) -> None:
+    """The floor first hears of a table at noon; its outbox sends everything from message
+    1, yesterday's meters included: today's drop and win are today's changes only — and
+    a table whose journal began today opens at zero (docs/floor.md, "The gaming day")."""
+    import datetime as dt
+
+    from firmware.floor import gaming_day
+
+    db = Database(str(tmp_path / "floor.sqlite"))
+    store = FloorLedger(db, day_start_minutes=360)
+    today, _ = gaming_day.day_and_slot(time.time(), 360)
+    start = gaming_day.day_start(today, 360)
+    yesterday = start - 3600 * 5
+    noon = min(start + 3600 * 6, time.time() - 1)
+    recs = [_meters_rec(1, yesterday - 60, 500_000, 200_000, 150_000),
+            _meters_rec(2, yesterday, 800_000, 300_000, 200_000),   # the day's opening
+            _meters_rec(3, start + 60, 1_800_000, 700_000, 450_000),  # today's first credit
+            _meters_rec(4, noon, 2_300_000, 900_000, 500_000)]
+    store.apply([Incoming("M1", "record", r, time.time()) for r in recs])
+    store.apply([Incoming("M2", "record", _meters_rec(1, start + 120, 1_000_000, 0, 0),
+                          time.time()),
+                 Incoming("M2", "record", _meters_rec(2, noon, 1_000_000, 400_000, 100_000),
+                          time.time())])
+    tiles = {t["table"]: t["day"] for t in pit_data.tiles(db, day_start_minutes=360)}
+    assert tiles["M1"] == {"drop": 1_500_000, "win": 300_000, "hold": 20.0}
+    assert tiles["M2"] == {"drop": 1_000_000, "win": 300_000, "hold": 30.0}
+    assert dt.date.fromisoformat(today)  # (the day is named by its date)
