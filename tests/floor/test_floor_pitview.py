@@ -276,6 +276,34 @@ def _populate(db_url: str, n: int) -> dict[str, int]:
     return counts
 
 
+def test_finding_9_the_shown_count_counts_simulated_tables_while_shown(
+        tmp_path: Path) -> None:
+    """bc5b817 said "1000 of 0 tables shown" with the load test's tables shown."""
+    from selenium.webdriver.common.by import By
+
+    from firmware.floor import wire
+    from firmware.floor.db import Database
+    from firmware.floor.ledger import FloorLedger, Incoming
+
+    with floor_rig(tmp_path, ["S1"]) as rig:
+        db = Database(rig.db_url)
+        now = time.time()
+        FloorLedger(db).apply([Incoming(f"S{i}", "status", wire.status(json.dumps(
+            {"seq": 1, "phase": "betting", "simulated": i > 3, "ts": now}).encode()), now)
+            for i in range(1, 8)])
+        db.close()
+        rig.start_floor()
+        browser = _browser(tmp_path / "chromium-profile")
+        try:
+            _log_in(browser, rig)
+            shown = lambda: browser.find_element(By.ID, "shown").text  # noqa: E731
+            wait_for("three tables", lambda: shown() == "3 of 3 tables shown")
+            browser.find_element(By.ID, "f-sim").click()
+            wait_for("seven tables", lambda: shown() == "7 of 7 tables shown (4 simulated)")
+        finally:
+            browser.quit()
+
+
 def test_a_thousand_tiles_stay_usable(tmp_path: Path) -> None:
     from selenium.webdriver.common.by import By
 
