@@ -37,6 +37,7 @@ BENCHMARKS: tuple[tuple[str, str], ...] = (
     ("release", "benchmarks.release:release"),
     ("math", "benchmarks.math:run"),
     ("par", "benchmarks.math:par"),
+    ("floor-edge", "benchmarks.floor_edge:floor_edge"),
     ("floor", "benchmarks.floor:floor_benchmark"),
     ("floor-scale", "benchmarks.floor_scale:floor_scale"),
     ("lab", "benchmarks.lab:run"),

@@ -134,9 +134,11 @@ async def connect_all(tables: list[LightTable], floor_dir: Path, host: str,
                       port: int) -> None:
     async def one(t: LightTable) -> None:
         me = identity(floor_dir, t.table_id)
+        online = topics.table_topic(t.table_id, topics.ONLINE)
         await t.client.connect(host, port, tls_context(ca_paths(floor_dir).cert, me.cert,
-                                                       me.key))
+                                                       me.key), will=(online, b"0"))
         await t.client.subscribe(topics.ack_topic(t.table_id))
+        t.client.publish(online, b"1", retain=True)  # as a real table's link announces it
         t.start()
 
     for i in range(0, len(tables), 20):  # a few handshakes at a time

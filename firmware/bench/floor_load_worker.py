@@ -121,6 +121,7 @@ async def run_light(spec: dict[str, Any]) -> dict[str, Any]:
     for t in tables:
         t.save()
         t.client.publish(f"etg/table/{t.table_id}/status", b"", retain=True)
+        t.client.publish(f"etg/table/{t.table_id}/online", b"0", retain=True)
         await t.client.close()
     return result
 

@@ -58,11 +58,16 @@ class LightClient:
         self._ping_task: asyncio.Task[None] | None = None
 
     async def connect(self, host: str, port: int, ctx: ssl.SSLContext,
-                      keepalive: int = 30) -> None:
+                      keepalive: int = 30, will: tuple[str, bytes] | None = None) -> None:
+        """``will``: (topic, payload) the broker publishes, retained at QoS 1, when this
+        connection is lost (a table's ``online`` ``0``)."""
         reader, self._writer = await asyncio.open_connection(host, port, ssl=ctx,
                                                              server_hostname=host)
-        body = _str("MQTT") + bytes([4, 0x02]) + struct.pack("!H", keepalive) + \
+        flags = 0x02 | (0x04 | 0x08 | 0x20 if will else 0)  # clean; will, QoS 1, retained
+        body = _str("MQTT") + bytes([4, flags]) + struct.pack("!H", keepalive) + \
             _str(self.client_id)
+        if will:
+            body += _str(will[0]) + _str(will[1])
         self._writer.write(packet(CONNECT, 0, body))
         kind, _flags, data = await _read(reader)
         if kind != CONNACK or data[1] != 0:

@@ -2,7 +2,8 @@
 
     etg floor certs --dir DIR --tables BJ-01,BJ-02   CA + broker/floor/table certificates
     etg floor broker --dir DIR --listen HOST:PORT    write mosquitto.conf + ACL, run it
-    etg floor staff --dir DIR [--db URL] NAME        add or reset a floor staff login
+    etg floor staff --dir DIR [--db URL] [--role R] NAME   add or reset a floor staff login
+    etg floor staff --dir DIR [--db URL] remove NAME       remove a login, end its sessions
     etg floor serve --dir DIR [--start-broker]       subscriber + database + pit view
     etg floor table-config --dir DIR [--broker HOST:PORT] ID   the [floor] keys for a table
     etg floor load --dir DIR --tables N              N simulated tables (measure, demo)
@@ -55,36 +56,19 @@ def register(sub: Any, common: argparse.ArgumentParser) -> None:
                    "ACL refused; it costs the broker some CPU per message)")
     b.set_defaults(func=cmd_broker)
 
-    s = fs.add_parser("staff", parents=[common], help="add or reset a floor staff login",
-                      description="Store a floor staff member's scrypt-hashed password "
-                      "(read from ETG_FLOOR_PASSWORD, else asked for).")
+    s = fs.add_parser("staff", parents=[common], help="add, reset or remove a floor staff "
+                      "login", description="Store a floor staff member's scrypt-hashed "
+                      "password (read from ETG_FLOOR_PASSWORD, else asked for) and role, or "
+                      "remove a login ('remove NAME'); either ends the login's sessions.")
     _dir_arg(s)
-    s.add_argument("name")
+    s.add_argument("words", nargs="+", metavar="NAME | remove NAME")
+    s.add_argument("--role", choices=("viewer", "supervisor"), default="supervisor",
+                   help="viewer: sees every page; supervisor (the default): may also "
+                   "disable, enable, check software, acknowledge and clear")
     s.add_argument("--db", metavar="URL", help="floor database (DIR/floor.sqlite)")
     s.set_defaults(func=cmd_staff)
 
-    v = fs.add_parser("serve", parents=[common], help="the floor service and pit view",
-                      description="Subscribe to every table, store into the floor database "
-                      "(SQLite file, or PostgreSQL by URL) and serve the pit view.")
-    _dir_arg(v)
-    v.add_argument("--broker", default=DEFAULT_BROKER, metavar="HOST:PORT")
-    v.add_argument("--start-broker", action="store_true",
-                   help="also run mosquitto with the generated config (laptop, tests)")
-    v.add_argument("--db", metavar="URL",
-                   help="sqlite:PATH or postgresql://... (default DIR/floor.sqlite)")
-    v.add_argument("--http", default="127.0.0.1:8080", metavar="HOST:PORT",
-                   help="where the pit view listens (127.0.0.1:8080)")
-    v.add_argument("--gaming-day-start", default="06:00", metavar="HH:MM",
-                   help="when the gaming day begins, floor local time (06:00)")
-    v.add_argument("--quarantine-after", type=int, default=20, metavar="N",
-                   help="bad messages from one table within a minute that quarantine it (20)")
-    v.add_argument("--approved-release", metavar="BUNDLE",
-                   help="the approved release (.etgrel) software checks compare with")
-    v.add_argument("--release-pubkey", metavar="PUB", help="its release public key (PEM)")
-    v.add_argument("--check-software-every", type=float, default=0.0, metavar="MINUTES",
-                   help="ask every online table for its software signature this often "
-                   "(0: only when a supervisor asks)")
-    v.set_defaults(func=cmd_serve)
+    _serve_parser(fs, common)
 
     t = fs.add_parser("table-config", parents=[common], help="print a table's [floor] keys",
                       description="The --set options (or TOML) that connect a table to the "
@@ -107,6 +91,35 @@ def register(sub: Any, common: argparse.ArgumentParser) -> None:
     from firmware.cli.floor_load import add_load_options
 
     add_load_options(ld, DEFAULT_BROKER)
+
+
+def _serve_parser(fs: Any, common: argparse.ArgumentParser) -> None:
+    """``etg floor serve``: its options are the floor service's settings."""
+    v = fs.add_parser("serve", parents=[common], help="the floor service and pit view",
+                      description="Subscribe to every table, store into the floor database "
+                      "(SQLite file, or PostgreSQL by URL) and serve the pit view.")
+    _dir_arg(v)
+    v.add_argument("--broker", default=DEFAULT_BROKER, metavar="HOST:PORT")
+    v.add_argument("--start-broker", action="store_true",
+                   help="also run mosquitto with the generated config (laptop, tests)")
+    v.add_argument("--db", metavar="URL",
+                   help="sqlite:PATH or postgresql://... (default DIR/floor.sqlite)")
+    v.add_argument("--http", default="127.0.0.1:8080", metavar="HOST:PORT",
+                   help="where the pit view listens (127.0.0.1:8080)")
+    v.add_argument("--gaming-day-start", default="06:00", metavar="HH:MM",
+                   help="when the gaming day begins, floor local time (06:00)")
+    v.add_argument("--quarantine-after", type=int, default=20, metavar="N",
+                   help="bad messages from one table within a minute that quarantine it (20)")
+    v.add_argument("--approved-release", metavar="BUNDLE",
+                   help="the approved release (.etgrel) software checks compare with")
+    v.add_argument("--release-pubkey", metavar="PUB", help="its release public key (PEM)")
+    v.add_argument("--check-software-every", type=float, default=0.0, metavar="MINUTES",
+                   help="ask every online table for its software signature this often "
+                   "(0: only when a supervisor asks)")
+    v.add_argument("--software-check-deadline", type=float, default=120.0, metavar="SECONDS",
+                   help="a table that has not answered a software check this long after it "
+                   "was asked raises the software alarm (120)")
+    v.set_defaults(func=cmd_serve)
 
 
 def _host_port(text: str, what: str) -> tuple[str, int]:
@@ -153,9 +166,20 @@ def cmd_broker(args: argparse.Namespace) -> int:
 
 
 def cmd_staff(args: argparse.Namespace) -> int:
-    from firmware.floor.auth import add_staff
+    from firmware.floor.auth import add_staff, remove_staff
     from firmware.floor.db import Database
 
+    words = list(args.words)
+    if words[0] == "remove":
+        if len(words) != 2:
+            raise UserError("etg floor staff remove NAME: one name")
+        if not remove_staff(Database(_db_url(args)), words[1]):
+            raise UserError(f"floor staff {words[1]!r}: no such login")
+        print(f"floor staff {words[1]}: removed, its sessions ended")
+        return 0
+    if len(words) != 1:
+        raise UserError("etg floor staff NAME (or: remove NAME)")
+    args.name = words[0]
     password = os.environ.get("ETG_FLOOR_PASSWORD")
     if password is None:
         import getpass
@@ -165,8 +189,8 @@ def cmd_staff(args: argparse.Namespace) -> int:
         except EOFError:
             raise UserError(f"floor staff {args.name}: no password (no terminal to ask it "
                             "on and nothing on stdin); set ETG_FLOOR_PASSWORD") from None
-    add_staff(Database(_db_url(args)), args.name, password)
-    print(f"floor staff {args.name}: password set")
+    add_staff(Database(_db_url(args)), args.name, password, args.role)
+    print(f"floor staff {args.name}: password set ({args.role}; its sessions ended)")
     return 0
 
 
@@ -185,6 +209,8 @@ def cmd_serve(args: argparse.Namespace) -> int:
         raise UserError(f"--quarantine-after must be 1..{MAX_BAD}")
     if args.check_software_every < 0:
         raise UserError("--check-software-every must be 0 (never) or more minutes")
+    if not 5 <= args.software_check_deadline <= 86400:
+        raise UserError("--software-check-deadline must be 5..86400 seconds")
     approved, name = approved_release(args.approved_release, args.release_pubkey)
     if not (Path(args.dir) / "ca.pem").exists():
         raise UserError(f"{args.dir}: no floor CA (run etg floor certs --dir {args.dir})")
@@ -192,7 +218,8 @@ def cmd_serve(args: argparse.Namespace) -> int:
         Path(args.dir), bhost, bport, _db_url(args), hhost, hport, args.start_broker,
         day_start_minutes=day_start, quarantine_after=args.quarantine_after,
         approved=approved, approved_name=name,
-        check_software_every_s=args.check_software_every * 60))
+        check_software_every_s=args.check_software_every * 60,
+        check_deadline_s=args.software_check_deadline))
 
 
 def approved_release(bundle: str | None, pubkey: str | None) -> tuple[Any, str]:

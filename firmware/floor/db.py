@@ -105,6 +105,8 @@ ADDED_COLUMNS = (
     ("floor_alarms", "ack_by", "TEXT"),
     ("floor_alarms", "ack_at", "DOUBLE PRECISION"),
     ("floor_commands", "reason", "TEXT"),
+    ("floor_software_checks", "claimed", "TEXT"),
+    ("floor_staff", "role", "TEXT"),
 )
 
 

@@ -1,5 +1,8 @@
 """The floor service's own health, as every pit page shows it: is the broker reachable,
-is the database, and since when not.
+is the database, and since when not; is every thread alive (the watchdog's ``fault``);
+how far behind the tables the floor is (``lag_s``: the floor's receipt of a live status
+minus the time the table sent it, the median of the last :data:`LAG_WINDOW_S`); and how
+old the newest message from any table is.
 
 A lost broker must never look like every table died: while the floor cannot reach it,
 what the tiles show is the last thing known, and the page says the broker is unreachable
@@ -9,12 +12,26 @@ and since when. The ingest reports changes here; the hub passes them to open pag
 from __future__ import annotations
 
 import logging
+import statistics
 import threading
 import time
+from collections import deque
 from collections.abc import Callable
 from typing import Any
 
+from firmware.floor.supervise import PING_S
+
 log = logging.getLogger("etg.floor")
+
+#: lag samples older than this (seconds) no longer count
+LAG_WINDOW_S = 30.0
+#: the pages say the floor is behind from this lag on (seconds)
+LAG_SHOWN_S = 10.0
+#: a thread's heartbeat older than this (seconds) is a warning on every page
+BEAT_WARN_S = {"network": 3 * PING_S + 2, "store": 15.0, "event loop": 10.0}
+#: no message from any table this long (seconds) while tables are online: a warning (each
+#: repeats its status every 30 s)
+QUIET_S = 90.0
 
 
 class Health:
@@ -27,12 +44,80 @@ class Health:
         self.database: tuple[bool, float] = (True, now)
         self.database_error = ""
         self.listeners: list[Callable[[dict[str, Any]], None]] = []
+        self.fault: str | None = None
+        self._lags: deque[tuple[float, float]] = deque(maxlen=2000)
+        self.newest: float | None = None  # floor time of the newest message from a table
+        self._lag_shown = False
+        #: the watched threads' heartbeat ages (the supervisor's), and whether any table is
+        #: online (the ledger's): set by the service
+        self.beats: Callable[[], dict[str, float]] = dict
+        self.expecting: Callable[[], bool] = lambda: False
+        self._warned: tuple[str, ...] = ()
+
+    def heard(self, at: float) -> None:
+        self.newest = at
+
+    def lag_sample(self, lag: float) -> None:
+        """One live status's lag; the pages are told when the floor starts or stops
+        being behind (not on every sample)."""
+        now = time.time()
+        self._lags.append((now, lag))
+        behind = (self.lag() or 0.0) >= LAG_SHOWN_S
+        if behind != self._lag_shown:
+            self._lag_shown = behind
+            self._changed()
+
+    def lag(self) -> float | None:
+        now = time.time()
+        recent = [v for t, v in list(self._lags) if t > now - LAG_WINDOW_S]
+        return round(statistics.median(recent), 1) if recent else None
+
+    def faulted(self, why: str) -> None:
+        with self._lock:
+            self.fault = why
+        self._changed()
+
+    def warnings(self) -> dict[str, str]:
+        """What is late now, by what (a thread's name, or ``quiet``): the banner's text."""
+        out: dict[str, str] = {}
+        with self._lock:
+            broker_up, since = self.broker
+        ages = self.beats()
+        for name, age in ages.items():
+            if name == "network" and not broker_up:
+                continue  # not beating while away is the broker banner, not this one
+            if age > BEAT_WARN_S.get(name, 30.0):
+                what = ("the floor's heartbeat through the broker has not come back"
+                        if name == "network" else f"the {name} thread has not beaten")
+                out[name] = f"{what} for {age:.0f} s"
+        heard = self.newest if self.newest is not None else since
+        quiet = time.time() - max(heard, since)
+        if broker_up and quiet > QUIET_S and self.expecting():
+            out["quiet"] = (f"no message from any table for {quiet:.0f} s although "
+                            "tables are online")
+        return out
+
+    def review(self) -> None:
+        """From the watchdog, every second: tell the pages when a warning comes or goes."""
+        now = tuple(sorted(self.warnings()))
+        if now != self._warned:
+            self._warned = now
+            if now:
+                log.warning("floor health: %s", "; ".join(self.warnings().values()))
+            self._changed()
 
     def snapshot(self) -> dict[str, Any]:
         with self._lock:
-            return {"broker": self.broker[0], "broker_since": self.broker[1],
+            snap = {"broker": self.broker[0], "broker_since": self.broker[1],
                     "database": self.database[0], "database_since": self.database[1],
-                    "database_error": self.database_error}
+                    "database_error": self.database_error, "fault": self.fault}
+        lag = self.lag()
+        snap["lag_s"] = lag if lag is not None and lag >= LAG_SHOWN_S else None
+        snap["newest_age_s"] = (round(time.time() - self.newest, 1)
+                                if self.newest is not None else None)
+        snap["threads"] = self.beats()
+        snap["warnings"] = list(self.warnings().values())
+        return snap
 
     def _changed(self) -> None:
         snap = self.snapshot()

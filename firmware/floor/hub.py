@@ -10,11 +10,11 @@ page at once, and each page is sent the health as it is when it connects.
 from __future__ import annotations
 
 import asyncio
-import json
 from typing import Any
 
 from firmware.floor import pit_data, pit_text
 from firmware.floor.db import Database
+from firmware.floor.escape import script_json
 from firmware.floor.health import Health
 from firmware.floor.table_state import Applied
 
@@ -120,15 +120,16 @@ def _details(db: Database, a: Applied, watched: set[str]) -> list[tuple[str | No
                                                  "text": pit_text.round_line(r)})))
     for c in a.checks:
         if c["table"] in watched:
-            row = db.one("SELECT asked, by_name, seed, answered, result, detail"
+            row = db.one("SELECT asked, by_name, seed, answered, result, detail, claimed"
                          " FROM floor_software_checks WHERE id = ?", (c["id"],))
             if row is not None:
                 text = pit_text.check_line(dict(zip(
-                    ("asked", "by", "seed", "answered", "result", "detail"), row,
+                    ("asked", "by", "seed", "answered", "result", "detail", "claimed"), row,
                     strict=True)))
                 out.append((c["table"], sse("line", {"list": "checks", "text": text})))
     return out
 
 
 def sse(kind: str, data: Any) -> str:
-    return f"event: {kind}\ndata: {json.dumps(data, sort_keys=True)}\n\n"
+    """One server-sent event; its data written by the one JSON escaping (one line)."""
+    return f"event: {kind}\ndata: {script_json(data)}\n\n"

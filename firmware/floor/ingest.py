@@ -10,6 +10,12 @@ floor now holds (retained on ``etg/ack/<id>``) and tells the pit view what chang
 before the commit loses nothing: the acknowledgement was not sent, so the tables send
 those messages again.
 
+Nothing a message holds can stop a thread: the network thread's handling of a message is
+contained whole (an exception is a bad message: acknowledged to the broker, so never
+delivered again, kept as evidence, alarmed), and so is the store thread's every pass and
+the hub it calls. Both threads beat a heartbeat for the watchdog
+(:mod:`firmware.floor.supervise`).
+
 Two different failures, two paths: the database away (:class:`DatabaseAway`) keeps the
 batch and retries it, the tables waiting unacknowledged; any other failure to store is a
 record the floor cannot hold — the batch is applied table by table, and the table whose
@@ -35,6 +41,13 @@ from firmware.floor.errors import DatabaseAway
 from firmware.floor.health import Health
 from firmware.floor.ledger import FloorLedger, Incoming
 from firmware.floor.mqtt import make_client
+from firmware.floor.supervise import (
+    NETWORK_STUCK_S,
+    PING_S,
+    PING_TOPIC,
+    STORE_STUCK_S,
+    Supervisor,
+)
 from firmware.floor.table_state import Applied, ack_of, latched
 
 log = logging.getLogger("etg.floor.ingest")
@@ -48,7 +61,12 @@ GAP_ACK_S = 1.0
 INBOX_BYTES = 64 * 1024 * 1024
 #: seconds between two log lines about one table's bad messages
 BAD_LOG_S = 10.0
-KEEPALIVE_S = 5
+#: the MQTT keep-alive: a broker that dies is noticed at once (the connection closes);
+#: this only bounds a silent loss, and under CPU starvation 5 s was missed several times
+#: a run (needless reconnects), so 15 s
+KEEPALIVE_S = 15
+#: software checks past their deadline are looked for this often (seconds)
+DEADLINE_EVERY_S = 5.0
 #: a batch that takes longer than this to store is logged (the tables wait meanwhile)
 SLOW_S = 1.0
 
@@ -56,8 +74,9 @@ SLOW_S = 1.0
 class Ingest:
     def __init__(self, store: FloorLedger, floor_dir: Path, host: str, port: int,
                  on_applied: Callable[[Applied], None] | None = None,
-                 health: Health | None = None) -> None:
+                 health: Health | None = None, supervisor: Supervisor | None = None) -> None:
         self.store = store
+        self.supervisor = supervisor or Supervisor(lambda why: None)
         self.on_applied = on_applied or (lambda a: None)
         self.health = health or Health()
         self.host, self.port = host, port
@@ -67,6 +86,9 @@ class Ingest:
         self.client.on_connect = self._connected
         self.client.on_disconnect = self._disconnected
         self.client.on_message = self._message
+        self.client.suppress_exceptions = True  # a second net under our own containment
+        self._pinged = 0.0
+        self._deadline_at = 0.0
         #: what each MQTT message brought (a status, or a table's next records), in order;
         #: the store thread is woken once per batch, not once per message (a wake-up per
         #: message was a third of the floor's CPU at 1,000 tables)
@@ -93,7 +115,22 @@ class Ingest:
         self._thread.start()
         self.client.connect_async(self.host, self.port, keepalive=KEEPALIVE_S)
         self.client.loop_start()
+        self.supervisor.watch("store", STORE_STUCK_S, self._thread)
+        self.supervisor.watch("network", NETWORK_STUCK_S, getattr(self.client, "_thread", None),
+                              active=self.connected.is_set)
         return self
+
+    def tick(self) -> None:
+        """From the watchdog, once a second: the heartbeat through the broker, and a look
+        for software checks past their deadline (in the ledger's order)."""
+        now = time.monotonic()
+        if self.connected.is_set() and now - self._pinged >= PING_S:
+            self._pinged = now
+            self.client.publish(PING_TOPIC, b"1", qos=0)
+        if now - self._deadline_at >= DEADLINE_EVERY_S:
+            self._deadline_at = now
+            self._put([Incoming("", "control", {"action": "software-deadline"},
+                                time.time())], 0)
 
     def stop(self) -> None:
         self._stop = True
@@ -118,7 +155,7 @@ class Ingest:
             log.warning("the broker refused the floor service: %s", rc)
             return
         self._greeted = set()
-        client.subscribe(topics.TABLE_WILDCARD, qos=1)
+        client.subscribe([(topics.TABLE_WILDCARD, 1), (PING_TOPIC, 0)])
         self.connected.set()
         self.health.broker_up(True, f"{self.host}:{self.port}")
 
@@ -129,6 +166,33 @@ class Ingest:
             self.health.broker_up(False, f"{self.host}:{self.port}")
 
     def _message(self, client: Any, userdata: Any, msg: Any) -> None:
+        """paho's thread: nothing a message holds may escape (paho would end the thread,
+        and never acknowledge the message, which the broker then delivers again to every
+        new floor process)."""
+        try:
+            self._take_message(msg)
+        except Exception as exc:
+            try:
+                self._contained(msg, exc)
+            except Exception:
+                log.exception("a message on %r could not even be refused", msg.topic[:120])
+
+    def _contained(self, msg: Any, exc: Exception) -> None:
+        where = topics.parse_table_topic(str(msg.topic))
+        why = f"the floor could not take it ({type(exc).__name__}: {str(exc)[:200]})"
+        if where is None or not topics.valid_table_id(where[0]):
+            log.error("a message on %r: %s", str(msg.topic)[:120], why)
+            return
+        now = time.time()
+        self._log_bad(where[0], msg.topic, why, now)
+        self._put([Incoming(where[0], "bad", {"topic": msg.topic, "reason": why,
+                                              "sample": _sample(bytes(msg.payload or b""))},
+                            now)], 0)
+
+    def _take_message(self, msg: Any) -> None:
+        if msg.topic == PING_TOPIC:
+            self.supervisor.beat("network")
+            return
         where = topics.parse_table_topic(msg.topic)
         if where is None or (where[0] not in self._known and
                              not topics.valid_table_id(where[0])):
@@ -150,7 +214,10 @@ class Ingest:
             if kind == topics.RECORDS:
                 items = [Incoming(tid, "record", r, now) for r in wire.records(payload)]
             elif kind == topics.STATUS:
-                items = [Incoming(tid, "status", wire.status(payload), now)]
+                st = wire.status(payload)
+                if not getattr(msg, "retain", False) and st["sent"] is not None:
+                    self.health.lag_sample(now - st["sent"])
+                items = [Incoming(tid, "status", st, now)]
             elif kind == topics.SIGNATURE:
                 items = [Incoming(tid, "signature", wire.signature(payload), now)]
             else:
@@ -159,6 +226,7 @@ class Ingest:
             self._log_bad(tid, msg.topic, str(exc), now)
             items = [Incoming(tid, "bad", {"topic": msg.topic, "reason": str(exc),
                                            "sample": _sample(payload)}, now)]
+        self.health.heard(now)
         self._put(items, len(payload))
 
     def _put(self, items: list[Incoming], size: int) -> None:
@@ -194,24 +262,33 @@ class Ingest:
 
     def _run(self) -> None:
         while not self._stop:
-            self._arrived.wait()
-            if self._stop:
-                break
-            time.sleep(LINGER_S)  # let a batch gather
-            self._arrived.clear()  # before taking: what arrives from now on wakes again
-            batch = self.take()
-            if self.inbox:
-                self._arrived.set()  # more than one batch waits
-            size = sum(i.size for i in batch if isinstance(i, _Size))
-            with self._queued_lock:
-                self._queued -= size
-            batch = [i for i in batch if not isinstance(i, _Size)]
-            if batch:
-                self._apply(batch)
+            self.supervisor.beat("store")
+            try:
+                self._pass()
+            except Exception:  # a bug here must not end the store thread
+                log.exception("the floor's store thread (the batch is dropped unacknowledged:"
+                              " the tables send it again)")
+                time.sleep(1.0)
+
+    def _pass(self) -> None:
+        if not self._arrived.wait(1.0) or self._stop:
+            return
+        time.sleep(LINGER_S)  # let a batch gather
+        self._arrived.clear()  # before taking: what arrives from now on wakes again
+        batch = self.take()
+        if self.inbox:
+            self._arrived.set()  # more than one batch waits
+        size = sum(i.size for i in batch if isinstance(i, _Size))
+        with self._queued_lock:
+            self._queued -= size
+        batch = [i for i in batch if not isinstance(i, _Size)]
+        if batch:
+            self._apply(batch)
 
     def _apply(self, batch: list[Incoming]) -> None:
         delay = 0.5
         while not self._stop:
+            self.supervisor.beat("store")
             try:
                 t0 = time.monotonic()
                 applied = self.store.apply(batch)
@@ -278,7 +355,10 @@ class Ingest:
             self.client.publish(topics.ack_topic(tid), orjson.dumps(ack), qos=1, retain=True)
         for a in applied.alarms:
             log.error("ALARM table %s: %s: %s", a["table"], a["kind"], a["detail"])
-        self.on_applied(applied)
+        try:
+            self.on_applied(applied)
+        except Exception:  # the pages' trouble is never the store's
+            log.exception("the pit view's live update failed (the pages catch up on reload)")
 
 
 class _Size:
@@ -299,7 +379,7 @@ def _sample(payload: bytes) -> str:
 def _merge(into: Applied, a: Applied) -> None:
     for name in ("acks", "as_of"):
         getattr(into, name).update(getattr(a, name))
-    for name in ("changed", "gapped", "quarantined", "released"):
+    for name in ("changed", "gapped", "quarantined", "released", "flooded"):
         getattr(into, name).update(getattr(a, name))
     for name in ("events", "rounds", "alarms", "meters", "checks", "received"):
         getattr(into, name).extend(getattr(a, name))

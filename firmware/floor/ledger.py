@@ -46,13 +46,16 @@ class Incoming:
 
 class FloorLedger(LedgerRules):
     def __init__(self, db: Database, *, day_start_minutes: int = 360,
-                 quarantine_after: int = 20, approved_name: str = "") -> None:
+                 quarantine_after: int = 20, approved_name: str = "",
+                 check_deadline_s: float = 120.0) -> None:
         """``quarantine_after``: bad messages within a minute that quarantine a table;
-        ``approved_name``: the approved release software checks compare with."""
+        ``approved_name``: the approved release software checks compare with;
+        ``check_deadline_s``: a software check unanswered this long is an alarm."""
         self.db = db
         self.day_start = day_start_minutes
         self.quarantine_after = quarantine_after
         self.approved_name = approved_name
+        self.check_deadline_s = check_deadline_s
         self.tables: dict[str, TableState] = load_states(db)
         self._saved: dict[str, TableState | None] = {}
 
@@ -91,6 +94,9 @@ class FloorLedger(LedgerRules):
         seen: dict[str, float] = {}
         meters: dict[str, dict[int, dict[str, Any]]] = {}  # per table, per chart slot
         for m in batch:
+            if m.kind == "control" and not m.table_id:  # the floor's own: deadlines
+                self.overdue_checks(m.received, work, out)
+                continue
             st = self.state(m.table_id, new)
             if m.kind == "record":
                 self.record(m, st, work, out, meters)
@@ -108,6 +114,7 @@ class FloorLedger(LedgerRules):
                 seen[m.table_id] = max(seen.get(m.table_id, 0.0), m.received)
         for tid, slots in meters.items():
             self.day_figures(tid, self.tables[tid], slots, work)
+        self.flood_counts(out, work)
         now = time.time()
         for tid in out.changed:
             st = self.tables[tid]
@@ -147,6 +154,8 @@ class FloorLedger(LedgerRules):
             out.gaps += 1  # the table sends the missing ones again from the acknowledgement
             out.gapped.add(tid)
             return
+        if r.n == 1:
+            st.from_start = True
         self.sequence_checks(tid, r, st, work, out)
         if (ahead := plausibility.record_ahead(r.ts_ns, m.received)) is not None:
             self.alarm(tid, st, "clock", ahead, work, out)
@@ -158,7 +167,7 @@ class FloorLedger(LedgerRules):
             st.last_seq, st.last_hash = r.seq, r.hash
         work.append(("INSERT INTO floor_messages(table_id, n, seq, kind, hash)"
                      " VALUES (?, ?, ?, ?, ?)", (tid, r.n, r.seq, r.kind, r.hash)))
-        slot = self.open_day(st, r, m.received) if r.kind == "meters" else None
+        slot = self.open_day(st, r, m.received, tid) if r.kind == "meters" else None
         self.store(tid, r, st, work, out)
         if slot is not None:  # the chart: the slot's latest figures
             meters.setdefault(tid, {})[slot] = {"day": st.day, **gaming_day.figures(

@@ -17,9 +17,18 @@ from typing import TYPE_CHECKING, Any
 
 import orjson
 
-from firmware.floor import gaming_day
-from firmware.floor.software_check import record_answer
-from firmware.floor.table_state import LATCH_KINDS, Applied, TableState, Work, ack_of
+from firmware.floor import gaming_day, plausibility
+from firmware.floor.software_check import overdue, record_answer
+from firmware.floor.table_state import (
+    EVIDENCE_BYTES_PER_DAY,
+    EVIDENCE_BYTES_PER_MINUTE,
+    EVIDENCE_ROWS_PER_MINUTE,
+    LATCH_KINDS,
+    Applied,
+    TableState,
+    Work,
+    ack_of,
+)
 from firmware.floor.wire import WireRecord
 
 if TYPE_CHECKING:
@@ -40,6 +49,7 @@ class LedgerRules:
     day_start: int
     quarantine_after: int
     approved_name: str
+    check_deadline_s: float
 
     # -- a journal that went back or was altered ----------------------------------------
 
@@ -112,6 +122,10 @@ class LedgerRules:
         if p.get("sent") is not None and (
                 problem := st.clock.problem(float(p["sent"]), m.received)) is not None:
             self.alarm(m.table_id, st, "clock", problem, work, out)
+        elif p.get("ts") is not None and (ahead := plausibility.record_ahead(
+                int(float(p["ts"]) * 1e9), m.received)) is not None:
+            self.alarm(m.table_id, st, "clock", f"{ahead} (a status's time of issue)", work,
+                       out)
         if seq < st.status_seq or (seq == st.status_seq and ts < st.status_ts):
             if seq < st.status_seq and ts > st.status_ts:
                 self.alarm(m.table_id, st, "sequence", (
@@ -154,19 +168,52 @@ class LedgerRules:
         kept = len(recent) < EVIDENCE_PER_WINDOW
         self.alarm(m.table_id, st, "bad-message", f"{p['topic']}: {p['reason']}", work, out,
                    evidence=(None, None, None, p.get("sample", "")) if kept else None)
-        st.bad.append(m.received)
-        recent.append(m.received)
-        if st.quarantined is None and (len(recent) >= self.quarantine_after
-                                       or p.get("quarantine")):
-            st.quarantined = (f"{len(recent)} bad messages in {QUARANTINE_WINDOW_S:.0f} s, "
-                              f"the last: {p['reason']}")
+        self.count_bad(m.table_id, st, m.received, str(p["reason"]), work, out,
+                       bool(p.get("quarantine")))
+
+    def count_bad(self, tid: str, st: TableState, at: float, reason: str, work: Work,
+                  out: Applied, now: bool = False) -> None:
+        """One more strike toward quarantine (a bad message, or evidence past its
+        budget); ``now``: quarantine at once."""
+        st.bad.append(at)
+        recent = sum(1 for t in st.bad if t > at - QUARANTINE_WINDOW_S)
+        if st.quarantined is None and (recent >= self.quarantine_after or now):
+            st.quarantined = (f"{recent} bad messages in {QUARANTINE_WINDOW_S:.0f} s, "
+                              f"the last: {reason}")
             work.append(("UPDATE floor_tables SET quarantined = ?, quarantined_at = ?"
-                         " WHERE table_id = ?", (st.quarantined, m.received, m.table_id)))
-            self.alarm(m.table_id, st, "quarantine", (
+                         " WHERE table_id = ?", (st.quarantined, at, tid)))
+            self.alarm(tid, st, "quarantine", (
                 f"quarantined: {st.quarantined}; its messages are dropped until a "
                 "supervisor clears it"), work, out)
-            out.quarantined.add(m.table_id)
-        out.changed.add(m.table_id)
+            out.quarantined.add(tid)
+        out.changed.add(tid)
+
+    def flood(self, tid: str, st: TableState, kind: str, detail: str, at: float,
+              work: Work, out: Applied) -> None:
+        """Evidence past the table's budget for this minute: not written, counted; one
+        ``flood`` alarm carries the count and a sample; each counts toward quarantine."""
+        b = st.budget
+        if not b.sample:
+            b.sample = f"{kind}: {detail[:300]}"
+        out.flooded.add(tid)
+        self.alarm(tid, st, "flood", self.flood_detail(st), work, out)
+        self.count_bad(tid, st, at, f"more evidence than {EVIDENCE_ROWS_PER_MINUTE} rows a "
+                       "minute", work, out)
+
+    @staticmethod
+    def flood_detail(st: TableState) -> str:
+        b = st.budget
+        return (f"{b.excess} evidence rows over the budget ({EVIDENCE_ROWS_PER_MINUTE} rows,"
+                f" {EVIDENCE_BYTES_PER_MINUTE // 1024} KiB a minute, "
+                f"{EVIDENCE_BYTES_PER_DAY // 2**20} MiB a day) not kept this minute; "
+                f"the first: {b.sample}")
+
+    def flood_counts(self, out: Applied, work: Work) -> None:
+        """After a batch: each flooded table's open flood alarm says the count now."""
+        for tid in out.flooded:
+            st = self.tables[tid]
+            work.append(("UPDATE floor_alarms SET detail = ? WHERE table_id = ? AND"
+                         " kind = 'flood' AND ack_at IS NULL", (self.flood_detail(st), tid)))
 
     def control(self, m: Incoming, st: TableState, work: Work, out: Applied) -> None:
         """The pit acknowledged an alarm or cleared a quarantine (its own connection wrote
@@ -192,17 +239,35 @@ class LedgerRules:
                        work, out)
         out.changed.add(m.table_id)
 
+    def overdue_checks(self, now: float, work: Work, out: Applied) -> None:
+        """Software checks past their deadline: a table that does not answer is flagged
+        (a tampered table need only ignore the request)."""
+        for tid, detail in overdue(self.db, now, self.check_deadline_s, work, out):
+            st = self.tables.get(tid)
+            if st is not None:
+                self.alarm(tid, st, "software", f"software check: no answer: {detail}",
+                           work, out)
+                out.changed.add(tid)
+
     def alarm(self, tid: str, st: TableState, kind: str, detail: str, work: Work,
               out: Applied, evidence: tuple[Any, Any, Any, str] | None = None) -> None:
         """Raise an alarm (once while one of its kind is open); keep the evidence always."""
         at = time.time()
         if evidence is not None:
             n, seq, digest, payload = evidence
-            work.append(("INSERT INTO floor_evidence(table_id, at, kind, n, seq, hash, detail,"
-                         " payload) VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
-                         (tid, at, kind, n, seq, digest, detail, payload)))
+            if st.budget.row(at, len(payload or "") + len(detail)):
+                work.append(("INSERT INTO floor_evidence(table_id, at, kind, n, seq, hash,"
+                             " detail, payload) VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
+                             (tid, at, kind, n, seq, digest, detail, payload)))
+            elif kind != "flood":
+                self.flood(tid, st, kind, detail, at, work, out)
         if kind in st.alarmed:
-            log.warning("table %s: %s (again: %s)", tid, kind, detail)
+            may, silenced = st.budget.line(at)
+            if silenced:
+                log.warning("table %s: %d more lines in the last minute not logged", tid,
+                            silenced)
+            if may:
+                log.warning("table %s: %s (again: %s)", tid, kind, detail[:500])
             return
         st.alarmed.add(kind)
         work.append(("INSERT INTO floor_alarms(table_id, at, kind, detail) VALUES (?, ?, ?, ?)",
@@ -212,16 +277,26 @@ class LedgerRules:
 
     # -- the gaming day -----------------------------------------------------------------
 
-    def open_day(self, st: TableState, r: WireRecord, received: float) -> int:
-        """Before a meters record is applied: the gaming day it belongs to (a new day opens
-        at the last meters held before it; the first meters the floor ever holds of a
-        table open its first day); returns its chart slot."""
+    def open_day(self, st: TableState, r: WireRecord, received: float, tid: str) -> int:
+        """Before a meters record is applied: the gaming day it belongs to; returns its
+        chart slot. A new day opens at the meters held before it — the last ones before
+        any credit or wager of that day. The first meters the floor holds of a table
+        open its first day at what came before them: zero, when the floor holds the
+        table's journal from its first message (a new table, or one the floor first
+        hears of mid-day: its outbox sends everything from message 1); only after a gap
+        it cannot know (the floor's database lost the start) at those first meters
+        themselves (docs/floor.md, "The gaming day")."""
         assert r.meters is not None
         day, slot = gaming_day.day_and_slot(min(r.ts_ns / 1e9, received), self.day_start)
         if day != st.day:
             st.day = day
-            st.day_open = gaming_day.opening_of(st.meters if st.meters is not None
-                                                else r.meters)
+            if st.meters is not None:
+                st.day_open = gaming_day.opening_of(st.meters)
+            elif st.from_start or self.db.one(
+                    "SELECT 1 FROM floor_messages WHERE table_id = ? AND n = 1", (tid,)):
+                st.day_open = gaming_day.opening_of(None)
+            else:
+                st.day_open = gaming_day.opening_of(r.meters)
         return slot
 
     def day_figures(self, tid: str, st: TableState, slots: dict[int, dict[str, Any]],

@@ -1,5 +1,6 @@
 """The pit view's style sheet and the script every page shares (a tile, money, the
-health banner), served inline: the pit view fetches nothing from anywhere else."""
+health banner), served from ``/static/`` by the pit view itself (the pages' CSP allows no
+inline script or style, and nothing from anywhere else)."""
 
 from __future__ import annotations
 
@@ -49,6 +50,11 @@ button{font-size:1em;padding:.35em .9em}
 .grid{display:grid;grid-template-columns:minmax(20em,1fr) minmax(20em,1fr);gap:1em}
 dialog{background:#1d4a33;color:#eee;border:2px solid #ffab00;border-radius:.5em}
 dialog input{width:22em;font-size:1em}
+form.inline{display:inline}
+.pager{font-size:.9em;margin:.2em 0}
+.sw-open{background:#1d4a33}.sw-closed{background:#444}.sw-tilted{background:#b00020}
+.sw-offline{background:#1d4a33}.sw-quarantined{background:#5e2a84}
+.sw-alarm{border-color:#ffab00}
 """
 
 #: colours of the legend, in the order the summary counts the states
@@ -92,11 +98,18 @@ function tileHtml(t, el){
 }
 function showHealth(h){
   const b = document.getElementById('banner'); const msgs = [];
+  if (h.fault) msgs.push('FLOOR SERVICE FAULT: ' + h.fault
+    + ': the service is restarting; what is shown may be stale');
   if (!h.broker) msgs.push('broker unreachable since ' + h.broker_since_text
     + ': tiles show what the floor last knew');
+  if (h.lag_s) msgs.push('the floor is ' + Math.round(h.lag_s)
+    + ' s behind the tables: tiles show what they reported that long ago');
+  for (const w of h.warnings || []) msgs.push(w);
   if (!h.database) msgs.push('floor database unreachable since ' + h.database_since_text
     + ' (' + h.database_error + '): tables wait, nothing is lost');
   b.textContent = msgs.join(' · '); b.classList.toggle('show', msgs.length > 0);
-  document.body.classList.toggle('broker-down', !h.broker);
+  document.body.classList.toggle('broker-down', !h.broker || !!h.fault);
 }
+const PAGE = JSON.parse(document.getElementById('page-data').textContent);
+showHealth(PAGE.health);
 """

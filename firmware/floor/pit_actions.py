@@ -5,7 +5,10 @@ alarm, take a table out of quarantine.
 
 Disable and enable are signed commands to the table (``floor_commands``); acknowledging
 and clearing change only the floor (``floor_alarms``, ``floor_actions``) — and neither
-deletes anything: an acknowledged alarm stays, with who acknowledged it and when.
+deletes anything: an acknowledged alarm stays, with who acknowledged it and when. Every
+action needs a supervisor (a viewer's POST is a 403). Clearing takes a reason, stored
+with who and when (:meth:`PitActions.record_clear`, one path for whatever the floor holds
+until a supervisor clears it).
 """
 
 from __future__ import annotations
@@ -47,6 +50,9 @@ class PitActions:
         if form.get("csrf") != s.csrf:
             return None, None, JSONResponse({"error": "bad or missing CSRF token"},
                                             status_code=403)
+        if not s.supervisor:
+            return None, None, JSONResponse({"error": "a viewer may not do this: a "
+                                             "supervisor's login may"}, status_code=403)
         return s, form, None
 
     async def table_action(self, request: Request) -> Response:
@@ -62,11 +68,12 @@ class PitActions:
             (tid,))
         if row is None:
             return JSONResponse({"error": "no such table"}, status_code=404)
+        reason = str(form.get("reason") or "").strip()
+        if action in ("disable", "clear-quarantine") and (
+                not reason or len(reason) > MAX_REASON or not reason.isprintable()):
+            return JSONResponse({"error": f"a {action} needs a reason (1 to {MAX_REASON} "
+                                 "printable characters)"}, status_code=400)
         if action == "disable":
-            reason = str(form.get("reason") or "").strip()
-            if not reason or len(reason) > MAX_REASON or not reason.isprintable():
-                return JSONResponse({"error": f"a disable needs a reason (1 to {MAX_REASON} "
-                                     "printable characters)"}, status_code=400)
             await run_in_threadpool(self.send_command, tid, action, s.name, reason=reason)
         elif action == "enable":
             await run_in_threadpool(self.send_command, tid, action, s.name)
@@ -76,17 +83,24 @@ class PitActions:
                                     status_code=503)
             await run_in_threadpool(self.checks.request, tid, s.name)
         else:
-            await run_in_threadpool(self._clear, tid, s.name, row[1])
+            await run_in_threadpool(
+                self.record_clear, tid, "quarantine", s.name, reason, row[1],
+                [("UPDATE floor_tables SET quarantined = NULL, quarantined_at = NULL"
+                  " WHERE table_id = ?", (tid,))])
         return RedirectResponse(f"/table/{tid}", status_code=303)
 
-    def _clear(self, tid: str, staff: str, reason: str | None) -> None:
-        self.db.run([
-            ("UPDATE floor_tables SET quarantined = NULL, quarantined_at = NULL"
-             " WHERE table_id = ?", (tid,)),
-            ("INSERT INTO floor_actions(table_id, action, by_name, at, detail)"
-             " VALUES (?, ?, ?, ?, ?)", (tid, "clear-quarantine", staff, time.time(), reason)),
-        ])
-        self.pit_action(tid, {"action": "clear-quarantine", "by": staff})
+    def record_clear(self, tid: str, what: str, staff: str, reason: str, was: str | None,
+                     also: list[tuple[str, tuple[Any, ...]]] | None = None) -> None:
+        """A supervisor clears something the floor holds on a table (a quarantine, or any
+        hold another part of the floor adds): ``floor_actions`` gets who, when, why and
+        what it was, in one transaction with ``also``; then the ledger is told
+        (``clear-<what>``, with the reason)."""
+        detail = reason + (f" (it was: {was})" if was else "")
+        self.db.run([*(also or []),
+                     ("INSERT INTO floor_actions(table_id, action, by_name, at, detail)"
+                      " VALUES (?, ?, ?, ?, ?)",
+                      (tid, f"clear-{what}", staff, time.time(), detail))])
+        self.pit_action(tid, {"action": f"clear-{what}", "by": staff, "reason": reason})
 
     async def acknowledge(self, request: Request) -> Response:
         s, form, refused = await self._checked(request)

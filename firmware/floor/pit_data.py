@@ -68,18 +68,43 @@ def tiles(db: Database, ids: Iterable[str] | None = None,
     return out
 
 
-def alarm_list(db: Database, limit: int = 200) -> list[dict[str, Any]]:
-    """Open alarms first (oldest first), then the latest acknowledged ones."""
-    rows = db.all("SELECT id, table_id, at, kind, detail, ack_by, ack_at FROM floor_alarms"
-                  " WHERE ack_at IS NULL ORDER BY id LIMIT ?", (limit,))
-    rows += db.all("SELECT id, table_id, at, kind, detail, ack_by, ack_at FROM floor_alarms"
-                   " WHERE ack_at IS NOT NULL ORDER BY ack_at DESC LIMIT ?", (20,))
-    out = []
-    for aid, tid, at, kind, detail, ack_by, ack_at in rows:
-        a = {"id": aid, "table": tid, "at": at, "kind": kind, "detail": detail,
+#: alarms one page of the list shows
+ALARMS_PER_PAGE = 50
+ALARM_STATES = ("open", "acknowledged", "all")
+
+
+def alarm_list(db: Database, page: int = 1, per_page: int = ALARMS_PER_PAGE,
+               table: str = "", kind: str = "", state: str = "all") -> dict[str, Any]:
+    """Alarms newest first, filtered (table, kind, open or acknowledged), one page of
+    them, with the total that matched and how many of all are open: a floor with a
+    thousand open alarms still shows the newest (a real rollback) on top."""
+    where, args = ["1 = 1"], []
+    if table:
+        where.append("table_id = ?")
+        args.append(table)
+    if kind:
+        where.append("kind = ?")
+        args.append(kind)
+    if state == "open":
+        where.append("ack_at IS NULL")
+    elif state == "acknowledged":
+        where.append("ack_at IS NOT NULL")
+    cond = " AND ".join(where)
+    total = db.one(f"SELECT COUNT(*) FROM floor_alarms WHERE {cond}", tuple(args))
+    opened = db.one("SELECT COUNT(*) FROM floor_alarms WHERE ack_at IS NULL")
+    page = max(1, page)
+    rows = db.all(f"SELECT id, table_id, at, kind, detail, ack_by, ack_at FROM floor_alarms"
+                  f" WHERE {cond} ORDER BY id DESC LIMIT ? OFFSET ?",
+                  (*args, per_page, (page - 1) * per_page))
+    items = []
+    for aid, tid, at, k, detail, ack_by, ack_at in rows:
+        a = {"id": aid, "table": tid, "at": at, "kind": k, "detail": detail,
              "ack_by": ack_by, "ack_at": ack_at}
-        out.append({**a, "line": pit_text.alarm_line(a)})
-    return out
+        items.append({**a, "line": pit_text.alarm_line(a)})
+    n = int(total[0]) if total else 0
+    return {"items": items, "total": n, "open": int(opened[0]) if opened else 0,
+            "page": page, "pages": max(1, -(-n // per_page)), "per_page": per_page,
+            "table": table, "kind": kind, "state": state}
 
 
 def table_page(db: Database, tid: str, rounds: int = 20, events: int = 50,
@@ -109,9 +134,10 @@ def table_page(db: Database, tid: str, rounds: int = 20, events: int = 50,
     ]
     checks = [
         pit_text.check_line({"asked": a, "by": b, "seed": s, "answered": t, "result": r,
-                             "detail": d})
-        for a, b, s, t, r, d in db.all(
-            "SELECT asked, by_name, seed, answered, result, detail FROM floor_software_checks"
+                             "detail": d, "claimed": c})
+        for a, b, s, t, r, d, c in db.all(
+            "SELECT asked, by_name, seed, answered, result, detail, claimed"
+            " FROM floor_software_checks"
             " WHERE table_id = ? ORDER BY asked DESC LIMIT 10", (tid,))
     ]
     evidence = db.one("SELECT COUNT(*) FROM floor_evidence WHERE table_id = ?", (tid,))

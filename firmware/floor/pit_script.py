@@ -3,10 +3,13 @@
 Tile updates arrive as server-sent events, one per table per change; they are kept in a
 map and drawn at most once a frame, so a floor of 1,000 tables playing stays responsive.
 The summary counts what the tiles say (each table in exactly one state); simulated tables
-(load tests) are left out of it and hidden unless asked for.
+(load tests) are left out of it and hidden unless asked for ("N of M tables shown" counts
+the simulated ones in M while they are shown). Served as ``/static/pit.js``; its data is
+the page's JSON data element (``PAGE``, read by the common script).
 """
 
 PIT_JS = r"""
+const CSRF = PAGE.csrf, initial = PAGE.tiles;
 const tiles = new Map(), dirty = new Set(), box = document.getElementById('tiles');
 const F = {state: document.getElementById('f-state'), game: document.getElementById('f-game'),
   sort: document.getElementById('f-sort'), sim: document.getElementById('f-sim')};
@@ -40,10 +43,11 @@ function el(t){
 }
 function summary(){
   const n = {open: 0, closed: 0, tilted: 0, offline: 0, quarantined: 0};
-  let drop = 0, win = 0, alarms = 0, shown = 0, all = 0;
+  let drop = 0, win = 0, alarms = 0, shown = 0, all = 0, listed = 0;
   const games = new Set();
   for (const t of tiles.values()) {
     if (t.variant) games.add(t.variant);
+    if (!t.simulated || F.sim.checked) listed++;
     if (t.simulated) continue;
     all++; n[stateOf(t)]++; drop += (t.day || {}).drop || 0; win += (t.day || {}).win || 0;
     if (t.alarms && t.alarms.length) alarms++;
@@ -57,7 +61,8 @@ function summary(){
   part('with alarms', alarms, 'alarms');
   part('drop today', money(drop), 'drop'); part('win today', money(win), 'win');
   part('hold', drop > 0 ? (100 * win / drop).toFixed(1) + ' %' : '–', 'hold');
-  document.getElementById('shown').textContent = shown + ' of ' + all + ' tables shown';
+  document.getElementById('shown').textContent = shown + ' of ' + listed + ' tables shown'
+    + (listed !== all ? ' (' + (listed - all) + ' simulated)' : '');
   const g = F.game; const have = new Set([...g.options].map(o => o.value));
   for (const v of [...games].sort()) if (!have.has(v)) g.add(new Option(v, v));
 }
@@ -77,18 +82,23 @@ function put(t){ const was = tiles.get(t.table); tiles.set(t.table, t); dirty.ad
 function refilter(){ for (const t of tiles.values()) dirty.add(t.table); resort = true; later(); }
 for (const f of Object.values(F)) f.addEventListener('change', refilter);
 initial.forEach(put);
+let openAlarms = Number(document.getElementById('alarm-count').textContent);
 function alarmItem(a){
   let li = document.getElementById('alarm-' + a.id);
-  if (!li) { li = document.createElement('li'); li.id = 'alarm-' + a.id;
-    const ul = document.getElementById('alarms'); ul.insertBefore(li, ul.firstChild); }
-  li.replaceChildren(a.line); li.className = a.ack_at ? 'done' : 'open';
-  if (!a.ack_at) { const f = document.createElement('form'); f.method = 'post';
-    f.action = '/alarm/' + a.id + '/acknowledge'; f.style.display = 'inline';
-    const c = document.createElement('input'); c.type = 'hidden'; c.name = 'csrf';
-    c.value = CSRF; const b = document.createElement('button'); b.className = 'ack';
-    b.textContent = 'acknowledge'; f.append(c, b); li.append(' ', f); }
-  document.getElementById('alarm-count').textContent =
-    document.querySelectorAll('#alarms li.open').length;
+  const was = li ? li.className : null;
+  if (!li && !PAGE.first_alarms_page) { if (!a.ack_at) openAlarms++; }
+  else if (!li) { li = document.createElement('li'); li.id = 'alarm-' + a.id;
+    const ul = document.getElementById('alarms'); ul.insertBefore(li, ul.firstChild);
+    while (ul.children.length > 200) ul.removeChild(ul.lastChild); }
+  if (li) { li.replaceChildren(a.line); li.className = a.ack_at ? 'done' : 'open';
+    if (!a.ack_at && PAGE.supervisor) { const f = document.createElement('form');
+      f.method = 'post'; f.action = '/alarm/' + a.id + '/acknowledge'; f.className = 'inline';
+      const c = document.createElement('input'); c.type = 'hidden'; c.name = 'csrf';
+      c.value = CSRF; const b = document.createElement('button'); b.className = 'ack';
+      b.textContent = 'acknowledge'; f.append(c, b); li.append(' ', f); }
+    if (was === null && !a.ack_at) openAlarms++;
+    if (was === 'open' && a.ack_at) openAlarms--; }
+  document.getElementById('alarm-count').textContent = Math.max(openAlarms, 0);
   if (!a.ack_at) document.getElementById('alarm-box').open = true;
 }
 const es = new EventSource('/live');

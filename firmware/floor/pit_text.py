@@ -14,7 +14,10 @@ import time
 from collections.abc import Mapping
 from typing import Any
 
+import msgspec
+
 from etgcore.money import dollars
+from firmware.floor.schema import DealerView, RoundView
 from firmware.journal import EventCode
 
 TIME_FORMAT = "%Y-%m-%d %H:%M:%S"
@@ -32,11 +35,15 @@ METER_NAMES = {
 }
 
 
-def when(ts: float | None) -> str:
-    """A Unix time as the pit writes every time."""
+def when(ts: Any) -> str:
+    """A Unix time as the pit writes every time; any other value as what it is (a page
+    never fails on a time a table wrote: a year 10,000 is shown, not raised)."""
     if ts is None:
         return "–"
-    return dt.datetime.fromtimestamp(float(ts)).strftime(TIME_FORMAT)
+    try:
+        return dt.datetime.fromtimestamp(float(ts)).strftime(TIME_FORMAT)
+    except (ValueError, OverflowError, OSError, TypeError):
+        return f"(time {str(ts)[:40]})"
 
 
 def zone() -> str:
@@ -63,7 +70,7 @@ def event_label(code: int | None) -> str:
 def _value(key: str, v: Any) -> str:
     if isinstance(v, int) and not isinstance(v, bool) and "cents" in key:
         return dollars(v, exact=True)
-    if isinstance(v, float) and key in ("issued", "at"):
+    if isinstance(v, int | float) and not isinstance(v, bool) and key in ("issued", "at"):
         return when(v)
     if isinstance(v, dict | list):
         return json.dumps(v, sort_keys=True)
@@ -72,7 +79,10 @@ def _value(key: str, v: Any) -> str:
 
 def _body(body: Any) -> dict[str, Any]:
     if isinstance(body, str):
-        body = json.loads(body) if body else {}
+        try:
+            body = json.loads(body) if body else {}
+        except ValueError:
+            return {}
     return body if isinstance(body, dict) else {}
 
 
@@ -86,13 +96,19 @@ def event_line(e: Mapping[str, Any]) -> str:
 
 
 def round_line(r: Mapping[str, Any]) -> str:
-    rec = _body(r.get("record"))
-    d = rec.get("dealer") or {}
-    total = f" ({d['total']})" if d.get("total") is not None else ""
-    seats = ", ".join(f"seat {s.get('seat')} {dollars(s['net'], sign=True)}"
-                      for s in rec.get("seats", []) if isinstance(s.get("net"), int))
-    parts = [when(int(r["ts_ns"]) / 1e9), f"round {rec.get('round', r.get('round'))}",
-             str(rec.get("state", "")), f"dealer {' '.join(d.get('cards') or [])}{total}"]
+    """The schema's view of a round record (:class:`~firmware.floor.schema.RoundView`):
+    what the edge checked is what is read here, so a record it took is always a line."""
+    try:
+        rec = msgspec.convert(_body(r.get("record")), RoundView, strict=True)
+    except msgspec.ValidationError:
+        rec = RoundView()
+    d = rec.dealer or DealerView()
+    total = f" ({d.total})" if d.total is not None else ""
+    seats = ", ".join(f"seat {s.seat} {dollars(s.net, sign=True)}"
+                      for s in rec.seats or [] if s.net is not None)
+    number = rec.round if rec.round is not None else r.get("round")
+    parts = [when(int(r["ts_ns"]) / 1e9), f"round {number}", str(rec.state or ""),
+             f"dealer {' '.join(d.cards or [])}{total}"]
     return " · ".join(parts + ([seats] if seats else []))
 
 
@@ -105,8 +121,9 @@ def check_line(c: Mapping[str, Any]) -> str:
     if c.get("answered") is None:
         return (f"{when(c['asked'])} · asked by {c['by']} · seed {str(c['seed'])[:16]}… · "
                 "waiting for the table's answer")
+    claimed = f" · the table says: {c['claimed']}" if c.get("claimed") else ""
     return (f"{when(c['asked'])} · asked by {c['by']} · seed {str(c['seed'])[:16]}… · "
-            f"{str(c['result']).upper()}: {c['detail']}")
+            f"{str(c['result']).upper()}: {c['detail']}{claimed}")
 
 
 def alarm_line(a: Mapping[str, Any]) -> str:

@@ -16,8 +16,10 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import logging
+import os
 import signal
 import socket
+import threading
 from collections.abc import AsyncIterator, Callable
 from dataclasses import dataclass
 from pathlib import Path
@@ -33,6 +35,7 @@ from firmware.floor.hub import Hub
 from firmware.floor.ingest import Ingest
 from firmware.floor.ledger import FloorLedger
 from firmware.floor.software_check import AutomaticChecks, SoftwareChecks
+from firmware.floor.supervise import EXIT_FAULT, GRACE_S, LOOP_STUCK_S, Supervisor
 
 log = logging.getLogger("etg.floor")
 
@@ -55,6 +58,8 @@ class ServeOptions:
     approved_name: str = ""
     #: seconds between automatic software checks of every online table (0: never)
     check_software_every_s: float = 0.0
+    #: seconds a table has to answer a software check before it is an alarm
+    check_deadline_s: float = 120.0
 
 
 def http_socket(host: str, port: int) -> socket.socket:
@@ -76,12 +81,17 @@ def http_socket(host: str, port: int) -> socket.socket:
 
 
 def serve(opts: ServeOptions) -> int:
-    """Run until SIGTERM or Ctrl-C; the broker it started (if any) stops with it."""
+    """Run until SIGTERM or Ctrl-C (0), or a fault of one of its threads
+    (:data:`~firmware.floor.supervise.EXIT_FAULT`, for systemd to restart it); the broker
+    it started (if any) stops with it."""
+
+    fault = threading.Event()
 
     def stop(signum: int, frame: Any) -> None:
         # uvicorn takes SIGTERM while it runs and raises it again once it has shut down;
-        # this handler then unwinds the rest (the broker below) instead of dying
-        raise SystemExit(0)
+        # this handler then unwinds the rest (the broker below) instead of dying, with the
+        # fault's status when a fault sent that SIGTERM
+        raise SystemExit(EXIT_FAULT if fault.is_set() else 0)
 
     signal.signal(signal.SIGTERM, stop)
     sock = http_socket(opts.http_host, opts.http_port)
@@ -91,27 +101,64 @@ def serve(opts: ServeOptions) -> int:
         if opts.start_broker:
             broker = BrokerSupervisor(opts.floor_dir, opts.broker_host, opts.broker_port)
             broker.start()
-        _serve(opts, sock, ingest_db, web_db)
+        faulted = _serve(opts, sock, ingest_db, web_db, fault)
     finally:
         if broker is not None:
             broker.stop()
         sock.close()
-    return 0
+    return EXIT_FAULT if faulted else 0
+
+
+def _on_fault(health: Health, faulted: threading.Event) -> Any:
+    def fault(why: str) -> None:
+        """The banner first (pages see why), then the process stops: uvicorn's own
+        shutdown on SIGTERM, and if even that hangs (a stuck thread holding a lock), a
+        hard exit after a while."""
+        health.faulted(why)
+        faulted.set()
+
+        def stop() -> None:
+            signal.raise_signal(signal.SIGTERM)
+            hard = threading.Timer(20.0, os._exit, (EXIT_FAULT,))
+            hard.daemon = True
+            hard.start()
+
+        later = threading.Timer(GRACE_S, stop)
+        later.daemon = True
+        later.start()
+    return fault
+
+
+async def _loop_beats(supervisor: Supervisor) -> None:
+    while True:
+        supervisor.beat("event loop")
+        await asyncio.sleep(1.0)
 
 
 def _serve(opts: ServeOptions, sock: socket.socket, ingest_db: Database,
-           web_db: Database) -> None:
+           web_db: Database, fault: threading.Event) -> bool:
+    """The service until it stops; True when a fault stopped it."""
     import uvicorn
 
     from firmware.floor.web import log_command, make_app
 
     health = Health()
     hub = Hub(web_db, health)
+    supervisor = Supervisor(_on_fault(health, fault))
     ledger = FloorLedger(ingest_db, day_start_minutes=opts.day_start_minutes,
                          quarantine_after=opts.quarantine_after,
-                         approved_name=opts.approved_name)
+                         approved_name=opts.approved_name,
+                         check_deadline_s=opts.check_deadline_s)
     ingest = Ingest(ledger, opts.floor_dir, opts.broker_host, opts.broker_port,
-                    on_applied=hub.applied, health=health)
+                    on_applied=hub.applied, health=health, supervisor=supervisor)
+    health.beats = supervisor.ages
+    health.expecting = lambda: any(st.online for st in list(ledger.tables.values()))
+
+    def tick() -> None:
+        ingest.tick()
+        health.review()
+
+    supervisor.tick = tick
     key_pem = identity(opts.floor_dir, FLOOR_SERVICE).key.read_bytes()
 
     def send_command(tid: str, action: str, staff: str, **extra: Any) -> str:
@@ -133,11 +180,16 @@ def _serve(opts: ServeOptions, sock: socket.socket, ingest_db: Database,
     async def lifespan(app: Any) -> AsyncIterator[None]:
         hub.attach(asyncio.get_running_loop())
         ingest.start()
+        beats = asyncio.get_running_loop().create_task(_loop_beats(supervisor))
+        supervisor.watch("event loop", LOOP_STUCK_S)
+        supervisor.start()
         if auto is not None:
             auto.start()
         try:
             yield
         finally:
+            supervisor.stop()
+            beats.cancel()
             if auto is not None:
                 auto.stop()
             ingest.stop()
@@ -153,3 +205,4 @@ def _serve(opts: ServeOptions, sock: socket.socket, ingest_db: Database,
     finally:
         ingest_db.close()
         web_db.close()
+    return supervisor.fault is not None

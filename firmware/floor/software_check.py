@@ -23,6 +23,7 @@ from collections.abc import Callable
 from typing import Any
 
 from firmware.floor.db import Database
+from firmware.floor.pit_text import when
 from firmware.floor.table_state import Applied, Work
 
 log = logging.getLogger("etg.floor.software")
@@ -55,17 +56,17 @@ class SoftwareChecks:
 
 def judge(expected: str | None, answer: dict[str, Any], approved_name: str) -> tuple[str, str]:
     """(result, detail) of one answer: ``match``, ``mismatch``, ``no answer`` (the table
-    could not compute it) or ``not compared`` (no approved release on this floor)."""
+    could not compute it) or ``not compared`` (no approved release on this floor). The
+    detail is the floor's own words only: what the table says of its release is kept
+    apart (``claimed``), never written into the verdict."""
     if answer.get("error") or not answer.get("hmac"):
-        return "no answer", str(answer.get("error") or "the table sent no signature")
-    release = f" (release {answer['release']})" if answer.get("release") else ""
+        return "no answer", "the table could not compute its signature"
     if expected is None:
         return "not compared", ("no approved release is configured on the floor "
-                                f"(etg floor serve --approved-release){release}")
+                                "(etg floor serve --approved-release)")
     if answer["hmac"] == expected:
-        return "match", f"{answer.get('files')} files match {approved_name}{release}"
-    return "mismatch", (f"the table's {answer.get('files')} files do not match "
-                        f"{approved_name}{release}")
+        return "match", f"{answer.get('files')} files match {approved_name}"
+    return "mismatch", f"the table's files do not match {approved_name}"
 
 
 def record_answer(db: Database, tid: str, answer: dict[str, Any], received: float,
@@ -79,16 +80,36 @@ def record_answer(db: Database, tid: str, answer: dict[str, Any], received: floa
                     answer.get("id"))
         return None
     result, detail = judge(row[0], answer, approved_name)
+    claimed = " · ".join(f"{k}: {answer[k]}" for k in ("release", "error") if answer.get(k))
     work.append(("UPDATE floor_software_checks SET answered = ?, answer = ?, files = ?,"
-                 " result = ?, detail = ? WHERE id = ?",
+                 " result = ?, detail = ?, claimed = ? WHERE id = ?",
                  (received, answer.get("hmac"), answer.get("files"), result, detail,
-                  answer["id"])))
+                  claimed or None, answer["id"])))
     out.checks.append({"table": tid, "id": answer["id"], "result": result, "detail": detail,
                        "by": row[1]})
     log.log(logging.INFO if result == "match" else logging.ERROR,
             "software check of table %s (asked by %s, seed %s…): %s: %s", tid, row[1],
             str(row[2])[:16], result, detail)
     return result, detail
+
+
+def overdue(db: Database, now: float, deadline_s: float, work: Work,
+            out: Applied) -> list[tuple[str, str]]:
+    """Checks asked more than ``deadline_s`` ago and never answered: each marked ``no
+    answer`` (a late answer is then one nobody waits for); (table, detail) of each."""
+    found = []
+    for cid, tid, by, asked in db.all(
+            "SELECT id, table_id, by_name, asked FROM floor_software_checks"
+            " WHERE answered IS NULL AND asked < ?", (now - deadline_s,)):
+        detail = (f"the table did not answer within {deadline_s:.0f} s (asked by {by} at "
+                  f"{when(float(asked))})")
+        work.append(("UPDATE floor_software_checks SET answered = ?, result = ?, detail = ?"
+                     " WHERE id = ? AND answered IS NULL", (now, "no answer", detail, cid)))
+        out.checks.append({"table": tid, "id": cid, "result": "no answer", "detail": detail,
+                           "by": by})
+        log.error("software check of table %s (asked by %s): no answer: %s", tid, by, detail)
+        found.append((str(tid), detail))
+    return found
 
 
 class AutomaticChecks:

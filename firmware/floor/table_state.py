@@ -18,6 +18,63 @@ from firmware.floor.plausibility import ClockWatch
 Work = list[tuple[str, tuple[Any, ...]]]
 #: recent bad messages remembered per table (the quarantine threshold's upper bound)
 MAX_BAD = 10_000
+#: evidence rows one table may add per minute, and their bytes; log lines about it
+EVIDENCE_ROWS_PER_MINUTE = 20
+EVIDENCE_BYTES_PER_MINUTE = 256 * 1024
+#: and their bytes in one day (UTC): what a table can add to the floor's disk at most, a
+#: hostile one that stays under the minute's budget all day included (docs/floor.md)
+EVIDENCE_BYTES_PER_DAY = 16 * 1024 * 1024
+LOG_LINES_PER_MINUTE = 10
+
+
+@dataclass
+class Budget:
+    """What one table may cost the floor's evidence and log in one minute: past it, rows
+    and lines are counted, not written (the count and a sample go into one ``flood``
+    alarm, and the excess counts toward quarantine)."""
+
+    minute: int = -1
+    rows: int = 0
+    bytes: int = 0
+    lines: int = 0
+    excess: int = 0  # evidence rows not written this minute
+    silenced: int = 0  # log lines not written this minute
+    sample: str = ""
+    day: int = -1
+    day_bytes: int = 0
+
+    def _roll(self, at: float) -> int:
+        """A new minute starts afresh; returns the lines silenced in the one before."""
+        m = int(at // 60)
+        if m == self.minute:
+            return 0
+        was = self.silenced
+        self.minute, self.rows, self.bytes, self.lines = m, 0, 0, 0
+        self.excess, self.silenced, self.sample = 0, 0, ""
+        return was
+
+    def row(self, at: float, size: int) -> bool:
+        self._roll(at)
+        if int(at // 86400) != self.day:
+            self.day, self.day_bytes = int(at // 86400), 0
+        if self.rows >= EVIDENCE_ROWS_PER_MINUTE or \
+                self.bytes + size > EVIDENCE_BYTES_PER_MINUTE or \
+                self.day_bytes + size > EVIDENCE_BYTES_PER_DAY:
+            self.excess += 1
+            return False
+        self.rows += 1
+        self.bytes += size
+        self.day_bytes += size
+        return True
+
+    def line(self, at: float) -> tuple[bool, int]:
+        """(may this line be logged, lines silenced in the minute before)."""
+        before = self._roll(at)
+        if self.lines >= LOG_LINES_PER_MINUTE:
+            self.silenced += 1
+            return False, before
+        self.lines += 1
+        return True, before
 
 
 @dataclass
@@ -37,12 +94,17 @@ class TableState:
     quarantined: str | None = None  # why, while quarantined
     bad: deque[float] = field(default_factory=lambda: deque(maxlen=MAX_BAD))
     clock: ClockWatch = field(default_factory=ClockWatch)
+    budget: Budget = field(default_factory=Budget)
+    #: the table's first record the floor applied was its journal's first message (n 1):
+    #: the meters before it were all zero (the gaming day's opening, docs/floor.md)
+    from_start: bool = False
 
     def copy(self) -> TableState:
         """A copy to restore if the batch's transaction fails."""
         out = TableState(**{k: getattr(self, k) for k in self.__dataclass_fields__})
         out.kinds_at_last, out.alarmed = set(self.kinds_at_last), set(self.alarmed)
         out.bad = deque(self.bad, maxlen=MAX_BAD)
+        out.budget = Budget(**vars(self.budget))
         return out
 
 
@@ -84,6 +146,8 @@ class Applied:
     bad: int = 0
     #: tables with a gap: their acknowledgement is repeated, so they send from it again
     gapped: set[str] = field(default_factory=set)
+    #: tables whose evidence went over its budget in this batch (the flood alarm's count)
+    flooded: set[str] = field(default_factory=set)
     #: tables quarantined or released by this batch (the edge's gate follows)
     quarantined: set[str] = field(default_factory=set)
     released: set[str] = field(default_factory=set)

@@ -2,16 +2,19 @@
 updates, and the few things the pit may do (:mod:`firmware.floor.pit_actions`).
 
 Every page needs a floor staff session; every form that changes anything carries the
-session's CSRF token. A page whose data the database cannot give (the database away) is a
-503 naming the problem, never a traceback.
+session's CSRF token and needs a supervisor. A page whose data the database cannot give
+(the database away) is a 503 naming the problem, never a traceback. Every response
+carries the security headers (:data:`SECURITY_HEADERS`): a Content-Security-Policy that
+allows only the pit view's own scripts and style sheet (no inline script at all), no
+framing, no type sniffing.
 """
 
 from __future__ import annotations
 
 import asyncio
+import logging
 import time
 from collections.abc import AsyncIterator, Callable
-from html import escape
 from typing import Any
 
 from starlette.applications import Starlette
@@ -29,12 +32,48 @@ from starlette.routing import Route
 from firmware.floor import auth, chart, pages, pit_data, table_html
 from firmware.floor.db import Database
 from firmware.floor.errors import DatabaseAway
+from firmware.floor.escape import text as escape
 from firmware.floor.hub import Hub
+from firmware.floor.page_assets import COMMON_JS, STYLE
 from firmware.floor.pit_actions import PitActions
+from firmware.floor.pit_script import PIT_JS
 from firmware.floor.software_check import SoftwareChecks
+from firmware.floor.table_html import TABLE_JS
 
 COOKIE = "etg_floor"
 KEEPALIVE_S = 15.0
+SECURITY_HEADERS = [
+    (b"content-security-policy", b"default-src 'none'; script-src 'self'; style-src 'self';"
+     b" img-src 'self'; connect-src 'self'; form-action 'self'; frame-ancestors 'none';"
+     b" base-uri 'none'"),
+    (b"x-content-type-options", b"nosniff"),
+    (b"x-frame-options", b"DENY"),
+    (b"referrer-policy", b"same-origin"),
+]
+STATIC = {"pit.css": (STYLE, "text/css"), "common.js": (COMMON_JS, "text/javascript"),
+          "pit.js": (PIT_JS, "text/javascript"), "table.js": (TABLE_JS, "text/javascript")}
+
+
+class SecurityHeaders:
+    """ASGI middleware: the security headers on every HTTP response (pages, the live
+    stream, the chart, errors alike)."""
+
+    def __init__(self, app: Any) -> None:
+        self.app = app
+
+    async def __call__(self, scope: Any, receive: Any, send: Any) -> None:
+        if scope["type"] != "http":
+            await self.app(scope, receive, send)
+            return
+
+        async def with_headers(message: Any) -> None:
+            if message["type"] == "http.response.start":
+                have = {k.lower() for k, _v in message.get("headers", [])}
+                message["headers"] = [*message.get("headers", []),
+                                      *(h for h in SECURITY_HEADERS if h[0] not in have)]
+            await send(message)
+
+        await self.app(scope, receive, with_headers)
 
 
 class PitView(PitActions):
@@ -50,6 +89,7 @@ class PitView(PitActions):
         self.checks = checks
         self.pit_action = pit_action or (lambda tid, action: None)
         self.day_start = day_start_minutes
+        self.throttle = auth.Throttle()
 
     async def who(self, request: Request) -> auth.Session | None:
         return await run_in_threadpool(auth.session, self.db, request.cookies.get(COOKIE))
@@ -63,8 +103,16 @@ class PitView(PitActions):
 
     async def login(self, request: Request) -> Response:
         form = await request.form()
-        s = await run_in_threadpool(auth.log_in, self.db, str(form.get("name", "")),
-                                    str(form.get("password", "")))
+        name, address = str(form.get("name", ""))[:200], _address(request)
+        wait = self.throttle.admit(name, address)
+        if wait > 0:
+            auth.login_log.line(logging.WARNING, "floor login refused unchecked: %r from %s "
+                                "(too many failures; %.0f s to wait)", name[:64], address, wait)
+            return HTMLResponse(pages.login_page(
+                f"too many failed logins: try again in {wait / 60:.0f} min"),
+                status_code=429, headers={"Retry-After": str(int(wait) + 1)})
+        s = await run_in_threadpool(auth.log_in, self.db, name,
+                                    str(form.get("password", "")), address, self.throttle)
         if s is None:
             return HTMLResponse(pages.login_page("wrong name or password"), status_code=401)
         resp = RedirectResponse("/", status_code=303)
@@ -86,13 +134,15 @@ class PitView(PitActions):
         if s is None:
             return self.to_login()
 
-        def read() -> tuple[list[dict[str, Any]], list[dict[str, Any]]]:
+        q = _alarm_query(request)
+
+        def read() -> tuple[list[dict[str, Any]], dict[str, Any]]:
             return (pit_data.tiles(self.db, None, self.day_start),
-                    pit_data.alarm_list(self.db))
+                    pit_data.alarm_list(self.db, **q))
 
         tiles, alarms = await run_in_threadpool(read)
         return HTMLResponse(pages.floor_page(tiles, alarms, s.name, s.csrf,
-                                             self.hub.health_now()))
+                                             self.hub.health_now(), s.role))
 
     async def table(self, request: Request) -> Response:
         s = await self.who(request)
@@ -102,13 +152,20 @@ class PitView(PitActions):
 
         def read() -> tuple[dict[str, Any] | None, list[dict[str, Any]]]:
             return (pit_data.table_page(self.db, tid, day_start_minutes=self.day_start),
-                    [a for a in pit_data.alarm_list(self.db) if a["table"] == tid])
+                    pit_data.alarm_list(self.db, table=tid)["items"])
 
         page, alarms = await run_in_threadpool(read)
         if page is None:
             return HTMLResponse("no such table", status_code=404)
         return HTMLResponse(table_html.table_page(page, alarms, s.name, s.csrf,
-                                                  self.hub.health_now()))
+                                                  self.hub.health_now(), s.role))
+
+    async def static(self, request: Request) -> Response:
+        found = STATIC.get(request.path_params["name"])
+        if found is None:
+            return Response("not found", status_code=404)
+        return Response(found[0], media_type=found[1],
+                        headers={"Cache-Control": "no-cache"})
 
     async def chart(self, request: Request) -> Response:
         if await self.who(request) is None:
@@ -128,7 +185,8 @@ class PitView(PitActions):
     async def api_alarms(self, request: Request) -> Response:
         if await self.who(request) is None:
             return JSONResponse({"error": "log in"}, status_code=401)
-        return JSONResponse(await run_in_threadpool(pit_data.alarm_list, self.db))
+        q = _alarm_query(request, "")
+        return JSONResponse(await run_in_threadpool(lambda: pit_data.alarm_list(self.db, **q)))
 
     async def live(self, request: Request) -> Response:
         if await self.who(request) is None:
@@ -160,6 +218,20 @@ class PitView(PitActions):
                                  headers={"Cache-Control": "no-store"})
 
 
+def _address(request: Request) -> str:
+    return request.client.host if request.client else "?"
+
+
+def _alarm_query(request: Request, prefix: str = "alarms_") -> dict[str, Any]:
+    """The alarm list's page and filters from the query string (anything odd: ignored)."""
+    q = request.query_params
+    page = q.get(prefix + "page", "1")
+    state = q.get(prefix + "state", "all")
+    return {"page": int(page) if page.isdigit() and len(page) < 7 else 1,
+            "table": q.get(prefix + "table", "")[:64], "kind": q.get(prefix + "kind", "")[:32],
+            "state": state if state in pit_data.ALARM_STATES else "all"}
+
+
 def _database_away(request: Request, exc: Exception) -> Response:
     return HTMLResponse(pages.page("floor database unreachable",
                                    f"<p class='alarm-line'>{escape(str(exc))}</p><p>The "
@@ -176,8 +248,9 @@ def make_app(db: Database, hub: Hub, send_command: Callable[..., str],
     its id. ``pit_action(table, action)`` tells the ledger what the pit did."""
     v = PitView(db, hub, send_command, checks, pit_action, day_start_minutes)
     hub.day_start = day_start_minutes
-    return Starlette(routes=[
+    app = Starlette(routes=[
         Route("/", v.index),
+        Route("/static/{name}", v.static),
         Route("/login", v.login_form, methods=["GET"]),
         Route("/login", v.login, methods=["POST"]),
         Route("/logout", v.logout, methods=["POST"]),
@@ -189,6 +262,8 @@ def make_app(db: Database, hub: Hub, send_command: Callable[..., str],
         Route("/api/alarms", v.api_alarms),
         Route("/live", v.live),
     ], lifespan=lifespan, exception_handlers={DatabaseAway: _database_away})
+    app.add_middleware(SecurityHeaders)
+    return app
 
 
 def log_command(db: Database, command_id: str, tid: str, action: str, staff: str,

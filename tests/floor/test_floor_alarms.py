@@ -195,7 +195,7 @@ def test_software_answers_are_judged_and_automatic_checks_ask_every_table() -> N
     assert judge("ab" * 32, {"hmac": "cd" * 32, "files": 3}, "etg-0.1")[0] == "mismatch"
     assert judge(None, {"hmac": "cd" * 32}, "")[0] == "not compared"
     assert judge("ab" * 32, {"error": "not an installed release"}, "x") == (
-        "no answer", "not an installed release")
+        "no answer", "the table could not compute its signature")
     asked: list[tuple[str, str]] = []
     both = threading.Event()
 

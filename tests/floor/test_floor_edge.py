@@ -39,49 +39,54 @@ def good(kind: str = "event", n: int = 1, seq: int = 5) -> dict[str, Any]:
 
 
 @pytest.mark.parametrize("broken, says", [
-    ({**good(), "body": None}, "body must be a JSON object"),
-    ({k: v for k, v in good().items() if k != "body"}, "body must be a JSON object"),
-    ({**good(), "seq": 2**63}, "seq must be an integer"),
-    ({**good(), "code": {"x": 1}}, "code must be an integer"),
-    ({**good("meters"), "meters": [1, 2]}, "meters must be a JSON object"),
-    ({**good(), "n": "7"}, "n must be an integer"),
-    ({**good(), "n": True}, "n must be an integer"),
-    ({**good(), "hash": "ABC"}, "hash must be 64 lowercase hex"),
-    ({**good(), "kind": "input"}, "unknown record kind"),
-    ({**good(), "v": 2}, "schema version 2"),
-    ({**good("meters"), "meters": {"wagered": 2**70}}, "wagered must be an integer"),
-    ({**good(), "body": {"x": "y" * 70_000}}, "more than 65536"),
+    ({**good(), "body": None}, "Expected `object`, got `null` - at `$[0].body`"),
+    ({k: v for k, v in good().items() if k != "body"}, "missing required field `body`"),
+    ({**good(), "seq": 2**63}, "at `$[0].seq`"),
+    ({**good(), "code": {"x": 1}}, "at `$[0].code`"),
+    ({**good("meters"), "meters": [1, 2]}, "at `$[0].meters`"),
+    ({**good(), "n": "7"}, "Expected `int`, got `str` - at `$[0].n`"),
+    ({**good(), "n": True}, "at `$[0].n`"),
+    ({**good(), "hash": "ABC"}, "at `$[0].hash`"),
+    ({**good(), "kind": "input"}, "Invalid value 'input' - at `$[0].kind`"),
+    ({**good(), "v": 2}, "at `$[0].v`"),
+    ({**good("meters"), "meters": {"wagered": 2**70}}, "at `$[0].meters.wagered`"),
+    ({**good(), "body": {"x": ["y" * 1900] * 40}}, "more than 65536"),
+    ({**good(), "body": {"x": "y" * 70_000}}, "length <= 2000"),
+    ({**good(), "secret": 1}, "unknown field `secret`"),
 ])
 def test_the_audits_bad_records_are_refused_at_the_edge(broken: dict[str, Any],
                                                           says: str) -> None:
-    with pytest.raises(wire.BadMessage, match=says):
+    with pytest.raises(wire.BadMessage) as got:
         wire.records(json.dumps([broken]).encode())
+    assert says in str(got.value)
 
 
 @pytest.mark.parametrize("payload, says", [
-    (b'{"seq": "12"}', "seq must be an integer"),
-    (b'{"seq": 1, "ts": 1e30}', "ts must be a Unix time"),
-    (b'{"seq": 1, "phase": "' + b"x" * 100 + b'"}', "phase must be text of at most 64"),
-    (b'{"seq": 1, "tilt": "yes"}', "tilt must be null or an object"),
-    (b"[]", "a status must be a JSON object"),
+    (b'{"seq": "12"}', "got `str` - at `$.seq`"),
+    (b'{"seq": 1, "ts": 1e30}', "at `$.ts`"),
+    (b'{"seq": 1, "phase": "' + b"x" * 100 + b'"}', "length <= 64 - at `$.phase`"),
+    (b'{"seq": 1, "tilt": "yes"}', "at `$.tilt`"),
+    (b"[]", "Expected `object`, got `array`"),
     (b"\xff\xfe", "not JSON"),
     (b" " * (wire.MAX_MESSAGE_BYTES + 1), "more than 262144"),
+    (b'{"seq": 1, "secret": "x"}', "unknown field `secret`"),
 ])
 def test_bad_statuses_are_refused(payload: bytes, says: str) -> None:
-    with pytest.raises(wire.BadMessage, match=says):
+    with pytest.raises(wire.BadMessage) as got:
         wire.status(payload)
+    assert says in str(got.value)
 
 
-def test_a_status_keeps_only_what_was_checked() -> None:
-    got = wire.status(json.dumps({"seq": 4, "phase": "betting", "secret": "x" * 10,
-                                  "tilt": {"cause": "door", "code": "DOOR", "extra": 1},
+def test_a_status_is_exactly_what_was_checked() -> None:
+    got = wire.status(json.dumps({"seq": 4, "phase": "betting",
+                                  "tilt": {"cause": "door", "code": "DOOR"},
                                   "ts": 1.5e9, "v": 1}).encode())
-    assert "secret" not in got and got["tilt"] == {"cause": "door", "code": "DOOR"}
+    assert got["tilt"] == {"cause": "door", "code": "DOOR"} and "v" not in got
     assert got["seq"] == 4 and got["simulated"] is False
 
 
 def test_too_many_records_in_one_message_are_refused() -> None:
-    with pytest.raises(wire.BadMessage, match="1 to 100 records"):
+    with pytest.raises(wire.BadMessage, match="length <= 100"):
         wire.records(json.dumps([good(n=i) for i in range(1, 102)]).encode())
 
 

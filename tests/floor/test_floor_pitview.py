@@ -118,7 +118,7 @@ def test_pit_view_summary_alarms_tilt_and_disable(tmp_path: Path) -> None:
             item = wait_for("the alarm in the list", lambda: [
                 li for li in browser.find_elements(By.CSS_SELECTOR, "#alarms li.open")
                 if "B3" in li.text and "bad-message" in li.text])[0]
-            assert "seq must be an integer" in item.text
+            assert "`$.seq`" in item.text  # the schema names the field it refused
             assert browser.find_element(By.ID, "alarm-count").text == "1"
             item.find_element(By.CSS_SELECTOR, "button.ack").click()
             wait_for("the alarm acknowledged", lambda: any(  # (the list folds: none open)
@@ -265,7 +265,7 @@ def _populate(db_url: str, n: int) -> dict[str, int]:
                   "tilt": {"cause": "shoe jam", "code": "SHOE"} if state == "tilted" else None}
         batch += [Incoming(tid, "online", state != "offline", now),
                   Incoming(tid, "status", wire.status(json.dumps(status).encode()), now)]
-        for n, more in ((1, 0), (2, i * 100)):  # the day opens at the first meters
+        for n, more in ((1, 0), (2, i * 100)):  # a journal held from n=1: the day opens at 0
             batch.append(Incoming(tid, "record", wire.record({
                 "kind": "meters", "n": n, "seq": 8 + n, "hash": "a" * 64,
                 "ts_ns": time.time_ns(), "meters": {"credits_in": 100_000 + more,
@@ -274,6 +274,34 @@ def _populate(db_url: str, n: int) -> dict[str, int]:
     ledger.apply(batch)
     db.close()
     return counts
+
+
+def test_finding_9_the_shown_count_counts_simulated_tables_while_shown(
+        tmp_path: Path) -> None:
+    """bc5b817 said "1000 of 0 tables shown" with the load test's tables shown."""
+    from selenium.webdriver.common.by import By
+
+    from firmware.floor import wire
+    from firmware.floor.db import Database
+    from firmware.floor.ledger import FloorLedger, Incoming
+
+    with floor_rig(tmp_path, ["S1"]) as rig:
+        db = Database(rig.db_url)
+        now = time.time()
+        FloorLedger(db).apply([Incoming(f"S{i}", "status", wire.status(json.dumps(
+            {"seq": 1, "phase": "betting", "simulated": i > 3, "ts": now}).encode()), now)
+            for i in range(1, 8)])
+        db.close()
+        rig.start_floor()
+        browser = _browser(tmp_path / "chromium-profile")
+        try:
+            _log_in(browser, rig)
+            shown = lambda: browser.find_element(By.ID, "shown").text  # noqa: E731
+            wait_for("three tables", lambda: shown() == "3 of 3 tables shown")
+            browser.find_element(By.ID, "f-sim").click()
+            wait_for("seven tables", lambda: shown() == "7 of 7 tables shown (4 simulated)")
+        finally:
+            browser.quit()
 
 
 def test_a_thousand_tiles_stay_usable(tmp_path: Path) -> None:
@@ -294,7 +322,7 @@ def test_a_thousand_tiles_stay_usable(tmp_path: Path) -> None:
             assert (s["open"], s["tilted"], s["closed"], s["offline"]) == (
                 str(counts["open"]), str(counts["tilted"]), str(counts["closed"]),
                 str(counts["offline"]))
-            assert s["drop"] == "$" + f"{sum(i * 100 for i in range(1, 1001)) / 100:,.2f}"
+            assert s["drop"] == "$" + f"{sum(100_000 + i * 100 for i in range(1, 1001)) / 100:,.2f}"
             # filter, then sort: the page answers with 1,000 tiles on it
             t1 = time.monotonic()
             _choose(browser, "f-state", "tilted")

@@ -155,7 +155,7 @@ def test_a_records_message_is_checked_record_by_record(tmp_path: Path) -> None:
         return [m for m in ing.take() if isinstance(m, Incoming)]
 
     got = deliver("etg/table/T9/records", json.dumps(recs).encode())
-    assert [m.kind for m in got] == ["bad"] and "record 2 of 3" in got[0].payload["reason"]
+    assert [m.kind for m in got] == ["bad"] and "$[1].kind" in got[0].payload["reason"]
     a = store.apply(got)
     assert (a.applied, a.bad) == (0, 1) and [al["kind"] for al in a.alarms] == ["bad-message"]
     recs[1]["kind"] = "event"
