@@ -4,7 +4,7 @@ project's code (an independent dealer recursion) or against the certified figure
 from __future__ import annotations
 
 from fractions import Fraction
-from functools import lru_cache
+from functools import cache
 
 import pytest
 
@@ -22,7 +22,7 @@ def dealer_22_full_shoe(decks: int, hits_soft_17: bool) -> Fraction:
     from the full shoe; a dealer Blackjack is no 22."""
     full = tuple([4 * decks] * 9 + [16 * decks])
 
-    @lru_cache(maxsize=None)
+    @cache
     def finish(counts: tuple[int, ...], total: int, soft: bool) -> Fraction:
         best = total + 10 if soft and total + 10 <= 21 else total
         if best > 21:
@@ -34,7 +34,7 @@ def dealer_22_full_shoe(decks: int, hits_soft_17: bool) -> Fraction:
         for v in range(1, 11):
             c = counts[v - 1]
             if c:
-                rest = counts[: v - 1] + (c - 1,) + counts[v:]
+                rest = (*counts[:v - 1], c - 1, *counts[v:])
                 out += Fraction(c, n) * finish(rest, total + v, soft or v == 1)
         return out
 
@@ -42,12 +42,12 @@ def dealer_22_full_shoe(decks: int, hits_soft_17: bool) -> Fraction:
     out = Fraction(0)
     for up in range(1, 11):
         c1 = full[up - 1]
-        after_up = full[: up - 1] + (c1 - 1,) + full[up:]
+        after_up = (*full[:up - 1], c1 - 1, *full[up:])
         for hole in range(1, 11):
             c2 = after_up[hole - 1]
             if not c2 or {up, hole} == {1, 10}:
                 continue
-            rest = after_up[: hole - 1] + (c2 - 1,) + after_up[hole:]
+            rest = (*after_up[:hole - 1], c2 - 1, *after_up[hole:])
             out += Fraction(c1, n) * Fraction(c2, n - 1) * finish(rest, up + hole,
                                                                  up == 1 or hole == 1)
     return out
