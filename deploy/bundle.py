@@ -32,14 +32,13 @@ from typing import Any
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey, Ed25519PublicKey
 
 from deploy import signing
-from deploy.bytecode import bytecode_for
 from deploy.errors import BundleRefused, ReleaseInputError
 from deploy.manifest import MANIFEST_DOMAIN, FileEntry, Manifest, release_id
 from deploy.program import (
     MANIFEST_NAME,
     SIGNATURE_NAME,
     ProgramTreeError,
-    is_executable,
+    release_contents,
     release_files,
 )
 from deploy.unpack import (
@@ -145,19 +144,12 @@ def build_bundle(source: str | Path, key: str | Path, out: str | Path) -> BuiltB
     private = signing.load_private_key(key)
     public = private.public_key()
     try:
+        files = release_contents(source)
         paths = release_files(source)
     except ProgramTreeError as exc:
         raise ReleaseInputError(str(exc)) from None
     name, version = _project(source)
-    files: list[tuple[str, bytes, bool]] = []
     entries: list[FileEntry] = []
-    for path in paths:
-        files.append((path, (source / path).read_bytes(), is_executable(source / path)))
-    try:
-        files += bytecode_for(files)
-    except (SyntaxError, ValueError) as exc:  # a module that cannot be imported anyway
-        raise ReleaseInputError(f"{source}: a program module does not compile: {exc}") from None
-    files.sort(key=lambda f: f[0].encode("utf-8"))
     for path, data, executable in files:
         entries.append(FileEntry(path, hashlib.sha256(data).hexdigest(), len(data), executable))
     manifest = Manifest(

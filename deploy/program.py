@@ -116,22 +116,46 @@ def sha256_file(path: Path) -> tuple[str, int]:
     return digest.hexdigest(), size
 
 
-def program_digests(root: Path) -> list[tuple[str, str]]:
-    """(relative path, sha256) of every program file under ``root``, in release order.
+def release_contents(source: Path) -> list[tuple[str, bytes, bool]]:
+    """(path, bytes, executable) of every file ``etg release build`` packs from the
+    checkout ``source``: the program files and their bytecode, in release order. The one
+    definition of a release's file set (the build signs a manifest of exactly these)."""
+    from deploy.bytecode import bytecode_for
 
-    A tree that cannot be a release (an installed table's, a checkout with a stray link)
-    still gets digests of every file of the program packages, so a report can name it.
-    """
+    source = Path(source)
+    files = [(p, (source / p).read_bytes(), is_executable(source / p))
+             for p in release_files(source)]
     try:
-        names = release_files(root)
-    except ProgramTreeError:
-        names = sorted(
-            p.relative_to(root).as_posix()
-            for pkg in PROGRAM_PACKAGES
-            for p in (root / pkg).rglob("*")
-            if p.is_file() and "__pycache__" not in p.parts
-        )
-    return [(name, sha256_file(root / name)[0]) for name in names]
+        files += bytecode_for(files)
+    except (SyntaxError, ValueError) as exc:  # a module that cannot be imported anyway
+        raise ProgramTreeError(f"{source}: a program module does not compile: {exc}") from None
+    files.sort(key=lambda f: f[0].encode("utf-8"))
+    return files
+
+
+def program_digests(root: Path) -> tuple[list[tuple[str, str]], str]:
+    """(relative path, full SHA-256) of every file of the release at ``root``, in release
+    order, and what the set is.
+
+    An installed release (its signed manifest beside it): every file of the tree, the
+    set the floor's seeded software check (:mod:`deploy.seeded_hmac`) and ``etg verify``
+    read. A checkout: the files ``etg release build`` would pack from it (sources and
+    their bytecode, :func:`release_contents`), so the digests equal that build's
+    manifest. Fails closed: a tree that is neither (or an empty set) raises
+    :class:`ProgramTreeError`, never a list of nothing."""
+    root = Path(root)
+    if (root / MANIFEST_NAME).is_file():
+        names = tree_files(root)
+        out = [(name, sha256_file(root / name)[0]) for name in names]
+        kind = "installed release: every file of the tree, as the floor's software check reads it"
+    else:
+        out = [(name, hashlib.sha256(data).hexdigest()) for name, data, _x in
+               release_contents(root)]
+        kind = ("checkout: the file set `etg release build` packs from it (sources and their "
+                "bytecode)")
+    if not out:
+        raise ProgramTreeError(f"{root}: no program files (not a release or a checkout)")
+    return out, kind
 
 
 def read_chunks(path: Path) -> Iterator[bytes]:

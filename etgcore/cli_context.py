@@ -28,8 +28,10 @@ class CommandContext:
     load_config: Callable[[argparse.Namespace], Any]
     #: the Rules Submission file of a variant (``bingo`` -> its TOML file)
     rules_file: Callable[[str], Path]
-    #: (relative path, sha256) of every program file, in release order
-    program_files: Callable[[], list[tuple[str, str]]]
+    #: (relative path, full sha256) of every file of the release the program runs from,
+    #: in release order (the set ``etg release build`` packs and the floor checks), and
+    #: what the set is; raises when there is none
+    program_files: Callable[[], tuple[list[tuple[str, str]], str]]
     #: the fingerprint of a table configuration, as the journal records it at a start
     config_fingerprint: Callable[[Any], str]
     #: the decks per shoe of a configuration's game (its Rules Submission and overrides)

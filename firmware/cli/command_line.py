@@ -183,10 +183,13 @@ def _rules_file(variant: str) -> Path:
     return rules_path(variant)
 
 
-def _program_files() -> list[tuple[str, str]]:
+def _program_files() -> tuple[list[tuple[str, str]], str]:
+    """The release this program runs from (the tree holding every program package, as
+    the release tooling finds it): each file's digest, and what the set is."""
+    from deploy.manifest import installed_root
     from deploy.program import program_digests
 
-    return program_digests(Path(__file__).resolve().parent.parent)
+    return program_digests(installed_root())
 
 
 def _config_fingerprint(cfg: Any) -> str:

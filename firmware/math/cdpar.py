@@ -155,6 +155,9 @@ def _up_lines(rules: GameRules, book: LineBook, t: FastTables, up: int, work: li
         out = np.zeros((lanes, len(book)))
         none = np.zeros(lanes)
         if {a, b} == {1, 10}:
+            # the dealer's hand is dealt out whenever the Push 22 wager is on, a player
+            # Blackjack or not (the engine does): its dealer 22 counts in every round
+            d22bj = float(uc0.pay.laws[f.row(0, (a, b)), I22])
             if pbj:
                 key = ("bj-beats-bj",) if rules.player_blackjack_wins else ("bj-push",)
                 out[:, book.index[key]] += pbj
@@ -164,7 +167,7 @@ def _up_lines(rules: GameRules, book: LineBook, t: FastTables, up: int, work: li
                 out[:, book.index[("bj-target",)]] += np.where(on21, 1 - pbj, 0.0)
             else:
                 out[:, bj] += 1 - pbj
-            return out, none, None, pbj, 0.0
+            return out, none, None, pbj, d22bj
         out[:, dbj] += pbj
         row = f.row(0, (a, b))
         d22 = float(uc0.pay.laws[row, I22])

@@ -11,3 +11,8 @@ class MathError(EtgError):
 
 class ShoeExhausted(MathError, ValueError):
     """A draw asked of a composition that holds no card of that value."""
+
+
+class FiguresDisagree(MathError):
+    """A PAR sheet whose figure for a wager is not the certified one (two computations of
+    one figure that do not agree): no sheet is written with it."""

@@ -103,13 +103,15 @@ def _shoe(rules: GameRules) -> np.ndarray:
 
 def play_fast_rounds(rules: GameRules, rounds: int, seed: object,
                      starts: list[tuple[int, int, int, float]] | None = None,
-                     only_split: bool = True) -> Tally:
+                     only_split: bool = True, lane: tuple[int, int] | None = None) -> Tally:
     """``rounds`` rounds of ``rules`` through the compiled kernel, seeded by ``seed``.
 
     ``starts`` (player card, up card, player card, weight): every round starts with one
     of these, by weight, and (``only_split``) only the rounds in which a hand is split
     are counted (the PAR sheet's split rounds, :mod:`firmware.math.parsplits`);
-    ``rounds`` are then the rounds played, the tally's the rounds counted.
+    ``rounds`` are then the rounds played, the tally's the rounds counted. ``lane``
+    (Bingo: target index, multiplier index): every round draws that target and
+    multiplier (a stratum of the PAR sheet's split rounds).
     """
     k = _kernel()
     ft = tables_for(rules)
@@ -128,6 +130,9 @@ def play_fast_rounds(rules: GameRules, rounds: int, seed: object,
         real_split[v] = True
     tw = np.array(rules.target_weights or [1] * len(BINGO_TARGETS), np.float64)
     mw = np.array(rules.multiplier_weights or [1] * len(BINGO_MULTIPLIERS), np.float64)
+    if lane is not None:  # one-hot weights: the kernel's draw picks that lane every time
+        tw, mw = np.zeros_like(tw), np.zeros_like(mw)
+        tw[lane[0]] = mw[lane[1]] = 1.0
     targets = np.array(BINGO_TARGETS, np.int64)
     mults = np.array(BINGO_MULTIPLIERS, np.float64)
     ss = seed if isinstance(seed, np.random.SeedSequence) else np.random.SeedSequence(seed)  # type: ignore[arg-type]

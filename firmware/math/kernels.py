@@ -30,12 +30,20 @@ def cache_dir() -> Path:
 @lru_cache(maxsize=1)
 def source_digest() -> str:
     """A digest of every source file of ``firmware/math``: what the cached results were
-    computed by (a changed calculation or strategy computes them again)."""
+    computed by (a changed calculation or strategy computes them again); the first 16
+    hex digits of :func:`source_sha256`."""
+    return source_sha256()[:16]
+
+
+@lru_cache(maxsize=1)
+def source_sha256() -> str:
+    """SHA-256 over every source file of ``firmware/math`` (name, then bytes, files in
+    name order): the full digest a PAR sheet names its math by."""
     h = hashlib.sha256()
     for f in sorted(Path(__file__).parent.glob("*.py")):
         h.update(f.name.encode())
         h.update(f.read_bytes())
-    return h.hexdigest()[:16]
+    return h.hexdigest()
 
 
 def load_kernel(module: str) -> Any:

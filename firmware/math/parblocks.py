@@ -50,7 +50,7 @@ def configuration(n: int, c: Configuration, f: ParFigures, d: Path,
                   plot_stem: str | None) -> list[Block]:
     r = f.rules
     out: list[Block] = [Heading(f"Configuration {n}: {c.label()}"),
-                        Paragraph(f"Rules hash `{r.rules_hash}`; "
+                        Paragraph(f"Rules SHA-256 `{r.rules_sha256}`; "
                                   + ", ".join(f"`{k}={v}`" for k, v in c.overrides().items())
                                   + f"; computed in {f.seconds:.1f} s.")]
     out += _lines(f)
@@ -114,6 +114,7 @@ def _round(f: ParFigures) -> list[Block]:
         sd += f"; insurance (per unit insured): {f.insurance['sd']:.4f}"
     win, p = f.max_win_unsplit()
     swin, sp = f.max_win_split()
+    ew, ep, el = f.win_push_loss_se()
     items = [
         f"House edge: **{_pct(f.house_edge)}** of the Blackjack wager; per unit staked at "
         f"the start **{_pct(f.analysis.house_edge_total)}**; return to player "
@@ -121,8 +122,10 @@ def _round(f: ParFigures) -> list[Block]:
         f"Element of risk: **{_pct(f.element_of_risk)}** (amount wagered per round "
         f"{f.total_wagered:.6f} units, doubles and splits included)",
         f"Round won / pushed / lost (net of every required wager): **{f.p_win:.6f}** / "
-        f"**{f.p_push:.6f}** / **{f.p_loss:.6f}**; hit frequency **{f.hit_frequency:.6f}**",
-        f"Standard deviation per round (every required wager): **{f.sd_round:.4f}**; "
+        f"**{f.p_push:.6f}** / **{f.p_loss:.6f}** (standard errors {ew:.1e} / {ep:.1e} / "
+        f"{el:.1e}); hit frequency **{f.hit_frequency:.6f}**",
+        f"Standard deviation per round (every required wager): **{f.sd_round:.4f}** "
+        f"(standard error {f.sd_round_se():.4f}, {f.sd_round_se() / f.sd_round:.3%}); "
         f"per wager: {sd}",
         f"Largest win of a round without a split: **{win:+g}** units, probability "
         f"**{p:.6g}** (exact, 1 in {1 / p:,.0f})" if p > 0 else "No round without a split "
@@ -132,10 +135,23 @@ def _round(f: ParFigures) -> list[Block]:
         "rarer than that (more hands doubled and won) can win more" if sp > 0 else
         "No split round was simulated",
         f"Rounds with a split: {split.probability:.6f} of the rounds (exact); their results' "
-        f"distribution from {split.counted:,} simulated split rounds (seed {split.seed})",
+        f"distribution from {split.counted:,} simulated split rounds (seed {split.seed}"
+        + (f"; {split.strata} strata, one per Bingo target and multiplier" if split.strata > 1
+           else "") + ")" + _calibration(f),
     ]
     out: list[Block] = [Heading("The round", 3), Bullets(tuple(items))]
     return out + [Paragraph(n) for n in f.notes]
+
+
+def _calibration(f: ParFigures) -> str:
+    s = f.split
+    if not s.counted or not s.calibrated:
+        return ""
+    return (f". Their exact mean net is {s.mean:+.10f} (the certified return less the "
+            f"exact unsplit rounds); the simulation's own is {s.raw_mean:+.6f} (standard "
+            f"error {s.se_raw_mean:.6f}), and its distribution is tilted exponentially to "
+            f"the exact mean (no share's weight changed by more than {s.tilt:.1%}), so the "
+            "distribution's mean is the certified house edge")
 
 
 def _ranges(f: ParFigures) -> list[Block]:
@@ -146,16 +162,24 @@ def _ranges(f: ParFigures) -> list[Block]:
     for lvl, r in f.rounds_ahead():
         ahead.append(f"{lvl:.0%}: " + (f"{r:,.0f} rounds" if r is not None else
                                        "never (the house edge is not positive)"))
+    rel = f.sd_round_se() / f.sd_round if f.sd_round else 0.0
     return [Heading("Ranges of the player's net (units of the Blackjack wager)", 3),
             table(["rounds", "expected", *[f"{lvl:.0%} range" for lvl, _ in LEVELS]], rows),
+            Paragraph(f"Each range's half-width carries the s.d.'s relative standard error "
+                      f"({rel:.3%})."),
             Paragraph("Rounds after which the house is ahead with that probability (normal "
-                      "approximation, (z s.d. / house edge)^2): " + "; ".join(ahead) + ".")]
+                      "approximation, (z s.d. / house edge)^2; relative standard error "
+                      f"{2 * rel:.3%}): " + "; ".join(ahead) + ".")]
 
 
 def _distribution(f: ParFigures, d: Path, stem: str | None) -> list[Block]:
-    rows = [[f"{x:+g}", f"{q:.10f}"] for x, q in f.distribution if q >= 1e-9]
+    se = f.distribution_se()
+    rows = [[f"{x:+g}", f"{q:.10f}", f"{se[x]:.1e}" if se.get(x) else "exact"]
+            for x, q in f.distribution if q >= 1e-9]
     out: list[Block] = [Heading("Distribution of a round's net (every required wager)", 3),
-                        table(["net (units)", "probability"], rows)]
+                        Paragraph("Standard error: what the split rounds' simulation leaves "
+                                  "on the row (rows only unsplit rounds reach are exact)."),
+                        table(["net (units)", "probability", "standard error"], rows)]
     if stem is not None:
         from firmware.math import parplots
 

@@ -82,10 +82,10 @@ def configurations(variant: str, pinned: dict[str, Any] | None = None
 
 
 def rules_digest(variant: str) -> str:
-    """SHA-256 (16 hex) of the Rules Submission file the sheet was made from."""
+    """SHA-256 (in full) of the Rules Submission file the sheet was made from."""
     from firmware.engine.rules import rules_path
 
-    return hashlib.sha256(rules_path(variant).read_bytes()).hexdigest()[:16]
+    return hashlib.sha256(rules_path(variant).read_bytes()).hexdigest()
 
 
 __all__ = ["AXES", "Configuration", "axis_values", "configurations", "rules_digest"]

@@ -18,7 +18,13 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from firmware.math.analysis import Analysis, analyse
-from firmware.math.parsplits import SplitRounds, simulate_splits
+from firmware.math.parsplits import (
+    SplitRounds,
+    Stratum,
+    simulate_splits,
+    simulate_to_precision,
+    strata_for_hitting,
+)
 from firmware.math.ruleset import GameRules
 from firmware.math.stdlines import PaytableLine
 
@@ -58,6 +64,27 @@ class ParFigures:
     def hit_frequency(self) -> float:
         return self.p_win
 
+    def sd_round_se(self) -> float:
+        """The standard error the split rounds' simulation leaves on :attr:`sd_round`
+        (so, relative, on every range; twice that on the rounds for the house to be
+        ahead). The rounds without a split are exact."""
+        s = self.split
+        return s.probability * s.se_second / (2 * self.sd_round) if self.sd_round > 0 else 0.0
+
+    def win_push_loss_se(self) -> tuple[float, float, float]:
+        p = self.split.probability
+        a, b, c = (p * math.sqrt(v) for v in self.split.wpl_var)
+        return a, b, c
+
+    def distribution_se(self) -> dict[float, float]:
+        """Each distribution row's standard error (0 for a value only unsplit rounds
+        reach), keyed as :attr:`distribution` is (nets rounded to 1e-9)."""
+        out: dict[float, float] = {}
+        for x, v in self.split.share_var.items():
+            k = round(x, 9)
+            out[k] = out.get(k, 0.0) + v
+        return {k: self.split.probability * math.sqrt(v) for k, v in out.items()}
+
     def ranges(self) -> list[tuple[int, float, list[tuple[float, float]]]]:
         """(rounds, expected net, [(low, high) per level]) of the player's net."""
         out = []
@@ -91,10 +118,21 @@ class ParFigures:
         net, share = max(self.split.outcomes.items(), key=lambda x: x[0])
         return net, share * self.split.probability
 
+    def _split_json(self) -> dict[str, Any]:
+        s = self.split
+        return {"probability": s.probability, "simulated": s.counted, "played": s.played,
+                "strata": s.strata, "seed": s.seed, "sd_round_se": self.sd_round_se(),
+                "win_push_loss_se": list(self.win_push_loss_se()),
+                "calibrated_to_exact_mean": s.calibrated, "mean": s.mean,
+                "simulated_mean": s.raw_mean, "simulated_mean_se": s.se_raw_mean,
+                "largest_tilt": s.tilt}
+
     def to_json(self) -> dict[str, Any]:
         win, p = self.max_win()
+        se = self.distribution_se()
         return {
             "rules": self.rules.to_json(), "rules_hash": self.rules.rules_hash,
+            "rules_sha256": self.rules.rules_sha256,
             "house_edge": self.house_edge, "house_edge_total": self.analysis.house_edge_total,
             "return_to_player": 1 - self.analysis.house_edge_total,
             "element_of_risk": self.element_of_risk, "total_wagered": self.total_wagered,
@@ -104,9 +142,9 @@ class ParFigures:
                        "stake": x.stake, "exact": x.exact} for x in self.lines],
             "hit_frequency": self.hit_frequency, "win": self.p_win, "push": self.p_push,
             "loss": self.p_loss, "sd_round": self.sd_round, "sd_by_wager": self.sd_by_wager,
-            "distribution": [{"net": n, "probability": q} for n, q in self.distribution],
-            "split_rounds": {"probability": self.split.probability,
-                             "simulated": self.split.counted, "seed": self.split.seed},
+            "distribution": [{"net": n, "probability": q, "se": se.get(n, 0.0)}
+                             for n, q in self.distribution],
+            "split_rounds": self._split_json(),
             "ranges": [{"rounds": n, "expected": m,
                         "levels": {f"{lvl:.0%}": list(r) for (lvl, _), r in
                                    zip(LEVELS, rs, strict=True)}}
@@ -124,18 +162,53 @@ class ParFigures:
 
 
 def par_figures(rules: GameRules, split_rounds: int | None = None) -> ParFigures:
-    """The :class:`ParFigures` of ``rules`` (a finite shoe)."""
-    from firmware.math.parsplits import SPLIT_ROUNDS
-
+    """The :class:`ParFigures` of ``rules`` (a finite shoe); ``split_rounds``: exactly
+    that many split rounds simulated (default: as many as the sheet's precision needs)."""
     t0 = time.perf_counter()
     res = analyse(rules)
-    n = SPLIT_ROUNDS if split_rounds is None else split_rounds
+    n = split_rounds
     fig = _hitting(rules, res, n) if rules.hitting else _std(rules, res, n)
+    reconcile(fig)
     fig.seconds = time.perf_counter() - t0
     return fig
 
 
-def _hitting(rules: GameRules, res: Analysis, n: int) -> ParFigures:
+#: how far a wager's paytable lines may add up from its certified figure (float sums)
+AGREE = 1e-9
+
+
+def reconcile(fig: ParFigures) -> dict[str, tuple[float, float]]:
+    """Every wager's line total beside its certified figure ({wager: (lines, certified)});
+    raises :class:`FiguresDisagree` when one differs by more than :data:`AGREE` or a wager
+    has lines and no certified figure (or the other way round). The sheet prints one
+    figure per wager, so the two computations of it must agree before it is written."""
+    from firmware.math.errors import FiguresDisagree
+
+    certified = {**fig.analysis.wagers, **{k: v for k, v in fig.analysis.optional.items()
+                                           if k != "insurance"}}
+    totals: dict[str, float] = {}
+    for x in fig.lines:
+        totals[x.wager] = totals.get(x.wager, 0.0) + x.contribution
+    if set(totals) != set(certified):
+        raise FiguresDisagree(f"{fig.rules.variant}: paytable lines for {sorted(totals)}, "
+                              f"certified figures for {sorted(certified)}")
+    out = {}
+    for w, tot in totals.items():
+        if not abs(tot - certified[w]) <= AGREE:
+            raise FiguresDisagree(f"{fig.rules.variant} ({fig.rules.shoe.label()}): the "
+                                  f"{w} wager's lines add up to {tot:+.10f}, its certified "
+                                  f"figure is {certified[w]:+.10f}")
+        out[w] = (tot, certified[w])
+    if fig.insurance and "insurance" in fig.analysis.optional:
+        ins, cert = fig.insurance["expected_net"], fig.analysis.optional["insurance"]
+        if not abs(ins - cert) <= AGREE:
+            raise FiguresDisagree(f"{fig.rules.variant}: insurance {ins:+.10f} against the "
+                                  f"certified {cert:+.10f}")
+        out["insurance"] = (ins, cert)
+    return out
+
+
+def _hitting(rules: GameRules, res: Analysis, n: int | None) -> ParFigures:
     from firmware.math.cdpar import line_counts
 
     lc = line_counts(rules)
@@ -166,8 +239,9 @@ def _hitting(rules: GameRules, res: Analysis, n: int) -> ParFigures:
                 second_main += w * c * net * net
     p_split = float(lc.lane_w @ lc.p_split)
     unsplit = dict(dist)
-    split = simulate_splits(rules, [(a, b, u, w) for a, b, u, w, _ in lc.split_starts],
-                            p_split, n)
+    split = _simulated(rules, strata_for_hitting(rules, lc), n,
+                       sum(q * x * x for x, q in dist.items()), res.net)
+    split.probability = p_split
     for net, share in split.outcomes.items():
         dist[net] = dist.get(net, 0.0) + p_split * share
     second_main += p_split * split.main_second
@@ -191,11 +265,14 @@ def _hitting(rules: GameRules, res: Analysis, n: int) -> ParFigures:
     return fig
 
 
-def _std(rules: GameRules, res: Analysis, n: int) -> ParFigures:
+def _std(rules: GameRules, res: Analysis, n: int | None) -> ParFigures:
     from firmware.math.stdlines import std_lines
 
     sl = std_lines(rules, res.wagers["blackjack"], res.wagers["blackjack_or_bust"])
-    split = simulate_splits(rules, sl.split_starts, sl.p_split, n)
+    exact = ((res.net - sum(x * q for x, q in sl.no_split.items())) / sl.p_split
+             if sl.p_split else None)
+    split = _simulated(rules, [Stratum(sl.p_split, tuple(sl.split_starts), exact)], n,
+                       sum(q * x * x for x, q in sl.no_split.items()), res.net)
     dist = dict(sl.no_split)
     for net, share in split.outcomes.items():
         dist[net] = dist.get(net, 0.0) + sl.p_split * share
@@ -217,6 +294,15 @@ def _std(rules: GameRules, res: Analysis, n: int) -> ParFigures:
                      "together; the certified return less the unsplit rounds' lines), and "
                      "its amount wagered comes from the simulation of split rounds.")
     return fig
+
+
+def _simulated(rules: GameRules, strata: list[Stratum], n: int | None,
+               unsplit_second: float, mean: float) -> SplitRounds:
+    """The split rounds: exactly ``n`` when given, else as many as the sheet's precision
+    needs (:func:`~firmware.math.parsplits.simulate_to_precision`)."""
+    if n is not None:
+        return simulate_splits(rules, strata, n)
+    return simulate_to_precision(rules, strata, unsplit_second, mean)
 
 
 def _assemble(rules: GameRules, res: Analysis, lines: list[PaytableLine],
@@ -265,4 +351,4 @@ def _odds(x: Any) -> str:
     return f"{f.numerator}:{f.denominator}"
 
 
-__all__ = ["LEVELS", "SPANS", "ParFigures", "par_figures"]
+__all__ = ["AGREE", "LEVELS", "SPANS", "ParFigures", "par_figures", "reconcile"]

@@ -67,7 +67,7 @@ def document_control(variant: str, seconds: float) -> dict[str, str]:
     from importlib import metadata
 
     from firmware.engine.rules import read_rules_file
-    from firmware.math.kernels import source_digest
+    from firmware.math.kernels import source_sha256
 
     game = read_rules_file(variant).game
     try:
@@ -80,7 +80,7 @@ def document_control(variant: str, seconds: float) -> dict[str, str]:
         "rules_submission": f"firmware/rules/{variant}.toml, SHA-256 "
                             f"{rules_digest(variant)}",
         "software": f"etg-firmware {version}; game math (firmware/math) sources "
-                    f"digest {source_digest()}",
+                    f"SHA-256 {source_sha256()}",
         "generated": dt.datetime.now(dt.UTC).strftime("%Y-%m-%d %H:%M UTC"),
         "reproduce": f"etg par --variant {variant} --out DIR",
         "computed_in": f"{seconds:.1f} s",

@@ -129,8 +129,14 @@ class GameRules:
 
     @property
     def rules_hash(self) -> str:
+        """The first 16 hex digits of :attr:`rules_sha256`: a cache key and short name."""
+        return self.rules_sha256[:16]
+
+    @property
+    def rules_sha256(self) -> str:
+        """SHA-256 of the rules' canonical JSON (sorted keys): what a lab compares."""
         blob = json.dumps(self.to_json(), sort_keys=True).encode()
-        return hashlib.sha256(blob).hexdigest()[:16]
+        return hashlib.sha256(blob).hexdigest()
 
 
 def from_values(values: Mapping[str, Any]) -> GameRules:

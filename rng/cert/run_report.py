@@ -22,7 +22,12 @@ def run_metadata(cfg: Any, opts: Any, ctx: CommandContext, settings: Any,
                  seed: str) -> RunMetadata:
     """The run's identity, and ``program-files.txt`` (each program file's digest) beside
     the report, so the lab can check the program it certified."""
-    files_list = ctx.program_files()
+    files_list, kind = ctx.program_files()
+    if not files_list:  # a report that names no software certifies nothing
+        from rng.errors import RngError
+
+        raise RngError("the program's release file set is empty: the report could not "
+                        "name the software it tested")
     meta = RunMetadata(command=opts.command, mechanism=settings.mechanism,
                        mode=cfg.table.mode, seed_hex=seed, config_source=cfg.source,
                        config_hash=ctx.config_fingerprint(
@@ -32,6 +37,8 @@ def run_metadata(cfg: Any, opts: Any, ctx: CommandContext, settings: Any,
                        program_file_count=len(files_list))
     (opts.out / "program-files.txt").write_text(
         "".join(f"{digest}  {name}\n" for name, digest in files_list), encoding="utf-8")
+    meta.extra["program files"] = (f"{len(files_list):,} ({kind}); each file's SHA-256 in "
+                                   "program-files.txt")
     meta.extra["scaling path"] = ("TableRng.draw_bingo / randbelow / shuffle (the table's "
                                   "own calls)" if opts.scaling == "table" else
                                   "rng.batch via rng.lab.outcomes (etg rng draws)")

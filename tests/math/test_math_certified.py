@@ -56,12 +56,12 @@ def test_the_sheet_holds_every_configuration_and_the_lab_items(tmp_path: Path) -
     from firmware.math import parsplits
     from firmware.math.parsheet import write_sheet
 
-    old = parsplits.SPLIT_ROUNDS
-    parsplits.SPLIT_ROUNDS = 2000
+    old = parsplits.SPLIT_ROUNDS, parsplits.SD_REL_SE
+    parsplits.SPLIT_ROUNDS, parsplits.SD_REL_SE = 2000, None
     try:
         md = write_sheet("spanish21", str(tmp_path), {"decks": 6})
     finally:
-        parsplits.SPLIT_ROUNDS = old
+        parsplits.SPLIT_ROUNDS, parsplits.SD_REL_SE = old
     text = md.read_text(encoding="utf-8")
     for item in ("Document control", "software", "generated", "Every allowed configuration",
                  "6 decks, H17", "6 decks, S17", "Paytable lines", "21 with 5 cards (3:2)",

@@ -18,7 +18,13 @@ from pathlib import Path
 from typing import Any
 
 from rng.cert.nist.bits_run import BitsRun
-from rng.cert.nist.second_level import ALPHA, MIN_UNIFORMITY, ColumnSummary, thresholds
+from rng.cert.nist.second_level import (
+    ALPHA,
+    MIN_UNIFORMITY,
+    ColumnSummary,
+    assess_cycle_cap,
+    thresholds,
+)
 from rng.cert.nist.suite import SECTIONS
 from rng.cert.stats import fmt_p
 
@@ -49,7 +55,8 @@ def to_json(run: BitsRun) -> dict[str, Any]:
         "minimum_pass_rate": pass_rates(run),
         "judged": [{"test": j.column.name, "column": j.column.label, "figure": j.figure,
                     "p_value": j.p_value, "rejected": j.rejected} for j in v.judged],
-        "flagged_by_assess": list(v.flagged),
+        "flagged_by_assess": list(run.assess_flags),
+        "flagged_over_every_sequence": list(v.flagged),
         "run": {"command": run.opts.command, "started": run.started,
                 "finished": run.finished, "seconds": round(run.seconds, 3),
                 "ran_on": run.where, "from_checkpoint": run.resumed},
@@ -135,8 +142,18 @@ def _closing(run: BitsRun) -> list[str]:
                    f"of {r['sample_size']} sequences (p^ = {1 - ALPHA}, p^ - 3 sqrt(p^(1-p^)/s),"
                    " as NIST's assess computes it).")
     if run.verdict.flagged:
-        out.append(f"assess would flag {len(run.verdict.flagged)} column(s) (`*`): "
-                   + "; ".join(run.verdict.flagged[:10]))
+        out.append(f"Flagged (`*`) over every sequence each test applies to: "
+                   f"{len(run.verdict.flagged)} column(s): "
+                   + "; ".join(run.verdict.flagged[:10])
+                   + ("; ..." if len(run.verdict.flagged) > 10 else ""))
+    out.append(f"NIST's assess flags {len(run.assess_flags)} column(s)"
+               + (": " + "; ".join(run.assess_flags[:10]) if run.assess_flags else "")
+               + ("; ..." if len(run.assess_flags) > 10 else "")
+               + ". It reads the random excursions columns otherwise: it leaves out every "
+               "P-value of either test that prints as 0.000000 (it writes 0 where a test "
+               "does not apply), and writes no random excursions P-value for a sequence "
+               f"whose walk returns to zero more than {assess_cycle_cap(run.opts.params.n):,} "
+               "times (max(1000, n/100)); the table above counts those sequences.")
     out.append("P-VALUE: the uniformity of the column's P-values (chi-square of the ten bins "
                "C1..C10, assess's expected count s // 10); PROPORTION: sequences with P >= "
                "0.01 of those the test applied to; range: p^ +- 3 sqrt(p^(1-p^)/s).")

@@ -25,7 +25,13 @@ import numpy.typing as npt
 from etgcore.errors import UserError
 from rng.cert.meta import utc_now
 from rng.cert.nist import source as src
-from rng.cert.nist.second_level import ColumnSummary, Verdict, summarize, verdict
+from rng.cert.nist.second_level import (
+    ColumnSummary,
+    Verdict,
+    assess_flagged,
+    summarize,
+    verdict,
+)
 from rng.cert.nist.suite import Column, LengthError, SuiteParams, check, columns, run_sequence
 
 
@@ -50,13 +56,19 @@ class SequenceResult:
     index: int
     p: npt.NDArray[np.float64]
     statistic: npt.NDArray[np.float64]
+    returns: int = -1  # the walk's returns to zero (random excursions run; else -1)
 
 
 def sequence_task(params: SuiteParams, index: int, packed: bytes) -> SequenceResult:
     """Every chosen test on sequence ``index`` (runs on a worker)."""
+    from rng.cert.nist import excursions
+
     bits = np.unpackbits(np.frombuffer(packed, dtype=np.uint8))[: params.n]
     p, stat = run_sequence(bits, params)
-    return SequenceResult(index, p, stat)
+    returns = -1
+    if "random-excursions" in params.tests:
+        returns = int(np.count_nonzero(excursions.walk(bits) == 0))
+    return SequenceResult(index, p, stat, returns)
 
 
 @dataclass
@@ -76,6 +88,15 @@ class BitsRun:
     where: str = "this process"
     resumed: int = 0
     notes: list[str] = field(default_factory=list)
+    #: each sequence's returns to zero of its walk (-1: not known)
+    returns: npt.NDArray[np.int64] | None = None
+    #: what NIST's assess flags on this table (:func:`.second_level.assess_flagged`)
+    assess_flags: tuple[str, ...] = ()
+
+    def __post_init__(self) -> None:
+        if not self.assess_flags:
+            self.assess_flags = assess_flagged(self.columns, self.p, self.returns,
+                                               self.opts.params.n)
 
     @property
     def streams(self) -> int:
@@ -129,6 +150,7 @@ def run_bits(opts: BitsOptions) -> BitsRun:
     cols = columns(opts.params)
     table = np.full((streams, len(cols)), np.nan)
     stats = np.full((streams, len(cols)), np.nan)
+    returns = np.full(streams, -1, dtype=np.int64)
     started, t0 = utc_now(), time.perf_counter()
     ck = None
     done: dict[int, Any] = {}
@@ -139,6 +161,7 @@ def run_bits(opts: BitsOptions) -> BitsRun:
     bar = progress_bar(streams, "cert bits", "sequences", enabled=opts.progress)
     for index, r in done.items():
         table[index], stats[index] = r.p, r.statistic
+        returns[index] = getattr(r, "returns", -1)  # a checkpoint of an older version
         bar.update(1)
     reader = src.SequenceReader(opts.source, opts.fmt, opts.params.n)
 
@@ -147,6 +170,7 @@ def run_bits(opts: BitsOptions) -> BitsRun:
 
     def fold(task: Task, r: SequenceResult) -> None:
         table[r.index], stats[r.index] = r.p, r.statistic
+        returns[r.index] = r.returns
         if ck is not None:
             ck.append(r.index, r)
 
@@ -170,4 +194,4 @@ def run_bits(opts: BitsOptions) -> BitsRun:
     summaries = [summarize(c, table[:, i]) for i, c in enumerate(cols)]
     return BitsRun(opts, info, cols, table, stats, summaries,
                    verdict(summaries, streams, opts.rule), started, utc_now(),
-                   time.perf_counter() - t0, where, len(done))
+                   time.perf_counter() - t0, where, len(done), returns=returns)

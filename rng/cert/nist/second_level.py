@@ -159,6 +159,49 @@ def summarize(col: Column, p: npt.NDArray[np.float64]) -> ColumnSummary:
                          low, high, prop_p, first)
 
 
+def assess_cycle_cap(n: int) -> int:
+    """Returns to zero past which NIST's assess (sts 2.1.2) stops a sequence's random
+    excursions test without writing any P-value (an array of its own, max(1000, n/100))."""
+    return max(1000, n // 100)
+
+
+def assess_view(cols: list[Column], p: npt.NDArray[np.float64],
+                returns: npt.NDArray[np.int64] | None, n: int) -> npt.NDArray[np.float64]:
+    """The P-value table as ``assess`` reads it: in both random excursions tests a P-value
+    that prints as 0.000000 is left out (the reference writes 0 for a sequence the test
+    does not apply to, and assess drops every 0, a real failure below 5e-7 with it), and
+    the random excursions test has no value for a sequence whose walk returns to zero
+    more than :func:`assess_cycle_cap` times (``returns``: each sequence's count; None
+    or -1: not known)."""
+    out = p.copy()
+    for i, c in enumerate(cols):
+        if not c.key.startswith("random-excursions"):
+            continue
+        col = out[:, i]
+        have = ~np.isnan(col)
+        zero = np.zeros_like(have)
+        zero[have] = as_assess_reads(col[have]) == 0.0
+        col[zero] = np.nan
+        if c.key == "random-excursions" and returns is not None:
+            col[returns > assess_cycle_cap(n)] = np.nan
+    return out
+
+
+def flag_list(summaries: list[ColumnSummary]) -> tuple[str, ...]:
+    """The columns flagged (``*``), with which figure: proportion, uniformity or both."""
+    return tuple(f"{s.column.title}: " + ", ".join(
+        w for w, f in (("proportion", s.proportion_flag), ("uniformity", s.uniformity_flag))
+        if f) for s in summaries if s.proportion_flag or s.uniformity_flag)
+
+
+def assess_flagged(cols: list[Column], p: npt.NDArray[np.float64],
+                   returns: npt.NDArray[np.int64] | None, n: int) -> tuple[str, ...]:
+    """What NIST's assess flags on this table: :func:`flag_list` over the second-level
+    figures of :func:`assess_view`."""
+    view = assess_view(cols, p, returns, n)
+    return flag_list([summarize(c, view[:, i]) for i, c in enumerate(cols)])
+
+
 @dataclass(frozen=True)
 class Judged:
     """A family member: which column, which figure, its P-value, Holm's decision."""
@@ -174,7 +217,9 @@ class Verdict:
     passed: bool
     rule: str
     judged: tuple[Judged, ...]
-    flagged: tuple[str, ...]  # the columns assess would flag (proportion or uniformity)
+    #: the columns flagged (proportion or uniformity) over every sequence each test
+    #: applied to; what assess itself flags: :func:`assess_flagged`
+    flagged: tuple[str, ...]
     text: str
 
 
@@ -192,9 +237,7 @@ def verdict(summaries: list[ColumnSummary], streams: int, rule: str = "holm") ->
         uni = s.uniformity if rule == "nist" else s.uniformity_exact
         if uni is not None:
             family.append((s.column, "uniformity", uni))
-    flagged = tuple(f"{s.column.title}: " + ", ".join(
-        w for w, f in (("proportion", s.proportion_flag), ("uniformity", s.uniformity_flag))
-        if f) for s in summaries if s.proportion_flag or s.uniformity_flag)
+    flagged = flag_list(summaries)
     if rule == "nist":
         if streams == 1:
             rejects = [p < ALPHA for _, _, p in family]

@@ -35,6 +35,7 @@ class StreamSuite:
     length: int = SEQUENCE_BITS
     rows: list[np.ndarray] = field(default_factory=list)
     stats: list[np.ndarray] = field(default_factory=list)
+    returns: list[int] = field(default_factory=list)
     _buffer: bytearray = field(default_factory=bytearray)
 
     def __post_init__(self) -> None:
@@ -48,6 +49,7 @@ class StreamSuite:
             del self._buffer[:size]
             self.rows.append(r.p)
             self.stats.append(r.statistic)
+            self.returns.append(r.returns)
 
     def run(self, name: str, command: str) -> BitsRun | None:
         """The finished suite as ``etg cert bits`` reports it (None: no whole sequence)."""
@@ -59,7 +61,8 @@ class StreamSuite:
         info = src.SourceInfo(name, len(self.rows) * self.length, None, None)
         opts = BitsOptions(name, "binary", self.params, len(self.rows), command=command)
         return BitsRun(opts, info, cols, p, np.vstack(self.stats), summaries,
-                       verdict(summaries, len(self.rows)), "", "", 0.0)
+                       verdict(summaries, len(self.rows)), "", "", 0.0,
+                       returns=np.array(self.returns, dtype=np.int64))
 
 
 def section_results(run: BitsRun, subject: str) -> list[TestResult]:
