@@ -5,6 +5,10 @@ out, a tilt) is finished first — the floor never decides a round. Closed, the 
 no wager until an enable; everything else (credits out, recall, the supervisor) works.
 Every floor command is journaled, taken or refused, and the state is rebuilt from those
 events on restart, so a closed table stays closed across a power cut.
+
+A command may name one seat (a SAS host's shutdown of the seat's gaming machine,
+firmware.table.sas): the seat then takes no new wager (taking one back is allowed) while
+the rest of the table plays; the wagers it already has in the round in play are settled.
 """
 
 from __future__ import annotations
@@ -24,12 +28,15 @@ class FloorGate:
     def __init__(self, closed: bool = False, closing: bool = False) -> None:
         self.closed = closed
         self.closing = closing  # a disable waits for the round in play
+        self.closed_seats: set[int] = set()  # seats disabled one by one (SAS)
 
     @classmethod
     def from_journal(cls, journal: Journal) -> FloorGate:
         gate = cls()
         for r in journal.records(kinds=["event"]):
-            if r.code == EventCode.FLOOR_COMMAND:
+            if r.code == EventCode.FLOOR_COMMAND and isinstance(r.body.get("seat"), int):
+                gate._seat(r.body)
+            elif r.code == EventCode.FLOOR_COMMAND:
                 if r.body.get("action") == "disable":
                     gate.closing = not gate.closed
                 elif r.body.get("action") == "enable":
@@ -40,7 +47,20 @@ class FloorGate:
                 gate.closed = gate.closing = False
         return gate
 
+    def _seat(self, cmd: Mapping[str, Any]) -> bool:
+        """A one-seat command; whether it changed anything."""
+        seat = int(cmd["seat"])
+        was = seat in self.closed_seats
+        if cmd.get("action") == "disable":
+            self.closed_seats.add(seat)
+        elif cmd.get("action") == "enable":
+            self.closed_seats.discard(seat)
+        return was != (seat in self.closed_seats)
+
     def refuses(self, inp: Input, game: Game) -> str | None:
+        if (isinstance(inp, Wager | SideWager) and inp.seat in self.closed_seats
+                and inp.amount > 0):
+            return f"seat {inp.seat} is disabled by the slot system"
         if self.closed and isinstance(inp, Wager | SideWager) and not in_round(game):
             return "the floor has closed this table"
         return None
@@ -50,13 +70,16 @@ class FloorGate:
         None or why}``; journaled either way."""
         cmd = dict(args.get("command") or {})
         facts = {k: cmd.get(k) for k in ("id", "action", "by", "table", "issued", "reason",
-                                         "seed") if k in cmd}
+                                         "seed", "seat") if k in cmd}
         refusal = args.get("refusal")
         if refusal:
             event(EventCode.FLOOR_COMMAND_REFUSED, game.round_no, reason=str(refusal),
                   **facts)
             return False, str(refusal)
         event(EventCode.FLOOR_COMMAND, game.round_no, **facts)
+        if isinstance(cmd.get("seat"), int):
+            self._seat(cmd)
+            return True, f"seat {cmd['seat']} {cmd.get('action')}d"
         if cmd.get("action") == "authenticate":  # the floor link answers it; nothing here
             return True, "software signature requested"
         if cmd.get("action") == "enable":
