@@ -36,6 +36,7 @@ class SeatSnapshot:
     refuse_in: str | None = None
     refuse_out: str | None = None
     transfer_limit: int = 0
+    max_credits: int = 0  #: the most a seat may hold (0: no limit known)
     last_aft: AftResult | None = None  #: the last journaled AFT transfer of the seat
 
 
@@ -69,7 +70,9 @@ class Machine:
         cmd = poll.command
         assert cmd is not None
         if cmd in (0x01, 0x02):
-            self.requests.enable(self.address, cmd == 0x02)
+            on = cmd == 0x02
+            if on != self.snapshot.enabled:  # a repeat changes (and journals) nothing
+                self.requests.enable(self.address, on)
             return bytes((self.address,))  # the protocol's acknowledgement
         if cmd in C.SINGLE_METER_POLLS:
             return self._answer(cmd, bcd(self._meter(C.SINGLE_METER_POLLS[cmd]), 4))
@@ -173,7 +176,7 @@ class Machine:
         if req.asset != snap.asset:
             return self._aft_final(req.result(C.AFT_ASSET_MISMATCH, now), req)
         why = req.refusal(snap.refuse_in if req.to_machine else snap.refuse_out,
-                          snap.transfer_limit)
+                          snap.transfer_limit) or self._credit_room(req)
         if why is not None:
             return self._aft_final(req.result(C.AFT_UNABLE, now, why), req)
         done = self.requests.transfer_done(self.address, req)
@@ -183,6 +186,17 @@ class Machine:
         self._aft = (req, None)
         self.requests.transfer(self.address, req)
         return self._aft_answer(req.result(C.AFT_PENDING, now))
+
+    def _credit_room(self, req: AftRequest) -> str | None:
+        """Refused here, not by the table, when the snapshot already says no: more out
+        than the seat holds, more in than it may hold (the table checks again)."""
+        snap = self.snapshot
+        credits = int(snap.meters.get(C.CURRENT_CREDITS, 0))
+        if not req.to_machine and req.cents > credits:
+            return f"the seat holds {credits} cents"
+        if req.to_machine and snap.max_credits and credits + req.cents > snap.max_credits:
+            return f"the seat may hold at most {snap.max_credits} cents"
+        return None
 
     def _aft_final(self, res: AftResult, req: AftRequest) -> bytes:
         """A refusal the machine decides itself: answered, and the last transfer a

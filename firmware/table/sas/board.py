@@ -73,11 +73,12 @@ class SasBoard:
     """The machines' snapshots for ``seats`` (address -> seat; seat 0: the table)."""
 
     def __init__(self, journal: Journal, machines: Mapping[int, int], asset_base: int,
-                 transfer_limit: int) -> None:
+                 transfer_limit: int, max_credits: int = 0) -> None:
         self.journal = journal
         self.machines = dict(machines)
         self.asset_base = asset_base
         self.transfer_limit = transfer_limit
+        self.max_credits = max_credits
         self.queues = {a: _Queue() for a in self.machines}
         self.won: dict[int, int] = {}
         self.lost: dict[int, int] = {}
@@ -168,7 +169,8 @@ class SasBoard:
                 enabled=not ({seat, 0} & closed),
                 refuse_in=refusals.get(seat, (None, None))[0],
                 refuse_out=refusals.get(seat, (None, None))[1],
-                transfer_limit=self.transfer_limit, last_aft=self.last_aft.get(seat))
+                transfer_limit=self.transfer_limit, max_credits=self.max_credits,
+                last_aft=self.last_aft.get(seat))
         return out
 
 

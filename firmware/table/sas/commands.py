@@ -39,13 +39,28 @@ def run_sas(desk: RequestDesk, args: Mapping[str, Any]) -> tuple[bool, str]:
         present = bool(args.get("present"))
         host.event(EventCode.SAS_HOST_BACK if present else EventCode.SAS_HOST_LOST,
                    t.round_no)
-        if desk.sas_disable_on_loss:
+        if desk.sas_disable_on_loss and not present:
             for seat in range(1, t.nseats + 1):
-                _gate(desk, "enable" if present else "disable", seat, HOST_LOSS)
+                if seat not in host.floor_gate.closed_seats:
+                    _gate(desk, "disable", seat, HOST_LOSS)
+        elif present:
+            for seat in _closed_by_loss(desk):
+                _gate(desk, "enable", seat, HOST_LOSS)
         return True, "noted"
     if op == "transfer":
         return _transfer(desk, args)
     return False, f"unknown SAS request {op!r}"
+
+
+def _closed_by_loss(desk: RequestDesk) -> list[int]:
+    """The closed seats whose last command was the host loss's (not the host's own
+    shutdown, which only its startup undoes); read from the journal, so it holds across
+    a restart."""
+    last: dict[int, str] = {}
+    for r in desk.journal.records(kinds=["event"]):
+        if r.code == int(EventCode.FLOOR_COMMAND) and isinstance(r.body.get("seat"), int):
+            last[int(r.body["seat"])] = str(r.body.get("by"))
+    return sorted(s for s in desk.host.floor_gate.closed_seats if last.get(s) == HOST_LOSS)
 
 
 def _gate(desk: RequestDesk, action: str, seat: int, by: str) -> tuple[bool, str]:

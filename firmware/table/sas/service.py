@@ -86,7 +86,8 @@ def start_sas(s: SasSettings, ctl: Controller, *, port: LinkPort | None = None,
     try:
         seats = ctl.game.nseats
         mm = machine_map(s, seats)
-        board = SasBoard(ctl.journal, mm, s.asset_base, ctl.requests.limits.per_transfer)
+        limits = ctl.requests.limits
+        board = SasBoard(ctl.journal, mm, s.asset_base, limits.per_transfer, limits.per_seat)
         signer = signer or Signer()
         reqs = TableRequests(ctl.put, mm, {a: board.asset(a) for a in mm}, ctl.transfers,
                              signer.signature)

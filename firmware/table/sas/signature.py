@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import logging
 import threading
+import time
 from collections import OrderedDict
 from pathlib import Path
 
@@ -42,9 +43,14 @@ def rom_signature(root: Path, seed: int) -> int:
 
 
 class Signer:
+    #: at most one new computation per this many seconds (a host flooding fresh seeds
+    #: costs the table one short computation a second, not a core)
+    MIN_INTERVAL_S = 1.0
+
     def __init__(self, root: Path | None = None, wait_s: float = 0.01) -> None:
         self.root = root or installed_root()
         self.wait_s = wait_s
+        self._started = -1e9
         self._done: OrderedDict[int, int] = OrderedDict()
         self._lock = threading.Lock()
         self._worker: threading.Thread | None = None
@@ -55,12 +61,17 @@ class Signer:
         with self._lock:
             if seed in self._done:
                 return self._done[seed]
-            if self._worker is None or not self._worker.is_alive():
-                self._worker = threading.Thread(target=self._run, args=(seed,),
-                                                name="sas-signature", daemon=True)
-                self._worker.start()
+            if self._worker is not None and self._worker.is_alive():
+                return None  # one at a time; a flood of seeds waits for nothing
+            now = time.monotonic()
+            if now - self._started < self.MIN_INTERVAL_S:
+                return None
+            self._started = now
+            self._worker = threading.Thread(target=self._run, args=(seed,),
+                                            name="sas-signature", daemon=True)
+            self._worker.start()
             worker = self._worker
-        worker.join(self.wait_s)
+        worker.join(self.wait_s)  # a small release is done at once
         with self._lock:
             return self._done.get(seed)
 
