@@ -155,6 +155,8 @@ class ControllerView(TypedDict):
     failure: str | None  #: why the table takes no input (journal) or cannot draw (RNG)
     failure_kind: FailureKind | None  #: which of the two ``failure`` is (None: no failure)
     closed: bool  #: the floor keeps the table closed
+    #: seats their slot system (SAS) disabled: no new wager there
+    closed_seats: list[int]
     #: the round is paused and DEAL would resume it now (the engine's ``resume_refusal``)
     deal_resumes: bool
 

@@ -332,7 +332,7 @@ class Controller:
         self.shoe_control.sync(card_due=exp["kind"] == "card", tilted=t.phase == P.TILT,
                                failed=bool(self.failure), now=self.clock())
         if self.panel is not None:
-            refusal = t.wager_refusal if not self.floor_gate.closed else _closed_refusal
+            refusal = self.floor_gate.lamp_refusal(t.wager_refusal)
             lamps = {} if self.failure else translate.lamps_for(
                 view, refusal, optional_wager(t))
             lamps = self.doubles.lamps() or lamps
@@ -343,6 +343,7 @@ class Controller:
             pending_double=self.doubles.public(), recall=self.reports.recall_held,
             failure=self.failure or self.rng_failure, closed=self.floor_gate.closed,
             failure_kind="journal" if self.failure else "rng" if self.rng_failure else None,
+            closed_seats=sorted(self.floor_gate.closed_seats),
             deal_resumes=t.phase == P.TILT and t.resume_refusal() is None)
         self.publish(view)
         self.journal.sync_head()  # after the screen: journal_head, "deferred head"
@@ -392,8 +393,3 @@ class Controller:
                        seats=sorted(int(seat) for seat in record["stakes"]))
         self._round_first_seq = None
         self.on_round(record)
-
-
-def _closed_refusal(seat: int, amount: int) -> str | None:
-    """No BET lamp while the floor keeps the table closed."""
-    return "the floor has closed this table"

@@ -22,6 +22,7 @@ from firmware.journal import EventCode, Journal
 from firmware.table.recovery import in_round
 
 EventWriter = Callable[..., None]
+Refusal = Callable[[int, int], "str | None"]
 
 
 class FloorGate:
@@ -64,6 +65,20 @@ class FloorGate:
         if self.closed and isinstance(inp, Wager | SideWager) and not in_round(game):
             return "the floor has closed this table"
         return None
+
+    def lamp_refusal(self, base: Refusal) -> Refusal:
+        """The BET lamps' refusal: the engine's (``base``), none lit while the floor keeps
+        the table closed, none at a seat its slot system disabled."""
+        closed, seats = self.closed, frozenset(self.closed_seats)
+
+        def refuse(seat: int, amount: int) -> str | None:
+            if closed:
+                return "the floor has closed this table"
+            if seat in seats:
+                return "disabled by the slot system"
+            return base(seat, amount)
+
+        return refuse
 
     def command(self, args: Mapping[str, Any], game: Game, event: EventWriter) -> tuple[bool, str]:
         """A floor command handed over by the floor link: ``{"command": ..., "refusal":

@@ -234,3 +234,32 @@ def test_settings_refuse_shared_addresses() -> None:
         load_config(None, ["sas.port=pty", "sas.addresses=[1,1,2,3,4,5,6]"])
     s = SasSettings()
     assert s.port == "off"
+
+
+def test_a_disabled_seat_shows_no_bet_lamp_and_the_view_says_so(tmp_path: Path) -> None:
+    from table_helpers import FakePanel, FakeShoe, card, press
+
+    from firmware.engine import load_rules
+    from firmware.journal import Journal
+    from firmware.table.controller import Controller
+    from firmware.table.recovery import open_table
+
+    journal = Journal(tmp_path / "j.sqlite")
+    rec = open_table(journal, load_rules("blackjack", {}), 2, True)
+    views: list[dict[str, object]] = []
+    panel = FakePanel()
+    ctl = Controller(rec.game, journal, shoe=FakeShoe(), panel=panel,
+                     publish=views.append)  # type: ignore[arg-type]
+    for seat in (1, 2):
+        assert ctl.request("credits-in", {"seat": seat, "cents": 5000})[0]
+    for h in press(None, "SHUFFLE"):
+        ctl.handle(h)
+    ctl.handle(card("2C"))  # the burn card: betting
+    ctl.refresh()
+    lit_before = {k: set(v) for k, v in panel.lit.items()}
+    assert lit_before.get(1) and lit_before.get(2)
+    ctl.floor_gate.closed_seats.add(1)
+    ctl.refresh()
+    assert not panel.lit.get(1) and panel.lit.get(2) == lit_before[2]
+    assert views[-1]["controller"]["closed_seats"] == [1]  # type: ignore[index]
+    journal.close()
