@@ -157,6 +157,8 @@ class ControllerView(TypedDict):
     closed: bool  #: the floor keeps the table closed
     #: why the table holds play (finishes the round in play, deals no new one), or None
     held: NotRequired[str | None]
+    #: seats their slot system (SAS) disabled: no new wager there
+    closed_seats: list[int]
     #: the round is paused and DEAL would resume it now (the engine's ``resume_refusal``)
     deal_resumes: bool
     #: while ``recall``: the attendant screen's page, DEAL presses since the key was

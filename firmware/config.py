@@ -22,6 +22,7 @@ from typing import Any
 
 from drivers.panel.pinmap import check_pin_map
 from drivers.panel.settings import PanelSettings
+from drivers.sas.settings import SasSettings, check_sas
 from drivers.shoe.settings import ShoeSettings
 from etgcore import config_schema as schema
 from etgcore.config_schema import doc
@@ -43,6 +44,7 @@ class TableConfig:
     journal: JournalSettings = field(default_factory=JournalSettings)
     rng: RngSettings = field(default_factory=RngSettings)
     floor: FloorSettings = field(default_factory=FloorSettings)
+    sas: SasSettings = field(default_factory=SasSettings)
     rules: Mapping[str, Any] = field(
         default_factory=lambda: types.MappingProxyType({}),
         metadata=doc("Rules Submission overrides, named as in docs/rules.md"),
@@ -73,6 +75,10 @@ def _check_pins(cfg: TableConfig) -> None:
     check_pin_map(cfg.panel, cfg.table.seats, cfg.source)
 
 
+def _check_sas(cfg: TableConfig) -> None:
+    check_sas(cfg.sas, cfg.table.seats, cfg.table.mode == "production", cfg.source)
+
+
 def _check_production_hardware(cfg: TableConfig) -> None:
     """Simulated devices are bench powers: a production table runs real hardware."""
     if cfg.table.mode != "production":
@@ -96,6 +102,7 @@ CHECKS: tuple[Callable[[TableConfig], None], ...] = (
     _check_rules,
     _check_pins,
     _check_production_hardware,
+    _check_sas,
 )
 
 

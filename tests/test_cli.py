@@ -143,7 +143,7 @@ def test_set_nosuchkey_run_names_the_key() -> None:
     assert out.returncode == 2
     assert out.stderr.strip().splitlines() == [
         "etg: error: --set: nosuchkey: unknown section "
-        "(allowed: display, floor, journal, panel, rng, rules, shoe, table)"
+        "(allowed: display, floor, journal, panel, rng, rules, sas, shoe, table)"
     ]
 
 

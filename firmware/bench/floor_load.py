@@ -83,6 +83,7 @@ class SimTable:
         self._view: PublicView = {
             **Game(load_rules(), seats=SEATS).public_view(),
             "controller": ControllerView(pending_double=None, recall=False, failure=None,
+                                         closed_seats=[],
                                          failure_kind=None, closed=False,
                                          deal_resumes=False),
         }

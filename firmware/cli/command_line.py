@@ -38,6 +38,7 @@ COMMANDS: tuple[tuple[str, str], ...] = (
     ("config", "firmware.cli.config"),
     ("bench", "firmware.cli.bench"),
     ("shoe", "drivers.shoe.cli"),
+    ("sas", "drivers.sas.cli"),
     ("panel", "drivers.panel.cli"),
     ("rng", "rng.cli"),
     ("cert", "rng.cert.cli"),

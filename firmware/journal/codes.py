@@ -66,6 +66,11 @@ class EventCode(IntEnum):
     TABLE_CLOSED = 1002  # the floor's disable took effect: no wagers until enabled
     TABLE_OPENED = 1003  # the floor enabled the table again
 
+    SAS_EXCEPTION_TAKEN = 1100  # a SAS host took the seat's exceptions up to a record
+    SAS_HOST_LOST = 1101  # no SAS poll for sas.host_lost_s
+    SAS_HOST_BACK = 1102  # the SAS host polls again
+    SAS_TRANSFER_REFUSED = 1103  # an AFT transfer the table refused (with why)
+
     @property
     def label(self) -> str:
         return self.name.lower().replace("_", "-")

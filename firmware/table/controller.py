@@ -332,7 +332,7 @@ class Controller:
         self.shoe_control.sync(card_due=exp["kind"] == "card", tilted=t.phase == P.TILT,
                                failed=bool(self.failure), now=self.clock())
         if self.panel is not None:
-            refusal = _closed_refusal if self.floor_gate.shut else t.wager_refusal
+            refusal = self.floor_gate.lamp_refusal(t.wager_refusal)
             lamps = {} if self.failure else translate.lamps_for(
                 view, refusal, optional_wager(t))
             lamps = self.doubles.lamps() or lamps
@@ -345,6 +345,7 @@ class Controller:
             held=self.floor_gate.held,
             failure_kind="journal" if self.failure else "rng" if self.rng_failure else None,
             deal_resumes=t.phase == P.TILT and t.resume_refusal() is None,
+            closed_seats=sorted(self.floor_gate.closed_seats),
             attendant_page=self.reports.attendant_page if self.reports.recall_held else 0)
         self.publish(view)
         self.journal.sync_head()  # after the screen: journal_head, "deferred head"
@@ -394,8 +395,3 @@ class Controller:
                        seats=sorted(int(seat) for seat in record["stakes"]))
         self._round_first_seq = None
         self.on_round(record)
-
-
-def _closed_refusal(seat: int, amount: int) -> str | None:
-    """No BET lamp while the floor keeps the table closed, or the table holds play."""
-    return "the floor has closed this table"

@@ -13,6 +13,7 @@ from dataclasses import dataclass, field
 from typing import Any, Literal, Protocol
 
 from drivers.panel.settings import PanelSettings
+from drivers.sas.settings import SasSettings
 from drivers.shoe.settings import ShoeSettings
 from etgcore.config_schema import doc, ranged, text
 from firmware.engine.rules import Variant
@@ -56,6 +57,8 @@ class TableSetup(Protocol):
     def journal(self) -> JournalSettings: ...
     @property
     def rng(self) -> RngSettings: ...
+    @property
+    def sas(self) -> SasSettings: ...
     @property
     def rules(self) -> Mapping[str, Any]: ...
     @property

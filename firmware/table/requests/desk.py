@@ -39,6 +39,8 @@ class RequestDesk:
         self.limits = limits
         #: the ids of the credit transfers this journal applied (at most once each)
         self.transfers = transfers
+        #: ``sas.disable_on_host_loss`` (the service sets it when the SAS link runs)
+        self.sas_disable_on_loss = False
 
     def on_request(self, h: RequestHappening) -> None:
         ok, msg = self.run(h.name, h.args)
@@ -54,7 +56,7 @@ class RequestDesk:
                 tr = parse_transfer(name, args, t.nseats, self.limits)
             except TransferRefused as exc:
                 return False, str(exc)
-            return self._credits(tr)
+            return self.credits(tr)
         if name == "transfer-status":
             try:
                 tid = transfer_id(args.get("id"))
@@ -73,6 +75,10 @@ class RequestDesk:
             return ok, "tilted" if ok else "refused"
         if name == "floor":
             return host.floor_gate.command(args, t, host.event)
+        if name == "sas":  # a SAS host's request, from the link (firmware.table.sas)
+            from firmware.table.sas.commands import run_sas
+
+            return run_sas(self, args)
         if name == "journal-failure":  # the table's own prefix audit found tampering
             why = str(args.get("why", "journal failure"))
             self.journal.refused = why  # nothing more is written into it (issue 42)
@@ -97,12 +103,14 @@ class RequestDesk:
             return True, "queued"
         return False, f"unknown command {name!r}"
 
-    def _credits(self, tr: Transfer) -> tuple[bool, str]:
+    def credits(self, tr: Transfer, extra: Mapping[str, Any] | None = None
+                ) -> tuple[bool, str]:
         """A credit transfer: the input, its event (with the client's id) and its meters
         in ONE durable transaction, then the engine. A kill -9 between two transactions
         would leave the replayed credits and the meters apart, so the engine is asked
         first (a pure query) and a refused transfer writes nothing. An id seen before is
-        answered from the journal, never applied again."""
+        answered from the journal, never applied again. ``extra``: more facts for the
+        event (a SAS transfer's host transaction id, asset number and patron data)."""
         seat, signed = tr.seat, tr.signed
         done = f"seat {seat}: {dollars(signed, sign=True)}"
         if tr.transfer_id is not None:
@@ -126,7 +134,7 @@ class RequestDesk:
         if why is not None:
             return False, why
         code = EventCode.CREDITS_IN if signed > 0 else EventCode.CREDITS_OUT
-        body: dict[str, Any] = {"seat": seat, "cents": tr.cents}
+        body: dict[str, Any] = {"seat": seat, "cents": tr.cents, **(extra or {})}
         if tr.transfer_id is not None:
             body["transfer"] = tr.transfer_id
         try:

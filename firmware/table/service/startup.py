@@ -32,8 +32,11 @@ class Devices:
     autoplay: Any = None
     attendant: Any = None
     control_server: Any = None
+    sas: Any = None
 
     def stop(self) -> None:
+        if self.sas is not None:
+            self.sas.stop()
         if self.autoplay is not None:
             self.autoplay.stop()
         if self.control_server is not None:
@@ -86,6 +89,10 @@ def start_devices(cfg: TableSetup, opts: RunOptions, rules: Rules, up: PoweredUp
                                 strategy_for=opts.strategy_for).start()
         up.bridge.autoplay = dev.autoplay
     dev.attendant = AttendantServer(Path(cfg.journal.path), ctl).start()
+    if cfg.sas.port != "off":
+        from firmware.table.sas.service import start_sas
+
+        dev.sas = start_sas(cfg.sas, ctl)
     if up.floor_link is not None:
         up.floor_link.start()
     if opts.control:

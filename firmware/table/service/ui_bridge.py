@@ -57,6 +57,7 @@ class UiBridge:
         self._attendant_pages: list[AttendantPage] = []
         self._failure_shown: str | None = None
         self._closed_shown = False
+        self._seats_closed_shown: list[int] = []
         self._keyboard: Any = None
         self._selected_shown: tuple[int, dict[str, str]] | None = None
         self._followed: int | None = None  # the seat the keyboard was last moved to
@@ -141,6 +142,12 @@ class UiBridge:
             if self._inbox is None and not self.quiet:
                 print("table closed by the floor" if closed else "table enabled by the floor",
                       flush=True)
+        seats_closed = list(ctl["closed_seats"]) if ctl else []
+        if seats_closed != self._seats_closed_shown:
+            self._seats_closed_shown = seats_closed
+            if self._inbox is None and not self.quiet:
+                print("seats disabled by the slot system: "
+                      + (", ".join(map(str, seats_closed)) or "none"), flush=True)
         if self._inbox is None:
             return
         self._follow(view)

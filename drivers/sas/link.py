@@ -1,0 +1,123 @@
+"""The SAS link thread: reads the line, splits it into polls, answers ours at once.
+
+The thread owns the port and never waits on anything but the port: the answer to a poll
+comes from :attr:`SasLink.respond` (the table's seats answer from a snapshot the
+controller publishes, firmware.table.sas), which must not block. A poll for an address
+that is not ours, a broadcast (address 0), a poll nobody answers (``respond`` gives
+None: unknown or unsupported, as the protocol says) and every byte the splitter drops are
+counted in :attr:`SasLink.counts`; an exception inside ``respond`` is counted and logged
+and the link goes on. A lost host (no poll for one of our addresses for
+``host_lost_s``) is reported once through ``on_host(False)``, its return through
+``on_host(True)``.
+"""
+
+from __future__ import annotations
+
+import logging
+import threading
+import time
+from collections import Counter, deque
+from collections.abc import Callable
+
+from drivers.sas.framing import INTERBYTE_S, Poll, Splitter
+from drivers.sas.ports import LinkPort, wait_readable
+
+log = logging.getLogger("etg.sas")
+
+Responder = Callable[[Poll], "bytes | None"]
+
+
+class SasLink:
+    def __init__(self, port: LinkPort, addresses: set[int], respond: Responder, *,
+                 interbyte_s: float = INTERBYTE_S, host_lost_s: float = 0.0,
+                 on_host: Callable[[bool], None] | None = None,
+                 clock: Callable[[], float] = time.monotonic) -> None:
+        self.port = port
+        self.addresses = frozenset(addresses)
+        self.respond = respond
+        self.splitter = Splitter(interbyte_s)
+        self.host_lost_s = host_lost_s
+        self.on_host = on_host or (lambda present: None)
+        self.clock = clock
+        self.counts: Counter[str] = Counter()
+        #: the last response times (seconds from the poll's last byte to our write)
+        self.latencies: deque[float] = deque(maxlen=10_000)
+        self._stop = threading.Event()
+        self._thread: threading.Thread | None = None
+        self._last_ours: float | None = None
+        self.host_present = False
+
+    # -- the thread ---------------------------------------------------------------------
+
+    def start(self) -> SasLink:
+        self._thread = threading.Thread(target=self._run, name="sas-link", daemon=True)
+        self._thread.start()
+        return self
+
+    def stop(self) -> None:
+        self._stop.set()
+        if self._thread is not None:
+            self._thread.join(2)
+        self.port.close()
+
+    def _run(self) -> None:
+        while not self._stop.is_set():
+            try:
+                self.step(0.05)
+            except Exception:  # the link never dies of one bad moment; counted
+                log.exception("SAS link: unexpected error")
+                self.counts["internal_error"] += 1
+                time.sleep(0.01)
+
+    def step(self, timeout: float) -> None:
+        """Wait up to ``timeout`` for bytes; handle what came; check the host's absence."""
+        if wait_readable(self.port, timeout):
+            for byte, wake in self.port.read():
+                poll = self.splitter.feed(byte, self.clock(), wake)
+                if poll is not None:
+                    self.handle(poll)
+        now = self.clock()
+        self.splitter.expire(now)
+        self._watch_host(now)
+
+    def handle(self, poll: Poll) -> None:
+        self.counts["polls"] += 1
+        if poll.address == 0:
+            self.counts["broadcast"] += 1
+            return
+        if poll.address not in self.addresses:
+            self.counts["other_address"] += 1
+            return
+        self._last_ours = self.clock()
+        if not self.host_present:
+            self.host_present = True
+            self.on_host(True)
+        try:
+            reply = self.respond(poll)
+        except Exception:
+            log.exception("SAS link: answering %s", poll.raw.hex())
+            self.counts["respond_error"] += 1
+            return
+        if reply is None:
+            self.counts["unanswered"] += 1
+            return
+        self.port.write(reply)
+        self.counts["answered"] += 1
+        self.latencies.append(self.clock() - (self._last_ours or 0.0))
+
+    def _watch_host(self, now: float) -> None:
+        if (self.host_present and self.host_lost_s and self._last_ours is not None
+                and now - self._last_ours > self.host_lost_s):
+            self.host_present = False
+            self.on_host(False)
+
+    def stats(self) -> dict[str, object]:
+        """Counters (link and splitter) and the response-time percentiles in ms."""
+        lat = sorted(self.latencies)
+
+        def pct(p: float) -> float | None:
+            return round(lat[min(len(lat) - 1, int(p * len(lat)))] * 1000, 3) if lat else None
+
+        return {**dict(self.counts), **{f"dropped_{k}": v for k, v in
+                                        self.splitter.counts.items()},
+                "p50_ms": pct(0.5), "p99_ms": pct(0.99), "max_ms": pct(1.0)}

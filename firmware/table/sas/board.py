@@ -1,0 +1,192 @@
+"""What each SAS machine may tell a host, derived from the journal on the controller's
+thread and published as one immutable snapshot per machine after every change.
+
+The exception queue *is* the journal: each record that a host must hear of (power, tilt,
+doors, a seat's game starting and ending, a transfer, the table closing) maps to an
+exception for the machines it concerns, and a machine's queue is every such record after
+the last one its host took (``SAS_EXCEPTION_TAKEN`` events, journaled through the inbox).
+So nothing queued is lost across a kill -9, and the order is the journal's.
+
+The meters are the journal's own (``journal.meters()``, what ``etg meters`` prints) read
+after the change was committed, so a host reads exactly ``etg meters``.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass, field
+from typing import Any
+
+from drivers.sas import codes as C
+from drivers.sas.aft import AftResult
+from drivers.sas.machine import SeatSnapshot
+from firmware.journal import EventCode, Journal, Record
+
+#: journal events every machine hears of, and the exception each becomes
+TABLE_EVENTS = {
+    int(EventCode.POWER_UP): C.AC_POWER_APPLIED,
+    int(EventCode.POWER_DOWN): C.AC_POWER_LOST,
+    int(EventCode.TILT): C.GENERAL_TILT,
+    int(EventCode.DOOR_OPEN): C.SLOT_DOOR_OPEN,
+    int(EventCode.TABLE_CLOSED): C.OUT_OF_SERVICE,
+}
+_CREDITS = (int(EventCode.CREDITS_IN), int(EventCode.CREDITS_OUT))
+
+
+#: untaken exceptions kept per machine before new ones are lost (the overflow exception)
+HARD_DEPTH = 1000
+
+
+@dataclass
+class _Queue:
+    """One machine's untaken exceptions, oldest first. The host is shown the oldest
+    :data:`~drivers.sas.codes.QUEUE_DEPTH`; beyond :data:`HARD_DEPTH` untaken (a host
+    gone for days) new ones are lost and the protocol's overflow exception says so."""
+
+    taken: int = 0
+    items: list[tuple[int, int]] = field(default_factory=list)
+    overflowed: bool = False
+
+    def add(self, seq: int, code: int) -> None:
+        if seq <= self.taken:
+            return
+        if len(self.items) >= HARD_DEPTH:
+            if not self.overflowed:
+                self.items.append((seq, C.BUFFER_OVERFLOW))
+                self.overflowed = True
+            return
+        self.items.append((seq, code))
+
+    def take(self, seq: int) -> None:
+        self.taken = max(self.taken, seq)
+        while self.items and self.items[0][0] <= seq:
+            self.items.pop(0)
+        if len(self.items) < HARD_DEPTH:
+            self.overflowed = False
+
+    def shown(self) -> tuple[tuple[int, int], ...]:
+        return tuple(self.items[: C.QUEUE_DEPTH])
+
+
+class SasBoard:
+    """The machines' snapshots for ``seats`` (address -> seat; seat 0: the table)."""
+
+    def __init__(self, journal: Journal, machines: Mapping[int, int], asset_base: int,
+                 transfer_limit: int, max_credits: int = 0) -> None:
+        self.journal = journal
+        self.machines = dict(machines)
+        self.asset_base = asset_base
+        self.transfer_limit = transfer_limit
+        self.max_credits = max_credits
+        self.queues = {a: _Queue() for a in self.machines}
+        self.won: dict[int, int] = {}
+        self.lost: dict[int, int] = {}
+        self.door_opens = 0
+        self.power_resets = 0
+        self.last_aft: dict[int, AftResult] = {}
+        self._in_game: set[int] = set()
+        self.last_seq = 0
+        self._fold(journal.records())
+
+    def asset(self, address: int) -> int:
+        return self.asset_base + self.machines[address]
+
+    # -- reading the journal ---------------------------------------------------------------
+
+    def _fold(self, records: Iterable[Record]) -> None:
+        for r in records:
+            self.last_seq = r.seq
+            if r.kind == "event":
+                self._event(r)
+            elif r.kind == "round":
+                self._round(r)
+            elif r.kind == "input":
+                self._input(r)
+
+    def _to(self, seats: Iterable[int] | None, seq: int, code: int) -> None:
+        """Queue ``code`` for the machines of ``seats`` (None: every machine); the
+        table's own machine hears of every seat's."""
+        wanted = None if seats is None else set(seats)
+        for addr, seat in self.machines.items():
+            if wanted is None or seat == 0 or seat in wanted:
+                self.queues[addr].add(seq, code)
+
+    def _event(self, r: Record) -> None:
+        code = int(r.code or 0)
+        if code == int(EventCode.SAS_EXCEPTION_TAKEN):
+            addr = r.body.get("address")
+            if addr in self.queues:
+                self.queues[addr].take(int(r.body.get("seq", 0)))
+            return
+        if code == int(EventCode.POWER_UP):
+            self.power_resets += 1
+        if code == int(EventCode.DOOR_OPEN):
+            self.door_opens += 1
+        if code in TABLE_EVENTS:
+            self._to(None, r.seq, TABLE_EVENTS[code])
+        elif code in _CREDITS and isinstance(r.body.get("sas_txid"), str):
+            seat = int(r.body["seat"])
+            self._to([seat], r.seq, C.AFT_TRANSFER_COMPLETE)
+            kind = C.AFT_IN_HOUSE_TO_MACHINE if code == _CREDITS[0] else C.AFT_IN_HOUSE_TO_HOST
+            when = dt.datetime.fromtimestamp(r.ts_ns / 1e9)
+            self.last_aft[seat] = AftResult(C.AFT_FULL_SUCCESS, kind, int(r.body["cents"]),
+                                            bytes.fromhex(r.body["sas_txid"]), when)
+
+    def _input(self, r: Record) -> None:
+        inp: Mapping[str, Any] = r.body.get("input") or {}
+        if inp.get("type") in ("wager", "side-wager") and int(inp.get("amount") or 0) > 0:
+            seat = int(inp.get("seat") or 0)
+            if seat not in self._in_game:
+                self._in_game.add(seat)
+                self._to([seat], r.seq, C.GAME_STARTED)
+
+    def _round(self, r: Record) -> None:
+        stakes = {int(k): sum(v.values()) for k, v in r.body.get("stakes", {}).items()}
+        returns = {int(k): sum(v.values()) for k, v in r.body.get("returns", {}).items()}
+        for seat, staked in stakes.items():
+            self._to([seat], r.seq, C.GAME_ENDED)
+            if r.body.get("state") != "voided":
+                book = self.won if returns.get(seat, 0) > staked else self.lost
+                book[seat] = book.get(seat, 0) + 1
+        self._in_game.clear()
+
+    # -- the snapshot ----------------------------------------------------------------------
+
+    def snapshots(self, refusals: Mapping[int, tuple[str | None, str | None]],
+                  closed: set[int]) -> dict[int, SeatSnapshot]:
+        """Fold what the journal got since the last call, then one snapshot per machine.
+        ``refusals``: seat -> why a transfer in / out cannot be taken now; ``closed``:
+        the seats taking no wager (0: the whole table)."""
+        self._fold(self.journal.records(since_seq=self.last_seq))
+        raw = self.journal.meters()
+        out = {}
+        for addr, seat in self.machines.items():
+            out[addr] = SeatSnapshot(
+                seat=seat, asset=self.asset(addr), meters=sas_meters(raw, seat, self),
+                exceptions=self.queues[addr].shown(), door_opens=self.door_opens,
+                power_resets=self.power_resets,
+                enabled=not ({seat, 0} & closed),
+                refuse_in=refusals.get(seat, (None, None))[0],
+                refuse_out=refusals.get(seat, (None, None))[1],
+                transfer_limit=self.transfer_limit, max_credits=self.max_credits,
+                last_aft=self.last_aft.get(seat))
+        return out
+
+
+def sas_meters(raw: Mapping[tuple[str, int, str], int], seat: int,
+               board: SasBoard) -> dict[int, int]:
+    """The journal's meters of ``seat`` (0: the table) as SAS meter codes."""
+    def m(name: str) -> int:
+        return int(raw.get((name, seat, ""), 0))
+
+    won = sum(board.won.values()) if seat == 0 else board.won.get(seat, 0)
+    lost = sum(board.lost.values()) if seat == 0 else board.lost.get(seat, 0)
+    return {
+        C.COIN_IN: m("wagered"), C.COIN_OUT: m("paid"), C.JACKPOT: 0,
+        C.HANDPAID_CANCELLED: 0, C.CANCELLED: m("credits_out"),
+        C.GAMES_PLAYED: m("games_played"), C.GAMES_WON: won, C.GAMES_LOST: lost,
+        C.CURRENT_CREDITS: m("credits"), C.ELECTRONIC_IN: m("credits_in"),
+        C.ELECTRONIC_OUT: m("credits_out"), C.TOTAL_WON: m("paid"),
+        C.TOTAL_DROP: m("credits_in"),
+    }

@@ -1,0 +1,101 @@
+"""The SAS requests as the controller carries them out (from its inbox, on its thread).
+
+- ``taken``: the host took a machine's exceptions up to a journal record (journaled, so
+  after a restart they are not offered again);
+- ``disable`` / ``enable``: the floor's own path (firmware.table.floor_gate), with the
+  SAS host as the source; a seat's machine closes that seat, the table's the table;
+- ``transfer``: an AFT transfer through the attendant's transfer path (one journal
+  transaction with the ledger id, the host's transaction id, the seat's asset number and
+  the host's receipt data), refused when the seat is disabled; a refusal is journaled;
+- ``host``: the host lost or back (journaled; ``sas.disable_on_host_loss`` closes the
+  seats until it is back).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import TYPE_CHECKING, Any
+
+from firmware.journal import EventCode
+from firmware.table.requests.transfers import Transfer, TransferRefused, strict_int, transfer_id
+
+if TYPE_CHECKING:
+    from firmware.table.requests.desk import RequestDesk
+
+HOST_LOSS = "sas host lost"
+
+
+def run_sas(desk: RequestDesk, args: Mapping[str, Any]) -> tuple[bool, str]:
+    host = desk.host
+    t = host.game
+    op = args.get("op")
+    if op == "taken":
+        host.event(EventCode.SAS_EXCEPTION_TAKEN, t.round_no,
+                   address=int(args["address"]), seq=int(args["seq"]))
+        return True, "taken"
+    if op in ("disable", "enable"):
+        return _gate(desk, str(op), int(args["seat"]), f"sas host (address {args['address']})")
+    if op == "host":
+        present = bool(args.get("present"))
+        host.event(EventCode.SAS_HOST_BACK if present else EventCode.SAS_HOST_LOST,
+                   t.round_no)
+        if desk.sas_disable_on_loss and not present:
+            for seat in range(1, t.nseats + 1):
+                if seat not in host.floor_gate.closed_seats:
+                    _gate(desk, "disable", seat, HOST_LOSS)
+        elif present:
+            for seat in _closed_by_loss(desk):
+                _gate(desk, "enable", seat, HOST_LOSS)
+        return True, "noted"
+    if op == "transfer":
+        return _transfer(desk, args)
+    return False, f"unknown SAS request {op!r}"
+
+
+def _closed_by_loss(desk: RequestDesk) -> list[int]:
+    """The closed seats whose last command was the host loss's (not the host's own
+    shutdown, which only its startup undoes); read from the journal, so it holds across
+    a restart."""
+    last: dict[int, str] = {}
+    for r in desk.journal.records(kinds=["event"]):
+        if r.code == int(EventCode.FLOOR_COMMAND) and isinstance(r.body.get("seat"), int):
+            last[int(r.body["seat"])] = str(r.body.get("by"))
+    return sorted(s for s in desk.host.floor_gate.closed_seats if last.get(s) == HOST_LOSS)
+
+
+def _gate(desk: RequestDesk, action: str, seat: int, by: str) -> tuple[bool, str]:
+    cmd: dict[str, Any] = {"action": action, "by": by}
+    if seat:
+        cmd["seat"] = seat
+    return desk.host.floor_gate.command({"command": cmd}, desk.host.game, desk.host.event)
+
+
+def _transfer(desk: RequestDesk, args: Mapping[str, Any]) -> tuple[bool, str]:
+    host = desk.host
+    t = host.game
+    try:
+        seat = strict_int(args.get("seat"), "seat", 1, t.nseats)
+        cents = strict_int(args.get("cents"), "cents", 1, desk.limits.per_transfer)
+        kind = str(args.get("kind"))
+        if kind not in ("credits-in", "credits-out"):
+            raise TransferRefused(f"unknown transfer {kind!r}")
+        tr = Transfer(kind, seat, cents, transfer_id(args.get("id")))
+    except TransferRefused as exc:
+        return _refused(desk, args, str(exc))
+    gate = host.floor_gate
+    if gate.closed or seat in gate.closed_seats:
+        return _refused(desk, args, f"seat {seat} is disabled")
+    extra = {"sas_txid": str(args["txid"]), "asset": int(args["asset"]),
+             "patron": str(args.get("receipt", "")), "by": "sas"}
+    ok, msg = desk.credits(tr, extra=extra)  # the input keeps source "attendant":
+    # the meter proof knows a transfer by it (transfers open no round)
+    if not ok:
+        return _refused(desk, args, msg)
+    return ok, msg
+
+
+def _refused(desk: RequestDesk, args: Mapping[str, Any], why: str) -> tuple[bool, str]:
+    desk.host.event(EventCode.SAS_TRANSFER_REFUSED, desk.host.game.round_no,
+                    address=args.get("address"), txid=str(args.get("txid"))[:40],
+                    cents=args.get("cents"), kind=args.get("kind"), reason=why[:200])
+    return False, why

@@ -1,0 +1,108 @@
+"""The machines' requests, from the link thread into the controller's inbox.
+
+Every call returns at once: the link must answer the next poll within the protocol's
+deadline. At most one request of each kind is in flight per machine (a flooding host
+fills nothing), and a transfer's outcome is read back without waiting: from the reply the
+controller put on its queue, or from the transfer ledger (which survives a restart).
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import queue
+from collections.abc import Callable, Mapping
+
+from drivers.sas import codes as C
+from drivers.sas.aft import AftRequest, AftResult
+from firmware.table.happenings import Happening, RequestHappening
+from firmware.table.requests.transfers import TransferLedger
+
+Reply = queue.Queue[tuple[bool, str]]
+
+
+def ledger_id(asset: int, txid: bytes) -> str:
+    """The transfer ledger's id of a host's transaction (the same ledger as the
+    attendant's transfers: one id, applied at most once)."""
+    return f"sas:{asset}:{txid.hex()}"
+
+
+class TableRequests:
+    """:class:`drivers.sas.machine.MachineRequests` for the table's machines."""
+
+    def __init__(self, put: Callable[[Happening], None], machines: Mapping[int, int],
+                 assets: Mapping[int, int], ledger: TransferLedger,
+                 signature: Callable[[int], int | None]) -> None:
+        self.put = put
+        self.machines = dict(machines)  # address -> seat
+        self.assets = dict(assets)
+        self.ledger = ledger
+        self._signature = signature
+        self._inflight: dict[tuple[int, str], Reply] = {}
+        self._transfers: dict[tuple[int, bytes], tuple[Reply, AftRequest]] = {}
+        self.dropped = 0  # requests not sent because one of the kind was in flight
+
+    def _busy(self, key: tuple[int, str]) -> bool:
+        q = self._inflight.get(key)
+        if q is not None and q.empty():
+            self.dropped += 1
+            return True
+        return False
+
+    def _send(self, key: tuple[int, str], args: dict[str, object]) -> Reply:
+        reply: Reply = queue.Queue(maxsize=1)
+        self._inflight[key] = reply
+        self.put(RequestHappening("sas", args, reply))
+        return reply
+
+    def taken(self, address: int, seq: int) -> None:
+        # not coalesced away: each take must reach the journal, and there is one per
+        # exception the table itself produced (bounded by play, not by the host)
+        self.put(RequestHappening("sas", {"op": "taken", "address": address, "seq": seq}))
+
+    def enable(self, address: int, on: bool) -> None:
+        key = (address, "enable" if on else "disable")
+        if not self._busy(key):
+            self._send(key, {"op": key[1], "address": address,
+                             "seat": self.machines[address]})
+
+    def transfer(self, address: int, req: AftRequest) -> None:
+        if self._busy((address, "transfer")):
+            return
+        seat = self.machines[address]
+        reply = self._send((address, "transfer"), {
+            "op": "transfer", "address": address, "seat": seat,
+            "kind": "credits-in" if req.to_machine else "credits-out", "cents": req.cents,
+            "id": ledger_id(self.assets[address], req.txid), "txid": req.txid.hex(),
+            "asset": self.assets[address], "receipt": req.receipt.hex()})
+        self._transfers[(address, req.txid)] = (reply, req)
+        while len(self._transfers) > 64:
+            self._transfers.pop(next(iter(self._transfers)))
+
+    def transfer_done(self, address: int, req: AftRequest) -> AftResult | None:
+        now = dt.datetime.now()
+        seat = self.machines[address]
+        kind = "credits-in" if req.to_machine else "credits-out"
+        applied = self.ledger.lookup(ledger_id(self.assets[address], req.txid))
+        if applied is not None:
+            same = (applied["kind"], applied["seat"], applied["cents"]) == (kind, seat,
+                                                                          req.cents)
+            if same:
+                return req.result(C.AFT_FULL_SUCCESS, now)
+            return req.result(C.AFT_UNABLE, now, "transaction id already used")
+        sent = self._transfers.get((address, req.txid))
+        if sent is None:
+            return None
+        reply, _req = sent
+        try:
+            ok, why = reply.get_nowait()
+        except queue.Empty:
+            return None  # the controller has not handled it yet: pending
+        reply.put((ok, why))  # keep it for the next interrogation
+        return req.result(C.AFT_FULL_SUCCESS if ok else C.AFT_UNABLE, now, why)
+
+    def signature(self, seed: int) -> int | None:
+        return self._signature(seed)
+
+    def host(self, present: bool) -> None:
+        """The link saw the host go or come back."""
+        self.put(RequestHappening("sas", {"op": "host", "present": present}))

@@ -1,0 +1,120 @@
+"""The SAS link of a running table: the port, one machine per seat (and the table's own
+if configured), the snapshots published after every change, the requests into the inbox.
+
+:func:`start_sas` opens the configured port (``pty`` logs ``SAS link on PATH``), builds
+the board from the journal and the machines' first snapshots before the link answers
+anything, and hooks :meth:`SasService.publish` behind the controller's publish, so a
+snapshot follows every change on the controller's thread; the link thread only reads
+the latest one.
+"""
+
+from __future__ import annotations
+
+import logging
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any
+
+from drivers.sas.framing import Poll
+from drivers.sas.link import SasLink
+from drivers.sas.machine import Machine, SeatSnapshot
+from drivers.sas.ports import LinkPort, open_port
+from drivers.sas.settings import SasSettings
+from firmware.engine.inputs import CreditsIn, CreditsOut
+from firmware.table.sas.board import SasBoard
+from firmware.table.sas.requests import TableRequests
+from firmware.table.sas.signature import Signer
+
+if TYPE_CHECKING:
+    from firmware.table.controller import Controller
+
+log = logging.getLogger("etg.sas")
+
+
+@dataclass
+class SasService:
+    ctl: Controller
+    board: SasBoard
+    machines: dict[int, Machine]
+    requests: TableRequests
+    link: SasLink
+
+    def publish(self) -> None:
+        """On the controller's thread, after every change: new snapshots."""
+        ctl = self.ctl
+        gate = ctl.floor_gate
+        closed = set(gate.closed_seats) | ({0} if gate.closed else set())
+        snaps = self.board.snapshots(_refusals(ctl, closed), closed)
+        for addr, snap in snaps.items():
+            self.machines[addr].snapshot = snap
+
+    def respond(self, poll: Poll) -> bytes | None:
+        return self.machines[poll.address].respond(poll)
+
+    def stop(self) -> None:
+        self.link.stop()
+
+
+def _refusals(ctl: Controller, closed: set[int]) -> dict[int, tuple[str | None, str | None]]:
+    """Per seat, why a transfer in / out could not be taken now (the engine's own
+    query with one cent; a disabled seat takes none)."""
+    t = ctl.game
+    out: dict[int, tuple[str | None, str | None]] = {}
+    for seat in range(1, t.nseats + 1):
+        if ctl.failure:
+            out[seat] = (ctl.failure, ctl.failure)
+        elif seat in closed or 0 in closed:
+            out[seat] = (f"seat {seat} is disabled", f"seat {seat} is disabled")
+        else:
+            out[seat] = (t.credits_refusal(CreditsIn(seat, 1)),
+                         t.credits_refusal(CreditsOut(seat, 1)))
+    out[0] = ("the table's own machine holds no credits",) * 2
+    return out
+
+
+def machine_map(s: SasSettings, seats: int) -> dict[int, int]:
+    """address -> seat (0: the table)."""
+    out = {s.addresses[i]: i + 1 for i in range(seats)}
+    if s.table_address:
+        out[s.table_address] = 0
+    return out
+
+
+def start_sas(s: SasSettings, ctl: Controller, *, port: LinkPort | None = None,
+              signer: Signer | None = None) -> SasService:
+    """Open the link for ``ctl``'s table (``port``: a test's own)."""
+    port = port or open_port(s.port)
+    try:
+        seats = ctl.game.nseats
+        mm = machine_map(s, seats)
+        limits = ctl.requests.limits
+        board = SasBoard(ctl.journal, mm, s.asset_base, limits.per_transfer, limits.per_seat)
+        signer = signer or Signer()
+        reqs = TableRequests(ctl.put, mm, {a: board.asset(a) for a in mm}, ctl.transfers,
+                             signer.signature)
+        machines = {a: Machine(a, SeatSnapshot(seat, board.asset(a)), reqs)
+                    for a, seat in mm.items()}
+        ctl.requests.sas_disable_on_loss = s.disable_on_host_loss
+        link = SasLink(port, set(mm), lambda p: None, interbyte_s=s.interbyte_ms / 1000,
+                       host_lost_s=s.host_lost_s, on_host=reqs.host)
+        svc = SasService(ctl, board, machines, reqs, link)
+        svc.publish()
+        link.respond = svc.respond
+        before = ctl.publish
+
+        def publish(view: Any) -> None:
+            before(view)
+            try:
+                svc.publish()
+            except Exception:  # the link's trouble never stops the table: the host
+                log.exception("SAS snapshot failed")  # reads the last good snapshot
+
+        ctl.publish = publish
+    except Exception:
+        port.close()
+        raise
+    link.start()
+    path = getattr(port, "path", None) or port.description
+    log.info("SAS link on %s (%d machines: %s)", path, len(mm),
+             ", ".join(f"address {a} seat {s}" if s else f"address {a} table"
+                       for a, s in sorted(mm.items())))
+    return svc

@@ -1,0 +1,170 @@
+"""Bad input gets nothing: wrong CRC, other addresses, truncated and oversize messages,
+unknown polls, malformed transfers, floods and random bytes, at the byte level over a
+real pseudo-terminal. Never a crash, never a money movement, every answer exactly the
+protocol's length; and a lost host is an event."""
+
+from __future__ import annotations
+
+import random
+import time
+from pathlib import Path
+
+from sas_rig import Rig, sas_table, wait_until
+
+from drivers.sas import codes as C
+from drivers.sas.aft import request_data
+from drivers.sas.framing import bcd, long_poll
+from drivers.sas.settings import SasSettings
+from firmware.journal import EventCode
+
+
+def silent(rig: Rig, wait: float = 0.15) -> bool:
+    return rig.host.port.read(1, time.monotonic() + wait) == b""
+
+
+def events(rig: Rig, code: EventCode) -> list[dict[str, object]]:
+    return [r.body for r in rig.ctl.journal.records(kinds=["event"]) if r.code == int(code)]
+
+
+def test_every_answer_has_exactly_the_protocols_length(tmp_path: Path) -> None:
+    cases = [  # (poll bytes, answer length; None: variable, read from its length byte)
+        (bytes((0x81,)), 1), (long_poll(1, 0x01), 1), (long_poll(1, 0x02), 1),
+        (long_poll(1, 0x0F, crc=False), 28), (long_poll(1, 0x10, crc=False), 8),
+        (long_poll(1, 0x1A, crc=False), 8), (long_poll(1, 0x1C, crc=False), 36),
+        (long_poll(1, 0x1F, crc=False), 24),
+        (long_poll(1, 0x2F, bytes((0, 0, 0x0C, 0x00)), variable=True), None),
+        (long_poll(1, 0x6F, bytes((0, 0, 0x0C, 0x00)), variable=True), None),
+        (long_poll(1, 0xAF, bytes((0, 0, 0x0C, 0x00)), variable=True), None),
+        (long_poll(1, 0x74, bytes((0xFF, 0, 0, 0))), None),
+        (long_poll(1, 0x72, b"\xff\x00", variable=True), None),
+        (long_poll(1, 0x73, b"\xff", variable=True), None),
+    ]
+    with sas_table(tmp_path) as rig:
+        for poll, length in cases:
+            rig.host.port.drain()
+            rig.host.port.send(poll)
+            got = rig.host.port.read(3, time.monotonic() + 2)
+            want = length if length is not None else 3 + got[2] + 2
+            got += rig.host.port.read(want - len(got), time.monotonic() + 2)
+            assert len(got) == want, (poll.hex(), got.hex())
+            assert silent(rig, 0.05), f"more than the answer to {poll.hex()}"
+
+
+def test_other_addresses_between_ours_are_ignored_silently(tmp_path: Path) -> None:
+    with sas_table(tmp_path) as rig:
+        h = rig.host
+        for _ in range(3):
+            h.port.send(bytes((0x85,)))  # another machine's general poll
+            assert silent(rig, 0.03)
+            h.port.send(long_poll(5, 0x01))  # another machine's shutdown
+            assert silent(rig, 0.03)
+            h.port.send(long_poll(5, 0x55, b"\x01\x02"))  # a poll we cannot frame
+            assert silent(rig, 0.03)
+            assert h.general_poll(1) is not None  # ours, after the gap: answered
+            assert h.long(1, 0x1A, crc=False, answer=8) == bcd(0, 4)
+        rig.settle()
+        assert not rig.ctl.floor_gate.closed_seats
+        assert rig.svc.link.counts["other_address"] >= 6
+
+
+def test_a_general_poll_before_each_long_poll(tmp_path: Path) -> None:
+    with sas_table(tmp_path) as rig:
+        assert rig.request("credits-in", seat=2, cents=777)[0]
+        rig.settle()
+        for _ in range(5):
+            assert rig.host.general_poll(2) is not None
+            assert rig.host.long(2, 0x1A, crc=False, answer=8) == bcd(777, 4)
+
+
+def test_truncated_and_oversize_messages_are_dropped(tmp_path: Path) -> None:
+    with sas_table(tmp_path) as rig:
+        h = rig.host
+        h.port.send(long_poll(1, 0x01)[:3])  # a shutdown cut short
+        time.sleep(0.05)  # past the inter-byte limit: dropped
+        assert h.general_poll(1) is not None, rig.svc.link.stats()
+        # a selected-meters poll with 255 data bytes of meter codes: too many, no answer
+        h.port.send(long_poll(1, 0x2F, bytes(255), variable=True))
+        assert silent(rig)
+        # a variable-length poll whose length says more than comes: dropped on the gap
+        h.port.send(long_poll(1, 0x72, bytes(80), variable=True)[:40])
+        time.sleep(0.05)
+        assert h.long(1, 0x1A, crc=False, answer=8) == bcd(0, 4)
+        rig.settle()
+        assert not rig.ctl.floor_gate.closed_seats
+        assert rig.svc.link.splitter.counts["partial"] >= 2
+
+
+def test_malformed_transfers_get_nothing_and_move_nothing(tmp_path: Path) -> None:
+    good = request_data(C.AFT_IN_HOUSE_TO_MACHINE, 500, 46001, b"OK1")
+    bad_bcd = bytearray(good)
+    bad_bcd[3] = 0xAB  # a nibble above 9 in the amount
+    spaced = request_data(C.AFT_IN_HOUSE_TO_MACHINE, 500, 46001, b"A B")
+    long_id = request_data(C.AFT_IN_HOUSE_TO_MACHINE, 500, 46001, b"X" * 21)
+    with sas_table(tmp_path) as rig:
+        for data in (bytes(bad_bcd), spaced, long_id, good[:-3], good + b"\x00"):
+            rig.host.port.send(long_poll(1, 0x72, data, variable=True))
+            assert silent(rig), data.hex()
+        rig.settle()
+        assert rig.meters()["credits_in"] == 0
+        assert not events(rig, EventCode.SAS_TRANSFER_REFUSED)
+
+
+def test_floods_fill_neither_the_inbox_nor_the_journal(tmp_path: Path) -> None:
+    with sas_table(tmp_path) as rig:
+        before = len(list(rig.ctl.journal.records()))
+        flood = long_poll(1, 0x01) * 300 + bytes((0x81,)) * 300
+        flood += b"".join(long_poll(1, 0x72, request_data(
+            C.AFT_IN_HOUSE_TO_HOST, 100 + i, 46001, f"F{i}".encode()), variable=True)
+            for i in range(200))
+        rig.host.port.send(flood)
+        time.sleep(1.0)
+        rig.host.port.drain()
+        rig.settle()
+        closes = events(rig, EventCode.FLOOR_COMMAND)
+        assert len(closes) == 1  # one disable, however often it is asked
+        # transfers out of an empty seat are refused by the machine itself: no records
+        assert not events(rig, EventCode.SAS_TRANSFER_REFUSED)
+        grown = len(list(rig.ctl.journal.records())) - before
+        assert grown <= 5, grown
+        assert rig.host.general_poll(1) is not None  # and it still answers
+
+
+def test_random_bytes_never_crash_and_never_move_money(tmp_path: Path) -> None:
+    rnd = random.Random(4646)
+    with sas_table(tmp_path) as rig:
+        assert rig.request("credits-in", seat=1, cents=10_000)[0]
+        rig.settle()
+        before = rig.meters()
+        for _ in range(40):
+            rig.host.port.send(bytes(rnd.randrange(256) for _ in range(rnd.randrange(1, 400))))
+            time.sleep(0.003)
+        time.sleep(0.2)
+        rig.host.port.drain()
+        rig.settle()
+        assert rig.meters() == before
+        link = rig.svc.link
+        assert link.counts["internal_error"] == 0 and link.counts["respond_error"] == 0
+        assert rig.host.long(1, 0x1A, crc=False, answer=8) == bcd(10_000, 4)
+
+
+def test_a_lost_host_is_an_event_and_may_close_the_seats(tmp_path: Path) -> None:
+    settings = SasSettings(addresses=(1, 2), host_lost_s=1.0, disable_on_host_loss=True)
+    with sas_table(tmp_path, settings) as rig:
+        assert rig.host.general_poll(1) is not None
+        assert rig.host.ack_only(2, 0x01)  # the host's own shutdown of seat 2
+        wait_until("the host lost", lambda: events(rig, EventCode.SAS_HOST_LOST), 5)
+        rig.settle()
+        assert rig.ctl.floor_gate.closed_seats == {1, 2}
+        assert rig.host.general_poll(1) is not None  # back
+        wait_until("the host back", lambda: len(events(rig, EventCode.SAS_HOST_BACK)) >= 2)
+        rig.settle()
+        assert rig.ctl.floor_gate.closed_seats == {2}  # only its own shutdown stays
+
+
+def test_broadcast_address_zero_is_ignored(tmp_path: Path) -> None:
+    with sas_table(tmp_path) as rig:
+        rig.host.port.send(long_poll(0, 0x01))
+        rig.host.port.send(bytes((0x80,)))
+        assert silent(rig)
+        rig.settle()
+        assert not rig.ctl.floor_gate.closed_seats

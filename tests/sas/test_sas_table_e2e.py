@@ -1,0 +1,113 @@
+"""A real ``etg run`` with ``sas.port=pty``: a host attached to the logged pty reads the
+meters ``etg meters`` prints, gets the exceptions in order across a kill -9, and its
+transfer is applied exactly once across a kill -9 and a retry."""
+
+from __future__ import annotations
+
+import json
+import re
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+from table_process import REPO, running_table_lines
+
+from drivers.sas import codes as C
+from drivers.sas.aft import parse_result, request_data
+from drivers.sas.framing import from_bcd, long_poll
+from drivers.sas.host import Host, HostPort
+
+SAS = ("--set", "sas.port=pty")
+
+
+def sas_path(lines: list[str]) -> str:
+    for line in lines:
+        m = re.search(r"SAS link on (\S+)", line)
+        if m:
+            return m.group(1)
+    raise AssertionError("no 'SAS link on PATH' line:\n" + "\n".join(lines[-10:]))
+
+
+def etg_meters(journal: Path) -> dict[str, object]:
+    out = subprocess.run([sys.executable, "-m", "firmware", "meters", "--json", "--journal",
+                          str(journal)], cwd=REPO, capture_output=True, text=True, check=True)
+    return dict(json.loads(out.stdout))
+
+
+def seat(m: dict[str, object], n: int) -> dict[str, int]:
+    seats = m["seats"]
+    assert isinstance(seats, list)
+    return next((s for s in seats if s["seat"] == n), {"credits": 0, "credits_in": 0})
+
+
+def test_a_host_on_the_logged_pty_reads_etg_meters_and_moves_money_once(
+        tmp_path: Path) -> None:
+    journal = tmp_path / "j.sqlite"
+    with running_table_lines(journal, *SAS) as (proc, lines):
+        host = Host(HostPort.open(sas_path(lines.lines)), timeout=2.0)
+        try:
+            assert host.general_poll(1) == C.AC_POWER_APPLIED
+            res = parse_result(host.long(1, 0x72, request_data(
+                C.AFT_IN_HOUSE_TO_MACHINE, 25_000, 46001, b"E2E-1"), variable=True))
+            assert res["status"] in (C.AFT_PENDING, C.AFT_FULL_SUCCESS)
+            for _ in range(100):
+                res = parse_result(host.long(1, 0x72, b"\xff\x00", variable=True))
+                if res["status"] != C.AFT_PENDING:
+                    break
+                time.sleep(0.05)
+            assert res["status"] == C.AFT_FULL_SUCCESS
+            m = etg_meters(journal)
+            assert from_bcd(host.long(1, 0x1A, crc=False, answer=8)) == seat(m, 1)["credits"]
+            assert from_bcd(host.long(1, 0x11, crc=False, answer=8)) == seat(m, 1)["wagered"]
+            assert seat(m, 1)["credits_in"] == 25_000
+        finally:
+            host.port.close()
+        proc.send_signal(signal.SIGKILL)  # no POWER_DOWN: the queue must still hold
+        proc.wait(10)
+    with running_table_lines(journal, *SAS) as (proc, lines):
+        host = Host(HostPort.open(sas_path(lines.lines)), timeout=2.0)
+        try:
+            # the transfer's exception (untaken before the kill), then this power-up
+            got = [host.general_poll(1) for _ in range(3)]
+            assert got == [C.AFT_TRANSFER_COMPLETE, C.AC_POWER_APPLIED, C.NO_EXCEPTION]
+            # the host did not hear the result and asks again: applied once only
+            res = parse_result(host.long(1, 0x72, request_data(
+                C.AFT_IN_HOUSE_TO_MACHINE, 25_000, 46001, b"E2E-1"), variable=True))
+            assert res["status"] == C.AFT_FULL_SUCCESS
+        finally:
+            host.port.close()
+    assert seat(etg_meters(journal), 1)["credits_in"] == 25_000
+
+
+def test_kill_at_any_instant_of_a_transfer_applies_it_at_most_once_then_once(
+        tmp_path: Path) -> None:
+    """The request sent and the table killed at once: after the restart the host's retry
+    with the same id makes it exactly once, whether the kill came before or after."""
+    journal = tmp_path / "j.sqlite"
+    for attempt in range(3):
+        with running_table_lines(journal, *SAS) as (proc, lines):
+            host = Host(HostPort.open(sas_path(lines.lines)), timeout=2.0)
+            try:
+                host.port.send(long_poll(1, 0x72, request_data(
+                    C.AFT_IN_HOUSE_TO_MACHINE, 700, 46001, b"K-1"), variable=True))
+                time.sleep(0.002 * attempt)
+                proc.send_signal(signal.SIGKILL)
+                proc.wait(10)
+            finally:
+                host.port.close()
+    with running_table_lines(journal, *SAS) as (proc, lines):
+        host = Host(HostPort.open(sas_path(lines.lines)), timeout=2.0)
+        try:
+            res = parse_result(host.long(1, 0x72, request_data(
+                C.AFT_IN_HOUSE_TO_MACHINE, 700, 46001, b"K-1"), variable=True))
+            for _ in range(100):
+                if res["status"] != C.AFT_PENDING:
+                    break
+                time.sleep(0.05)
+                res = parse_result(host.long(1, 0x72, b"\xff\x00", variable=True))
+            assert res["status"] == C.AFT_FULL_SUCCESS
+        finally:
+            host.port.close()
+    assert seat(etg_meters(journal), 1)["credits_in"] == 700
