@@ -119,31 +119,6 @@ COMPRESSION_D = 1000
 COMPRESSION_C = 0.5907
 
 
-def _g_terms(nb: int, d: int) -> tuple[np.ndarray, np.ndarray]:
-    """log2(u) for u = 1..nb and the number of t in [d+1, nb] with t > u (6.3.4's G)."""
-    u = np.arange(1, nb + 1, dtype=np.float64)
-    later = (nb - np.maximum(np.arange(1, nb + 1), d)).astype(np.float64)
-    return np.log2(u), later
-
-
-def _g(z: float, log2u: np.ndarray, later: np.ndarray, d: int, v: int) -> float:
-    """G(z) = 1/v sum_{t=d+1}^{nb} sum_{u=1}^{t} log2(u) F(z, t, u), summed by u:
-    z^2 (1-z)^(u-1) for every t > u, and z (1-z)^(t-1) for u = t >= d+1."""
-    nb = log2u.size
-    if z >= 1.0:
-        powers = np.zeros(nb)
-        powers[0] = 1.0
-    else:
-        lq = math.log1p(-z)
-        # terms below 1e-300 of the first vanish in double precision: stop there
-        stop = nb if lq == 0 else min(nb, int(-700.0 / lq) + 2)
-        powers = np.zeros(nb)
-        powers[:stop] = np.exp(np.arange(stop, dtype=np.float64) * lq)
-    first = z * z * float(np.dot(log2u[:-1] * later[:-1], powers[:-1]))
-    second = z * float(np.dot(log2u[d:], powers[d:]))
-    return (first + second) / v
-
-
 def compression(s: np.ndarray) -> Estimate:
     """6.3.4 (binary): Maurer's universal statistic on 6-bit blocks, bounded below at 99%,
     solved for the max probability of a block."""
@@ -166,12 +141,13 @@ def compression(s: np.ndarray) -> Estimate:
     sigma = COMPRESSION_C * math.sqrt(float(np.dot(logs, logs)) / (v - 1.0) - mean * mean)
     mean_lo = mean - ZALPHA * sigma / math.sqrt(v)
     vals: dict[str, Any] = {"X-bar": mean, "sigma-hat": sigma, "X-bar'": mean_lo}
-    log2u, later = _g_terms(nb, d)
+    from rng.cert.sp80090b.kernels import compression_g
+
     k = 1 << b
 
     def expected(p: float) -> float:
         q = (1.0 - p) / (k - 1)
-        return _g(p, log2u, later, d, v) + (k - 1) * _g(q, log2u, later, d, v)
+        return (compression_g(p, nb, d) + (k - 1) * compression_g(q, nb, d)) / v
 
     p = bisect_decreasing(expected, mean_lo, 1.0 / k, 1.0)
     if p is None or p <= 1.0 / k:

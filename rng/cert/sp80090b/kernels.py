@@ -513,3 +513,74 @@ def tuple_counts(lcp, top):  # type: ignore[no-untyped-def]
             st_l[sp], st_b[sp] = h, lb
     pairs_w = np.cumsum(diff)
     return maxc, pairs_w
+
+
+@njit
+def compression_g(z, nb, d):  # type: ignore[no-untyped-def]
+    """v G(z) of 90B 6.3.4 (v = nb - d), summed by u: z^2 (1-z)^(u-1) log2(u) for every
+    t in [d+1, nb] with t > u, plus z (1-z)^(t-1) log2(t) for t in [d+1, nb]. The powers
+    are carried by multiplication and renewed from exp every 256 terms (no drift); the
+    sum stops where they underflow."""
+    lq = np.log1p(-z) if z < 1.0 else -np.inf
+    first = 0.0
+    second = 0.0
+    power = 1.0
+    inv_ln2 = 1.0 / np.log(2.0)
+    step = np.exp(lq) if z < 1.0 else 0.0
+    for u in range(1, nb + 1):
+        if (u - 1) & 255 == 0 and z < 1.0:
+            power = np.exp((u - 1) * lq)
+        if power < 1e-300:
+            break
+        lg = np.log(float(u)) * inv_ln2
+        if u < nb:
+            later = nb - (u if u > d else d)
+            first += lg * later * power
+        if u >= d + 1:
+            second += lg * power
+        power *= step
+    return z * z * first + z * second
+
+
+@njit
+def packed_keys(s, width, per):  # type: ignore[no-untyped-def]
+    """keys[i] = s[i .. i+per-1] packed, ``width`` bits each, first symbol highest;
+    symbols past the end are 0."""
+    n = s.size
+    keys = np.empty(n, dtype=np.uint64)
+    w = np.uint64(width)
+    total = width * per
+    mask = np.uint64(0xFFFFFFFFFFFFFFFF) if total == 64 else \
+        (np.uint64(1) << np.uint64(total)) - np.uint64(1)
+    key = np.uint64(0)
+    for t in range(per):
+        sym = np.uint64(s[t]) if t < n else np.uint64(0)
+        key = (key << w) | sym
+    for i in range(n):
+        keys[i] = key
+        j = i + per
+        sym = np.uint64(s[j]) if j < n else np.uint64(0)
+        key = ((key << w) | sym) & mask
+    return keys
+
+
+@njit
+def neighbour_lcp(sorted_keys, sa, width, n):  # type: ignore[no-untyped-def]
+    """The LCP of neighbours in the suffix array from their packed keys (valid when no two
+    keys are equal): leading equal bits // width, at most the shorter suffix's length.
+    Returns (lcp, True) or (lcp, False) when two neighbours' keys are equal."""
+    m = sorted_keys.size
+    lcp = np.zeros(m, dtype=np.int64)
+    for i in range(1, m):
+        x = sorted_keys[i] ^ sorted_keys[i - 1]
+        if x == 0:
+            return lcp, False
+        lead = 0
+        while (x >> np.uint64(63 - lead)) & np.uint64(1) == 0:
+            lead += 1
+        h = lead // width
+        a = n - sa[i]
+        b = n - sa[i - 1]
+        short = a if a < b else b
+        lcp[i] = h if h < short else short
+    return lcp, True

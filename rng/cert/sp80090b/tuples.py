@@ -37,14 +37,10 @@ class TupleStats:
 def _initial_keys(s: np.ndarray, width: int) -> tuple[np.ndarray, int]:
     """Each suffix's first ``per`` symbols packed into a uint64 (``width`` bits each),
     symbols past the end as 0."""
+    from rng.cert.sp80090b.kernels import packed_keys
+
     per = 64 // width
-    n = s.size
-    padded = np.zeros(n + per, dtype=np.uint64)
-    padded[:n] = s
-    keys = np.zeros(n, dtype=np.uint64)
-    for t in range(per):
-        keys |= padded[t:t + n] << np.uint64(width * (per - 1 - t))
-    return keys, per
+    return packed_keys(np.ascontiguousarray(s, dtype=np.uint8), width, per), per
 
 
 def suffix_array(s: np.ndarray, k: int) -> tuple[np.ndarray, np.ndarray | None]:
@@ -53,33 +49,15 @@ def suffix_array(s: np.ndarray, k: int) -> tuple[np.ndarray, np.ndarray | None]:
     n = s.size
     width = max(1, (k - 1).bit_length())
     keys, per = _initial_keys(s, width)
-    sa = np.argsort(keys, kind="stable")
-    sk = keys[sa]
-    xor = sk[1:] ^ sk[:-1]
-    if n < 2 or bool(np.all(xor != 0)):
-        # neighbours differ within the packed symbols: the order and the LCP are final,
-        # except that a suffix shorter than ``per`` may have matched padding zeros
-        lcp = np.zeros(n, dtype=np.int64)
-        lead = _leading_zeros(xor)
-        lcp[1:] = lead // width
-        short = np.minimum(n - sa[1:], n - sa[:-1])
-        lcp[1:] = np.minimum(lcp[1:], short)
+    from rng.cert.sp80090b.kernels import neighbour_lcp
+
+    sa = np.argsort(keys)
+    lcp, settled = neighbour_lcp(keys[sa], sa, width, n)
+    if settled:
+        # neighbours differ within the packed symbols: the order and the LCP are final
+        # (a suffix shorter than the packed symbols only matched padding zeros)
         return sa, lcp
     return _doubling(keys, per, n), None
-
-
-def _leading_zeros(x: np.ndarray) -> np.ndarray:
-    """Leading zero bits of each uint64 (64 for 0)."""
-    out = np.zeros(x.size, dtype=np.int64)
-    v = x.copy()
-    for shift in (32, 16, 8, 4, 2, 1):
-        top = v >> np.uint64(64 - shift)
-        zero = top == 0
-        out[zero] += shift
-        v[zero] <<= np.uint64(shift)
-    out[v >> np.uint64(63) == 0] += 1
-    out[x == 0] = 64
-    return out
 
 
 def _doubling(keys: np.ndarray, per: int, n: int) -> np.ndarray:
