@@ -75,7 +75,8 @@ def multi_mcw(s: np.ndarray, k: int) -> Estimate:
 def lag(s: np.ndarray, k: int) -> Estimate:
     from rng.cert.sp80090b import kernels
 
-    c, n, run = kernels.lag(_kernel_input(s))
+    fn = kernels.lag_binary if k <= 2 else kernels.lag
+    c, n, run = fn(_kernel_input(s))
     return prediction_estimate("Lag Prediction", int(c), int(n), int(run), k)
 
 

@@ -49,10 +49,10 @@ def suffix_array(s: np.ndarray, k: int) -> tuple[np.ndarray, np.ndarray | None]:
     n = s.size
     width = max(1, (k - 1).bit_length())
     keys, per = _initial_keys(s, width)
-    from rng.cert.sp80090b.kernels import neighbour_lcp
+    from rng.cert.sp80090b.kernels import neighbour_lcp, radix_argsort
 
-    sa = np.argsort(keys)
-    lcp, settled = neighbour_lcp(keys[sa], sa, width, n)
+    sa = radix_argsort(keys) if n > 100_000 else np.argsort(keys)
+    lcp, settled = neighbour_lcp(keys[sa], sa, width, per, n)
     if settled:
         # neighbours differ within the packed symbols: the order and the LCP are final
         # (a suffix shorter than the packed symbols only matched padding zeros)
