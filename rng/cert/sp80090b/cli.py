@@ -84,7 +84,7 @@ def _run(args: argparse.Namespace) -> int:
     if len(args.file) > 1:
         raise UserError("give one FILE")
     if args.iid:
-        raise UserError("--iid: the IID track is not built yet")
+        return _iid(args, version)
     return _noniid(args, version)
 
 
@@ -109,6 +109,38 @@ def _noniid(args: argparse.Namespace, version: str) -> int:
         for line in report.text(a, verbose=args.verbose):
             print(line)
     return 0
+
+
+def _iid(args: argparse.Namespace, version: str) -> int:
+    """The IID track: exit 0 when the IID assumption holds, 1 when it does not."""
+    from etgcore.progress import progress_for
+    from rng.cert.sp80090b import iid, iid_report, report, samples
+
+    if args.truncate_bitstring:
+        raise UserError("--truncate-bitstring applies to the non-IID track only")
+    path = args.file[0]
+    s = samples.read(path, args.bits_per_symbol)
+    prog = progress_for(args.progress, iid.PERMUTATIONS, "shuffles",
+                        "SP 800-90B IID permutation tests", long=s.n >= 100_000)
+    done = 0
+
+    def step(n: int) -> None:
+        nonlocal done
+        prog.update(n - done)
+        done = n
+
+    try:
+        a = iid.assess(s, step=step)
+    finally:
+        prog.close()
+    doc = report.header(path, _command(), version, iid=True)
+    doc["testCases"] = [iid.test_case(a)]
+    if args.json:
+        print_json(doc)
+    else:
+        for line in iid_report.text(a, verbose=args.verbose):
+            print(line)
+    return 0 if a.iid else 1
 
 
 def load_json(path: Path) -> Any:

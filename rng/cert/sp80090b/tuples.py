@@ -122,3 +122,13 @@ def lrs(st: TupleStats, n: int, t: int) -> Estimate:
         p_max = max(p_max, p)
     p_u = upper_bound(p_max, n)
     return Estimate("LRS", -math.log2(p_u), {"u": u, "v": v, "p-hat": p_max, "p_u": p_u})
+
+
+def longest_repeat(s: np.ndarray, k: int) -> int:
+    """The length of the longest substring that occurs twice (overlaps allowed)."""
+    from rng.cert.sp80090b.kernels import kasai
+
+    sa, lcp = suffix_array(s, k)
+    if lcp is None:
+        lcp = kasai(s.astype(np.int64), sa.astype(np.int64))
+    return int(lcp.max()) if lcp.size else 0

@@ -49,3 +49,14 @@ def compression_g(z, nb, d):
             second += lg * power
         power *= step
     return z * z * first + z * second
+
+
+@njit
+def proportions(s, k):
+    """Each symbol's proportion, summed 1/n at a time as the reference sums it (so the
+    chi-square and LRS figures agree with it to the last digits, not only to rounding)."""
+    p = np.zeros(k, dtype=np.float64)
+    inv = 1.0 / s.size
+    for i in range(s.size):
+        p[s[i]] += inv
+    return p
