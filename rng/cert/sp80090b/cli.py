@@ -76,7 +76,7 @@ def _run(args: argparse.Namespace) -> int:
     if args.restart is not None:
         if args.file:
             raise UserError("--restart takes its file as its value; give no other FILE")
-        raise UserError("--restart: the restart tests are not built yet")
+        return _restart(args, version)
     if args.h_initial is not None:
         raise UserError("--h-initial applies to --restart only")
     if not args.file:
@@ -141,6 +141,39 @@ def _iid(args: argparse.Namespace, version: str) -> int:
         for line in iid_report.text(a, verbose=args.verbose):
             print(line)
     return 0 if a.iid else 1
+
+
+def _restart(args: argparse.Namespace, version: str) -> int:
+    """The restart tests: exit 0 when the sanity check and the validation pass, else 1."""
+    from etgcore.progress import progress_for
+    from rng.cert.sp80090b import report, restart, samples
+
+    if args.h_initial is None:
+        raise UserError("--restart needs --h-initial H (the sequential file's assessed "
+                        "min-entropy per sample)")
+    if args.truncate_bitstring:
+        raise UserError("--truncate-bitstring applies to the non-IID track only")
+    path = args.restart
+    s = samples.read(path, args.bits_per_symbol)
+    restart.check_shape(s, args.h_initial)
+    prog = progress_for(args.progress, restart.steps_for(s, args.iid), "estimators",
+                        "SP 800-90B restart tests")
+    try:
+        a = restart.assess(s, args.h_initial, iid=args.iid, step=lambda _w: prog.update(1))
+    finally:
+        prog.close()
+    doc = report.header(path, _command(), version, iid=args.iid)
+    doc["testCases"] = restart.test_cases(a)
+    if not a.passed:
+        doc["errorLevel"] = -1
+        doc["errorMessage"] = ("Restart Sanity Check Failed." if not a.sanity_passed else
+                               "min(H_r, H_c) < H_I/2, Validation Testing Failed.")
+    if args.json:
+        print_json(doc)
+    else:
+        for line in report.restart_text(a):
+            print(line)
+    return 0 if a.passed else 1
 
 
 def load_json(path: Path) -> Any:

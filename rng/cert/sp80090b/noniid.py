@@ -131,6 +131,11 @@ _PREFIX = {"MultiMCW Prediction": "Multi Most Common in Window Test",
            "t-Tuple": "T-Tuple Test", "LRS": "LRS Test"}
 
 
+def description(name: str) -> str:
+    """The reference's ``testCaseDesc`` of an estimator."""
+    return _PREFIX[name]
+
+
 def test_cases(a: Assessment) -> list[dict[str, Any]]:
     """The reference's ``testCases`` list (ea_non_iid ``-o``): one object per estimator
     with ``hOriginal`` (literal samples) and ``hBitstring`` (the bitstring, or binary

@@ -14,6 +14,7 @@ from typing import Any
 
 from rng.cert.sp80090b.entropic import Estimate
 from rng.cert.sp80090b.noniid import Assessment, Track
+from rng.cert.sp80090b.restart import RestartAssessment
 
 
 def sha256_of(path: Path) -> str:
@@ -79,3 +80,32 @@ def text(a: Assessment, *, verbose: bool = False) -> list[str]:
         lines.append(f"min(H_original, {s.bits} X H_bitstring): {a.h_assessed:.6f}")
     lines.append(f"Assessed min-entropy: {a.h_assessed:.6f} bits per {s.bits}-bit sample")
     return lines
+
+
+def restart_text(a: RestartAssessment) -> list[str]:
+    """The restart tests' report (the reference's wording for its figures)."""
+    s = a.samples
+    from rng.cert.sp80090b.restart import alpha
+
+    out = [f"{s.name}: {s.n} samples of {s.k} distinct {s.bits}-bit-wide symbols "
+           f"(1000 restarts x 1000 samples)",
+           f"H_I: {a.h_initial:.6f}",
+           f"ALPHA: {alpha():.17g}, X_cutoff: {a.cutoff}",
+           f"X_max: {max(a.x_rows, a.x_columns)} (rows {a.x_rows}, columns {a.x_columns})"]
+    if not a.sanity_passed:
+        out.append("*** Restart Sanity Check Failed ***")
+        return out
+    out.append("Restart Sanity Check Passed")
+    for tr in (a.rows, a.columns):
+        if tr is None:
+            continue
+        for e in tr.estimates:
+            h = "n/a" if e.h is None else f"{e.h:.6f}"
+            out.append(f"{tr.label:8} {e.name + ' Estimate':38} {h:>9}")
+    out += [f"H_r: {a.h_r:.6f}", f"H_c: {a.h_c:.6f}", f"H_I: {a.h_initial:.6f}"]
+    if not a.validation_passed:
+        out.append("*** min(H_r, H_c) < H_I/2, Validation Testing Failed ***")
+        return out
+    out.append("Validation Test Passed")
+    out.append(f"min(H_r, H_c, H_I): {a.h_assessed:.6f}")
+    return out
