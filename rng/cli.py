@@ -95,6 +95,10 @@ def register(sub: Any, common: argparse.ArgumentParser) -> None:
     add_progress(draws)
     draws.set_defaults(func=_draws)
 
+    from rng.capture_cli import register as register_capture
+
+    register_capture(rsub, common)
+
 
 def _seed_option(p: argparse.ArgumentParser) -> None:
     add_seed(p, "bench only: fixed seed (hex) for a reproducible run; refused in "

@@ -92,6 +92,10 @@ def register(sub: Any, common: argparse.ArgumentParser) -> None:
 
     register_bits(csub, common)
 
+    from rng.cert.sp80090b.cli import register as register_entropy
+
+    register_entropy(csub, common)
+
 
 def _dieharder_tests(text: str) -> tuple[bool, tuple[int, ...] | None]:
     from rng.cert.dieharder import QUICK_TESTS

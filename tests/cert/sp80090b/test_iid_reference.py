@@ -1,0 +1,105 @@
+"""The IID track equals NIST's reference (ea_iid) on NIST's sample files.
+
+Every deterministic figure the reference prints with ``-vvv`` (the chi-square statistics,
+degrees of freedom and p-values, the LRS test's P_col, W and Pr(X >= 1), the 19
+unpermuted statistics, mean, median, H_original and H_bitstring) to 1e-9 relative, and
+the three verdicts equal. The shuffles are seeded here so that a run is repeatable; the
+verdicts do not depend on the seed (the reference's own runs differ in their counters).
+"""
+
+from __future__ import annotations
+
+import json
+import math
+
+import numpy as np
+import pytest
+
+from firmware.cli import main
+from rng.cert.sp80090b import iid, samples
+from rng.cert.sp80090b.kernels.shuffled import NAMES
+from tests.cert.sp80090b.iid_reference import load_iid
+from tests.cert.sp80090b.reference import DATA
+
+#: rand4_short's periodicity(1) is borderline: the reference's run had 9995 of 10,000
+#: shuffles above the original and 5 equal or below (fail at <= 5); its verdict turns on
+#: the shuffles, so it is compared under a fixed seed
+QUICK = ["rand1_short", "rand4_short", "rand8_short"]
+
+
+def _close(a: float, b: float) -> bool:
+    return math.isclose(a, b, rel_tol=1e-9, abs_tol=1e-300)
+
+
+def _check(name: str, seed: int = 2026) -> None:
+    ref = load_iid(name)
+    s = samples.read(DATA / f"{name}.bin", None)
+    a = iid.assess(s, rng=np.random.default_rng(seed))
+    v = ref.values
+    stats = iid._Stats(s)
+    ours: dict[str, float] = {"Raw Mean": stats.mean, "Median": stats.median,
+                              "H_original": a.h_original.h or 0.0}
+    if a.h_bitstring is not None:
+        ours["H_bitstring"] = a.h_bitstring.h or 0.0
+    for c in a.chi_square:
+        ours[f"{c.name}: T"], ours[f"{c.name}: df"], ours[f"{c.name}: P-value"] = \
+            c.t, c.df, c.p
+    label = "Literal Longest Repeated Substring results"
+    ours[f"{label}: P_col"] = a.lrs.p_col
+    ours[f"{label}: W"] = a.lrs.w
+    ours[f"{label}: Pr(X >= 1)"] = a.lrs.pr_at_least_one
+    for stat, value in zip(NAMES, a.permutations.original, strict=True):
+        ours[f"Permutation testing: Unpermuted result {stat}"] = float(value)
+    for key, want in ours.items():
+        assert key in v, key
+        assert _close(want, v[key]), (key, want, v[key])
+    assert ref.verdicts == {
+        "Chi square tests": a.chi_square_passed,
+        "Length of longest repeated substring test": a.lrs.passed,
+        "IID permutation tests": a.permutations.passed,
+    }
+
+
+@pytest.mark.parametrize("name", QUICK)
+def test_iid_equals_reference(name: str) -> None:
+    _check(name)
+
+
+def test_iid_equals_reference_1bit_million() -> None:
+    """10^6 binary samples: the binary statistics (Conversions I and II, m-bit blocks)."""
+    _check("truerand_1bit")
+
+
+def test_iid_json_has_the_references_structure(capsys: pytest.CaptureFixture) -> None:
+    f = DATA / "rand1_short.bin"
+    assert main(["cert", "entropy", str(f), "--iid", "--json"]) == 0  # IID: exit 0
+    ours = json.loads(capsys.readouterr().out)
+    ref = json.loads((DATA / "rand1_short.iid.json").read_text())
+    assert set(ours) == set(ref)
+    a, b = ours["testCases"][0], ref["testCases"][0]
+    assert set(a) == set(b)
+    assert [set(x) for x in a["permutationTestResults"]] == \
+        [set(x) for x in b["permutationTestResults"]]
+    for key in ("hOriginal", "hBitstring", "hAssessed", "mean", "median", "binary",
+                "passedChiSquareTests", "passedLongestRepeatedSubstringTest",
+                "passedIidPermutationTests"):
+        assert a[key] == pytest.approx(b[key], rel=1e-12), key
+
+
+def test_not_iid_exits_1(capsys: pytest.CaptureFixture) -> None:
+    """rand8_short fails the chi-square independence test (p = 3.6e-11, as the
+    reference's): not IID, exit 1."""
+    assert main(["cert", "entropy", str(DATA / "rand8_short.bin"), "--iid"]) == 1
+    assert "Chi square tests: Failed" in capsys.readouterr().out
+
+
+def test_a_correlated_source_fails_the_permutation_tests(tmp_path) -> None:
+    """A sticky source (each bit repeats the last with probability 0.6): the directional
+    number of median runs and the compression tell it from its shuffles."""
+    rng = np.random.default_rng(7)
+    flips = rng.random(20_000) < 0.4
+    bits = (np.cumsum(flips) % 2).astype(np.uint8)
+    s = samples.from_bytes(bits.tobytes(), 1)
+    perm = iid.permutation_tests(s, rng=np.random.default_rng(1))
+    assert not perm.passed
+    assert "numRunsMedian" in perm.failed and "compression" in perm.failed

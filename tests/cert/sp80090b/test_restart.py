@@ -1,0 +1,111 @@
+"""The restart tests (90B 3.1.4): the 1000 x 1000 matrix, its sanity check, H_r and H_c.
+
+Held against NIST's ``ea_restart`` (1.1.7, built from its public source) run on NIST's
+sample files read as restart files: the row and column estimates to 1e-9, the cutoff
+(the reference simulates it; its simulated value is the exact quantile or one off where
+the exact tail is within a few percent of alpha), the verdicts.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import re
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from firmware.cli import main
+from rng.cert.sp80090b import restart, samples
+from tests.cert.sp80090b.reference import DATA
+
+
+def _reference(name: str) -> dict[str, float]:
+    """The figures of the reference's ``-vvv`` restart output."""
+    out: dict[str, float] = {}
+    for line in (DATA / f"{name}.restart.res").read_text().splitlines():
+        m = re.match(r"^ALPHA: (\S+), X_cutoff: (\d+)$", line)
+        if m:
+            out["alpha"], out["cutoff"] = float(m[1]), int(m[2])
+        m = re.match(r"^(X_max|H_r|H_c|H_I): (\S+)$", line)
+        if m:
+            out[m[1]] = float(m[2])
+    return out
+
+
+def test_alpha_is_the_references() -> None:
+    assert restart.alpha() == pytest.approx(5.0251553006530614e-06, rel=1e-15)
+
+
+@pytest.mark.parametrize(("h", "cut"), [(1.0, 572), (0.99, 574), (0.9, 605), (4.0, 104),
+                                        (7.0, 27)])
+def test_cutoff_is_the_exact_quantile(h: float, cut: int) -> None:
+    """F(cut - 1) < 1 - alpha <= F(cut) for the worst-case source of H_I."""
+    from rng.cert.sp80090b.kernels.restart import all_at_most
+
+    probs = restart.worst_case(h)
+    assert math.isclose(probs.sum(), 1.0)
+    assert restart.cutoff(h) == cut
+    target = 1 - restart.alpha()
+    assert all_at_most(cut - 1, probs, 1000) < target <= all_at_most(cut, probs, 1000)
+
+
+def test_the_law_of_the_largest_count_against_a_simulation() -> None:
+    """Pr(largest count <= x) computed = simulated (10^5 rows of 1000 fair bits)."""
+    from rng.cert.sp80090b.kernels.restart import all_at_most
+
+    rng = np.random.default_rng(3)
+    ones = rng.binomial(1000, 0.5, size=100_000)
+    largest = np.maximum(ones, 1000 - ones)
+    for x in (510, 520, 540):
+        assert all_at_most(x, np.array([0.5, 0.5]), 1000) == \
+            pytest.approx(np.mean(largest <= x), abs=0.005)
+
+
+@pytest.mark.skipif(not (DATA / "truerand_1bit.restart.res").exists(), reason="pending")
+@pytest.mark.parametrize(("name", "bits", "h"), [("truerand_1bit", 1, 0.99)])
+def test_restart_equals_reference(name: str, bits: int, h: float) -> None:
+    ref = _reference(name)
+    s = samples.read(DATA / f"{name}.bin", bits)
+    a = restart.assess(s, h)
+    assert abs(a.cutoff - ref["cutoff"]) <= 1
+    assert max(a.x_rows, a.x_columns) == ref["X_max"]
+    assert a.h_r is not None and a.h_c is not None
+    assert f"{a.h_r:.6f}" == f"{ref['H_r']:.6f}" and f"{a.h_c:.6f}" == f"{ref['H_c']:.6f}"
+    assert a.passed
+
+
+def _restart_file(tmp_path: Path, data: np.ndarray) -> str:
+    f = tmp_path / "restart.bin"
+    f.write_bytes(data.astype(np.uint8).tobytes())
+    return str(f)
+
+
+def test_a_source_that_restarts_the_same_fails_the_sanity_check(
+        tmp_path: Path, capsys: pytest.CaptureFixture) -> None:
+    """Every restart begins with the same 20 samples (a seed that survives power-off):
+    those columns hold one symbol 1000 times, far past the cutoff."""
+    rng = np.random.default_rng(5)
+    m = rng.integers(0, 256, size=(1000, 1000))
+    m[:, :20] = m[0, :20]
+    f = _restart_file(tmp_path, m)
+    assert main(["cert", "entropy", "--restart", f, "--bits-per-symbol", "8",
+                 "--h-initial", "7.5", "--json"]) == 1
+    doc = json.loads(capsys.readouterr().out)
+    assert doc["errorLevel"] == -1 and doc["errorMessage"] == "Restart Sanity Check Failed."
+
+
+@pytest.mark.parametrize(("size", "argv", "message"), [
+    (999_999, ["--h-initial", "0.9"], "not a restart file"),
+    (1_000_000, [], "--h-initial"),
+    (1_000_000, ["--h-initial", "1.5"], "more than the 1 bits"),
+])
+def test_bad_restart_input_is_one_line_exit_2(tmp_path: Path, capsys: pytest.CaptureFixture,
+                                              size: int, argv: list[str],
+                                              message: str) -> None:
+    data = np.random.default_rng(1).integers(0, 2, size=size)
+    f = _restart_file(tmp_path, data)
+    assert main(["cert", "entropy", "--restart", f, "--bits-per-symbol", "1", *argv]) == 2
+    err = capsys.readouterr().err.strip().splitlines()
+    assert len(err) == 1 and message in err[0]
