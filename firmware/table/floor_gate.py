@@ -38,6 +38,7 @@ class FloorGate:
         #: the round in play finishes, no new one is dealt (an unproven history, a floor
         #: witness not yet had); shown on the display and in the floor's status
         self.holds: dict[str, str] = {}
+        self.closed_seats: set[int] = set()  # seats disabled one by one (SAS)
 
     @property
     def shut(self) -> bool:
@@ -48,7 +49,6 @@ class FloorGate:
     def held(self) -> str | None:
         """Why the table deals no new round, or None."""
         return "; ".join(self.holds.values()) or None
-        self.closed_seats: set[int] = set()  # seats disabled one by one (SAS)
 
     @classmethod
     def from_journal(cls, journal: Journal) -> FloorGate:

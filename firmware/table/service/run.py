@@ -1,10 +1,9 @@
 """`etg run`: the table service, composed from the configuration.
 
-Power-up order: journal (locked against a second process, chain verified in production),
-power-up event, configuration fingerprint, software authentication (production), the RNG
-with its self-test, recovery of the table from the journal, then the drivers (shoe on its
-serial URL — or a simulator on a fresh pseudo-terminal — and the panel backend), the UI,
-and only then READY to systemd. Every device talks to the controller through its inbox.
+Power-up order: journal (locked, its whole keyed chain proven), power-up event, configuration
+fingerprint, software authentication (production), the RNG with its self-test, recovery of
+the table, then the drivers (the shoe on its serial URL or a simulator on a fresh pty, the
+panel), the UI, and only then READY to systemd. Devices talk to the controller's inbox.
 """
 
 from __future__ import annotations
@@ -39,11 +38,7 @@ from firmware.table.meter_proof import start_proof
 from firmware.table.ports import FloorPort, OpenFloorLink, ReadWitness
 from firmware.table.recovery import Recovered, open_table
 from firmware.table.requests.transfers import CreditLimits
-from firmware.table.service.floor_witness import (
-    await_witness,
-    check_witness,
-    journal_witness,
-)
+from firmware.table.service.floor_witness import await_witness, check_witness, journal_witness
 from firmware.table.service.prefix_audit import prefix_audit
 from firmware.table.service.preflight import check_before_start, nobody_presses
 from firmware.table.service.restart import find_last_stop, new_shoe_for_the_demo, resume
@@ -77,12 +72,10 @@ class RunOptions:
     witness_required: bool = False
     #: the auto-players' computed strategy (the command line hands in firmware.math's)
     strategy_for: StrategyFor | None = None
-    #: the window demo: the game asked for with F2 when the window closed (the command
-    #: line starts it next), else None
+    #: the window demo's game picked with F2 (the command line starts it next), or None
     next_game: str | None = None
     #: the program's version (the command line's), shown on the attendant screen
     version: str = ""
-
 
 
 def _software_check(journal: Journal) -> None:
