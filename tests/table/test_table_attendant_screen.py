@@ -224,3 +224,17 @@ def test_finding_12_the_screen_draws_every_row_the_service_sent(
     runner.step(surf, 21.0)
     assert runner.state.attendant_pages == () and resolve_screen(runner.view, runner.state) != (
         "attendant")
+
+
+def test_finding_12_the_pages_go_over_a_closed_tables_screen() -> None:
+    """The meters of a table the floor closed are read on its screen; the closed screen
+    is back at the game recall's place in the round and when the key is released."""
+    from ui.state import ScreenState, resolve_screen
+
+    pages = ({"title": "Meters (§ 605a.5)", "columns": [], "rows": [], "note": ""},)
+    closed = {"kind": "floor", "message": "The floor has closed this table."}
+    assert resolve_screen(None, ScreenState(failure=closed, attendant_pages=pages,
+                                            attendant_page=1)) == "attendant"
+    assert resolve_screen(None, ScreenState(failure=closed, attendant_pages=pages,
+                                            attendant_page=2)) == "failure"
+    assert resolve_screen(None, ScreenState(failure=closed)) == "failure"
