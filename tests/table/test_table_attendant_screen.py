@@ -165,10 +165,13 @@ def test_finding_12_floor_broker_without_its_password(tmp_path: Path) -> None:
 
     cfg = _cfg(tmp_path)
     floor = type("Floor", (), {"broker": "mqtt://pit:hunter2@floor.local:8883"})()
+    port = type("Shoe", (), {"port": "rfc2217://bench:s3cret@10.0.0.9:4000"})()
     shown = type("Cfg", (), {**{k: getattr(cfg, k) for k in (
-        "table", "shoe", "panel", "display", "rng", "source")}, "floor": floor})()
+        "table", "panel", "display", "rng", "source")}, "floor": floor, "shoe": port})()
     rows = dict(map(tuple, configuration_rows(shown, load_rules("blackjack", {}))))
     assert rows["floor broker"] == "floor.local:8883"
+    assert rows["shoe"] == "10.0.0.9:4000"
+    assert "hunter2" not in str(rows) and "s3cret" not in str(rows)
 
 
 def test_finding_12_deal_steps_the_pages_while_the_key_is_held(tmp_path: Path) -> None:

@@ -140,9 +140,17 @@ def events_page(journal: Journal) -> AttendantPage:
                 "every event and all its fields: etg events")
 
 
+def _no_userinfo(address: str) -> str:
+    """``address`` without a URL's user and password (``mqtt://u:p@host:1883`` -> host:1883,
+    a scheme kept where there is no user: ``rfc2217://host:4000``)."""
+    if "@" not in address:
+        return address
+    return address.rsplit("@", 1)[-1]
+
+
 def _broker_host(broker: str) -> str:
     """The floor broker's host and port only (a URL's user and password never shown)."""
-    return broker.rsplit("@", 1)[-1] if broker else "none (an island table)"
+    return _no_userinfo(broker) if broker else "none (an island table)"
 
 
 def configuration_rows(cfg: Any, rules: Any, version: str = "") -> list[list[str]]:
@@ -156,7 +164,7 @@ def configuration_rows(cfg: Any, rules: Any, version: str = "") -> list[list[str
             ["configuration fingerprint", _fingerprint(cfg, rules)],
             ["attendant transfer at most", dollars(int(t.max_transfer_cents), exact=True)],
             ["seat credits at most", dollars(int(t.max_seat_credits), exact=True)],
-            ["shoe", str(cfg.shoe.port)],
+            ["shoe", _no_userinfo(str(cfg.shoe.port))],
             ["panel", str(cfg.panel.backend)],
             ["display", f"{cfg.display.width}x{cfg.display.height}"],
             ["RNG", f"{cfg.rng.mechanism}, entropy {cfg.rng.entropy}"
