@@ -58,10 +58,12 @@ def paint_attendant(p: Painter, surf: pygame.Surface, rect: pygame.Rect,
                       pygame.Rect(inner.left, inner.bottom, inner.width, 1), "midbottom")
     note = str(data.get("note") or "")
     bottom = foot.top - m.s(10)
-    if note:
-        bottom = p.text_fit(surf, note, m.font(20), palette.MUTED,
-                            pygame.Rect(inner.left, bottom, inner.width, 1),
-                            "midbottom").top - m.s(8)
+    if note:  # word-wrapped above the foot line
+        npx = m.font(20)
+        step = round(p.texts.font(npx).get_linesize() * 1.05)
+        top = bottom - step * len(p.texts.wrap(note, npx, inner.width))
+        p.paragraph(surf, note, npx, palette.MUTED, inner, top)
+        bottom = top - m.s(8)
     columns = [str(c) for c in data.get("columns") or []]
     rows = [[str(c) for c in r] for r in data.get("rows") or []]
     body = pygame.Rect(inner.left, head.bottom + m.s(20), inner.width,

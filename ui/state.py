@@ -72,11 +72,13 @@ class ScreenState:
 
 
 def resolve_screen(view: PublicView | None, state: ScreenState) -> str:
-    """The screen to draw now."""
-    if state.failure:
-        return "failure"
+    """The screen to draw now. The attendant's pages go over a closed table's screen too
+    (the meters of a table the floor closed, or whose RNG failed, are read on it); the
+    table stays closed, and the failure is back when the key is released."""
     if state.attendant_pages and state.attendant_page % (len(state.attendant_pages) + 1):
         return "attendant"  # page 1 of the attendant screen is the game recall
+    if state.failure:
+        return "failure"
     if state.screen == "recall":
         return "recall" if state.recall else "table"
     if state.screen != "auto":

@@ -32,6 +32,7 @@ from firmware.table.service.attendant import (
     events_page,
     meters_page,
     no_cards,
+    wager_meters_page,
 )
 
 SEED = "5eed0001020304050607080910111213"
@@ -104,6 +105,17 @@ def test_finding_12_meters_per_seat_and_table_under_605a5_names(tmp_path: Path) 
     rows = {r[0]: r[1:] for r in meters_page(journal, 3)["rows"]}
     assert rows["Attendant paid cancelled credits"] == ["$100.00", "$0.00", "$0.00", "$100.00"]
     assert "jackpots" in meters_page(journal, 3)["note"]  # the one the table never has
+    assert "The meters balance" in meters_page(journal, 3)["note"]
+    by_kind = {r[0]: r[1:] for r in wager_meters_page(journal)["rows"]}
+    assert by_kind == {"blackjack": [cents(2 * wager), cents(2 * wager), "$0.00"]}
+
+
+def test_finding_12_meters_that_do_not_balance_say_so(tmp_path: Path) -> None:
+    _ctl, journal = _table(tmp_path)
+    journal._db.execute("UPDATE meters SET value = value + 1 WHERE name = 'credits' "
+                        "AND seat = 0")  # a meter someone changed behind the table's back
+    assert meters_page(journal, 3)["note"].startswith(
+        "ATTENTION: the meters do not balance for the table")
 
 
 def test_finding_12_last_events_newest_first_without_a_card(tmp_path: Path) -> None:
@@ -153,10 +165,13 @@ def test_finding_12_floor_broker_without_its_password(tmp_path: Path) -> None:
 
     cfg = _cfg(tmp_path)
     floor = type("Floor", (), {"broker": "mqtt://pit:hunter2@floor.local:8883"})()
+    port = type("Shoe", (), {"port": "rfc2217://bench:s3cret@10.0.0.9:4000"})()
     shown = type("Cfg", (), {**{k: getattr(cfg, k) for k in (
-        "table", "shoe", "panel", "display", "rng", "source")}, "floor": floor})()
+        "table", "panel", "display", "rng", "source")}, "floor": floor, "shoe": port})()
     rows = dict(map(tuple, configuration_rows(shown, load_rules("blackjack", {}))))
     assert rows["floor broker"] == "floor.local:8883"
+    assert rows["shoe"] == "10.0.0.9:4000"
+    assert "hunter2" not in str(rows) and "s3cret" not in str(rows)
 
 
 def test_finding_12_deal_steps_the_pages_while_the_key_is_held(tmp_path: Path) -> None:
@@ -208,7 +223,8 @@ def test_finding_12_the_screen_draws_every_row_the_service_sent(
     runner.step(surf, 1.0)
     assert resolve_screen(runner.view, runner.state) == "recall"  # first: the game recall
     pages = runner.state.attendant_pages
-    assert [p["title"] for p in pages][:2] == ["Meters (§ 605a.5)", "Last events"]
+    assert [p["title"] for p in pages][:3] == ["Meters (§ 605a.5)", "Meters by wager (table)",
+                                               "Last events"]
     for k, expected in enumerate(pages, start=1):
         _play(ctl, press(None, "DEAL"))
         runner.step(surf, 1.0 + k)
@@ -224,3 +240,17 @@ def test_finding_12_the_screen_draws_every_row_the_service_sent(
     runner.step(surf, 21.0)
     assert runner.state.attendant_pages == () and resolve_screen(runner.view, runner.state) != (
         "attendant")
+
+
+def test_finding_12_the_pages_go_over_a_closed_tables_screen() -> None:
+    """The meters of a table the floor closed are read on its screen; the closed screen
+    is back at the game recall's place in the round and when the key is released."""
+    from ui.state import ScreenState, resolve_screen
+
+    pages = ({"title": "Meters (§ 605a.5)", "columns": [], "rows": [], "note": ""},)
+    closed = {"kind": "floor", "message": "The floor has closed this table."}
+    assert resolve_screen(None, ScreenState(failure=closed, attendant_pages=pages,
+                                            attendant_page=1)) == "attendant"
+    assert resolve_screen(None, ScreenState(failure=closed, attendant_pages=pages,
+                                            attendant_page=2)) == "failure"
+    assert resolve_screen(None, ScreenState(failure=closed)) == "failure"

@@ -29,6 +29,7 @@ from etgcore.cards import RANKS, SUITS
 from etgcore.money import dollars
 from etgcore.view import AttendantPage
 from firmware.journal import EventCode, Journal
+from firmware.journal.meters import balance_problem
 
 #: § 605a.5(d)'s meter names (and the table's own where the section has none), row by row,
 #: with the journal's meter behind each (firmware/journal/meters.py)
@@ -83,9 +84,29 @@ def meters_page(journal: Journal, seats: int) -> AttendantPage:
         return f"{v:,}" if name in COUNTS else dollars(v, exact=True)
 
     rows = [[label, *(cell(name, s) for s in range(seats + 1))] for name, label in METERS]
+    problem = balance_problem(raw)
+    balance = ("The meters balance: credits = transferred in - cancelled - coin in + coin out."
+               if problem is None else f"ATTENTION: {problem}.")
     return page("Meters (§ 605a.5)", ["meter", "Table", *(f"Seat {s}" for s in
                                                           range(1, seats + 1))],
-                rows, METERS_NOTE)
+                rows, f"{balance} {METERS_NOTE}")
+
+
+def wager_meters_page(journal: Journal) -> AttendantPage:
+    """Coin in and coin out of the table by wager kind (the Blackjack wager, a double,
+    insurance, an optional wager...), and what the table kept of each."""
+    raw = journal.meters()
+    kinds = sorted({w for (n, s, w) in raw if w and s == 0 and n in ("wagered", "paid")})
+
+    def m(name: str, kind: str) -> int:
+        return int(raw.get((name, 0, kind), 0))
+
+    rows = [[kind, dollars(m("wagered", kind), exact=True), dollars(m("paid", kind), exact=True),
+             dollars(m("wagered", kind) - m("paid", kind), exact=True)] for kind in kinds]
+    return page("Meters by wager (table)", ["wager", "Coin in", "Coin out", "Kept"], rows,
+                "A split hand is a Blackjack wager. Kept: coin in - coin out of the kind "
+                "(below zero where the table pays without a stake: Free Bet's free doubles, "
+                "splits)")
 
 
 def event_row(ts_ns: int, code: int | None, round_no: int | None,
@@ -119,9 +140,17 @@ def events_page(journal: Journal) -> AttendantPage:
                 "every event and all its fields: etg events")
 
 
+def _no_userinfo(address: str) -> str:
+    """``address`` without a URL's user and password (``mqtt://u:p@host:1883`` -> host:1883,
+    a scheme kept where there is no user: ``rfc2217://host:4000``)."""
+    if "@" not in address:
+        return address
+    return address.rsplit("@", 1)[-1]
+
+
 def _broker_host(broker: str) -> str:
     """The floor broker's host and port only (a URL's user and password never shown)."""
-    return broker.rsplit("@", 1)[-1] if broker else "none (an island table)"
+    return _no_userinfo(broker) if broker else "none (an island table)"
 
 
 def configuration_rows(cfg: Any, rules: Any, version: str = "") -> list[list[str]]:
@@ -135,7 +164,7 @@ def configuration_rows(cfg: Any, rules: Any, version: str = "") -> list[list[str
             ["configuration fingerprint", _fingerprint(cfg, rules)],
             ["attendant transfer at most", dollars(int(t.max_transfer_cents), exact=True)],
             ["seat credits at most", dollars(int(t.max_seat_credits), exact=True)],
-            ["shoe", str(cfg.shoe.port)],
+            ["shoe", _no_userinfo(str(cfg.shoe.port))],
             ["panel", str(cfg.panel.backend)],
             ["display", f"{cfg.display.width}x{cfg.display.height}"],
             ["RNG", f"{cfg.rng.mechanism}, entropy {cfg.rng.entropy}"
@@ -176,6 +205,7 @@ def _setting(key: str, value: Any) -> str:
 def attendant_pages(journal: Journal, cfg: Any, rules: Any, version: str = ""
                     ) -> list[AttendantPage]:
     """The attendant screen's pages after the game recall: meters, events, configuration."""
-    return [meters_page(journal, cfg.table.seats), events_page(journal),
+    return [meters_page(journal, cfg.table.seats), wager_meters_page(journal),
+            events_page(journal),
             *paged("Configuration", ["setting", "value"],
                    configuration_rows(cfg, rules, version))]
