@@ -353,3 +353,30 @@ def test_ctr_drbg_gives_the_same_bits_with_a_cipher_per_request(
         if path.name.startswith("CTR_DRBG"):
             for result in run_file(path):
                 assert result.passed and not result.failed_counts, result
+
+
+def test_ctr_drbg_gives_the_same_bits_without_the_direct_constructor(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    """Issue 49: the stream's AES contexts come from ``cryptography``'s own constructor
+    where a once-per-process check finds it gives ``Cipher.encryptor()``'s keystream;
+    where it does not (a changed private API), the public call gives the same bits: a
+    stream of whole and partial requests across a carry of V, then the CAVP vectors."""
+    from rng import ctr_drbg
+
+    fast, _ = _drbg(CtrDrbg)
+    assert ctr_drbg._direct_encryptor_agrees()  # the installed library's constructor
+    monkeypatch.setattr(ctr_drbg, "_direct_encryptor_agrees", lambda: False)
+    slow, _ = _drbg(CtrDrbg)
+    assert slow._new_encryptor == slow._cipher.encryptor
+    for d in (fast, slow):
+        d._state[-1] = 0xFF  # V's last byte: the first request's V + 1 carries
+    a, b = bytearray(3 * MAX_REQUEST_BYTES + 100), bytearray(3 * MAX_REQUEST_BYTES + 100)
+    fast.stream_into(a)
+    slow.stream_into(b)
+    assert a == b and fast._state == slow._state
+    assert fast.reseed_counter == slow.reseed_counter == 5
+    assert fast.generate(100, b"extra") == slow.generate(100, b"extra")
+    for path in VECTORS:
+        if path.name.startswith("CTR_DRBG"):
+            for result in run_file(path):
+                assert result.passed and not result.failed_counts, result
