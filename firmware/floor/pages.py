@@ -70,6 +70,7 @@ def alarm_item(a: dict[str, Any], csrf: str) -> str:
     return (f"<li class='open' id='alarm-{a['id']}'>{escape(a['line'])} "
             f"<form method='post' action='/alarm/{a['id']}/acknowledge' style='display:inline'>"
             f"<input type='hidden' name='csrf' value='{escape(csrf)}'>"
+            "<input name='reason' maxlength='200' placeholder='reason (a rollback needs one)'>"
             "<button class='ack'>acknowledge</button></form></li>")
 
 

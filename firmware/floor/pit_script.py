@@ -86,7 +86,9 @@ function alarmItem(a){
     f.action = '/alarm/' + a.id + '/acknowledge'; f.style.display = 'inline';
     const c = document.createElement('input'); c.type = 'hidden'; c.name = 'csrf';
     c.value = CSRF; const b = document.createElement('button'); b.className = 'ack';
-    b.textContent = 'acknowledge'; f.append(c, b); li.append(' ', f); }
+    const r = document.createElement('input'); r.name = 'reason'; r.maxLength = 200;
+    r.placeholder = 'reason (a rollback needs one)';
+    b.textContent = 'acknowledge'; f.append(c, r, b); li.append(' ', f); }
   document.getElementById('alarm-count').textContent =
     document.querySelectorAll('#alarms li.open').length;
   if (!a.ack_at) document.getElementById('alarm-box').open = true;
