@@ -11,9 +11,11 @@ archived journal, each with a MAC keyed with the secret (a line cannot be forged
 refuse a journal, nor edited to name another). A start refuses a journal the register
 names, and ``etg audit verify`` says so (``--archived``: verify it as the evidence it is).
 
-In production the secret's store is ``/etc/etg`` (root's; docs/deploy.md): whoever can
-put an old journal back into the journal's directory cannot remove its line. Bench mode
-keeps its secret beside the journal, and the register with it.
+In production the secret's store is ``/etc/etg`` (root's; docs/deploy.md) and the
+register is made by deploy/install.sh root:etg 0660 and append-only (``chattr +a``): the
+service user appends, and whoever can put an old journal back into the journal's
+directory cannot remove its line. Bench mode keeps its secret beside the journal, and the
+register with it.
 """
 
 from __future__ import annotations
