@@ -361,6 +361,7 @@ install_config() {
 install_journal_secret() {
     local target
     target=$(p "$JOURNAL_KEY")
+    install_superseded_register "$target"
     if [[ -e $target ]]; then
         say "unchanged $JOURNAL_KEY (a journal secret is never replaced)"
         return 0
@@ -369,6 +370,17 @@ install_journal_secret() {
     act install -D -m 0440 "$WORK/journal.key" "$target"
     sys_act chown "root:$ETG_USER" "$target"
     rm -f -- "$WORK/journal.key"
+}
+
+# The register of archived journals beside the secret (docs/table.md, "A journal knows
+# its successor"): `etg journal init --archive`, run as the service user, appends to it;
+# append-only (chattr +a), so nobody who can write the journal can take a line back.
+install_superseded_register() {
+    local reg=$1.superseded
+    [[ -e $reg ]] && return 0
+    act install -D -m 0660 /dev/null "$reg"
+    sys_act chown "root:$ETG_USER" "$reg"
+    sys_act chattr +a "$reg" || say "warning: chattr +a $reg failed (not ext4?): it stays group-writable"
 }
 
 # A production table never begins its journal by itself: the first installation does,

@@ -75,6 +75,7 @@ def alarm_item(a: dict[str, Any], csrf: str, supervisor: bool = True) -> str:
     return (f"<li class='open' id='alarm-{esc(a['id'])}'>{esc(a['line'])} "
             f"<form method='post' action='/alarm/{esc(a['id'])}/acknowledge' class='inline'>"
             f"<input type='hidden' name='csrf' value='{esc(csrf)}'>"
+            "<input name='reason' maxlength='200' placeholder='reason (a rollback needs one)'>"
             "<button class='ack'>acknowledge</button></form></li>")
 
 

@@ -95,7 +95,9 @@ function alarmItem(a){
       f.method = 'post'; f.action = '/alarm/' + a.id + '/acknowledge'; f.className = 'inline';
       const c = document.createElement('input'); c.type = 'hidden'; c.name = 'csrf';
       c.value = CSRF; const b = document.createElement('button'); b.className = 'ack';
-      b.textContent = 'acknowledge'; f.append(c, b); li.append(' ', f); }
+      const r = document.createElement('input'); r.name = 'reason'; r.maxLength = 200;
+      r.placeholder = 'reason (a rollback needs one)';
+      b.textContent = 'acknowledge'; f.append(c, r, b); li.append(' ', f); }
     if (was === null && !a.ack_at) openAlarms++;
     if (was === 'open' && a.ack_at) openAlarms--; }
   document.getElementById('alarm-count').textContent = Math.max(openAlarms, 0);

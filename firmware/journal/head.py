@@ -30,7 +30,7 @@ import contextlib
 import hashlib
 import hmac
 import os
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 
 from firmware.journal.errors import HeadFileError
@@ -43,6 +43,13 @@ MAGIC = "etgh1"
 class Head:
     seq: int
     hash: str
+    #: what the file's other slot held when this head was read (issue 42, red team F4):
+    #: "previous" (an older head: the normal state), "blank" (never written), "damaged"
+    #: (torn, cut or edited) or "same" (a copy of this one). Only "previous" lets the
+    #: journal end exactly at this head: a torn write only ever follows a commit that is
+    #: in the journal, so with a blank or damaged other slot the journal must be AHEAD of
+    #: this head (firmware.journal.verify) — else its newest head was removed.
+    other: str = field(default="previous", compare=False)
 
 
 def head_path(journal_path: str | Path) -> Path:
@@ -84,10 +91,28 @@ def read_head(path: Path, key: bytes | None) -> Head | None:
         return None
     if not data.strip(b"\0 "):
         return None  # created, never written: a power cut while the journal was created
-    heads = [h for h in (_parse(key, data[i:i + SLOT]) for i in (0, SLOT)) if h is not None]
+    slots = [data[i:i + SLOT] for i in (0, SLOT)]
+    parsed = [_parse(key, s) for s in slots]
+    heads = [h for h in parsed if h is not None]
     if not heads:
         raise HeadFileError(f"{path}: no valid head record (edited, or made with another secret)")
-    return max(heads, key=lambda h: h.seq)
+    newest = max(heads, key=lambda h: h.seq)
+    if len(heads) == 2:
+        other = "same" if heads[0].seq == heads[1].seq else "previous"
+    else:
+        bad = slots[parsed.index(None)]
+        other = "blank" if len(bad) == SLOT and not bad.strip(b"\0 ") else "damaged"
+    return Head(newest.seq, newest.hash, other)
+
+
+def newest_slot(path: Path, key: bytes | None) -> int | None:
+    """The slot (0 or 1) holding the file's newest valid head, or None."""
+    try:
+        data = path.read_bytes()
+    except OSError:
+        return None
+    heads = [(h.seq, i) for i in (0, 1) if (h := _parse(key, data[i * SLOT:(i + 1) * SLOT]))]
+    return max(heads)[1] if heads else None
 
 
 class HeadWriter:
@@ -97,9 +122,13 @@ class HeadWriter:
     def __init__(self, path: Path, key: bytes | None) -> None:
         self.path = path
         self._key = key
+        newest = newest_slot(path, key)
         self._fd = os.open(path, os.O_RDWR | os.O_CREAT, 0o600)
         os.fchmod(self._fd, 0o600)
-        self._next = 0
+        # the first write goes to the slot NOT holding the newest head: the other slot
+        # always holds the head just before (red team F4: a new process overwrote the
+        # newest, leaving a head two writes old to fall back to)
+        self._next = 0 if newest is None else newest ^ 1
         self._due: Head | None = None
 
     def write(self, head: Head, *, later: bool = False) -> None:

@@ -31,7 +31,7 @@ from firmware.journal.errors import JournalDamaged, JournalKeyError, JournalRefu
 from firmware.journal.files import JournalFileError, check_is_journal
 from firmware.journal.schema import BlankJournal, OldJournalFormat
 from firmware.journal.store import BESIDE, Journal, JournalError, VerifyResult, _Beside
-from firmware.journal.succession import retire, superseded_result
+from firmware.journal.succession import can_retire, retire, superseded_result
 from firmware.journal.witness import Witness
 
 log = logging.getLogger("etg.table.journal")
@@ -244,6 +244,10 @@ def init_journal(journal_path: str | Path, key_path: str, reason: str, *,
             raise UserError(
                 f"{path}: a journal (or its head file) exists; a new journal never overwrites "
                 "one: give --archive to move it aside (kept as evidence) first")
+        try:
+            can_retire(journal_key.key_path_for(path, key_path))  # before anything moves
+        except JournalError as exc:
+            raise UserError(str(exc)) from None
         try:
             kept = move_aside(path)
         except OSError as exc:

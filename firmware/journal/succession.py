@@ -11,9 +11,11 @@ archived journal, each with a MAC keyed with the secret (a line cannot be forged
 refuse a journal, nor edited to name another). A start refuses a journal the register
 names, and ``etg audit verify`` says so (``--archived``: verify it as the evidence it is).
 
-In production the secret's store is ``/etc/etg`` (root's; docs/deploy.md): whoever can
-put an old journal back into the journal's directory cannot remove its line. Bench mode
-keeps its secret beside the journal, and the register with it.
+In production the secret's store is ``/etc/etg`` (root's; docs/deploy.md) and the
+register is made by deploy/install.sh root:etg 0660 and append-only (``chattr +a``): the
+service user appends, and whoever can put an old journal back into the journal's
+directory cannot remove its line. Bench mode keeps its secret beside the journal, and the
+register with it.
 """
 
 from __future__ import annotations
@@ -83,24 +85,37 @@ def superseded(key_path: str | Path, key: bytes) -> dict[str, dict[str, Any]]:
     return out
 
 
+def _open_register(key_path: str | Path) -> int:
+    p = register_path(key_path)
+    try:
+        return os.open(p, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o640)
+    except OSError as exc:
+        raise JournalError(f"{p}: cannot name the archived journal in the register beside "
+                           f"the secret: {exc.strerror} (run etg journal init as the "
+                           "secret's owner; deploy/install.sh makes the register)") from None
+
+
+def can_retire(key_path: str | Path) -> None:
+    """Raise JournalError unless the register can be appended to (checked before the old
+    journal is moved aside: an init that cannot name it changes nothing)."""
+    os.close(_open_register(key_path))
+
+
 def retire(key_path: str | Path, key: bytes, ident: str, info: dict[str, Any]) -> None:
     """Name an archived journal in the register (appended and synced before the new
     journal begins: a kill -9 between leaves the old one refused and no new one yet)."""
     body = json.dumps({**info, "at": int(time.time())}, sort_keys=True,
                       separators=(",", ":"))
     line = f"{MAGIC} {ident} {_mac(key, ident, body)} {body}\n".encode("ascii")
-    p = register_path(key_path)
+    fd = _open_register(key_path)
     try:
-        fd = os.open(p, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o640)
-        try:
-            os.write(fd, line)
-            os.fsync(fd)
-        finally:
-            os.close(fd)
+        os.write(fd, line)
+        os.fsync(fd)
     except OSError as exc:
-        raise JournalError(f"{p}: cannot name the archived journal in the register beside "
-                           f"the secret: {exc.strerror} (run etg journal init as the "
-                           "secret's owner, e.g. with sudo)") from None
+        raise JournalError(f"{register_path(key_path)}: cannot name the archived journal: "
+                           f"{exc.strerror}") from None
+    finally:
+        os.close(fd)
 
 
 def superseded_problem(journal: Journal, key_path: str | Path) -> str | None:

@@ -275,6 +275,11 @@ def _head_problem(journal: Journal, db: sqlite3.Connection, last: int,
             return (f"the head file names record {recorded.seq}, which does not end a "
                     "transaction: the head file was not written by this journal's table")
     if recorded.seq == last:
+        if recorded.seq > 0 and recorded.other != "previous":
+            return (f"the head file names record {recorded.seq}, the journal's end, but its "
+                    f"other slot is {recorded.other}: the newest head was removed from it "
+                    "(a torn head write only ever follows a commit that is in the "
+                    "journal): records after it removed")
         return None
     nxt = db.execute("SELECT txn_last FROM records WHERE seq = ?",
                      (recorded.seq + 1,)).fetchone()

@@ -210,5 +210,6 @@ def _head_for(journal: Path) -> None:
     path = head_path(journal)
     path.unlink(missing_ok=True)
     writer = HeadWriter(path, load(beside(journal)))
+    writer.write(Head(0, "0" * 64))  # both slots valid, as a table leaves them
     writer.write(Head(seq, digest))
     writer.close()

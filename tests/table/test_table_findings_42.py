@@ -21,6 +21,7 @@ from firmware.cli import main
 from firmware.engine.inputs import Wager
 from firmware.journal import EventCode, Journal, JournalError, open_existing
 from firmware.journal.errors import JournalRefused
+from firmware.journal.head import SLOT
 from firmware.journal.opening import open_for_table
 from firmware.journal.witness import WitnessRead
 from firmware.table.controller import Controller
@@ -293,3 +294,43 @@ def test_finding_7_a_journal_file_cut_short_is_broken_exit_1(
         os.truncate(tmp_path / "c.sqlite", cut)
         rc, out = _verify(tmp_path / "c.sqlite", capsys)
         assert rc == 1 and out.startswith("BROKEN"), (cut, out)
+
+
+@pytest.mark.parametrize("how", ["blank-newer", "older-only", "older-twice"])
+def test_redteam_f4_the_head_files_older_slot_is_no_fallback(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str], how: str) -> None:
+    """Red team F4: the head file's second slot held an older head; blanking the newer
+    slot (or keeping only the older one) and cutting the last transaction passed, and a
+    $7,000 cash-out was paid again. Now a head whose other slot is blank, damaged or a
+    copy must have the journal ahead of it (a torn write follows a commit that is there),
+    and a new process writes its first head into the older slot, never over the newest."""
+    path = tmp_path / "j.sqlite"
+    _cash_out_then_play(path)
+    cut = tmp_path / "cut"
+    cut.mkdir()
+    for f in tmp_path.glob("j.sqlite*"):
+        if f.is_file():
+            shutil.copy2(f, cut / f.name)
+    ctl = table_on(path, checkpoint_rounds=2)  # a new process: etg credits out
+    ok, msg = ctl.request("credits-out", {"seat": 2, "cents": 700, "id": "CASH7"})
+    assert ok, msg
+    ctl.journal.close()
+    head = path.with_name(path.name + ".head").read_bytes()
+    slots = [head[:SLOT], head[SLOT:]]
+    seqs = [int(s.split()[1]) for s in slots]
+    newer, older = (0, 1) if seqs[0] > seqs[1] else (1, 0)
+    for f in tmp_path.glob("j.sqlite*"):  # the cash-out's transaction cut away
+        if f.is_file() and not f.name.endswith(".head"):
+            f.unlink()
+    for f in cut.iterdir():
+        if not f.name.endswith(".head"):
+            shutil.copy2(f, tmp_path / f.name)
+    forged = {"blank-newer": [b"\0" * SLOT if i == newer else slots[i] for i in (0, 1)],
+              "older-only": [slots[older]],
+              "older-twice": [slots[older], slots[older]]}[how]
+    path.with_name(path.name + ".head").write_bytes(b"".join(forged))
+    rc, out = _verify(path, capsys)
+    assert rc == 1 and "BROKEN" in out, out
+    with pytest.raises(JournalRefused):
+        open_for_table(path, "", bench=True, prove=start_proof)
+    assert main(["credits", "status", "--id", "CASH7", "--journal", str(path)]) == 1

@@ -17,7 +17,7 @@ from table_process import running_table_lines
 
 from firmware.cli import main
 from firmware.journal import key as journal_key
-from firmware.journal.chain import record_hash
+from firmware.journal.chain import GENESIS, record_hash
 from firmware.journal.errors import JournalRefused
 from firmware.journal.head import Head, HeadWriter, head_path
 from firmware.journal.opening import open_for_table
@@ -55,8 +55,9 @@ def edit_old_round(path: Path, *, rechain: bool = False) -> None:
             db.execute("UPDATE records SET prev = ?, hash = ? WHERE seq = ?", (prev, digest, s))
             prev = digest
         db.execute("COMMIT")
+        head_path(path).unlink()
         writer = HeadWriter(head_path(path), key)
-        writer.write(Head(rows[-1][0], prev))
+        writer.write(Head(0, GENESIS))  # both slots valid, as a table leaves them
         writer.write(Head(rows[-1][0], prev))
         writer.close()
     db.close()
