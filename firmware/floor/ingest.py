@@ -59,6 +59,10 @@ GAP_ACK_S = 1.0
 #: bytes of messages waiting for the store thread, at most: past it, messages are dropped
 #: (never acknowledged, so the tables send them again) rather than the floor's memory grown
 INBOX_BYTES = 64 * 1024 * 1024
+#: of which one table may hold at most this much: a table flooding the floor with valid
+#: messages fills its own share, not the others' (its excess is dropped unacknowledged,
+#: and it sends it again later; an honest table's backlog drain is a few MB at most)
+TABLE_INBOX_BYTES = 4 * 1024 * 1024
 #: seconds between two log lines about one table's bad messages
 BAD_LOG_S = 10.0
 #: the MQTT keep-alive: a broker that dies is noticed at once (the connection closes);
@@ -95,6 +99,7 @@ class Ingest:
         self.inbox: deque[list[Any]] = deque()
         self._arrived = threading.Event()
         self._queued = 0  # bytes waiting in the inbox
+        self._queued_by: dict[str, int] = {}  # and by table
         self._queued_lock = threading.Lock()
         self.dropped = 0
         #: the edge's gate: tables whose messages are dropped (read by paho's thread)
@@ -230,15 +235,21 @@ class Ingest:
         self._put(items, len(payload))
 
     def _put(self, items: list[Incoming], size: int) -> None:
+        tid = items[0].table_id if items else ""
         with self._queued_lock:
-            if self._queued + size > INBOX_BYTES:
+            mine = self._queued_by.get(tid, 0)
+            if self._queued + size > INBOX_BYTES or (size and mine + size > TABLE_INBOX_BYTES):
                 self.dropped += 1
                 if self.dropped % 1000 == 1:
                     log.warning("the floor is behind: %d messages dropped so far (not "
-                                "acknowledged: the tables send them again)", self.dropped)
+                                "acknowledged: the tables send them again; the last from "
+                                "%s, %d bytes of its messages waiting)", self.dropped,
+                                tid or "?", mine)
                 return
             self._queued += size
-        self.inbox.append([*items, _Size(size)] if size else items)
+            if size:
+                self._queued_by[tid] = mine + size
+        self.inbox.append([*items, _Size(size, tid)] if size else items)
         if not self._arrived.is_set():
             self._arrived.set()
 
@@ -278,9 +289,15 @@ class Ingest:
         batch = self.take()
         if self.inbox:
             self._arrived.set()  # more than one batch waits
-        size = sum(i.size for i in batch if isinstance(i, _Size))
+        sizes = [i for i in batch if isinstance(i, _Size)]
         with self._queued_lock:
-            self._queued -= size
+            for i in sizes:
+                self._queued -= i.size
+                left = self._queued_by.get(i.table_id, 0) - i.size
+                if left > 0:
+                    self._queued_by[i.table_id] = left
+                else:
+                    self._queued_by.pop(i.table_id, None)
         batch = [i for i in batch if not isinstance(i, _Size)]
         if batch:
             self._apply(batch)
@@ -359,11 +376,11 @@ class Ingest:
 class _Size:
     """A marker in the inbox: the bytes the message before it held (the memory bound)."""
 
-    __slots__ = ("size",)
-    table_id = ""
+    __slots__ = ("size", "table_id")
 
-    def __init__(self, size: int) -> None:
+    def __init__(self, size: int, table_id: str = "") -> None:
         self.size = size
+        self.table_id = table_id
 
 
 def _sample(payload: bytes) -> str:

@@ -442,3 +442,29 @@ def test_finding_8_a_table_first_heard_mid_day_opens_at_its_meters_before_the_da
     assert tiles["M1"] == {"drop": 1_500_000, "win": 300_000, "hold": 20.0}
     assert tiles["M2"] == {"drop": 1_000_000, "win": 300_000, "hold": 30.0}
     assert dt.date.fromisoformat(today)  # (the day is named by its date)
+
+
+def test_finding_4_a_table_flooding_valid_messages_fills_only_its_share_of_the_inbox(
+        tmp_path: Path) -> None:
+    """Valid messages as fast as a hostile table can send them: past its share of the
+    waiting room it is dropped (unacknowledged: it sends them again later); another
+    table's next message still gets in."""
+    from firmware.floor.ingest import TABLE_INBOX_BYTES
+
+    ing, _store = _ingest(tmp_path, ["F1", "F2"])
+    body = {"pad": "x" * 1900}
+    msg = json.dumps([_ev(i, i, body) for i in range(1, 31)]).encode()  # ~60 KB
+    sent = 0
+    while sent < 3 * TABLE_INBOX_BYTES:
+        ing._message(None, None, SimpleNamespace(topic="etg/table/F1/records", payload=msg,
+                                                 retain=False))
+        sent += len(msg)
+    assert ing.dropped > 0 and ing._queued <= TABLE_INBOX_BYTES
+    ing._message(None, None, SimpleNamespace(topic="etg/table/F2/records", retain=False,
+                                             payload=json.dumps([_ev(1, 1, {})]).encode()))
+    assert ing.inbox[-1][0].table_id == "F2"  # taken in
+    while ing.inbox:  # the store thread's passes: what they take is no longer waiting
+        ing._arrived.set()
+        ing._pass()
+    assert (ing._queued, ing._queued_by) == (0, {})
+    assert _store.tables["F2"].last_n == 1
