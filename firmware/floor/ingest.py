@@ -41,6 +41,7 @@ from firmware.floor.errors import DatabaseAway
 from firmware.floor.health import Health
 from firmware.floor.ledger import FloorLedger, Incoming
 from firmware.floor.mqtt import make_client
+from firmware.floor.rate import TableRate
 from firmware.floor.supervise import (
     NETWORK_STUCK_S,
     PING_S,
@@ -114,6 +115,7 @@ class Ingest:
         self._greeted: set[str] = set()
         self._known: set[str] = set()  # table ids already checked (paho's thread)
         self._bad_logged: dict[str, tuple[float, int]] = {}
+        self.rate = TableRate()  # each table's records budget (bytes a second)
         self._thread = threading.Thread(target=self._run, name="floor-store", daemon=True)
 
     def start(self) -> Ingest:
@@ -212,6 +214,8 @@ class Ingest:
             return
         if tid in self.quarantined:
             self.dropped += 1
+            return
+        if kind == topics.RECORDS and not self.rate.take(tid, len(payload), time.monotonic()):
             return
         if not payload and kind == topics.STATUS:
             return  # a retained status cleared (MQTT's way: an empty one; a load test's)
@@ -347,7 +351,7 @@ class Ingest:
                         "sample": "", "quarantine": True}, time.time())])
                 except DatabaseAway:
                     return None
-            _merge(merged, got)
+            merged.merge(got)
         return merged
 
     def _after(self, applied: Applied) -> None:
@@ -386,14 +390,3 @@ class _Size:
 def _sample(payload: bytes) -> str:
     """The start of a refused message, as evidence (escaped: any bytes may be in it)."""
     return json.dumps(payload[:2048].decode("utf-8", "replace"))
-
-
-def _merge(into: Applied, a: Applied) -> None:
-    for name in ("acks", "as_of"):
-        getattr(into, name).update(getattr(a, name))
-    for name in ("changed", "gapped", "quarantined", "released", "flooded"):
-        getattr(into, name).update(getattr(a, name))
-    for name in ("events", "rounds", "alarms", "meters", "checks", "received"):
-        getattr(into, name).extend(getattr(a, name))
-    for name in ("applied", "duplicates", "gaps", "bad"):
-        setattr(into, name, getattr(into, name) + getattr(a, name))

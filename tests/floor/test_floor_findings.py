@@ -468,3 +468,24 @@ def test_finding_4_a_table_flooding_valid_messages_fills_only_its_share_of_the_i
         ing._pass()
     assert (ing._queued, ing._queued_by) == (0, {})
     assert _store.tables["F2"].last_n == 1
+
+
+def test_finding_4_valid_records_past_a_tables_budget_are_not_stored(
+        tmp_path: Path, caplog: pytest.LogCaptureFixture) -> None:
+    """A hostile table's valid records as fast as it can: past its burst it gets its
+    budget a second (dropped unacknowledged beyond it, one log line a minute), so it
+    cannot fill the floor's disk at its own pace; another table is untouched."""
+    from firmware.floor.rate import BURST_BYTES, BYTES_PER_S, TableRate
+
+    r = TableRate()
+    assert r.take("A", BURST_BYTES, 100.0) and not r.take("A", 1000, 100.0)
+    assert r.take("B", 1000, 100.0)  # each table its own budget
+    assert not r.take("A", BYTES_PER_S + 1, 101.0) and r.take("A", BYTES_PER_S, 101.0)
+    ing, _store = _ingest(tmp_path, ["R1"])
+    msg = json.dumps([_ev(1, 1, {"pad": "x" * 1500})]).encode()
+    ing.rate = TableRate(per_s=10, burst=3 * len(msg) + 50)
+    caplog.set_level(logging.WARNING)
+    got = [_deliver(ing, "etg/table/R1/records", msg) for _ in range(10)]
+    assert [len(g) for g in got] == [1, 1, 1] + [0] * 7  # the burst, then nothing
+    assert sum("table R1 sends records faster than its budget" in x.getMessage()
+               for x in caplog.records) == 1
