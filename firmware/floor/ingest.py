@@ -215,7 +215,7 @@ class Ingest:
         if tid in self.quarantined:
             self.dropped += 1
             return
-        if kind == topics.RECORDS and not self.rate.take(tid, len(payload), time.monotonic()):
+        if not self.rate.take(tid, len(payload), time.monotonic()):  # records, statuses..
             return
         if not payload and kind == topics.STATUS:
             return  # a retained status cleared (MQTT's way: an empty one; a load test's)

@@ -1,8 +1,9 @@
 """What one table may send the floor per second: a byte budget per table (a token bucket).
 
 Every valid record the floor takes is stored for good, so a hostile table sending valid
-records as fast as its link allows would fill the floor's disk at its own pace. Each
-table has :data:`BYTES_PER_S` of records a second, with :data:`BURST_BYTES` to spend at
+records as fast as its link allows would fill the floor's disk at its own pace (and valid
+statuses, its store thread's time). Each table has :data:`BYTES_PER_S` of messages
+(records, statuses, software answers) a second, with :data:`BURST_BYTES` to spend at
 once (a backlog after a long outage: a day of play at 80 rounds an hour is about 3 MB).
 A message past the budget is dropped unacknowledged — nothing is lost: the table keeps
 it in its outbox and sends it again when the floor reports the gap — so an honest table
@@ -49,7 +50,7 @@ class TableRate:
         """At most a line a minute per table (under the lock)."""
         if now - self._logged.get(table_id, -60.0) >= 60.0:
             self._logged[table_id] = now
-            log.warning("table %s sends records faster than its budget (%d KiB a second, "
+            log.warning("table %s sends faster than its budget (%d KiB a second, "
                         "%d MiB at once): %d messages dropped unacknowledged (it sends them "
                         "again)", table_id, self.per_s // 1024, self.burst // 2**20,
                         self.refused.pop(table_id, 0))

@@ -487,5 +487,7 @@ def test_finding_4_valid_records_past_a_tables_budget_are_not_stored(
     caplog.set_level(logging.WARNING)
     got = [_deliver(ing, "etg/table/R1/records", msg) for _ in range(10)]
     assert [len(g) for g in got] == [1, 1, 1] + [0] * 7  # the burst, then nothing
-    assert sum("table R1 sends records faster than its budget" in x.getMessage()
+    status = json.dumps({"seq": 1, "phase": "x" * 60}).encode()
+    assert not _deliver(ing, "etg/table/R1/status", status)  # a status spends it too
+    assert sum("table R1 sends faster than its budget" in x.getMessage()
                for x in caplog.records) == 1
