@@ -227,8 +227,11 @@ def _alarm_query(request: Request, prefix: str = "alarms_") -> dict[str, Any]:
     q = request.query_params
     page = q.get(prefix + "page", "1")
     state = q.get(prefix + "state", "all")
+    def text(name: str, limit: int) -> str:  # printable only: PostgreSQL refuses a NUL
+        return "".join(c for c in q.get(prefix + name, "")[:limit] if c.isprintable())
+
     return {"page": int(page) if page.isdigit() and len(page) < 7 else 1,
-            "table": q.get(prefix + "table", "")[:64], "kind": q.get(prefix + "kind", "")[:32],
+            "table": text("table", 64), "kind": text("kind", 32),
             "state": state if state in pit_data.ALARM_STATES else "all"}
 
 

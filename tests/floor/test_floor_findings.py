@@ -491,3 +491,20 @@ def test_finding_4_valid_records_past_a_tables_budget_are_not_stored(
     assert not _deliver(ing, "etg/table/R1/status", status)  # a status spends it too
     assert sum("table R1 sends faster than its budget" in x.getMessage()
                for x in caplog.records) == 1
+
+
+def test_finding_5_the_alarm_filters_take_any_text_on_postgresql(postgres_url: str) -> None:
+    """Found attacking the filters: a NUL typed into one (``%00``) was a 500 on
+    PostgreSQL, which refuses NUL in a text parameter."""
+    db = Database(postgres_url)
+    FloorLedger(db).apply([Incoming("T5", "bad", {"topic": "t", "reason": "r", "sample": ""},
+                                    time.time())])
+    app = make_app(db, Hub(db), send_command=lambda *a, **k: "id")
+    auth.add_staff(db, "pit5", "correct horse")
+    _status, cookie = _login(app, "pit5", "correct horse")
+    for path in ("/api/alarms?table=T%005&kind=%00", "/?alarms_table=%00T5&alarms_page=9"):
+        status, _h, body = call(app, "GET", path, cookie=cookie)
+        assert status == 200, body[:300]
+    status, _h, body = call(app, "GET", "/api/alarms?table=T%005", cookie=cookie)
+    assert json.loads(body)["total"] == 1  # the NUL dropped, the filter kept
+    db.close()
