@@ -495,7 +495,8 @@ def test_finding_4_valid_records_past_a_tables_budget_are_not_stored(
 
 def test_finding_5_the_alarm_filters_take_any_text_on_postgresql(postgres_url: str) -> None:
     """Found attacking the filters: a NUL typed into one (``%00``) was a 500 on
-    PostgreSQL, which refuses NUL in a text parameter."""
+    PostgreSQL, which refuses NUL in a text parameter; so were a table's path and a login
+    name with one."""
     db = Database(postgres_url)
     FloorLedger(db).apply([Incoming("T5", "bad", {"topic": "t", "reason": "r", "sample": ""},
                                     time.time())])
@@ -507,4 +508,11 @@ def test_finding_5_the_alarm_filters_take_any_text_on_postgresql(postgres_url: s
         assert status == 200, body[:300]
     status, _h, body = call(app, "GET", "/api/alarms?table=T%005", cookie=cookie)
     assert json.loads(body)["total"] == 1  # the NUL dropped, the filter kept
+    for path in ("/table/T\x005", "/table/T\x005/chart.svg", "/live?table=T%005"):
+        assert call(app, "GET", path, cookie=cookie)[0] == 404, path
+    s = auth.session(db, cookie.split("=", 1)[1])
+    assert s is not None
+    assert call(app, "POST", "/table/T\x005/disable", {"csrf": s.csrf, "reason": "x"},
+                cookie=cookie)[0] == 404
+    assert _login(app, "pit5\x00", "correct horse")[0] == 401
     db.close()
