@@ -70,6 +70,8 @@ BAD_LOG_S = 10.0
 #: this only bounds a silent loss, and under CPU starvation 5 s was missed several times
 #: a run (needless reconnects), so 15 s
 KEEPALIVE_S = 15
+#: what a presence message counts for in a table's budget and the waiting room (bytes)
+ONLINE_BYTES = 64
 #: software checks past their deadline are looked for this often (seconds)
 DEADLINE_EVERY_S = 5.0
 #: a batch that takes longer than this to store is logged (the tables wait meanwhile)
@@ -208,14 +210,16 @@ class Ingest:
         tid, kind = where
         self._known.add(tid)
         now, payload = time.time(), msg.payload
+        # every message spends the table's budget (its presence a nominal 64 bytes, so a
+        # table flipping it as fast as it can is bounded too: memory, the store's time)
+        if not self.rate.take(tid, max(len(payload), ONLINE_BYTES), time.monotonic()):
+            return
         if kind == topics.ONLINE:
             if payload in (b"0", b"1"):
-                self._put([Incoming(tid, "online", payload == b"1", now)], 0)
+                self._put([Incoming(tid, "online", payload == b"1", now)], ONLINE_BYTES)
             return
         if tid in self.quarantined:
             self.dropped += 1
-            return
-        if not self.rate.take(tid, len(payload), time.monotonic()):  # records, statuses..
             return
         if not payload and kind == topics.STATUS:
             return  # a retained status cleared (MQTT's way: an empty one; a load test's)

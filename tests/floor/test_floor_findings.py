@@ -516,3 +516,19 @@ def test_finding_5_the_alarm_filters_take_any_text_on_postgresql(postgres_url: s
                 cookie=cookie)[0] == 404
     assert _login(app, "pit5\x00", "correct horse")[0] == 401
     db.close()
+
+
+def test_finding_4_a_table_flipping_its_presence_is_bounded(tmp_path: Path) -> None:
+    """Found attacking the edge: presence messages ("1", "0") took no room in the waiting
+    room's bound and no budget, so a table flipping them as fast as it could grew the
+    floor's memory without limit. They count now, quarantined or not."""
+    from firmware.floor.ingest import ONLINE_BYTES
+    from firmware.floor.rate import TableRate
+
+    ing, _store = _ingest(tmp_path, ["P1"])
+    ing.quarantined.add("P1")
+    ing.rate = TableRate(per_s=1, burst=1000 * ONLINE_BYTES)
+    for i in range(5000):
+        ing._message(None, None, SimpleNamespace(topic="etg/table/P1/online",
+                                                 payload=b"01"[i % 2:i % 2 + 1], retain=False))
+    assert len(ing.inbox) == 1000 and ing._queued == 1000 * ONLINE_BYTES
