@@ -12,10 +12,12 @@ stage can take (the property test in ``tests/floor/test_floor_schema.py`` runs g
 messages through all of them).
 
 Why msgspec rather than pydantic v2 (strict): both are well kept and strict; msgspec
-decodes bytes into typed structs in one C pass with no dependency of its own, and costs
-the floor about 9 µs for a round's three records (pydantic: a model layer and three
-packages more, several times slower per message on this work) — the floor decodes every
-message of every table on one thread, so per-message cost is the floor's capacity.
+decodes bytes into typed structs in one C pass with no dependency of its own, and decoded
+a round's records message in about half pydantic's time on the same messages (pydantic
+also brings three packages more); with the checks and the canonical JSON the floor stores,
+the edge costs what bc5b817's hand-written checks did — about 9 % of one core at 1,000
+tables (``python -m benchmarks floor-edge``). The floor decodes every message of every
+table on one thread, so per-message cost is the floor's capacity.
 docs/floor.md, "The floor's edge", has the figures.
 
 Unknown fields are refused (a table of this version sends exactly these); a new field is
