@@ -532,3 +532,25 @@ def test_finding_4_a_table_flipping_its_presence_is_bounded(tmp_path: Path) -> N
         ing._message(None, None, SimpleNamespace(topic="etg/table/P1/online",
                                                  payload=b"01"[i % 2:i % 2 + 1], retain=False))
     assert len(ing.inbox) == 1000 and ing._queued == 1000 * ONLINE_BYTES
+
+
+def test_finding_4_answers_nobody_asked_for_are_bad_messages_within_the_log_budget(
+        tmp_path: Path, caplog: pytest.LogCaptureFixture) -> None:
+    """Found attacking the software check: each unasked signature answer was a log line
+    of its own (a table could fill the floor's log with them) and counted for nothing.
+    Now each is a bad message: one alarm, lines within the table's budget, strikes
+    toward quarantine."""
+    from firmware.floor.table_state import LOG_LINES_PER_MINUTE
+
+    db = Database(str(tmp_path / "floor.sqlite"))
+    store = FloorLedger(db, quarantine_after=20)
+    caplog.set_level(logging.INFO)
+    sig = wire.signature(json.dumps({"id": "forged", "hmac": "ab" * 32}).encode())
+    alarms = []
+    for _ in range(25):
+        alarms += store.apply([Incoming("U1", "signature", sig, time.time())]).alarms
+    assert [a["kind"] for a in alarms] == ["bad-message", "quarantine"]
+    assert "nobody asked for" in alarms[0]["detail"]
+    lines = [r for r in caplog.records if "U1" in r.getMessage()]
+    assert len(lines) <= LOG_LINES_PER_MINUTE + 1
+    assert db.one("SELECT COUNT(*) FROM floor_software_checks") == (0,)
