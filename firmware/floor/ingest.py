@@ -41,6 +41,7 @@ from firmware.floor.errors import DatabaseAway
 from firmware.floor.health import Health
 from firmware.floor.ledger import FloorLedger, Incoming
 from firmware.floor.mqtt import make_client
+from firmware.floor.rate import TableRate
 from firmware.floor.supervise import (
     NETWORK_STUCK_S,
     PING_S,
@@ -59,12 +60,18 @@ GAP_ACK_S = 1.0
 #: bytes of messages waiting for the store thread, at most: past it, messages are dropped
 #: (never acknowledged, so the tables send them again) rather than the floor's memory grown
 INBOX_BYTES = 64 * 1024 * 1024
+#: of which one table may hold at most this much: a table flooding the floor with valid
+#: messages fills its own share, not the others' (its excess is dropped unacknowledged,
+#: and it sends it again later; an honest table's backlog drain is a few MB at most)
+TABLE_INBOX_BYTES = 4 * 1024 * 1024
 #: seconds between two log lines about one table's bad messages
 BAD_LOG_S = 10.0
 #: the MQTT keep-alive: a broker that dies is noticed at once (the connection closes);
 #: this only bounds a silent loss, and under CPU starvation 5 s was missed several times
 #: a run (needless reconnects), so 15 s
 KEEPALIVE_S = 15
+#: what a presence message counts for in a table's budget and the waiting room (bytes)
+ONLINE_BYTES = 64
 #: software checks past their deadline are looked for this often (seconds)
 DEADLINE_EVERY_S = 5.0
 #: a batch that takes longer than this to store is logged (the tables wait meanwhile)
@@ -95,6 +102,7 @@ class Ingest:
         self.inbox: deque[list[Any]] = deque()
         self._arrived = threading.Event()
         self._queued = 0  # bytes waiting in the inbox
+        self._queued_by: dict[str, int] = {}  # and by table
         self._queued_lock = threading.Lock()
         self.dropped = 0
         #: the edge's gate: tables whose messages are dropped (read by paho's thread)
@@ -109,6 +117,7 @@ class Ingest:
         self._greeted: set[str] = set()
         self._known: set[str] = set()  # table ids already checked (paho's thread)
         self._bad_logged: dict[str, tuple[float, int]] = {}
+        self.rate = TableRate()  # each table's records budget (bytes a second)
         self._thread = threading.Thread(target=self._run, name="floor-store", daemon=True)
 
     def start(self) -> Ingest:
@@ -201,9 +210,13 @@ class Ingest:
         tid, kind = where
         self._known.add(tid)
         now, payload = time.time(), msg.payload
+        # every message spends the table's budget (its presence a nominal 64 bytes, so a
+        # table flipping it as fast as it can is bounded too: memory, the store's time)
+        if not self.rate.take(tid, max(len(payload), ONLINE_BYTES), time.monotonic()):
+            return
         if kind == topics.ONLINE:
             if payload in (b"0", b"1"):
-                self._put([Incoming(tid, "online", payload == b"1", now)], 0)
+                self._put([Incoming(tid, "online", payload == b"1", now)], ONLINE_BYTES)
             return
         if tid in self.quarantined:
             self.dropped += 1
@@ -230,15 +243,21 @@ class Ingest:
         self._put(items, len(payload))
 
     def _put(self, items: list[Incoming], size: int) -> None:
+        tid = items[0].table_id if items else ""
         with self._queued_lock:
-            if self._queued + size > INBOX_BYTES:
+            mine = self._queued_by.get(tid, 0)
+            if self._queued + size > INBOX_BYTES or (size and mine + size > TABLE_INBOX_BYTES):
                 self.dropped += 1
                 if self.dropped % 1000 == 1:
                     log.warning("the floor is behind: %d messages dropped so far (not "
-                                "acknowledged: the tables send them again)", self.dropped)
+                                "acknowledged: the tables send them again; the last from "
+                                "%s, %d bytes of its messages waiting)", self.dropped,
+                                tid or "?", mine)
                 return
             self._queued += size
-        self.inbox.append([*items, _Size(size)] if size else items)
+            if size:
+                self._queued_by[tid] = mine + size
+        self.inbox.append([*items, _Size(size, tid)] if size else items)
         if not self._arrived.is_set():
             self._arrived.set()
 
@@ -278,9 +297,15 @@ class Ingest:
         batch = self.take()
         if self.inbox:
             self._arrived.set()  # more than one batch waits
-        size = sum(i.size for i in batch if isinstance(i, _Size))
+        sizes = [i for i in batch if isinstance(i, _Size)]
         with self._queued_lock:
-            self._queued -= size
+            for i in sizes:
+                self._queued -= i.size
+                left = self._queued_by.get(i.table_id, 0) - i.size
+                if left > 0:
+                    self._queued_by[i.table_id] = left
+                else:
+                    self._queued_by.pop(i.table_id, None)
         batch = [i for i in batch if not isinstance(i, _Size)]
         if batch:
             self._apply(batch)
@@ -330,7 +355,7 @@ class Ingest:
                         "sample": "", "quarantine": True}, time.time())])
                 except DatabaseAway:
                     return None
-            _merge(merged, got)
+            merged.merge(got)
         return merged
 
     def _after(self, applied: Applied) -> None:
@@ -364,24 +389,13 @@ class Ingest:
 class _Size:
     """A marker in the inbox: the bytes the message before it held (the memory bound)."""
 
-    __slots__ = ("size",)
-    table_id = ""
+    __slots__ = ("size", "table_id")
 
-    def __init__(self, size: int) -> None:
+    def __init__(self, size: int, table_id: str = "") -> None:
         self.size = size
+        self.table_id = table_id
 
 
 def _sample(payload: bytes) -> str:
     """The start of a refused message, as evidence (escaped: any bytes may be in it)."""
     return json.dumps(payload[:2048].decode("utf-8", "replace"))
-
-
-def _merge(into: Applied, a: Applied) -> None:
-    for name in ("acks", "as_of"):
-        getattr(into, name).update(getattr(a, name))
-    for name in ("changed", "gapped", "quarantined", "released", "flooded"):
-        getattr(into, name).update(getattr(a, name))
-    for name in ("events", "rounds", "alarms", "meters", "checks", "received"):
-        getattr(into, name).extend(getattr(a, name))
-    for name in ("applied", "duplicates", "gaps", "bad"):
-        setattr(into, name, getattr(into, name) + getattr(a, name))

@@ -234,7 +234,14 @@ class LedgerRules:
         """A table's answer to a software check: judged, kept, a failure alarmed."""
         got = record_answer(self.db, m.table_id, m.payload, m.received, self.approved_name,
                             work, out)
-        if got is not None and got[0] in ("mismatch", "no answer"):
+        if got is None:  # an answer to nothing asked (or past its deadline): a bad message
+            self.bad(type(m)(m.table_id, "bad", {
+                "topic": f"etg/table/{m.table_id}/signature",
+                "reason": f"a software signature nobody asked for (id {m.payload.get('id')!r}"
+                          ", or answered after its deadline)",
+                "sample": json.dumps(m.payload)[:2048]}, m.received), st, work, out)
+            return
+        if got[0] in ("mismatch", "no answer"):
             self.alarm(m.table_id, st, "software", f"software check: {got[0]}: {got[1]}",
                        work, out)
         out.changed.add(m.table_id)

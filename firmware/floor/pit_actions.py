@@ -21,6 +21,7 @@ from starlette.concurrency import run_in_threadpool
 from starlette.requests import Request
 from starlette.responses import JSONResponse, RedirectResponse, Response
 
+from firmware.floor import topics
 from firmware.floor.command_auth import MAX_REASON
 from firmware.floor.table_state import LATCH_KINDS
 
@@ -63,6 +64,8 @@ class PitActions:
         tid, action = request.path_params["tid"], request.path_params["action"]
         if action not in ACTIONS:
             return JSONResponse({"error": f"unknown action {action!r}"}, status_code=404)
+        if not topics.valid_table_id(tid):
+            return JSONResponse({"error": "no such table"}, status_code=404)
         row = await run_in_threadpool(
             self.db.one, "SELECT status, quarantined FROM floor_tables WHERE table_id = ?",
             (tid,))

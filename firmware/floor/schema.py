@@ -12,10 +12,12 @@ stage can take (the property test in ``tests/floor/test_floor_schema.py`` runs g
 messages through all of them).
 
 Why msgspec rather than pydantic v2 (strict): both are well kept and strict; msgspec
-decodes bytes into typed structs in one C pass with no dependency of its own, and costs
-the floor about 9 µs for a round's three records (pydantic: a model layer and three
-packages more, several times slower per message on this work) — the floor decodes every
-message of every table on one thread, so per-message cost is the floor's capacity.
+decodes bytes into typed structs in one C pass with no dependency of its own, and decoded
+a round's records message in about half pydantic's time on the same messages (pydantic
+also brings three packages more); with the checks and the canonical JSON the floor stores,
+the edge costs what bc5b817's hand-written checks did — about 9 % of one core at 1,000
+tables (``python -m benchmarks floor-edge``). The floor decodes every message of every
+table on one thread, so per-message cost is the floor's capacity.
 docs/floor.md, "The floor's edge", has the figures.
 
 Unknown fields are refused (a table of this version sends exactly these); a new field is
@@ -47,6 +49,12 @@ MAX_DECIMAL = 1e15
 Count = Annotated[int, Meta(ge=0, le=MAX_INT)]
 Positive = Annotated[int, Meta(ge=1, le=MAX_INT)]
 Signed = Annotated[int, Meta(ge=-MAX_INT, le=MAX_INT)]
+#: a meter or a seat's net (cents, or games): within ±10^15 ($10 trillion), so that any
+#: difference or sum the floor forms of them (the day's drop and win, a win of wagered −
+#: paid, a floor's total) stays within 64 bits — a table reporting 2^63 − 1 wagered and
+#: −(2^63 − 1) paid once overflowed the database's integer
+MAX_AMOUNT = 10**15
+Amount = Annotated[int, Meta(ge=-MAX_AMOUNT, le=MAX_AMOUNT)]
 Code = Annotated[int, Meta(ge=0, le=MAX_CODE)]
 Hex64 = Annotated[str, Meta(pattern="^[0-9a-f]{64}$")]
 #: texts the floor stores as they are (not inside JSON): no NUL, which PostgreSQL refuses
@@ -85,8 +93,8 @@ Version = Literal[1]
 # -- the meters (`etg meters --json`) ------------------------------------------------------
 
 class WagerMeters(Struct, forbid_unknown_fields=True):
-    wagered: Signed = 0
-    paid: Signed = 0
+    wagered: Amount = 0
+    paid: Amount = 0
 
 
 ByWager = Annotated[dict[Key, WagerMeters], Meta(max_length=32)]
@@ -94,25 +102,25 @@ ByWager = Annotated[dict[Key, WagerMeters], Meta(max_length=32)]
 
 class SeatMeters(Struct, forbid_unknown_fields=True):
     seat: SeatNo
-    games_played: Signed = 0
-    wagered: Signed = 0
-    paid: Signed = 0
-    credits_in: Signed = 0
-    credits_out: Signed = 0
-    credits: Signed = 0
+    games_played: Amount = 0
+    wagered: Amount = 0
+    paid: Amount = 0
+    credits_in: Amount = 0
+    credits_out: Amount = 0
+    credits: Amount = 0
     by_wager: ByWager = {}
 
 
 class Meters(Struct, forbid_unknown_fields=True):
     """Negative or falling figures pass here: they are the plausibility check's alarm."""
 
-    games_played: Signed = 0
-    games_voided: Signed = 0
-    wagered: Signed = 0
-    paid: Signed = 0
-    credits_in: Signed = 0
-    credits_out: Signed = 0
-    credits: Signed = 0
+    games_played: Amount = 0
+    games_voided: Amount = 0
+    wagered: Amount = 0
+    paid: Amount = 0
+    credits_in: Amount = 0
+    credits_out: Amount = 0
+    credits: Amount = 0
     balanced: bool = False
     seats: Annotated[list[SeatMeters], Meta(max_length=MAX_SEATS)] = []
     by_wager: ByWager = {}
@@ -180,7 +188,7 @@ class DealerView(Struct):
 
 class SeatView(Struct):
     seat: SeatNo | None = None
-    net: Signed | None = None
+    net: Amount | None = None
 
 
 class RoundView(Struct):

@@ -156,6 +156,17 @@ class Applied:
     #: journal time, a status's time of issue — so a page can tell how old its tile is
     as_of: dict[str, float] = field(default_factory=dict)
 
+    def merge(self, a: Applied) -> None:
+        """Add another batch's doings to this one's (a batch applied table by table)."""
+        for name in ("acks", "as_of"):
+            getattr(self, name).update(getattr(a, name))
+        for name in ("changed", "gapped", "quarantined", "released", "flooded"):
+            getattr(self, name).update(getattr(a, name))
+        for name in ("events", "rounds", "alarms", "meters", "checks", "received"):
+            getattr(self, name).extend(getattr(a, name))
+        for name in ("applied", "duplicates", "gaps", "bad"):
+            setattr(self, name, getattr(self, name) + getattr(a, name))
+
 
 #: alarms that say the table's journal went back: while one is open (not cleared by a
 #: supervisor with a reason) the floor acknowledges nothing of that table, so its retained

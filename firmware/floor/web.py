@@ -29,7 +29,7 @@ from starlette.responses import (
 )
 from starlette.routing import Route
 
-from firmware.floor import auth, chart, pages, pit_data, table_html
+from firmware.floor import auth, chart, pages, pit_data, table_html, topics
 from firmware.floor.db import Database
 from firmware.floor.errors import DatabaseAway
 from firmware.floor.escape import text as escape
@@ -104,6 +104,7 @@ class PitView(PitActions):
     async def login(self, request: Request) -> Response:
         form = await request.form()
         name, address = str(form.get("name", ""))[:200], _address(request)
+        name = "".join(c if c.isprintable() else "?" for c in name)  # no login has others
         wait = self.throttle.admit(name, address)
         if wait > 0:
             auth.login_log.line(logging.WARNING, "floor login refused unchecked: %r from %s "
@@ -149,6 +150,8 @@ class PitView(PitActions):
         if s is None:
             return self.to_login()
         tid = request.path_params["tid"]
+        if not topics.valid_table_id(tid):  # (nothing else can be in the database)
+            return HTMLResponse("no such table", status_code=404)
 
         def read() -> tuple[dict[str, Any] | None, list[dict[str, Any]]]:
             return (pit_data.table_page(self.db, tid, day_start_minutes=self.day_start),
@@ -171,6 +174,8 @@ class PitView(PitActions):
         if await self.who(request) is None:
             return Response("log in", status_code=401)
         tid = request.path_params["tid"]
+        if not topics.valid_table_id(tid):
+            return Response("no such table", status_code=404)
         day, points = await run_in_threadpool(pit_data.chart_points, self.db, tid,
                                               self.day_start)
         return Response(chart.day_chart(tid, day, points, self.day_start),
@@ -192,6 +197,8 @@ class PitView(PitActions):
         if await self.who(request) is None:
             return JSONResponse({"error": "log in"}, status_code=401)
         only = request.query_params.get("table") or None
+        if only is not None and not topics.valid_table_id(only):
+            return JSONResponse({"error": "no such table"}, status_code=404)
         # subscribe first, then read what is there: a change committed between rendering
         # the page and this request is in the snapshot, one after it in the queue
         q = self.hub.subscribe(only)
@@ -227,8 +234,11 @@ def _alarm_query(request: Request, prefix: str = "alarms_") -> dict[str, Any]:
     q = request.query_params
     page = q.get(prefix + "page", "1")
     state = q.get(prefix + "state", "all")
+    def text(name: str, limit: int) -> str:  # printable only: PostgreSQL refuses a NUL
+        return "".join(c for c in q.get(prefix + name, "")[:limit] if c.isprintable())
+
     return {"page": int(page) if page.isdigit() and len(page) < 7 else 1,
-            "table": q.get(prefix + "table", "")[:64], "kind": q.get(prefix + "kind", "")[:32],
+            "table": text("table", 64), "kind": text("kind", 32),
             "state": state if state in pit_data.ALARM_STATES else "all"}
 
 

@@ -442,3 +442,115 @@ def test_finding_8_a_table_first_heard_mid_day_opens_at_its_meters_before_the_da
     assert tiles["M1"] == {"drop": 1_500_000, "win": 300_000, "hold": 20.0}
     assert tiles["M2"] == {"drop": 1_000_000, "win": 300_000, "hold": 30.0}
     assert dt.date.fromisoformat(today)  # (the day is named by its date)
+
+
+def test_finding_4_a_table_flooding_valid_messages_fills_only_its_share_of_the_inbox(
+        tmp_path: Path) -> None:
+    """Valid messages as fast as a hostile table can send them: past its share of the
+    waiting room it is dropped (unacknowledged: it sends them again later); another
+    table's next message still gets in."""
+    from firmware.floor.ingest import TABLE_INBOX_BYTES
+
+    ing, _store = _ingest(tmp_path, ["F1", "F2"])
+    body = {"pad": "x" * 1900}
+    msg = json.dumps([_ev(i, i, body) for i in range(1, 31)]).encode()  # ~60 KB
+    sent = 0
+    while sent < 3 * TABLE_INBOX_BYTES:
+        ing._message(None, None, SimpleNamespace(topic="etg/table/F1/records", payload=msg,
+                                                 retain=False))
+        sent += len(msg)
+    assert ing.dropped > 0 and ing._queued <= TABLE_INBOX_BYTES
+    ing._message(None, None, SimpleNamespace(topic="etg/table/F2/records", retain=False,
+                                             payload=json.dumps([_ev(1, 1, {})]).encode()))
+    assert ing.inbox[-1][0].table_id == "F2"  # taken in
+    while ing.inbox:  # the store thread's passes: what they take is no longer waiting
+        ing._arrived.set()
+        ing._pass()
+    assert (ing._queued, ing._queued_by) == (0, {})
+    assert _store.tables["F2"].last_n == 1
+
+
+def test_finding_4_valid_records_past_a_tables_budget_are_not_stored(
+        tmp_path: Path, caplog: pytest.LogCaptureFixture) -> None:
+    """A hostile table's valid records as fast as it can: past its burst it gets its
+    budget a second (dropped unacknowledged beyond it, one log line a minute), so it
+    cannot fill the floor's disk at its own pace; another table is untouched."""
+    from firmware.floor.rate import BURST_BYTES, BYTES_PER_S, TableRate
+
+    r = TableRate()
+    assert r.take("A", BURST_BYTES, 100.0) and not r.take("A", 1000, 100.0)
+    assert r.take("B", 1000, 100.0)  # each table its own budget
+    assert not r.take("A", BYTES_PER_S + 1, 101.0) and r.take("A", BYTES_PER_S, 101.0)
+    ing, _store = _ingest(tmp_path, ["R1"])
+    msg = json.dumps([_ev(1, 1, {"pad": "x" * 1500})]).encode()
+    ing.rate = TableRate(per_s=10, burst=3 * len(msg) + 50)
+    caplog.set_level(logging.WARNING)
+    got = [_deliver(ing, "etg/table/R1/records", msg) for _ in range(10)]
+    assert [len(g) for g in got] == [1, 1, 1] + [0] * 7  # the burst, then nothing
+    status = json.dumps({"seq": 1, "phase": "x" * 60}).encode()
+    assert not _deliver(ing, "etg/table/R1/status", status)  # a status spends it too
+    assert sum("table R1 sends faster than its budget" in x.getMessage()
+               for x in caplog.records) == 1
+
+
+def test_finding_5_the_alarm_filters_take_any_text_on_postgresql(postgres_url: str) -> None:
+    """Found attacking the filters: a NUL typed into one (``%00``) was a 500 on
+    PostgreSQL, which refuses NUL in a text parameter; so were a table's path and a login
+    name with one."""
+    db = Database(postgres_url)
+    FloorLedger(db).apply([Incoming("T5", "bad", {"topic": "t", "reason": "r", "sample": ""},
+                                    time.time())])
+    app = make_app(db, Hub(db), send_command=lambda *a, **k: "id")
+    auth.add_staff(db, "pit5", "correct horse")
+    _status, cookie = _login(app, "pit5", "correct horse")
+    for path in ("/api/alarms?table=T%005&kind=%00", "/?alarms_table=%00T5&alarms_page=9"):
+        status, _h, body = call(app, "GET", path, cookie=cookie)
+        assert status == 200, body[:300]
+    status, _h, body = call(app, "GET", "/api/alarms?table=T%005", cookie=cookie)
+    assert json.loads(body)["total"] == 1  # the NUL dropped, the filter kept
+    for path in ("/table/T\x005", "/table/T\x005/chart.svg", "/live?table=T%005"):
+        assert call(app, "GET", path, cookie=cookie)[0] == 404, path
+    s = auth.session(db, cookie.split("=", 1)[1])
+    assert s is not None
+    assert call(app, "POST", "/table/T\x005/disable", {"csrf": s.csrf, "reason": "x"},
+                cookie=cookie)[0] == 404
+    assert _login(app, "pit5\x00", "correct horse")[0] == 401
+    db.close()
+
+
+def test_finding_4_a_table_flipping_its_presence_is_bounded(tmp_path: Path) -> None:
+    """Found attacking the edge: presence messages ("1", "0") took no room in the waiting
+    room's bound and no budget, so a table flipping them as fast as it could grew the
+    floor's memory without limit. They count now, quarantined or not."""
+    from firmware.floor.ingest import ONLINE_BYTES
+    from firmware.floor.rate import TableRate
+
+    ing, _store = _ingest(tmp_path, ["P1"])
+    ing.quarantined.add("P1")
+    ing.rate = TableRate(per_s=1, burst=1000 * ONLINE_BYTES)
+    for i in range(5000):
+        ing._message(None, None, SimpleNamespace(topic="etg/table/P1/online",
+                                                 payload=b"01"[i % 2:i % 2 + 1], retain=False))
+    assert len(ing.inbox) == 1000 and ing._queued == 1000 * ONLINE_BYTES
+
+
+def test_finding_4_answers_nobody_asked_for_are_bad_messages_within_the_log_budget(
+        tmp_path: Path, caplog: pytest.LogCaptureFixture) -> None:
+    """Found attacking the software check: each unasked signature answer was a log line
+    of its own (a table could fill the floor's log with them) and counted for nothing.
+    Now each is a bad message: one alarm, lines within the table's budget, strikes
+    toward quarantine."""
+    from firmware.floor.table_state import LOG_LINES_PER_MINUTE
+
+    db = Database(str(tmp_path / "floor.sqlite"))
+    store = FloorLedger(db, quarantine_after=20)
+    caplog.set_level(logging.INFO)
+    sig = wire.signature(json.dumps({"id": "forged", "hmac": "ab" * 32}).encode())
+    alarms = []
+    for _ in range(25):
+        alarms += store.apply([Incoming("U1", "signature", sig, time.time())]).alarms
+    assert [a["kind"] for a in alarms] == ["bad-message", "quarantine"]
+    assert "nobody asked for" in alarms[0]["detail"]
+    lines = [r for r in caplog.records if "U1" in r.getMessage()]
+    assert len(lines) <= LOG_LINES_PER_MINUTE + 1
+    assert db.one("SELECT COUNT(*) FROM floor_software_checks") == (0,)
