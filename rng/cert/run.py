@@ -212,6 +212,7 @@ def certification_run(cfg: Any, opts: RunOptions, ctx: CommandContext,
         settings = dataclasses.replace(settings, seed_hex=opts.seed_hex)
     meta = run_metadata(cfg, opts, ctx, settings, seed)
     checks = power_up_selftest(settings.mechanism)
+    meta.extra["RNG power-up known-answer tests"] = kat_text(settings.mechanism, checks)
     selftest = [c.line() for c in checks]
     rep = Report("ETG RNG certification run", meta, [], selftest=selftest,
                  selftest_ok=all(c.ok for c in checks),
@@ -245,6 +246,9 @@ def certification_run(cfg: Any, opts: RunOptions, ctx: CommandContext,
             bar.close()
             lab_files = [("stream.bin", opts.stream_bytes, stream_sha), *files.close()]
             _external(rep, rng, opts)
+            state = getattr(rng, "operating_state", None)  # a test's stand-in has none
+            if state is not None:
+                meta.extra.update(state())  # as it ran, after every draw of it
         finally:
             rng.close()
     finally:
@@ -364,6 +368,20 @@ class _KiloBar:
         self.rest += n
         self.bar.update(self.rest // 1024)
         self.rest %= 1024
+
+
+def kat_text(mechanism: str, checks: list[Any]) -> str:
+    """Which known-answer tests ran before the first draw, and their result."""
+    from rng.cavp import shipped_vectors
+    from rng.selftest import _VECTOR_FILES
+
+    files = [f"{p.parent.name}/{p.name}" for p in shipped_vectors()
+             if _VECTOR_FILES.get(mechanism, "") in p.name]
+    kat = next((c for c in checks if "known-answer" in c.name), None)
+    return (f"{mechanism}: every shipped NIST CAVP case of " + ", ".join(files)
+            + f" (SP 800-90A 11.3): {kat.detail if kat else 'not run'}; the raw stream's "
+            "RNG, opened as the table opens it, ran the first case of every CAVP group "
+            "again at its power-up")
 
 
 def _external(rep: Report, rng: Any, opts: RunOptions) -> None:

@@ -5,14 +5,19 @@ results, in the order a lab reads them."""
 from __future__ import annotations
 
 import dataclasses
+import hashlib
 from pathlib import Path
 from typing import Any
 
 from etgcore.cli_context import CommandContext
 from rng.cert.analyze import independence_plot, outcome_section, shuffle_section
-from rng.cert.meta import RunMetadata, program_hash
+from rng.cert.meta import RunMetadata, program_hash, rng_sources_digest
 from rng.cert.report import Section
 from rng.cert.tables import OutcomeTable
+
+#: the report's rows naming what, with the seed and the command, determines its figures
+INPUT_RULES = "Bingo weights: firmware/rules/bingo.toml (SHA-256)"
+INPUT_RNG = "RNG sources: rng/**/*.py (SHA-256)"
 
 _OVERLAP_NOTE = ("Every test merges exactly across tasks except the overlaps test, which "
                  "compares windows within each task and sampled windows across tasks.")
@@ -39,6 +44,10 @@ def run_metadata(cfg: Any, opts: Any, ctx: CommandContext, settings: Any,
         "".join(f"{digest}  {name}\n" for name, digest in files_list), encoding="utf-8")
     meta.extra["program files"] = (f"{len(files_list):,} ({kind}); each file's SHA-256 in "
                                    "program-files.txt")
+    rules = ctx.rules_file("bingo")
+    meta.extra[INPUT_RULES] = (hashlib.sha256(rules.read_bytes()).hexdigest()
+                               if rules.is_file() else "none")
+    meta.extra[INPUT_RNG] = rng_sources_digest()
     meta.extra["scaling path"] = ("TableRng.draw_bingo / randbelow / shuffle (the table's "
                                   "own calls)" if opts.scaling == "table" else
                                   "rng.batch via rng.lab.outcomes (etg rng draws)")
