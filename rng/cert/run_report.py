@@ -98,3 +98,17 @@ def _suite_section(suite: Any, out: Path, stream_bytes: int) -> Section:
                           "Every P-value of every sequence, the histograms and NIST's flags: "
                           "sp800-22/report.html and sp800-22/results.json. "
                           f"{run.verdict.text} (on these sequences alone)."])
+
+
+def kat_text(mechanism: str, checks: list[Any]) -> str:
+    """Which known-answer tests ran before the first draw, and their result."""
+    from rng.cavp import shipped_vectors
+    from rng.selftest import _VECTOR_FILES
+
+    files = [f"{p.parent.name}/{p.name}" for p in shipped_vectors()
+             if _VECTOR_FILES.get(mechanism, "") in p.name]
+    kat = next((c for c in checks if "known-answer" in c.name), None)
+    return (f"{mechanism}: every shipped NIST CAVP case of " + ", ".join(files)
+            + f" (SP 800-90A 11.3): {kat.detail if kat else 'not run'}; the raw stream's "
+            "RNG, opened as the table opens it, ran the first case of every CAVP group "
+            "again at its power-up")
