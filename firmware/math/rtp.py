@@ -98,6 +98,7 @@ class RtpResult:
             "seconds": round(self.seconds, 3),
             "rounds_per_second": self.played / self.seconds if self.seconds else None,
             "rules_hash": self.rules.rules_hash,
+            "rules_sha256": self.rules.rules_sha256,
         }
 
     def report(self, certified: Any = None) -> str:

@@ -95,3 +95,22 @@ def test_finding_7_rtp_prints_the_house_edge_once_beside_the_certified_figure(
     fb = analyse(load("free-bet", {"push22": True}))
     assert doc["certified"]["house_edge"] == pytest.approx(fb.house_edge)
     assert abs(doc["certified"]["standard_errors_apart"]) < 5
+
+
+def test_finding_7_the_par_sheet_prints_every_digest_in_full() -> None:
+    """The sheet's Rules Submission, math sources and rules digests are full SHA-256
+    (a 16-hex-digit prefix was labelled SHA-256 on bc5b817)."""
+    import hashlib
+    import re
+
+    from firmware.engine.rules import rules_path
+    from firmware.math.parsheet import document_control
+    from firmware.math.strategy_table import chart
+
+    ctl = document_control("free-bet", 1.0)
+    full = hashlib.sha256(rules_path("free-bet").read_bytes()).hexdigest()
+    assert ctl["rules_submission"].endswith(f"SHA-256 {full}")
+    assert re.search(r"sources SHA-256 [0-9a-f]{64}$", ctl["software"])
+    rules = load("free-bet")
+    assert len(rules.rules_sha256) == 64 and rules.rules_hash == rules.rules_sha256[:16]
+    assert f"rules SHA-256 {rules.rules_sha256}" in chart(rules).title
