@@ -8,6 +8,7 @@ instead of running the battery again."""
 
 from __future__ import annotations
 
+import hashlib
 import json
 import re
 import shlex
@@ -16,7 +17,7 @@ from pathlib import Path
 import pytest
 
 from rng.cert.meta import rng_sources_digest
-from rng.cert.run_report import INPUT_RNG
+from rng.cert.run_report import INPUT_RNG, INPUT_RULES
 
 REPO = Path(__file__).resolve().parents[2]
 SAMPLE = REPO / "docs" / "sample-report"
@@ -34,6 +35,23 @@ def make_command() -> str:
     assert seed is not None
     line = line.strip().replace("$(BIN)/etg", "etg").replace("$(SAMPLE_SEED)", seed.group(1))
     return shlex.join(shlex.split(line))
+
+
+def test_finding_5_sample_report_is_made_by_make_sample_report_and_is_current() -> None:
+    meta = json.loads((SAMPLE / "results.json").read_text(encoding="utf-8"))["metadata"]
+    stale = "docs/sample-report is stale: regenerate it with `make sample-report`"
+    assert meta["command"] == make_command(), stale
+    rules = hashlib.sha256((REPO / "firmware/rules/bingo.toml").read_bytes()).hexdigest()
+    assert meta.get(INPUT_RULES) == rules, stale + " (the Bingo weights changed)"
+    assert meta.get(INPUT_RNG) == rng_sources_digest(), stale + " (the rng package changed)"
+    from importlib import metadata
+
+    assert meta["program version"] == f"etg {metadata.version('etg-firmware')}", stale
+    for row in OPERATING:
+        assert row in meta, f"{stale} (no {row!r})"
+    md = (SAMPLE / "report.md").read_text(encoding="utf-8")
+    listed = (SAMPLE / "program-files.txt").read_text(encoding="utf-8").splitlines()
+    assert f"({len(listed)} files)" in md and len(listed) > 300
 
 
 def test_finding_5_the_stale_check_catches_a_changed_input(tmp_path: Path) -> None:
