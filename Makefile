@@ -16,7 +16,7 @@ ETG    := $(BIN)/etg
 TESTENV := SDL_VIDEODRIVER=dummy SDL_AUDIODRIVER=dummy PYGAME_HIDE_SUPPORT_PROMPT=1
 JOBS   ?= 2
 
-.PHONY: setup system-packages run test test-hil lint bench rng-check pi-check clean
+.PHONY: setup system-packages run test test-hil lint bench rng-check sample-report pi-check clean
 
 setup: system-packages $(STAMP)
 
@@ -59,6 +59,15 @@ lint: setup
 
 bench: setup
 	$(TESTENV) $(BIN)/python -m benchmarks
+
+# docs/sample-report: the committed sample of `etg cert run`, seeded so it reproduces
+# (tests/cert/test_sample_report.py fails when the code or the inputs it was made from
+# changed); the draw files and stream.bin it writes are not committed
+SAMPLE_SEED = 5eed000102030405060708090a0b0c0d
+sample-report: setup
+	rm -rf docs/sample-report
+	$(BIN)/etg --set table.variant=bingo cert run --draws 1000000 --out docs/sample-report --seed $(SAMPLE_SEED) --no-progress
+	rm -rf docs/sample-report/draws docs/sample-report/stream.bin
 
 rng-check: setup
 	bash deploy/rng-check.sh

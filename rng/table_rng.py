@@ -183,6 +183,40 @@ class TableRng:
             "failure": self._failure,
         }
 
+    def operating_state(self) -> list[tuple[str, str]]:
+        """What a lab reads of the RNG as it ran (never its state): the entropy source
+        and the min-entropy it claims, its conditioning, the SP 800-90B health tests'
+        cutoffs and the samples they passed, prediction resistance, the reseed interval
+        and the reseeds done. Rows (label, text), as a report prints them."""
+        d = self._drbg
+        src = d.source
+        rows = [("RNG entropy source", self.source_name)]
+        tests = getattr(src, "tests", None)
+        h = getattr(src, "min_entropy", None)
+        if tests is None or h is None:
+            rows += [("RNG claimed entropy", "none: a fixed bench seed expanded by "
+                      "HMAC-SHA-256 (not a noise source; production refuses it)"),
+                     ("RNG health tests", "none apply to a bench seed")]
+        else:
+            how = ("full entropy claimed, used as delivered" if h >= 8 else
+                   f"conditioned with HMAC-SHA-256, ceil(320 / {h:g}) samples per 32-byte "
+                   "block")
+            rows += [("RNG claimed entropy", f"{h:g} bits per 8-bit sample ({how})"),
+                     ("RNG health tests", f"SP 800-90B 4.4, false-alarm probability "
+                      f"2^-{tests.alpha_log2:g}: repetition count cutoff C = {tests.rct_c}; "
+                      f"adaptive proportion window W = {tests.apt_w}, cutoff C = "
+                      f"{tests.apt_c}; {tests.samples:,} samples tested (the 1,024 "
+                      "start-up samples included), "
+                      + ("no failure" if getattr(src, "failure", None) is None else
+                         f"FAILED: {getattr(src, 'failure', '')}"))]
+        rows.append(("RNG reseeding", (
+            f"reseed from the entropy source every {d.reseed_interval:,} generate requests "
+            f"(reseed interval); {d.reseeds:,} reseeds done, {d.reseed_counter - 1:,} "
+            "requests since the last reseed or the instantiation"
+            + ("; instantiated with prediction resistance (available on request; the "
+               "draws do not request it)" if d.prediction_resistance else ""))))
+        return rows
+
     # -- internals -------------------------------------------------------------------------
 
     def _bytes(self, n: int) -> bytes:

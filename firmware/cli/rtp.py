@@ -49,8 +49,24 @@ def _run(args: argparse.Namespace) -> int:
     seed = None if args.seed is None else seed_int(args.seed)
     res = run_rtp(rules, args.rounds, jobs=args.jobs, seed=seed, fast=args.fast,
                   scheduler=args.scheduler, checkpoint=args.checkpoint, show=args.progress)
+    cert = _certified(rules)
     if args.json:
-        print(json.dumps(res.to_json(), indent=2, sort_keys=True))
+        doc = res.to_json()
+        if cert is not None:
+            doc["certified"] = {"house_edge": cert.house_edge, "wagers": cert.wagers,
+                                "standard_errors_apart": (res.house_edge - cert.house_edge)
+                                / res.stderr if res.stderr else None}
+        print(json.dumps(doc, indent=2, sort_keys=True))
     else:
-        print(res.report())
+        print(res.report(cert))
     return 0
+
+
+def _certified(rules: Any) -> Any:
+    """The exact analysis of the same rules (the PAR sheet's figures), or None where
+    there is none (an infinite deck)."""
+    from firmware.math.analysis import analyse
+
+    if rules.shoe.counts() is None:
+        return None
+    return analyse(rules)

@@ -98,9 +98,13 @@ class RtpResult:
             "seconds": round(self.seconds, 3),
             "rounds_per_second": self.played / self.seconds if self.seconds else None,
             "rules_hash": self.rules.rules_hash,
+            "rules_sha256": self.rules.rules_sha256,
         }
 
-    def report(self) -> str:
+    def report(self, certified: Any = None) -> str:
+        """The run's figures, each once and labelled; ``certified`` (the exact
+        :class:`~firmware.math.analysis.Analysis` of the same rules): each figure beside
+        the certified one, with how many standard errors apart."""
         j = self.to_json()
         lo, hi = j["ci95"]
         lines = [
@@ -114,12 +118,28 @@ class RtpResult:
                if self.resumed_tasks else ""),
             f"  house edge   {self.house_edge:+.5%}  (standard error {self.stderr:.5%}; "
             f"95% interval {lo:+.5%} .. {hi:+.5%})",
-            f"  house edge per unit staked {self.house_edge_total:+.5%}; "
-            f"standard deviation per round {self.stdev:.4f}",
         ]
-        for k, v in j["wagers"].items():
-            lines.append(f"  {k:<24} {v:+.6f} per unit of the Blackjack wager")
+        if certified is not None:
+            lines.append(f"  certified    {certified.house_edge:+.5%}  (etg par, exact): "
+                         + self._apart(self.house_edge - certified.house_edge))
+        lines.append(f"  house edge per unit staked {self.house_edge_total:+.5%}; "
+                     f"standard deviation per round {self.stdev:.4f}")
+        if len(j["wagers"]) > 1:  # one wager: its net is minus the house edge above
+            lines.append("  expected net of each wager for the player, per unit of the "
+                         "Blackjack wager (they add up to minus the house edge):")
+            for k, v in j["wagers"].items():
+                cert = (certified.wagers.get(k) if certified is not None else None)
+                lines.append(f"    {k:<22} {v:+.6f}" + (
+                    f"  (certified {cert:+.6f})" if cert is not None else ""))
         return "\n".join(lines)
+
+    def _apart(self, diff: float) -> str:
+        if not self.stderr or self.stderr != self.stderr:
+            return "no standard error to compare with"
+        z = diff / self.stderr
+        return (f"the simulation is {abs(z):.2f} standard errors "
+                f"{'above' if z > 0 else 'below'} it"
+                + (" (beyond 3: look into it)" if abs(z) > 3 else ""))
 
 
 def _count(n: int, what: str) -> str:

@@ -83,8 +83,9 @@ def chart(rules: GameRules, bingo: tuple[int, int] | None = None) -> Chart:
     title = (f"Basic strategy: {rules.variant}, {rules.shoe.label()}, "
              f"dealer {'hits' if rules.dealer_hits_soft_17 else 'stands on'} soft 17"
              + (f", Bingo target {bingo[0]} x{bingo[1]}" if bingo else "")
-             + f" (rules {rules.rules_hash})")
+             + f" (rules SHA-256 {rules.rules_sha256})")
     facts: dict[str, Any] = {"variant": rules.variant, "rules_hash": rules.rules_hash,
+                             "rules_sha256": rules.rules_sha256,
                              "bingo": list(bingo) if bingo else None}
 
     def rows(hands: list[tuple[str, tuple[int, int]]], **more: Any

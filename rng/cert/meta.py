@@ -27,6 +27,23 @@ def program_hash(files: list[tuple[str, str]]) -> str:
     return h.hexdigest()
 
 
+def rng_sources_digest(root: object = None) -> str:
+    """SHA-256 over every source file of the ``rng`` package (path, NUL, bytes; paths in
+    order): the code that drew and tested a run. With the seed, the command and the
+    Rules Submission it determines every figure of a seeded report, so a committed
+    sample report whose recorded digest differs from this one is stale."""
+    from pathlib import Path
+
+    root = Path(__file__).resolve().parents[1] if root is None else Path(str(root))
+    h = hashlib.sha256(b"etg-rng-sources/1\n")
+    for f in sorted(root.rglob("*.py")):
+        if "__pycache__" in f.parts:
+            continue
+        h.update(f.relative_to(root).as_posix().encode() + b"\0")
+        h.update(f.read_bytes())
+    return h.hexdigest()
+
+
 def utc_now() -> str:
     return time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime())
 

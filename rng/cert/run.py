@@ -48,7 +48,7 @@ from rng.cert.frequency import IndependenceCounter
 from rng.cert.meta import RunMetadata, utc_now
 from rng.cert.nist.stream_suite import StreamSuite
 from rng.cert.report import Report
-from rng.cert.run_report import report_sections, run_metadata
+from rng.cert.run_report import kat_text, report_sections, run_metadata
 from rng.cert.shuffles import ShuffleBattery
 from rng.cert.sp80022 import BitBattery, BitParams
 from rng.cert.tables import OutcomeTable, card_table
@@ -212,6 +212,7 @@ def certification_run(cfg: Any, opts: RunOptions, ctx: CommandContext,
         settings = dataclasses.replace(settings, seed_hex=opts.seed_hex)
     meta = run_metadata(cfg, opts, ctx, settings, seed)
     checks = power_up_selftest(settings.mechanism)
+    meta.extra["RNG power-up known-answer tests"] = kat_text(settings.mechanism, checks)
     selftest = [c.line() for c in checks]
     rep = Report("ETG RNG certification run", meta, [], selftest=selftest,
                  selftest_ok=all(c.ok for c in checks),
@@ -245,6 +246,7 @@ def certification_run(cfg: Any, opts: RunOptions, ctx: CommandContext,
             bar.close()
             lab_files = [("stream.bin", opts.stream_bytes, stream_sha), *files.close()]
             _external(rep, rng, opts)
+            meta.extra.update(getattr(rng, "operating_state", list)())  # as it ran
         finally:
             rng.close()
     finally:

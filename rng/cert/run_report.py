@@ -5,14 +5,19 @@ results, in the order a lab reads them."""
 from __future__ import annotations
 
 import dataclasses
+import hashlib
 from pathlib import Path
 from typing import Any
 
 from etgcore.cli_context import CommandContext
 from rng.cert.analyze import independence_plot, outcome_section, shuffle_section
-from rng.cert.meta import RunMetadata, program_hash
+from rng.cert.meta import RunMetadata, program_hash, rng_sources_digest
 from rng.cert.report import Section
 from rng.cert.tables import OutcomeTable
+
+#: the report's rows naming what, with the seed and the command, determines its figures
+INPUT_RULES = "Bingo weights: firmware/rules/bingo.toml (SHA-256)"
+INPUT_RNG = "RNG sources: rng/**/*.py (SHA-256)"
 
 _OVERLAP_NOTE = ("Every test merges exactly across tasks except the overlaps test, which "
                  "compares windows within each task and sampled windows across tasks.")
@@ -39,6 +44,10 @@ def run_metadata(cfg: Any, opts: Any, ctx: CommandContext, settings: Any,
         "".join(f"{digest}  {name}\n" for name, digest in files_list), encoding="utf-8")
     meta.extra["program files"] = (f"{len(files_list):,} ({kind}); each file's SHA-256 in "
                                    "program-files.txt")
+    rules = ctx.rules_file("bingo")
+    meta.extra[INPUT_RULES] = (hashlib.sha256(rules.read_bytes()).hexdigest()
+                               if rules.is_file() else "none")
+    meta.extra[INPUT_RNG] = rng_sources_digest()
     meta.extra["scaling path"] = ("TableRng.draw_bingo / randbelow / shuffle (the table's "
                                   "own calls)" if opts.scaling == "table" else
                                   "rng.batch via rng.lab.outcomes (etg rng draws)")
@@ -89,3 +98,17 @@ def _suite_section(suite: Any, out: Path, stream_bytes: int) -> Section:
                           "Every P-value of every sequence, the histograms and NIST's flags: "
                           "sp800-22/report.html and sp800-22/results.json. "
                           f"{run.verdict.text} (on these sequences alone)."])
+
+
+def kat_text(mechanism: str, checks: list[Any]) -> str:
+    """Which known-answer tests ran before the first draw, and their result."""
+    from rng.cavp import shipped_vectors
+    from rng.selftest import _VECTOR_FILES
+
+    files = [f"{p.parent.name}/{p.name}" for p in shipped_vectors()
+             if _VECTOR_FILES.get(mechanism, "") in p.name]
+    kat = next((c for c in checks if "known-answer" in c.name), None)
+    return (f"{mechanism}: every shipped NIST CAVP case of " + ", ".join(files)
+            + f" (SP 800-90A 11.3): {kat.detail if kat else 'not run'}; the raw stream's "
+            "RNG, opened as the table opens it, ran the first case of every CAVP group "
+            "again at its power-up")

@@ -2,10 +2,12 @@
 
 from __future__ import annotations
 
+import json
 import sys
 from pathlib import Path
 
 import numpy as np
+import pytest
 
 from rng.cert.nist.bits_run import BitsOptions, run_bits
 from rng.cert.nist.second_level import assess_cycle_cap, assess_view
@@ -57,3 +59,35 @@ def test_finding_6_assess_view_drops_what_assess_drops() -> None:
             assert np.isnan(view[0, i]) and view[1, i] == 6e-7 and view[2, i] == 0.5
     unknown = assess_view(cols, p, None, MILLION)
     assert not np.isnan(unknown[2]).any()
+
+
+def test_finding_7_cert_bits_names_the_software_and_says_wrote(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """The report names the version and the program hash (full SHA-256 over the
+    release's files, each in program-files.txt), the last line is `wrote PATH`, and the
+    tests a short stream needs left out are named with why."""
+    from firmware.cli import main
+    from firmware.cli.command_line import _program_files
+    from rng.cert.meta import program_hash
+
+    path = tmp_path / "bits.bin"
+    path.write_bytes(np.random.default_rng(5).bytes(100_000 // 8))
+    out = tmp_path / "out"
+    assert main(["cert", "bits", str(path), "--length", "100000"]) == 2  # refused
+    capsys.readouterr()
+    skip = "universal,serial,random-excursions,random-excursions-variant"
+    assert main(["cert", "bits", str(path), "--length", "100000", "--skip", skip,
+                 "--out", str(out)]) in (0, 1)
+    last = capsys.readouterr().out.strip().splitlines()[-1]
+    assert last.startswith(f"wrote {out / 'report.md'}")
+    files, _ = _program_files()
+    digest = program_hash(files)
+    doc = json.loads((out / "results.json").read_text())
+    assert doc["software"]["program_hash"] == digest and len(digest) == 64
+    assert doc["software"]["version"].startswith("etg ")
+    assert doc["skipped"] == ["Universal", "RandomExcursions", "RandomExcursionsVariant",
+                              "Serial"]
+    md = (out / "report.md").read_text()
+    assert digest in md and "left out (`--skip`)" in md and "29 columns" in md
+    listed = (out / "program-files.txt").read_text().splitlines()
+    assert listed == [f"{d}  {name}" for name, d in files]

@@ -71,3 +71,46 @@ def test_finding_1_free_bet_push22_counts_player_blackjack_rounds(decks: int) ->
     if decks == 6:  # the issue's figures: -0.1289114 and s.d. 3.1137 (exactly 3.11356)
         assert total == pytest.approx(-0.1289114, abs=1e-7)
         assert fig.sd_by_wager["push22"] == pytest.approx(3.1137, abs=2e-4)
+
+
+def test_finding_7_rtp_prints_the_house_edge_once_beside_the_certified_figure(
+        capsys: pytest.CaptureFixture[str]) -> None:
+    """`etg rtp` prints the house edge once, labelled, and the certified figure beside it
+    with how many standard errors apart; a game of one wager prints no second line of
+    the same figure with the opposite sign."""
+    from firmware.cli import main
+    from firmware.math.analysis import analyse
+
+    assert main(["rtp", "--variant", "blackjack", "--rounds", "3000", "--fast", "--seed", "1",
+                 "--no-progress"]) == 0
+    out = capsys.readouterr().out
+    cert = analyse(load("blackjack")).house_edge
+    assert f"certified    {cert:+.5%}" in out and "standard errors" in out
+    assert not any(x.strip().startswith("blackjack ") for x in out.splitlines())
+    assert main(["rtp", "--variant", "free-bet", "--set", "push22=true", "--rounds", "3000",
+                 "--fast", "--seed", "1", "--no-progress", "--json"]) == 0
+    import json
+
+    doc = json.loads(capsys.readouterr().out)
+    fb = analyse(load("free-bet", {"push22": True}))
+    assert doc["certified"]["house_edge"] == pytest.approx(fb.house_edge)
+    assert abs(doc["certified"]["standard_errors_apart"]) < 5
+
+
+def test_finding_7_the_par_sheet_prints_every_digest_in_full() -> None:
+    """The sheet's Rules Submission, math sources and rules digests are full SHA-256
+    (a 16-hex-digit prefix was labelled SHA-256 on bc5b817)."""
+    import hashlib
+    import re
+
+    from firmware.engine.rules import rules_path
+    from firmware.math.parsheet import document_control
+    from firmware.math.strategy_table import chart
+
+    ctl = document_control("free-bet", 1.0)
+    full = hashlib.sha256(rules_path("free-bet").read_bytes()).hexdigest()
+    assert ctl["rules_submission"].endswith(f"SHA-256 {full}")
+    assert re.search(r"sources SHA-256 [0-9a-f]{64}$", ctl["software"])
+    rules = load("free-bet")
+    assert len(rules.rules_sha256) == 64 and rules.rules_hash == rules.rules_sha256[:16]
+    assert f"rules SHA-256 {rules.rules_sha256}" in chart(rules).title

@@ -56,6 +56,8 @@ def to_json(run: BitsRun) -> dict[str, Any]:
         "judged": [{"test": j.column.name, "column": j.column.label, "figure": j.figure,
                     "p_value": j.p_value, "rejected": j.rejected} for j in v.judged],
         "flagged_by_assess": list(run.assess_flags),
+        "software": run.software,
+        "skipped": skipped(run),
         "flagged_over_every_sequence": list(v.flagged),
         "run": {"command": run.opts.command, "started": run.started,
                 "finished": run.finished, "seconds": round(run.seconds, 3),
@@ -116,7 +118,28 @@ def _about(run: BitsRun) -> list[str]:
            f"({run.seconds:.1f} s)" + (f"; {run.resumed} sequence(s) from the checkpoint"
                                        if run.resumed else ""),
            f"- method: {REFERENCE}. The verdict: " + _rule_text(run)]
+    sw = run.software
+    if sw:
+        out.append(f"- software: {sw['version']}; program hash (SHA-256) "
+                   f"`{sw['program_hash']}` over {sw['program_files']} files ({sw['file_set']}; "
+                   "each file's SHA-256 in program-files.txt)")
+    left = skipped(run)
+    if left:
+        out.append("- left out (`--skip`): " + ", ".join(left) + ". NIST's assess runs "
+                   "every test at any length and prints P-values even where the standard's "
+                   "conditions for a test do not hold (SP 800-22 2.9, 2.11.7, 2.14.7, "
+                   "2.15.7; at 10^5 bits: Universal, Serial and both random excursions "
+                   "tests, 29 columns, whose values there can fail a good source); `etg "
+                   "cert bits` refuses such a length for them (exit 2, naming the test) "
+                   "until they are left out, so their columns are not in this report.")
     return out
+
+
+def skipped(run: BitsRun) -> list[str]:
+    """NIST's names of the tests of the suite that this run left out."""
+    from rng.cert.nist.suite import KEYS, NAMES
+
+    return [NAMES[k] for k in KEYS if k not in run.opts.params.tests]
 
 
 def _order(run: BitsRun) -> Any:
@@ -211,3 +234,6 @@ def write(run: BitsRun, out: Path) -> None:
                                       encoding="utf-8")
     (out / "report.md").write_text(markdown(run), encoding="utf-8")
     (out / "report.html").write_text(html_page(run), encoding="utf-8")
+    if run.program_files:
+        (out / "program-files.txt").write_text(
+            "".join(f"{d}  {name}\n" for name, d in run.program_files), encoding="utf-8")

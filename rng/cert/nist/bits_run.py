@@ -92,6 +92,10 @@ class BitsRun:
     returns: npt.NDArray[np.int64] | None = None
     #: what NIST's assess flags on this table (:func:`.second_level.assess_flagged`)
     assess_flags: tuple[str, ...] = ()
+    #: the software that computed it: version, program hash, file count, what the set is
+    software: dict[str, str] = field(default_factory=dict)
+    #: (path, SHA-256) of every program file, for ``program-files.txt``
+    program_files: list[tuple[str, str]] = field(default_factory=list)
 
     def __post_init__(self) -> None:
         if not self.assess_flags:

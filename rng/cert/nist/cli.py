@@ -92,6 +92,7 @@ def _bits(args: argparse.Namespace) -> int:
                        args.scheduler, args.checkpoint, args.progress, args.rule,
                        "etg " + shlex.join(sys.argv[1:]) if sys.argv[1:] else "etg cert bits")
     run = run_bits(opts)
+    _identify(run, args)
     if out is not None:
         bits_report.write(run, out)
     if args.json:
@@ -99,8 +100,23 @@ def _bits(args: argparse.Namespace) -> int:
     else:
         _print(run)
         if out is not None:
-            print(f"report: {out / 'report.html'} and {out / 'report.md'}")
+            print(f"wrote {out / 'report.md'} (report.html, results.json and "
+                  "program-files.txt beside it)")
     return 0 if run.verdict.passed else 1
+
+
+def _identify(run: Any, args: argparse.Namespace) -> None:
+    """The software that computed the run, as `etg cert run` names it: the version and
+    the program hash over the release's file set (each file's SHA-256 in
+    program-files.txt), so a lab ties these P-values to a release."""
+    from etgcore.cli_context import context
+    from rng.cert.meta import program_hash
+
+    ctx = context(args)
+    files, kind = ctx.program_files()
+    run.program_files = files
+    run.software = {"version": f"etg {ctx.version}", "program_hash": program_hash(files),
+                    "program_files": str(len(files)), "file_set": kind}
 
 
 def _print(run: Any) -> None:
