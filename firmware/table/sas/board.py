@@ -73,12 +73,15 @@ class SasBoard:
     """The machines' snapshots for ``seats`` (address -> seat; seat 0: the table)."""
 
     def __init__(self, journal: Journal, machines: Mapping[int, int], asset_base: int,
-                 transfer_limit: int, max_credits: int = 0) -> None:
+                 transfer_limit: int, max_credits: int = 0, *,
+                 record_history: bool = False) -> None:
         self.journal = journal
         self.machines = dict(machines)
         self.asset_base = asset_base
         self.transfer_limit = transfer_limit
         self.max_credits = max_credits
+        #: (address, seq, code) of every exception queued, when asked (the soak's check)
+        self.history: list[tuple[int, int, int]] | None = [] if record_history else None
         self.queues = {a: _Queue() for a in self.machines}
         self.won: dict[int, int] = {}
         self.lost: dict[int, int] = {}
@@ -111,6 +114,8 @@ class SasBoard:
         for addr, seat in self.machines.items():
             if wanted is None or seat == 0 or seat in wanted:
                 self.queues[addr].add(seq, code)
+                if self.history is not None:
+                    self.history.append((addr, seq, code))
 
     def _event(self, r: Record) -> None:
         code = int(r.code or 0)
