@@ -200,9 +200,24 @@ def test_aft_refusals(tmp_path: Path) -> None:
         assert rig.host.ack_only(1, 0x01)
         rig.settle()
         assert aft(rig, 1, C.AFT_IN_HOUSE_TO_MACHINE, 100, b"A3")["status"] == C.AFT_UNABLE
-        assert aft(rig, 1, 0x01, 100, b"A4")["status"] == C.AFT_UNABLE  # not in-house
+        assert aft(rig, 1, 0x01, 100, b"A4")["status"] == C.AFT_INVALID_FUNCTION
+        assert rig.host.ack_only(1, 0x02)
+        rig.settle()
+        assert aft(rig, 1, C.AFT_IN_HOUSE_TO_MACHINE, 10**9, b"A5")["status"] == C.AFT_OVER_LIMIT
+        data = bytearray(request_data(C.AFT_IN_HOUSE_TO_MACHINE, 100, ASSET1, b"A6"))
+        data[0] = 0x80  # a cancel request: not supported
+        res = parse_result(rig.host.long(1, 0x72, bytes(data), variable=True))
+        assert res["status"] == C.AFT_UNSUPPORTED_CODE
         rig.settle()
         assert rig.meters()["credits_in"] == 0
+        # an id used once may not move another amount
+        assert aft(rig, 1, C.AFT_IN_HOUSE_TO_MACHINE, 300, b"ONCE")["status"] in (
+            C.AFT_PENDING, C.AFT_FULL_SUCCESS)
+        assert final(rig, 1)["status"] == C.AFT_FULL_SUCCESS
+        assert aft(rig, 1, C.AFT_IN_HOUSE_TO_MACHINE, 900, b"ONCE")["status"] == (
+            C.AFT_TXID_NOT_UNIQUE)
+        rig.settle()
+        assert rig.meters()["credits_in"] == 300
 
 
 def test_production_refuses_a_pty_port() -> None:
