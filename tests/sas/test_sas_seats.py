@@ -4,6 +4,7 @@ through the floor's path, the ROM signature, AFT exactly once."""
 
 from __future__ import annotations
 
+import time
 from pathlib import Path
 
 import pytest
@@ -11,7 +12,7 @@ from sas_rig import Rig, sas_table, wait_until
 
 from drivers.sas import codes as C
 from drivers.sas.aft import parse_result, request_data
-from drivers.sas.framing import bcd, from_bcd
+from drivers.sas.framing import bcd, from_bcd, long_poll
 from drivers.sas.host import NoAnswer
 from drivers.sas.settings import SasSettings
 from firmware.engine.inputs import Wager
@@ -278,3 +279,40 @@ def test_a_disabled_seat_shows_no_bet_lamp_and_the_view_says_so(tmp_path: Path) 
     assert not panel.lit.get(1) and panel.lit.get(2) == lit_before[2]
     assert views[-1]["controller"]["closed_seats"] == [1]  # type: ignore[index]
     journal.close()
+
+
+def test_a_sas_startup_does_not_overrule_the_floors_disable(tmp_path: Path) -> None:
+    with sas_table(tmp_path) as rig:
+        ok, _ = rig.request("floor", command={"action": "disable", "by": "pit boss"})
+        assert ok and rig.ctl.floor_gate.closed
+        assert rig.host.ack_only(9, 0x02)  # the table's address: startup
+        rig.settle()
+        assert rig.ctl.floor_gate.closed
+        refused = [r.body for r in rig.ctl.journal.records(kinds=["event"])
+                   if r.code == int(EventCode.FLOOR_COMMAND_REFUSED)]
+        assert refused and "floor enables it" in str(refused[-1]["reason"])
+        # what the SAS host closed it may open
+        assert rig.request("floor", command={"action": "enable", "by": "pit boss"})[0]
+        assert rig.host.ack_only(9, 0x01)
+        rig.settle()
+        assert rig.ctl.floor_gate.closed
+        assert rig.host.ack_only(9, 0x02)
+        rig.settle()
+        assert not rig.ctl.floor_gate.closed
+
+
+def test_a_new_host_never_reads_what_an_earlier_one_left(tmp_path: Path) -> None:
+    from drivers.sas.host import Host, HostPort
+
+    with sas_table(tmp_path) as rig:
+        rig.host.port.send(long_poll(1, 0x1A, crc=False))  # answered, never read
+        time.sleep(1.3)
+        rig.host.port.close()
+        fresh = HostPort.open(rig.port.path)
+        try:
+            fresh.send(bytes((0x81,)))  # no drain: the first byte must be the answer
+            got = fresh.read(1, time.monotonic() + 2)
+            assert got == bytes((C.AC_POWER_APPLIED,))
+        finally:
+            fresh.close()
+            rig.host = Host(HostPort.open(rig.port.path))  # for the rig's close

@@ -65,9 +65,25 @@ def _closed_by_loss(desk: RequestDesk) -> list[int]:
 
 def _gate(desk: RequestDesk, action: str, seat: int, by: str) -> tuple[bool, str]:
     cmd: dict[str, Any] = {"action": action, "by": by}
+    args: dict[str, Any] = {"command": cmd}
     if seat:
         cmd["seat"] = seat
-    return desk.host.floor_gate.command({"command": cmd}, desk.host.game, desk.host.event)
+    elif action == "enable" and not _closed_by_sas(desk):
+        # the table closed by the floor (or not closed at all): a SAS host's startup does
+        # not overrule the floor; refused and journaled
+        args["refusal"] = "the table was not closed by the SAS host: the floor enables it"
+    return desk.host.floor_gate.command(args, desk.host.game, desk.host.event)
+
+
+def _closed_by_sas(desk: RequestDesk) -> bool:
+    """Whether the table's last table-wide disable came from a SAS host."""
+    by = ""
+    for r in desk.journal.records(kinds=["event"], newest_first=True):
+        if (r.code == int(EventCode.FLOOR_COMMAND) and r.body.get("action") == "disable"
+                and "seat" not in r.body):
+            by = str(r.body.get("by") or "")
+            break
+    return by.startswith("sas host")
 
 
 def _transfer(desk: RequestDesk, args: Mapping[str, Any]) -> tuple[bool, str]:
