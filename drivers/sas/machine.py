@@ -70,9 +70,9 @@ class Machine:
         cmd = poll.command
         assert cmd is not None
         if cmd in (0x01, 0x02):
-            on = cmd == 0x02
-            if on != self.snapshot.enabled:  # a repeat changes (and journals) nothing
-                self.requests.enable(self.address, on)
+            # always handed on (the snapshot may be a moment old): the controller
+            # journals only a change, and one request of a kind is in flight at a time
+            self.requests.enable(self.address, cmd == 0x02)
             return bytes((self.address,))  # the protocol's acknowledgement
         if cmd in C.SINGLE_METER_POLLS:
             return self._answer(cmd, bcd(self._meter(C.SINGLE_METER_POLLS[cmd]), 4))

@@ -290,7 +290,8 @@ class Journal:
 
     def records(self, *, since_seq: int = 0, kinds: Iterable[str] | None = None,
                 since_ns: int | None = None, round_no: int | None = None,
-                upto_seq: int | None = None, newest_first: bool = False) -> Iterator[Record]:
+                upto_seq: int | None = None, newest_first: bool = False,
+                codes: Iterable[int] | None = None) -> Iterator[Record]:
         sql = ("SELECT seq, ts_ns, kind, code, round_no, body, prev, hash, txn_last"
                " FROM records WHERE seq > ?")
         args: list[Any] = [since_seq]
@@ -307,6 +308,10 @@ class Journal:
         if upto_seq is not None:
             sql += " AND seq <= ?"
             args.append(upto_seq)
+        if codes is not None:  # only these event codes (the body of no other is parsed)
+            cs = [int(c) for c in codes]
+            sql += f" AND code IN ({','.join('?' * len(cs))})"
+            args += cs
         sql += " ORDER BY seq DESC" if newest_first else " ORDER BY seq"
         try:
             cur = self._db.execute(sql, args)

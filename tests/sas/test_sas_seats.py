@@ -291,6 +291,11 @@ def test_a_sas_startup_does_not_overrule_the_floors_disable(tmp_path: Path) -> N
         refused = [r.body for r in rig.ctl.journal.records(kinds=["event"])
                    if r.code == int(EventCode.FLOOR_COMMAND_REFUSED)]
         assert refused and "floor enables it" in str(refused[-1]["reason"])
+        for _ in range(20):  # a host repeating its startup: refused, journaled once
+            assert rig.host.ack_only(9, 0x02)
+        rig.settle()
+        assert len([r for r in rig.ctl.journal.records(kinds=["event"])
+                    if r.code == int(EventCode.FLOOR_COMMAND_REFUSED)]) == 1
         # what the SAS host closed it may open
         assert rig.request("floor", command={"action": "enable", "by": "pit boss"})[0]
         assert rig.host.ack_only(9, 0x01)
@@ -316,3 +321,26 @@ def test_a_new_host_never_reads_what_an_earlier_one_left(tmp_path: Path) -> None
         finally:
             fresh.close()
             rig.host = Host(HostPort.open(rig.port.path))  # for the rig's close
+
+
+def test_a_start_reads_a_window_and_says_when_older_exceptions_were_lost(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    from firmware.journal import Journal
+    from firmware.table.sas import board as B
+
+    j = Journal(tmp_path / "j.sqlite")
+    for _ in range(30):
+        j.append_one("event", {}, code=int(EventCode.DOOR_OPEN))
+    j.append_one("event", {"address": 1, "seq": 10}, code=int(EventCode.SAS_EXCEPTION_TAKEN))
+    monkeypatch.setattr(B, "WINDOW", 15)
+    board = B.SasBoard(j, {1: 1, 2: 2}, 46000, 0)
+    # 30 doors (records 1-30), the take (31); the window is records 17-31: the take of
+    # machine 1 (up to record 10) is outside it, so are 16 untaken doors: reported lost
+    one = [code for _s, code in board.queues[1].items]
+    assert one[0] == C.BUFFER_OVERFLOW and one.count(C.SLOT_DOOR_OPEN) == 14
+    assert board.door_opens == 30  # the counts are the whole journal's
+    monkeypatch.setattr(B, "WINDOW", 1000)
+    board = B.SasBoard(j, {1: 1, 2: 2}, 46000, 0)
+    assert [c for _s, c in board.queues[1].items] == [C.SLOT_DOOR_OPEN] * 20
+    assert [c for _s, c in board.queues[2].items] == [C.SLOT_DOOR_OPEN] * 30
+    j.close()
