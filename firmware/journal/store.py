@@ -289,16 +289,16 @@ class Journal:
         return self._head
 
     def records(self, *, since_seq: int = 0, kinds: Iterable[str] | None = None,
-                since_ns: int | None = None, round_no: int | None = None,
-                upto_seq: int | None = None, newest_first: bool = False,
-                codes: Iterable[int] | None = None) -> Iterator[Record]:
+                since_ns: int | None = None, round_no: int | None = None, upto_seq: int |
+                None = None, newest_first: bool = False, codes: Iterable[int] | None = None
+                ) -> Iterator[Record]:
         sql = ("SELECT seq, ts_ns, kind, code, round_no, body, prev, hash, txn_last"
                " FROM records WHERE seq > ?")
         args: list[Any] = [since_seq]
-        if kinds is not None:
-            ks = list(kinds)
-            sql += f" AND kind IN ({','.join('?' * len(ks))})"
-            args += ks
+        for column, wanted in (("kind", kinds), ("code", codes)):  # codes: of events
+            if wanted is not None:
+                args += (values := list(wanted))
+                sql += f" AND {column} IN ({','.join('?' * len(values))})"
         if since_ns is not None:
             sql += " AND ts_ns >= ?"
             args.append(since_ns)
@@ -308,10 +308,6 @@ class Journal:
         if upto_seq is not None:
             sql += " AND seq <= ?"
             args.append(upto_seq)
-        if codes is not None:  # only these event codes (the body of no other is parsed)
-            cs = [int(c) for c in codes]
-            sql += f" AND code IN ({','.join('?' * len(cs))})"
-            args += cs
         sql += " ORDER BY seq DESC" if newest_first else " ORDER BY seq"
         try:
             cur = self._db.execute(sql, args)
