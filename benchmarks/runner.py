@@ -29,6 +29,7 @@ BENCHMARKS: tuple[tuple[str, str], ...] = (
     ("sp80022", "benchmarks.sp80022:run"),
     ("panel", "benchmarks.panel:panel_benchmark"),
     ("shoe", "benchmarks.shoe:shoe_benchmark"),
+    ("sas", "benchmarks.sas:sas_benchmark"),
     ("engine", "benchmarks.engine:engine_benchmark"),
     ("bench", "benchmarks.hil:hil_benchmark"),
     ("table", "benchmarks.table:table_benchmark"),

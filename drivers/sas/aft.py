@@ -53,19 +53,21 @@ class AftRequest:
     def to_machine(self) -> bool:
         return self.kind == C.AFT_IN_HOUSE_TO_MACHINE
 
-    def refusal(self, seat_refusal: str | None, limit: int) -> str | None:
-        """Why the machine refuses this request before asking the table, or None."""
+    def refusal(self, seat_refusal: str | None, limit: int) -> tuple[int, str] | None:
+        """The status and why the machine refuses this request before asking the table,
+        or None."""
         if self.code not in C.AFT_REQUEST:
-            return f"transfer code {self.code:02X} is not supported"
+            return C.AFT_UNSUPPORTED_CODE, f"transfer code {self.code:02X} is not supported"
         if self.kind not in (C.AFT_IN_HOUSE_TO_MACHINE, C.AFT_IN_HOUSE_TO_HOST):
-            return f"transfer type {self.kind:02X} is not supported (in-house cashable only)"
+            return (C.AFT_INVALID_FUNCTION,
+                    f"transfer type {self.kind:02X} is not supported (in-house cashable only)")
         if self.restricted or self.nonrestricted:
-            return "restricted and nonrestricted credits are not supported"
+            return C.AFT_INVALID_FUNCTION, "restricted and nonrestricted credits: not supported"
         if self.cents <= 0:
-            return "nothing to transfer"
+            return C.AFT_INVALID_FUNCTION, "nothing to transfer"
         if limit and self.cents > limit:
-            return f"{self.cents} cents is above the transfer limit of {limit}"
-        return seat_refusal
+            return C.AFT_OVER_LIMIT, f"{self.cents} cents is above the transfer limit {limit}"
+        return None if seat_refusal is None else (C.AFT_UNABLE, seat_refusal)
 
     def result(self, status: int, when: dt.datetime, why: str = "") -> AftResult:
         return AftResult(status, self.kind, self.cents, self.txid, when, why)

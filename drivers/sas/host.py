@@ -38,7 +38,11 @@ class HostPort:
             fd = os.open(path, os.O_RDWR | os.O_NOCTTY | os.O_NONBLOCK)
         except OSError as exc:
             raise SasPortError(f"cannot open {path}: {exc.strerror}") from None
-        tty.setraw(fd)
+        try:
+            tty.setraw(fd)
+        except termios.error:
+            os.close(fd)
+            raise SasPortError(f"{path} is not a serial port or a pseudo-terminal") from None
         uart = not os.path.basename(os.path.realpath(path)).isdigit()  # /dev/pts/N: a pty
         return cls(fd, uart)
 

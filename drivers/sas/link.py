@@ -25,6 +25,9 @@ from drivers.sas.ports import LinkPort, wait_readable
 log = logging.getLogger("etg.sas")
 
 Responder = Callable[[Poll], "bytes | None"]
+#: a silence this long before bytes arrive: the host may be a new one (pty: stale
+#: answers an earlier host left unread are dropped)
+IDLE_S = 1.0
 
 
 class SasLink:
@@ -45,6 +48,7 @@ class SasLink:
         self._stop = threading.Event()
         self._thread: threading.Thread | None = None
         self._last_ours: float | None = None
+        self._last_byte: float | None = None
         self.host_present = False
 
     # -- the thread ---------------------------------------------------------------------
@@ -72,7 +76,17 @@ class SasLink:
     def step(self, timeout: float) -> None:
         """Wait up to ``timeout`` for bytes; handle what came; check the host's absence."""
         if wait_readable(self.port, timeout):
-            for byte, wake in self.port.read():
+            data = self.port.read()
+            now = self.clock()
+            if data and (self._last_byte is None or now - self._last_byte > IDLE_S):
+                # a host begins after a silence (maybe a new one): what an earlier host
+                # left unread of our answers must not be its first bytes
+                flush = getattr(self.port, "flush_stale", None)
+                if flush is not None:
+                    flush()
+            if data:
+                self._last_byte = now
+            for byte, wake in data:
                 poll = self.splitter.feed(byte, self.clock(), wake)
                 if poll is not None:
                     self.handle(poll)

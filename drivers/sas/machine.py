@@ -70,9 +70,9 @@ class Machine:
         cmd = poll.command
         assert cmd is not None
         if cmd in (0x01, 0x02):
-            on = cmd == 0x02
-            if on != self.snapshot.enabled:  # a repeat changes (and journals) nothing
-                self.requests.enable(self.address, on)
+            # always handed on (the snapshot may be a moment old): the controller
+            # journals only a change, and one request of a kind is in flight at a time
+            self.requests.enable(self.address, cmd == 0x02)
             return bytes((self.address,))  # the protocol's acknowledgement
         if cmd in C.SINGLE_METER_POLLS:
             return self._answer(cmd, bcd(self._meter(C.SINGLE_METER_POLLS[cmd]), 4))
@@ -172,13 +172,15 @@ class Machine:
         now = dt.datetime.now()
         status = self._aft_status()
         if status is not None and status.status == C.AFT_PENDING:
-            return self._aft_answer(status)  # one transfer at a time per machine
+            if status.txid == req.txid:
+                return self._aft_answer(status)  # the same request again: still pending
+            return self._aft_answer(req.result(C.AFT_BUSY, now))  # one at a time
         if req.asset != snap.asset:
             return self._aft_final(req.result(C.AFT_ASSET_MISMATCH, now), req)
         why = req.refusal(snap.refuse_in if req.to_machine else snap.refuse_out,
                           snap.transfer_limit) or self._credit_room(req)
         if why is not None:
-            return self._aft_final(req.result(C.AFT_UNABLE, now, why), req)
+            return self._aft_final(req.result(why[0], now, why[1]), req)
         done = self.requests.transfer_done(self.address, req)
         if done is not None:  # the same transaction id again: its first result
             self._aft = (req, done)
@@ -187,15 +189,15 @@ class Machine:
         self.requests.transfer(self.address, req)
         return self._aft_answer(req.result(C.AFT_PENDING, now))
 
-    def _credit_room(self, req: AftRequest) -> str | None:
+    def _credit_room(self, req: AftRequest) -> tuple[int, str] | None:
         """Refused here, not by the table, when the snapshot already says no: more out
         than the seat holds, more in than it may hold (the table checks again)."""
         snap = self.snapshot
         credits = int(snap.meters.get(C.CURRENT_CREDITS, 0))
         if not req.to_machine and req.cents > credits:
-            return f"the seat holds {credits} cents"
+            return C.AFT_UNABLE, f"the seat holds {credits} cents"
         if req.to_machine and snap.max_credits and credits + req.cents > snap.max_credits:
-            return f"the seat may hold at most {snap.max_credits} cents"
+            return C.AFT_OVER_LIMIT, f"the seat may hold at most {snap.max_credits} cents"
         return None
 
     def _aft_final(self, res: AftResult, req: AftRequest) -> bytes:

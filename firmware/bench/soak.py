@@ -42,6 +42,7 @@ from etgcore.errors import UserError
 from etgcore.progress import Progress
 from firmware.bench.hil_service import ServiceError, ServiceProcess
 from firmware.bench.soak_checks import Check, check_journal, replay_problem
+from firmware.bench.soak_sas import SoakHost
 from firmware.engine.rules import load_rules
 
 SHOE_FAULTS = ("misread", "double", "jam", "lid", "sensor", "silence", "reboot")
@@ -127,7 +128,8 @@ class ShoeProcess:
 
 class Soak:
     def __init__(self, variant: str, rounds: int, faults: float, seed: int,
-                 seats: int = 3, kill_every: int = 0, checkpoint_rounds: int = 2) -> None:
+                 seats: int = 3, kill_every: int = 0, checkpoint_rounds: int = 2,
+                 sas_host: bool = False) -> None:
         if rounds < 1:
             raise UserError("--rounds must be at least 1")
         if not 0 <= faults <= 10:
@@ -138,6 +140,8 @@ class Soak:
         #: small, so that every game passes several checkpoints and, after each restart,
         #: the background proof of the history before the last one (issue 42)
         self.checkpoint_rounds = checkpoint_rounds
+        self.sas_host = sas_host  # a slot system's host polls every seat (soak_sas)
+        self._sas: SoakHost | None = None
         #: after each restart: (restart number, the proof's problem or "")
         self.after_restarts: list[tuple[int, str]] = []
         self.rules = load_rules(variant, {}, source="soak")
@@ -161,21 +165,33 @@ class Soak:
         try:
             shoe = ShoeProcess(work, self.rules.decks, self.rules.deck_kind == "spanish",
                                self.seed)
-            svc = ServiceProcess(
-                {"table": {"variant": self.variant}, "shoe": {"port": shoe.path},
-                 "panel": {"backend": "sim"},
-                 "journal": {"checkpoint_rounds": self.checkpoint_rounds}},
-                seats=self.seats, extra_args=("--auto-play",), workdir=str(work))
+            sections: dict[str, dict[str, object]] = {
+                "table": {"variant": self.variant}, "shoe": {"port": shoe.path},
+                "panel": {"backend": "sim"},
+                "journal": {"checkpoint_rounds": self.checkpoint_rounds}}
+            if self.sas_host:
+                sections["sas"] = {"port": "pty"}
+            svc = ServiceProcess(sections, seats=self.seats, extra_args=("--auto-play",),
+                                 workdir=str(work))
             svc.start()
+            if self.sas_host:
+                self._sas = SoakHost(self.seats, svc.log_path)
+                self._sas.attach()
             t0 = time.monotonic()
             self._play(svc, shoe)
             self.result.seconds = time.monotonic() - t0
+            if self._sas is not None:
+                self._sas.detach()
             svc.stop()
             self.result.checks = [*check_journal(svc.journal_path), self._restart_check()]
+            if self._sas is not None:
+                self.result.checks += self._sas.checks(svc.journal_path)
         except ServiceError as exc:
             self.result.seconds = time.monotonic() - t0
             self.result.checks = [Check("table service", False, str(exc))]
         finally:
+            if self._sas is not None:
+                self._sas.detach()
             if svc is not None:
                 svc.stop()
             if shoe is not None:
@@ -259,8 +275,12 @@ class Soak:
     def _restart(self, svc: ServiceProcess, kind: str) -> None:
         """kill -9, a start on the same journal, then the meters against an engine replay
         of the journal as the table just started on it."""
+        if self._sas is not None:
+            self._sas.detach()
         svc.kill9()
         svc.start()
+        if self._sas is not None:
+            self._sas.attach()
         self.result.injected[kind] += 1
         self.after_restarts.append((svc.starts - 1, replay_problem(svc.journal_path)))
 

@@ -56,6 +56,9 @@ def register(sub: Any, common: argparse.ArgumentParser) -> None:
     soak.add_argument("--kill-every", type=int, default=0, metavar="N",
                       help="also kill -9 and restart the table after every N-th round "
                       "(default 0: only the random restarts of --faults)")
+    soak.add_argument("--sas-host", action="store_true",
+                      help="with the SAS link on a pty and a host polling every seat, "
+                      "sending transfers (docs/sas.md)")
     soak.add_argument("--junit", metavar="PATH", help="also write a JUnit XML report")
     soak.add_argument("--keep", metavar="DIR",
                       help="keep the journal and the logs of the run in DIR")
@@ -123,7 +126,7 @@ def _soak(args: argparse.Namespace) -> int:
     variant = args.variant or cfg.table.variant
     keep = Path(args.keep) if args.keep else None
     soak = Soak(variant, args.rounds, args.faults, seed_int(args.seed), args.seats,
-                kill_every=args.kill_every)
+                kill_every=args.kill_every, sas_host=args.sas_host)
     with progress_for(args.progress, args.rounds, "rounds", f"bench soak {variant}"
                       ) as progress:
         result = soak.run(keep, progress)

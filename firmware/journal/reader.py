@@ -50,15 +50,17 @@ class Gate:
 
 def select(db: sqlite3.Connection, path: Path, *, since_seq: int,
            kinds: Iterable[str] | None, since_ns: int | None, round_no: int | None,
-           upto_seq: int | None, newest_first: bool) -> Iterator[Record]:
-    """The records of one reading, in record order (or newest first)."""
+           upto_seq: int | None, newest_first: bool,
+           codes: Iterable[int] | None = None) -> Iterator[Record]:
+    """The records of one reading, in record order (or newest first); ``codes``: of
+    events."""
     sql = ("SELECT seq, ts_ns, kind, code, round_no, body, prev, hash, txn_last"
            " FROM records WHERE seq > ?")
     args: list[Any] = [since_seq]
-    if kinds is not None:
-        ks = list(kinds)
-        sql += f" AND kind IN ({','.join('?' * len(ks))})"
-        args += ks
+    for column, wanted in (("kind", kinds), ("code", codes)):
+        if wanted is not None:
+            args += (values := list(wanted))
+            sql += f" AND {column} IN ({','.join('?' * len(values))})"
     if since_ns is not None:
         sql += " AND ts_ns >= ?"
         args.append(since_ns)

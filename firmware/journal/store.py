@@ -289,11 +289,13 @@ class Journal:
 
     def records(self, *, since_seq: int = 0, kinds: Iterable[str] | None = None,
                 since_ns: int | None = None, round_no: int | None = None,
-                upto_seq: int | None = None, newest_first: bool = False) -> Iterator[Record]:
+                upto_seq: int | None = None, newest_first: bool = False,
+                codes: Iterable[int] | None = None) -> Iterator[Record]:
         """Proven records only (:mod:`firmware.journal.reader`: the one gate)."""
         return select(self._db, self.path, since_seq=since_seq, kinds=kinds,
                       since_ns=since_ns, round_no=round_no,
-                      upto_seq=self._gate.limit(upto_seq), newest_first=newest_first)
+                      upto_seq=self._gate.limit(upto_seq), newest_first=newest_first,
+                      codes=codes)
 
     def record(self, seq: int) -> Record | None:
         """Record ``seq``, or None."""

@@ -168,3 +168,21 @@ def test_broadcast_address_zero_is_ignored(tmp_path: Path) -> None:
         assert silent(rig)
         rig.settle()
         assert not rig.ctl.floor_gate.closed_seats
+
+
+def test_an_attendant_cannot_take_a_slot_system_transaction_id(tmp_path: Path) -> None:
+    with sas_table(tmp_path) as rig:
+        ok, why = rig.request("credits-in", seat=1, cents=100, id="sas:46001:5431")
+        assert not ok and "slot system" in why
+
+
+def test_the_host_command_refuses_what_is_not_a_serial_line(tmp_path: Path) -> None:
+    import subprocess
+    import sys
+
+    f = tmp_path / "file"
+    f.write_text("x")
+    out = subprocess.run([sys.executable, "-m", "firmware", "sas", "host", str(f)],
+                         capture_output=True, text=True)
+    assert out.returncode != 0 and "Traceback" not in out.stderr
+    assert len(out.stderr.strip().splitlines()) == 1, out.stderr

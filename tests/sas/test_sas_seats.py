@@ -4,6 +4,7 @@ through the floor's path, the ROM signature, AFT exactly once."""
 
 from __future__ import annotations
 
+import time
 from pathlib import Path
 
 import pytest
@@ -11,7 +12,7 @@ from sas_rig import Rig, sas_table, wait_until
 
 from drivers.sas import codes as C
 from drivers.sas.aft import parse_result, request_data
-from drivers.sas.framing import bcd, from_bcd
+from drivers.sas.framing import bcd, from_bcd, long_poll
 from drivers.sas.host import NoAnswer
 from drivers.sas.settings import SasSettings
 from firmware.engine.inputs import Wager
@@ -200,9 +201,24 @@ def test_aft_refusals(tmp_path: Path) -> None:
         assert rig.host.ack_only(1, 0x01)
         rig.settle()
         assert aft(rig, 1, C.AFT_IN_HOUSE_TO_MACHINE, 100, b"A3")["status"] == C.AFT_UNABLE
-        assert aft(rig, 1, 0x01, 100, b"A4")["status"] == C.AFT_UNABLE  # not in-house
+        assert aft(rig, 1, 0x01, 100, b"A4")["status"] == C.AFT_INVALID_FUNCTION
+        assert rig.host.ack_only(1, 0x02)
+        rig.settle()
+        assert aft(rig, 1, C.AFT_IN_HOUSE_TO_MACHINE, 10**9, b"A5")["status"] == C.AFT_OVER_LIMIT
+        data = bytearray(request_data(C.AFT_IN_HOUSE_TO_MACHINE, 100, ASSET1, b"A6"))
+        data[0] = 0x80  # a cancel request: not supported
+        res = parse_result(rig.host.long(1, 0x72, bytes(data), variable=True))
+        assert res["status"] == C.AFT_UNSUPPORTED_CODE
         rig.settle()
         assert rig.meters()["credits_in"] == 0
+        # an id used once may not move another amount
+        assert aft(rig, 1, C.AFT_IN_HOUSE_TO_MACHINE, 300, b"ONCE")["status"] in (
+            C.AFT_PENDING, C.AFT_FULL_SUCCESS)
+        assert final(rig, 1)["status"] == C.AFT_FULL_SUCCESS
+        assert aft(rig, 1, C.AFT_IN_HOUSE_TO_MACHINE, 900, b"ONCE")["status"] == (
+            C.AFT_TXID_NOT_UNIQUE)
+        rig.settle()
+        assert rig.meters()["credits_in"] == 300
 
 
 def test_production_refuses_a_pty_port() -> None:
@@ -263,3 +279,68 @@ def test_a_disabled_seat_shows_no_bet_lamp_and_the_view_says_so(tmp_path: Path) 
     assert not panel.lit.get(1) and panel.lit.get(2) == lit_before[2]
     assert views[-1]["controller"]["closed_seats"] == [1]  # type: ignore[index]
     journal.close()
+
+
+def test_a_sas_startup_does_not_overrule_the_floors_disable(tmp_path: Path) -> None:
+    with sas_table(tmp_path) as rig:
+        ok, _ = rig.request("floor", command={"action": "disable", "by": "pit boss"})
+        assert ok and rig.ctl.floor_gate.closed
+        assert rig.host.ack_only(9, 0x02)  # the table's address: startup
+        rig.settle()
+        assert rig.ctl.floor_gate.closed
+        refused = [r.body for r in rig.ctl.journal.records(kinds=["event"])
+                   if r.code == int(EventCode.FLOOR_COMMAND_REFUSED)]
+        assert refused and "floor enables it" in str(refused[-1]["reason"])
+        for _ in range(20):  # a host repeating its startup: refused, journaled once
+            assert rig.host.ack_only(9, 0x02)
+        rig.settle()
+        assert len([r for r in rig.ctl.journal.records(kinds=["event"])
+                    if r.code == int(EventCode.FLOOR_COMMAND_REFUSED)]) == 1
+        # what the SAS host closed it may open
+        assert rig.request("floor", command={"action": "enable", "by": "pit boss"})[0]
+        assert rig.host.ack_only(9, 0x01)
+        rig.settle()
+        assert rig.ctl.floor_gate.closed
+        assert rig.host.ack_only(9, 0x02)
+        rig.settle()
+        assert not rig.ctl.floor_gate.closed
+
+
+def test_a_new_host_never_reads_what_an_earlier_one_left(tmp_path: Path) -> None:
+    from drivers.sas.host import Host, HostPort
+
+    with sas_table(tmp_path) as rig:
+        rig.host.port.send(long_poll(1, 0x1A, crc=False))  # answered, never read
+        time.sleep(1.3)
+        rig.host.port.close()
+        fresh = HostPort.open(rig.port.path)
+        try:
+            fresh.send(bytes((0x81,)))  # no drain: the first byte must be the answer
+            got = fresh.read(1, time.monotonic() + 2)
+            assert got == bytes((C.AC_POWER_APPLIED,))
+        finally:
+            fresh.close()
+            rig.host = Host(HostPort.open(rig.port.path))  # for the rig's close
+
+
+def test_a_start_reads_a_window_and_says_when_older_exceptions_were_lost(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    from firmware.journal import Journal
+    from firmware.table.sas import board as B
+
+    j = Journal(tmp_path / "j.sqlite")
+    for _ in range(30):
+        j.append_one("event", {}, code=int(EventCode.DOOR_OPEN))
+    j.append_one("event", {"address": 1, "seq": 10}, code=int(EventCode.SAS_EXCEPTION_TAKEN))
+    monkeypatch.setattr(B, "WINDOW", 15)
+    board = B.SasBoard(j, {1: 1, 2: 2}, 46000, 0)
+    # 30 doors (records 1-30), the take (31); the window is records 17-31: the take of
+    # machine 1 (up to record 10) is outside it, so are 16 untaken doors: reported lost
+    one = [code for _s, code in board.queues[1].items]
+    assert one[0] == C.BUFFER_OVERFLOW and one.count(C.SLOT_DOOR_OPEN) == 14
+    assert board.door_opens == 30  # the counts are the whole journal's
+    monkeypatch.setattr(B, "WINDOW", 1000)
+    board = B.SasBoard(j, {1: 1, 2: 2}, 46000, 0)
+    assert [c for _s, c in board.queues[1].items] == [C.SLOT_DOOR_OPEN] * 20
+    assert [c for _s, c in board.queues[2].items] == [C.SLOT_DOOR_OPEN] * 30
+    j.close()

@@ -41,6 +41,8 @@ class RequestDesk:
         self.transfers = transfers
         #: ``sas.disable_on_host_loss`` (the service sets it when the SAS link runs)
         self.sas_disable_on_loss = False
+        #: the table disable a SAS startup was last refused for (journaled once each)
+        self.sas_refused_after = -1
 
     def on_request(self, h: RequestHappening) -> None:
         ok, msg = self.run(h.name, h.args)

@@ -86,9 +86,12 @@ def parse_transfer(kind: str, args: Mapping[str, Any], seats: int,
     unknown = set(args) - {"seat", "cents", "id"}
     if unknown:
         raise TransferRefused(f"unknown field(s): {', '.join(sorted(map(str, unknown)))}")
+    tid = transfer_id(args.get("id"))
+    if tid is not None and tid.startswith("sas:"):
+        raise TransferRefused("ids beginning 'sas:' are the slot system's (AFT)")
     seat = strict_int(args.get("seat"), "seat", 1, seats)
     cents = strict_int(args.get("cents"), "cents", 1, min(limits.per_transfer, HARD_MAX_CENTS))
-    return Transfer(kind, seat, cents, transfer_id(args.get("id")))
+    return Transfer(kind, seat, cents, tid)
 
 
 class TransferLedger:

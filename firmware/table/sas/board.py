@@ -34,6 +34,8 @@ TABLE_EVENTS = {
 _CREDITS = (int(EventCode.CREDITS_IN), int(EventCode.CREDITS_OUT))
 
 
+#: at most this many journal records back are read for the exception queues at start
+WINDOW = 200_000
 #: untaken exceptions kept per machine before new ones are lost (the overflow exception)
 HARD_DEPTH = 1000
 
@@ -73,12 +75,15 @@ class SasBoard:
     """The machines' snapshots for ``seats`` (address -> seat; seat 0: the table)."""
 
     def __init__(self, journal: Journal, machines: Mapping[int, int], asset_base: int,
-                 transfer_limit: int, max_credits: int = 0) -> None:
+                 transfer_limit: int, max_credits: int = 0, *,
+                 record_history: bool = False) -> None:
         self.journal = journal
         self.machines = dict(machines)
         self.asset_base = asset_base
         self.transfer_limit = transfer_limit
         self.max_credits = max_credits
+        #: (address, seq, code) of every exception queued, when asked (the soak's check)
+        self.history: list[tuple[int, int, int]] | None = [] if record_history else None
         self.queues = {a: _Queue() for a in self.machines}
         self.won: dict[int, int] = {}
         self.lost: dict[int, int] = {}
@@ -87,12 +92,54 @@ class SasBoard:
         self.last_aft: dict[int, AftResult] = {}
         self._in_game: set[int] = set()
         self.last_seq = 0
-        self._fold(journal.records())
+        self._start()
 
     def asset(self, address: int) -> int:
         return self.asset_base + self.machines[address]
 
     # -- reading the journal ---------------------------------------------------------------
+
+    def _start(self) -> None:
+        """Read what the snapshots need without parsing the whole journal: the counts and
+        the last transfers from the records that carry them (filtered in SQLite), then
+        every record after the oldest of the machines' last takes (at most
+        :data:`WINDOW` records back; older untaken exceptions are reported lost)."""
+        j = self.journal
+        latest: dict[int, int] = {}
+        floor = max(0, j.last_seq - WINDOW)
+        for r in j.records(kinds=["event"], codes=[int(EventCode.SAS_EXCEPTION_TAKEN)],
+                           newest_first=True, since_seq=floor):
+            addr = r.body.get("address")
+            if addr in self.queues and addr not in latest:
+                latest[addr] = int(r.body.get("seq", 0))
+                if len(latest) == len(self.queues):
+                    break
+        start = max(floor, min((latest.get(a, 0) for a in self.queues), default=0))
+        for addr, q in self.queues.items():
+            q.taken = latest.get(addr, 0)
+            if q.taken < floor:  # untaken exceptions older than the window: lost
+                q.items.append((floor, C.BUFFER_OVERFLOW))
+        for r in j.records(kinds=["round"], upto_seq=start):
+            self._round(r, queue=False)
+        for r in j.records(kinds=["event"], upto_seq=start, codes=[
+                int(EventCode.POWER_UP), int(EventCode.DOOR_OPEN), *_CREDITS]):
+            self._count(r)
+        self.last_seq = start
+        self._fold(j.records(since_seq=start))
+
+    def _count(self, r: Record) -> None:
+        """The counts and the last AFT transfer of one event (no exception queued)."""
+        code = int(r.code or 0)
+        if code == int(EventCode.POWER_UP):
+            self.power_resets += 1
+        elif code == int(EventCode.DOOR_OPEN):
+            self.door_opens += 1
+        elif code in _CREDITS and isinstance(r.body.get("sas_txid"), str):
+            seat = int(r.body["seat"])
+            kind = C.AFT_IN_HOUSE_TO_MACHINE if code == _CREDITS[0] else C.AFT_IN_HOUSE_TO_HOST
+            when = dt.datetime.fromtimestamp(r.ts_ns / 1e9)
+            self.last_aft[seat] = AftResult(C.AFT_FULL_SUCCESS, kind, int(r.body["cents"]),
+                                            bytes.fromhex(r.body["sas_txid"]), when)
 
     def _fold(self, records: Iterable[Record]) -> None:
         for r in records:
@@ -111,6 +158,8 @@ class SasBoard:
         for addr, seat in self.machines.items():
             if wanted is None or seat == 0 or seat in wanted:
                 self.queues[addr].add(seq, code)
+                if self.history is not None:
+                    self.history.append((addr, seq, code))
 
     def _event(self, r: Record) -> None:
         code = int(r.code or 0)
@@ -119,19 +168,11 @@ class SasBoard:
             if addr in self.queues:
                 self.queues[addr].take(int(r.body.get("seq", 0)))
             return
-        if code == int(EventCode.POWER_UP):
-            self.power_resets += 1
-        if code == int(EventCode.DOOR_OPEN):
-            self.door_opens += 1
+        self._count(r)
         if code in TABLE_EVENTS:
             self._to(None, r.seq, TABLE_EVENTS[code])
         elif code in _CREDITS and isinstance(r.body.get("sas_txid"), str):
-            seat = int(r.body["seat"])
-            self._to([seat], r.seq, C.AFT_TRANSFER_COMPLETE)
-            kind = C.AFT_IN_HOUSE_TO_MACHINE if code == _CREDITS[0] else C.AFT_IN_HOUSE_TO_HOST
-            when = dt.datetime.fromtimestamp(r.ts_ns / 1e9)
-            self.last_aft[seat] = AftResult(C.AFT_FULL_SUCCESS, kind, int(r.body["cents"]),
-                                            bytes.fromhex(r.body["sas_txid"]), when)
+            self._to([int(r.body["seat"])], r.seq, C.AFT_TRANSFER_COMPLETE)
 
     def _input(self, r: Record) -> None:
         inp: Mapping[str, Any] = r.body.get("input") or {}
@@ -141,11 +182,12 @@ class SasBoard:
                 self._in_game.add(seat)
                 self._to([seat], r.seq, C.GAME_STARTED)
 
-    def _round(self, r: Record) -> None:
+    def _round(self, r: Record, queue: bool = True) -> None:
         stakes = {int(k): sum(v.values()) for k, v in r.body.get("stakes", {}).items()}
         returns = {int(k): sum(v.values()) for k, v in r.body.get("returns", {}).items()}
         for seat, staked in stakes.items():
-            self._to([seat], r.seq, C.GAME_ENDED)
+            if queue:
+                self._to([seat], r.seq, C.GAME_ENDED)
             if r.body.get("state") != "voided":
                 book = self.won if returns.get(seat, 0) > staked else self.lost
                 book[seat] = book.get(seat, 0) + 1

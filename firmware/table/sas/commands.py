@@ -64,10 +64,35 @@ def _closed_by_loss(desk: RequestDesk) -> list[int]:
 
 
 def _gate(desk: RequestDesk, action: str, seat: int, by: str) -> tuple[bool, str]:
+    gate = desk.host.floor_gate
+    closed = seat in gate.closed_seats if seat else (gate.closed or gate.closing)
+    if closed == (action == "disable"):
+        return True, f"already {action}d"  # a repeat changes, and journals, nothing
     cmd: dict[str, Any] = {"action": action, "by": by}
+    args: dict[str, Any] = {"command": cmd}
     if seat:
         cmd["seat"] = seat
-    return desk.host.floor_gate.command({"command": cmd}, desk.host.game, desk.host.event)
+    elif action == "enable":
+        seq, by = _last_table_disable(desk)
+        if not by.startswith("sas host"):
+            # the table closed by the floor: a SAS host's startup does not overrule the
+            # floor; refused, and journaled once for that disable (a repeating host does
+            # not fill the journal)
+            why = "the table was not closed by the SAS host: the floor enables it"
+            if desk.sas_refused_after == seq:
+                return False, why
+            desk.sas_refused_after = seq
+            args["refusal"] = why
+    return desk.host.floor_gate.command(args, desk.host.game, desk.host.event)
+
+
+def _last_table_disable(desk: RequestDesk) -> tuple[int, str]:
+    """The record and source of the table's last table-wide disable."""
+    for r in desk.journal.records(kinds=["event"], newest_first=True,
+                                  codes=[int(EventCode.FLOOR_COMMAND)]):
+        if r.body.get("action") == "disable" and "seat" not in r.body:
+            return r.seq, str(r.body.get("by") or "")
+    return 0, ""
 
 
 def _transfer(desk: RequestDesk, args: Mapping[str, Any]) -> tuple[bool, str]:

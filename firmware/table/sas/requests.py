@@ -88,7 +88,7 @@ class TableRequests:
                                                                           req.cents)
             if same:
                 return req.result(C.AFT_FULL_SUCCESS, now)
-            return req.result(C.AFT_UNABLE, now, "transaction id already used")
+            return req.result(C.AFT_TXID_NOT_UNIQUE, now, "transaction id already used")
         sent = self._transfers.get((address, req.txid))
         if sent is None:
             return None

@@ -1,0 +1,238 @@
+"""`make bench` figures of the SAS link, and its soak.
+
+- **response time while the table plays and renders**: ``etg run --auto-play`` (window on
+  SDL's dummy driver, so every frame is drawn; the simulated shoe at pace 0.02 s) with
+  ``sas.port=pty``; a host on the logged pty polls every seat in turn as a slot system does
+  (a general poll, then a meter long poll, 200 ms apart per machine) and times each answer
+  from its ``os.write`` of the poll to the last byte of the answer read back.
+- **soak**: the same table killed with SIGKILL every few seconds and started again, the
+  host polling throughout and sending transfers to the seats with fresh transaction ids
+  (each one retried with the same id after every restart until the host has its final
+  status). At the end, the table restarted without players: every meter the host reads
+  equals ``etg meters``, every transfer the host was told succeeded is in the journal
+  exactly once (its id once on the ledger), and the exceptions the host received are
+  compared with the journal's own order.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import signal
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from collections.abc import Iterator
+from pathlib import Path
+
+from benchmarks import CHECKOUT
+from drivers.sas import codes as C
+from drivers.sas.aft import parse_result, request_data
+from drivers.sas.framing import from_bcd, long_poll
+from drivers.sas.host import Host, HostPort, NoAnswer
+from firmware.journal import Journal
+
+SEATS = 3
+ASSET = 46000
+
+
+def _start(journal: Path, *extra: str) -> tuple[subprocess.Popen[str], str]:
+    env = dict(os.environ, SDL_VIDEODRIVER="dummy", SDL_AUDIODRIVER="dummy")
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "firmware", "run", "--seats", str(SEATS), "--quiet",
+         "--journal", str(journal), "--set", "sas.port=pty", *extra],
+        cwd=CHECKOUT, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
+    assert proc.stderr is not None
+    deadline = time.monotonic() + 60
+    path = ""
+    for line in proc.stderr:
+        m = re.search(r"SAS link on (\S+)", line)
+        if m:
+            path = m.group(1)
+        if "table ready" in line:
+            break
+        if time.monotonic() > deadline:
+            break
+    if not path:
+        proc.kill()
+        raise RuntimeError("the table did not log its SAS link")
+    # keep draining stderr so the table never blocks on a full pipe
+    import threading
+
+    threading.Thread(target=lambda: [None for _ in proc.stderr or ()], daemon=True).start()
+    return proc, path
+
+
+def _timed(host: Host, poll: bytes, answer: int) -> float | None:
+    host.port.drain()
+    t0 = time.perf_counter()
+    host.port.send(poll)
+    got = host.port.read(answer, time.monotonic() + 1.0)
+    return time.perf_counter() - t0 if len(got) == answer else None
+
+
+def _latency(seconds: float) -> tuple[list[float], int]:
+    with tempfile.TemporaryDirectory() as d:
+        proc, path = _start(Path(d) / "j.sqlite", "--auto-play", "--pace", "0.02")
+        host = Host(HostPort.open(path), timeout=1.0)
+        lat: list[float] = []
+        missed = 0
+        try:
+            end = time.monotonic() + seconds
+            while time.monotonic() < end:
+                for a in range(1, SEATS + 1):
+                    for poll, n in ((bytes((0x80 | a,)), 1), (long_poll(a, 0x1A, crc=False), 8)):
+                        t = _timed(host, poll, n)
+                        if t is None:
+                            missed += 1
+                        else:
+                            lat.append(t)
+                    time.sleep(0.2 / SEATS)
+        finally:
+            host.port.close()
+            proc.send_signal(signal.SIGTERM)
+            proc.wait(20)
+        return lat, missed
+
+
+def _final_status(host: Host, a: int) -> dict[str, object]:
+    for _ in range(50):
+        res = parse_result(host.long(a, 0x72, b"\xff\x00", variable=True))
+        if res["status"] != C.AFT_PENDING:
+            return res
+        time.sleep(0.05)
+    return res
+
+
+def _soak(cycles: int) -> dict[str, object]:
+    with tempfile.TemporaryDirectory() as d:
+        journal = Path(d) / "j.sqlite"
+        told_ok: dict[str, int] = {}  # txid -> cents the host was told succeeded
+        open_tx: dict[str, tuple[int, int]] = {}  # txid -> (address, cents) unresolved
+        received: dict[int, list[int]] = {a: [] for a in range(1, SEATS + 1)}
+        n_tx = 0
+        for cycle in range(cycles):
+            proc, path = _start(journal, "--auto-play", "--pace", "0.02")
+            host = Host(HostPort.open(path), timeout=1.0)
+            try:
+                for txid, (a, cents) in list(open_tx.items()):  # retry after the restart
+                    try:
+                        res = parse_result(host.long(a, 0x72, request_data(
+                            C.AFT_IN_HOUSE_TO_MACHINE, cents, ASSET + a, txid.encode()),
+                            variable=True))
+                        if res["status"] == C.AFT_PENDING:
+                            res = _final_status(host, a)
+                        if res["status"] == C.AFT_FULL_SUCCESS and res["txid"] == txid:
+                            told_ok[txid] = cents
+                            del open_tx[txid]
+                    except NoAnswer:
+                        pass
+                end = time.monotonic() + 3.0 + (cycle % 3)
+                while time.monotonic() < end:
+                    for a in range(1, SEATS + 1):
+                        try:
+                            code = host.general_poll(a)
+                            if code not in (None, C.NO_EXCEPTION):
+                                received[a].append(int(code))
+                            n_tx += 1
+                            txid = f"S{cycle}-{n_tx}"
+                            open_tx[txid] = (a, 100 + n_tx)
+                            host.port.send(long_poll(a, 0x72, request_data(
+                                C.AFT_IN_HOUSE_TO_MACHINE, 100 + n_tx, ASSET + a,
+                                txid.encode()), variable=True))
+                            host.read_answer(a, 0x72, None)
+                            res = _final_status(host, a)
+                            if res["status"] == C.AFT_FULL_SUCCESS and res["txid"] == txid:
+                                told_ok[txid] = 100 + n_tx
+                                del open_tx[txid]
+                        except NoAnswer:
+                            pass
+                        time.sleep(0.05)
+            finally:
+                host.port.close()
+                proc.send_signal(signal.SIGKILL)
+                proc.wait(20)
+        return _verify(journal, told_ok, open_tx, received)
+
+
+def _verify(journal: Path, told_ok: dict[str, int], open_tx: dict[str, tuple[int, int]],
+            received: dict[int, list[int]]) -> dict[str, object]:
+    proc, path = _start(journal)  # no players: the meters stand still
+    host = Host(HostPort.open(path), timeout=1.0)
+    try:
+        for txid, (a, cents) in list(open_tx.items()):
+            res = parse_result(host.long(a, 0x72, request_data(
+                C.AFT_IN_HOUSE_TO_MACHINE, cents, ASSET + a, txid.encode()), variable=True))
+            if res["status"] == C.AFT_PENDING:
+                res = _final_status(host, a)
+            if res["status"] == C.AFT_FULL_SUCCESS:
+                told_ok[txid] = cents
+        meters = json.loads(subprocess.run(
+            [sys.executable, "-m", "firmware", "meters", "--json", "--journal", str(journal)],
+            cwd=CHECKOUT, capture_output=True, text=True, check=True).stdout)
+        mismatch = 0
+        for s in meters["seats"]:
+            a = int(s["seat"])
+            read = {"credits": from_bcd(host.long(a, 0x1A, crc=False, answer=8)),
+                    "wagered": from_bcd(host.long(a, 0x11, crc=False, answer=8)),
+                    "paid": from_bcd(host.long(a, 0x12, crc=False, answer=8)),
+                    "games_played": from_bcd(host.long(a, 0x15, crc=False, answer=8))}
+            mismatch += sum(read[k] != s[k] % 10**8 for k in read)
+    finally:
+        host.port.close()
+        proc.send_signal(signal.SIGTERM)
+        proc.wait(20)
+    from firmware.journal import EventCode, open_existing
+
+    j = open_existing(journal)
+    ids = [str(r.body["sas_txid"]) for r in j.records(kinds=["event"])
+           if r.code == int(EventCode.CREDITS_IN) and r.body.get("sas_txid")]
+    applied = {bytes.fromhex(t).decode() for t in ids}
+    in_order, extra = _exception_order(j, received)
+    return {"transfers_told_ok": len(told_ok), "applied": len(ids),
+            "applied_twice": len(ids) - len(applied),
+            "told_ok_missing": len(set(told_ok) - applied),
+            "applied_not_told": len(applied - set(told_ok)),
+            "meter_mismatches": mismatch,
+            "exceptions_received": sum(len(v) for v in received.values()),
+            "exceptions_in_the_journal_order": in_order,
+            "exceptions_received_twice": extra}
+
+
+def _exception_order(j: Journal, received: dict[int, list[int]]) -> tuple[bool, int]:
+    """Whether each machine's received exceptions are the journal's taken ones in order
+    (a kill -9 between an answer and its journaled take may repeat one: counted)."""
+    from firmware.journal import EventCode
+    from firmware.table.sas.board import SasBoard
+
+    board = SasBoard(j, {a: a for a in received}, ASSET, 0, record_history=True)
+    codes = {(a, seq): code for a, seq, code in board.history or ()}
+    ok, extra = True, 0
+    for a, got in received.items():
+        want = [codes[(a, int(r.body["seq"]))] for r in j.records(kinds=["event"])
+                if r.code == int(EventCode.SAS_EXCEPTION_TAKEN) and r.body["address"] == a
+                and (a, int(r.body["seq"])) in codes]
+        extra += max(0, len(got) - len(want))
+        it = iter(got)
+        ok = ok and all(any(x == w for x in it) for w in want)  # want is a subsequence
+    return ok, extra
+
+
+def sas_benchmark(seconds: float = 20.0, cycles: int = 6) -> Iterator[str]:
+    yield ("what: SAS link response time (poll written to the last answer byte read) "
+           "while the table plays and renders; a soak with kill -9 and host transfers")
+    load = os.getloadavg()[0] if hasattr(os, "getloadavg") else float("nan")
+    yield f"machine load average (1 min) at start: {load:.1f} on {os.cpu_count()} cores"
+    lat, missed = _latency(seconds)
+    ms = sorted(x * 1000 for x in lat)
+    if ms:
+        p99 = ms[min(len(ms) - 1, int(len(ms) * 0.99))]
+        yield (f"{len(ms)} answers over {seconds:g} s of play, {SEATS} seats: p50 "
+               f"{statistics.median(ms):.2f} ms, p99 {p99:.2f} ms, max {ms[-1]:.2f} ms, "
+               f"missed {missed} (the protocol's deadline: 20 ms; "
+               f"{'met' if p99 < 20 else 'NOT met'} at p99)")
+    res = _soak(cycles)
+    yield (f"soak, {cycles} kill -9 cycles: " + ", ".join(f"{k} {v}" for k, v in res.items()))
