@@ -34,6 +34,8 @@ def _entropy(text: str) -> float:
 
 
 def register(csub: Any, common: argparse.ArgumentParser) -> None:
+    from lab.options import add_cluster_options
+
     p = csub.add_parser(
         "entropy", parents=[common], help="SP 800-90B min-entropy of raw noise samples",
         description="NIST SP 800-90B entropy assessment of a file of raw samples (one "
@@ -68,6 +70,7 @@ def register(csub: Any, common: argparse.ArgumentParser) -> None:
                    help="every intermediate value (the reference's -vv lines)")
     add_json(p, "the reference tool's JSON document (-o) on stdout")
     add_progress(p)
+    add_cluster_options(p, jobs_default=1)
     p.set_defaults(func=_run)
 
 
@@ -90,7 +93,11 @@ def _run(args: argparse.Namespace) -> int:
     if args.out is not None and args.source is None:
         raise UserError("--out needs --source hwrng|os (the source the samples came from)")
     if len(args.file) > 1:
-        raise UserError("give one FILE")
+        from rng.cert.sp80090b.many import run_many
+
+        if args.out is not None:
+            raise UserError("--out writes one assessment: give one FILE")
+        return run_many(args, version, _command())
     if args.iid:
         return _iid(args, version)
     return _noniid(args, version)
