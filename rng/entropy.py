@@ -8,10 +8,12 @@ and thrown away (90B 4.3). A source whose test fails is dead: it raises
 * ``os``: ``os.getrandom`` (the kernel's conditioned CSPRNG; ``os.urandom`` where
   getrandom is missing). Its bytes are claimed as full entropy (H = 8 per byte); the
   health tests there catch a gross failure (a stuck or zero buffer).
-* ``hwrng``: the hardware RNG. Its bytes are treated as raw samples with a conservative
-  assessed min-entropy of :data:`HWRNG_MIN_ENTROPY` bits per byte, and conditioned with
-  HMAC-SHA-256 (a vetted conditioning component, 90B 3.1.5.1.1): each 32-byte output
-  block takes raw samples carrying at least 256 + 64 bits, so the output is full entropy.
+* ``hwrng``: the hardware RNG. Its bytes are raw samples whose min-entropy per byte is
+  the claim of :mod:`rng.claim`: read from the configured SP 800-90B assessment file, or
+  the documented floor :data:`HWRNG_MIN_ENTROPY` without one. They are conditioned with
+  HMAC-SHA-256 (a vetted conditioning component, 90B 3.1.5.1.1; its known-answer test
+  runs at power-up): each 32-byte output block takes raw samples carrying at least
+  256 + 64 bits by the claim, so the output is full entropy.
 * ``seed`` (bench only): a fixed seed expanded by HMAC-SHA-256, so a lab can reproduce
   a run. It is not a noise source and no health test applies; production refuses it.
 """
@@ -25,14 +27,24 @@ from pathlib import Path
 
 from cryptography.hazmat.primitives import hashes, hmac
 
+from rng.claim import HWRNG_FLOOR, Claim, claim_for, configured
 from rng.errors import EntropyError
 from rng.health import DEFAULT_ALPHA_LOG2, HealthFailure, HealthTests
 
 HWRNG_PATH = "/dev/hwrng"
-#: Assessed min-entropy per byte of /dev/hwrng, deliberately low (see docs/rng.md).
-HWRNG_MIN_ENTROPY = 2.0
+#: min-entropy per byte of /dev/hwrng without an assessment, deliberately low (docs/rng.md)
+HWRNG_MIN_ENTROPY = HWRNG_FLOOR
 STARTUP_SAMPLES = 1024
-_CONDITIONING_KEY = b"ETG hwrng conditioning (SP 800-90B HMAC-SHA-256)"
+CONDITIONING_KEY = b"ETG hwrng conditioning (SP 800-90B HMAC-SHA-256)"
+
+
+def condition(raw: bytes, key: bytes = CONDITIONING_KEY) -> bytes:
+    """The conditioning component: HMAC-SHA-256 of the raw samples under ``key`` (32
+    bytes out). One function, so the power-up known-answer test runs the code the source
+    uses."""
+    h = hmac.HMAC(key, hashes.SHA256())
+    h.update(raw)
+    return h.finalize()
 
 
 def os_noise(n: int) -> bytes:
@@ -86,6 +98,7 @@ class HealthTestedSource:
         self.name = name
         self.noise = noise
         self.min_entropy = min_entropy
+        self.claim: Claim | None = None
         self.tests = HealthTests(min_entropy, binary=False, alpha_log2=alpha_log2)
         self.failure: str | None = None
         self.bytes_out = 0
@@ -117,9 +130,7 @@ class HealthTestedSource:
             per_block = math.ceil((256 + 64) / self.min_entropy)
             blocks = []
             for _ in range(-(-n_bytes // 32)):
-                h = hmac.HMAC(_CONDITIONING_KEY, hashes.SHA256())
-                h.update(self._samples(per_block))
-                blocks.append(h.finalize())
+                blocks.append(condition(self._samples(per_block)))
             out = b"".join(blocks)[:n_bytes]
         self.bytes_out += n_bytes
         return out
@@ -148,18 +159,29 @@ def hwrng_present(path: str = HWRNG_PATH) -> bool:
     return Path(path).exists() and os.access(path, os.R_OK)
 
 
-def open_source(kind: str, seed: bytes | None = None) -> HealthTestedSource | SeededSource:
+def resolve(kind: str) -> str:
+    """``auto`` is ``hwrng`` when ``/dev/hwrng`` exists and is readable, else ``os``."""
+    if kind == "auto":
+        return "hwrng" if hwrng_present() else "os"
+    if kind not in ("hwrng", "os"):
+        raise EntropyError(f"unknown entropy source {kind!r} (auto, os or hwrng)")
+    return kind
+
+
+def open_source(kind: str, seed: bytes | None = None, *, claim: Claim | None = None
+                ) -> HealthTestedSource | SeededSource:
     """The entropy source the configuration names (``auto``, ``os``, ``hwrng``) or a seed.
 
-    ``auto`` takes ``/dev/hwrng`` when it exists and is readable (a Raspberry Pi), else
-    the OS. Failing start-up tests raise :class:`~rng.errors.EntropyError`.
+    The source's claim (its min-entropy per sample, so its health-test cutoffs and its
+    conditioning ratio) is ``claim``, else the one of the process's configured assessment
+    (:func:`rng.claim.configure`), else the floor. Failing start-up tests, or an
+    assessment that does not stand, raise :class:`~rng.errors.EntropyError`.
     """
     if seed is not None:
         return SeededSource(seed)
-    if kind == "auto":
-        kind = "hwrng" if hwrng_present() else "os"
-    if kind == "hwrng":
-        return HealthTestedSource("hwrng", HwrngNoise(), HWRNG_MIN_ENTROPY)
-    if kind == "os":
-        return HealthTestedSource("os", os_noise, 8.0)
-    raise EntropyError(f"unknown entropy source {kind!r} (auto, os or hwrng)")
+    kind = resolve(kind)
+    c = claim if claim is not None else claim_for(kind, configured())
+    noise: Callable[[int], bytes] = HwrngNoise() if kind == "hwrng" else os_noise
+    src = HealthTestedSource(kind, noise, c.h)
+    src.claim = c
+    return src

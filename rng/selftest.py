@@ -134,6 +134,34 @@ def _health() -> Check:
     )
 
 
+#: RFC 4231 test cases 1 and 2 (HMAC-SHA-256), then the conditioning key on a fixed input
+#: (its digest computed with the standard library's hmac, an implementation independent of
+#: the one the source uses)
+CONDITIONING_KAT = (
+    (b"\x0b" * 20, b"Hi There",
+     "b0344c61d8db38535ca8afceaf0bf12b881dc200c9833da726e9376c2e32cff7"),
+    (b"Jefe", b"what do ya want for nothing?",
+     "5bdcc146bf60754e6a042426089575c75a003f089d2739839dec58b964ec3843"),
+    (None, bytes(range(256)) + bytes(64),
+     "93bd45d67a5504a40447e176c8baaf05eded51be40fd0133efc919da29420aa5"),
+)
+
+
+def _conditioning() -> Check:
+    """The conditioning component's known-answer test (90B 3.1.5.1.1: a vetted function,
+    tested as the DRBG is): the function the hwrng source uses, on known inputs."""
+    from rng.entropy import CONDITIONING_KEY, condition
+
+    bad = []
+    for key, data, want in CONDITIONING_KAT:
+        got = condition(data, CONDITIONING_KEY if key is None else key).hex()
+        if got != want:
+            bad.append(f"{data[:8]!r}...: {got[:16]}")
+    return Check("conditioning known-answer tests", not bad,
+                 f"{len(CONDITIONING_KAT) - len(bad)} passed, {len(bad)} failed"
+                 + (f" ({'; '.join(bad)})" if bad else ""))
+
+
 def power_up_selftest(mechanism: str, cases_per_group: int | None = None) -> list[Check]:
     """Run every check for ``mechanism``; a check that raises counts as failed.
     ``cases_per_group`` limits the known-answer tests to the first cases of each group."""
@@ -142,6 +170,7 @@ def power_up_selftest(mechanism: str, cases_per_group: int | None = None) -> lis
         ("prediction resistance", lambda: _prediction_resistance(mechanism)),
         ("reseed counter", lambda: _reseed_counter(mechanism)),
         ("health tests", _health),
+        ("conditioning known-answer tests", _conditioning),
     ]
     checks = []
     for name, step in steps:

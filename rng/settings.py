@@ -35,6 +35,12 @@ class RngSettings:
         default="",
         metadata=doc("bench only: fixed seed for reproducible runs (refused in production)"),
     )
+    assessment: str = field(
+        default="",
+        metadata=doc("SP 800-90B assessment file of the noise source (etg cert entropy "
+                     "--out): the claimed entropy and health-test cutoffs; empty: "
+                     "hwrng runs on the documented floor and says so"),
+    )
 
 
 def check_seed(settings: RngSettings, source: str) -> None:

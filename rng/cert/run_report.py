@@ -48,10 +48,27 @@ def run_metadata(cfg: Any, opts: Any, ctx: CommandContext, settings: Any,
     meta.extra[INPUT_RULES] = (hashlib.sha256(rules.read_bytes()).hexdigest()
                                if rules.is_file() else "none")
     meta.extra[INPUT_RNG] = rng_sources_digest()
+    meta.extra["entropy claim"] = _entropy_claim(settings, seed)
     meta.extra["scaling path"] = ("TableRng.draw_bingo / randbelow / shuffle (the table's "
                                   "own calls)" if opts.scaling == "table" else
                                   "rng.batch via rng.lab.outcomes (etg rng draws)")
     return meta
+
+
+def _entropy_claim(settings: Any, seed: str) -> str:
+    """What the noise source is claimed to give and on what ground (the assessment, or
+    the floor with no assessment: the report must say so)."""
+    from rng.claim import claim_for, configure
+    from rng.entropy import resolve
+    from rng.errors import RngError
+
+    if seed:
+        return "none: a fixed bench seed, no noise source"
+    configure(settings.assessment)
+    try:
+        return claim_for(resolve(settings.entropy), settings.assessment).describe()
+    except RngError as exc:
+        return f"REFUSED: {exc}"
 
 
 def report_sections(merged: Any, out: Path, stream_bytes: int,

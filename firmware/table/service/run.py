@@ -146,15 +146,20 @@ def _open_rng(cfg: TableSetup, journal: Journal) -> tuple[Any, str | None]:
     """The table RNG after its power-up self-test (journaled), or None and why not."""
     try:
         import rng as rngmod
+        from rng.claim import configure_for
 
+        claim = configure_for(cfg.rng)  # the assessment's claim, or the floor (said below)
         table_rng = rngmod.open_table_rng(cfg.rng, bench=cfg.bench)
     except Exception as exc:
         failure = str(getattr(exc, "cause", exc))
         journal.append_one("event", {"reason": failure}, code=int(EventCode.RNG_SELFTEST_FAIL))
         log.error("RNG unavailable: %s", failure)
         return None, failure
-    journal.append_one("event", {"mechanism": cfg.rng.mechanism},
-                       code=int(EventCode.RNG_SELFTEST_PASS))
+    event: dict[str, Any] = {"mechanism": cfg.rng.mechanism}
+    if claim is not None:
+        event["entropy_claim"] = claim.describe()
+        log.log(logging.INFO if claim.assessed else logging.WARNING, "%s", claim.describe())
+    journal.append_one("event", event, code=int(EventCode.RNG_SELFTEST_PASS))
     return table_rng, None
 
 

@@ -34,6 +34,8 @@ def _entropy(text: str) -> float:
 
 
 def register(csub: Any, common: argparse.ArgumentParser) -> None:
+    from lab.options import add_cluster_options
+
     p = csub.add_parser(
         "entropy", parents=[common], help="SP 800-90B min-entropy of raw noise samples",
         description="NIST SP 800-90B entropy assessment of a file of raw samples (one "
@@ -58,10 +60,17 @@ def register(csub: Any, common: argparse.ArgumentParser) -> None:
     p.add_argument("--truncate-bitstring", action="store_true",
                    help="the bitstring's estimators on its first 10^6 bits only (the "
                    "reference's -t); default all bits (-a)")
+    p.add_argument("--out", type=Path, metavar="ASSESSMENT.json",
+                   help="write the assessment file the table's claim is read from "
+                   "([rng] assessment): the claim (source, width, min-entropy) and this "
+                   "run's JSON; with --restart, add the restart tests to that file")
+    p.add_argument("--source", choices=["hwrng", "os"],
+                   help="with --out: the noise source the samples came from")
     p.add_argument("-v", "--verbose", action="store_true",
                    help="every intermediate value (the reference's -vv lines)")
     add_json(p, "the reference tool's JSON document (-o) on stdout")
     add_progress(p)
+    add_cluster_options(p, jobs_default=1)
     p.set_defaults(func=_run)
 
 
@@ -81,8 +90,14 @@ def _run(args: argparse.Namespace) -> int:
         raise UserError("--h-initial applies to --restart only")
     if not args.file:
         raise UserError("name a samples FILE (or --restart FILE)")
+    if args.out is not None and args.source is None:
+        raise UserError("--out needs --source hwrng|os (the source the samples came from)")
     if len(args.file) > 1:
-        raise UserError("give one FILE")
+        from rng.cert.sp80090b.many import run_many
+
+        if args.out is not None:
+            raise UserError("--out writes one assessment: give one FILE")
+        return run_many(args, version, _command())
     if args.iid:
         return _iid(args, version)
     return _noniid(args, version)
@@ -103,6 +118,11 @@ def _noniid(args: argparse.Namespace, version: str) -> int:
         prog.close()
     doc = report.header(path, _command(), version, iid=False)
     doc["testCases"] = noniid.test_cases(a)
+    if args.out is not None:
+        from rng.cert.sp80090b.assessment_file import write_sequential
+
+        write_sequential(args.out, doc, source=args.source, bits=s.bits, h=a.h_assessed,
+                         track="non-IID", samples=s.n)
     if args.json:
         print_json(doc)
     else:
@@ -135,6 +155,14 @@ def _iid(args: argparse.Namespace, version: str) -> int:
         prog.close()
     doc = report.header(path, _command(), version, iid=True)
     doc["testCases"] = [iid.test_case(a)]
+    if args.out is not None:
+        from rng.cert.sp80090b.assessment_file import write_sequential
+
+        if not a.iid:
+            raise UserError("not IID: no IID claim can be made (assess with the non-IID "
+                            "track, without --iid)")
+        write_sequential(args.out, doc, source=args.source, bits=s.bits, h=a.h_assessed,
+                         track="IID", samples=s.n)
     if args.json:
         print_json(doc)
     else:
@@ -148,6 +176,10 @@ def _restart(args: argparse.Namespace, version: str) -> int:
     from etgcore.progress import progress_for
     from rng.cert.sp80090b import report, restart, samples
 
+    if args.out is not None:
+        from rng.cert.sp80090b.assessment_file import restart_h_initial
+
+        args.h_initial = restart_h_initial(args.out, args.h_initial)
     if args.h_initial is None:
         raise UserError("--restart needs --h-initial H (the sequential file's assessed "
                         "min-entropy per sample)")
@@ -168,11 +200,18 @@ def _restart(args: argparse.Namespace, version: str) -> int:
         doc["errorLevel"] = -1
         doc["errorMessage"] = ("Restart Sanity Check Failed." if not a.sanity_passed else
                                "min(H_r, H_c) < H_I/2, Validation Testing Failed.")
+    if args.out is not None:
+        from rng.cert.sp80090b.assessment_file import add_restart
+
+        add_restart(args.out, doc, a)
     if args.json:
         print_json(doc)
     else:
         for line in report.restart_text(a):
             print(line)
+        if args.out is not None:
+            print(f"wrote the restart tests into {args.out}"
+                  + ("" if a.passed else ": FAILED, the claim no longer stands"))
     return 0 if a.passed else 1
 
 

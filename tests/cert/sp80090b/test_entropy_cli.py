@@ -75,3 +75,26 @@ def test_bad_input_is_one_line_and_exit_2(tmp_path: Path, capsys: pytest.Capture
 def test_missing_file_is_one_line(tmp_path: Path, capsys: pytest.CaptureFixture) -> None:
     assert main(["cert", "entropy", str(tmp_path / "nothing.bin")]) == 2
     assert "no such file" in capsys.readouterr().err
+
+
+def test_many_files_on_the_lab_cluster_equal_one_by_one(capsys: pytest.CaptureFixture
+                                                        ) -> None:
+    """Several files on the embedded Dask cluster (2 workers): each file's document, in
+    the order given, equal to its own single-file run."""
+    files = [str(DATA / f"{n}.bin") for n in ("rand1_short", "rand4_short", "rand8_short")]
+    assert main(["cert", "entropy", *files, "--jobs", "2", "--json"]) == 0
+    many = json.loads(capsys.readouterr().out)
+    assert [d["filename"] for d in many] == files
+    for f, doc in zip(files, many, strict=True):
+        assert main(["cert", "entropy", f, "--json"]) == 0
+        one = json.loads(capsys.readouterr().out)
+        assert doc["testCases"] == one["testCases"] and doc["sha256"] == one["sha256"]
+
+
+def test_one_bad_file_among_many_stops_before_any_work(tmp_path: Path,
+                                                       capsys: pytest.CaptureFixture) -> None:
+    bad = tmp_path / "empty.bin"
+    bad.write_bytes(b"")
+    assert main(["cert", "entropy", str(DATA / "rand1_short.bin"), str(bad)]) == 2
+    captured = capsys.readouterr()
+    assert captured.out == "" and "empty" in captured.err
