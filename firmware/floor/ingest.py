@@ -38,6 +38,7 @@ import orjson
 from firmware.floor import topics, wire
 from firmware.floor.certs import FLOOR_SERVICE, ca_paths, identity
 from firmware.floor.errors import DatabaseAway
+from firmware.floor.escape import one_line
 from firmware.floor.health import Health
 from firmware.floor.ledger import FloorLedger, Incoming
 from firmware.floor.mqtt import make_client
@@ -188,7 +189,7 @@ class Ingest:
 
     def _contained(self, msg: Any, exc: Exception) -> None:
         where = topics.parse_table_topic(str(msg.topic))
-        why = f"the floor could not take it ({type(exc).__name__}: {str(exc)[:200]})"
+        why = f"the floor could not take it ({type(exc).__name__}: {one_line(exc)[:200]})"
         if where is None or not topics.valid_table_id(where[0]):
             log.error("a message on %r: %s", str(msg.topic)[:120], why)
             return
@@ -205,7 +206,8 @@ class Ingest:
         where = topics.parse_table_topic(msg.topic)
         if where is None or (where[0] not in self._known and
                              not topics.valid_table_id(where[0])):
-            log.warning("a message on %s dropped: not a table's topic", msg.topic[:120])
+            log.warning("a message on %s dropped: not a table's topic",
+                        one_line(msg.topic[:120]))
             return
         tid, kind = where
         self._known.add(tid)
@@ -265,7 +267,8 @@ class Ingest:
         last, count = self._bad_logged.get(tid, (0.0, 0))
         if now - last >= BAD_LOG_S:
             more = f" ({count} more since the last line)" if count else ""
-            log.warning("table %s: bad message on %s refused: %s%s", tid, topic, reason, more)
+            log.warning("table %s: bad message on %s refused: %s%s", tid, one_line(topic),
+                        one_line(reason), more)
             self._bad_logged[tid] = (now, 0)
         else:
             self._bad_logged[tid] = (last, count + 1)
@@ -374,7 +377,7 @@ class Ingest:
         for tid, ack in acks.items():
             self.client.publish(topics.ack_topic(tid), orjson.dumps(ack), qos=1, retain=True)
         for a in applied.alarms:
-            log.error("ALARM table %s: %s: %s", a["table"], a["kind"], a["detail"])
+            log.error("ALARM table %s: %s: %s", a["table"], a["kind"], one_line(a["detail"]))
         try:
             self.on_applied(applied)
         except Exception:  # the pages' trouble is never the store's

@@ -18,6 +18,7 @@ from typing import TYPE_CHECKING, Any
 import orjson
 
 from firmware.floor import gaming_day, plausibility
+from firmware.floor.escape import one_line
 from firmware.floor.software_check import overdue, record_answer
 from firmware.floor.table_state import (
     EVIDENCE_BYTES_PER_DAY,
@@ -271,7 +272,7 @@ class LedgerRules:
                 log.warning("table %s: %d more lines in the last minute not logged", tid,
                             silenced)
             if may:
-                log.warning("table %s: %s (again: %s)", tid, kind, detail[:500])
+                log.warning("table %s: %s (again: %s)", tid, kind, one_line(detail[:500]))
             return
         st.alarmed.add(kind)
         work.append(("INSERT INTO floor_alarms(table_id, at, kind, detail) VALUES (?, ?, ?, ?)",

@@ -24,6 +24,9 @@ from starlette.responses import JSONResponse, RedirectResponse, Response
 from firmware.floor import topics
 from firmware.floor.command_auth import MAX_REASON
 
+#: an alarm's id is a 64-bit integer
+MAX_ID = 2**63 - 1
+
 if TYPE_CHECKING:
     from firmware.floor import auth
     from firmware.floor.db import Database
@@ -75,6 +78,8 @@ class PitActions:
                 not reason or len(reason) > MAX_REASON or not reason.isprintable()):
             return JSONResponse({"error": f"a {action} needs a reason (1 to {MAX_REASON} "
                                  "printable characters)"}, status_code=400)
+        if action == "clear-quarantine" and row[1] is None:  # nothing to clear: no record
+            return JSONResponse({"error": f"table {tid} is not quarantined"}, status_code=409)
         if action == "disable":
             await run_in_threadpool(self.send_command, tid, action, s.name, reason=reason)
         elif action == "enable":
@@ -110,6 +115,8 @@ class PitActions:
             return refused
         assert s is not None
         aid = int(request.path_params["aid"])
+        if not 1 <= aid <= MAX_ID:  # (the route takes any digits; the database, 64 bits)
+            return JSONResponse({"error": "no such alarm"}, status_code=404)
 
         def ack() -> dict[str, Any] | None:
             row = self.db.one("SELECT table_id, kind, at, detail, ack_at FROM floor_alarms"

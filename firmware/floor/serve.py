@@ -30,6 +30,7 @@ from firmware.floor.broker_process import BrokerSupervisor, why_not_bound
 from firmware.floor.certs import FLOOR_SERVICE, identity
 from firmware.floor.command_auth import new_command
 from firmware.floor.db import Database
+from firmware.floor.escape import one_line_logs
 from firmware.floor.health import Health
 from firmware.floor.hub import Hub
 from firmware.floor.ingest import Ingest
@@ -94,6 +95,7 @@ def serve(opts: ServeOptions) -> int:
         raise SystemExit(EXIT_FAULT if fault.is_set() else 0)
 
     signal.signal(signal.SIGTERM, stop)
+    one_line_logs()  # a table's text in a log line never makes another line
     sock = http_socket(opts.http_host, opts.http_port)
     broker: BrokerSupervisor | None = None
     try:

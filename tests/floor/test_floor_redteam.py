@@ -1,0 +1,135 @@
+"""The red team's findings against branch i43 (/work/wt/redteam/i43.md), one test each,
+named for the finding: each failed on the branch as the red team found it."""
+
+from __future__ import annotations
+
+import json
+import logging
+import queue
+import shutil
+import time
+from pathlib import Path
+from types import SimpleNamespace
+from typing import Any
+
+import pytest
+from asgi_call import call
+
+pytest.importorskip("starlette")
+pytest.importorskip("msgspec")
+
+from firmware.floor import auth
+from firmware.floor.certs import FLOOR_SERVICE, ca_paths, identity, make_floor_certs
+from firmware.floor.db import Database
+from firmware.floor.escape import one_line, one_line_logs
+from firmware.floor.hub import Hub
+from firmware.floor.ingest import Ingest
+from firmware.floor.ledger import FloorLedger, Incoming
+from firmware.floor.web import make_app
+
+HAS_BROKER = bool(shutil.which("mosquitto")) or Path("/usr/sbin/mosquitto").exists()
+
+
+def test_redteam_f1_the_acl_grants_a_table_exactly_its_four_topics() -> None:
+    from firmware.floor.broker import acl_text
+
+    acl = acl_text()
+    table = [line for line in acl.splitlines() if line.startswith("pattern write")]
+    assert table == [f"pattern write etg/table/%u/{k}"
+                     for k in ("status", "online", "records", "signature")]
+
+
+@pytest.mark.skipif(not HAS_BROKER, reason="mosquitto is not installed (make setup)")
+def test_redteam_f1_a_table_cannot_park_retained_data_on_other_topics(tmp_path: Path) -> None:
+    """Against a running Mosquitto with the generated ACL: EVIL's retained junk under its
+    own prefix is refused by the broker (and its log says so); nothing is retained."""
+    from floor_rig import floor_rig, wait_for
+    from waiting import DEADLINE_S
+
+    from firmware.floor.mqtt import make_client
+
+    with floor_rig(tmp_path, ["EVIL"]) as rig:
+        rig.start_broker()
+
+        def client(name: str) -> Any:
+            me = identity(rig.dir, name)
+            c = make_client(f"{name}-rt", ca_paths(rig.dir).cert, me.cert, me.key, clean=True)
+            c.connect("127.0.0.1", rig.broker_port, 10)
+            c.loop_start()
+            return c
+
+        evil = client("EVIL")
+        for topic in ("etg/table/EVIL/junk/1", "etg/table/EVIL/status/x",
+                      "etg/table/EVIL/BJ-01/online", "etg/table/EVIL/junk"):
+            evil.publish(topic, b"A" * 250_000, qos=1, retain=True).wait_for_publish(DEADLINE_S)
+        evil.publish("etg/table/EVIL/status", b'{"seq": 1}', qos=1,
+                     retain=True).wait_for_publish(DEADLINE_S)
+        got: queue.Queue[str] = queue.Queue()
+        floor = client(FLOOR_SERVICE)
+        floor.on_message = lambda c, u, m: got.put(m.topic)
+        floor.subscribe("etg/table/#", qos=1)
+        assert got.get(timeout=DEADLINE_S) == "etg/table/EVIL/status"  # its own topic: kept
+        time.sleep(1.0)
+        assert got.empty()  # and nothing else was retained
+        wait_for("the broker's refusal logged", lambda: "Denied PUBLISH from EVIL" in
+                 rig.log_text("broker") and "etg/table/EVIL/junk/1" in rig.log_text("broker"))
+        for c in (evil, floor):
+            c.disconnect()
+            c.loop_stop()
+
+
+def test_redteam_f2_a_table_text_in_a_log_line_cannot_forge_another_line(
+        tmp_path: Path, caplog: pytest.LogCaptureFixture) -> None:
+    """An unknown field named ``x\\n13:16:00 CRITICAL …`` was quoted raw by the refusal
+    lines (the ingest's and the ledger's "again"): forged log lines. Now every message of
+    the floor's loggers is one line, and the refusal's text itself is too."""
+    make_floor_certs(tmp_path, ["EVIL"])
+    store = FloorLedger(Database(str(tmp_path / "floor.sqlite")))
+    ing = Ingest(store, tmp_path, "127.0.0.1", 1)
+    one_line_logs()
+    caplog.set_level(logging.INFO)
+    forged = ("x\n13:16:00 CRITICAL etg.floor: FLOOR SERVICE FAULT: forged line\r\n"
+              "13:16:00 INFO etg.floor: <script>\u2028\u2029\x1b[2J")
+    for i in range(3):
+        ing._message(None, None, SimpleNamespace(
+            topic="etg/table/EVIL/status", payload=json.dumps({forged: i}).encode(),
+            retain=False))
+        ing._bad_logged.clear()  # (each refusal logged, not one in 10 s)
+    items = [m for m in ing.take() if isinstance(m, Incoming)]
+    a = store.apply(items)
+    ing._after(a)
+    assert "FLOOR SERVICE FAULT" in caplog.text  # the text is there, escaped
+    for r in caplog.records:
+        msg = r.getMessage()
+        assert msg.isprintable(), msg
+    assert all(m.payload["reason"].isprintable() for m in items)
+    assert one_line("a\nb\u2028c") == "a\\nb\\u2028c"
+
+
+def _app(tmp_path: Path) -> tuple[Any, Database, str, str]:
+    db = Database(str(tmp_path / "floor.sqlite"))
+    FloorLedger(db).apply([Incoming("EVIL", "online", True, time.time())])
+    app = make_app(db, Hub(db), send_command=lambda *a, **k: "id")
+    auth.add_staff(db, "pit", "pitpass123")
+    _status, headers, _ = call(app, "POST", "/login", {"name": "pit", "password": "pitpass123"})
+    cookie = headers["set-cookie"].split(";", 1)[0]
+    s = auth.session(db, cookie.split("=", 1)[1])
+    assert s is not None
+    return app, db, cookie, s.csrf
+
+
+def test_redteam_f3_an_alarm_id_beyond_64_bits_is_404_not_500(tmp_path: Path) -> None:
+    app, _db, cookie, csrf = _app(tmp_path)
+    for aid in ("99999999999999999999999", str(2**63), "0"):
+        status, _h, body = call(app, "POST", f"/alarm/{aid}/acknowledge", {"csrf": csrf},
+                                cookie=cookie)
+        assert status == 404, (aid, body[:200])
+
+
+def test_redteam_f4_clearing_a_quarantine_that_is_not_there_is_refused_and_not_recorded(
+        tmp_path: Path) -> None:
+    app, db, cookie, csrf = _app(tmp_path)
+    status, _h, body = call(app, "POST", "/table/EVIL/clear-quarantine",
+                            {"csrf": csrf, "reason": "x"}, cookie=cookie)
+    assert status == 409 and b"not quarantined" in body
+    assert db.one("SELECT COUNT(*) FROM floor_actions") == (0,)
