@@ -133,3 +133,43 @@ def test_redteam_f4_clearing_a_quarantine_that_is_not_there_is_refused_and_not_r
                             {"csrf": csrf, "reason": "x"}, cookie=cookie)
     assert status == 409 and b"not quarantined" in body
     assert db.one("SELECT COUNT(*) FROM floor_actions") == (0,)
+
+
+@pytest.mark.parametrize("name", ["floor", "broker", "ca", "FLOOR", "Floor", "_x"])
+def test_redteam_f13_the_floors_own_identities_are_never_a_table(tmp_path: Path,
+                                                                 name: str) -> None:
+    from firmware.cli import main
+
+    d = str(tmp_path / "floor")
+    assert main(["floor", "certs", "--dir", d, "--tables", "BJ-01"]) == 0
+    assert main(["floor", "certs", "--dir", d, "--tables", name]) == 2
+    assert main(["floor", "table-config", "--dir", d, name]) == 2
+    assert not (tmp_path / "floor" / "tables" / f"{name}.pem").exists()
+    assert main(["floor", "table-config", "--dir", d, "BJ-01"]) == 0
+
+
+def test_redteam_f11_journal_time_going_back_is_a_clock_alarm_and_keeps_the_days_drop(
+        tmp_path: Path) -> None:
+    """Two $10,000 transfers today, the second stamped 05:00 (before the day began):
+    bc5b817's rule took it as the day's opening (drop $0.00) with no alarm."""
+    from firmware.floor import gaming_day, pit_data, wire
+
+    db = Database(str(tmp_path / "floor.sqlite"))
+    store = FloorLedger(db, day_start_minutes=360)
+    today, _ = gaming_day.day_and_slot(time.time(), 360)
+    d0 = gaming_day.day_start(today, 360)
+    k = {"n": 0}
+
+    def met(ci: int, at: float) -> Any:
+        k["n"] += 1
+        return wire.record({"kind": "meters", "n": k["n"], "seq": k["n"], "hash": "ab" * 32,
+                            "ts_ns": int(at * 1e9), "meters": {"credits_in": ci}})
+
+    now = time.time()
+    store.apply([Incoming("EVIL5", "record", met(0, d0 - 18 * 3600), now)])
+    store.apply([Incoming("EVIL5", "record", met(1_000_000, now - 1), now)])
+    a = store.apply([Incoming("EVIL5", "record", met(2_000_000, d0 - 3600), now)])
+    assert [x["kind"] for x in a.alarms] == ["clock"]
+    assert "journal time went back" in a.alarms[0]["detail"]
+    day = {t["table"]: t["day"] for t in pit_data.tiles(db, day_start_minutes=360)}["EVIL5"]
+    assert day["drop"] == 2_000_000
