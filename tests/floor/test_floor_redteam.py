@@ -173,3 +173,33 @@ def test_redteam_f11_journal_time_going_back_is_a_clock_alarm_and_keeps_the_days
     assert "journal time went back" in a.alarms[0]["detail"]
     day = {t["table"]: t["day"] for t in pit_data.tiles(db, day_start_minutes=360)}["EVIL5"]
     assert day["drop"] == 2_000_000
+
+
+def test_redteam_f6_the_brokers_log_lines_are_bounded_per_kind_and_in_all() -> None:
+    """82,000 refused publishes in 10 s were 82,000 floor log lines; junk on the port
+    780 a second. Now each kind has KIND_LINES_PER_MINUTE a minute, all kinds
+    LINES_PER_MINUTE, and the minute's end says how many were not logged."""
+    from firmware.floor.broker_process import (
+        KIND_LINES_PER_MINUTE,
+        LINES_PER_MINUTE,
+        LineBudget,
+        judge,
+    )
+
+    b, logged = LineBudget(), []
+    for i in range(82_000):
+        level, text = judge(f"1700000000: Denied PUBLISH from EVIL (d0, q0, r0, m{i}, "
+                            f"'etg/table/BJ-01/records', ... (1 bytes))")
+        logged += b.admit(level, text, 60.0)
+    for i in range(3000):  # anyone on the port: OpenSSL errors and protocol errors
+        for line in ("1700000000: OpenSSL Error[0]: error:0A0000F4:SSL routines::unexpected"
+                     " message", f"1700000000: Client <unknown> disconnected: Protocol "
+                     f"error. {i}", f"1700000000: junk {i}x{'y' * (i % 50)}"):
+            level, text = judge(line)
+            logged += b.admit(level, text, 61.0)
+    assert len(logged) <= LINES_PER_MINUTE
+    assert sum("Denied PUBLISH from EVIL" in t for _lv, t in logged) == KIND_LINES_PER_MINUTE
+    after = b.admit(logging.INFO, "New client connected", 125.0)
+    assert any("more lines like 'refused publishes from EVIL'" in t and
+               f"{82_000 - KIND_LINES_PER_MINUTE} more" in t for _lv, t in after)
+    assert after[-1] == (logging.INFO, "New client connected")
