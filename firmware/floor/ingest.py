@@ -72,7 +72,7 @@ BAD_LOG_S = 10.0
 #: a run (needless reconnects), so 15 s
 KEEPALIVE_S = 15
 #: what a presence message counts for in a table's budget and the waiting room (bytes)
-ONLINE_BYTES = 64
+ONLINE_BYTES = 1024
 #: software checks past their deadline are looked for this often (seconds)
 DEADLINE_EVERY_S = 5.0
 #: a batch that takes longer than this to store is logged (the tables wait meanwhile)
@@ -216,9 +216,8 @@ class Ingest:
         # table flipping it as fast as it can is bounded too: memory, the store's time)
         if not self.rate.take(tid, max(len(payload), ONLINE_BYTES), time.monotonic()):
             return
-        if kind == topics.ONLINE:
-            if payload in (b"0", b"1"):
-                self._put([Incoming(tid, "online", payload == b"1", now)], ONLINE_BYTES)
+        if kind == topics.ONLINE and payload in (b"0", b"1"):  # (else: a bad message)
+            self._put([Incoming(tid, "online", payload == b"1", now)], ONLINE_BYTES)
             return
         if tid in self.quarantined:
             self.dropped += 1
@@ -233,6 +232,8 @@ class Ingest:
                 if not getattr(msg, "retain", False) and st["sent"] is not None:
                     self.health.lag_sample(now - st["sent"])
                 items = [Incoming(tid, "status", st, now)]
+            elif kind == topics.ONLINE:
+                raise wire.BadMessage("a presence message is 0 or 1")
             elif kind == topics.SIGNATURE:
                 items = [Incoming(tid, "signature", wire.signature(payload), now)]
             else:

@@ -203,3 +203,28 @@ def test_redteam_f6_the_brokers_log_lines_are_bounded_per_kind_and_in_all() -> N
     assert any("more lines like 'refused publishes from EVIL'" in t and
                f"{82_000 - KIND_LINES_PER_MINUTE} more" in t for _lv, t in after)
     assert after[-1] == (logging.INFO, "New client connected")
+
+
+def test_redteam_f12_a_malformed_presence_message_is_a_bad_message(tmp_path: Path) -> None:
+    from firmware.floor.ingest import ONLINE_BYTES
+    from firmware.floor.rate import BURST_BYTES
+
+    make_floor_certs(tmp_path, ["EVIL5"])
+    ing = Ingest(FloorLedger(Database(str(tmp_path / "floor.sqlite"))), tmp_path, "127.0.0.1", 1)
+    for payload in (b"{}", b"2", b"", b"1" * 200, b"<script>", b"\0", b"true"):
+        ing._message(None, None, SimpleNamespace(topic="etg/table/EVIL5/online",
+                                                 payload=payload, retain=False))
+        got = [m for m in ing.take() if isinstance(m, Incoming)]
+        assert [m.kind for m in got] == ["bad"], payload
+    assert BURST_BYTES // ONLINE_BYTES <= 16_384  # the burst, counted in presence messages
+
+
+def test_redteam_f10_a_nul_in_free_content_is_refused_at_the_edge() -> None:
+    from firmware.floor import wire
+
+    rec = {"kind": "event", "n": 1, "seq": 1, "hash": "ab" * 32, "ts_ns": 1, "code": 102,
+           "body": {"t": "a\u0000b"}}
+    for body in ({"t": "a\u0000b"}, {"k\u0000": 1}, {"x": [{"y": ["\u0000"]}]}):
+        with pytest.raises(wire.BadMessage):
+            wire.records(json.dumps([{**rec, "body": body}]).encode())
+    assert wire.records(json.dumps([{**rec, "body": {"t": "a\tb\n"}}]).encode())
