@@ -198,8 +198,11 @@ def _serve(opts: ServeOptions, sock: socket.socket, ingest_db: Database,
 
     app = make_app(web_db, hub, send_command, lifespan=lifespan, checks=checks,
                    pit_action=ingest.pit_action, day_start_minutes=opts.day_start_minutes)
+    # proxy_headers off: the login throttle's address is the socket's peer, never an
+    # X-Forwarded-For any local process may write (behind a reverse proxy every login
+    # then shares the proxy's address: docs/floor.md)
     config = uvicorn.Config(app, log_level="warning", lifespan="on",
-                            timeout_graceful_shutdown=1)
+                            timeout_graceful_shutdown=1, proxy_headers=False)
     log.info("pit view on http://%s:%d (database %s)", opts.http_host, opts.http_port,
              ingest_db.safe_url)
     try:

@@ -228,3 +228,40 @@ def test_redteam_f10_a_nul_in_free_content_is_refused_at_the_edge() -> None:
         with pytest.raises(wire.BadMessage):
             wire.records(json.dumps([{**rec, "body": body}]).encode())
     assert wire.records(json.dumps([{**rec, "body": {"t": "a\tb\n"}}]).encode())
+
+
+def test_redteam_f3b_a_500_carries_the_security_headers_and_pages_are_not_stored(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    from firmware.floor import pit_data
+
+    app, _db, cookie, _csrf = _app(tmp_path)
+    monkeypatch.setattr(pit_data, "tiles", lambda *a, **k: 1 / 0)
+    status, headers, _ = call(app, "GET", "/api/tables", cookie=cookie)
+    assert status == 500
+    assert headers["x-frame-options"] == "DENY" and "content-security-policy" in headers
+    assert call(app, "GET", "/api/alarms", cookie=cookie)[1]["cache-control"] == "no-store"
+    assert "no-store" not in call(app, "GET", "/static/pit.js")[1].get("cache-control", "")
+
+
+def test_redteam_f7_the_login_throttle_never_trusts_x_forwarded_for() -> None:
+    import inspect
+
+    from firmware.floor import serve
+
+    assert "proxy_headers=False" in inspect.getsource(serve._serve)
+
+
+def test_redteam_f8_a_table_saying_it_is_simulated_is_never_hidden_with_trouble(
+        tmp_path: Path) -> None:
+    from firmware.floor import pit_data, wire
+
+    db = Database(str(tmp_path / "floor.sqlite"))
+    now = time.time()
+    st = {"seq": 1, "simulated": True, "tilt": {"cause": "door open", "code": "DOOR"},
+          "failure": "RNG failure", "ts": now}
+    FloorLedger(db).apply([
+        Incoming("EVIL2", "status", wire.status(json.dumps(st).encode()), now),
+        Incoming("LOAD-1", "status", wire.status(json.dumps({"seq": 1, "simulated": True,
+                                                              "ts": now}).encode()), now)])
+    tiles = {t["table"]: t for t in pit_data.tiles(db)}
+    assert tiles["EVIL2"]["simulated"] is False and tiles["LOAD-1"]["simulated"] is True
