@@ -230,7 +230,7 @@ class Ingest:
             elif kind == topics.STATUS:
                 st = wire.status(payload)
                 if not getattr(msg, "retain", False) and st["sent"] is not None:
-                    self.health.lag_sample(now - st["sent"])
+                    self.health.lag_sample(now - st["sent"], tid)
                 items = [Incoming(tid, "status", st, now)]
             elif kind == topics.ONLINE:
                 raise wire.BadMessage("a presence message is 0 or 1")

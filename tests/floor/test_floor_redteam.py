@@ -265,3 +265,20 @@ def test_redteam_f8_a_table_saying_it_is_simulated_is_never_hidden_with_trouble(
                                                               "ts": now}).encode()), now)])
     tiles = {t["table"]: t for t in pit_data.tiles(db)}
     assert tiles["EVIL2"]["simulated"] is False and tiles["LOAD-1"]["simulated"] is True
+
+
+def test_redteam_f5_one_table_cannot_own_the_floors_lag() -> None:
+    from firmware.floor.health import Health
+
+    h = Health()
+    for t in ("BJ-01", "BJ-02", "BJ-03"):
+        h.lag_sample(0.2, t)
+    for _ in range(450):  # 30 statuses a second for 15 s, stamped 100 s ago
+        h.lag_sample(100.0, "EVIL")
+    assert h.lag() == 0.2
+    h2 = Health()
+    for t in ("BJ-01", "BJ-02", "BJ-03"):
+        h2.lag_sample(60.0, t)  # the floor really is behind
+    for _ in range(450):
+        h2.lag_sample(-100.0, "EVIL")  # stamped ahead: cannot hide it
+    assert h2.lag() == 60.0 and h2.snapshot()["lag_s"] == 60.0
