@@ -121,7 +121,7 @@ class Meters(Struct, forbid_unknown_fields=True):
     credits_in: Amount = 0
     credits_out: Amount = 0
     credits: Amount = 0
-    balanced: bool = False
+    balanced: bool | None = None  # the table's own check (absent: not said)
     seats: Annotated[list[SeatMeters], Meta(max_length=MAX_SEATS)] = []
     by_wager: ByWager = {}
 

@@ -282,3 +282,26 @@ def test_redteam_f5_one_table_cannot_own_the_floors_lag() -> None:
     for _ in range(450):
         h2.lag_sample(-100.0, "EVIL")  # stamped ahead: cannot hide it
     assert h2.lag() == 60.0 and h2.snapshot()["lag_s"] == 60.0
+
+
+def test_redteam_f9_meters_unbalanced_or_not_their_seats_sum_or_a_huge_step_are_alarms(
+        tmp_path: Path) -> None:
+    from firmware.floor import wire
+
+    big = 10**15
+    cases = [
+        {"credits_in": 100, "credits": 100, "balanced": False},
+        {"credits_in": big, "seats": [{"seat": 1, "credits_in": 500}]},
+    ]
+    for i, m in enumerate(cases):
+        store = FloorLedger(Database(str(tmp_path / f"f{i}.sqlite")))
+        a = store.apply([Incoming("EVIL2", "record", wire.record({
+            "kind": "meters", "n": 1, "seq": 1, "hash": "ab" * 32, "ts_ns": time.time_ns(),
+            "meters": m}), time.time())])
+        assert [x["kind"] for x in a.alarms] == ["meters"], m
+    store = FloorLedger(Database(str(tmp_path / "step.sqlite")))
+    for n, ci in ((1, 0), (2, 10**12)):
+        a = store.apply([Incoming("EVIL2", "record", wire.record({
+            "kind": "meters", "n": n, "seq": n, "hash": "ab" * 32, "ts_ns": time.time_ns(),
+            "meters": {"credits_in": ci, "credits": ci, "balanced": True}}), time.time())])
+    assert [x["kind"] for x in a.alarms] == ["meters"] and "in one step" in a.alarms[0]["detail"]
