@@ -242,7 +242,11 @@ def approved_release(bundle: str | None, pubkey: str | None) -> tuple[Any, str]:
 
 def table_settings(floor_dir: Path, table_id: str, broker: str) -> dict[str, str]:
     from firmware.floor.certs import FLOOR_SERVICE, ca_paths, identity
+    from firmware.floor.topics import valid_table_id
 
+    if not valid_table_id(table_id):  # never the floor's own certificate or key
+        raise UserError(f"table id {table_id!r}: not a table's id (floor, broker and ca are "
+                        "the floor's own identities)")
     me = identity(floor_dir, table_id)
     if not me.cert.exists():
         raise UserError(f"no certificate for table {table_id} in {floor_dir} "

@@ -4,7 +4,9 @@ Generated from the floor directory (:mod:`firmware.floor.certs`): one TLS listen
 localhost (or the address given) requiring a client certificate signed by the floor CA;
 the certificate's common name becomes the user name, and the ACL file grants
 
-- a table ``T``: write ``etg/table/T/#``, read ``etg/command/T`` and ``etg/ack/T``;
+- a table ``T``: write exactly ``etg/table/T/status``, ``…/online``, ``…/records`` and
+  ``…/signature`` (so it cannot park retained data in the broker on any other topic), read
+  ``etg/command/T`` and ``etg/ack/T``;
 - the floor service: read ``etg/table/#``, write ``etg/command/#`` and ``etg/ack/#``.
 
 Nothing else is granted, so a table cannot write another table's topics, read another's
@@ -30,7 +32,17 @@ from typing import Any
 from etgcore.child import dies_with_parent, signals_held
 from etgcore.errors import UserError
 from firmware.floor.certs import BROKER, FLOOR_SERVICE, ca_paths, identity
-from firmware.floor.topics import MAX_MESSAGE_BYTES, ROOT
+from firmware.floor.topics import (
+    MAX_MESSAGE_BYTES,
+    ONLINE,
+    RECORDS,
+    ROOT,
+    SIGNATURE,
+    STATUS,
+)
+
+#: what a table may publish under ``etg/table/<its id>/``
+TABLE_WRITES = (STATUS, ONLINE, RECORDS, SIGNATURE)
 
 #: room for the MQTT fixed header, topic and properties around the largest payload
 PACKET_HEADROOM = 1024
@@ -48,7 +60,9 @@ def acl_text(extra: str = "") -> str:
         f"topic readwrite {ROOT}/ack/#",
         *([extra.strip()] if extra.strip() else []),
         "",
-        f"pattern write {ROOT}/table/%u/#",
+        # exactly the four topics a table writes: a table cannot park retained data in
+        # the broker on any other (the red team's 50 MB under etg/table/EVIL/junk/…)
+        *(f"pattern write {ROOT}/table/%u/{kind}" for kind in TABLE_WRITES),
         f"pattern read {ROOT}/command/%u",
         f"pattern read {ROOT}/ack/%u",
         "",

@@ -166,9 +166,14 @@ class BrokerSupervisor:
         """Label and log the broker's lines; until it runs, hold them: a broker that cannot
         start is one line (its last error, in the refusal), not its whole start-up."""
         held: list[tuple[int, str]] = []
+        budget = LineBudget()
         for raw in stream:
             line = raw.decode("utf-8", "replace").rstrip()
             level, text = judge(line)
+            if level and self._running.is_set():
+                for lv, t in budget.admit(level, text, time.monotonic()):
+                    log.log(lv, "broker: %s", t)
+                continue
             if level >= logging.ERROR and not (self._last_error.startswith("Error")
                                                and text.startswith("OpenSSL")):
                 self._last_error = text  # Mosquitto's own words before OpenSSL's details
@@ -183,6 +188,53 @@ class BrokerSupervisor:
                     log.log(lv, "broker: %s", t)
                 held = []
                 self._running.set()
+
+
+#: broker lines of one kind (one client's refused publishes, one error's text) logged a
+#: minute, and of all kinds; the rest counted, one line at the minute's end
+KIND_LINES_PER_MINUTE = 10
+LINES_PER_MINUTE = 300
+
+
+class LineBudget:
+    """The broker's log, bounded: a table whose publishes the ACL refuses, or anyone
+    sending junk to the port, adds at most :data:`KIND_LINES_PER_MINUTE` lines a minute of
+    each kind and :data:`LINES_PER_MINUTE` in all (the red team's 82,000 lines in 10 s)."""
+
+    def __init__(self) -> None:
+        self.minute = -1
+        self.kinds: dict[str, int] = {}
+        self.total = 0
+        self.dropped: dict[str, int] = {}
+
+    def admit(self, level: int, text: str, now: float) -> list[tuple[int, str]]:
+        """The lines to log for this one (none, it, or first the last minute's counts)."""
+        out: list[tuple[int, str]] = []
+        m = int(now // 60)
+        if m != self.minute:
+            out += [(logging.WARNING, f"{n} more lines like '{k}' in the last minute not "
+                     "logged") for k, n in sorted(self.dropped.items(), key=lambda kv: -kv[1])[:20]]
+            if len(self.dropped) > 20:
+                out.append((logging.WARNING, f"and {len(self.dropped) - 20} more kinds"))
+            self.minute, self.kinds, self.total, self.dropped = m, {}, 0, {}
+        k = _kind(text)
+        if self.kinds.get(k, 0) >= KIND_LINES_PER_MINUTE or self.total >= LINES_PER_MINUTE:
+            if k in self.dropped or len(self.dropped) < 10_000:
+                self.dropped[k] = self.dropped.get(k, 0) + 1
+            return out
+        self.kinds[k] = self.kinds.get(k, 0) + 1
+        self.total += 1
+        return [*out, (level, text)]
+
+
+def _kind(text: str) -> str:
+    """What makes two broker lines the same kind: a refused publish's client, a bad
+    subscription's client, else the text without its numbers (ports, addresses, ids)."""
+    if text.startswith("refused by the ACL: Denied PUBLISH from "):
+        return "refused publishes from " + (text.split(" ") + [""] * 8)[7][:64]
+    if " subscribed to " in text:
+        return "refused subscriptions of " + text.split(" ")[0][:64]
+    return "".join(c for c in text if not c.isdigit())[:60]
 
 
 def judge(line: str) -> tuple[int, str]:

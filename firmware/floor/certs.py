@@ -148,6 +148,11 @@ def make_floor_certs(root: Path, tables: list[str]) -> list[str]:
     if issue(root, FLOOR_SERVICE):
         made.append(FLOOR_SERVICE)
     for t in tables:
+        if not valid_table_id(t):
+            raise UserError(f"table id {t!r}: letters, digits, '-', '_' or '.' (not starting "
+                            "with '_', '-' or '.'), and not floor, broker or ca (the floor's "
+                            "own identities)")
+    for t in tables:
         if issue(root, t):
             made.append(t)
     return made

@@ -1,7 +1,8 @@
 """The floor service's own health, as every pit page shows it: is the broker reachable,
 is the database, and since when not; is every thread alive (the watchdog's ``fault``);
 how far behind the tables the floor is (``lag_s``: the floor's receipt of a live status
-minus the time the table sent it, the median of the last :data:`LAG_WINDOW_S`); and how
+minus the time the table sent it: each table's median over :data:`LAG_WINDOW_S`, the
+median over tables); and how
 old the newest message from any table is.
 
 A lost broker must never look like every table died: while the floor cannot reach it,
@@ -45,7 +46,10 @@ class Health:
         self.database_error = ""
         self.listeners: list[Callable[[dict[str, Any]], None]] = []
         self.fault: str | None = None
-        self._lags: deque[tuple[float, float]] = deque(maxlen=2000)
+        #: per table, its recent lags: the floor's lag is the median over tables of each
+        #: table's median (one table, one vote: a table sending many statuses stamped
+        #: long ago cannot make the floor look behind, nor hide that it is)
+        self._lags: dict[str, deque[tuple[float, float]]] = {}
         self.newest: float | None = None  # floor time of the newest message from a table
         self._lag_shown = False
         #: the watched threads' heartbeat ages (the supervisor's), and whether any table is
@@ -57,11 +61,17 @@ class Health:
     def heard(self, at: float) -> None:
         self.newest = at
 
-    def lag_sample(self, lag: float) -> None:
+    def lag_sample(self, lag: float, table: str = "") -> None:
         """One live status's lag; the pages are told when the floor starts or stops
         being behind (not on every sample)."""
         now = time.time()
-        self._lags.append((now, lag))
+        with self._lock:
+            q = self._lags.get(table)
+            if q is None:
+                if len(self._lags) >= 100_000:
+                    self._lags.clear()
+                q = self._lags[table] = deque(maxlen=50)
+            q.append((now, lag))
         behind = (self.lag() or 0.0) >= LAG_SHOWN_S
         if behind != self._lag_shown:
             self._lag_shown = behind
@@ -69,8 +79,14 @@ class Health:
 
     def lag(self) -> float | None:
         now = time.time()
-        recent = [v for t, v in list(self._lags) if t > now - LAG_WINDOW_S]
-        return round(statistics.median(recent), 1) if recent else None
+        with self._lock:
+            tables = [list(q) for q in self._lags.values()]
+        per_table = []
+        for q in tables:
+            recent = [v for t, v in q if t > now - LAG_WINDOW_S]
+            if recent:
+                per_table.append(statistics.median(recent))
+        return round(statistics.median(per_table), 1) if per_table else None
 
     def faulted(self, why: str) -> None:
         with self._lock:

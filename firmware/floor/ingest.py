@@ -38,6 +38,7 @@ import orjson
 from firmware.floor import topics, wire
 from firmware.floor.certs import FLOOR_SERVICE, ca_paths, identity
 from firmware.floor.errors import DatabaseAway
+from firmware.floor.escape import one_line
 from firmware.floor.health import Health
 from firmware.floor.ledger import FloorLedger, Incoming
 from firmware.floor.mqtt import make_client
@@ -71,7 +72,7 @@ BAD_LOG_S = 10.0
 #: a run (needless reconnects), so 15 s
 KEEPALIVE_S = 15
 #: what a presence message counts for in a table's budget and the waiting room (bytes)
-ONLINE_BYTES = 64
+ONLINE_BYTES = 1024
 #: software checks past their deadline are looked for this often (seconds)
 DEADLINE_EVERY_S = 5.0
 #: a batch that takes longer than this to store is logged (the tables wait meanwhile)
@@ -188,7 +189,7 @@ class Ingest:
 
     def _contained(self, msg: Any, exc: Exception) -> None:
         where = topics.parse_table_topic(str(msg.topic))
-        why = f"the floor could not take it ({type(exc).__name__}: {str(exc)[:200]})"
+        why = f"the floor could not take it ({type(exc).__name__}: {one_line(exc)[:200]})"
         if where is None or not topics.valid_table_id(where[0]):
             log.error("a message on %r: %s", str(msg.topic)[:120], why)
             return
@@ -205,7 +206,8 @@ class Ingest:
         where = topics.parse_table_topic(msg.topic)
         if where is None or (where[0] not in self._known and
                              not topics.valid_table_id(where[0])):
-            log.warning("a message on %s dropped: not a table's topic", msg.topic[:120])
+            log.warning("a message on %s dropped: not a table's topic",
+                        one_line(msg.topic[:120]))
             return
         tid, kind = where
         self._known.add(tid)
@@ -214,9 +216,8 @@ class Ingest:
         # table flipping it as fast as it can is bounded too: memory, the store's time)
         if not self.rate.take(tid, max(len(payload), ONLINE_BYTES), time.monotonic()):
             return
-        if kind == topics.ONLINE:
-            if payload in (b"0", b"1"):
-                self._put([Incoming(tid, "online", payload == b"1", now)], ONLINE_BYTES)
+        if kind == topics.ONLINE and payload in (b"0", b"1"):  # (else: a bad message)
+            self._put([Incoming(tid, "online", payload == b"1", now)], ONLINE_BYTES)
             return
         if tid in self.quarantined:
             self.dropped += 1
@@ -229,8 +230,10 @@ class Ingest:
             elif kind == topics.STATUS:
                 st = wire.status(payload)
                 if not getattr(msg, "retain", False) and st["sent"] is not None:
-                    self.health.lag_sample(now - st["sent"])
+                    self.health.lag_sample(now - st["sent"], tid)
                 items = [Incoming(tid, "status", st, now)]
+            elif kind == topics.ONLINE:
+                raise wire.BadMessage("a presence message is 0 or 1")
             elif kind == topics.SIGNATURE:
                 items = [Incoming(tid, "signature", wire.signature(payload), now)]
             else:
@@ -265,7 +268,8 @@ class Ingest:
         last, count = self._bad_logged.get(tid, (0.0, 0))
         if now - last >= BAD_LOG_S:
             more = f" ({count} more since the last line)" if count else ""
-            log.warning("table %s: bad message on %s refused: %s%s", tid, topic, reason, more)
+            log.warning("table %s: bad message on %s refused: %s%s", tid, one_line(topic),
+                        one_line(reason), more)
             self._bad_logged[tid] = (now, 0)
         else:
             self._bad_logged[tid] = (last, count + 1)
@@ -379,7 +383,7 @@ class Ingest:
                 continue
             self.client.publish(topics.ack_topic(tid), orjson.dumps(ack), qos=1, retain=True)
         for a in applied.alarms:
-            log.error("ALARM table %s: %s: %s", a["table"], a["kind"], a["detail"])
+            log.error("ALARM table %s: %s: %s", a["table"], a["kind"], one_line(a["detail"]))
         try:
             self.on_applied(applied)
         except Exception:  # the pages' trouble is never the store's

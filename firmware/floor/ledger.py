@@ -159,6 +159,7 @@ class FloorLedger(LedgerRules):
         self.sequence_checks(tid, r, st, work, out)
         if (ahead := plausibility.record_ahead(r.ts_ns, m.received)) is not None:
             self.alarm(tid, st, "clock", ahead, work, out)
+        self.time_went_back(tid, r, st, work, out)
         if st.last_seq != r.seq:
             st.kinds_at_last = set()
         st.kinds_at_last.add(r.kind)

@@ -18,6 +18,8 @@ from typing import TYPE_CHECKING, Any
 import orjson
 
 from firmware.floor import gaming_day, plausibility
+from firmware.floor.escape import one_line
+from firmware.floor.pit_text import when
 from firmware.floor.software_check import overdue, record_answer
 from firmware.floor.table_state import (
     EVIDENCE_BYTES_PER_DAY,
@@ -39,6 +41,8 @@ log = logging.getLogger("etg.floor.ledger")
 
 #: bad messages from one table within this many seconds that quarantine it
 QUARANTINE_WINDOW_S = 60.0
+#: a record stamped this much (seconds) before one applied before it: the clock went back
+BACK_S = 120.0
 #: bad messages of one table kept as evidence within that window (the rest are counted)
 EVIDENCE_PER_WINDOW = 10
 
@@ -274,13 +278,26 @@ class LedgerRules:
                 log.warning("table %s: %d more lines in the last minute not logged", tid,
                             silenced)
             if may:
-                log.warning("table %s: %s (again: %s)", tid, kind, detail[:500])
+                log.warning("table %s: %s (again: %s)", tid, kind, one_line(detail[:500]))
             return
         st.alarmed.add(kind)
         work.append(("INSERT INTO floor_alarms(table_id, at, kind, detail) VALUES (?, ?, ?, ?)",
                      (tid, at, kind, detail)))
         out.alarms.append({"table": tid, "at": at, "kind": kind, "detail": detail})
         out.changed.add(tid)
+
+    def time_went_back(self, tid: str, r: WireRecord, st: TableState, work: Work,
+                       out: Applied) -> None:
+        """Within one journal, a record stamped more than :data:`BACK_S` before one applied
+        before it: the table's clock went back (a `clock` alarm with both times)."""
+        if r.ts_ns <= 0:
+            return
+        if st.last_ts_ns and r.ts_ns < st.last_ts_ns - int(BACK_S * 1e9):
+            self.alarm(tid, st, "clock", (
+                f"the table's journal time went back {(st.last_ts_ns - r.ts_ns) / 1e9:.0f} s: "
+                f"record {r.seq} is stamped {when(r.ts_ns / 1e9)}, after one stamped "
+                f"{when(st.last_ts_ns / 1e9)} (the gaming day keeps its place)"), work, out)
+        st.last_ts_ns = max(st.last_ts_ns, r.ts_ns)
 
     # -- the gaming day -----------------------------------------------------------------
 
@@ -295,6 +312,9 @@ class LedgerRules:
         themselves (docs/floor.md, "The gaming day")."""
         assert r.meters is not None
         day, slot = gaming_day.day_and_slot(min(r.ts_ns / 1e9, received), self.day_start)
+        if st.day and day < st.day:  # journal time went back: never into an earlier day
+            now_day, now_slot = gaming_day.day_and_slot(received, self.day_start)
+            day, slot = st.day, now_slot if now_day == st.day else gaming_day.SLOTS - 1
         if day != st.day:
             st.day = day
             if st.meters is not None:

@@ -25,6 +25,9 @@ from firmware.floor import topics
 from firmware.floor.command_auth import MAX_REASON
 from firmware.floor.table_state import LATCH_KINDS
 
+#: an alarm's id is a 64-bit integer
+MAX_ID = 2**63 - 1
+
 if TYPE_CHECKING:
     from firmware.floor import auth
     from firmware.floor.db import Database
@@ -76,6 +79,8 @@ class PitActions:
                 not reason or len(reason) > MAX_REASON or not reason.isprintable()):
             return JSONResponse({"error": f"a {action} needs a reason (1 to {MAX_REASON} "
                                  "printable characters)"}, status_code=400)
+        if action == "clear-quarantine" and row[1] is None:  # nothing to clear: no record
+            return JSONResponse({"error": f"table {tid} is not quarantined"}, status_code=409)
         if action == "disable":
             await run_in_threadpool(self.send_command, tid, action, s.name, reason=reason)
         elif action == "enable":
@@ -111,6 +116,8 @@ class PitActions:
             return refused
         assert s is not None
         aid = int(request.path_params["aid"])
+        if not 1 <= aid <= MAX_ID:  # (the route takes any digits; the database, 64 bits)
+            return JSONResponse({"error": "no such alarm"}, status_code=404)
         reason = str((form or {}).get("reason") or "").strip()
         kind = await run_in_threadpool(
             self.db.one, "SELECT kind FROM floor_alarms WHERE id = ?", (aid,))

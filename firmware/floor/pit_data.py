@@ -62,7 +62,11 @@ def tiles(db: Database, ids: Iterable[str] | None = None,
             "hold": hold_percent(m), "games": m.get("games_played"),
             "day": gaming_day.figures(m, opening),
             "alarms": alarms.get(tid, []), "quarantined": quarantined,
-            "simulated": bool(st.get("simulated")), "software": st.get("software"),
+            # a load test's table, by its own word: never hidden (nor left out of the
+            # summary) while it has a tilt, a failure or an alarm to see
+            "simulated": bool(st.get("simulated")) and not st.get("tilt")
+            and not st.get("failure") and not alarms.get(tid),
+            "software": st.get("software"),
             "last_n": last_n, "last_seq": last_seq,
         })
     return out

@@ -46,7 +46,7 @@ def _rows(m: Mapping[str, Any]) -> dict[str, Mapping[str, Any]]:
 
 def meter_problems(before: Mapping[str, Any] | None, now: Mapping[str, Any]) -> list[str]:
     """What is wrong with ``now`` after ``before`` (None: the first the floor holds)."""
-    problems = []
+    problems = _whole(before, now)
     old = _rows(before) if before else {}
     for where, row in _rows(now).items():
         for name in (*COUNTERS, "credits"):
@@ -61,6 +61,33 @@ def meter_problems(before: Mapping[str, Any] | None, now: Mapping[str, Any]) -> 
                 problems.append(f"{where} {said} went back from {_show(name, int(was))} to "
                                 f"{_show(name, v)}")
     return problems
+
+
+#: credits transferred onto a table between two of its meters records beyond which the
+#: step is an alarm ($1,000,000: no attendant transfers that between two rounds)
+MAX_CREDIT_STEP = 100_000_000
+
+
+def _whole(before: Mapping[str, Any] | None, now: Mapping[str, Any]) -> list[str]:
+    """The table's own balance check, its totals against its seats, and a credit step no
+    attendant could make."""
+    out = []
+    if now.get("balanced") is False:
+        out.append("the table reports its meters unbalanced (credits on the seats are not "
+                   "credits in − out − coin in + coin out)")
+    seats = now.get("seats") or []
+    for name in ("credits_in", "credits_out") if seats else ():
+        by_seat = sum(int(s.get(name) or 0) for s in seats)
+        if by_seat != int(now.get(name) or 0):
+            out.append(f"the table's {METER_NAMES.get(name, name)} "
+                       f"({_show(name, int(now.get(name) or 0))}) is not the sum of its "
+                       f"seats' ({_show(name, by_seat)})")
+    if before is not None:
+        step = int(now.get("credits_in") or 0) - int(before.get("credits_in") or 0)
+        if step > MAX_CREDIT_STEP:
+            out.append(f"credits in rose by {_show('credits_in', step)} in one step (more "
+                       f"than {_show('credits_in', MAX_CREDIT_STEP)})")
+    return out
 
 
 class ClockWatch:

@@ -57,19 +57,19 @@ MAX_AMOUNT = 10**15
 Amount = Annotated[int, Meta(ge=-MAX_AMOUNT, le=MAX_AMOUNT)]
 Code = Annotated[int, Meta(ge=0, le=MAX_CODE)]
 Hex64 = Annotated[str, Meta(pattern="^[0-9a-f]{64}$")]
-#: texts the floor stores as they are (not inside JSON): no NUL, which PostgreSQL refuses
+#: no text has a NUL: PostgreSQL refuses it, and a page would carry it raw
 _NO_NUL = "^[^\x00]*$"
 Text = Annotated[str, Meta(max_length=MAX_TEXT, pattern=_NO_NUL)]
 Text64 = Annotated[str, Meta(max_length=64, pattern=_NO_NUL)]
 Text500 = Annotated[str, Meta(max_length=500, pattern=_NO_NUL)]
 #: a Unix time in seconds (before the year 36812: any later is no clock's)
 UnixTime = Annotated[float, Meta(ge=0, lt=2**40)]
-Key = Annotated[str, Meta(max_length=MAX_KEY)]
+Key = Annotated[str, Meta(max_length=MAX_KEY, pattern=_NO_NUL)]
 SeatNo = Annotated[int, Meta(ge=0, le=64)]
 
 # -- bounded free content: MAX_DEPTH levels, written out (no recursion, so no deeper):
 # the top object is level 1, V2 a value at level 2, ..., V8 a leaf inside level 7 ----
-LeafText = Annotated[str, Meta(max_length=MAX_LEAF_TEXT)]
+LeafText = Annotated[str, Meta(max_length=MAX_LEAF_TEXT, pattern=_NO_NUL)]
 Decimal = Annotated[float, Meta(ge=-MAX_DECIMAL, le=MAX_DECIMAL)]
 Leaf = None | bool | Signed | Decimal | LeafText
 V8 = Leaf
@@ -121,7 +121,7 @@ class Meters(Struct, forbid_unknown_fields=True):
     credits_in: Amount = 0
     credits_out: Amount = 0
     credits: Amount = 0
-    balanced: bool = False
+    balanced: bool | None = None  # the table's own check (absent: not said)
     seats: Annotated[list[SeatMeters], Meta(max_length=MAX_SEATS)] = []
     by_wager: ByWager = {}
 

@@ -30,6 +30,7 @@ from firmware.floor.broker_process import BrokerSupervisor, why_not_bound
 from firmware.floor.certs import FLOOR_SERVICE, identity
 from firmware.floor.command_auth import new_command
 from firmware.floor.db import Database
+from firmware.floor.escape import one_line_logs
 from firmware.floor.health import Health
 from firmware.floor.hub import Hub
 from firmware.floor.ingest import Ingest
@@ -94,6 +95,7 @@ def serve(opts: ServeOptions) -> int:
         raise SystemExit(EXIT_FAULT if fault.is_set() else 0)
 
     signal.signal(signal.SIGTERM, stop)
+    one_line_logs()  # a table's text in a log line never makes another line
     sock = http_socket(opts.http_host, opts.http_port)
     broker: BrokerSupervisor | None = None
     try:
@@ -196,8 +198,11 @@ def _serve(opts: ServeOptions, sock: socket.socket, ingest_db: Database,
 
     app = make_app(web_db, hub, send_command, lifespan=lifespan, checks=checks,
                    pit_action=ingest.pit_action, day_start_minutes=opts.day_start_minutes)
+    # proxy_headers off: the login throttle's address is the socket's peer, never an
+    # X-Forwarded-For any local process may write (behind a reverse proxy every login
+    # then shares the proxy's address: docs/floor.md)
     config = uvicorn.Config(app, log_level="warning", lifespan="on",
-                            timeout_graceful_shutdown=1)
+                            timeout_graceful_shutdown=1, proxy_headers=False)
     log.info("pit view on http://%s:%d (database %s)", opts.http_host, opts.http_port,
              ingest_db.safe_url)
     try:

@@ -98,6 +98,8 @@ class TableState:
     #: the table's first record the floor applied was its journal's first message (n 1):
     #: the meters before it were all zero (the gaming day's opening, docs/floor.md)
     from_start: bool = False
+    #: the newest journal time (ns) of its records the floor applied (in memory)
+    last_ts_ns: int = 0
 
     def copy(self) -> TableState:
         """A copy to restore if the batch's transaction fails."""

@@ -32,9 +32,15 @@ SIGNATURE = "signature"
 _ID = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.-]{0,62}$")
 
 
+#: names of the floor's own identities (any case): never a table's
+RESERVED_IDS = ("floor", "broker", "ca")
+
+
 def valid_table_id(table_id: str) -> bool:
-    """Certificate common names and topic levels: no wildcards, separators or spaces."""
-    return bool(_ID.match(table_id))
+    """Certificate common names and topic levels: no wildcards, separators or spaces, and
+    none of the floor's own identities (a "table" named ``floor`` would be handed the
+    floor service's certificate and command-signing key)."""
+    return bool(_ID.match(table_id)) and table_id.lower() not in RESERVED_IDS
 
 
 def table_topic(table_id: str, kind: str) -> str:

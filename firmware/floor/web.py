@@ -66,14 +66,26 @@ class SecurityHeaders:
             await self.app(scope, receive, send)
             return
 
+        private = not str(scope.get("path", "")).startswith("/static/")
+
         async def with_headers(message: Any) -> None:
             if message["type"] == "http.response.start":
                 have = {k.lower() for k, _v in message.get("headers", [])}
-                message["headers"] = [*message.get("headers", []),
-                                      *(h for h in SECURITY_HEADERS if h[0] not in have)]
+                more = [h for h in SECURITY_HEADERS if h[0] not in have]
+                if private and b"cache-control" not in have:  # the pit's data: no copies
+                    more.append((b"cache-control", b"no-store"))
+                message["headers"] = [*message.get("headers", []), *more]
             await send(message)
 
         await self.app(scope, receive, with_headers)
+
+
+class _PitApp(Starlette):
+    """Starlette with :class:`SecurityHeaders` outside its error handler, so a 500 carries
+    the headers too."""
+
+    def build_middleware_stack(self) -> Any:
+        return SecurityHeaders(super().build_middleware_stack())
 
 
 class PitView(PitActions):
@@ -258,7 +270,7 @@ def make_app(db: Database, hub: Hub, send_command: Callable[..., str],
     its id. ``pit_action(table, action)`` tells the ledger what the pit did."""
     v = PitView(db, hub, send_command, checks, pit_action, day_start_minutes)
     hub.day_start = day_start_minutes
-    app = Starlette(routes=[
+    app = _PitApp(routes=[
         Route("/", v.index),
         Route("/static/{name}", v.static),
         Route("/login", v.login_form, methods=["GET"]),
@@ -272,7 +284,6 @@ def make_app(db: Database, hub: Hub, send_command: Callable[..., str],
         Route("/api/alarms", v.api_alarms),
         Route("/live", v.live),
     ], lifespan=lifespan, exception_handlers={DatabaseAway: _database_away})
-    app.add_middleware(SecurityHeaders)
     return app
 
 

@@ -22,6 +22,7 @@ import msgspec
 
 from firmware.floor import schema
 from firmware.floor.errors import BadMessage
+from firmware.floor.escape import one_line
 from firmware.floor.topics import MAX_MESSAGE_BYTES, MAX_RECORD_BYTES
 
 MAX_INT = schema.MAX_INT
@@ -63,7 +64,8 @@ def _decode(decoder: Any, payload: bytes, what: str) -> Any:
 
 
 def _said(exc: Exception) -> str:
-    text = str(exc)
+    """The library's words (they may quote a table's field name or text): one line, cut."""
+    text = one_line(exc)
     return text if len(text) <= 300 else text[:297] + "..."
 
 

@@ -35,7 +35,11 @@ def call(app: Any, method: str, path: str, form: dict[str, str] | None = None,
     async def send(message: dict[str, Any]) -> None:
         sent.append(message)
 
-    asyncio.run(app(scope, receive, send))
+    try:
+        asyncio.run(app(scope, receive, send))
+    except Exception:  # a server error: Starlette re-raises after sending its 500
+        if not sent:
+            raise
     start = next(m for m in sent if m["type"] == "http.response.start")
     out = b"".join(m.get("body", b"") for m in sent if m["type"] == "http.response.body")
     return (int(start["status"]),

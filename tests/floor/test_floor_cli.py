@@ -31,7 +31,8 @@ def test_certs_broker_config_and_table_keys(tmp_path: Path,
         assert line in conf
     assert not any(line.startswith("listener") and "18883" not in line for line in conf)
     acl = (d / "broker.acl").read_text().splitlines()
-    assert "pattern write etg/table/%u/#" in acl and "pattern read etg/command/%u" in acl
+    assert "pattern write etg/table/%u/records" in acl and "pattern read etg/command/%u" in acl
+    assert "pattern write etg/table/%u/#" not in acl  # exactly its four topics
     assert not any(line.startswith(("topic write etg/table", "pattern write etg/command"))
                    for line in acl)
 

@@ -527,7 +527,7 @@ def test_finding_4_a_table_flipping_its_presence_is_bounded(tmp_path: Path) -> N
 
     ing, _store = _ingest(tmp_path, ["P1"])
     ing.quarantined.add("P1")
-    ing.rate = TableRate(per_s=1, burst=1000 * ONLINE_BYTES)
+    ing.rate = TableRate(per_s=1, burst=1000 * ONLINE_BYTES)  # (a minute refills 60 bytes)
     for i in range(5000):
         ing._message(None, None, SimpleNamespace(topic="etg/table/P1/online",
                                                  payload=b"01"[i % 2:i % 2 + 1], retain=False))

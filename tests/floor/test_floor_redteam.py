@@ -1,0 +1,307 @@
+"""The red team's findings against branch i43 (/work/wt/redteam/i43.md), one test each,
+named for the finding: each failed on the branch as the red team found it."""
+
+from __future__ import annotations
+
+import json
+import logging
+import queue
+import shutil
+import time
+from pathlib import Path
+from types import SimpleNamespace
+from typing import Any
+
+import pytest
+from asgi_call import call
+
+pytest.importorskip("starlette")
+pytest.importorskip("msgspec")
+
+from firmware.floor import auth
+from firmware.floor.certs import FLOOR_SERVICE, ca_paths, identity, make_floor_certs
+from firmware.floor.db import Database
+from firmware.floor.escape import one_line, one_line_logs
+from firmware.floor.hub import Hub
+from firmware.floor.ingest import Ingest
+from firmware.floor.ledger import FloorLedger, Incoming
+from firmware.floor.web import make_app
+
+HAS_BROKER = bool(shutil.which("mosquitto")) or Path("/usr/sbin/mosquitto").exists()
+
+
+def test_redteam_f1_the_acl_grants_a_table_exactly_its_four_topics() -> None:
+    from firmware.floor.broker import acl_text
+
+    acl = acl_text()
+    table = [line for line in acl.splitlines() if line.startswith("pattern write")]
+    assert table == [f"pattern write etg/table/%u/{k}"
+                     for k in ("status", "online", "records", "signature")]
+
+
+@pytest.mark.skipif(not HAS_BROKER, reason="mosquitto is not installed (make setup)")
+def test_redteam_f1_a_table_cannot_park_retained_data_on_other_topics(tmp_path: Path) -> None:
+    """Against a running Mosquitto with the generated ACL: EVIL's retained junk under its
+    own prefix is refused by the broker (and its log says so); nothing is retained."""
+    from floor_rig import floor_rig, wait_for
+    from waiting import DEADLINE_S
+
+    from firmware.floor.mqtt import make_client
+
+    with floor_rig(tmp_path, ["EVIL"]) as rig:
+        rig.start_broker()
+
+        def client(name: str) -> Any:
+            me = identity(rig.dir, name)
+            c = make_client(f"{name}-rt", ca_paths(rig.dir).cert, me.cert, me.key, clean=True)
+            c.connect("127.0.0.1", rig.broker_port, 10)
+            c.loop_start()
+            return c
+
+        evil = client("EVIL")
+        for topic in ("etg/table/EVIL/junk/1", "etg/table/EVIL/status/x",
+                      "etg/table/EVIL/BJ-01/online", "etg/table/EVIL/junk"):
+            evil.publish(topic, b"A" * 250_000, qos=1, retain=True).wait_for_publish(DEADLINE_S)
+        evil.publish("etg/table/EVIL/status", b'{"seq": 1}', qos=1,
+                     retain=True).wait_for_publish(DEADLINE_S)
+        got: queue.Queue[str] = queue.Queue()
+        floor = client(FLOOR_SERVICE)
+        floor.on_message = lambda c, u, m: got.put(m.topic)
+        floor.subscribe("etg/table/#", qos=1)
+        assert got.get(timeout=DEADLINE_S) == "etg/table/EVIL/status"  # its own topic: kept
+        time.sleep(1.0)
+        assert got.empty()  # and nothing else was retained
+        wait_for("the broker's refusal logged", lambda: "Denied PUBLISH from EVIL" in
+                 rig.log_text("broker") and "etg/table/EVIL/junk/1" in rig.log_text("broker"))
+        for c in (evil, floor):
+            c.disconnect()
+            c.loop_stop()
+
+
+def test_redteam_f2_a_table_text_in_a_log_line_cannot_forge_another_line(
+        tmp_path: Path, caplog: pytest.LogCaptureFixture) -> None:
+    """An unknown field named ``x\\n13:16:00 CRITICAL …`` was quoted raw by the refusal
+    lines (the ingest's and the ledger's "again"): forged log lines. Now every message of
+    the floor's loggers is one line, and the refusal's text itself is too."""
+    make_floor_certs(tmp_path, ["EVIL"])
+    store = FloorLedger(Database(str(tmp_path / "floor.sqlite")))
+    ing = Ingest(store, tmp_path, "127.0.0.1", 1)
+    one_line_logs()
+    caplog.set_level(logging.INFO)
+    forged = ("x\n13:16:00 CRITICAL etg.floor: FLOOR SERVICE FAULT: forged line\r\n"
+              "13:16:00 INFO etg.floor: <script>\u2028\u2029\x1b[2J")
+    for i in range(3):
+        ing._message(None, None, SimpleNamespace(
+            topic="etg/table/EVIL/status", payload=json.dumps({forged: i}).encode(),
+            retain=False))
+        ing._bad_logged.clear()  # (each refusal logged, not one in 10 s)
+    items = [m for m in ing.take() if isinstance(m, Incoming)]
+    a = store.apply(items)
+    ing._after(a)
+    assert "FLOOR SERVICE FAULT" in caplog.text  # the text is there, escaped
+    for r in caplog.records:
+        msg = r.getMessage()
+        assert msg.isprintable(), msg
+    assert all(m.payload["reason"].isprintable() for m in items)
+    assert one_line("a\nb\u2028c") == "a\\nb\\u2028c"
+
+
+def _app(tmp_path: Path) -> tuple[Any, Database, str, str]:
+    db = Database(str(tmp_path / "floor.sqlite"))
+    FloorLedger(db).apply([Incoming("EVIL", "online", True, time.time())])
+    app = make_app(db, Hub(db), send_command=lambda *a, **k: "id")
+    auth.add_staff(db, "pit", "pitpass123")
+    _status, headers, _ = call(app, "POST", "/login", {"name": "pit", "password": "pitpass123"})
+    cookie = headers["set-cookie"].split(";", 1)[0]
+    s = auth.session(db, cookie.split("=", 1)[1])
+    assert s is not None
+    return app, db, cookie, s.csrf
+
+
+def test_redteam_f3_an_alarm_id_beyond_64_bits_is_404_not_500(tmp_path: Path) -> None:
+    app, _db, cookie, csrf = _app(tmp_path)
+    for aid in ("99999999999999999999999", str(2**63), "0"):
+        status, _h, body = call(app, "POST", f"/alarm/{aid}/acknowledge", {"csrf": csrf},
+                                cookie=cookie)
+        assert status == 404, (aid, body[:200])
+
+
+def test_redteam_f4_clearing_a_quarantine_that_is_not_there_is_refused_and_not_recorded(
+        tmp_path: Path) -> None:
+    app, db, cookie, csrf = _app(tmp_path)
+    status, _h, body = call(app, "POST", "/table/EVIL/clear-quarantine",
+                            {"csrf": csrf, "reason": "x"}, cookie=cookie)
+    assert status == 409 and b"not quarantined" in body
+    assert db.one("SELECT COUNT(*) FROM floor_actions") == (0,)
+
+
+@pytest.mark.parametrize("name", ["floor", "broker", "ca", "FLOOR", "Floor", "_x"])
+def test_redteam_f13_the_floors_own_identities_are_never_a_table(tmp_path: Path,
+                                                                 name: str) -> None:
+    from firmware.cli import main
+
+    d = str(tmp_path / "floor")
+    assert main(["floor", "certs", "--dir", d, "--tables", "BJ-01"]) == 0
+    assert main(["floor", "certs", "--dir", d, "--tables", name]) == 2
+    assert main(["floor", "table-config", "--dir", d, name]) == 2
+    assert not (tmp_path / "floor" / "tables" / f"{name}.pem").exists()
+    assert main(["floor", "table-config", "--dir", d, "BJ-01"]) == 0
+
+
+def test_redteam_f11_journal_time_going_back_is_a_clock_alarm_and_keeps_the_days_drop(
+        tmp_path: Path) -> None:
+    """Two $10,000 transfers today, the second stamped 05:00 (before the day began):
+    bc5b817's rule took it as the day's opening (drop $0.00) with no alarm."""
+    from firmware.floor import gaming_day, pit_data, wire
+
+    db = Database(str(tmp_path / "floor.sqlite"))
+    store = FloorLedger(db, day_start_minutes=360)
+    today, _ = gaming_day.day_and_slot(time.time(), 360)
+    d0 = gaming_day.day_start(today, 360)
+    k = {"n": 0}
+
+    def met(ci: int, at: float) -> Any:
+        k["n"] += 1
+        return wire.record({"kind": "meters", "n": k["n"], "seq": k["n"], "hash": "ab" * 32,
+                            "ts_ns": int(at * 1e9), "meters": {"credits_in": ci}})
+
+    now = time.time()
+    store.apply([Incoming("EVIL5", "record", met(0, d0 - 18 * 3600), now)])
+    store.apply([Incoming("EVIL5", "record", met(1_000_000, now - 1), now)])
+    a = store.apply([Incoming("EVIL5", "record", met(2_000_000, d0 - 3600), now)])
+    assert [x["kind"] for x in a.alarms] == ["clock"]
+    assert "journal time went back" in a.alarms[0]["detail"]
+    day = {t["table"]: t["day"] for t in pit_data.tiles(db, day_start_minutes=360)}["EVIL5"]
+    assert day["drop"] == 2_000_000
+
+
+def test_redteam_f6_the_brokers_log_lines_are_bounded_per_kind_and_in_all() -> None:
+    """82,000 refused publishes in 10 s were 82,000 floor log lines; junk on the port
+    780 a second. Now each kind has KIND_LINES_PER_MINUTE a minute, all kinds
+    LINES_PER_MINUTE, and the minute's end says how many were not logged."""
+    from firmware.floor.broker_process import (
+        KIND_LINES_PER_MINUTE,
+        LINES_PER_MINUTE,
+        LineBudget,
+        judge,
+    )
+
+    b, logged = LineBudget(), []
+    for i in range(82_000):
+        level, text = judge(f"1700000000: Denied PUBLISH from EVIL (d0, q0, r0, m{i}, "
+                            f"'etg/table/BJ-01/records', ... (1 bytes))")
+        logged += b.admit(level, text, 60.0)
+    for i in range(3000):  # anyone on the port: OpenSSL errors and protocol errors
+        for line in ("1700000000: OpenSSL Error[0]: error:0A0000F4:SSL routines::unexpected"
+                     " message", f"1700000000: Client <unknown> disconnected: Protocol "
+                     f"error. {i}", f"1700000000: junk {i}x{'y' * (i % 50)}"):
+            level, text = judge(line)
+            logged += b.admit(level, text, 61.0)
+    assert len(logged) <= LINES_PER_MINUTE
+    assert sum("Denied PUBLISH from EVIL" in t for _lv, t in logged) == KIND_LINES_PER_MINUTE
+    after = b.admit(logging.INFO, "New client connected", 125.0)
+    assert any("more lines like 'refused publishes from EVIL'" in t and
+               f"{82_000 - KIND_LINES_PER_MINUTE} more" in t for _lv, t in after)
+    assert after[-1] == (logging.INFO, "New client connected")
+
+
+def test_redteam_f12_a_malformed_presence_message_is_a_bad_message(tmp_path: Path) -> None:
+    from firmware.floor.ingest import ONLINE_BYTES
+    from firmware.floor.rate import BURST_BYTES
+
+    make_floor_certs(tmp_path, ["EVIL5"])
+    ing = Ingest(FloorLedger(Database(str(tmp_path / "floor.sqlite"))), tmp_path, "127.0.0.1", 1)
+    for payload in (b"{}", b"2", b"", b"1" * 200, b"<script>", b"\0", b"true"):
+        ing._message(None, None, SimpleNamespace(topic="etg/table/EVIL5/online",
+                                                 payload=payload, retain=False))
+        got = [m for m in ing.take() if isinstance(m, Incoming)]
+        assert [m.kind for m in got] == ["bad"], payload
+    assert BURST_BYTES // ONLINE_BYTES <= 16_384  # the burst, counted in presence messages
+
+
+def test_redteam_f10_a_nul_in_free_content_is_refused_at_the_edge() -> None:
+    from firmware.floor import wire
+
+    rec = {"kind": "event", "n": 1, "seq": 1, "hash": "ab" * 32, "ts_ns": 1, "code": 102,
+           "body": {"t": "a\u0000b"}}
+    for body in ({"t": "a\u0000b"}, {"k\u0000": 1}, {"x": [{"y": ["\u0000"]}]}):
+        with pytest.raises(wire.BadMessage):
+            wire.records(json.dumps([{**rec, "body": body}]).encode())
+    assert wire.records(json.dumps([{**rec, "body": {"t": "a\tb\n"}}]).encode())
+
+
+def test_redteam_f3b_a_500_carries_the_security_headers_and_pages_are_not_stored(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    from firmware.floor import pit_data
+
+    app, _db, cookie, _csrf = _app(tmp_path)
+    monkeypatch.setattr(pit_data, "tiles", lambda *a, **k: 1 / 0)
+    status, headers, _ = call(app, "GET", "/api/tables", cookie=cookie)
+    assert status == 500
+    assert headers["x-frame-options"] == "DENY" and "content-security-policy" in headers
+    assert call(app, "GET", "/api/alarms", cookie=cookie)[1]["cache-control"] == "no-store"
+    assert "no-store" not in call(app, "GET", "/static/pit.js")[1].get("cache-control", "")
+
+
+def test_redteam_f7_the_login_throttle_never_trusts_x_forwarded_for() -> None:
+    import inspect
+
+    from firmware.floor import serve
+
+    assert "proxy_headers=False" in inspect.getsource(serve._serve)
+
+
+def test_redteam_f8_a_table_saying_it_is_simulated_is_never_hidden_with_trouble(
+        tmp_path: Path) -> None:
+    from firmware.floor import pit_data, wire
+
+    db = Database(str(tmp_path / "floor.sqlite"))
+    now = time.time()
+    st = {"seq": 1, "simulated": True, "tilt": {"cause": "door open", "code": "DOOR"},
+          "failure": "RNG failure", "ts": now}
+    FloorLedger(db).apply([
+        Incoming("EVIL2", "status", wire.status(json.dumps(st).encode()), now),
+        Incoming("LOAD-1", "status", wire.status(json.dumps({"seq": 1, "simulated": True,
+                                                              "ts": now}).encode()), now)])
+    tiles = {t["table"]: t for t in pit_data.tiles(db)}
+    assert tiles["EVIL2"]["simulated"] is False and tiles["LOAD-1"]["simulated"] is True
+
+
+def test_redteam_f5_one_table_cannot_own_the_floors_lag() -> None:
+    from firmware.floor.health import Health
+
+    h = Health()
+    for t in ("BJ-01", "BJ-02", "BJ-03"):
+        h.lag_sample(0.2, t)
+    for _ in range(450):  # 30 statuses a second for 15 s, stamped 100 s ago
+        h.lag_sample(100.0, "EVIL")
+    assert h.lag() == 0.2
+    h2 = Health()
+    for t in ("BJ-01", "BJ-02", "BJ-03"):
+        h2.lag_sample(60.0, t)  # the floor really is behind
+    for _ in range(450):
+        h2.lag_sample(-100.0, "EVIL")  # stamped ahead: cannot hide it
+    assert h2.lag() == 60.0 and h2.snapshot()["lag_s"] == 60.0
+
+
+def test_redteam_f9_meters_unbalanced_or_not_their_seats_sum_or_a_huge_step_are_alarms(
+        tmp_path: Path) -> None:
+    from firmware.floor import wire
+
+    big = 10**15
+    cases = [
+        {"credits_in": 100, "credits": 100, "balanced": False},
+        {"credits_in": big, "seats": [{"seat": 1, "credits_in": 500}]},
+    ]
+    for i, m in enumerate(cases):
+        store = FloorLedger(Database(str(tmp_path / f"f{i}.sqlite")))
+        a = store.apply([Incoming("EVIL2", "record", wire.record({
+            "kind": "meters", "n": 1, "seq": 1, "hash": "ab" * 32, "ts_ns": time.time_ns(),
+            "meters": m}), time.time())])
+        assert [x["kind"] for x in a.alarms] == ["meters"], m
+    store = FloorLedger(Database(str(tmp_path / "step.sqlite")))
+    for n, ci in ((1, 0), (2, 10**12)):
+        a = store.apply([Incoming("EVIL2", "record", wire.record({
+            "kind": "meters", "n": n, "seq": n, "hash": "ab" * 32, "ts_ns": time.time_ns(),
+            "meters": {"credits_in": ci, "credits": ci, "balanced": True}}), time.time())])
+    assert [x["kind"] for x in a.alarms] == ["meters"] and "in one step" in a.alarms[0]["detail"]
