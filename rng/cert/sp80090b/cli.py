@@ -194,8 +194,9 @@ def _restart(args: argparse.Namespace, version: str) -> int:
         a = restart.assess(s, args.h_initial, iid=args.iid, step=lambda _w: prog.update(1))
     finally:
         prog.close()
-    doc = report.header(path, _command(), version, iid=args.iid)
-    doc["testCases"] = restart.test_cases(a)
+    doc = report.header(path, _command(), version, iid=args.iid, kind="Restart")
+    # the reference writes null when the sanity check stopped it before any estimate
+    doc["testCases"] = restart.test_cases(a) if a.sanity_passed else None
     if not a.passed:
         doc["errorLevel"] = -1
         doc["errorMessage"] = ("Restart Sanity Check Failed." if not a.sanity_passed else
