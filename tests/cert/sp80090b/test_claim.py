@@ -162,6 +162,16 @@ def test_restart_tests_join_the_assessment(tmp_path: Path, capsys) -> None:
         claim_for("hwrng", str(out2))
 
 
+def test_no_iid_claim_from_data_that_are_not_iid(tmp_path: Path, capsys) -> None:
+    """rand8_short fails the chi-square tests: the report is printed, exit 1, no file."""
+    from tests.cert.sp80090b.reference import DATA
+
+    out = tmp_path / "a.json"
+    assert main(["cert", "entropy", str(DATA / "rand8_short.bin"), "--iid", "--out",
+                 str(out), "--source", "hwrng"]) == 1
+    assert "not written" in capsys.readouterr().out and not out.exists()
+
+
 def test_out_needs_a_source(noise: Path, tmp_path: Path, capsys) -> None:
     assert main(["cert", "entropy", str(noise), "--out", str(tmp_path / "a.json")]) == 2
     assert "--source" in capsys.readouterr().err
