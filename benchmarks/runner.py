@@ -27,6 +27,7 @@ BENCHMARKS: tuple[tuple[str, str], ...] = (
     ("rng", "benchmarks.rng:run"),
     ("cert", "benchmarks.cert:run"),
     ("sp80022", "benchmarks.sp80022:run"),
+    ("sp80090b", "benchmarks.sp80090b:run"),
     ("panel", "benchmarks.panel:panel_benchmark"),
     ("shoe", "benchmarks.shoe:shoe_benchmark"),
     ("sas", "benchmarks.sas:sas_benchmark"),

@@ -92,7 +92,8 @@ def read_assessment(path: Path) -> tuple[dict[str, Any], str]:
     """The assessment file's ``claim`` object, checked field by field, and the file's
     SHA-256. Raises :class:`EntropyError` (one line) for anything else."""
     try:
-        raw = path.read_bytes()
+        with path.open("rb") as fh:  # bounded: a device or a huge file is not read whole
+            raw = fh.read(MAX_FILE_BYTES + 1)
     except OSError as exc:
         raise _bad(path, exc.strerror or str(exc)) from None
     if len(raw) > MAX_FILE_BYTES:
@@ -122,8 +123,40 @@ def read_assessment(path: Path) -> tuple[dict[str, Any], str]:
     if restart is not None and (not isinstance(restart, dict)
                                 or restart.get("passed") is not True):
         raise _bad(path, "the restart tests failed: this source's claim does not stand")
+    _check_rests_on_the_run(path, doc, claim, h, restart)
     return {"source": source, "bits": bits, "h": float(h), "samples": samples}, \
         hashlib.sha256(raw).hexdigest()
+
+
+def _assessed(run: Any) -> float | None:
+    """The assessed min-entropy of an embedded ``etg cert entropy`` document."""
+    cases = run.get("testCases") if isinstance(run, dict) else None
+    if not isinstance(cases, list) or not cases or not isinstance(cases[-1], dict):
+        return None
+    h = cases[-1].get("hAssessed")
+    return float(h) if isinstance(h, int | float) and not isinstance(h, bool) else None
+
+
+def _check_rests_on_the_run(path: Path, doc: dict[str, Any], claim: dict[str, Any],
+                            h: float, restart: Any) -> None:
+    """The claim may not exceed what the run it rests on assessed (nor, after the restart
+    tests, H_r and H_c), and names that run's samples: an edited number is refused."""
+    run = doc.get("assessment")
+    assessed = _assessed(run)
+    if assessed is None or not isinstance(run, dict):
+        raise _bad(path, "no assessment run under the claim")
+    if run.get("sha256") != claim.get("samplesSha256"):
+        raise _bad(path, "the claim names other samples than its assessment run")
+    bound = assessed
+    if isinstance(restart, dict):
+        for key in ("h_r", "h_c"):
+            v = restart.get(key)
+            if not isinstance(v, int | float) or isinstance(v, bool):
+                raise _bad(path, f"claim.restart.{key} missing")
+            bound = min(bound, float(v))
+    if h > bound + 1e-12:
+        raise _bad(path, f"claims {h:.6f} bits per sample, more than its assessment "
+                   f"supports ({bound:.6f})")
 
 
 def claim_for(source: str, assessment: str | None) -> Claim:

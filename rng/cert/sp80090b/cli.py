@@ -155,12 +155,9 @@ def _iid(args: argparse.Namespace, version: str) -> int:
         prog.close()
     doc = report.header(path, _command(), version, iid=True)
     doc["testCases"] = [iid.test_case(a)]
-    if args.out is not None:
+    if args.out is not None and a.iid:
         from rng.cert.sp80090b.assessment_file import write_sequential
 
-        if not a.iid:
-            raise UserError("not IID: no IID claim can be made (assess with the non-IID "
-                            "track, without --iid)")
         write_sequential(args.out, doc, source=args.source, bits=s.bits, h=a.h_assessed,
                          track="IID", samples=s.n)
     if args.json:
@@ -168,6 +165,9 @@ def _iid(args: argparse.Namespace, version: str) -> int:
     else:
         for line in iid_report.text(a, verbose=args.verbose):
             print(line)
+        if args.out is not None and not a.iid:
+            print(f"not IID: no IID claim can be made, {args.out} not written (assess "
+                  "with the non-IID track, without --iid)")
     return 0 if a.iid else 1
 
 
@@ -194,8 +194,9 @@ def _restart(args: argparse.Namespace, version: str) -> int:
         a = restart.assess(s, args.h_initial, iid=args.iid, step=lambda _w: prog.update(1))
     finally:
         prog.close()
-    doc = report.header(path, _command(), version, iid=args.iid)
-    doc["testCases"] = restart.test_cases(a)
+    doc = report.header(path, _command(), version, iid=args.iid, kind="Restart")
+    # the reference writes null when the sanity check stopped it before any estimate
+    doc["testCases"] = restart.test_cases(a) if a.sanity_passed else None
     if not a.passed:
         doc["errorLevel"] = -1
         doc["errorMessage"] = ("Restart Sanity Check Failed." if not a.sanity_passed else

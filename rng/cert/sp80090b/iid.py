@@ -7,9 +7,10 @@ permutation tests (5.1: 19 statistics of the data against the same statistics of
 extreme 0.1% of its shuffles, i.e. when at most 5 shuffles reach it on one side), the
 chi-square tests and the LRS test (5.2, :mod:`rng.cert.sp80090b.chisquare`).
 
-The shuffles come from numpy's PCG64 seeded from the operating system, a fresh seed each
-run: the reference seeds its own generator from /dev/urandom, so its counters, like
-ours, differ from run to run while the verdicts agree. As the reference does, a
+The shuffles are Fisher-Yates from xoshiro256** (as the reference's), seeded from the
+operating system, a fresh seed each run: the reference seeds its generator from
+/dev/urandom, so its counters, like ours, differ from run to run while the verdicts
+agree. As the reference does, a
 statistic stops being computed once it is settled (more than 5 shuffles on each side of
 it, counting ties on both), and the shuffling stops once all 19 are.
 """
@@ -17,6 +18,7 @@ it, counting ties on both), and the shuffling stops once all 19 are.
 from __future__ import annotations
 
 import bz2
+import os
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
@@ -92,32 +94,74 @@ def _median(symbols: np.ndarray) -> float:
     return float(v[half]) if v.size % 2 else (int(v[half]) + int(v[half - 1])) / 2.0
 
 
+def _seed(rng: np.random.Generator | None) -> np.ndarray:
+    """xoshiro256**'s state: from ``rng`` (a test's fixed seed) or the operating system."""
+    source = rng if rng is not None else np.random.default_rng()
+    state = source.integers(0, 1 << 63, size=4, dtype=np.int64).astype(np.uint64) * \
+        np.uint64(2) + source.integers(0, 2, size=4).astype(np.uint64)
+    if not state.any():
+        state[0] = np.uint64(1)  # the one state xoshiro cannot leave
+    return state
+
+
+def _threads() -> int:
+    """Shuffling threads: the reference uses every core (OpenMP); so do we, up to 4 (the
+    compiled statistics and bzip2 release the GIL)."""
+    return max(1, min(4, len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity")
+                      else os.cpu_count() or 1))
+
+
 def permutation_tests(s: Samples, *, step: Callable[[int], None] | None = None,
                       rng: np.random.Generator | None = None,
-                      limit: int = PERMUTATIONS) -> Permutations:
-    """5.1: the original statistics, then shuffles until every statistic is settled."""
+                      limit: int = PERMUTATIONS, threads: int | None = None) -> Permutations:
+    """5.1: the original statistics, then shuffles until every statistic is settled.
+
+    Each thread shuffles its own copy with its own generator; their statistics are
+    folded in a fixed order (round by round, thread by thread), each counted only for
+    the statistics still unsettled when it is folded, as the reference counts under its
+    lock. A fixed ``rng`` therefore gives a fixed result for a given thread count."""
+    from concurrent.futures import ThreadPoolExecutor
+
+    from rng.cert.sp80090b.kernels.fisher_yates import shuffle_one, shuffle_together
+
     stats = _Stats(s)
-    rng = rng if rng is not None else np.random.default_rng()
     active = np.ones(len(NAMES), dtype=np.bool_)
     t = np.zeros(len(NAMES))
     stats(np.ascontiguousarray(s.symbols), np.ascontiguousarray(s.raw), active, t)
     res = Permutations(t)
-    tp = np.zeros(len(NAMES))
-    raw = s.raw.copy()
-    translate = np.zeros(256, dtype=np.uint8)
-    translate[s.raw] = s.symbols
+    workers = threads or _threads()
+    same = bool(np.array_equal(s.symbols, s.raw))  # binary 0/1 samples: one array
+    copies = []
+    for _ in range(workers):
+        data = np.array(s.symbols, dtype=np.uint8)
+        copies.append((data, data if same else np.array(s.raw, dtype=np.uint8),
+                       _seed(rng)))
+
+    def one(w: int, mask: np.ndarray) -> np.ndarray:
+        data, raw, state = copies[w]
+        if same:
+            shuffle_one(data, state)
+        else:
+            shuffle_together(data, raw, state)
+        out = np.zeros(len(NAMES))
+        stats(data, raw, mask, out)
+        return out
+
     c = res.counts
-    while res.shuffles < limit and active.any():
-        rng.shuffle(raw)
-        stats(translate[raw], raw, active, tp)
-        idx = np.flatnonzero(active)
-        c[idx, 0] += tp[idx] > t[idx]
-        c[idx, 1] += tp[idx] == t[idx]
-        c[idx, 2] += tp[idx] < t[idx]
-        active &= ~((c[:, 0] + c[:, 1] > SETTLED) & (c[:, 1] + c[:, 2] > SETTLED))
-        res.shuffles += 1
-        if step is not None:
-            step(res.shuffles)
+    with ThreadPoolExecutor(workers) as pool:
+        while res.shuffles < limit and active.any():
+            mask = active.copy()
+            n = min(workers, limit - res.shuffles)
+            for fut in [pool.submit(one, w, mask) for w in range(n)]:
+                tp = fut.result()
+                idx = np.flatnonzero(active & mask)
+                c[idx, 0] += tp[idx] > t[idx]
+                c[idx, 1] += tp[idx] == t[idx]
+                c[idx, 2] += tp[idx] < t[idx]
+                active &= ~((c[:, 0] + c[:, 1] > SETTLED) & (c[:, 1] + c[:, 2] > SETTLED))
+                res.shuffles += 1
+            if step is not None:
+                step(res.shuffles)
     return res
 
 

@@ -157,8 +157,8 @@ def steps_for(s: Samples, iid: bool) -> int:
 
 def test_cases(a: RestartAssessment) -> list[dict[str, Any]]:
     """The reference's ``ea_restart -o`` test cases: per estimator h_r and h_c (with
-    dataWordSize), then "Overall" with h_r, h_c and h_i; empty when the sanity check
-    failed (the reference writes none then either)."""
+    dataWordSize), then "Overall" with h_r, h_c and h_i (only when the validation
+    passed, as the reference); empty when the sanity check failed."""
     if a.rows is None or a.columns is None:
         return []
     bits = float(a.samples.bits)

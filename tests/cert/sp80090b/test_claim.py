@@ -82,6 +82,10 @@ def _edit(path: Path, **claim: object) -> None:
     ({"hClaimed": 0.1}, "less than"),
     ({"samplesSha256": "x"}, "not a SHA-256"),
     ({"restart": {"passed": False}}, "restart tests failed"),
+    ({"hClaimed": 7.99}, "more than its assessment supports"),
+    ({"restart": {"passed": True, "h_r": 5.0, "h_c": 7.9}},
+     "more than its assessment supports"),
+    ({"samplesSha256": "0" * 64}, "other samples"),
 ])
 def test_a_bad_assessment_refuses_the_source(noise: Path, tmp_path: Path,
                                              change: dict, message: str) -> None:
@@ -99,6 +103,11 @@ def test_garbage_is_not_an_assessment(tmp_path: Path, content: bytes) -> None:
     f.write_bytes(content)
     with pytest.raises(EntropyError, match="entropy assessment"):
         read_assessment(f)
+
+
+def test_a_device_is_not_read_whole(tmp_path: Path) -> None:
+    with pytest.raises(EntropyError, match="more than an assessment holds"):
+        read_assessment(Path("/dev/zero"))
 
 
 def test_a_missing_assessment_fails_closed(tmp_path: Path) -> None:
@@ -151,6 +160,16 @@ def test_restart_tests_join_the_assessment(tmp_path: Path, capsys) -> None:
                  "--out", str(out2), "--iid"]) == 1
     with pytest.raises(EntropyError, match="restart tests failed"):
         claim_for("hwrng", str(out2))
+
+
+def test_no_iid_claim_from_data_that_are_not_iid(tmp_path: Path, capsys) -> None:
+    """rand8_short fails the chi-square tests: the report is printed, exit 1, no file."""
+    from tests.cert.sp80090b.reference import DATA
+
+    out = tmp_path / "a.json"
+    assert main(["cert", "entropy", str(DATA / "rand8_short.bin"), "--iid", "--out",
+                 str(out), "--source", "hwrng"]) == 1
+    assert "not written" in capsys.readouterr().out and not out.exists()
 
 
 def test_out_needs_a_source(noise: Path, tmp_path: Path, capsys) -> None:

@@ -103,3 +103,31 @@ def test_a_correlated_source_fails_the_permutation_tests(tmp_path) -> None:
     perm = iid.permutation_tests(s, rng=np.random.default_rng(1))
     assert not perm.passed
     assert "numRunsMedian" in perm.failed and "compression" in perm.failed
+
+
+def test_the_shuffles_generator_is_xoshiro256starstar() -> None:
+    """Blackman and Vigna's xoshiro256** from the state (1, 2, 3, 4): its published
+    first outputs."""
+    from rng.cert.sp80090b.kernels.fisher_yates import next_u64
+
+    s = np.array([1, 2, 3, 4], dtype=np.uint64)
+    assert [int(next_u64(s)) for _ in range(4)] == [11520, 0, 1509978240,
+                                                    1215971899390074240]
+
+
+def test_the_shuffle_is_uniform_and_moves_both_arrays_alike() -> None:
+    from rng.cert.sp80090b.kernels.fisher_yates import shuffle_one, shuffle_together
+
+    state = np.array([5, 6, 7, 8], dtype=np.uint64)
+    counts: dict[tuple[int, ...], int] = {}
+    for _ in range(24_000):
+        x = np.arange(4, dtype=np.uint8)
+        shuffle_one(x, state)
+        counts[tuple(x.tolist())] = counts.get(tuple(x.tolist()), 0) + 1
+    assert len(counts) == 24 and all(850 < c < 1150 for c in counts.values())
+    a = np.arange(200, dtype=np.uint8)
+    b = (np.arange(200) * 7 % 256).astype(np.uint8)
+    before = dict(zip(a.tolist(), b.tolist(), strict=True))
+    shuffle_together(a, b, state)
+    assert dict(zip(a.tolist(), b.tolist(), strict=True)) == before  # pairs kept
+    assert sorted(a.tolist()) == list(range(200)) and a.tolist() != list(range(200))

@@ -65,7 +65,7 @@ def test_the_law_of_the_largest_count_against_a_simulation() -> None:
 
 #: (file, width, H_I) the reference was run on (ea_restart -vvv -o, NIST's sample files
 #: read as restart files; its outputs in tests/cert/data/sp80090b/*.restart.*)
-RESTART_RUNS = [("truerand_8bit", 8, 7.0)]
+RESTART_RUNS = [("truerand_8bit", 8, 7.0), ("truerand_1bit", 1, 0.99)]
 
 
 @pytest.mark.parametrize(("name", "bits", "h"), RESTART_RUNS)
@@ -78,7 +78,7 @@ def test_restart_equals_reference(name: str, bits: int, h: float,
                  "--bits-per-symbol", str(bits), "--h-initial", str(h), "--json"]) == 0
     ours = json.loads(capsys.readouterr().out)
     want = json.loads((DATA / f"{name}.restart.json").read_text())
-    assert set(ours) == set(want)
+    assert set(ours) == set(want) and ours["type"] == want["type"] == "Restart"
     assert [set(c) for c in ours["testCases"]] == [set(c) for c in want["testCases"]]
     for a, b in zip(ours["testCases"], want["testCases"], strict=True):
         assert a["testCaseDesc"] == b["testCaseDesc"]
@@ -90,6 +90,21 @@ def test_restart_equals_reference(name: str, bits: int, h: float,
     assert abs(a.cutoff - ref["cutoff"]) <= 1
     assert max(a.x_rows, a.x_columns) == ref["X_max"]
     assert restart.alpha() == pytest.approx(ref["alpha"], rel=1e-15)
+
+
+def test_a_sanity_failure_equals_the_reference(capsys: pytest.CaptureFixture) -> None:
+    """ringOsc-nist read as a restart file with H_I = 0.9: X_max 647 over the cutoff
+    (the reference's simulated 604, the exact 605), the reference's error document."""
+    assert main(["cert", "entropy", "--restart", str(DATA / "ringOsc-nist.bin"),
+                 "--bits-per-symbol", "1", "--h-initial", "0.9", "--json"]) == 1
+    ours = json.loads(capsys.readouterr().out)
+    want = json.loads((DATA / "ringOsc-nist.restart.json").read_text())
+    assert set(ours) == set(want)
+    for key in ("errorLevel", "errorMessage", "testCases", "type", "IID", "sha256"):
+        assert ours[key] == want[key], key
+    a = restart.assess(samples.read(DATA / "ringOsc-nist.bin", 1), 0.9)
+    assert max(a.x_rows, a.x_columns) == _reference("ringOsc-nist")["X_max"] == 647
+    assert a.cutoff == 605 and not a.sanity_passed
 
 
 def _restart_file(tmp_path: Path, data: np.ndarray) -> str:
