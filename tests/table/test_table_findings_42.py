@@ -334,3 +334,25 @@ def test_redteam_f4_the_head_files_older_slot_is_no_fallback(
     with pytest.raises(JournalRefused):
         open_for_table(path, "", bench=True, prove=start_proof)
     assert main(["credits", "status", "--id", "CASH7", "--journal", str(path)]) == 1
+
+
+def test_redteam_f7_an_acknowledgement_that_contradicts_the_journal_stops_play(
+        tmp_path: Path) -> None:
+    """Red team F7: a best-effort table started without its witness; the link then got
+    an acknowledgement for more messages than this journal ever wrote (a rolled-back
+    journal), logged it, and dealt 30 rounds. Now every acknowledgement is held against
+    the journal, and one that contradicts it stops the table."""
+    ctl = table_on(tmp_path / "j.sqlite", checkpoint_rounds=2)
+    play(ctl, 1)
+    link = _Link()
+    await_witness(ctl, cast(Any, link), WitnessRead(None, "no broker"), False)
+    assert not ctl.floor_gate.holds  # best-effort: plays
+    last = ctl.journal.record(ctl.journal.last_seq)
+    assert last is not None
+    link.on_witness({"n": 0, "seq": last.seq, "hash": last.hash})  # agrees: nothing
+    _drain(ctl)
+    assert not ctl.failure
+    link.on_witness({"n": ctl.journal.outbox_last_n() + 470})  # the floor holds more
+    _drain(ctl)
+    assert ctl.failure and "witness" in ctl.failure
+    assert not ctl.take(Wager(1, 500), "bench")
