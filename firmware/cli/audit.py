@@ -283,7 +283,9 @@ def cmd_audit_verify(args: argparse.Namespace) -> int:
         why = f" ({j.key_problem})" if j.key_problem else ""
         print(f"give --key PATH or run as the table's service user{why}")
         return 3
-    if res.first_bad is None:
+    if res.first_bad is None and not res.problem.startswith(("meter", "the meters")):
+        print(f"BROKEN: {res.problem} ({res.records} records)")  # schema, facts (red team F3)
+    elif res.first_bad is None:
         print(f"BROKEN meters: {res.problem} ({res.records} records, hash chain intact)")
     else:
         print(f"BROKEN at record {res.first_bad}: {res.problem} "

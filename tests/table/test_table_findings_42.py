@@ -356,3 +356,26 @@ def test_redteam_f7_an_acknowledgement_that_contradicts_the_journal_stops_play(
     _drain(ctl)
     assert ctl.failure and "witness" in ctl.failure
     assert not ctl.take(Wager(1, 500), "bench")
+
+
+def test_redteam_f2_a_journal_relabelled_older_is_tampered_not_archived(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """Red team F2: `info.schema` set to 3 made a bench table move its whole valid journal
+    aside as "older firmware" and begin anew (grants paid again, transfers forgotten)."""
+    path = tmp_path / "j.sqlite"
+    _cash_out_then_play(path)
+    _sql(path, "UPDATE info SET value = '3' WHERE key = 'schema'")
+    with pytest.raises(JournalRefused, match="info row was edited"):
+        open_for_table(path, "", bench=True, prove=start_proof)
+    assert sorted(p.name for p in tmp_path.iterdir() if p.name.startswith("j.sqlite.2")) == []
+    rc, out = _verify(path, capsys)
+    assert rc == 1 and "BROKEN" in out and "info row was edited" in out, out
+
+
+def test_redteam_f3_a_facts_failure_is_not_called_meters(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    path = tmp_path / "j.sqlite"
+    _cash_out_then_play(path)
+    _sql(path, "UPDATE info SET value = 'sha256' WHERE key = 'chain'")
+    rc, out = _verify(path, capsys)
+    assert rc == 1 and out.startswith("BROKEN: the journal says its chain is"), out
