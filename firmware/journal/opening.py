@@ -25,7 +25,7 @@ from typing import Any
 
 from etgcore.errors import UserError
 from firmware.journal import key as journal_key
-from firmware.journal.archive import move_aside
+from firmware.journal.archive import move_aside, move_back
 from firmware.journal.chain import GENESIS
 from firmware.journal.errors import JournalDamaged, JournalKeyError, JournalRefused
 from firmware.journal.files import JournalFileError, check_is_journal
@@ -258,9 +258,13 @@ def init_journal(journal_path: str | Path, key_path: str, reason: str, *,
                if f]
     try:
         key = table_key(path, key_path, bench, new=True)
-        if ident and end:  # the old one is superseded before the new one begins
-            retire(journal_key.key_path_for(path, key_path), key, ident,
-                   {k: end[k] for k in ("journal", "seq", "hash")})
+        if ident and end and kept:  # the old one is superseded before the new one begins
+            try:
+                retire(journal_key.key_path_for(path, key_path), key, ident,
+                       {k: end[k] for k in ("journal", "seq", "hash")})
+            except JournalError:
+                move_back(kept, path)  # not named: nothing changes (red team F6)
+                raise
         journal = Journal(path, key)
     except JournalError as exc:
         raise UserError(str(exc)) from None

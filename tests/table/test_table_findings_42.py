@@ -379,3 +379,18 @@ def test_redteam_f3_a_facts_failure_is_not_called_meters(
     _sql(path, "UPDATE info SET value = 'sha256' WHERE key = 'chain'")
     rc, out = _verify(path, capsys)
     assert rc == 1 and out.startswith("BROKEN: the journal says its chain is"), out
+
+
+def test_redteam_f6_an_init_that_cannot_name_the_archive_changes_nothing(
+        tmp_path: Path) -> None:
+    """Red team F6(b): `journal init --archive` moved the journal aside, THEN failed to
+    write the register: the unnamed archive could be moved back as live memory. Now the
+    register is checked first (and a failed write moves the journal back)."""
+    path = tmp_path / "j.sqlite"
+    _cash_out_then_play(path)
+    (tmp_path / "j.sqlite.key.superseded").mkdir()  # cannot be appended to
+    before = sorted(p.name for p in tmp_path.iterdir())
+    rc = main(["--set", "table.mode=bench", "journal", "init", "--reason", "t",
+               "--archive", "--journal", str(path)])
+    assert rc == 2
+    assert sorted(p.name for p in tmp_path.iterdir()) == before  # nothing moved
