@@ -49,6 +49,7 @@ from firmware.journal.meters import (
     meters_difference,
     record_deltas,
 )
+from firmware.journal.outbox_mac import outbox_problem
 from firmware.journal.schema import foreign_objects
 
 if TYPE_CHECKING:
@@ -136,7 +137,8 @@ def verify(journal: Journal, db: sqlite3.Connection, key: bytes | None, *,
     have = {k: v for k, v in journal.meters().items() if v}
     want = {k: v for k, v in w.meters.items() if v}
     problem = (meters_difference(have, want, "the chained records add up to")
-               or balance_problem(have))
+               or balance_problem(have)
+               or (outbox_problem(db, key) if key is not None and until is None else None))
     return VerifyResult(not problem, last, None, problem or "", unchecked, since,
                         ahead=ahead)  # ahead even when not ok: a cut tail says so first
 

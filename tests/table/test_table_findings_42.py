@@ -394,3 +394,35 @@ def test_redteam_f6_an_init_that_cannot_name_the_archive_changes_nothing(
                "--archive", "--journal", str(path)])
     assert rc == 2
     assert sorted(p.name for p in tmp_path.iterdir()) == before  # nothing moved
+
+
+def test_redteam_f8_a_forged_outbox_row_is_never_reported_and_refuses_the_start(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """Red team F8: outbox rows were unkeyed and sent as they were: a waiting row edited
+    into a $99,999 cash-out reached the floor, and the audit said ok."""
+    from firmware.journal.outbox import Outbox
+
+    path = tmp_path / "j.sqlite"
+    j = Journal(path)
+    box = Outbox(j)
+    j.append_one("event", {"phase": "voided"}, code=201)
+    j.append_one("event", {"seat": 1, "cents": 500}, code=800, meters={
+        ("credits_in", 1, ""): 500, ("credits", 1, ""): 500,
+        ("credits_in", 0, ""): 500, ("credits", 0, ""): 500})
+    sent = box.pending(0)
+    assert [m.kind for m in sent] == ["event", "event", "meters"]
+    assert all('"mac"' not in m.wire() for m in sent)
+    assert j.verify().ok
+    box.close()
+    j.close()
+    _sql(path, "UPDATE floor_outbox SET payload = replace(payload, '\"phase\":\"voided\"', "
+               "'\"cents\":9999900,\"seat\":1') WHERE n = 1")
+    res = Journal(path, readonly=True).verify()
+    assert not res.ok and "floor outbox message 1" in res.problem
+    with pytest.raises(JournalRefused, match="floor outbox message 1"):
+        open_for_table(path, "", bench=True, prove=None)
+    j = Journal(path)
+    box = Outbox(j)
+    assert box.pending(0) == [] and box.forged == 1  # nothing from it on is sent
+    box.close()
+    j.close()
