@@ -426,3 +426,28 @@ def test_redteam_f8_a_forged_outbox_row_is_never_reported_and_refuses_the_start(
     assert box.pending(0) == [] and box.forged == 1  # nothing from it on is sent
     box.close()
     j.close()
+
+
+def test_redteam_f12_a_foreign_meter_row_at_zero_is_not_this_journals(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    path = tmp_path / "j.sqlite"
+    _cash_out_then_play(path)
+    _sql(path, "INSERT INTO meters VALUES ('paid', 5, '', 0)")
+    rc, out = _verify(path, capsys)
+    assert rc == 1 and "a row no record made" in out, out
+    assert main(["meters", "--journal", str(path)]) == 1
+
+
+def test_redteam_f11_a_proof_until_a_checkpoint_never_says_full(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    path = tmp_path / "j.sqlite"
+    _cash_out_then_play(path)
+    db = sqlite3.connect(path)
+    cps = [s for s, b in db.execute("SELECT seq, body FROM records WHERE kind = 'meta'")
+           if '"checkpoint"' in b]
+    db.close()
+    rc, out = _verify(path, capsys, "--until", str(cps[1]), "--json")
+    doc = json.loads(out)
+    assert rc == 0 and doc["verified"] == "until" and "the head file" in doc["unchecked"]
+    rc, out = _verify(path, capsys, "--until", str(cps[1]))
+    assert rc == 0 and "NOT checked" in out

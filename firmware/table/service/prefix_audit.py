@@ -152,7 +152,7 @@ class PrefixAudit:
             self.result = None
         res = self.result if isinstance(self.result, dict) else {}
         code = proc.returncode
-        if code == 0 and res.get("ok") is True:
+        if code == 0 and res.get("ok") is True and res.get("verified") == "until":
             return Outcome("proven", attempt)
         if code == 1 and res.get("ok") is False:
             where = f" at record {res['first_bad']}" if res.get("first_bad") else ""
