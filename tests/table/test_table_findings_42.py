@@ -451,3 +451,15 @@ def test_redteam_f11_a_proof_until_a_checkpoint_never_says_full(
     assert rc == 0 and doc["verified"] == "until" and "the head file" in doc["unchecked"]
     rc, out = _verify(path, capsys, "--until", str(cps[1]))
     assert rc == 0 and "NOT checked" in out
+
+
+def test_redteam_f10_a_forced_draw_outside_the_rounds_domain_is_not_taken() -> None:
+    from firmware.table.rng_draw import forced_refusal
+
+    domain = {"bingo_target": (4, 5, 21), "bingo_multiplier": (2, 10)}
+    assert forced_refusal({"bingo_target": 21, "bingo_multiplier": 10}, domain) is None
+    for bad in ({"bingo_target": -1, "bingo_multiplier": 10},
+                {"bingo_target": 21, "bingo_multiplier": 0},
+                {"bingo_target": 21},
+                {"bingo_target": 21, "bingo_multiplier": 10, "evil": 1}):
+        assert forced_refusal(bad, domain) is not None, bad
