@@ -41,7 +41,12 @@ def _why(exc: OSError) -> str:
 def make_private(path: Path) -> None:
     """Create ``path`` 0600 if it is missing; narrow it (and its -wal/-shm) to 0600 when
     others, or the group beyond reading, could reach it."""
-    fd = os.open(path, os.O_RDWR | os.O_CREAT, PRIVATE)
+    for suffix in ("", *SIDE_FILES, ".head"):  # red team F9: never through a link
+        side = path.with_name(path.name + suffix)
+        if side.is_symlink() or (side.exists() and not side.is_file()):
+            raise JournalFileError(f"{side}: a symbolic link or not a regular file beside "
+                                   "the journal: refused (nothing is written through it)")
+    fd = os.open(path, os.O_RDWR | os.O_CREAT | os.O_NOFOLLOW, PRIVATE)
     try:
         if os.fstat(fd).st_mode & 0o137:
             os.fchmod(fd, PRIVATE)
@@ -50,8 +55,12 @@ def make_private(path: Path) -> None:
     for suffix in SIDE_FILES:
         side = path.with_name(path.name + suffix)
         with contextlib.suppress(FileNotFoundError):
-            if side.stat().st_mode & 0o137:
-                side.chmod(PRIVATE)
+            fd = os.open(side, os.O_RDONLY | os.O_NOFOLLOW)
+            try:
+                if os.fstat(fd).st_mode & 0o137:
+                    os.fchmod(fd, PRIVATE)
+            finally:
+                os.close(fd)
 
 
 def ensure_directory(d: Path) -> None:

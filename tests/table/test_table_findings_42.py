@@ -463,3 +463,21 @@ def test_redteam_f10_a_forced_draw_outside_the_rounds_domain_is_not_taken() -> N
                 {"bingo_target": 21},
                 {"bingo_target": 21, "bingo_multiplier": 10, "evil": 1}):
         assert forced_refusal(bad, domain) is not None, bad
+
+
+@pytest.mark.parametrize("side", ["-shm", "-wal", ".head"])
+def test_redteam_f9_nothing_is_written_through_a_link_beside_the_journal(
+        tmp_path: Path, side: str) -> None:
+    path = tmp_path / "j.sqlite"
+    _cash_out_then_play(path)
+    target = tmp_path / "target"
+    target.write_bytes(path.with_name(path.name + ".head").read_bytes()
+                       if side == ".head" else b"t3")
+    target.chmod(0o644)
+    link = path.with_name(path.name + side)
+    link.unlink(missing_ok=True)
+    link.symlink_to(target)
+    rc = main(["--set", "table.mode=bench", "credits", "add", "--seat", "1", "--cents",
+               "100", "--id", "S3", "--journal", str(path)])
+    assert rc != 0
+    assert target.stat().st_mode & 0o777 == 0o644  # never narrowed through the link
