@@ -113,9 +113,14 @@ def check_is_journal(path: Path) -> None:
 
 
 class ReadOnlyOpen:
-    """A read-only connection to an existing journal and what to clean up after it."""
+    """A read-only connection to an existing journal and what to clean up after it.
 
-    def __init__(self, path: Path) -> None:
+    ``snapshot`` (a reader that proves, then reads: issue 42, finding 2): a journal at
+    rest (no write-ahead log) is read from a private copy, never through ``immutable``,
+    which takes no lock and would read pages someone wrote after the proof; with a log,
+    the reader's held read transaction is its snapshot (:meth:`Journal.hold_snapshot`)."""
+
+    def __init__(self, path: Path, *, snapshot: bool = False) -> None:
         check_is_journal(path)
         self.path = path
         self._tmp: str | None = None
@@ -123,6 +128,8 @@ class ReadOnlyOpen:
         shm = path.with_name(path.name + "-shm")
         has_log = wal.exists() and wal.stat().st_size > 0
         try:
+            if not has_log and snapshot:
+                raise sqlite3.OperationalError("a snapshot of a journal at rest: a copy")
             if not has_log:
                 self.db = self._probe(_uri(path, mode="ro", immutable="1"))
             elif shm.exists():

@@ -307,7 +307,10 @@ def prove_for_reading(journal: Journal, *, need_key: bool = False) -> None:
     journal refused; then the gate opens up to the record the proof ended at and no
     further. A broken journal is JournalError (exit 1): nothing in it is read. Without
     the secret the chain's links and markers are still checked (not its keyed hashes):
-    said on stderr, and refused with ``need_key``."""
+    said on stderr, and refused with ``need_key``. The proof and every read after it are
+    ONE reading: the reader holds its read transaction from before the proof until it
+    closes (:meth:`Journal.hold_snapshot`), so nothing edited after the proof is read."""
+    journal.hold_snapshot()
     res = journal.verify(full=True, live=True)
     if res.ok:  # the gate opens up to the proof's end: the register reads its record 1
         journal.mark_proven(res.records, journal.head)

@@ -107,6 +107,82 @@ def test_finding_2_the_gate_shuts_every_reader_before_the_proof(tmp_path: Path) 
     j.close()
 
 
+@pytest.mark.parametrize("live", [False, True], ids=["at-rest", "beside-a-writer"])
+def test_finding_2_offline_read_is_the_proven_snapshot(tmp_path: Path,
+                                                        capsys: pytest.CaptureFixture[str],
+                                                        monkeypatch: pytest.MonkeyPatch,
+                                                        live: bool) -> None:
+    """The offline readers proved the journal, then read it in a second snapshot: the 801
+    of T-1 rewritten to T-9 between the proof and the reading made `credits status` say
+    T-1 was not applied (a second payment's licence) and `etg events` show T-9. Now the
+    proof and the reading are one: what is read is what was proven (T-1 applied), whether
+    the journal is at rest (read from a private copy) or a writer holds it open (its
+    write-ahead log: the reader's held read transaction)."""
+    path = tmp_path / "j.sqlite"
+    _cash_out_then_play(path)
+    editor = sqlite3.connect(path, isolation_level=None)
+    if live:  # a connection with frames in the write-ahead log, never checkpointed
+        editor.execute("PRAGMA wal_autocheckpoint = 0")
+        editor.executescript("BEGIN; UPDATE records SET ts_ns = ts_ns + 1 WHERE seq = 1;"
+                             " UPDATE records SET ts_ns = ts_ns - 1 WHERE seq = 1; COMMIT;")
+        assert path.with_name(path.name + "-wal").stat().st_size > 0
+    edits: list[int] = []
+    proven = Journal.mark_proven
+
+    def edit_after_the_proof(self: Journal, *args: Any, **kw: Any) -> None:
+        proven(self, *args, **kw)  # the check is done; the reading has not begun
+        editor.execute("UPDATE records SET body = replace(body, '\"T-1\"', '\"T-9\"')"
+                       " WHERE kind = 'event' AND code = 801")
+        edits.append(editor.total_changes)  # the reader's own proof saw none of it
+
+    monkeypatch.setattr(Journal, "mark_proven", edit_after_the_proof)
+    try:
+        for cmd, proven_state in ((["credits", "status", "--id", "T-1", "--json"],
+                                   '"state": "applied"'),
+                                  (["events", "--json"], '"T-1"')):
+            capsys.readouterr()
+            rc = main([*cmd, "--journal", str(path)])
+            out = capsys.readouterr().out
+            assert rc == 0 and proven_state in out and "T-9" not in out, (cmd, out)
+            assert edits and editor.execute(  # the journal was edited: put it back
+                "UPDATE records SET body = replace(body, '\"T-9\"', '\"T-1\"')"
+                " WHERE kind = 'event' AND code = 801").rowcount == 1
+            edits.clear()
+        editor.execute("UPDATE records SET body = replace(body, '\"T-1\"', '\"T-9\"')"
+                       " WHERE kind = 'event' AND code = 801")
+    finally:
+        editor.close()
+    monkeypatch.undo()
+    capsys.readouterr()  # the edit is there: a new reading finds the journal broken
+    assert main(["credits", "status", "--id", "T-1", "--journal", str(path)]) == 1
+
+
+def test_finding_2_a_reader_beside_a_committing_table_keeps_its_snapshot(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A table commits after the reader's snapshot began, before its head file is read:
+    the head is ahead of the snapshot, checked on a second connection (the records
+    after it chain on), and the reader reads the snapshot it proved, nothing after."""
+    path = tmp_path / "j.sqlite"
+    _cash_out_then_play(path)
+    table = Journal(path)
+    held = Journal.hold_snapshot
+
+    def commit_beside(self: Journal) -> None:
+        held(self)
+        table.append_one("event", {"note": "committed after the snapshot"})
+
+    monkeypatch.setattr(Journal, "hold_snapshot", commit_beside)
+    try:
+        j = open_existing(path)
+        try:
+            assert j.last_seq == table.last_seq - 1
+            assert max(r.seq for r in j.records()) == j.last_seq
+        finally:
+            j.close()
+    finally:
+        table.close()
+
+
 def test_finding_5_archived_journal_put_back_is_refused(tmp_path: Path,
                                                         capsys: pytest.CaptureFixture[str]
                                                         ) -> None:
