@@ -102,6 +102,7 @@ class Journal:
         #: set by open_for_table: the record the engine's replay began at (1: all of it)
         self.proven_from = 0
         self.held = False  #: a reader's snapshot is held (:meth:`hold_snapshot`)
+        self._seq, self._head, self._last_ts = 0, GENESIS, 0  # the end: :meth:`_read_end`
         try:
             if readonly:
                 self._ro = ReadOnlyOpen(self.path, snapshot=gated)
@@ -378,8 +379,7 @@ class Journal:
         return last
 
     def hold_snapshot(self) -> None:
-        """A reader's one read transaction until it closes (issue 42, finding 2): its
-        proof and every read see one journal (``last_seq``, ``head``: as in it)."""
+        """One read transaction to close: proof and reads see one journal (issue 42)."""
         with self._lock:
             self._db.execute("BEGIN")
             self._read_end()  # the snapshot begins
