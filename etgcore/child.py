@@ -61,3 +61,12 @@ def dies_with_parent() -> None:
     signal.pthread_sigmask(signal.SIG_UNBLOCK, HELD)
     if _PRCTL is not None:
         _PRCTL(_PR_SET_PDEATHSIG, signal.SIGTERM)
+
+
+def own_python(*module_args: str) -> list[str]:
+    """The command line of a child running our own code: this interpreter, isolated
+    (``-I``: neither the working directory nor ``PYTHON*`` variables nor the user's site
+    directory on its path), so a ``firmware/`` planted in the table's working directory
+    (the journal's, which the service user can write) is never imported in its place
+    (issue 42, red team F5)."""
+    return [sys.executable, "-I", "-m", *module_args]

@@ -18,14 +18,13 @@ import signal
 import socket
 import sqlite3
 import subprocess
-import sys
 import tempfile
 import time
 from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
-from etgcore.child import dies_with_parent, signals_held
+from etgcore.child import dies_with_parent, own_python, signals_held
 from etgcore.errors import UserError
 from firmware.bench.errors import BenchError
 from firmware.journal.meters import MeterKey
@@ -180,7 +179,7 @@ class ServiceProcess:
         return self.dir / "service.log"
 
     def start(self) -> None:
-        cmd = [sys.executable, "-m", "firmware", "--config", str(self.config_path), "run",
+        cmd = [*own_python("firmware"), "--config", str(self.config_path), "run",
                "--headless", "--quiet", "--seats", str(self.seats),
                "--control", self.socket_path, *self.extra_args]
         env = dict(os.environ, SDL_VIDEODRIVER="dummy", SDL_AUDIODRIVER="dummy",

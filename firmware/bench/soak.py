@@ -31,13 +31,13 @@ import select
 import shutil
 import signal
 import subprocess
-import sys
 import tempfile
 import time
 from collections import Counter
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from etgcore.child import own_python
 from etgcore.errors import UserError
 from etgcore.progress import Progress
 from firmware.bench.hil_service import ServiceError, ServiceProcess
@@ -95,7 +95,7 @@ class ShoeProcess:
 
     def __init__(self, workdir: Path, decks: int, spanish: bool, seed: int) -> None:
         self.control = str(workdir / "shoe.sock")
-        cmd = [sys.executable, "-m", "firmware", "shoe", "sim", "--pty", "--decks", str(decks),
+        cmd = [*own_python("firmware"), "shoe", "sim", "--pty", "--decks", str(decks),
                "--pace", str(SHOE_PACE_S), "--control", self.control,
                "--seed", f"{seed & 0xFFFFFFFF:08x}" * 4, "--set", 'table.mode="bench"']
         if spanish:

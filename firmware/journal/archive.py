@@ -20,3 +20,11 @@ def move_aside(path: Path) -> Path:
         if src.exists():
             src.rename(target.with_name(target.name + suffix))
     return target
+
+
+def move_back(kept: Path, path: Path) -> None:
+    """Undo :func:`move_aside` (an init that could not complete changes nothing)."""
+    for suffix in ("", "-wal", "-shm", ".head"):
+        src = kept.with_name(kept.name + suffix)
+        if src.exists():
+            src.rename(path.with_name(path.name + suffix))

@@ -17,6 +17,8 @@ import sqlite3
 from typing import TYPE_CHECKING
 
 from firmware.journal.chain import record_hasher
+from firmware.journal.errors import JournalFileError
+from firmware.journal.files import ReadOnlyOpen
 from firmware.journal.head import Head
 from firmware.journal.verify import VerifyResult, _marker_problem, _Walk, head_now, verify
 
@@ -33,12 +35,38 @@ def verify_reading(journal: Journal, db: sqlite3.Connection, *, full: bool,
         res = verify(journal, db, journal.key, full=full, until=until, head=seen, live=live)
     if res.ahead is not None and journal.key is not None:
         last, last_hash, ahead = res.ahead
-        with journal.reading():
-            problem = verify_ahead(db, journal.key, last, last_hash, ahead)
+        problem = _verify_ahead_beside(journal, last, last_hash, ahead) if journal.held \
+            else _verify_ahead_anew(journal, db, last, last_hash, ahead)
         if problem:
             return VerifyResult(False, res.records, last + 1, problem, res.unchecked,
                                 res.since)
     return res
+
+
+def _verify_ahead_anew(journal: Journal, db: sqlite3.Connection, last: int,
+                      last_hash: str, ahead: Head) -> str | None:
+    assert journal.key is not None
+    with journal.reading():
+        return verify_ahead(db, journal.key, last, last_hash, ahead)
+
+
+def _verify_ahead_beside(journal: Journal, last: int, last_hash: str,
+                         ahead: Head) -> str | None:
+    """A reader holding its snapshot (issue 42, finding 2) keeps it, and so reads what
+    was committed after it on a second connection: the records there after ``last``
+    chain on from the end it proved; what it reads stays the snapshot it proved."""
+    assert journal.key is not None
+    try:
+        beside = ReadOnlyOpen(journal.path)
+    except (JournalFileError, sqlite3.Error) as exc:
+        return f"the journal cannot be read again to check its head file: {exc}"
+    try:
+        beside.db.execute("BEGIN")
+        return verify_ahead(beside.db, journal.key, last, last_hash, ahead)
+    except sqlite3.Error as exc:
+        return f"the journal cannot be read again to check its head file: {exc}"
+    finally:
+        beside.close()
 
 
 def verify_ahead(db: sqlite3.Connection, key: bytes, last: int, last_hash: str,

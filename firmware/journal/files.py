@@ -41,7 +41,12 @@ def _why(exc: OSError) -> str:
 def make_private(path: Path) -> None:
     """Create ``path`` 0600 if it is missing; narrow it (and its -wal/-shm) to 0600 when
     others, or the group beyond reading, could reach it."""
-    fd = os.open(path, os.O_RDWR | os.O_CREAT, PRIVATE)
+    for suffix in ("", *SIDE_FILES, ".head"):  # red team F9: never through a link
+        side = path.with_name(path.name + suffix)
+        if side.is_symlink() or (side.exists() and not side.is_file()):
+            raise JournalFileError(f"{side}: a symbolic link or not a regular file beside "
+                                   "the journal: refused (nothing is written through it)")
+    fd = os.open(path, os.O_RDWR | os.O_CREAT | os.O_NOFOLLOW, PRIVATE)
     try:
         if os.fstat(fd).st_mode & 0o137:
             os.fchmod(fd, PRIVATE)
@@ -50,8 +55,12 @@ def make_private(path: Path) -> None:
     for suffix in SIDE_FILES:
         side = path.with_name(path.name + suffix)
         with contextlib.suppress(FileNotFoundError):
-            if side.stat().st_mode & 0o137:
-                side.chmod(PRIVATE)
+            fd = os.open(side, os.O_RDONLY | os.O_NOFOLLOW)
+            try:
+                if os.fstat(fd).st_mode & 0o137:
+                    os.fchmod(fd, PRIVATE)
+            finally:
+                os.close(fd)
 
 
 def ensure_directory(d: Path) -> None:
@@ -104,9 +113,14 @@ def check_is_journal(path: Path) -> None:
 
 
 class ReadOnlyOpen:
-    """A read-only connection to an existing journal and what to clean up after it."""
+    """A read-only connection to an existing journal and what to clean up after it.
 
-    def __init__(self, path: Path) -> None:
+    ``snapshot`` (a reader that proves, then reads: issue 42, finding 2): a journal at
+    rest (no write-ahead log) is read from a private copy, never through ``immutable``,
+    which takes no lock and would read pages someone wrote after the proof; with a log,
+    the reader's held read transaction is its snapshot (:meth:`Journal.hold_snapshot`)."""
+
+    def __init__(self, path: Path, *, snapshot: bool = False) -> None:
         check_is_journal(path)
         self.path = path
         self._tmp: str | None = None
@@ -114,6 +128,8 @@ class ReadOnlyOpen:
         shm = path.with_name(path.name + "-shm")
         has_log = wal.exists() and wal.stat().st_size > 0
         try:
+            if not has_log and snapshot:
+                raise sqlite3.OperationalError("a snapshot of a journal at rest: a copy")
             if not has_log:
                 self.db = self._probe(_uri(path, mode="ro", immutable="1"))
             elif shm.exists():

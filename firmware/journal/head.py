@@ -123,7 +123,7 @@ class HeadWriter:
         self.path = path
         self._key = key
         newest = newest_slot(path, key)
-        self._fd = os.open(path, os.O_RDWR | os.O_CREAT, 0o600)
+        self._fd = os.open(path, os.O_RDWR | os.O_CREAT | os.O_NOFOLLOW, 0o600)
         os.fchmod(self._fd, 0o600)
         # the first write goes to the slot NOT holding the newest head: the other slot
         # always holds the head just before (red team F4: a new process overwrote the

@@ -25,7 +25,7 @@ from typing import Any
 
 from etgcore.errors import UserError
 from firmware.journal import key as journal_key
-from firmware.journal.archive import move_aside
+from firmware.journal.archive import move_aside, move_back
 from firmware.journal.chain import GENESIS
 from firmware.journal.errors import JournalDamaged, JournalKeyError, JournalRefused
 from firmware.journal.files import JournalFileError, check_is_journal
@@ -258,9 +258,13 @@ def init_journal(journal_path: str | Path, key_path: str, reason: str, *,
                if f]
     try:
         key = table_key(path, key_path, bench, new=True)
-        if ident and end:  # the old one is superseded before the new one begins
-            retire(journal_key.key_path_for(path, key_path), key, ident,
-                   {k: end[k] for k in ("journal", "seq", "hash")})
+        if ident and end and kept:  # the old one is superseded before the new one begins
+            try:
+                retire(journal_key.key_path_for(path, key_path), key, ident,
+                       {k: end[k] for k in ("journal", "seq", "hash")})
+            except JournalError:
+                move_back(kept, path)  # not named: nothing changes (red team F6)
+                raise
         journal = Journal(path, key)
     except JournalError as exc:
         raise UserError(str(exc)) from None
@@ -303,7 +307,10 @@ def prove_for_reading(journal: Journal, *, need_key: bool = False) -> None:
     journal refused; then the gate opens up to the record the proof ended at and no
     further. A broken journal is JournalError (exit 1): nothing in it is read. Without
     the secret the chain's links and markers are still checked (not its keyed hashes):
-    said on stderr, and refused with ``need_key``."""
+    said on stderr, and refused with ``need_key``. The proof and every read after it are
+    ONE reading: the reader holds its read transaction from before the proof until it
+    closes (:meth:`Journal.hold_snapshot`), so nothing edited after the proof is read."""
+    journal.hold_snapshot()
     res = journal.verify(full=True, live=True)
     if res.ok:  # the gate opens up to the proof's end: the register reads its record 1
         journal.mark_proven(res.records, journal.head)

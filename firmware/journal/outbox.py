@@ -14,6 +14,7 @@ acknowledgement are then deleted here (the records themselves stay in the journa
 from __future__ import annotations
 
 import json
+import logging
 import sqlite3
 import threading
 from collections.abc import Callable, Mapping
@@ -21,9 +22,11 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from firmware.journal import messages
+from firmware.journal.outbox_mac import opened, sealed
 from firmware.journal.store import Journal, Record
 
 MeterKey = tuple[str, int, str]
+log = logging.getLogger("etg.floor.outbox")
 
 #: the outbox's table is part of the journal's schema (firmware.journal.schema.SCHEMA)
 
@@ -84,6 +87,9 @@ class Outbox:
 
     def __init__(self, journal: Journal, on_commit: Callable[[], None] | None = None) -> None:
         self.path = Path(journal.path)
+        self._key = journal.key
+        #: the first row found forged (its n): nothing from there on is sent
+        self.forged: int | None = None
         self._on_commit = on_commit or (lambda: None)
         self._staged = False
         self._staging: int | None = None  # the last n of the transaction in progress
@@ -97,7 +103,7 @@ class Outbox:
     def _stage(
         self, db: sqlite3.Connection, records: list[Record], meters: Mapping[MeterKey, int]
     ) -> None:
-        rows = stage_messages(records, meters, db)
+        rows = self._seal(stage_messages(records, meters, db))
         self._staging = None
         if rows:
             db.executemany("INSERT INTO floor_outbox(seq, kind, payload) VALUES (?, ?, ?)", rows)
@@ -105,6 +111,9 @@ class Outbox:
             self._staging = int(db.execute("SELECT last_insert_rowid()").fetchone()[0])
         if records:
             _set_reported(db, records[-1].seq)
+
+    def _seal(self, rows: list[tuple[int, str, str]]) -> list[tuple[int, str, str]]:
+        return [(s, k, sealed(self._key, s, k, p)) for s, k, p in rows]
 
     def catch_up(self) -> int:
         """Stage what was journaled while no outbox was attached (a journal older than the
@@ -130,7 +139,8 @@ class Outbox:
                 if any(r.kind == "round" or r.body.keys() >= {"seat", "cents"} for r in recs):
                     rows.append((recs[-1].seq, "meters", _meters(recs[-1], db)))
                 db.executemany(
-                    "INSERT INTO floor_outbox(seq, kind, payload) VALUES (?, ?, ?)", rows)
+                    "INSERT INTO floor_outbox(seq, kind, payload) VALUES (?, ?, ?)",
+                    self._seal(rows))
                 last = db.execute("SELECT MAX(seq) FROM records").fetchone()[0]
                 _set_reported(db, int(last or 0))
                 db.execute("COMMIT")
@@ -163,7 +173,18 @@ class Outbox:
                 "SELECT n, seq, kind, payload FROM floor_outbox WHERE n > ? ORDER BY n LIMIT ?",
                 (after, limit),
             ).fetchall()
-        return [OutMessage(int(n), int(s), str(k), str(p)) for n, s, k, p in rows]
+        out: list[OutMessage] = []
+        for n, s, k, p in rows:
+            payload = opened(self._key, int(s), str(k), str(p))
+            if payload is None:  # never reported off the box: the link stops here
+                if self.forged != int(n):
+                    log.error("%s: floor outbox message %s (record %s) is not what the table "
+                              "staged: nothing from it on is sent to the floor", self.path,
+                              n, s)
+                self.forged = int(n)
+                break
+            out.append(OutMessage(int(n), int(s), str(k), payload))
+        return out
 
     def last_n(self) -> int:
         with self._read_lock:

@@ -23,7 +23,7 @@ import sqlite3
 from pathlib import Path
 
 from firmware.journal import key as journal_key
-from firmware.journal.errors import BlankJournal, JournalError, OldJournalFormat
+from firmware.journal.errors import BlankJournal, JournalDamaged, JournalError, OldJournalFormat
 
 #: 4: a commit marker in every record (``txn_last``, inside the keyed hash), the floor
 #: outbox in the base schema, checkpoints; 3: a keyed chain (HMAC-SHA256) and the head file
@@ -125,6 +125,10 @@ def create_schema(db: sqlite3.Connection, key: bytes | None) -> None:
         "COMMIT;")
 
 
+def _columns(db: sqlite3.Connection, table: str) -> set[str]:
+    return {str(r[1]) for r in db.execute(f"PRAGMA table_info({table})")}
+
+
 def check_schema(db: sqlite3.Connection, path: Path) -> None:
     """Refuse what is not a journal of :data:`SCHEMA_VERSION` (with the reason)."""
     try:
@@ -142,6 +146,12 @@ def check_schema(db: sqlite3.Connection, path: Path) -> None:
     except ValueError:
         raise JournalError(f"{path}: journal schema {row[0]!r}, expected "
                            f"{SCHEMA_VERSION}") from None
+    if version in OLD_VERSIONS and "txn_last" in _columns(db, "records"):
+        # red team F2: the format is the file's, not the unkeyed row's: a journal with
+        # commit markers relabelled "older" is tampered, never moved aside as old
+        raise JournalDamaged(f"{path}: the journal says it is of format {version} but its "
+                           f"records carry commit markers (format {SCHEMA_VERSION}): its "
+                           "info row was edited")
     if version in OLD_VERSIONS:
         raise OldJournalFormat(
             f"{path}: a journal of format {version} from older firmware (without commit "

@@ -30,12 +30,7 @@ from firmware.journal.checkpoint import Checkpointer, checkpoint_body
 from firmware.journal.clock import CODE as CLOCK_CODE
 from firmware.journal.clock import clock_step
 from firmware.journal.errors import JournalDamaged
-from firmware.journal.files import (
-    JournalFileError,
-    ReadOnlyOpen,
-    connect_writer,
-    is_new_journal,
-)
+from firmware.journal.files import JournalFileError, ReadOnlyOpen, connect_writer, is_new_journal
 from firmware.journal.head import Head, HeadWriter, head_path, read_head
 from firmware.journal.landing import (
     check_meters_landed,
@@ -65,8 +60,6 @@ class _Beside:
 
 
 BESIDE = _Beside()
-
-
 MeterKey = tuple[str, int, str]
 
 #: Called inside :meth:`Journal.append`'s transaction with the connection, the records just
@@ -108,9 +101,11 @@ class Journal:
                                       if isinstance(key, _Beside) else None)
         #: set by open_for_table: the record the engine's replay began at (1: all of it)
         self.proven_from = 0
+        self.held = False  #: a reader's snapshot is held (:meth:`hold_snapshot`)
+        self._seq, self._head, self._last_ts = 0, GENESIS, 0  # the end: :meth:`_read_end`
         try:
             if readonly:
-                self._ro = ReadOnlyOpen(self.path)
+                self._ro = ReadOnlyOpen(self.path, snapshot=gated)
                 self._db = self._ro.db
                 self.key = self._resolve_key(key, new=False)
             else:
@@ -124,9 +119,7 @@ class Journal:
                 if problem is not None:
                     raise JournalError(f"{self.path}: {problem}; nothing is written")
             self._cookie = schema_cookie(self._db)
-            last = self._db.execute(
-                "SELECT seq, hash, ts_ns FROM records ORDER BY seq DESC LIMIT 1"
-            ).fetchone()
+            last = self._read_end()
             self._meters: dict[MeterKey, int] = {} if readonly else self.meters()
         except JournalFileError as exc:
             raise JournalError(str(exc)) from None
@@ -136,9 +129,6 @@ class Journal:
         except BaseException:
             self._close_quietly()
             raise
-        self._seq: int = int(last[0]) if last else 0
-        self._head: str = str(last[1]) if last else GENESIS
-        self._last_ts: int = int(last[2]) if last else 0
         self.created = last is None
         self._stagers: list[Stager] = []
         self._committed: list[Callable[[], None]] = []
@@ -382,6 +372,20 @@ class Journal:
                 yield
             finally:
                 self._rollback()
+
+    def _read_end(self) -> Any:  # the last record as this connection reads it now
+        last = self._db.execute(
+            "SELECT seq, hash, ts_ns FROM records ORDER BY seq DESC LIMIT 1").fetchone()
+        self._seq, self._head, self._last_ts = (
+            (int(last[0]), str(last[1]), int(last[2])) if last else (0, GENESIS, 0))
+        return last
+
+    def hold_snapshot(self) -> None:
+        """One read transaction to close: proof and reads see one journal (issue 42)."""
+        with self._lock:
+            self._db.execute("BEGIN")
+            self._read_end()  # the snapshot begins
+            self.held = True
 
     def close(self) -> None:
         with self._lock:

@@ -49,6 +49,7 @@ from firmware.journal.meters import (
     meters_difference,
     record_deltas,
 )
+from firmware.journal.outbox_mac import outbox_problem
 from firmware.journal.schema import foreign_objects
 
 if TYPE_CHECKING:
@@ -133,10 +134,15 @@ def verify(journal: Journal, db: sqlite3.Connection, key: bytes | None, *,
             problem = _head_problem(journal, db, last, head)
             if problem is not None:
                 return VerifyResult(False, last, last + 1, problem, unchecked, since)
-    have = {k: v for k, v in journal.meters().items() if v}
+    rows = journal.meters()
+    have = {k: v for k, v in rows.items() if v}
     want = {k: v for k, v in w.meters.items() if v}
+    foreign = sorted(set(rows) - set(w.meters)) if since == 1 and until is None else []
     problem = (meters_difference(have, want, "the chained records add up to")
-               or balance_problem(have))
+               or (f"meter {foreign[0]} is a row no record made (red team F12: foreign rows, "
+                   "even at 0, are not this journal's)" if foreign else None)
+               or balance_problem(have)
+               or (outbox_problem(db, key) if key is not None and until is None else None))
     return VerifyResult(not problem, last, None, problem or "", unchecked, since,
                         ahead=ahead)  # ahead even when not ok: a cut tail says so first
 

@@ -46,7 +46,7 @@ from firmware.table.ports import OnRound, PanelPort, Publish, RngPort, ShoePort
 from firmware.table.recovery import round_ended
 from firmware.table.requests.desk import RequestDesk
 from firmware.table.requests.transfers import CreditLimits, TransferLedger
-from firmware.table.rng_draw import draw_values
+from firmware.table.rng_draw import draw_values, forced_refusal
 from firmware.table.steps import LoadShoe, Log, Step, Take
 
 log = logging.getLogger("etg.table")
@@ -90,8 +90,7 @@ class Controller:
         self.publish = publish or (lambda view: None)
         self.on_round = on_round or (lambda rec: None)
         self.clock = clock
-        # SimpleQueue: its put is reentrant, so a signal handler may hand over a stop
-        # while this thread is inside get (a Queue's lock would deadlock there)
+        # SimpleQueue: a reentrant put, a signal handler may stop us inside get
         self.inbox: queue.SimpleQueue[Happening] = queue.SimpleQueue()
         self.forced_draws: list[dict[str, int]] = []
         #: the pending 1x-4x double (press, tick, lamps)
@@ -103,8 +102,7 @@ class Controller:
         self.failure: str | None = None  # journal failure: the table takes no input at all
         self.rng_failure: str | None = None  # shown; a round needing a draw tilts (RNG)
         self.finals = finals_recorded  # rounds recorded (settled or voided) in the epoch
-        #: the epoch's record, and a checkpoint (firmware.journal.checkpoint) with every
-        #: ``checkpoint_rounds``-th round record of the epoch (0: none)
+        #: the epoch's record; a checkpoint every checkpoint_rounds-th round (0: none)
         self.epoch_seq = epoch_seq
         self.checkpoint_rounds = checkpoint_rounds if epoch_seq else 0
         self._lamps: dict[int, set[str]] | None = None
@@ -115,9 +113,8 @@ class Controller:
         self.floor_gate = FloorGate()  # the service restores it from the journal
         self.repeats = RepeatWatch()
         self.stop_reason = ""  # why the last StopHappening stopped the loop (POWER_DOWN)
-        #: happenings handled and inputs taken, by kind ("shoe:card", "panel:press",
-        #: "input:accepted", "input:refused", and per source "input:accepted:console"):
-        #: the bench waits on these, never on a clock
+        #: happenings and inputs by kind ("shoe:card", "input:refused", per source
+        #: "input:accepted:console"): the bench waits on these, never on a clock
         self.handled: Counter[str] = Counter()
 
     @property
@@ -356,8 +353,11 @@ class Controller:
         t = self.game
         if self.forced_draws and t.bench:
             values = self.forced_draws.pop(0)
-            self.take(Draw(values, forced=True), "bench")
-            return
+            why = forced_refusal(values, domain)
+            if why is None:
+                self.take(Draw(values, forced=True), "bench")
+                return
+            log.warning("forced draw %s refused: %s; the RNG draws", values, why)
         if self.rng is None:
             self._rng_failed(self.rng_failure or "no RNG is available")
             return

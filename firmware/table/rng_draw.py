@@ -33,3 +33,16 @@ def draw_values(
         return {"bingo_target": d.target, "bingo_multiplier": d.multiplier}, d.to_json()
     values = {name: rng.weighted_choice(w) for name, w in weights.items()}
     return values, {"kind": "draw", "round": round_no, "values": values}
+
+
+def forced_refusal(values: Mapping[str, int], domain: Mapping[str, tuple[int, ...]]
+                   ) -> str | None:
+    """Why a bench's forced draw cannot be the draw the round asks for (names and values
+    from the round's own domain), or None (red team F10: an out-of-range value was
+    journaled and the round stalled silently)."""
+    if set(values) != set(domain):
+        return (f"it names {sorted(values)}, the round draws {sorted(domain)}")
+    for name, v in values.items():
+        if v not in domain[name]:
+            return f"{name} {v} is not one of the round's values"
+    return None

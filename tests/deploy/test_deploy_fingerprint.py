@@ -122,10 +122,16 @@ def test_every_start_is_journaled_and_a_change_has_old_and_new(tmp_path) -> None
             (EventCode.CONFIG_IN_FORCE, b.as_dict()),
         ]
         assert ConfigFingerprint.from_json(journal.info(INFO_KEY) or "") == b
-        journal.set_info(INFO_KEY, "garbage")
+        # issue 42, red team F1: the unkeyed info row is never read: planted, it neither
+        # hides a change nor makes up an "old" configuration
+        journal.set_info(INFO_KEY, a.to_json())
         record_config_at_start(journal, b)
         last = list(journal.records(kinds=["event"]))[-2:]
-        assert last[0].code == EventCode.CONFIG_CHANGE and last[0].body["old"] is None
+        assert [r.code for r in last] == [EventCode.CONFIG_IN_FORCE] * 2
+        journal.set_info(INFO_KEY, a.to_json())  # "no change", says the row
+        record_config_at_start(journal, a)
+        last = list(journal.records(kinds=["event"]))[-2:]
+        assert last[0].code == EventCode.CONFIG_CHANGE and last[0].body["old"] == b.as_dict()
         assert journal.verify().ok
     finally:
         journal.close()

@@ -233,3 +233,102 @@ def test_finding_4_a_rollback_latches_the_acknowledgement(ledger: FloorLedger) -
     cleared = ledger.apply([Incoming("W", "control", {"action": "ack-alarm",
                                                       "kind": "rollback"}, time.time())])
     assert cleared.acks["W"]["n"] == 3
+
+
+def _pit_server(db_path: Path, ledger: FloorLedger) -> tuple[Any, Any, Database, int]:
+    """The floor's web app (firmware.floor.web.make_app) on a free loopback port, in this
+    process: its acknowledgements go into ``ledger`` as the ingest's ``pit_action`` puts
+    them (a control message in the ledger's order)."""
+    import threading
+
+    import uvicorn
+    from floor_rig import free_port
+
+    from firmware.floor.hub import Hub
+    from firmware.floor.web import make_app
+
+    web_db = Database(str(db_path))
+
+    def pit_action(tid: str, action: dict[str, Any]) -> None:
+        ledger.apply([Incoming(tid, "control", action, time.time())])
+
+    app = make_app(web_db, Hub(web_db), lambda *a, **k: "no-command", pit_action=pit_action)
+    port = free_port()
+    server = uvicorn.Server(uvicorn.Config(app, host="127.0.0.1", port=port,
+                                           log_level="warning", lifespan="off"))
+    thread = threading.Thread(target=server.run, daemon=True)
+    thread.start()
+    deadline = time.monotonic() + 30
+    while not server.started:
+        assert time.monotonic() < deadline and thread.is_alive(), "the pit view did not start"
+        time.sleep(0.02)
+    return server, thread, web_db, port
+
+
+def test_finding_4_the_pit_clears_a_rollback_only_with_a_reason(tmp_path: Path) -> None:
+    """Issue 42: clearing (acknowledging) a rollback/sequence/reuse alarm in the pit needs
+    a reason. Through the pit view's HTTP form, as a logged-in supervisor: without a reason
+    (or a blank one) it is refused (400) and the latch holds (the table still not
+    acknowledged); with one, the reason is kept in floor_actions, the alarm carries who
+    acknowledged it, and the table is acknowledged again."""
+    import http.cookiejar
+    import re
+    import urllib.error
+    import urllib.parse
+    import urllib.request
+
+    from floor_rig import PASSWORD, STAFF
+
+    from firmware.floor.auth import add_staff
+
+    db_path = tmp_path / "floor.sqlite"
+    db = Database(str(db_path))
+    ledger = FloorLedger(db, quarantine_after=3)
+    ledger.apply([rec("W", kind="event", n=1, seq=3, code=200, body={"a": 1}),
+                  rec("W", kind="event", n=2, seq=4, code=200, body={"b": 1})])
+    back = ledger.apply([rec("W", kind="event", n=2, seq=3, code=200, body={"old": 1},
+                             hash="d" * 64)])
+    assert [al["kind"] for al in back.alarms] == ["rollback"]
+    aid = db.one("SELECT id FROM floor_alarms WHERE table_id = 'W' AND kind = 'rollback'",
+                 ())[0]
+    add_staff(db, STAFF, PASSWORD)
+    server, thread, web_db, port = _pit_server(db_path, ledger)
+    http = urllib.request.build_opener(
+        urllib.request.HTTPCookieProcessor(http.cookiejar.CookieJar()))
+    url = f"http://127.0.0.1:{port}"
+    try:
+        http.open(f"{url}/login", urllib.parse.urlencode(
+            {"name": STAFF, "password": PASSWORD}).encode(), timeout=30).read()
+        page = http.open(f"{url}/", timeout=30).read().decode()
+        found = re.search(r"name=.csrf. value=.([^'\"]+)", page)
+        assert found, "no CSRF token on the page: not logged in"
+        csrf = found.group(1)
+
+        def acknowledge(**form: str) -> int:
+            data = urllib.parse.urlencode({"csrf": csrf, **form}).encode()
+            try:
+                with http.open(f"{url}/alarm/{aid}/acknowledge", data, timeout=30) as r:
+                    return int(r.status)
+            except urllib.error.HTTPError as exc:
+                assert "needs a reason" in exc.read().decode()
+                return int(exc.code)
+
+        for form in ({}, {"reason": "   "}, {"reason": "x" * 201}, {"reason": "a\x07b"}):
+            assert acknowledge(**form) == 400, form
+        assert db.one("SELECT ack_at FROM floor_alarms WHERE id = ?", (aid,))[0] is None
+        assert db.all("SELECT * FROM floor_actions WHERE table_id = 'W'", ()) == []
+        held = ledger.apply([rec("W", kind="event", n=3, seq=5, code=200, body={"c": 1},
+                                 hash="e" * 64)])
+        assert held.applied == 1 and "W" not in held.acks  # the latch holds
+        assert acknowledge(reason="journal restored by tech 7, ticket 42") == 200
+        assert db.all("SELECT action, by_name, detail FROM floor_actions WHERE table_id = 'W'",
+                      ()) == [("clear-rollback", STAFF, "journal restored by tech 7, ticket 42")]
+        assert db.one("SELECT ack_by FROM floor_alarms WHERE id = ?", (aid,))[0] == STAFF
+        lifted = ledger.apply([rec("W", kind="event", n=4, seq=6, code=200, body={"d": 1},
+                                   hash="f" * 64)])
+        assert lifted.acks["W"]["n"] == 4  # the latch lifted: the table is acknowledged
+    finally:
+        server.should_exit = True
+        thread.join(30)
+        web_db.close()
+        db.close()

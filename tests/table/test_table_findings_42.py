@@ -107,6 +107,82 @@ def test_finding_2_the_gate_shuts_every_reader_before_the_proof(tmp_path: Path) 
     j.close()
 
 
+@pytest.mark.parametrize("live", [False, True], ids=["at-rest", "beside-a-writer"])
+def test_finding_2_offline_read_is_the_proven_snapshot(tmp_path: Path,
+                                                        capsys: pytest.CaptureFixture[str],
+                                                        monkeypatch: pytest.MonkeyPatch,
+                                                        live: bool) -> None:
+    """The offline readers proved the journal, then read it in a second snapshot: the 801
+    of T-1 rewritten to T-9 between the proof and the reading made `credits status` say
+    T-1 was not applied (a second payment's licence) and `etg events` show T-9. Now the
+    proof and the reading are one: what is read is what was proven (T-1 applied), whether
+    the journal is at rest (read from a private copy) or a writer holds it open (its
+    write-ahead log: the reader's held read transaction)."""
+    path = tmp_path / "j.sqlite"
+    _cash_out_then_play(path)
+    editor = sqlite3.connect(path, isolation_level=None)
+    if live:  # a connection with frames in the write-ahead log, never checkpointed
+        editor.execute("PRAGMA wal_autocheckpoint = 0")
+        editor.executescript("BEGIN; UPDATE records SET ts_ns = ts_ns + 1 WHERE seq = 1;"
+                             " UPDATE records SET ts_ns = ts_ns - 1 WHERE seq = 1; COMMIT;")
+        assert path.with_name(path.name + "-wal").stat().st_size > 0
+    edits: list[int] = []
+    proven = Journal.mark_proven
+
+    def edit_after_the_proof(self: Journal, *args: Any, **kw: Any) -> None:
+        proven(self, *args, **kw)  # the check is done; the reading has not begun
+        editor.execute("UPDATE records SET body = replace(body, '\"T-1\"', '\"T-9\"')"
+                       " WHERE kind = 'event' AND code = 801")
+        edits.append(editor.total_changes)  # the reader's own proof saw none of it
+
+    monkeypatch.setattr(Journal, "mark_proven", edit_after_the_proof)
+    try:
+        for cmd, proven_state in ((["credits", "status", "--id", "T-1", "--json"],
+                                   '"state": "applied"'),
+                                  (["events", "--json"], '"T-1"')):
+            capsys.readouterr()
+            rc = main([*cmd, "--journal", str(path)])
+            out = capsys.readouterr().out
+            assert rc == 0 and proven_state in out and "T-9" not in out, (cmd, out)
+            assert edits and editor.execute(  # the journal was edited: put it back
+                "UPDATE records SET body = replace(body, '\"T-9\"', '\"T-1\"')"
+                " WHERE kind = 'event' AND code = 801").rowcount == 1
+            edits.clear()
+        editor.execute("UPDATE records SET body = replace(body, '\"T-1\"', '\"T-9\"')"
+                       " WHERE kind = 'event' AND code = 801")
+    finally:
+        editor.close()
+    monkeypatch.undo()
+    capsys.readouterr()  # the edit is there: a new reading finds the journal broken
+    assert main(["credits", "status", "--id", "T-1", "--journal", str(path)]) == 1
+
+
+def test_finding_2_a_reader_beside_a_committing_table_keeps_its_snapshot(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A table commits after the reader's snapshot began, before its head file is read:
+    the head is ahead of the snapshot, checked on a second connection (the records
+    after it chain on), and the reader reads the snapshot it proved, nothing after."""
+    path = tmp_path / "j.sqlite"
+    _cash_out_then_play(path)
+    table = Journal(path)
+    held = Journal.hold_snapshot
+
+    def commit_beside(self: Journal) -> None:
+        held(self)
+        table.append_one("event", {"note": "committed after the snapshot"})
+
+    monkeypatch.setattr(Journal, "hold_snapshot", commit_beside)
+    try:
+        j = open_existing(path)
+        try:
+            assert j.last_seq == table.last_seq - 1
+            assert max(r.seq for r in j.records()) == j.last_seq
+        finally:
+            j.close()
+    finally:
+        table.close()
+
+
 def test_finding_5_archived_journal_put_back_is_refused(tmp_path: Path,
                                                         capsys: pytest.CaptureFixture[str]
                                                         ) -> None:
@@ -334,3 +410,150 @@ def test_redteam_f4_the_head_files_older_slot_is_no_fallback(
     with pytest.raises(JournalRefused):
         open_for_table(path, "", bench=True, prove=start_proof)
     assert main(["credits", "status", "--id", "CASH7", "--journal", str(path)]) == 1
+
+
+def test_redteam_f7_an_acknowledgement_that_contradicts_the_journal_stops_play(
+        tmp_path: Path) -> None:
+    """Red team F7: a best-effort table started without its witness; the link then got
+    an acknowledgement for more messages than this journal ever wrote (a rolled-back
+    journal), logged it, and dealt 30 rounds. Now every acknowledgement is held against
+    the journal, and one that contradicts it stops the table."""
+    ctl = table_on(tmp_path / "j.sqlite", checkpoint_rounds=2)
+    play(ctl, 1)
+    link = _Link()
+    await_witness(ctl, cast(Any, link), WitnessRead(None, "no broker"), False)
+    assert not ctl.floor_gate.holds  # best-effort: plays
+    last = ctl.journal.record(ctl.journal.last_seq)
+    assert last is not None
+    link.on_witness({"n": 0, "seq": last.seq, "hash": last.hash})  # agrees: nothing
+    _drain(ctl)
+    assert not ctl.failure
+    link.on_witness({"n": ctl.journal.outbox_last_n() + 470})  # the floor holds more
+    _drain(ctl)
+    assert ctl.failure and "witness" in ctl.failure
+    assert not ctl.take(Wager(1, 500), "bench")
+
+
+def test_redteam_f2_a_journal_relabelled_older_is_tampered_not_archived(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """Red team F2: `info.schema` set to 3 made a bench table move its whole valid journal
+    aside as "older firmware" and begin anew (grants paid again, transfers forgotten)."""
+    path = tmp_path / "j.sqlite"
+    _cash_out_then_play(path)
+    _sql(path, "UPDATE info SET value = '3' WHERE key = 'schema'")
+    with pytest.raises(JournalRefused, match="info row was edited"):
+        open_for_table(path, "", bench=True, prove=start_proof)
+    assert sorted(p.name for p in tmp_path.iterdir() if p.name.startswith("j.sqlite.2")) == []
+    rc, out = _verify(path, capsys)
+    assert rc == 1 and "BROKEN" in out and "info row was edited" in out, out
+
+
+def test_redteam_f3_a_facts_failure_is_not_called_meters(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    path = tmp_path / "j.sqlite"
+    _cash_out_then_play(path)
+    _sql(path, "UPDATE info SET value = 'sha256' WHERE key = 'chain'")
+    rc, out = _verify(path, capsys)
+    assert rc == 1 and out.startswith("BROKEN: the journal says its chain is"), out
+
+
+def test_redteam_f6_an_init_that_cannot_name_the_archive_changes_nothing(
+        tmp_path: Path) -> None:
+    """Red team F6(b): `journal init --archive` moved the journal aside, THEN failed to
+    write the register: the unnamed archive could be moved back as live memory. Now the
+    register is checked first (and a failed write moves the journal back)."""
+    path = tmp_path / "j.sqlite"
+    _cash_out_then_play(path)
+    (tmp_path / "j.sqlite.key.superseded").mkdir()  # cannot be appended to
+    before = sorted(p.name for p in tmp_path.iterdir())
+    rc = main(["--set", "table.mode=bench", "journal", "init", "--reason", "t",
+               "--archive", "--journal", str(path)])
+    assert rc == 2
+    assert sorted(p.name for p in tmp_path.iterdir()) == before  # nothing moved
+
+
+def test_redteam_f8_a_forged_outbox_row_is_never_reported_and_refuses_the_start(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """Red team F8: outbox rows were unkeyed and sent as they were: a waiting row edited
+    into a $99,999 cash-out reached the floor, and the audit said ok."""
+    from firmware.journal.outbox import Outbox
+
+    path = tmp_path / "j.sqlite"
+    j = Journal(path)
+    box = Outbox(j)
+    j.append_one("event", {"phase": "voided"}, code=201)
+    j.append_one("event", {"seat": 1, "cents": 500}, code=800, meters={
+        ("credits_in", 1, ""): 500, ("credits", 1, ""): 500,
+        ("credits_in", 0, ""): 500, ("credits", 0, ""): 500})
+    sent = box.pending(0)
+    assert [m.kind for m in sent] == ["event", "event", "meters"]
+    assert all('"mac"' not in m.wire() for m in sent)
+    assert j.verify().ok
+    box.close()
+    j.close()
+    _sql(path, "UPDATE floor_outbox SET payload = replace(payload, '\"phase\":\"voided\"', "
+               "'\"cents\":9999900,\"seat\":1') WHERE n = 1")
+    res = Journal(path, readonly=True).verify()
+    assert not res.ok and "floor outbox message 1" in res.problem
+    with pytest.raises(JournalRefused, match="floor outbox message 1"):
+        open_for_table(path, "", bench=True, prove=None)
+    j = Journal(path)
+    box = Outbox(j)
+    assert box.pending(0) == [] and box.forged == 1  # nothing from it on is sent
+    box.close()
+    j.close()
+
+
+def test_redteam_f12_a_foreign_meter_row_at_zero_is_not_this_journals(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    path = tmp_path / "j.sqlite"
+    _cash_out_then_play(path)
+    _sql(path, "INSERT INTO meters VALUES ('paid', 5, '', 0)")
+    rc, out = _verify(path, capsys)
+    assert rc == 1 and "a row no record made" in out, out
+    assert main(["meters", "--journal", str(path)]) == 1
+
+
+def test_redteam_f11_a_proof_until_a_checkpoint_never_says_full(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    path = tmp_path / "j.sqlite"
+    _cash_out_then_play(path)
+    db = sqlite3.connect(path)
+    cps = [s for s, b in db.execute("SELECT seq, body FROM records WHERE kind = 'meta'")
+           if '"checkpoint"' in b]
+    db.close()
+    rc, out = _verify(path, capsys, "--until", str(cps[1]), "--json")
+    doc = json.loads(out)
+    assert rc == 0 and doc["verified"] == "until" and "the head file" in doc["unchecked"]
+    rc, out = _verify(path, capsys, "--until", str(cps[1]))
+    assert rc == 0 and "NOT checked" in out
+
+
+def test_redteam_f10_a_forced_draw_outside_the_rounds_domain_is_not_taken() -> None:
+    from firmware.table.rng_draw import forced_refusal
+
+    domain = {"bingo_target": (4, 5, 21), "bingo_multiplier": (2, 10)}
+    assert forced_refusal({"bingo_target": 21, "bingo_multiplier": 10}, domain) is None
+    for bad in ({"bingo_target": -1, "bingo_multiplier": 10},
+                {"bingo_target": 21, "bingo_multiplier": 0},
+                {"bingo_target": 21},
+                {"bingo_target": 21, "bingo_multiplier": 10, "evil": 1}):
+        assert forced_refusal(bad, domain) is not None, bad
+
+
+@pytest.mark.parametrize("side", ["-shm", "-wal", ".head"])
+def test_redteam_f9_nothing_is_written_through_a_link_beside_the_journal(
+        tmp_path: Path, side: str) -> None:
+    path = tmp_path / "j.sqlite"
+    _cash_out_then_play(path)
+    target = tmp_path / "target"
+    target.write_bytes(path.with_name(path.name + ".head").read_bytes()
+                       if side == ".head" else b"t3")
+    target.chmod(0o644)
+    link = path.with_name(path.name + side)
+    link.unlink(missing_ok=True)
+    link.symlink_to(target)
+    rc = main(["--set", "table.mode=bench", "credits", "add", "--seat", "1", "--cents",
+               "100", "--id", "S3", "--journal", str(path)])
+    assert rc != 0
+    assert target.stat().st_mode & 0o777 == 0o644  # never narrowed through the link

@@ -112,7 +112,8 @@ def test_a_schema_1_journal_is_refused_not_replayed(tmp_path: Path) -> None:
     Journal(tmp_path / "j.sqlite").close()
     db = sqlite3.connect(str(tmp_path / "j.sqlite"))
     db.execute("UPDATE info SET value = '1' WHERE key = 'schema'")
-    db.commit()
+    db.execute("ALTER TABLE records DROP COLUMN txn_last")  # as format 1 was (issue 42:
+    db.commit()  # a relabel alone is tampering, test_table_findings_42.py, red team F2)
     db.close()
     with pytest.raises(JournalError, match="a journal of format 1"):
         Journal(tmp_path / "j.sqlite")

@@ -200,3 +200,24 @@ def test_finding_6_a_stopped_proof_meets_its_deadline_and_is_retried(
     kinds = [o.kind for o in seen if isinstance(o, Outcome)]
     assert kinds[0] == "unfinished" and "deadline" in seen[0].problem  # type: ignore[union-attr]
     assert kinds[-1] == "proven" and audit.proven
+
+
+def test_redteam_f5_a_firmware_package_in_the_working_directory_is_not_run(
+        long_journal: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Red team F5: the proof's child was `python -m firmware` without -I, so a
+    `firmware/` in the table's working directory (the journal's, writable by the service
+    user) ran instead and said "ok". Now every child of ours runs isolated."""
+    path = copy_journal(long_journal, tmp_path / "edited")
+    edit_old_round(path, rechain=True)
+    j = open_for_table(path, "", bench=True, prove=start_proof)
+    until = j.proven_from
+    j.close()
+    fake = tmp_path / "cwd" / "firmware"
+    fake.mkdir(parents=True)
+    (fake / "__init__.py").write_text("")
+    (fake / "__main__.py").write_text(
+        "import json\nprint(json.dumps({'ok': True, 'verified': 'full', 'records': 1,"
+        " 'first_bad': None, 'problem': None, 'unchecked': [], 'secret': None}))\n")
+    monkeypatch.chdir(fake.parent)
+    failures, _ = _audit(path, until)
+    assert len(failures) == 1 and "integrity check failed" in failures[0]

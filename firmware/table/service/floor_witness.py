@@ -67,23 +67,32 @@ def journal_witness(journal: Journal, got: WitnessRead | None) -> None:
 
 def await_witness(ctl: Controller, link: FloorPort | None, got: WitnessRead | None,
                   required: bool) -> None:
-    """No witness at start and one is required: hold play until the link brings it."""
-    if not required or got is None or got.witness is not None:
-        return
-    ctl.floor_gate.holds[WITNESS_HOLD] = "waiting for the floor's witness"
+    """Every acknowledgement the link brings is held against the journal (red team F7: a
+    table started without its witness learned from the link that its journal is behind
+    the floor, and played on); with no witness at start and one required, play is held
+    until one agrees."""
+    if required and got is not None and got.witness is None:
+        ctl.floor_gate.holds[WITNESS_HOLD] = "waiting for the floor's witness"
     if link is None:
         return
-    link.on_witness = lambda body: ctl.put(RequestHappening("floor-witness", {"ack": body}))
+    last: list[Any] = [None]
+
+    def arrived(body: dict[str, Any]) -> None:
+        if body != last[0]:  # the same acknowledgement again changes nothing
+            last[0] = body
+            ctl.put(RequestHappening("floor-witness", {"ack": body}))
+
+    link.on_witness = arrived
 
 
 def witness_arrived(ctl: Any, journal: Journal, body: Any) -> tuple[bool, str]:
     """The floor's acknowledgement, brought by the link while the table holds for it
     (the controller's thread): agreeing, play goes on; contradicting, the table stops."""
-    if WITNESS_HOLD not in ctl.floor_gate.holds:
-        return True, "not waiting"
     w = parse_ack(body)
     if w is None:
         return False, "not an acknowledgement"
+    if ctl.failure:
+        return False, "the table has stopped"
     problem = witness_problem(journal, w)
     if problem is not None:
         why = f"journal refused by the floor's witness: {problem}"
@@ -91,6 +100,8 @@ def witness_arrived(ctl: Any, journal: Journal, body: Any) -> tuple[bool, str]:
         journal.refused = why
         ctl.fail(why, None)
         return False, why
+    if WITNESS_HOLD not in ctl.floor_gate.holds:
+        return True, "agrees"
     ctl.event(EventCode.JOURNAL_WITNESSED, None, **w.to_json(), late=True)
     ctl.floor_gate.holds.pop(WITNESS_HOLD, None)
     log.info("%s: the floor's witness agrees (record %s, message %d): play goes on",

@@ -25,12 +25,12 @@ import json
 import logging
 import os
 import subprocess
-import sys
 import threading
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
+from etgcore.child import own_python
 from firmware.journal import Journal
 from firmware.journal import key as journal_key
 from firmware.journal.opening import system_log
@@ -82,9 +82,9 @@ class PrefixAudit:
                  deadline_s: float | None = None,
                  backoff_s: tuple[float, float] = BACKOFF_S) -> None:
         self.until = until
-        self._argv = [sys.executable, "-m", "firmware", "audit", "verify", "--journal",
-                      str(journal_path), "--key", str(key_path), "--until", str(until),
-                      "--json"]
+        self._argv = own_python("firmware", "audit", "verify", "--journal",
+                                str(journal_path), "--key", str(key_path), "--until",
+                                str(until), "--json")
         self._on_failure = on_failure
         self._on_outcome = on_outcome or (lambda o: None)
         self.deadline_s = deadline_for(until) if deadline_s is None else deadline_s
@@ -152,7 +152,7 @@ class PrefixAudit:
             self.result = None
         res = self.result if isinstance(self.result, dict) else {}
         code = proc.returncode
-        if code == 0 and res.get("ok") is True:
+        if code == 0 and res.get("ok") is True and res.get("verified") == "until":
             return Outcome("proven", attempt)
         if code == 1 and res.get("ok") is False:
             where = f" at record {res['first_bad']}" if res.get("first_bad") else ""

@@ -5,9 +5,8 @@ from __future__ import annotations
 
 import select
 import subprocess
-import sys
 
-from etgcore.child import dies_with_parent, signals_held
+from etgcore.child import dies_with_parent, own_python, signals_held
 from etgcore.errors import UserError
 from firmware.engine.rules import Rules
 from firmware.table.settings import TableSetup
@@ -20,7 +19,7 @@ class SimulatedShoe:
     def __init__(self, rules: Rules, cfg: TableSetup, pace: float | None,
                  control: str | None) -> None:
         cmd = [
-            sys.executable, "-m", "firmware", "shoe", "sim", "--pty",
+            *own_python("firmware"), "shoe", "sim", "--pty",
             "--decks", str(rules.decks),
             "--pace", str(cfg.shoe.sim_pace_s if pace is None else pace),
             "--penetration", str(cfg.shoe.sim_penetration),

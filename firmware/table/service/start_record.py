@@ -9,6 +9,7 @@ the start).
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -55,11 +56,11 @@ def start_events(
 def record_config_at_start(journal: Journal, current: ConfigFingerprint) -> list[Any]:
     """Journal the configuration in force (and a change, if any) on a table journal.
 
-    The events go in one transaction, then the fingerprint is remembered for the next
-    start. A crash between the two makes the next start journal the same change again,
-    never lose it.
+    The previous configuration is the last CONFIG_IN_FORCE of the proven, keyed chain
+    (issue 42, red team F1: the unkeyed ``info`` row could hide a change or plant a false
+    "old" one); the ``info`` row is still written, for older tools, and never read.
     """
-    stored = journal.info(INFO_KEY)
+    stored = _last_in_force(journal)
     previous: ConfigFingerprint | None = None
     unreadable = False
     if stored is not None:
@@ -74,6 +75,14 @@ def record_config_at_start(journal: Journal, current: ConfigFingerprint) -> list
     records = list(journal.append(entries))
     journal.set_info(INFO_KEY, current.to_json())
     return records
+
+
+def _last_in_force(journal: Journal) -> str | None:
+    """The body of the journal's last CONFIG_IN_FORCE event (JSON), or None."""
+    for r in journal.records(kinds=["event"], newest_first=True):
+        if r.code == EventCode.CONFIG_IN_FORCE:
+            return json.dumps(r.body)
+    return None
 
 
 def record_software_check(
