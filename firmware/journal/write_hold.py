@@ -60,6 +60,10 @@ class HeldUntilWritten(Journal):
         self.release_lock()
         return super().append(entries, meters, checkpoint=checkpoint)
 
+    def set_info(self, key: str, value: str) -> None:
+        self.release_lock()  # a write too: never one waiting on our own lock
+        super().set_info(key, value)
+
     def close(self) -> None:
         self.release_lock()
         super().close()
