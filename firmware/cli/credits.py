@@ -54,7 +54,7 @@ def add_credits_offline(cfg: TableConfig, seat: int, cents: int, journal_path: s
         return _credits_to_running_table(jpath, kind, seat, abs(cents), tid)
     try:
         journal = open_for_table(jpath, cfg.journal.key_path, bench=cfg.bench,
-                                 who="etg credits", prove=start_proof)
+                                 who="etg credits", prove=start_proof, hold=True)
         rec = replay(journal)
         if rec is None:  # a journal without a table yet (bench: credits before the first start)
             rules = load_rules(cfg.table.variant, dict(cfg.rules), cfg.source)

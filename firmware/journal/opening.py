@@ -19,6 +19,7 @@ import dataclasses
 import getpass
 import logging
 import os
+import sqlite3
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
@@ -33,6 +34,7 @@ from firmware.journal.schema import BlankJournal, OldJournalFormat
 from firmware.journal.store import BESIDE, Journal, JournalError, VerifyResult, _Beside
 from firmware.journal.succession import can_retire, retire, superseded_result
 from firmware.journal.witness import Witness
+from firmware.journal.write_hold import HeldUntilWritten, take_write_lock
 
 log = logging.getLogger("etg.table.journal")
 
@@ -76,13 +78,17 @@ def _refuse(message: str) -> JournalRefused:
 
 
 def open_for_table(journal_path: str | Path, key_path: str, *, bench: bool,
-                   who: str = "etg run", prove: Prove | None = None) -> Journal:
+                   who: str = "etg run", prove: Prove | None = None,
+                   hold: bool = False) -> Journal:
     """The journal a table (or an offline credit transfer) writes, verified first.
 
     An existing journal is verified through a read-only connection before the writer
     opens it at all — from its last checkpoint: the schema, the keyed chain and commit
     markers, the head, the meters, then ``prove`` (the engine replay) — so a refused
-    journal is left exactly as it was found."""
+    journal is left exactly as it was found. ``hold`` (an offline transfer: it decides
+    about money on what it reads): SQLite's write lock is taken before the proof and
+    held until the writer's first write, so nobody commits between the proof and the
+    reading (:mod:`firmware.journal.write_hold`)."""
     path = Path(journal_path)
     try:
         check_existing(path)
@@ -99,20 +105,30 @@ def open_for_table(journal_path: str | Path, key_path: str, *, bench: bool,
     except UserError as exc:
         raise _refuse(f"{exc}; the table will not start") from None
     proven_from, proven = 1, None
-    if exists:
-        try:
+    locked = take_write_lock(path) if exists and hold else None
+    try:
+        if exists:
             proven_from, proven = _verify_before_writing(
                 path, key, bench, prove, journal_key.key_path_for(path, key_path))
-        except OldJournalFormat:
-            kept = move_aside(path)
-            log.warning("bench mode: a journal of an older format was moved aside to %s", kept)
-        except BlankJournal:
-            pass  # bench: its creation was cut short; it is created now
+    except OldJournalFormat:
+        _let_go(locked)
+        locked = None
+        kept = move_aside(path)
+        log.warning("bench mode: a journal of an older format was moved aside to %s", kept)
+    except BlankJournal:
+        pass  # bench: its creation was cut short; it is created now
+    except BaseException:
+        _let_go(locked)
+        raise
     try:
-        journal = Journal(path, key, gated=True)
+        journal = Journal(path, key, gated=True) if locked is None else HeldUntilWritten(
+            path, key, gated=True)
+        if isinstance(journal, HeldUntilWritten):
+            journal.held_lock, locked = locked, None
         journal.mark_proven(*proven) if proven else journal.mark_proven(
             0, GENESIS, {}) if journal.created else _unproven(journal)
     except JournalError as exc:
+        _let_go(locked)
         with contextlib.suppress(NameError):
             journal.close()
         raise _refuse(f"{exc}; the table will not start (call a technician)") from None
@@ -128,6 +144,11 @@ def open_for_table(journal_path: str | Path, key_path: str, *, bench: bool,
             raise _refuse(f"{exc}; the table will not start") from None
     journal.proven_from = proven_from
     return journal
+
+
+def _let_go(locked: sqlite3.Connection | None) -> None:
+    if locked is not None:
+        locked.close()
 
 
 def _unproven(journal: Journal) -> None:

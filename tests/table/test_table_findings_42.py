@@ -157,6 +157,44 @@ def test_finding_2_offline_read_is_the_proven_snapshot(tmp_path: Path,
     assert main(["credits", "status", "--id", "T-1", "--journal", str(path)]) == 1
 
 
+def test_finding_2_offline_credits_out_reads_what_it_proved(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str],
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    """`etg credits out` on a stopped table proved the journal through one connection and
+    read it through the writer's: the 801 of T-1 rewritten to T-9 between the two made
+    T-1 look unpaid, and it was paid again. Now nobody can commit between its proof and
+    its reading (it holds the journal's write lock from before the proof): the edit waits
+    and fails, and T-1 is not paid twice."""
+    path = tmp_path / "j.sqlite"
+    _cash_out_then_play(path)
+    before = sqlite3.connect(path).execute(
+        "SELECT COUNT(*) FROM records WHERE code = 801").fetchone()[0]
+    proven = Journal.mark_proven
+    edited: list[str] = []
+
+    def edit_after_the_proof(self: Journal, *args: Any, **kw: Any) -> None:
+        editor = sqlite3.connect(path, isolation_level=None, timeout=0.2)
+        try:
+            editor.execute("UPDATE records SET body = replace(body, '\"T-1\"', '\"T-9\"')"
+                           " WHERE kind = 'event' AND code = 801")
+            edited.append("edited")
+        except sqlite3.OperationalError as exc:
+            edited.append(str(exc))
+        finally:
+            editor.close()
+        proven(self, *args, **kw)
+
+    monkeypatch.setattr(Journal, "mark_proven", edit_after_the_proof)
+    capsys.readouterr()
+    main(["--set", "table.mode=bench", "credits", "out", "--seat", "1", "--cents", "700",
+          "--id", "T-1", "--journal", str(path)])
+    monkeypatch.undo()
+    after = sqlite3.connect(path).execute(
+        "SELECT COUNT(*) FROM records WHERE code = 801").fetchone()[0]
+    assert edited == ["database is locked"] and after == before, (edited,
+                                                                   capsys.readouterr())
+
+
 def test_finding_2_a_reader_beside_a_committing_table_keeps_its_snapshot(
         tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     """A table commits after the reader's snapshot began, before its head file is read:
