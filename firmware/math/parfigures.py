@@ -180,8 +180,10 @@ AGREE = 1e-9
 def reconcile(fig: ParFigures) -> dict[str, tuple[float, float]]:
     """Every wager's line total beside its certified figure ({wager: (lines, certified)});
     raises :class:`FiguresDisagree` when one differs by more than :data:`AGREE` or a wager
-    has lines and no certified figure (or the other way round). The sheet prints one
-    figure per wager, so the two computations of it must agree before it is written."""
+    has lines and no certified figure (or the other way round), or when the round's
+    distribution, calibrated to the exact means, does not have the certified house edge
+    for its mean. The sheet prints one figure per wager, so the two computations of it
+    must agree before it is written."""
     from firmware.math.errors import FiguresDisagree
 
     certified = {**fig.analysis.wagers, **{k: v for k, v in fig.analysis.optional.items()
@@ -199,6 +201,12 @@ def reconcile(fig: ParFigures) -> dict[str, tuple[float, float]]:
                                   f"{w} wager's lines add up to {tot:+.10f}, its certified "
                                   f"figure is {certified[w]:+.10f}")
         out[w] = (tot, certified[w])
+    mean = sum(x * q for x, q in fig.distribution)
+    if fig.split.calibrated and not abs(mean + fig.house_edge) <= AGREE:
+        raise FiguresDisagree(f"{fig.rules.variant} ({fig.rules.shoe.label()}): the "
+                              f"distribution's mean is {mean:+.10f}, the certified house "
+                              f"edge {fig.house_edge:+.10f}")
+    out["distribution"] = (mean, -fig.house_edge)
     if fig.insurance and "insurance" in fig.analysis.optional:
         ins, cert = fig.insurance["expected_net"], fig.analysis.optional["insurance"]
         if not abs(ins - cert) <= AGREE:

@@ -78,6 +78,12 @@ def test_a_sheet_whose_lines_miss_the_certified_figure_is_refused() -> None:
     fig.lines[i] = dataclasses.replace(x, probability=x.probability + 1e-6)
     with pytest.raises(FiguresDisagree, match="push22"):
         reconcile(fig)
+    fig.lines[i] = x
+    reconcile(fig)
+    (net, q), *rest = fig.distribution
+    fig.distribution = [(net - 0.5, q), *rest]
+    with pytest.raises(FiguresDisagree, match="distribution's mean"):
+        reconcile(fig)
     fig.lines = [x for x in fig.lines if x.wager != "push22"]
     with pytest.raises(FiguresDisagree, match="certified figures for"):
         reconcile(fig)
