@@ -28,6 +28,9 @@ log = logging.getLogger("etg.floor")
 LAG_WINDOW_S = 30.0
 #: the pages say the floor is behind from this lag on (seconds)
 LAG_SHOWN_S = 10.0
+#: how often the floor's lag is worked out again (a median over every table's samples is
+#: far too dear for each of a 1,000-table floor's thousand statuses a second)
+LAG_EVERY_S = 1.0
 #: a thread's heartbeat older than this (seconds) is a warning on every page
 BEAT_WARN_S = {"network": 3 * PING_S + 2, "store": 15.0, "event loop": 10.0}
 #: no message from any table this long (seconds) while tables are online: a warning (each
@@ -52,6 +55,7 @@ class Health:
         self._lags: dict[str, deque[tuple[float, float]]] = {}
         self.newest: float | None = None  # floor time of the newest message from a table
         self._lag_shown = False
+        self._lag_at = -LAG_EVERY_S  # when lag_sample last worked the lag out
         #: the watched threads' heartbeat ages (the supervisor's), and whether any table is
         #: online (the ledger's): set by the service
         self.beats: Callable[[], dict[str, float]] = dict
@@ -72,12 +76,17 @@ class Health:
                     self._lags.clear()
                 q = self._lags[table] = deque(maxlen=50)
             q.append((now, lag))
+        if now - self._lag_at < LAG_EVERY_S:  # the banner may be a second late
+            return
+        self._lag_at = now
         behind = (self.lag() or 0.0) >= LAG_SHOWN_S
         if behind != self._lag_shown:
             self._lag_shown = behind
             self._changed()
 
     def lag(self) -> float | None:
+        """The floor's lag: the median over tables of each table's median (one table, one
+        vote)."""
         now = time.time()
         with self._lock:
             tables = [list(q) for q in self._lags.values()]
