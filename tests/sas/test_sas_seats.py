@@ -344,3 +344,37 @@ def test_a_start_reads_a_window_and_says_when_older_exceptions_were_lost(
     assert [c for _s, c in board.queues[1].items] == [C.SLOT_DOOR_OPEN] * 20
     assert [c for _s, c in board.queues[2].items] == [C.SLOT_DOOR_OPEN] * 30
     j.close()
+
+
+def test_one_line_per_seat(tmp_path: Path) -> None:
+    from drivers.sas.host import Host, HostPort
+
+    settings = SasSettings(port="pty", seat_ports=("pty", ""), addresses=(1, 2))
+    with sas_table(tmp_path, settings, own_ports=True) as rig:
+        paths = {frozenset(link.addresses): link.port.path  # type: ignore[attr-defined]
+                 for link in rig.svc.links}
+        assert set(paths) == {frozenset({1}), frozenset({2})}
+        one = Host(HostPort.open(paths[frozenset({1})]), timeout=0.3)
+        two = Host(HostPort.open(paths[frozenset({2})]), timeout=0.3)
+        try:
+            assert one.general_poll(1) == C.AC_POWER_APPLIED
+            assert one.general_poll(2) is None  # seat 2 is not on this line
+            assert two.general_poll(2) == C.AC_POWER_APPLIED
+        finally:
+            one.port.close()
+            two.port.close()
+
+
+def test_seat_ports_settings_are_checked() -> None:
+    from etgcore.errors import ConfigError
+    from firmware.config import load_config
+
+    with pytest.raises(ConfigError, match=r"sas\.port"):
+        load_config(None, ["sas.seat_ports=['pty']"])  # seat 2 would have no line
+    with pytest.raises(ConfigError, match="bench power"):
+        load_config(None, ["table.mode=production", "shoe.port=/dev/ttyUSB0",
+                           "panel.backend=gpio", "sas.port=/dev/ttyAMA1",
+                           "sas.seat_ports=['pty']"])
+    cfg = load_config(None, ["sas.seat_ports=['pty', 'pty', 'pty', 'pty', 'pty', 'pty', "
+                             "'pty']", "table.seats=7"])
+    assert cfg.sas.port == "off"

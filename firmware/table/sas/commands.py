@@ -37,15 +37,17 @@ def run_sas(desk: RequestDesk, args: Mapping[str, Any]) -> tuple[bool, str]:
         return _gate(desk, str(op), int(args["seat"]), f"sas host (address {args['address']})")
     if op == "host":
         present = bool(args.get("present"))
+        seats = [s for s in args.get("seats", ()) if isinstance(s, int) and s > 0]
         host.event(EventCode.SAS_HOST_BACK if present else EventCode.SAS_HOST_LOST,
-                   t.round_no)
+                   t.round_no, seats=seats)
         if desk.sas_disable_on_loss and not present:
-            for seat in range(1, t.nseats + 1):
+            for seat in seats:
                 if seat not in host.floor_gate.closed_seats:
                     _gate(desk, "disable", seat, HOST_LOSS)
         elif present:
             for seat in _closed_by_loss(desk):
-                _gate(desk, "enable", seat, HOST_LOSS)
+                if seat in seats:
+                    _gate(desk, "enable", seat, HOST_LOSS)
         return True, "noted"
     if op == "transfer":
         return _transfer(desk, args)

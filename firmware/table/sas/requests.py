@@ -103,6 +103,7 @@ class TableRequests:
     def signature(self, seed: int) -> int | None:
         return self._signature(seed)
 
-    def host(self, present: bool) -> None:
-        """The link saw the host go or come back."""
-        self.put(RequestHappening("sas", {"op": "host", "present": present}))
+    def host(self, present: bool, seats: list[int]) -> None:
+        """A line's link saw its host go or come back (``seats``: the seats on it)."""
+        self.put(RequestHappening("sas", {"op": "host", "present": present,
+                                          "seats": seats}))
