@@ -11,6 +11,7 @@ a flooding host cannot fill the inbox. Malformed polls get no answer (counted by
 from __future__ import annotations
 
 import datetime as dt
+import time
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Protocol
@@ -18,6 +19,10 @@ from typing import Protocol
 from drivers.sas import codes as C
 from drivers.sas.aft import AftRequest, AftResult, parse_aft, result_data
 from drivers.sas.framing import Poll, answer, bcd, from_bcd
+
+#: a general poll repeated sooner than this after our answer is the host's retry (it did
+#: not get the answer: implied NACK); a host polls one machine at most every 200 ms
+RETRY_S = 0.1
 
 
 @dataclass(frozen=True)
@@ -57,7 +62,10 @@ class Machine:
         self.snapshot = snapshot  # replaced whole by the table's thread (one assignment)
         self.requests = requests
         self.game_number = game_number
-        self._offered = 0  # the newest exception seq answered (taken)
+        self._offered = 0  # the newest exception seq answered
+        #: the exception last answered and when, until the host's next poll acknowledges it
+        self._unacked: tuple[int, int, float] | None = None
+        self.clock = time.monotonic
         self._aft: tuple[AftRequest, AftResult | None] | None = None
         self.registered: tuple[int, bytes, bytes] | None = None
         self.reg_status = 0x80  # not registered
@@ -65,8 +73,16 @@ class Machine:
     # -- dispatch ----------------------------------------------------------------------
 
     def respond(self, poll: Poll) -> bytes | None:
+        now = self.clock()
+        if self._unacked is not None:
+            seq, code, t = self._unacked
+            if poll.general and now - t < RETRY_S:  # the same poll again at once: the
+                self._unacked = (seq, code, now)    # host did not get it (implied NACK)
+                return bytes((code,))
+            self._unacked = None  # any other poll, or the next cycle's: implied ACK
+            self.requests.taken(self.address, seq)
         if poll.general:
-            return bytes((self._next_exception(),))
+            return bytes((self._next_exception(now),))
         cmd = poll.command
         assert cmd is not None
         if cmd in (0x01, 0x02):
@@ -100,13 +116,14 @@ class Machine:
 
     # -- exceptions --------------------------------------------------------------------
 
-    def _next_exception(self) -> int:
-        """The oldest exception not yet answered; answering takes it (the table journals
-        that it was taken, so after a restart it is not offered again)."""
+    def _next_exception(self, now: float) -> int:
+        """The oldest exception not yet answered. The host's next poll takes it (the
+        table journals that, so after a restart it is not offered again); the same
+        general poll repeated within :data:`RETRY_S` gets it again."""
         for seq, code in self.snapshot.exceptions:
             if seq > self._offered:
                 self._offered = seq
-                self.requests.taken(self.address, seq)
+                self._unacked = (seq, code, now)
                 return code
         return C.NO_EXCEPTION
 

@@ -23,10 +23,13 @@ ASSET1 = 46001  # asset_base 46000 + seat 1
 
 
 def drain_exceptions(rig: Rig, address: int) -> list[int]:
+    """General polls, each followed by a long poll (as hosts do: it acknowledges the
+    answer), until the machine has nothing left."""
     out = []
     for _ in range(100):
         code = rig.host.general_poll(address)
         assert code is not None
+        rig.host.long(address, 0x1A, crc=False, answer=8)
         if code == C.NO_EXCEPTION:
             return out
         out.append(code)
@@ -71,6 +74,7 @@ def test_exceptions_in_order_and_not_offered_again_after_a_restart(tmp_path: Pat
         rig.ctl.event(EventCode.TILT, None, cause="x", code="y")
         rig.request("status")
         assert rig.host.general_poll(1) == C.SLOT_DOOR_OPEN
+        rig.host.long(1, 0x1A, crc=False, answer=8)  # the next poll: acknowledged
         rig.settle()
         taken = [r.body for r in rig.ctl.journal.records(kinds=["event"])
                  if r.code == int(EventCode.SAS_EXCEPTION_TAKEN)]
@@ -378,3 +382,26 @@ def test_seat_ports_settings_are_checked() -> None:
     cfg = load_config(None, ["sas.seat_ports=['pty', 'pty', 'pty', 'pty', 'pty', 'pty', "
                              "'pty']", "table.seats=7"])
     assert cfg.sas.port == "off"
+
+
+def test_a_general_poll_repeated_at_once_gets_the_same_exception_again(
+        tmp_path: Path) -> None:
+    """Implied NACK: the host did not get the answer and asks again at once; implied
+    ACK: its next poll (any other, or the next cycle's general poll)."""
+    with sas_table(tmp_path) as rig:
+        rig.ctl.event(EventCode.DOOR_OPEN)
+        rig.request("status")
+        h = rig.host
+        assert h.general_poll(1) == C.AC_POWER_APPLIED
+        assert h.general_poll(1) == C.AC_POWER_APPLIED  # a retry: the same again
+        rig.settle()
+        assert not [r for r in rig.ctl.journal.records(kinds=["event"])
+                    if r.code == int(EventCode.SAS_EXCEPTION_TAKEN)]
+        time.sleep(0.15)  # the next cycle's poll acknowledges it
+        assert h.general_poll(1) == C.SLOT_DOOR_OPEN
+        h.long(1, 0x1A, crc=False, answer=8)  # a long poll acknowledges that one
+        assert h.general_poll(1) == C.NO_EXCEPTION
+        rig.settle()
+        taken = [r.body["seq"] for r in rig.ctl.journal.records(kinds=["event"])
+                 if r.code == int(EventCode.SAS_EXCEPTION_TAKEN)]
+        assert len(taken) == 2
