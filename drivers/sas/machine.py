@@ -20,9 +20,10 @@ from drivers.sas import codes as C
 from drivers.sas.aft import AftRequest, AftResult, parse_aft, result_data
 from drivers.sas.framing import Poll, answer, bcd, from_bcd
 
-#: a general poll repeated sooner than this after our answer is the host's retry (it did
-#: not get the answer: implied NACK); a host polls one machine at most every 200 ms
-RETRY_S = 0.1
+#: a general poll repeated sooner than this after our answer is the host's retry after
+#: its response timeout (it did not get the answer: implied NACK), answered once more; a
+#: host's own cycle polls one machine 40 ms or more apart
+RETRY_S = 0.035
 
 
 @dataclass(frozen=True)
@@ -65,6 +66,7 @@ class Machine:
         self._offered = 0  # the newest exception seq answered
         #: the exception last answered and when, until the host's next poll acknowledges it
         self._unacked: tuple[int, int, float] | None = None
+        self._resent = False
         self.clock = time.monotonic
         self._aft: tuple[AftRequest, AftResult | None] | None = None
         self.registered: tuple[int, bytes, bytes] | None = None
@@ -76,9 +78,9 @@ class Machine:
         now = self.clock()
         if self._unacked is not None:
             seq, code, t = self._unacked
-            if poll.general and now - t < RETRY_S:  # the same poll again at once: the
-                self._unacked = (seq, code, now)    # host did not get it (implied NACK)
-                return bytes((code,))
+            if poll.general and now - t < RETRY_S and not self._resent:
+                self._resent = True  # the same poll again at once: the host did not get
+                return bytes((code,))  # it (implied NACK); once, never in a loop
             self._unacked = None  # any other poll, or the next cycle's: implied ACK
             self.requests.taken(self.address, seq)
         if poll.general:
@@ -119,11 +121,11 @@ class Machine:
     def _next_exception(self, now: float) -> int:
         """The oldest exception not yet answered. The host's next poll takes it (the
         table journals that, so after a restart it is not offered again); the same
-        general poll repeated within :data:`RETRY_S` gets it again."""
+        general poll repeated within :data:`RETRY_S` gets it once more."""
         for seq, code in self.snapshot.exceptions:
             if seq > self._offered:
                 self._offered = seq
-                self._unacked = (seq, code, now)
+                self._unacked, self._resent = (seq, code, now), False
                 return code
         return C.NO_EXCEPTION
 

@@ -384,24 +384,36 @@ def test_seat_ports_settings_are_checked() -> None:
     assert cfg.sas.port == "off"
 
 
-def test_a_general_poll_repeated_at_once_gets_the_same_exception_again(
-        tmp_path: Path) -> None:
-    """Implied NACK: the host did not get the answer and asks again at once; implied
-    ACK: its next poll (any other, or the next cycle's general poll)."""
-    with sas_table(tmp_path) as rig:
-        rig.ctl.event(EventCode.DOOR_OPEN)
-        rig.request("status")
-        h = rig.host
-        assert h.general_poll(1) == C.AC_POWER_APPLIED
-        assert h.general_poll(1) == C.AC_POWER_APPLIED  # a retry: the same again
-        rig.settle()
-        assert not [r for r in rig.ctl.journal.records(kinds=["event"])
-                    if r.code == int(EventCode.SAS_EXCEPTION_TAKEN)]
-        time.sleep(0.15)  # the next cycle's poll acknowledges it
-        assert h.general_poll(1) == C.SLOT_DOOR_OPEN
-        h.long(1, 0x1A, crc=False, answer=8)  # a long poll acknowledges that one
-        assert h.general_poll(1) == C.NO_EXCEPTION
-        rig.settle()
-        taken = [r.body["seq"] for r in rig.ctl.journal.records(kinds=["event"])
-                 if r.code == int(EventCode.SAS_EXCEPTION_TAKEN)]
-        assert len(taken) == 2
+def test_a_general_poll_repeated_at_once_gets_the_same_exception_again() -> None:
+    """Implied NACK: the host did not get the answer and asks again at once (once);
+    implied ACK: its next poll (any other, or the next cycle's general poll)."""
+    from drivers.sas.framing import Poll
+    from drivers.sas.machine import Machine, SeatSnapshot
+
+    taken: list[int] = []
+
+    class Requests:
+        def taken(self, address: int, seq: int) -> None:
+            taken.append(seq)
+
+    now = [0.0]
+    snap = SeatSnapshot(1, ASSET1, exceptions=((5, C.AC_POWER_APPLIED),
+                                               (9, C.SLOT_DOOR_OPEN)))
+    m = Machine(1, snap, Requests())  # type: ignore[arg-type]
+    m.clock = lambda: now[0]
+    gp = Poll(1, None)
+
+    def poll(at: float) -> int:
+        now[0] = at
+        got = m.respond(gp)
+        assert got is not None
+        return got[0]
+
+    assert poll(0.0) == C.AC_POWER_APPLIED
+    assert poll(0.02) == C.AC_POWER_APPLIED and taken == []  # a retry: the same again
+    assert poll(0.03) == C.SLOT_DOOR_OPEN and taken == [5]  # once only, then acknowledged
+    assert poll(0.25) == C.NO_EXCEPTION and taken == [5, 9]  # the next cycle's poll
+    m.snapshot = SeatSnapshot(1, ASSET1, exceptions=((12, C.GENERAL_TILT),))
+    assert poll(1.0) == C.GENERAL_TILT
+    m.respond(Poll(1, 0x1A))  # a long poll acknowledges at once
+    assert taken == [5, 9, 12]
