@@ -203,9 +203,10 @@ class AutoPlay:
             return
         if kind == "wagers":
             waiting = []
+            closed = set(ctl["closed_seats"]) if ctl else set()  # disabled by the slot system
             for s in view["seats"]:
                 placed = view["phase"] == "betting" and s["wagers"].get("blackjack")
-                if s["seat"] in self.seats and not placed:
+                if s["seat"] in self.seats and not placed and s["seat"] not in closed:
                     waiting.append(s["seat"])
             for seat in waiting:
                 self._once(("bet", rnd, seat, view["phase"]), seat, "BET")
