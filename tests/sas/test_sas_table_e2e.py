@@ -142,7 +142,7 @@ def test_finding_f1_one_seat_shut_down_does_not_stop_the_other_seats(tmp_path: P
     """Red team F1: a SAS shutdown of seat 2 stalled the auto-played table (the auto-dealer
     waited for seat 2's wager); the open seats must go on playing."""
     journal = tmp_path / "j.sqlite"
-    with running_table_lines(journal, "--auto-play", "--pace", "0.02", *SAS) as (proc, lines):
+    with running_table_lines(journal, "--auto-play", "--pace", "0.02", *SAS) as (_proc, lines):
         host = Host(HostPort.open(sas_path(lines.lines)), timeout=2.0)
         try:
             assert host.ack_only(2, 0x01)
