@@ -196,6 +196,9 @@ class Machine:
             return self._aft_answer(req.result(C.AFT_BUSY, now))  # one at a time
         if req.asset != snap.asset:
             return self._aft_final(req.result(C.AFT_ASSET_MISMATCH, now), req)
+        if self.registered is not None and self.reg_status == 0x01 and \
+                req.regkey != self.registered[1]:
+            return self._aft_final(req.result(C.AFT_REGKEY_MISMATCH, now), req)
         why = req.refusal(snap.refuse_in if req.to_machine else snap.refuse_out,
                           snap.transfer_limit) or self._credit_room(req)
         if why is not None:
@@ -215,8 +218,9 @@ class Machine:
         credits = int(snap.meters.get(C.CURRENT_CREDITS, 0))
         if not req.to_machine and req.cents > credits:
             return C.AFT_UNABLE, f"the seat holds {credits} cents"
-        if req.to_machine and snap.max_credits and credits + req.cents > snap.max_credits:
-            return C.AFT_OVER_LIMIT, f"the seat may hold at most {snap.max_credits} cents"
+        most = min(snap.max_credits or C.MAX_FOUR_BYTE, C.MAX_FOUR_BYTE)
+        if req.to_machine and credits + req.cents > most:
+            return C.AFT_OVER_LIMIT, f"the seat may hold at most {most} cents"
         return None
 
     def _aft_final(self, res: AftResult, req: AftRequest) -> bytes:
@@ -249,6 +253,8 @@ class Machine:
         code = data[0]
         if code == 0xFF and len(data) == 1:
             pass
+        elif code == 0x00 and len(data) == 1:  # the short initialize: ready, not registered
+            self.registered, self.reg_status = None, 0x00
         elif code in (0x00, 0x01) and len(data) == 29:
             asset = int.from_bytes(data[1:5], "little")
             if asset != self.snapshot.asset:

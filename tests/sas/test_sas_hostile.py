@@ -9,6 +9,7 @@ import random
 import time
 from pathlib import Path
 
+import pytest
 from sas_rig import Rig, sas_table, wait_until
 
 from drivers.sas import codes as C
@@ -188,3 +189,81 @@ def test_the_host_command_refuses_what_is_not_a_serial_line(tmp_path: Path) -> N
                          capture_output=True, text=True)
     assert out.returncode != 0 and "Traceback" not in out.stderr
     assert len(out.stderr.strip().splitlines()) == 1, out.stderr
+
+
+def _aft(rig: Rig, cents: int, txid: bytes, regkey: bytes = bytes(20)) -> int:
+    from drivers.sas.aft import parse_result
+
+    res = parse_result(rig.host.long(1, 0x72, request_data(
+        C.AFT_IN_HOUSE_TO_MACHINE, cents, 46001, txid, regkey=regkey), variable=True))
+    for _ in range(100):
+        if res["status"] != C.AFT_PENDING:
+            break
+        time.sleep(0.02)
+        res = parse_result(rig.host.long(1, 0x72, b"\xff\x00", variable=True))
+    return int(str(res["status"]))
+
+
+def test_finding_f2_a_transfer_never_takes_current_credits_past_eight_digits(
+        tmp_path: Path) -> None:
+    """Red team F2: AFT took a seat to 100,002,000 cents and 1A's 4-byte BCD rolled over
+    to 1,000; now the machine refuses (84) a transfer past 99,999,999."""
+    with sas_table(tmp_path) as rig:
+        for _ in range(10):
+            assert rig.request("credits-in", seat=1, cents=9_999_900)[0]
+        rig.settle()
+        assert _aft(rig, 2000, b"OV1") == C.AFT_OVER_LIMIT
+        assert _aft(rig, 999, b"OV2") == C.AFT_FULL_SUCCESS  # exactly 99,999,999
+        rig.settle()
+        assert rig.host.long(1, 0x1A, crc=False, answer=8) == bcd(99_999_999, 4)
+
+
+def test_finding_f3_a_repeated_seed_is_computed_over_the_files_as_they_are_now(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Red team F3: a seed asked before was answered from a cache, hiding a file changed
+    since; a result is now answered only moments after its computation."""
+    from firmware.table.sas.signature import Signer, rom_signature
+
+    tree = tmp_path / "release"
+    tree.mkdir()
+    (tree / "MANIFEST.json").write_text("{}")
+    (tree / "a.py").write_text("a = 1\n")
+    monkeypatch.setattr(Signer, "FRESH_S", 0.3)
+    monkeypatch.setattr(Signer, "MIN_INTERVAL_S", 0.0)
+
+    def sig(rig: Rig) -> int:
+        rig.host.timeout = 0.3
+        for _ in range(30):
+            try:
+                return int.from_bytes(rig.host.long(1, 0x21, b"\x00\x00", answer=6), "little")
+            except Exception:
+                continue
+        raise AssertionError("no signature")
+
+    with sas_table(tmp_path, signer=Signer(tree, wait_s=1.0)) as rig:
+        first = sig(rig)
+        assert first == rom_signature(tree, 0)
+        (tree / "a.py").write_text("a = 2  # tampered\n")
+        time.sleep(0.5)
+        again = sig(rig)
+        assert again == rom_signature(tree, 0) != first
+
+
+def test_finding_f4_while_registered_a_wrong_registration_key_is_refused(
+        tmp_path: Path) -> None:
+    """Red team F4: after registration (73) with a key, a transfer with another key was
+    applied; now it is refused with 89 and moves nothing."""
+    import struct
+
+    key = bytes(range(1, 21))
+    with sas_table(tmp_path) as rig:
+        body = bytes((0x01,)) + struct.pack("<I", 46001) + key + struct.pack("<I", 1234)
+        reg = rig.host.long(1, 0x73, body, variable=True)
+        assert reg[0] == 0x01  # registered
+        assert _aft(rig, 111, b"REG1", regkey=bytes(range(2, 22))) == C.AFT_REGKEY_MISMATCH
+        assert _aft(rig, 111, b"REG2") == C.AFT_REGKEY_MISMATCH  # a zero key too
+        assert _aft(rig, 111, b"REG3", regkey=key) == C.AFT_FULL_SUCCESS
+        rig.settle()
+        assert rig.meters()["credits_in"] == 111
+        short = rig.host.long(1, 0x73, b"\x00", variable=True)  # the short initialize
+        assert short[0] == 0x00
