@@ -267,3 +267,17 @@ def test_finding_f4_while_registered_a_wrong_registration_key_is_refused(
         assert rig.meters()["credits_in"] == 111
         short = rig.host.long(1, 0x73, b"\x00", variable=True)  # the short initialize
         assert short[0] == 0x00
+
+
+def test_finding_f5_bytes_behind_a_rejected_message_are_not_polls(tmp_path: Path) -> None:
+    """Red team F5: on the pty a byte >= 80 behind a message with a bad CRC was taken as a
+    general poll of another machine (its exception answered and taken)."""
+    with sas_table(tmp_path) as rig:
+        rig.host.port.send(bytes((0x01, 0x74, 0, 0, 0, 0, 0, 0, 0x82)))
+        assert silent(rig)
+        rig.host.port.send(bytes.fromhex("012111af2e55859fa9c381d6972698c913bc352168e6"))
+        assert silent(rig)
+        time.sleep(0.05)
+        rig.settle()
+        assert not events(rig, EventCode.SAS_EXCEPTION_TAKEN)
+        assert rig.host.general_poll(2) == C.AC_POWER_APPLIED  # still there for its host
