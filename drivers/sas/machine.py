@@ -43,6 +43,8 @@ class SeatSnapshot:
     refuse_out: str | None = None
     transfer_limit: int = 0
     max_credits: int = 0  #: the most a seat may hold (0: no limit known)
+    #: what the seat holds now, stakes of the round in play taken off (what can move)
+    live_credits: int = 0
     last_aft: AftResult | None = None  #: the last journaled AFT transfer of the seat
 
 
@@ -216,8 +218,8 @@ class Machine:
         than the seat holds, more in than it may hold (the table checks again)."""
         snap = self.snapshot
         credits = int(snap.meters.get(C.CURRENT_CREDITS, 0))
-        if not req.to_machine and req.cents > credits:
-            return C.AFT_UNABLE, f"the seat holds {credits} cents"
+        if not req.to_machine and req.cents > snap.live_credits:
+            return C.AFT_UNABLE, f"the seat holds {snap.live_credits} cents now"
         most = min(snap.max_credits or C.MAX_FOUR_BYTE, C.MAX_FOUR_BYTE)
         if req.to_machine and credits + req.cents > most:
             return C.AFT_OVER_LIMIT, f"the seat may hold at most {most} cents"
@@ -277,7 +279,7 @@ class Machine:
         snap = self.snapshot
         avail = (0x01 if snap.refuse_in is None else 0) | (0x02 if snap.refuse_out is None
                                                              else 0)
-        credits = int(snap.meters.get(C.CURRENT_CREDITS, 0))
+        credits = snap.live_credits if snap.refuse_out is None else 0  # what can move now
         out = (snap.asset.to_bytes(4, "little") + bytes((0xFF, avail, 0x00, 0x00, 0x00))
                + bcd(credits, 5) + bcd(0, 5) + bcd(0, 5) + bcd(snap.transfer_limit, 5)
                + bcd(0, 4) + bcd(0, 2))

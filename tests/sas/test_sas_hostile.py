@@ -281,3 +281,18 @@ def test_finding_f5_bytes_behind_a_rejected_message_are_not_polls(tmp_path: Path
         rig.settle()
         assert not events(rig, EventCode.SAS_EXCEPTION_TAKEN)
         assert rig.host.general_poll(2) == C.AC_POWER_APPLIED  # still there for its host
+
+
+def test_finding_f6_lock_status_says_what_can_move_now() -> None:
+    """Red team F6: 74's cashable amount was the credits meter (stakes in play included),
+    so a transfer out of it was refused; it is now what the seat holds now."""
+    from drivers.sas.aft import parse_result
+    from drivers.sas.framing import Poll, from_bcd
+    from drivers.sas.machine import Machine, SeatSnapshot
+
+    snap = SeatSnapshot(1, 46001, meters={C.CURRENT_CREDITS: 5000}, live_credits=4500)
+    m = Machine(1, snap, None)  # type: ignore[arg-type]
+    status = m.respond(Poll(1, 0x74, bytes((0xFF, 0, 0, 0))))
+    assert status is not None and from_bcd(status[12:17]) == 4500
+    out = m.respond(Poll(1, 0x72, request_data(C.AFT_IN_HOUSE_TO_HOST, 5000, 46001, b"O1")))
+    assert out is not None and parse_result(out[3:-2])["status"] == C.AFT_UNABLE

@@ -200,7 +200,8 @@ class SasBoard:
     # -- the snapshot ----------------------------------------------------------------------
 
     def snapshots(self, refusals: Mapping[int, tuple[str | None, str | None]],
-                  closed: set[int]) -> dict[int, SeatSnapshot]:
+                  closed: set[int], live: Mapping[int, int] | None = None
+                  ) -> dict[int, SeatSnapshot]:
         """Fold what the journal got since the last call, then one snapshot per machine.
         ``refusals``: seat -> why a transfer in / out cannot be taken now; ``closed``:
         the seats taking no wager (0: the whole table)."""
@@ -216,6 +217,7 @@ class SasBoard:
                 refuse_in=refusals.get(seat, (None, None))[0],
                 refuse_out=refusals.get(seat, (None, None))[1],
                 transfer_limit=self.transfer_limit, max_credits=self.max_credits,
+                live_credits=(live or {}).get(seat, 0),
                 last_aft=self.last_aft.get(seat))
         return out
 

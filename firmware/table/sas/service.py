@@ -49,7 +49,9 @@ class SasService:
         ctl = self.ctl
         gate = ctl.floor_gate
         closed = set(gate.closed_seats) | ({0} if gate.closed else set())
-        snaps = self.board.snapshots(_refusals(ctl, closed), closed)
+        live = {i + 1: int(s.credits) for i, s in enumerate(ctl.game.seats)}
+        live[0] = sum(live.values())
+        snaps = self.board.snapshots(_refusals(ctl, closed), closed, live)
         for addr, snap in snaps.items():
             self.machines[addr].snapshot = snap
 
