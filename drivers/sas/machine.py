@@ -55,6 +55,7 @@ class MachineRequests(Protocol):
     def enable(self, address: int, on: bool) -> None: ...
     def transfer(self, address: int, req: AftRequest) -> None: ...
     def transfer_done(self, address: int, req: AftRequest) -> AftResult | None: ...
+    def applied(self, address: int, req: AftRequest) -> AftResult | None: ...
     def signature(self, seed: int) -> int | None: ...
 
 
@@ -192,10 +193,22 @@ class Machine:
         snap = self.snapshot
         now = dt.datetime.now()
         status = self._aft_status()
-        if status is not None and status.status == C.AFT_PENDING:
-            if status.txid == req.txid:
-                return self._aft_answer(status)  # the same request again: still pending
-            return self._aft_answer(req.result(C.AFT_BUSY, now))  # one at a time
+        if status is not None and status.status == C.AFT_PENDING and self._aft is not None:
+            pending = self._aft[0]
+            if pending.txid != req.txid:
+                return self._aft_answer(req.result(C.AFT_BUSY, now))  # one at a time
+            if (pending.kind, pending.cents, pending.asset) != (req.kind, req.cents,
+                                                                req.asset):
+                return self._aft_answer(req.result(C.AFT_TXID_NOT_UNIQUE, now))  # F9
+            return self._aft_answer(status)  # the same request again: still pending
+        if req.asset == snap.asset:
+            # exactly once comes first (red team F7): a transaction id the ledger holds is
+            # answered with its first result whatever the seat's state now
+            done = self.requests.applied(self.address, req)
+            if done is not None:
+                if done.status == C.AFT_FULL_SUCCESS:
+                    self._aft = (req, done)
+                return self._aft_answer(done)
         if req.asset != snap.asset:
             return self._aft_final(req.result(C.AFT_ASSET_MISMATCH, now), req)
         if self.registered is not None and self.reg_status == 0x01 and \
@@ -205,10 +218,6 @@ class Machine:
                           snap.transfer_limit) or self._credit_room(req)
         if why is not None:
             return self._aft_final(req.result(why[0], now, why[1]), req)
-        done = self.requests.transfer_done(self.address, req)
-        if done is not None:  # the same transaction id again: its first result
-            self._aft = (req, done)
-            return self._aft_answer(done)
         self._aft = (req, None)
         self.requests.transfer(self.address, req)
         return self._aft_answer(req.result(C.AFT_PENDING, now))

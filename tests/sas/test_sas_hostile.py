@@ -290,9 +290,80 @@ def test_finding_f6_lock_status_says_what_can_move_now() -> None:
     from drivers.sas.framing import Poll, from_bcd
     from drivers.sas.machine import Machine, SeatSnapshot
 
+    class NeverApplied:
+        def applied(self, address: int, req: object) -> None:
+            return None
+
     snap = SeatSnapshot(1, 46001, meters={C.CURRENT_CREDITS: 5000}, live_credits=4500)
-    m = Machine(1, snap, None)  # type: ignore[arg-type]
+    m = Machine(1, snap, NeverApplied())  # type: ignore[arg-type]
     status = m.respond(Poll(1, 0x74, bytes((0xFF, 0, 0, 0))))
     assert status is not None and from_bcd(status[12:17]) == 4500
     out = m.respond(Poll(1, 0x72, request_data(C.AFT_IN_HOUSE_TO_HOST, 5000, 46001, b"O1")))
     assert out is not None and parse_result(out[3:-2])["status"] == C.AFT_UNABLE
+
+
+def test_finding_f7_a_retry_of_an_applied_transfer_gets_its_first_result_always(
+        tmp_path: Path) -> None:
+    """Red team F7: a retry of an applied transfer was answered 87 once the seat could not
+    take a new one (disabled, full), and interrogation then said 87 for it."""
+    from drivers.sas.aft import parse_result
+
+    with sas_table(tmp_path) as rig:
+        assert _aft(rig, 300, b"DUP1") == C.AFT_FULL_SUCCESS
+        assert rig.host.ack_only(1, 0x01)  # the seat closes
+        rig.settle()
+        assert _aft(rig, 300, b"DUP1") == C.AFT_FULL_SUCCESS  # the first result
+        res = parse_result(rig.host.long(1, 0x72, b"\xff\x00", variable=True))
+        assert res["status"] == C.AFT_FULL_SUCCESS and res["txid"] == "DUP1"
+        assert _aft(rig, 999, b"DUP1") == C.AFT_TXID_NOT_UNIQUE
+        res = parse_result(rig.host.long(1, 0x72, b"\xff\x00", variable=True))
+        assert res["status"] == C.AFT_FULL_SUCCESS  # not overwritten by the 81
+        rig.settle()
+        assert rig.meters()["credits_in"] == 300
+
+
+def test_finding_f8_refused_transfers_are_journaled_at_most_once_a_second(
+        tmp_path: Path) -> None:
+    """Red team F8: transfers the controller refused were each journaled (1103)."""
+    from firmware.table.sas.commands import run_sas
+
+    with sas_table(tmp_path) as rig:
+        desk = rig.ctl.requests
+        for i in range(50):  # the controller refuses: the seat holds nothing
+            ok, _ = run_sas(desk, {"op": "transfer", "address": 1, "seat": 1,
+                                   "kind": "credits-out", "cents": 100, "id": f"sas:1:{i:04x}",
+                                   "txid": f"{i:04x}", "asset": 46001})
+            assert not ok
+        assert len(events(rig, EventCode.SAS_TRANSFER_REFUSED)) == 1
+
+
+def test_finding_f9_same_txid_other_amount_while_pending_is_not_unique() -> None:
+    """Red team F9: a second request with the pending one's id and another amount was
+    answered 40 (pending) instead of 81."""
+    from drivers.sas.aft import parse_result
+    from drivers.sas.framing import Poll
+    from drivers.sas.machine import Machine, SeatSnapshot
+
+    class Requests:
+        def transfer(self, address: int, req: object) -> None:
+            pass
+
+        def transfer_done(self, address: int, req: object) -> None:
+            return None  # still pending
+
+        def applied(self, address: int, req: object) -> None:
+            return None
+
+    snap = SeatSnapshot(1, 46001, meters={C.CURRENT_CREDITS: 0}, live_credits=0,
+                        max_credits=10**8)
+    m = Machine(1, snap, Requests())  # type: ignore[arg-type]
+
+    def send(cents: int) -> int:
+        out = m.respond(Poll(1, 0x72, request_data(C.AFT_IN_HOUSE_TO_MACHINE, cents, 46001,
+                                                   b"P1")))
+        assert out is not None
+        return int(str(parse_result(out[3:-2])["status"]))
+
+    assert send(100) == C.AFT_PENDING
+    assert send(100) == C.AFT_PENDING
+    assert send(200) == C.AFT_TXID_NOT_UNIQUE

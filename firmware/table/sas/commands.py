@@ -13,6 +13,7 @@
 
 from __future__ import annotations
 
+import time
 from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any
 
@@ -121,8 +122,21 @@ def _transfer(desk: RequestDesk, args: Mapping[str, Any]) -> tuple[bool, str]:
     return ok, msg
 
 
+#: at most one refused SAS transfer journaled per machine in this many seconds (red team
+#: F8: a flooding host must not fill the journal; the others are counted, then noted)
+REFUSAL_EVERY_S = 1.0
+
+
 def _refused(desk: RequestDesk, args: Mapping[str, Any], why: str) -> tuple[bool, str]:
+    addr = args.get("address")
+    now = time.monotonic()
+    last, skipped = desk.sas_refusals.get(addr, (-1e9, 0))
+    if now - last < REFUSAL_EVERY_S:
+        desk.sas_refusals[addr] = (last, skipped + 1)
+        return False, why
+    desk.sas_refusals[addr] = (now, 0)
     desk.host.event(EventCode.SAS_TRANSFER_REFUSED, desk.host.game.round_no,
                     address=args.get("address"), txid=str(args.get("txid"))[:40],
-                    cents=args.get("cents"), kind=args.get("kind"), reason=why[:200])
+                    cents=args.get("cents"), kind=args.get("kind"), reason=why[:200],
+                    not_journaled_before=skipped)
     return False, why
