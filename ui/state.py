@@ -52,6 +52,8 @@ class ScreenState:
     #: (keys, what they do) of a keyboard panel, for the key help, and whether it is up
     key_legend: tuple[tuple[str, str], ...] = ()
     legend_shown: bool = False
+    #: the seats their slot system disabled (SAS shutdown): marked at their spots
+    closed_seats: tuple[int, ...] = ()
 
     def __post_init__(self) -> None:
         if self.screen not in SCREENS:

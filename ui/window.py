@@ -73,6 +73,8 @@ class UiInbox:
       "legend": [["B", "BET: ..."], ...]}`` — a keyboard panel: the seat its letter keys
       act for (marked), the key of each panel button and console input (on the lit
       buttons and beside the prompts that name them) and the key help F1 shows;
+    - ``{"kind": "seats", "closed": [seat, ...]}`` — the seats their slot system
+      disabled (SAS shutdown): each is marked at its betting spot until it is enabled;
     - ``{"kind": "layout", "layout": layout_for(...), "certificate_holder": ...}``;
     - ``{"kind": "quit"}``.
     """
@@ -170,6 +172,10 @@ class UiWindow:
                                                          for b, k in keys.items())),
                                  key_legend=st.key_legend if legend is None else
                                  tuple((str(k), str(w)) for k, w in legend))
+        elif kind == "seats":
+            closed = msg.get("closed") or []
+            self.state = replace(st, closed_seats=tuple(sorted(
+                {s for s in closed if isinstance(s, int) and not isinstance(s, bool)})))
         elif kind == "layout":
             from ui.renderer import Renderer
 
