@@ -22,7 +22,8 @@ from typing import Any
 
 from drivers.panel.pinmap import check_pin_map
 from drivers.panel.settings import PanelSettings
-from drivers.sas.settings import SasSettings, check_sas
+from drivers.sas.codes import MAX_FOUR_BYTE
+from drivers.sas.settings import SasSettings, check_sas, enabled
 from drivers.shoe.settings import ShoeSettings
 from etgcore import config_schema as schema
 from etgcore.config_schema import doc
@@ -76,7 +77,16 @@ def _check_pins(cfg: TableConfig) -> None:
 
 
 def _check_sas(cfg: TableConfig) -> None:
+    """The SAS line's own settings; and with SAS on, no seat may hold more credits than
+    the slot system can read: poll 1A gives a seat's current credits in 8 BCD digits, so
+    a seat past 99,999,999 cents would show rolled over (AFT itself never goes past)."""
     check_sas(cfg.sas, cfg.table.seats, cfg.table.mode == "production", cfg.source)
+    most = cfg.table.max_seat_credits
+    if enabled(cfg.sas) and most > MAX_FOUR_BYTE:
+        raise ConfigError(cfg.source, "table.max_seat_credits",
+                          f"{most:,} cents is more than a slot system reads of a seat's "
+                          f"credits (SAS poll 1A: 8 digits, at most {MAX_FOUR_BYTE:,}); "
+                          f"give at most {MAX_FOUR_BYTE} or turn SAS off")
 
 
 def _check_production_hardware(cfg: TableConfig) -> None:

@@ -21,7 +21,8 @@ class Drawn:
     """One thing on the screen: ``kind`` is text, line (one line of a wrapped text, as
     drawn), card, card-back, lammer, chip, badge (a hand's result or BINGO! tag),
     spot-tag (a side wager's result), key (a key cap on a lit button), marker (the
-    keyboard's seat) or row (a paytable row, ``hand\todds``, around its lines); ``rect``
+    keyboard's seat, a seat closed by the slot system), closed (that seat's CLOSED tag) or
+    row (a paytable row, ``hand\todds``, around its lines); ``rect``
     is where it was drawn, so a test can check that two things do not cover each other,
     measure a line, or read a row's lines in order."""
 

@@ -161,12 +161,13 @@ class Renderer:
                 out.append((f"seat-{seat}", sg.rect, "absent", self._absent_painter(sg)))
                 continue
             mine = expecting.get("seat") == seat
-            ctx = SeatContext(expecting, dealer_bj, selected=state.selected_seat == seat)
+            ctx = SeatContext(expecting, dealer_bj, selected=state.selected_seat == seat,
+                              closed=seat in state.closed_seats)
             turn = mine and expecting.get("kind") == "decision"
             # (what the column shows, its turn frame): a change of the frame alone is
             # redrawn in the frame's ring only (_turn_frame)
             key = ((st, expecting.get("hand") if turn else None, turn, target, dealer_bj,
-                    ctx.selected), mine)
+                    ctx.selected, ctx.closed), mine)
             name = f"seat-{seat}"
             out.append((name, sg.rect, key, self._seat_painter(name, sg, st, ctx, mine)))
         keys = state.panel_keys
@@ -247,8 +248,8 @@ class Renderer:
         assert self._static is not None
         dim = screen in DIM_SCREENS
         legend = state.key_legend if state.legend_shown else ()
-        if screen == "recall":  # a past round: no keyboard mark, no key caps on it
-            state = replace(state, selected_seat=None, panel_keys=())
+        if screen == "recall":  # a past round: no keyboard mark, key caps or closing
+            state = replace(state, selected_seat=None, panel_keys=(), closed_seats=())
         regions = [] if screen in OPAQUE_SCREENS else self._regions(g, shown, t, state)
         o_rect = overlay_rect(screen, g)
         o_key = overlay_key(screen, shown, self.layout, state, t, self.animate)

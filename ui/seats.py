@@ -30,6 +30,7 @@ class SeatContext:
     expecting: Mapping[str, Any]
     dealer_blackjack: bool | None = None   # the public view's dealer.blackjack
     selected: bool = False                 # the keyboard panel's letter keys act for it
+    closed: bool = False                   # its slot system disabled it (SAS shutdown)
 
 
 def lost_wagers(seat: Mapping[str, Any], dealer_blackjack: bool | None) -> set[str]:
@@ -169,6 +170,30 @@ def _selected_marker(p: Painter, surf: pygame.Surface, sg: SeatGeometry) -> None
     p.model.add(p.region, "marker", "keyboard", frame)
 
 
+#: the words at the spot of a seat its slot system disabled (SAS shutdown, docs/sas.md)
+CLOSED_WORD, CLOSED_BY = "CLOSED", "by the slot system"
+
+
+def _closed_marker(p: Painter, surf: pygame.Surface, sg: SeatGeometry, playing: bool) -> None:
+    """A seat its slot system disabled: CLOSED and who closed it, on its empty betting spot
+    (it takes no wager there) or, while it still has a stake or hands of the round in
+    play, at the top of its column, above the cards. Drawn before the seat's cards and
+    chips, so that nothing of the round is ever hidden under it. Not only a dark BET
+    lamp: a player sees why the seat takes nothing."""
+    m = p.m
+    (cx, cy), radius = sg.spots.get("blackjack", (sg.hands.midbottom, 0))
+    px, small = m.font(22), m.font(14)
+    height = p.badge_height(m.s(30), px)
+    under = p.texts.font(small).get_linesize()
+    top = sg.rect.top + m.s(8) if playing else cy - (height + under) // 2
+    x = sg.rect.centerx if playing else cx
+    box = p.badge(surf, CLOSED_WORD, palette.AMBER, (x, top),
+                  max(2 * radius, sg.rect.width * 2 // 3), height, px, kind="closed")
+    line = pygame.Rect(sg.rect.left, box.bottom + m.s(2), sg.rect.width, 1)
+    drawn = p.text_fit(surf, CLOSED_BY, small, palette.AMBER, line, "midtop", floor=8)
+    p.model.add(p.region, "marker", "closed by the slot system", box.union(drawn))
+
+
 def paint_seat(p: Painter, surf: pygame.Surface, sg: SeatGeometry, seat: Mapping[str, Any],
                ctx: SeatContext, frame: bool = True) -> None:
     """Draw ``seat`` (a public-view seat) into its column; the felt is already there.
@@ -177,6 +202,9 @@ def paint_seat(p: Painter, surf: pygame.Surface, sg: SeatGeometry, seat: Mapping
     turn = expecting.get("seat") == sg.seat and expecting.get("kind") == "decision"
     if ctx.selected:
         _selected_marker(p, surf, sg)
+    if ctx.closed:  # first: a card, a chip or an amount of the round in play goes over it
+        staked = any(isinstance(v, int) and v for v in (seat.get("wagers") or {}).values())
+        _closed_marker(p, surf, sg, bool(seat.get("hands")) or staked)
     lost = lost_wagers(seat, ctx.dealer_blackjack)
     ins = int((seat.get("wagers") or {}).get("insurance") or 0)
     if ins and sg.insurance.width and "insurance" not in lost and not isinstance(

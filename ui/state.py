@@ -65,6 +65,8 @@ class ScreenState:
     #: configuration; ``ui.attendant``) and the DEAL presses since the key was turned
     attendant_pages: tuple[Mapping[str, Any], ...] = ()
     attendant_page: int = 0
+    #: the seats their slot system disabled (SAS shutdown): marked at their spots
+    closed_seats: tuple[int, ...] = ()
 
     def __post_init__(self) -> None:
         if self.screen not in SCREENS:

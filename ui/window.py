@@ -80,6 +80,8 @@ class UiInbox:
     - ``{"kind": "demo", "games": [["blackjack", "Blackjack"], ...], "current": "bingo"}``
       — the window demo (`make run`): F2 leaves the window asking for the next game
       (:attr:`UiWindow.chosen`), Esc leaves it; the key help lists both;
+    - ``{"kind": "seats", "closed": [seat, ...]}`` — the seats their slot system
+      disabled (SAS shutdown): each is marked at its betting spot until it is enabled;
     - ``{"kind": "layout", "layout": layout_for(...), "certificate_holder": ...}``;
     - ``{"kind": "quit"}``.
     """
@@ -188,6 +190,10 @@ class UiWindow:
                                  panel_keys=tuple(sorted((str(b), str(k))
                                                          for b, k in keys.items())),
                                  key_legend=rows)
+        elif kind == "seats":
+            closed = msg.get("closed") or []
+            self.state = replace(st, closed_seats=tuple(sorted(
+                {s for s in closed if isinstance(s, int) and not isinstance(s, bool)})))
         elif kind == "layout":
             from ui.renderer import Renderer
 

@@ -44,6 +44,7 @@ class AftRequest:
     asset: int
     txid: bytes
     receipt: bytes
+    regkey: bytes = bytes(20)
 
     @property
     def interrogate(self) -> bool:
@@ -97,7 +98,8 @@ def parse_aft(data: bytes) -> AftRequest | None:
     except ValueError:
         return None
     return AftRequest(data[0], data[2], amounts[0], amounts[1], amounts[2], data[18],
-                      int.from_bytes(data[19:23], "little"), txid, receipt)
+                      int.from_bytes(data[19:23], "little"), txid, receipt,
+                      bytes(data[23:43]))
 
 
 def result_data(res: AftResult | None, asset: int, meters: Mapping[int, int]) -> bytes:
@@ -117,10 +119,10 @@ def result_data(res: AftResult | None, asset: int, meters: Mapping[int, int]) ->
 
 
 def request_data(kind: int, cents: int, asset: int, txid: bytes, *, code: int = 0x00,
-                 receipt: bytes = b"") -> bytes:
+                 receipt: bytes = b"", regkey: bytes = bytes(20)) -> bytes:
     """A host's transfer request (for the simulated host and the tests)."""
     return (bytes((code, 0x00, kind)) + bcd(cents, 5) + bcd(0, 5) + bcd(0, 5)
-            + bytes((0x00,)) + asset.to_bytes(4, "little") + bytes(20)
+            + bytes((0x00,)) + asset.to_bytes(4, "little") + regkey
             + bytes((len(txid),)) + txid + bcd(0, 4) + bcd(0, 2)
             + bytes((len(receipt),)) + receipt + bcd(0, 2))
 

@@ -18,6 +18,9 @@ ELECTRONIC_IN = 0x0017      # electronic transfers to the machine: every credit 
 ELECTRONIC_OUT = 0x0018     # electronic transfers to the host: every credit out
 TOTAL_WON = 0x0022          # coin out + jackpot
 TOTAL_DROP = 0x0024         # total drop: here only electronic in
+#: the most a 4-byte BCD field carries: a seat never holds more through AFT (a balance
+#: must not roll over in 1A the way a lifetime meter may)
+MAX_FOUR_BYTE = 99_999_999
 #: not meter codes of the protocol's table: the counts long poll 1C carries
 DOOR_OPENS = -1
 POWER_RESETS = -2
@@ -65,6 +68,7 @@ AFT_OVER_LIMIT = 0x84          # above the machine's transfer limit
 AFT_UNABLE = 0x87              # disabled, tilted, a round in play, not enough credits
 AFT_BUSY = 0xC0                # another transfer of this machine is in progress
 AFT_UNSUPPORTED_CODE = 0xC1
+AFT_REGKEY_MISMATCH = 0x89    # registered, and the request's key is not the registered one
 AFT_ASSET_MISMATCH = 0x93
 AFT_NO_INFO = 0xFF
 AFT_INTERROGATE = (0xFE, 0xFF)

@@ -132,7 +132,11 @@ class Splitter:
         if FIXED.get(cmd) == 2:
             return Poll(raw[0], cmd, b"", raw)
         if crc16(raw[:-2]) != int.from_bytes(raw[-2:], "little"):
+            # what follows in the same burst is not a poll either: we framed this wrong,
+            # or it is noise (red team F5: a byte >= 80 behind it was taken as a general
+            # poll); skipped to the next boundary (a gap, or a wakeup byte)
             self.counts["bad_crc"] += 1
+            self.skipping = True
             return None
         body = raw[3:-2] if cmd in VARIABLE else raw[2:-2]
         return Poll(raw[0], cmd, body, raw)

@@ -35,12 +35,15 @@ def read_meters(host: Host, address: int) -> dict[str, int]:
 
 
 def read_events(host: Host, address: int, limit: int = 64) -> list[str]:
-    """General polls until the machine has no exception left (at most ``limit``)."""
+    """General polls until the machine has no exception left (at most ``limit``), each
+    acknowledged by the next poll, a current-credits read (a repeat at once would ask
+    for the same exception again)."""
     out = []
     for _ in range(limit):
         code = host.general_poll(address)
         if code is None:
             raise NoAnswer(f"machine {address} did not answer a general poll")
+        host.long(address, 0x1A, crc=False, answer=8)
         if code == C.NO_EXCEPTION:
             break
         out.append(f"{code:02X}")

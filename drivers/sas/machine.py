@@ -11,6 +11,7 @@ a flooding host cannot fill the inbox. Malformed polls get no answer (counted by
 from __future__ import annotations
 
 import datetime as dt
+import time
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Protocol
@@ -18,6 +19,11 @@ from typing import Protocol
 from drivers.sas import codes as C
 from drivers.sas.aft import AftRequest, AftResult, parse_aft, result_data
 from drivers.sas.framing import Poll, answer, bcd, from_bcd
+
+#: a general poll repeated sooner than this after our answer is the host's retry after
+#: its response timeout (it did not get the answer: implied NACK), answered once more; a
+#: host's own cycle polls one machine 40 ms or more apart
+RETRY_S = 0.035
 
 
 @dataclass(frozen=True)
@@ -37,6 +43,8 @@ class SeatSnapshot:
     refuse_out: str | None = None
     transfer_limit: int = 0
     max_credits: int = 0  #: the most a seat may hold (0: no limit known)
+    #: what the seat holds now, stakes of the round in play taken off (what can move)
+    live_credits: int = 0
     last_aft: AftResult | None = None  #: the last journaled AFT transfer of the seat
 
 
@@ -47,6 +55,7 @@ class MachineRequests(Protocol):
     def enable(self, address: int, on: bool) -> None: ...
     def transfer(self, address: int, req: AftRequest) -> None: ...
     def transfer_done(self, address: int, req: AftRequest) -> AftResult | None: ...
+    def applied(self, address: int, req: AftRequest) -> AftResult | None: ...
     def signature(self, seed: int) -> int | None: ...
 
 
@@ -57,7 +66,11 @@ class Machine:
         self.snapshot = snapshot  # replaced whole by the table's thread (one assignment)
         self.requests = requests
         self.game_number = game_number
-        self._offered = 0  # the newest exception seq answered (taken)
+        self._offered = 0  # the newest exception seq answered
+        #: the exception last answered and when, until the host's next poll acknowledges it
+        self._unacked: tuple[int, int, float] | None = None
+        self._resent = False
+        self.clock = time.monotonic
         self._aft: tuple[AftRequest, AftResult | None] | None = None
         self.registered: tuple[int, bytes, bytes] | None = None
         self.reg_status = 0x80  # not registered
@@ -65,8 +78,16 @@ class Machine:
     # -- dispatch ----------------------------------------------------------------------
 
     def respond(self, poll: Poll) -> bytes | None:
+        now = self.clock()
+        if self._unacked is not None:
+            seq, code, t = self._unacked
+            if poll.general and now - t < RETRY_S and not self._resent:
+                self._resent = True  # the same poll again at once: the host did not get
+                return bytes((code,))  # it (implied NACK); once, never in a loop
+            self._unacked = None  # any other poll, or the next cycle's: implied ACK
+            self.requests.taken(self.address, seq)
         if poll.general:
-            return bytes((self._next_exception(),))
+            return bytes((self._next_exception(now),))
         cmd = poll.command
         assert cmd is not None
         if cmd in (0x01, 0x02):
@@ -100,13 +121,14 @@ class Machine:
 
     # -- exceptions --------------------------------------------------------------------
 
-    def _next_exception(self) -> int:
-        """The oldest exception not yet answered; answering takes it (the table journals
-        that it was taken, so after a restart it is not offered again)."""
+    def _next_exception(self, now: float) -> int:
+        """The oldest exception not yet answered. The host's next poll takes it (the
+        table journals that, so after a restart it is not offered again); the same
+        general poll repeated within :data:`RETRY_S` gets it once more."""
         for seq, code in self.snapshot.exceptions:
             if seq > self._offered:
                 self._offered = seq
-                self.requests.taken(self.address, seq)
+                self._unacked, self._resent = (seq, code, now), False
                 return code
         return C.NO_EXCEPTION
 
@@ -171,20 +193,31 @@ class Machine:
         snap = self.snapshot
         now = dt.datetime.now()
         status = self._aft_status()
-        if status is not None and status.status == C.AFT_PENDING:
-            if status.txid == req.txid:
-                return self._aft_answer(status)  # the same request again: still pending
-            return self._aft_answer(req.result(C.AFT_BUSY, now))  # one at a time
+        if status is not None and status.status == C.AFT_PENDING and self._aft is not None:
+            pending = self._aft[0]
+            if pending.txid != req.txid:
+                return self._aft_answer(req.result(C.AFT_BUSY, now))  # one at a time
+            if (pending.kind, pending.cents, pending.asset) != (req.kind, req.cents,
+                                                                req.asset):
+                return self._aft_answer(req.result(C.AFT_TXID_NOT_UNIQUE, now))  # F9
+            return self._aft_answer(status)  # the same request again: still pending
+        if req.asset == snap.asset:
+            # exactly once comes first (red team F7): a transaction id the ledger holds is
+            # answered with its first result whatever the seat's state now
+            done = self.requests.applied(self.address, req)
+            if done is not None:
+                if done.status == C.AFT_FULL_SUCCESS:
+                    self._aft = (req, done)
+                return self._aft_answer(done)
         if req.asset != snap.asset:
             return self._aft_final(req.result(C.AFT_ASSET_MISMATCH, now), req)
+        if self.registered is not None and self.reg_status == 0x01 and \
+                req.regkey != self.registered[1]:
+            return self._aft_final(req.result(C.AFT_REGKEY_MISMATCH, now), req)
         why = req.refusal(snap.refuse_in if req.to_machine else snap.refuse_out,
                           snap.transfer_limit) or self._credit_room(req)
         if why is not None:
             return self._aft_final(req.result(why[0], now, why[1]), req)
-        done = self.requests.transfer_done(self.address, req)
-        if done is not None:  # the same transaction id again: its first result
-            self._aft = (req, done)
-            return self._aft_answer(done)
         self._aft = (req, None)
         self.requests.transfer(self.address, req)
         return self._aft_answer(req.result(C.AFT_PENDING, now))
@@ -194,10 +227,11 @@ class Machine:
         than the seat holds, more in than it may hold (the table checks again)."""
         snap = self.snapshot
         credits = int(snap.meters.get(C.CURRENT_CREDITS, 0))
-        if not req.to_machine and req.cents > credits:
-            return C.AFT_UNABLE, f"the seat holds {credits} cents"
-        if req.to_machine and snap.max_credits and credits + req.cents > snap.max_credits:
-            return C.AFT_OVER_LIMIT, f"the seat may hold at most {snap.max_credits} cents"
+        if not req.to_machine and req.cents > snap.live_credits:
+            return C.AFT_UNABLE, f"the seat holds {snap.live_credits} cents now"
+        most = min(snap.max_credits or C.MAX_FOUR_BYTE, C.MAX_FOUR_BYTE)
+        if req.to_machine and credits + req.cents > most:
+            return C.AFT_OVER_LIMIT, f"the seat may hold at most {most} cents"
         return None
 
     def _aft_final(self, res: AftResult, req: AftRequest) -> bytes:
@@ -230,6 +264,8 @@ class Machine:
         code = data[0]
         if code == 0xFF and len(data) == 1:
             pass
+        elif code == 0x00 and len(data) == 1:  # the short initialize: ready, not registered
+            self.registered, self.reg_status = None, 0x00
         elif code in (0x00, 0x01) and len(data) == 29:
             asset = int.from_bytes(data[1:5], "little")
             if asset != self.snapshot.asset:
@@ -252,7 +288,7 @@ class Machine:
         snap = self.snapshot
         avail = (0x01 if snap.refuse_in is None else 0) | (0x02 if snap.refuse_out is None
                                                              else 0)
-        credits = int(snap.meters.get(C.CURRENT_CREDITS, 0))
+        credits = snap.live_credits if snap.refuse_out is None else 0  # what can move now
         out = (snap.asset.to_bytes(4, "little") + bytes((0xFF, avail, 0x00, 0x00, 0x00))
                + bcd(credits, 5) + bcd(0, 5) + bcd(0, 5) + bcd(snap.transfer_limit, 5)
                + bcd(0, 4) + bcd(0, 2))

@@ -18,6 +18,9 @@ class SasSettings:
     port: str = field(default="off", metadata=text(
         "the SAS line: 'off', 'pty' (a pseudo-terminal, logged as 'SAS link on PATH'; "
         "a bench power) or a device path (/dev/ttyAMA1)"))
+    seat_ports: tuple[str, ...] = field(default=(), metadata=doc(
+        "one line per seat instead: seat 1's device path (or 'pty'), seat 2's, ...; "
+        "'' keeps that seat on sas.port"))
     addresses: tuple[int, ...] = field(default=(1, 2, 3, 4, 5, 6, 7), metadata=doc(
         "SAS address of seat 1, 2, ... (1..127, each different)"))
     table_address: int = field(default=0, metadata=ranged(
@@ -34,13 +37,22 @@ class SasSettings:
 
 def check_sas(s: SasSettings, seats: int, production: bool, source: str) -> None:
     """Addresses valid and distinct for every seat; production refuses a pty."""
-    if s.port == "off":
+    if not enabled(s):
         return
-    if production and s.port == "pty":
-        raise ConfigError(source, "sas.port", "a pseudo-terminal is a bench power; "
-                          "production mode needs the SAS line's device path")
-    if s.port != "pty" and not s.port.startswith("/dev/"):
-        raise ConfigError(source, "sas.port", "give 'off', 'pty' or a device path")
+    for key, spec in (("sas.port", s.port), *(("sas.seat_ports", p) for p in s.seat_ports)):
+        if spec in ("", "off") and key == "sas.seat_ports":
+            continue
+        if production and spec == "pty":
+            raise ConfigError(source, key, "a pseudo-terminal is a bench power; "
+                              "production mode needs the SAS line's device path")
+        if spec not in ("pty", "off") and not spec.startswith("/dev/"):
+            raise ConfigError(source, key, "give 'off', 'pty' or a device path")
+    if len(s.seat_ports) > seats:
+        raise ConfigError(source, "sas.seat_ports", f"{len(s.seat_ports)} ports for {seats} seats")
+    if s.port == "off" and (s.table_address or len(s.seat_ports) < seats
+                            or "" in s.seat_ports):
+        raise ConfigError(source, "sas.port", "machines without a line of their own need "
+                          "sas.port (or give every seat one in sas.seat_ports)")
     if len(s.addresses) < seats:
         raise ConfigError(source, "sas.addresses",
                           f"{len(s.addresses)} addresses for {seats} seats")
@@ -50,3 +62,18 @@ def check_sas(s: SasSettings, seats: int, production: bool, source: str) -> None
             raise ConfigError(source, "sas.addresses", f"address {a} is outside 1..127")
     if len(set(used)) != len(used):
         raise ConfigError(source, "sas.addresses", "two machines share an address")
+
+
+def enabled(s: SasSettings) -> bool:
+    """Whether any SAS line is configured."""
+    return s.port != "off" or any(p not in ("", "off") for p in s.seat_ports)
+
+
+def own_line(s: SasSettings, seat: int) -> bool:
+    """Whether ``seat`` has a line of its own (``sas.seat_ports``)."""
+    return 1 <= seat <= len(s.seat_ports) and s.seat_ports[seat - 1] not in ("", "off")
+
+
+def port_of(s: SasSettings, seat: int) -> str:
+    """The line of ``seat`` (0: the table's own machine)."""
+    return s.seat_ports[seat - 1] if own_line(s, seat) else s.port

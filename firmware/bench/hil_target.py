@@ -27,7 +27,7 @@ from __future__ import annotations
 
 import contextlib
 from collections import Counter
-from typing import Any
+from typing import Any, ClassVar
 
 from etgcore.view import ExpectingView, PublicView, SeatView
 from firmware.bench.frames import LINK_DOWN, frame_events
@@ -49,6 +49,9 @@ EVENT_OF = {"ERR": "fault", "HEL": "hello", "CUT": "cut", "EMP": "empty", "CRD":
 
 class HilTarget:
     """See the module docstring. ``pace_s``: the bench shoe's pause between cards."""
+
+    #: more configuration sections of the table (a SAS link: :mod:`firmware.bench.hil_sas`)
+    extra_sections: ClassVar[dict[str, dict[str, Any]]] = {}
 
     def __init__(self, pace_s: float = 0.0) -> None:
         self.pace_s = pace_s
@@ -73,7 +76,7 @@ class HilTarget:
             {"table": {"variant": scenario.variant, "seats": rules.max_seats},
              "shoe": {"port": self.shoe.path},
              "panel": {"backend": "sim", "scan_period_ms": 1.0},
-             "rules": dict(scenario.rules)},
+             "rules": dict(scenario.rules), **self.extra_sections},
             seats=rules.max_seats,
         )
         try:

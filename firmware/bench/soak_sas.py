@@ -31,8 +31,9 @@ DEADLINE_MS = 20.0
 
 
 class SoakHost:
-    def __init__(self, seats: int, log_path: Path) -> None:
+    def __init__(self, seats: int, log_path: Path, transfers: bool = True) -> None:
         self.seats = seats
+        self.transfers = transfers  # False: polls only (a scenario's credits stay its own)
         self.log_path = log_path
         self.latencies: list[float] = []
         self.missed = 0
@@ -99,7 +100,7 @@ class SoakHost:
                 self.missed += 1
             host.long(a, 0x1A, crc=False, answer=8)
             self._n += 1
-            if self._n % 25 == 0:
+            if self.transfers and self._n % 25 == 0:
                 self._transfer(host, a, 100 + self._n, f"SOAK{self._n}")
         except (NoAnswer, OSError):
             self.missed += 1
@@ -124,13 +125,18 @@ class SoakHost:
             if res["status"] == C.AFT_FULL_SUCCESS:
                 self.told_ok.add(txid)
 
-    def checks(self, journal: Path) -> list[Check]:
+    def timing_check(self, deadline_ms: float = DEADLINE_MS) -> Check:
+        """Answers within the protocol's deadline at p99 (every general poll timed)."""
         lat = sorted(self.latencies)
         p99 = lat[min(len(lat) - 1, int(0.99 * len(lat)))] if lat else float("inf")
-        timing = Check("SAS answers within 20 ms at p99", bool(lat) and p99 < DEADLINE_MS,
-                       f"{len(lat)} general polls answered, p99 {p99:.2f} ms, max "
-                       f"{lat[-1] if lat else 0:.2f} ms, {self.missed} missed (across "
-                       "kills and restarts)")
+        return Check(f"SAS answers within {deadline_ms:g} ms at p99",
+                     bool(lat) and p99 < deadline_ms,
+                     f"{len(lat)} general polls answered, p99 {p99:.2f} ms, max "
+                     f"{lat[-1] if lat else 0:.2f} ms, {self.missed} missed (across "
+                     "kills and restarts)")
+
+    def checks(self, journal: Path) -> list[Check]:
+        timing = self.timing_check()
         db = sqlite3.connect(f"file:{journal}?mode=ro", uri=True)
         try:
             rows = db.execute("SELECT body FROM records WHERE kind='event' AND code=800"

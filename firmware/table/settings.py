@@ -39,7 +39,8 @@ class TableSettings:
     max_transfer_cents: int = field(
         default=10_000_000, metadata=ranged(1, 10**12, "largest credit transfer, in cents"))
     max_seat_credits: int = field(
-        default=100_000_000, metadata=ranged(1, 10**12, "most credits a seat may hold, cents"))
+        default=99_999_999, metadata=ranged(
+            1, 10**12, "most credits a seat may hold, cents (at most 99999999 with SAS on)"))
 
 
 class TableSetup(Protocol):

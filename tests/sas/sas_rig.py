@@ -61,7 +61,8 @@ def wait_until(what: str, cond: Callable[[], Any], timeout: float = 10.0) -> Any
 
 @contextlib.contextmanager
 def sas_table(tmp_path: Path, settings: SasSettings | None = None, *,
-              power_up: bool = True, signer: Signer | None = None) -> Iterator[Rig]:
+              power_up: bool = True, signer: Signer | None = None,
+              own_ports: bool = False) -> Iterator[Rig]:
     journal = Journal(tmp_path / "j.sqlite")
     if power_up:
         journal.append_one("event", {"mode": "bench"}, code=int(EventCode.POWER_UP))
@@ -72,7 +73,10 @@ def sas_table(tmp_path: Path, settings: SasSettings | None = None, *,
     ctl.floor_gate = FloorGate.from_journal(journal)
     port = PtyPort()
     svc = start_sas(settings or SasSettings(addresses=(1, 2), table_address=9), ctl,
-                    port=port, signer=signer)
+                    port=None if own_ports else port, signer=signer)
+    if own_ports:
+        port.close()
+        port = svc.links[0].port  # type: ignore[assignment]
     worker = threading.Thread(target=ctl.run, name="controller", daemon=True)
     worker.start()
     host = Host(HostPort.open(port.path), timeout=2.0)

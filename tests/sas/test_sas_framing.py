@@ -44,7 +44,7 @@ def test_bad_crc_is_dropped_and_counted() -> None:
     s = Splitter()
     assert feed_all(s, bytes(msg)) == []
     assert s.counts["bad_crc"] == 1
-    assert [p.command for p in feed_all(s, long_poll(1, 0x02))] == [2]
+    assert [p.command for p in feed_all(s, long_poll(1, 0x02), t=0.1)] == [2]  # after a gap
 
 
 def test_partial_message_dropped_after_the_interbyte_gap() -> None:
@@ -148,3 +148,39 @@ def test_pty_stays_usable_while_hosts_come_and_go(link: tuple[SasLink, PtyPort])
         host.port.close()
         time.sleep(0.05)  # nobody attached for a moment
     assert lk.counts["internal_error"] == 0
+
+
+def test_a_uart_port_is_opened_with_space_parity_and_parity_marking() -> None:
+    """On a real line the wakeup bit is the parity bit: space parity out, marked parity
+    errors in. A pty keeps the input flags (it drops the hardware ones: the parity is
+    read back from pyserial's setting)."""
+    import os
+    import termios
+
+    import serial
+
+    from drivers.sas.ports import UartPort
+
+    master, slave = os.openpty()
+    path = os.ttyname(slave)
+    try:
+        port = UartPort(path)
+        try:
+            iflag = termios.tcgetattr(port.fileno())[0]
+            assert iflag & termios.INPCK and iflag & termios.PARMRK
+            assert not iflag & (termios.IGNPAR | termios.ISTRIP)
+            assert port._serial.parity == serial.PARITY_SPACE
+            assert port._serial.baudrate == 19200 and port.has_wakeup
+        finally:
+            port.close()
+    finally:
+        os.close(master)
+        os.close(slave)
+
+
+def test_a_bad_crc_skips_the_rest_of_the_burst_until_the_gap() -> None:
+    s = Splitter()
+    bad = bytearray(long_poll(1, 0x01))
+    bad[-1] ^= 0xFF
+    assert feed_all(s, bytes(bad) + bytes((0x82,)) + long_poll(2, 0x02), t=0.0) == []
+    assert [p.address for p in feed_all(s, bytes((0x82,)), t=0.1)] == [2]

@@ -23,10 +23,13 @@ ASSET1 = 46001  # asset_base 46000 + seat 1
 
 
 def drain_exceptions(rig: Rig, address: int) -> list[int]:
+    """General polls, each followed by a long poll (as hosts do: it acknowledges the
+    answer), until the machine has nothing left."""
     out = []
     for _ in range(100):
         code = rig.host.general_poll(address)
         assert code is not None
+        rig.host.long(address, 0x1A, crc=False, answer=8)
         if code == C.NO_EXCEPTION:
             return out
         out.append(code)
@@ -71,6 +74,7 @@ def test_exceptions_in_order_and_not_offered_again_after_a_restart(tmp_path: Pat
         rig.ctl.event(EventCode.TILT, None, cause="x", code="y")
         rig.request("status")
         assert rig.host.general_poll(1) == C.SLOT_DOOR_OPEN
+        rig.host.long(1, 0x1A, crc=False, answer=8)  # the next poll: acknowledged
         rig.settle()
         taken = [r.body for r in rig.ctl.journal.records(kinds=["event"])
                  if r.code == int(EventCode.SAS_EXCEPTION_TAKEN)]
@@ -344,3 +348,72 @@ def test_a_start_reads_a_window_and_says_when_older_exceptions_were_lost(
     assert [c for _s, c in board.queues[1].items] == [C.SLOT_DOOR_OPEN] * 20
     assert [c for _s, c in board.queues[2].items] == [C.SLOT_DOOR_OPEN] * 30
     j.close()
+
+
+def test_one_line_per_seat(tmp_path: Path) -> None:
+    from drivers.sas.host import Host, HostPort
+
+    settings = SasSettings(port="pty", seat_ports=("pty", ""), addresses=(1, 2))
+    with sas_table(tmp_path, settings, own_ports=True) as rig:
+        paths = {frozenset(link.addresses): link.port.path  # type: ignore[attr-defined]
+                 for link in rig.svc.links}
+        assert set(paths) == {frozenset({1}), frozenset({2})}
+        one = Host(HostPort.open(paths[frozenset({1})]), timeout=0.3)
+        two = Host(HostPort.open(paths[frozenset({2})]), timeout=0.3)
+        try:
+            assert one.general_poll(1) == C.AC_POWER_APPLIED
+            assert one.general_poll(2) is None  # seat 2 is not on this line
+            assert two.general_poll(2) == C.AC_POWER_APPLIED
+        finally:
+            one.port.close()
+            two.port.close()
+
+
+def test_seat_ports_settings_are_checked() -> None:
+    from etgcore.errors import ConfigError
+    from firmware.config import load_config
+
+    with pytest.raises(ConfigError, match=r"sas\.port"):
+        load_config(None, ["sas.seat_ports=['pty']"])  # seat 2 would have no line
+    with pytest.raises(ConfigError, match="bench power"):
+        load_config(None, ["table.mode=production", "shoe.port=/dev/ttyUSB0",
+                           "panel.backend=gpio", "sas.port=/dev/ttyAMA1",
+                           "sas.seat_ports=['pty']"])
+    cfg = load_config(None, ["sas.seat_ports=['pty', 'pty', 'pty', 'pty', 'pty', 'pty', "
+                             "'pty']", "table.seats=7"])
+    assert cfg.sas.port == "off"
+
+
+def test_a_general_poll_repeated_at_once_gets_the_same_exception_again() -> None:
+    """Implied NACK: the host did not get the answer and asks again at once (once);
+    implied ACK: its next poll (any other, or the next cycle's general poll)."""
+    from drivers.sas.framing import Poll
+    from drivers.sas.machine import Machine, SeatSnapshot
+
+    taken: list[int] = []
+
+    class Requests:
+        def taken(self, address: int, seq: int) -> None:
+            taken.append(seq)
+
+    now = [0.0]
+    snap = SeatSnapshot(1, ASSET1, exceptions=((5, C.AC_POWER_APPLIED),
+                                               (9, C.SLOT_DOOR_OPEN)))
+    m = Machine(1, snap, Requests())  # type: ignore[arg-type]
+    m.clock = lambda: now[0]
+    gp = Poll(1, None)
+
+    def poll(at: float) -> int:
+        now[0] = at
+        got = m.respond(gp)
+        assert got is not None
+        return got[0]
+
+    assert poll(0.0) == C.AC_POWER_APPLIED
+    assert poll(0.02) == C.AC_POWER_APPLIED and taken == []  # a retry: the same again
+    assert poll(0.03) == C.SLOT_DOOR_OPEN and taken == [5]  # once only, then acknowledged
+    assert poll(0.25) == C.NO_EXCEPTION and taken == [5, 9]  # the next cycle's poll
+    m.snapshot = SeatSnapshot(1, ASSET1, exceptions=((12, C.GENERAL_TILT),))
+    assert poll(1.0) == C.GENERAL_TILT
+    m.respond(Poll(1, 0x1A))  # a long poll acknowledges at once
+    assert taken == [5, 9, 12]

@@ -70,7 +70,10 @@ def test_a_host_on_the_logged_pty_reads_etg_meters_and_moves_money_once(
         host = Host(HostPort.open(sas_path(lines.lines)), timeout=2.0)
         try:
             # the transfer's exception (untaken before the kill), then this power-up
-            got = [host.general_poll(1) for _ in range(3)]
+            got = []
+            for _ in range(3):
+                got.append(host.general_poll(1))
+                host.long(1, 0x1A, crc=False, answer=8)  # acknowledges it
             assert got == [C.AFT_TRANSFER_COMPLETE, C.AC_POWER_APPLIED, C.NO_EXCEPTION]
             # the host did not hear the result and asks again: applied once only
             res = parse_result(host.long(1, 0x72, request_data(
@@ -122,3 +125,37 @@ def test_bench_soak_with_a_sas_host_polling_every_seat() -> None:
     bad = [f"{c.name}: {c.detail}" for c in result.checks if not c.ok and c.name != timing]
     assert not bad, bad
     assert names["SAS transfers exactly once"].ok and timing in names
+
+
+def _rounds(journal: Path) -> list[dict[str, object]]:
+    import sqlite3
+
+    db = sqlite3.connect(f"file:{journal}?mode=ro", uri=True, timeout=10)
+    try:
+        return [json.loads(b) for (b,) in db.execute(
+            "SELECT body FROM records WHERE kind='round' ORDER BY seq")]
+    finally:
+        db.close()
+
+
+def test_finding_f1_one_seat_shut_down_does_not_stop_the_other_seats(tmp_path: Path) -> None:
+    """Red team F1: a SAS shutdown of seat 2 stalled the auto-played table (the auto-dealer
+    waited for seat 2's wager); the open seats must go on playing."""
+    journal = tmp_path / "j.sqlite"
+    with running_table_lines(journal, "--auto-play", "--pace", "0.02", *SAS) as (_proc, lines):
+        host = Host(HostPort.open(sas_path(lines.lines)), timeout=2.0)
+        try:
+            assert host.ack_only(2, 0x01)
+            time.sleep(1.0)  # the round in play (if any) finishes with seat 2 in it
+            before = len(_rounds(journal))
+            deadline = time.monotonic() + 60
+            while len(_rounds(journal)) < before + 3 and time.monotonic() < deadline:
+                time.sleep(0.2)
+            after = _rounds(journal)[before + 1:]  # the first may still be the one in play
+            assert len(after) >= 2, "the open seats stopped playing"
+            for rec in after:
+                stakes = rec["stakes"]
+                assert isinstance(stakes, dict)
+                assert "2" not in stakes and "1" in stakes
+        finally:
+            host.port.close()

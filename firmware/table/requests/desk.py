@@ -43,6 +43,8 @@ class RequestDesk:
         self.sas_disable_on_loss = False
         #: the table disable a SAS startup was last refused for (journaled once each)
         self.sas_refused_after = -1
+        #: per SAS address: when a refused transfer was last journaled, how many since not
+        self.sas_refusals: dict[Any, tuple[float, int]] = {}
 
     def on_request(self, h: RequestHappening) -> None:
         ok, msg = self.run(h.name, h.args)

@@ -82,7 +82,8 @@ class SasBoard:
         self.asset_base = asset_base
         self.transfer_limit = transfer_limit
         self.max_credits = max_credits
-        #: (address, seq, code) of every exception queued, when asked (the soak's check)
+        #: (address, seq, code) of every exception queued since record 1, when asked (the
+        #: soak's check; the whole journal is read then)
         self.history: list[tuple[int, int, int]] | None = [] if record_history else None
         self.queues = {a: _Queue() for a in self.machines}
         self.won: dict[int, int] = {}
@@ -105,6 +106,9 @@ class SasBoard:
         every record after the oldest of the machines' last takes (at most
         :data:`WINDOW` records back; older untaken exceptions are reported lost)."""
         j = self.journal
+        if self.history is not None:  # the soak's check: every exception, from record 1
+            self._fold(j.records())
+            return
         latest: dict[int, int] = {}
         floor = max(0, j.last_seq - WINDOW)
         for r in j.records(kinds=["event"], codes=[int(EventCode.SAS_EXCEPTION_TAKEN)],
@@ -196,7 +200,8 @@ class SasBoard:
     # -- the snapshot ----------------------------------------------------------------------
 
     def snapshots(self, refusals: Mapping[int, tuple[str | None, str | None]],
-                  closed: set[int]) -> dict[int, SeatSnapshot]:
+                  closed: set[int], live: Mapping[int, int] | None = None
+                  ) -> dict[int, SeatSnapshot]:
         """Fold what the journal got since the last call, then one snapshot per machine.
         ``refusals``: seat -> why a transfer in / out cannot be taken now; ``closed``:
         the seats taking no wager (0: the whole table)."""
@@ -212,6 +217,7 @@ class SasBoard:
                 refuse_in=refusals.get(seat, (None, None))[0],
                 refuse_out=refusals.get(seat, (None, None))[1],
                 transfer_limit=self.transfer_limit, max_credits=self.max_credits,
+                live_credits=(live or {}).get(seat, 0),
                 last_aft=self.last_aft.get(seat))
         return out
 

@@ -13,6 +13,7 @@
 
 from __future__ import annotations
 
+import time
 from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any
 
@@ -37,15 +38,17 @@ def run_sas(desk: RequestDesk, args: Mapping[str, Any]) -> tuple[bool, str]:
         return _gate(desk, str(op), int(args["seat"]), f"sas host (address {args['address']})")
     if op == "host":
         present = bool(args.get("present"))
+        seats = [s for s in args.get("seats", ()) if isinstance(s, int) and s > 0]
         host.event(EventCode.SAS_HOST_BACK if present else EventCode.SAS_HOST_LOST,
-                   t.round_no)
+                   t.round_no, seats=seats)
         if desk.sas_disable_on_loss and not present:
-            for seat in range(1, t.nseats + 1):
+            for seat in seats:
                 if seat not in host.floor_gate.closed_seats:
                     _gate(desk, "disable", seat, HOST_LOSS)
         elif present:
             for seat in _closed_by_loss(desk):
-                _gate(desk, "enable", seat, HOST_LOSS)
+                if seat in seats:
+                    _gate(desk, "enable", seat, HOST_LOSS)
         return True, "noted"
     if op == "transfer":
         return _transfer(desk, args)
@@ -119,8 +122,21 @@ def _transfer(desk: RequestDesk, args: Mapping[str, Any]) -> tuple[bool, str]:
     return ok, msg
 
 
+#: at most one refused SAS transfer journaled per machine in this many seconds (red team
+#: F8: a flooding host must not fill the journal; the others are counted, then noted)
+REFUSAL_EVERY_S = 1.0
+
+
 def _refused(desk: RequestDesk, args: Mapping[str, Any], why: str) -> tuple[bool, str]:
+    addr = args.get("address")
+    now = time.monotonic()
+    last, skipped = desk.sas_refusals.get(addr, (-1e9, 0))
+    if now - last < REFUSAL_EVERY_S:
+        desk.sas_refusals[addr] = (last, skipped + 1)
+        return False, why
+    desk.sas_refusals[addr] = (now, 0)
     desk.host.event(EventCode.SAS_TRANSFER_REFUSED, desk.host.game.round_no,
                     address=args.get("address"), txid=str(args.get("txid"))[:40],
-                    cents=args.get("cents"), kind=args.get("kind"), reason=why[:200])
+                    cents=args.get("cents"), kind=args.get("kind"), reason=why[:200],
+                    not_journaled_before=skipped)
     return False, why

@@ -78,6 +78,18 @@ class TableRequests:
         while len(self._transfers) > 64:
             self._transfers.pop(next(iter(self._transfers)))
 
+    def applied(self, address: int, req: AftRequest) -> AftResult | None:
+        """The first result of a transaction id the ledger holds (81 when it moved
+        another amount or the other way), or None: never applied."""
+        seat = self.machines[address]
+        kind = "credits-in" if req.to_machine else "credits-out"
+        found = self.ledger.lookup(ledger_id(self.assets[address], req.txid))
+        if found is None:
+            return None
+        same = (found["kind"], found["seat"], found["cents"]) == (kind, seat, req.cents)
+        return req.result(C.AFT_FULL_SUCCESS if same else C.AFT_TXID_NOT_UNIQUE,
+                          dt.datetime.now())
+
     def transfer_done(self, address: int, req: AftRequest) -> AftResult | None:
         now = dt.datetime.now()
         seat = self.machines[address]
@@ -103,6 +115,7 @@ class TableRequests:
     def signature(self, seed: int) -> int | None:
         return self._signature(seed)
 
-    def host(self, present: bool) -> None:
-        """The link saw the host go or come back."""
-        self.put(RequestHappening("sas", {"op": "host", "present": present}))
+    def host(self, present: bool, seats: list[int]) -> None:
+        """A line's link saw its host go or come back (``seats``: the seats on it)."""
+        self.put(RequestHappening("sas", {"op": "host", "present": present,
+                                          "seats": seats}))

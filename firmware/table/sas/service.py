@@ -10,6 +10,7 @@ the latest one.
 
 from __future__ import annotations
 
+import functools
 import logging
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
@@ -18,7 +19,7 @@ from drivers.sas.framing import Poll
 from drivers.sas.link import SasLink
 from drivers.sas.machine import Machine, SeatSnapshot
 from drivers.sas.ports import LinkPort, open_port
-from drivers.sas.settings import SasSettings
+from drivers.sas.settings import SasSettings, own_line, port_of
 from firmware.engine.inputs import CreditsIn, CreditsOut
 from firmware.table.sas.board import SasBoard
 from firmware.table.sas.requests import TableRequests
@@ -36,14 +37,21 @@ class SasService:
     board: SasBoard
     machines: dict[int, Machine]
     requests: TableRequests
-    link: SasLink
+    links: list[SasLink]
+
+    @property
+    def link(self) -> SasLink:
+        """The first line's link (the only one unless seats have lines of their own)."""
+        return self.links[0]
 
     def publish(self) -> None:
         """On the controller's thread, after every change: new snapshots."""
         ctl = self.ctl
         gate = ctl.floor_gate
         closed = set(gate.closed_seats) | ({0} if gate.closed else set())
-        snaps = self.board.snapshots(_refusals(ctl, closed), closed)
+        live = {i + 1: int(s.credits) for i, s in enumerate(ctl.game.seats)}
+        live[0] = sum(live.values())
+        snaps = self.board.snapshots(_refusals(ctl, closed), closed, live)
         for addr, snap in snaps.items():
             self.machines[addr].snapshot = snap
 
@@ -51,7 +59,8 @@ class SasService:
         return self.machines[poll.address].respond(poll)
 
     def stop(self) -> None:
-        self.link.stop()
+        for link in self.links:
+            link.stop()
 
 
 def _refusals(ctl: Controller, closed: set[int]) -> dict[int, tuple[str | None, str | None]]:
@@ -71,6 +80,14 @@ def _refusals(ctl: Controller, closed: set[int]) -> dict[int, tuple[str | None, 
     return out
 
 
+def _unanswered(poll: Poll) -> bytes | None:
+    return None  # until the first snapshot is in place
+
+
+def _host_seen(reqs: TableRequests, seats: list[int], present: bool) -> None:
+    reqs.host(present, seats)
+
+
 def machine_map(s: SasSettings, seats: int) -> dict[int, int]:
     """address -> seat (0: the table)."""
     out = {s.addresses[i]: i + 1 for i in range(seats)}
@@ -81,40 +98,60 @@ def machine_map(s: SasSettings, seats: int) -> dict[int, int]:
 
 def start_sas(s: SasSettings, ctl: Controller, *, port: LinkPort | None = None,
               signer: Signer | None = None) -> SasService:
-    """Open the link for ``ctl``'s table (``port``: a test's own)."""
-    port = port or open_port(s.port)
+    """Open the lines for ``ctl``'s table (``port``: a test's own, for every machine):
+    one link per line, each answering the machines wired to it."""
+    seats = ctl.game.nseats
+    mm = machine_map(s, seats)
+    lines: dict[tuple[str, int], set[int]] = {}  # (spec, which pty) -> addresses
+    for a, seat in mm.items():
+        spec = "test" if port is not None else port_of(s, seat)
+        # each seat's own "pty" is a pty of its own; a device path named twice is one line
+        which = seat if spec == "pty" and own_line(s, seat) else 0
+        lines.setdefault((spec, which), set()).add(a)
+    opened: list[tuple[LinkPort, set[int]]] = []
     try:
-        seats = ctl.game.nseats
-        mm = machine_map(s, seats)
-        limits = ctl.requests.limits
-        board = SasBoard(ctl.journal, mm, s.asset_base, limits.per_transfer, limits.per_seat)
-        signer = signer or Signer()
-        reqs = TableRequests(ctl.put, mm, {a: board.asset(a) for a in mm}, ctl.transfers,
-                             signer.signature)
-        machines = {a: Machine(a, SeatSnapshot(seat, board.asset(a)), reqs)
-                    for a, seat in mm.items()}
-        ctl.requests.sas_disable_on_loss = s.disable_on_host_loss
-        link = SasLink(port, set(mm), lambda p: None, interbyte_s=s.interbyte_ms / 1000,
-                       host_lost_s=s.host_lost_s, on_host=reqs.host)
-        svc = SasService(ctl, board, machines, reqs, link)
-        svc.publish()
-        link.respond = svc.respond
-        before = ctl.publish
-
-        def publish(view: Any) -> None:
-            before(view)
-            try:
-                svc.publish()
-            except Exception:  # the link's trouble never stops the table: the host
-                log.exception("SAS snapshot failed")  # reads the last good snapshot
-
-        ctl.publish = publish
+        for (spec, _which), addrs in lines.items():
+            opened.append((port if port is not None else open_port(spec), addrs))
+        svc = _compose(s, ctl, mm, opened, signer or Signer())
     except Exception:
-        port.close()
+        for p, _a in opened:
+            p.close()
         raise
-    link.start()
-    path = getattr(port, "path", None) or port.description
-    log.info("SAS link on %s (%d machines: %s)", path, len(mm),
-             ", ".join(f"address {a} seat {s}" if s else f"address {a} table"
-                       for a, s in sorted(mm.items())))
+    for link in svc.links:
+        link.start()
+        p = link.port
+        path = getattr(p, "path", None) or p.description
+        log.info("SAS link on %s (%s)", path, ", ".join(
+            f"address {a} seat {mm[a]}" if mm[a] else f"address {a} table"
+            for a in sorted(link.addresses)))
+    return svc
+
+
+def _compose(s: SasSettings, ctl: Controller, mm: dict[int, int],
+             opened: list[tuple[LinkPort, set[int]]], signer: Signer) -> SasService:
+    limits = ctl.requests.limits
+    board = SasBoard(ctl.journal, mm, s.asset_base, limits.per_transfer, limits.per_seat)
+    reqs = TableRequests(ctl.put, mm, {a: board.asset(a) for a in mm}, ctl.transfers,
+                         signer.signature)
+    machines = {a: Machine(a, SeatSnapshot(seat, board.asset(a)), reqs)
+                for a, seat in mm.items()}
+    ctl.requests.sas_disable_on_loss = s.disable_on_host_loss
+    links = [SasLink(p, addrs, _unanswered, interbyte_s=s.interbyte_ms / 1000,
+                     host_lost_s=s.host_lost_s,
+                     on_host=functools.partial(_host_seen, reqs, sorted(mm[a] for a in addrs)))
+             for p, addrs in opened]
+    svc = SasService(ctl, board, machines, reqs, links)
+    svc.publish()
+    for link in links:
+        link.respond = svc.respond
+    before = ctl.publish
+
+    def publish(view: Any) -> None:
+        before(view)
+        try:
+            svc.publish()
+        except Exception:  # the link's trouble never stops the table: the host
+            log.exception("SAS snapshot failed")  # reads the last good snapshot
+
+    ctl.publish = publish
     return svc

@@ -6,7 +6,8 @@ newline, its content; paths sorted by their UTF-8 bytes).
 It runs on a worker thread of its own, never on the controller's (play goes on) nor the
 link's (other polls are answered meanwhile): the first poll with a seed starts it, the
 host's repeat of the poll gets the answer once it is ready. One computation at a time;
-the last few results are kept by seed.
+a result is answered only for :attr:`Signer.FRESH_S` after it was computed (red team F3:
+a cached value would hide a file changed since).
 """
 
 from __future__ import annotations
@@ -51,16 +52,23 @@ class Signer:
         self.root = root or installed_root()
         self.wait_s = wait_s
         self._started = -1e9
-        self._done: OrderedDict[int, int] = OrderedDict()
+        self._done: OrderedDict[int, tuple[int, float]] = OrderedDict()
         self._lock = threading.Lock()
         self._worker: threading.Thread | None = None
 
+    #: a result is answered only this long after its computation ended: a host asking
+    #: again later (the same seed or not) gets the files as they are then, never a value
+    #: computed before a change
+    FRESH_S = 3.0
+
     def signature(self, seed: int) -> int | None:
-        """The signature for ``seed`` if known; otherwise start it (if nothing else is
-        running) and wait a moment, then None: the host polls again."""
+        """The signature for ``seed`` if computed moments ago; otherwise start it (if
+        nothing else is running) and wait a moment, then None: the host polls again."""
         with self._lock:
-            if seed in self._done:
-                return self._done[seed]
+            done = self._done.get(seed)
+            if done is not None and time.monotonic() - done[1] <= self.FRESH_S:
+                return done[0]
+            self._done.pop(seed, None)
             if self._worker is not None and self._worker.is_alive():
                 return None  # one at a time; a flood of seeds waits for nothing
             now = time.monotonic()
@@ -73,7 +81,8 @@ class Signer:
             worker = self._worker
         worker.join(self.wait_s)  # a small release is done at once
         with self._lock:
-            return self._done.get(seed)
+            done = self._done.get(seed)
+            return None if done is None else done[0]
 
     def _run(self, seed: int) -> None:
         try:
@@ -82,6 +91,6 @@ class Signer:
             log.exception("SAS ROM signature failed")
             return
         with self._lock:
-            self._done[seed] = value
+            self._done[seed] = (value, time.monotonic())
             while len(self._done) > 8:
                 self._done.popitem(last=False)

@@ -203,9 +203,13 @@ class AutoPlay:
             return
         if kind == "wagers":
             waiting = []
+            closed = set(ctl["closed_seats"]) if ctl else set()  # disabled by the slot system
+            least = view["limits"]["min_wager"]
             for s in view["seats"]:
                 placed = view["phase"] == "betting" and s["wagers"].get("blackjack")
-                if s["seat"] in self.seats and not placed:
+                # a seat that cannot bet (closed, or short of the minimum) is dealt around
+                can_bet = s["seat"] not in closed and s["credits"] >= least
+                if s["seat"] in self.seats and not placed and can_bet:
                     waiting.append(s["seat"])
             for seat in waiting:
                 self._once(("bet", rnd, seat, view["phase"]), seat, "BET")

@@ -89,7 +89,9 @@ def start_devices(cfg: TableSetup, opts: RunOptions, rules: Rules, up: PoweredUp
                                 strategy_for=opts.strategy_for).start()
         up.bridge.autoplay = dev.autoplay
     dev.attendant = AttendantServer(Path(cfg.journal.path), ctl).start()
-    if cfg.sas.port != "off":
+    from drivers.sas.settings import enabled
+
+    if enabled(cfg.sas):
         from firmware.table.sas.service import start_sas
 
         dev.sas = start_sas(cfg.sas, ctl)

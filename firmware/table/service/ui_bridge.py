@@ -148,6 +148,8 @@ class UiBridge:
             if self._inbox is None and not self.quiet:
                 print("seats disabled by the slot system: "
                       + (", ".join(map(str, seats_closed)) or "none"), flush=True)
+            elif self._inbox is not None:  # the screen marks each one at its spot
+                self._inbox.put({"kind": "seats", "closed": seats_closed})
         if self._inbox is None:
             return
         self._follow(view)
