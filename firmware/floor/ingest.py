@@ -40,6 +40,7 @@ from firmware.floor.certs import FLOOR_SERVICE, ca_paths, identity
 from firmware.floor.errors import DatabaseAway
 from firmware.floor.escape import one_line
 from firmware.floor.health import Health
+from firmware.floor.inbox import Size, sample
 from firmware.floor.ledger import FloorLedger, Incoming
 from firmware.floor.mqtt import make_client
 from firmware.floor.rate import TableRate
@@ -196,7 +197,7 @@ class Ingest:
         now = time.time()
         self._log_bad(where[0], msg.topic, why, now)
         self._put([Incoming(where[0], "bad", {"topic": msg.topic, "reason": why,
-                                              "sample": _sample(bytes(msg.payload or b""))},
+                                              "sample": sample(bytes(msg.payload or b""))},
                             now)], 0)
 
     def _take_message(self, msg: Any) -> None:
@@ -241,7 +242,7 @@ class Ingest:
         except wire.BadMessage as exc:
             self._log_bad(tid, msg.topic, str(exc), now)
             items = [Incoming(tid, "bad", {"topic": msg.topic, "reason": str(exc),
-                                           "sample": _sample(payload)}, now)]
+                                           "sample": sample(payload)}, now)]
         self.health.heard(now)
         self._put(items, len(payload))
 
@@ -260,7 +261,7 @@ class Ingest:
             self._queued += size
             if size:
                 self._queued_by[tid] = mine + size
-        self.inbox.append([*items, _Size(size, tid)] if size else items)
+        self.inbox.append([*items, Size(size, tid)] if size else items)
         if not self._arrived.is_set():
             self._arrived.set()
 
@@ -301,7 +302,7 @@ class Ingest:
         batch = self.take()
         if self.inbox:
             self._arrived.set()  # more than one batch waits
-        sizes = [i for i in batch if isinstance(i, _Size)]
+        sizes = [i for i in batch if isinstance(i, Size)]
         with self._queued_lock:
             for i in sizes:
                 self._queued -= i.size
@@ -310,7 +311,7 @@ class Ingest:
                     self._queued_by[i.table_id] = left
                 else:
                     self._queued_by.pop(i.table_id, None)
-        batch = [i for i in batch if not isinstance(i, _Size)]
+        batch = [i for i in batch if not isinstance(i, Size)]
         if batch:
             self._apply(batch)
 
@@ -389,17 +390,3 @@ class Ingest:
         except Exception:  # the pages' trouble is never the store's
             log.exception("the pit view's live update failed (the pages catch up on reload)")
 
-
-class _Size:
-    """A marker in the inbox: the bytes the message before it held (the memory bound)."""
-
-    __slots__ = ("size", "table_id")
-
-    def __init__(self, size: int, table_id: str = "") -> None:
-        self.size = size
-        self.table_id = table_id
-
-
-def _sample(payload: bytes) -> str:
-    """The start of a refused message, as evidence (escaped: any bytes may be in it)."""
-    return json.dumps(payload[:2048].decode("utf-8", "replace"))

@@ -5,12 +5,11 @@ on the card before the input it describes takes effect, and ``kill -9`` or a pow
 leaves a whole transaction or none. Each record carries HMAC-SHA256, keyed with the
 table's secret (:mod:`firmware.journal.key`), over its content, its commit marker (the
 last record of its transaction) and the previous record's value (:mod:`.chain`); the head
-file outside the database names the last record (:mod:`.head`). Every append reads back
-what it wrote before it commits (:mod:`.landing`); meters change only in the transaction
-of the record that justifies them; checkpoints (:mod:`.checkpoint`) keep a start short.
-Other writers of the same transaction (the floor outbox) add their rows through
-:meth:`Journal.add_stager`: committed with the records they report, or not at all.
-docs/table.md ("What the journal guarantees") says what this detects and what it cannot.
+file names the last record (:mod:`.head`). An append reads back what it wrote before it
+commits (:mod:`.landing`); meters change only with the record that justifies them;
+checkpoints (:mod:`.checkpoint`) keep a start's replay short; other writers of the
+transaction (the floor outbox) add rows through :meth:`Journal.add_stager`. Records are
+read only through the one gate (:mod:`.reader`). docs/table.md says what this detects.
 """
 
 from __future__ import annotations
@@ -282,10 +281,9 @@ class Journal:
                 upto_seq: int | None = None, newest_first: bool = False,
                 codes: Iterable[int] | None = None) -> Iterator[Record]:
         """Proven records only (:mod:`firmware.journal.reader`: the one gate)."""
-        return select(self._db, self.path, since_seq=since_seq, kinds=kinds,
+        return select(self._db, self.path, since_seq=since_seq, kinds=kinds, codes=codes,
                       since_ns=since_ns, round_no=round_no,
-                      upto_seq=self._gate.limit(upto_seq), newest_first=newest_first,
-                      codes=codes)
+                      upto_seq=self._gate.limit(upto_seq), newest_first=newest_first)
 
     def record(self, seq: int) -> Record | None:
         """Record ``seq``, or None."""

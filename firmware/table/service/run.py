@@ -16,7 +16,7 @@ import signal
 import sys
 import threading
 import time
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -29,7 +29,6 @@ from firmware.journal.lock import JournalLock
 from firmware.journal.opening import open_for_table, system_log
 from firmware.journal.witness import WitnessRead
 from firmware.table.controller import Controller
-from firmware.table.errors import TableError
 from firmware.table.happenings import (
     RequestHappening,
     StopHappening,
@@ -43,6 +42,7 @@ from firmware.table.service.prefix_audit import prefix_audit
 from firmware.table.service.preflight import check_before_start, nobody_presses
 from firmware.table.service.restart import find_last_stop, new_shoe_for_the_demo, resume
 from firmware.table.service.sdnotify import Notifier
+from firmware.table.service.start_signals import StoppedWhileStarting, stopped_while_starting
 from firmware.table.service.startup import Devices, start_devices
 from firmware.table.settings import TableSetup
 
@@ -335,7 +335,7 @@ def run_table(cfg: TableSetup, opts: RunOptions) -> int:
     started = time.monotonic()
     stop_reason = ["stop"]
     try:
-        with _stopped_while_starting(stop_reason):
+        with stopped_while_starting(stop_reason):
             _run(cfg, opts, rules, notifier, started, stop_reason)
     except StoppedWhileStarting:
         log.warning("table %s: %s (not ready yet)", cfg.table.table_id, stop_reason[0])
@@ -350,32 +350,6 @@ def run_table(cfg: TableSetup, opts: RunOptions) -> int:
 
 #: how a stop by Ctrl-C begins (the POWER_DOWN reason, also while starting)
 INTERRUPTED = f"stopped by {signal.SIGINT.name}"
-
-
-class StoppedWhileStarting(TableError):
-    """SIGTERM came before the table was ready: what had started is undone."""
-
-
-@contextlib.contextmanager
-def _stopped_while_starting(stop_reason: list[str]) -> Iterator[None]:
-    """SIGTERM before READY (systemd stopping a table that is still starting) unwinds
-    what has started, like Ctrl-C does: the devices stop and the journal's POWER_DOWN
-    says why, instead of the signal's default action ending the process with nothing
-    recorded. From READY on, :func:`_serve` takes SIGTERM as a stop request. The
-    handlers in place before are restored on the way out."""
-
-    def stop(signum: int, _frame: Any) -> None:
-        stop_reason[0] = f"stopped by {signal.Signals(signum).name} while starting"
-        raise StoppedWhileStarting(stop_reason[0])
-
-    # SIGINT too: _serve installs its own for both
-    before = {signal.SIGINT: signal.getsignal(signal.SIGINT),
-              signal.SIGTERM: signal.signal(signal.SIGTERM, stop)}
-    try:
-        yield
-    finally:
-        for sig, handler in before.items():
-            signal.signal(sig, handler)
 
 
 def _run(cfg: TableSetup, opts: RunOptions, rules: Rules, notifier: Notifier,
