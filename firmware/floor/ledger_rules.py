@@ -33,6 +33,9 @@ from firmware.floor.table_state import (
 )
 from firmware.floor.wire import WireRecord
 
+#: messages read at once for a run of resends (:meth:`LedgerRules._held`)
+HELD_READ = 256
+
 if TYPE_CHECKING:
     from firmware.floor.db import Database
     from firmware.floor.ledger import Incoming
@@ -61,14 +64,24 @@ class LedgerRules:
         """A message number the floor holds: the same record again (a resend), or another
         one under a number already used — the table's journal was rolled back."""
         out.duplicates += 1
-        row = self.db.one("SELECT hash, seq FROM floor_messages WHERE table_id = ? AND n = ?",
-                          (tid, r.n))
-        if row is not None and (row[0] != r.hash or int(row[1]) != r.seq):
+        row = self._held(tid, r.n, out)
+        if row is not None and (row[0] != r.hash or row[1] != r.seq):
             self.alarm(tid, self.tables[tid], "rollback", (
                 f"message {r.n} arrived again as journal record {r.seq} ({r.hash[:12]}), but "
                 f"the floor holds it as record {row[1]} ({str(row[0])[:12]}): the table's "
                 "journal was rolled back or altered"), work, out,
                 evidence=(r.n, r.seq, r.hash, _version_of(r)))
+
+    def _held(self, tid: str, n: int, out: Applied) -> tuple[str, int] | None:
+        """Message ``n`` as the floor holds it, read with the next ones (a resend comes in
+        runs) in one query for the batch."""
+        held = out.held.setdefault(tid, {})
+        if n not in held:
+            rows = self.db.all("SELECT n, hash, seq FROM floor_messages WHERE table_id = ?"
+                               " AND n >= ? AND n < ?", (tid, n, n + HELD_READ))
+            held.update(dict.fromkeys(range(n, n + HELD_READ)))
+            held.update((int(m), (str(h), int(s))) for m, h, s in rows)
+        return held[n]
 
     def sequence_checks(self, tid: str, r: WireRecord, st: TableState, work: Work,
                         out: Applied) -> None:

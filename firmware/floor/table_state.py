@@ -157,6 +157,10 @@ class Applied:
     #: per table: the newest table-side time (s) of what the batch applied — a record's
     #: journal time, a status's time of issue — so a page can tell how old its tile is
     as_of: dict[str, float] = field(default_factory=dict)
+    #: per table, the messages the floor holds (n -> (hash, seq), None: not held) read
+    #: once for the batch's resends: a table that sends again after a slow
+    #: acknowledgement sends hundreds, and one query each fell further behind
+    held: dict[str, dict[int, tuple[str, int] | None]] = field(default_factory=dict)
 
     def merge(self, a: Applied) -> None:
         """Add another batch's doings to this one's (a batch applied table by table)."""
