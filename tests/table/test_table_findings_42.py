@@ -252,6 +252,34 @@ def test_finding_2_start_reads_the_proven_snapshot(
     assert main(["credits", "status", "--id", "T-1", "--journal", str(path)]) == 1
 
 
+def test_finding_2_a_start_reads_its_snapshot_and_own_records_until_done(
+        tmp_path: Path) -> None:
+    """Structural: from its opening until start_done a start's writer yields the proven
+    records from the proof's snapshot and what it wrote itself, in order either way,
+    whatever is committed beside it; then it reads the file again."""
+    from firmware.journal.proven_start import start_done
+
+    path = tmp_path / "j.sqlite"
+    _cash_out_then_play(path)
+    j = open_for_table(path, "", bench=True, prove=start_proof, hold=True)
+    try:
+        proven = j.last_seq
+        mine = j.append_one("event", {"note": "the start's own"}, code=101)
+        _sql(path, "UPDATE records SET body = replace(body, '\"T-1\"', '\"T-9\"')"
+                   " WHERE kind = 'event' AND code = 801")
+        bodies = [r.body for r in j.records(kinds=["event"]) if r.code == 801]
+        assert [b.get("transfer") for b in bodies] == ["T-1"]
+        assert [r.seq for r in j.records(since_seq=proven - 2)] == [
+            proven - 1, proven, mine.seq]
+        assert [r.seq for r in j.records(since_seq=proven - 2, newest_first=True)] == [
+            mine.seq, proven, proven - 1]
+        start_done(j)
+        assert [r.body.get("transfer") for r in j.records(kinds=["event"])
+                if r.code == 801] == ["T-9"]
+    finally:
+        j.close()
+
+
 def test_finding_2_a_reader_beside_a_committing_table_keeps_its_snapshot(
         tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     """A table commits after the reader's snapshot began, before its head file is read:
