@@ -195,6 +195,91 @@ def test_finding_2_offline_credits_out_reads_what_it_proved(
                                                                    capsys.readouterr())
 
 
+def test_finding_2_start_reads_the_proven_snapshot(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str],
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    """`etg run` proved the journal through a read-only connection, wrote its power-up
+    record (SQLite's write lock let go with it), then recovered the table through its
+    writer: the 801 of T-1 rewritten to T-9 in between (count, head and meters as
+    proven) made the transfer ledger forget T-1, and `credits out --id T-1` paid it
+    again. Now the start reads the proof's own snapshot and its own records: the edit
+    is committed, but the table knows T-1 as applied and does not pay it twice."""
+    from firmware.table.service import run as run_mod
+
+    path = tmp_path / "j.sqlite"
+    _cash_out_then_play(path)
+    edited: list[int] = []
+    answers: list[tuple[bool, str]] = []
+    power_up = run_mod._power_up_records
+
+    def edit_after_the_first_write(*args: Any, **kw: Any) -> None:
+        power_up(*args, **kw)  # the first write: the recovery's reads come after it
+        editor = sqlite3.connect(path, isolation_level=None, timeout=2)
+        try:
+            edited.append(editor.execute(
+                "UPDATE records SET body = replace(body, '\"T-1\"', '\"T-9\"')"
+                " WHERE kind = 'event' AND code = 801").rowcount)
+        finally:
+            editor.close()
+
+    def serve(cfg: Any, opts: Any, rules: Any, up: Any, *_: Any) -> str:
+        answers.append(up.ctl.request("credits-out", {"seat": 1, "cents": 700,
+                                                      "id": "T-1"}))
+        return "stopped"
+
+    def paid() -> int:
+        db = sqlite3.connect(path)
+        try:
+            return int(db.execute("SELECT COUNT(*) FROM records WHERE code = 801"
+                                  ).fetchone()[0])
+        finally:
+            db.close()
+
+    before = paid()
+    monkeypatch.setattr(run_mod, "_power_up_records", edit_after_the_first_write)
+    monkeypatch.setattr(run_mod, "_serve", serve)
+    # the history's proof beside the table would stop it later: this is about the start
+    monkeypatch.setattr(run_mod, "prefix_audit", lambda *_: contextlib.nullcontext())
+    capsys.readouterr()
+    rc = main(["--set", "table.mode=bench", "run", "--headless", "--quiet", "--seats", "2",
+               "--journal", str(path)])
+    monkeypatch.undo()
+    assert rc == 0, capsys.readouterr()
+    assert edited == [1]  # the edit was committed between the proof and the recovery
+    assert len(answers) == 1 and answers[0][0] and "already applied" in answers[0][1], answers
+    assert paid() == before  # T-1 not paid twice
+    capsys.readouterr()  # the edit is there: the next proof finds the journal broken
+    assert main(["credits", "status", "--id", "T-1", "--journal", str(path)]) == 1
+
+
+def test_finding_2_a_start_reads_its_snapshot_and_own_records_until_done(
+        tmp_path: Path) -> None:
+    """Structural: from its opening until start_done a start's writer yields the proven
+    records from the proof's snapshot and what it wrote itself, in order either way,
+    whatever is committed beside it; then it reads the file again."""
+    from firmware.journal.proven_start import start_done
+
+    path = tmp_path / "j.sqlite"
+    _cash_out_then_play(path)
+    j = open_for_table(path, "", bench=True, prove=start_proof, hold=True)
+    try:
+        proven = j.last_seq
+        mine = j.append_one("event", {"note": "the start's own"}, code=101)
+        _sql(path, "UPDATE records SET body = replace(body, '\"T-1\"', '\"T-9\"')"
+                   " WHERE kind = 'event' AND code = 801")
+        bodies = [r.body for r in j.records(kinds=["event"]) if r.code == 801]
+        assert [b.get("transfer") for b in bodies] == ["T-1"]
+        assert [r.seq for r in j.records(since_seq=proven - 2)] == [
+            proven - 1, proven, mine.seq]
+        assert [r.seq for r in j.records(since_seq=proven - 2, newest_first=True)] == [
+            mine.seq, proven, proven - 1]
+        start_done(j)
+        assert [r.body.get("transfer") for r in j.records(kinds=["event"])
+                if r.code == 801] == ["T-9"]
+    finally:
+        j.close()
+
+
 def test_finding_2_a_reader_beside_a_committing_table_keeps_its_snapshot(
         tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     """A table commits after the reader's snapshot began, before its head file is read:
