@@ -194,8 +194,8 @@ def _stratum(rules: GameRules, s: Stratum, n_want: int, ss: np.random.SeedSequen
     q = np.array(list(got.outcomes.values()), dtype=float) / n
     raw = float(q @ x)
     t = tilt_to(x, q, s.mean) if s.mean is not None else q
-    out.calibrated = (out.calibrated and s.mean is not None
-                      and abs(float(t @ x) - s.mean) <= 1e-9 * max(1.0, abs(s.mean)))
+    out.calibrated = bool(out.calibrated and s.mean is not None  # a plain bool: the JSON
+                          and abs(float(t @ x) - s.mean) <= 1e-9 * max(1.0, abs(s.mean)))
     out.tilt = max(out.tilt, float(np.max(np.abs(t / q - 1.0))))
     out.raw_mean += w * raw
     acc.mean += w * float(t @ x)

@@ -5,6 +5,8 @@ from __future__ import annotations
 import sys
 from pathlib import Path
 
-for _d in (Path(__file__).parent, Path(__file__).resolve().parents[1] / "table"):
-    if str(_d) not in sys.path:
-        sys.path.insert(0, str(_d))
+# appended, never put first: every test directory's helpers are imported by their bare
+# names (tests/ui's ``conftest`` among them), and pytest puts each directory first itself
+_TABLE = str(Path(__file__).resolve().parents[1] / "table")
+if _TABLE not in sys.path:
+    sys.path.append(_TABLE)
