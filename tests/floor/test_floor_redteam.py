@@ -448,3 +448,43 @@ def test_redteam_f9_a_tables_alarmed_meters_are_left_out_of_the_floor_summary(
     (aid,) = [a["id"] for a in tiles["EVIL2"]["alarms"] if a["kind"] == "meters"]
     db.run([("UPDATE floor_alarms SET ack_by = 'pit', ack_at = ? WHERE id = ?", (now, aid))])
     assert pit_data.tiles(db, ["EVIL2"])[0]["meters_unverified"] is False
+
+
+@pytest.mark.skipif(not HAS_BROKER, reason="mosquitto is not installed (make setup)")
+def test_redteam_f6_refused_publishes_raise_the_tables_acl_alarm_end_to_end(
+        tmp_path: Path) -> None:
+    """`etg floor serve --start-broker`: EVIL publishing to BJ-01's topics (the broker
+    refuses each) gets an acl alarm on its tile and is quarantined; BJ-01 is untouched."""
+    import sqlite3
+
+    from floor_rig import floor_rig, wait_for
+    from waiting import DEADLINE_S
+
+    from firmware.floor.mqtt import make_client
+
+    with floor_rig(tmp_path, ["EVIL", "BJ-01"]) as rig:
+        rig.start_floor("--start-broker")
+        wait_for("the floor on its broker", lambda: "connected to the broker" in
+                 rig.log_text("floor"))
+        me = identity(rig.dir, "EVIL")
+        c = make_client("EVIL", ca_paths(rig.dir).cert, me.cert, me.key, clean=True)
+        c.connect("127.0.0.1", rig.broker_port, 10)
+        c.loop_start()
+        try:
+            for i in range(60):
+                c.publish("etg/table/BJ-01/records", b"x%d" % i, qos=1).wait_for_publish(
+                    DEADLINE_S)
+
+            def alarms() -> list[tuple[str, str]]:
+                db = sqlite3.connect(rig.db_url)
+                try:
+                    return list(db.execute("SELECT table_id, kind FROM floor_alarms"))
+                finally:
+                    db.close()
+
+            wait_for("EVIL's acl alarm and quarantine", lambda: {
+                ("EVIL", "acl"), ("EVIL", "quarantine")} <= set(alarms()))
+            assert not [a for a in alarms() if a[0] == "BJ-01"]
+        finally:
+            c.loop_stop()
+            c.disconnect()
