@@ -70,8 +70,8 @@ _ANY = msgspec.json.Decoder()
 _PLAIN = msgspec.json.Encoder()
 
 
-class _Repeated(Exception):
-    pass
+class _Repeated(BadMessage):
+    """A key twice in one object (raised from json's hook, turned into the message's)."""
 
 
 def _pairs(pairs: list[tuple[str, Any]]) -> None:
