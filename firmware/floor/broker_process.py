@@ -26,6 +26,7 @@ from typing import IO
 
 from etgcore.child import dies_with_parent, signals_held
 from etgcore.errors import UserError
+from firmware.floor.acl_watch import RefusalWatch
 from firmware.floor.broker import start_broker
 from firmware.floor.certs import FLOOR_SERVICE
 from firmware.floor.topics import ROOT
@@ -75,6 +76,8 @@ class BrokerSupervisor:
         self._running = threading.Event()  # its log said it runs (it listens by then)
         self._last_error = ""
         self._monitor: threading.Thread | None = None
+        #: each table's refusals, counted before the log's bound (the ledger's ``acl``)
+        self.watch = RefusalWatch()
 
     def start(self) -> BrokerSupervisor:
         """Start the broker and wait until it listens; one line (UserError) if it cannot."""
@@ -171,6 +174,7 @@ class BrokerSupervisor:
             line = raw.decode("utf-8", "replace").rstrip()
             level, text = judge(line)
             if level and self._running.is_set():
+                self.watch.saw(text, time.monotonic())
                 for lv, t in budget.admit(level, text, time.monotonic()):
                     log.log(lv, "broker: %s", t)
                 continue

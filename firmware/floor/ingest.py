@@ -11,10 +11,8 @@ before the commit loses nothing: the acknowledgement was not sent, so the tables
 those messages again.
 
 Nothing a message holds can stop a thread: the network thread's handling of a message is
-contained whole (an exception is a bad message: acknowledged to the broker, so never
-delivered again, kept as evidence, alarmed), and so is the store thread's every pass and
-the hub it calls. Both threads beat a heartbeat for the watchdog
-(:mod:`firmware.floor.supervise`).
+contained whole (an exception is a bad message: acknowledged, kept as evidence, alarmed),
+and so is the store thread's every pass. Both beat for :mod:`firmware.floor.supervise`.
 
 Two different failures, two paths: the database away (:class:`DatabaseAway`) keeps the
 batch and retries it, the tables waiting unacknowledged; any other failure to store is a
@@ -68,9 +66,8 @@ INBOX_BYTES = 64 * 1024 * 1024
 TABLE_INBOX_BYTES = 4 * 1024 * 1024
 #: seconds between two log lines about one table's bad messages
 BAD_LOG_S = 10.0
-#: the MQTT keep-alive: a broker that dies is noticed at once (the connection closes);
-#: this only bounds a silent loss, and under CPU starvation 5 s was missed several times
-#: a run (needless reconnects), so 15 s
+#: the MQTT keep-alive: a dead broker is noticed at once (the connection closes); this
+#: bounds a silent loss (5 s was missed under CPU starvation: needless reconnects)
 KEEPALIVE_S = 15
 #: what a presence message counts for in a table's budget and the waiting room (bytes)
 ONLINE_BYTES = 1024
@@ -152,6 +149,10 @@ class Ingest:
 
     def publish_command(self, table_id: str, command: dict[str, Any]) -> None:
         self.client.publish(topics.command_topic(table_id), json.dumps(command).encode(), qos=1)
+
+    def broker_refused(self, table_id: str, report: dict[str, Any]) -> None:
+        """The broker's ACL refused this table (:mod:`firmware.floor.acl_watch`)."""
+        self._put([Incoming(table_id, "acl", report, time.time())], 0)
 
     def pit_action(self, table_id: str, action: dict[str, Any]) -> None:
         """The pit acknowledged an alarm or cleared a quarantine: into the ledger's order."""
@@ -389,4 +390,3 @@ class Ingest:
             self.on_applied(applied)
         except Exception:  # the pages' trouble is never the store's
             log.exception("the pit view's live update failed (the pages catch up on reload)")
-

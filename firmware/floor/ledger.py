@@ -35,7 +35,8 @@ from firmware.floor.wire import WireRecord
 
 class Incoming:
     """One thing a table sent (or the pit asked): ``kind`` is ``record`` (a
-    :class:`WireRecord`), ``status``, ``online``, ``signature``, ``bad`` or ``control``."""
+    :class:`WireRecord`), ``status``, ``online``, ``signature``, ``bad``, ``control``, or
+    ``acl`` (the broker refused the table: :mod:`firmware.floor.acl_watch`)."""
 
     __slots__ = ("kind", "payload", "received", "table_id")
 
@@ -110,7 +111,9 @@ class FloorLedger(LedgerRules):
                 self.control(m, st, work, out)
             elif m.kind == "signature":
                 self.signature(m, st, work, out)
-            if m.kind not in ("online", "control"):
+            elif m.kind == "acl":
+                self.acl(m, st, work, out)
+            if m.kind not in ("online", "control", "acl"):
                 seen[m.table_id] = max(seen.get(m.table_id, 0.0), m.received)
         for tid, slots in meters.items():
             self.day_figures(tid, self.tables[tid], slots, work)

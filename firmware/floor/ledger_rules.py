@@ -188,6 +188,22 @@ class LedgerRules:
         self.count_bad(m.table_id, st, m.received, str(p["reason"]), work, out,
                        bool(p.get("quarantine")))
 
+    def acl(self, m: Incoming, st: TableState, work: Work, out: Applied) -> None:
+        """The broker's ACL refused this table (publishes to topics not its own,
+        subscriptions outside its own): an honest table never is, so an ``acl`` alarm on
+        its tile, the first refusal as evidence, and each refusal a strike toward
+        quarantine (at most a quarantine's worth a report)."""
+        p = m.payload
+        count = int(p["count"])
+        detail = (f"the broker's ACL refused {count} of its requests "
+                  f"({p['publishes']} publishes, {p['subscriptions']} subscriptions) "
+                  f"outside its own topics; the first: {one_line(p['sample'])[:300]}")
+        self.alarm(m.table_id, st, "acl", detail, work, out,
+                   evidence=(None, None, None, str(p["sample"])[:300]))
+        for _ in range(min(count, self.quarantine_after)):
+            self.count_bad(m.table_id, st, m.received, "refused by the broker's ACL", work,
+                           out)
+
     def count_bad(self, tid: str, st: TableState, at: float, reason: str, work: Work,
                   out: Applied, now: bool = False) -> None:
         """One more strike toward quarantine (a bad message, or evidence past its

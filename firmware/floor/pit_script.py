@@ -4,8 +4,11 @@ Tile updates arrive as server-sent events, one per table per change; they are ke
 map and drawn at most once a frame, so a floor of 1,000 tables playing stays responsive.
 The summary counts what the tiles say (each table in exactly one state); simulated tables
 (load tests) are left out of it and hidden unless asked for ("N of M tables shown" counts
-the simulated ones in M while they are shown). Served as ``/static/pit.js``; its data is
-the page's JSON data element (``PAGE``, read by the common script).
+the simulated ones in M while they are shown). A table whose meters are under an open
+``meters`` alarm (implausible: unbalanced, totals not the seats', a jump) is counted but
+its drop and win are left out, and the summary says how many were. Served as
+``/static/pit.js``; its data is the page's JSON data element (``PAGE``, read by the
+common script).
 """
 
 PIT_JS = r"""
@@ -43,13 +46,15 @@ function el(t){
 }
 function summary(){
   const n = {open: 0, closed: 0, tilted: 0, offline: 0, quarantined: 0};
-  let drop = 0, win = 0, alarms = 0, shown = 0, all = 0, listed = 0;
+  let drop = 0, win = 0, alarms = 0, shown = 0, all = 0, listed = 0, unverified = 0;
   const games = new Set();
   for (const t of tiles.values()) {
     if (t.variant) games.add(t.variant);
     if (!t.simulated || F.sim.checked) listed++;
     if (t.simulated) continue;
-    all++; n[stateOf(t)]++; drop += (t.day || {}).drop || 0; win += (t.day || {}).win || 0;
+    all++; n[stateOf(t)]++;
+    if (t.meters_unverified) unverified++;
+    else { drop += (t.day || {}).drop || 0; win += (t.day || {}).win || 0; }
     if (t.alarms && t.alarms.length) alarms++;
   }
   for (const e of box.children) if (!e.classList.contains('hidden')) shown++;
@@ -61,6 +66,7 @@ function summary(){
   part('with alarms', alarms, 'alarms');
   part('drop today', money(drop), 'drop'); part('win today', money(win), 'win');
   part('hold', drop > 0 ? (100 * win / drop).toFixed(1) + ' %' : '–', 'hold');
+  part('with meters under alarm (left out of drop and win)', unverified, 'unverified');
   document.getElementById('shown').textContent = shown + ' of ' + listed + ' tables shown'
     + (listed !== all ? ' (' + (listed - all) + ' simulated)' : '');
   const g = F.game; const have = new Set([...g.options].map(o => o.value));

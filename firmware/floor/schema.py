@@ -21,7 +21,8 @@ table on one thread, so per-message cost is the floor's capacity.
 docs/floor.md, "The floor's edge", has the figures.
 
 Unknown fields are refused (a table of this version sends exactly these); a new field is
-a new version (``"v"``), never guessed at.
+a new version (``"v"``), never guessed at. A key written twice in one object is refused
+too, by :func:`firmware.floor.wire.repeated_keys` (msgspec keeps the last and cannot tell).
 """
 
 from __future__ import annotations

@@ -20,6 +20,7 @@ import os
 import signal
 import socket
 import threading
+import time
 from collections.abc import AsyncIterator, Callable
 from dataclasses import dataclass
 from pathlib import Path
@@ -103,7 +104,7 @@ def serve(opts: ServeOptions) -> int:
         if opts.start_broker:
             broker = BrokerSupervisor(opts.floor_dir, opts.broker_host, opts.broker_port)
             broker.start()
-        faulted = _serve(opts, sock, ingest_db, web_db, fault)
+        faulted = _serve(opts, sock, ingest_db, web_db, fault, broker)
     finally:
         if broker is not None:
             broker.stop()
@@ -137,9 +138,26 @@ async def _loop_beats(supervisor: Supervisor) -> None:
         await asyncio.sleep(1.0)
 
 
+def _ticker(ingest: Ingest, health: Health,
+            broker: BrokerSupervisor | None) -> Callable[[], None]:
+    """The watchdog's once a second: the ingest's heartbeat and deadlines, the health's
+    review, and the broker's ACL refusals of each table handed to the ledger."""
+    if broker is not None:
+        broker.watch.report = ingest.broker_refused
+
+    def tick() -> None:
+        ingest.tick()
+        health.review()
+        if broker is not None:
+            broker.watch.flush(time.monotonic())
+    return tick
+
+
 def _serve(opts: ServeOptions, sock: socket.socket, ingest_db: Database,
-           web_db: Database, fault: threading.Event) -> bool:
-    """The service until it stops; True when a fault stopped it."""
+           web_db: Database, fault: threading.Event,
+           broker: BrokerSupervisor | None = None) -> bool:
+    """The service until it stops; True when a fault stopped it. ``broker``: the floor's
+    own, whose ACL refusals of a table become that table's ``acl`` alarm."""
     import uvicorn
 
     from firmware.floor.web import log_command, make_app
@@ -156,11 +174,7 @@ def _serve(opts: ServeOptions, sock: socket.socket, ingest_db: Database,
     health.beats = supervisor.ages
     health.expecting = lambda: any(st.online for st in list(ledger.tables.values()))
 
-    def tick() -> None:
-        ingest.tick()
-        health.review()
-
-    supervisor.tick = tick
+    supervisor.tick = _ticker(ingest, health, broker)
     key_pem = identity(opts.floor_dir, FLOOR_SERVICE).key.read_bytes()
 
     def send_command(tid: str, action: str, staff: str, **extra: Any) -> str:

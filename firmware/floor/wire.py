@@ -15,6 +15,7 @@ stub: the journal keeps the record, the floor is told it exists).
 
 from __future__ import annotations
 
+import json
 from dataclasses import dataclass
 from typing import Any
 
@@ -56,10 +57,60 @@ def _decode(decoder: Any, payload: bytes, what: str) -> Any:
     if len(payload) > MAX_MESSAGE_BYTES:
         raise BadMessage(f"{len(payload)} bytes, more than {MAX_MESSAGE_BYTES}")
     try:
-        return decoder.decode(payload)
+        got = decoder.decode(payload)
     except msgspec.ValidationError as exc:
         raise BadMessage(f"{what}: {_said(exc)}") from None
     except msgspec.DecodeError as exc:
+        raise BadMessage(f"not JSON ({_said(exc)})") from None
+    repeated_keys(payload, what)
+    return got
+
+
+_ANY = msgspec.json.Decoder()
+_PLAIN = msgspec.json.Encoder()
+
+
+class _Repeated(BadMessage):
+    """A key twice in one object (raised from json's hook, turned into the message's)."""
+
+
+def _pairs(pairs: list[tuple[str, Any]]) -> None:
+    """Each object's keys, as written: a key twice is refused (None: nothing is built)."""
+    if len(dict(pairs)) != len(pairs):
+        keys = [k for k, _ in pairs]
+        raise _Repeated(next(k for i, k in enumerate(keys) if k in keys[:i]))
+
+
+def repeated_keys(payload: bytes, what: str) -> None:
+    """A key written twice in one object, anywhere in the message, is a bad message.
+
+    Why: JSON leaves a repeated key's meaning open and parsers differ (msgspec, like most,
+    keeps the last; others the first), so ``{"cents": 100, "cents": 99999999}`` is $1.00
+    to one reader and $999,999.99 to the floor — the floor must store what the table
+    meant, and a message with two meanings has none. msgspec cannot tell (it sees the
+    last), so the standard library's C scanner reads the message once more with a hook on
+    each object's pairs, only after msgspec has accepted it (a refused message costs
+    nothing more; what reaches here is bounded JSON, so this cannot fail otherwise).
+
+    That hook costs more than the schema itself, so first a fast path that is just as
+    sound: decoded untyped and encoded again by msgspec, a message that comes back byte
+    for byte *is* the encoding of objects whose keys are unique (a dict holds a key once,
+    and the encoder writes each once), so it cannot hold a key twice. A table's floor link
+    writes compact JSON, as msgspec does, so its records take the fast path unless they
+    hold non-ASCII text or a float written another way; anything else takes the hook.
+    The cost is measured by ``python -m benchmarks floor-edge`` (docs/floor.md).
+    """
+    try:
+        if _PLAIN.encode(_ANY.decode(payload)) == payload:
+            return  # the fast path (below)
+    except (msgspec.DecodeError, msgspec.EncodeError, TypeError, ValueError):
+        pass
+    try:
+        json.loads(payload, object_pairs_hook=_pairs)
+    except _Repeated as exc:
+        raise BadMessage(f"{what}: the key {one_line(str(exc.args[0]))[:64]!r} twice in "
+                         "one object (its meaning is open: refused)") from None
+    except ValueError as exc:  # not reached: msgspec accepted it (a second net)
         raise BadMessage(f"not JSON ({_said(exc)})") from None
 
 

@@ -304,6 +304,42 @@ def test_finding_9_the_shown_count_counts_simulated_tables_while_shown(
             browser.quit()
 
 
+def test_redteam_f9_alarmed_meters_are_left_out_of_the_summarys_drop_in_chromium(
+        tmp_path: Path) -> None:
+    """An unbalanced $10 trillion of credits in went into the floor's drop; now a table
+    whose meters are under an open meters alarm is left out of drop and win (and the
+    summary says one table was)."""
+    from firmware.floor import wire
+    from firmware.floor.db import Database
+    from firmware.floor.ledger import FloorLedger, Incoming
+
+    with floor_rig(tmp_path, ["S1"]) as rig:
+        db = Database(rig.db_url)
+        now, store = time.time(), FloorLedger(db)
+        for tid, m in (("S1", {"credits_in": 1000, "credits": 1000, "balanced": True,
+                               "seats": [{"seat": 1, "credits_in": 1000, "credits": 1000}]}),
+                       ("EVIL2", {"credits_in": 10**15, "credits": 10**15,
+                                  "balanced": False})):
+            store.apply([Incoming(tid, "status", wire.status(json.dumps(
+                {"seq": 1, "phase": "betting", "ts": now}).encode()), now),
+                Incoming(tid, "record", wire.record({
+                    "kind": "meters", "n": 1, "seq": 1, "hash": "ab" * 32,
+                    "ts_ns": time.time_ns(), "meters": m}), now)])
+        db.close()
+        rig.start_floor()
+        browser = _browser(tmp_path / "chromium-profile")
+        try:
+            _log_in(browser, rig)
+            read = lambda: browser.execute_script(  # noqa: E731
+                "const u = document.getElementById('sum-unverified');"
+                " return u && [document.getElementById('sum-drop').textContent,"
+                " u.textContent, document.querySelectorAll('#tiles a.tile').length];")
+            wait_for("two tiles and the summary", lambda: (read() or [0, 0, 0])[2] == 2)
+            assert read()[:2] == ["$10.00", "1"]
+        finally:
+            browser.quit()
+
+
 def test_a_thousand_tiles_stay_usable(tmp_path: Path) -> None:
     from selenium.webdriver.common.by import By
 

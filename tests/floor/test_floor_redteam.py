@@ -305,3 +305,186 @@ def test_redteam_f9_meters_unbalanced_or_not_their_seats_sum_or_a_huge_step_are_
             "kind": "meters", "n": n, "seq": n, "hash": "ab" * 32, "ts_ns": time.time_ns(),
             "meters": {"credits_in": ci, "credits": ci, "balanced": True}}), time.time())])
     assert [x["kind"] for x in a.alarms] == ["meters"] and "in one step" in a.alarms[0]["detail"]
+
+
+def test_redteam_f10_a_key_written_twice_is_a_bad_message() -> None:
+    """``{"cents": 100, "cents": 99999999}`` was stored as $999,999.99 (msgspec keeps the
+    last key; another reader takes the first): a message with two readings is refused,
+    wherever the key is repeated (free content, a typed record, a status, an answer)."""
+    from firmware.floor import wire
+
+    ev = ('{"kind":"event","n":1,"seq":1,"hash":"%s","ts_ns":1,"code":800,"round":null,'
+          '"body":%s}')
+    h = "ab" * 32
+    refused = [
+        ev % (h, '{"cents":100,"cents":99999999,"seat":1}'),
+        ev % (h, '{"a":{"x":[{"k":1,"k":1}]}}'),  # deep in the content, even the same value
+        '[{"kind":"meters","n":1,"seq":1,"hash":"H","ts_ns":1,"meters":{"credits_in":1,'
+        '"credits_in":99}}]'.replace('"H"', f'"{h}"'),
+        '[{"kind":"chain","n":1,"n":2,"seq":1,"hash":"H","ts_ns":1,"head":"H"}]'.replace(
+            '"H"', f'"{h}"'),
+    ]
+    for text in refused:
+        payload = (text if text.startswith("[") else f"[{text}]").encode()
+        with pytest.raises(wire.BadMessage, match="twice in one object"):
+            wire.records(payload)
+    with pytest.raises(wire.BadMessage, match="twice"):
+        wire.status(b'{"seq":1,"closed":false,"closed":true}')
+    with pytest.raises(wire.BadMessage, match="twice"):
+        wire.signature(b'{"id":"a","hmac":"%s","hmac":"%s"}' % (h.encode(), b"cd" * 32))
+    # the same key in two objects is fine, and so is a key that only looks alike
+    fine = ev % (h, '{"a":{"k":1},"b":{"k":2},"K":3}')
+    got = wire.records(f"[{fine}]".encode())
+    assert json.loads(got[0].text) == {"a": {"k": 1}, "b": {"k": 2}, "K": 3}
+
+
+def test_redteam_f10_a_key_written_twice_reaches_the_ledger_as_a_bad_message(
+        tmp_path: Path) -> None:
+    """Through the ingest's own handler: evidence and a bad-message alarm, nothing stored."""
+    make_floor_certs(tmp_path, ["EVIL2"])
+    db = Database(str(tmp_path / "floor.sqlite"))
+    store = FloorLedger(db)
+    ing = Ingest(store, tmp_path, "127.0.0.1", 1)
+    body = '{"cents":100,"cents":99999999,"seat":1}'
+    payload = ('[{"kind":"event","n":1,"seq":1,"hash":"' + "ab" * 32 + '","ts_ns":1,'
+               '"code":800,"round":null,"body":' + body + '}]').encode()
+    ing._message(None, None, SimpleNamespace(topic="etg/table/EVIL2/records",
+                                             payload=payload, retain=False))
+    got = [m for m in ing.take() if isinstance(m, Incoming)]
+    assert [m.kind for m in got] == ["bad"]
+    a = store.apply(got)
+    assert [x["kind"] for x in a.alarms] == ["bad-message"]
+    assert db.one("SELECT COUNT(*) FROM floor_events") == (0,)
+
+
+def _refusals(watch: Any, n: int, t0: float, client: str = "EVIL") -> None:
+    from firmware.floor.broker_process import judge
+
+    for i in range(n):
+        _lv, text = judge(f"1700000000: Denied PUBLISH from {client} (d0, q0, r0, m{i}, "
+                          "'etg/table/BJ-01/records', ... (1 bytes))")
+        watch.saw(text, t0 + i * 1e-4)
+
+
+def test_redteam_f6_a_table_the_acl_keeps_refusing_is_an_acl_alarm_and_quarantined(
+        tmp_path: Path) -> None:
+    """82,000 refused publishes were log lines only: no alarm on EVIL's tile, no count
+    toward quarantine. Now the broker's refusals are counted per table and reported to
+    the ledger (bounded: once a second per table with the count since), an ``acl`` alarm,
+    each refusal a strike toward quarantine."""
+    from firmware.floor import wire
+    from firmware.floor.acl_watch import RefusalWatch
+    from firmware.floor.broker_process import judge
+
+    reports: list[tuple[str, dict[str, Any]]] = []
+    w = RefusalWatch(lambda t, p: reports.append((t, p)))
+    _refusals(w, 8000, 100.0)  # 0.8 s of a flood: one report (the first), the rest held
+    _lv, sub = judge("1700000000: EVIL 0 etg/command/BJ-01")
+    w.saw(sub, 100.9)
+    _lv, floor_own = judge(f"1700000000: {FLOOR_SERVICE} 0 etg/zzz")
+    w.saw(floor_own, 100.9)  # the floor's own: its bug, not a table's alarm
+    w.saw("refused by the ACL: Denied PUBLISH from ../x (d0)", 100.9)  # not a table id
+    assert [(t, p["count"]) for t, p in reports] == [("EVIL", 1)]
+    w.flush(101.5)
+    assert [(t, p["count"], p["subscriptions"]) for t, p in reports][1] == ("EVIL", 8000, 1)
+
+    db = Database(str(tmp_path / "floor.sqlite"))
+    store = FloorLedger(db)
+    store.apply([Incoming("BJ-01", "status", wire.status(b'{"seq": 1}'), time.time())])
+    got = store.apply([Incoming(t, "acl", p, time.time()) for t, p in reports[:1]])
+    assert [(x["table"], x["kind"]) for x in got.alarms] == [("EVIL", "acl")]
+    assert "refused 1 of its requests" in got.alarms[0]["detail"]
+    assert not got.quarantined  # one refusal: a strike, not yet a quarantine
+    got = store.apply([Incoming(t, "acl", p, time.time()) for t, p in reports[1:]])
+    assert got.quarantined == {"EVIL"}
+    assert store.tables["EVIL"].quarantined and not store.tables["BJ-01"].quarantined
+    (kept,) = db.one("SELECT COUNT(*) FROM floor_evidence WHERE table_id = 'EVIL' AND "
+                     "kind = 'acl'") or (0,)
+    assert kept >= 1
+
+
+def test_redteam_f6_the_brokers_refusals_reach_the_ledger_through_the_ingest(
+        tmp_path: Path) -> None:
+    """The supervisor's watch hands its reports to the ingest's inbox, in the ledger's
+    order (what ``etg floor serve --start-broker`` wires up)."""
+    from firmware.floor.broker_process import BrokerSupervisor
+
+    make_floor_certs(tmp_path, ["EVIL"])
+    store = FloorLedger(Database(str(tmp_path / "floor.sqlite")))
+    ing = Ingest(store, tmp_path, "127.0.0.1", 1)
+    sup = BrokerSupervisor(tmp_path, "127.0.0.1", 1)
+    sup.watch.report = ing.broker_refused
+    _refusals(sup.watch, 50, 10.0)
+    sup.watch.flush(20.0)
+    got = [m for m in ing.take() if isinstance(m, Incoming)]
+    assert [(m.table_id, m.kind, m.payload["count"]) for m in got] == [
+        ("EVIL", "acl", 1), ("EVIL", "acl", 49)]
+    assert store.apply(got).quarantined == {"EVIL"}  # 50 refusals within the minute
+
+
+def test_redteam_f9_a_tables_alarmed_meters_are_left_out_of_the_floor_summary(
+        tmp_path: Path) -> None:
+    """EVIL2's unbalanced $10 trillion went into the floor's drop; now its tile says its
+    meters are unverified (an open meters alarm) and the summary leaves them out."""
+    from firmware.floor import pit_data, wire
+    from firmware.floor.pit_script import PIT_JS
+
+    db = Database(str(tmp_path / "floor.sqlite"))
+    store = FloorLedger(db)
+    now = time.time()
+
+    def meters(tid: str, m: dict[str, Any]) -> None:
+        store.apply([Incoming(tid, "record", wire.record({
+            "kind": "meters", "n": 1, "seq": 1, "hash": "ab" * 32, "ts_ns": time.time_ns(),
+            "meters": m}), now)])
+
+    meters("BJ-01", {"credits_in": 1000, "credits": 1000, "balanced": True,
+                     "seats": [{"seat": 1, "credits_in": 1000, "credits": 1000}]})
+    meters("EVIL2", {"credits_in": 10**15, "credits": 10**15, "balanced": False})
+    tiles = {t["table"]: t for t in pit_data.tiles(db)}
+    assert tiles["EVIL2"]["meters_unverified"] is True
+    assert tiles["BJ-01"]["meters_unverified"] is False
+    assert "if (t.meters_unverified) unverified++;" in PIT_JS
+    (aid,) = [a["id"] for a in tiles["EVIL2"]["alarms"] if a["kind"] == "meters"]
+    db.run([("UPDATE floor_alarms SET ack_by = 'pit', ack_at = ? WHERE id = ?", (now, aid))])
+    assert pit_data.tiles(db, ["EVIL2"])[0]["meters_unverified"] is False
+
+
+@pytest.mark.skipif(not HAS_BROKER, reason="mosquitto is not installed (make setup)")
+def test_redteam_f6_refused_publishes_raise_the_tables_acl_alarm_end_to_end(
+        tmp_path: Path) -> None:
+    """`etg floor serve --start-broker`: EVIL publishing to BJ-01's topics (the broker
+    refuses each) gets an acl alarm on its tile and is quarantined; BJ-01 is untouched."""
+    import sqlite3
+
+    from floor_rig import floor_rig, wait_for
+    from waiting import DEADLINE_S
+
+    from firmware.floor.mqtt import make_client
+
+    with floor_rig(tmp_path, ["EVIL", "BJ-01"]) as rig:
+        rig.start_floor("--start-broker")
+        wait_for("the floor on its broker", lambda: "connected to the broker" in
+                 rig.log_text("floor"))
+        me = identity(rig.dir, "EVIL")
+        c = make_client("EVIL", ca_paths(rig.dir).cert, me.cert, me.key, clean=True)
+        c.connect("127.0.0.1", rig.broker_port, 10)
+        c.loop_start()
+        try:
+            for i in range(60):
+                c.publish("etg/table/BJ-01/records", b"x%d" % i, qos=1).wait_for_publish(
+                    DEADLINE_S)
+
+            def alarms() -> list[tuple[str, str]]:
+                db = sqlite3.connect(rig.db_url)
+                try:
+                    return list(db.execute("SELECT table_id, kind FROM floor_alarms"))
+                finally:
+                    db.close()
+
+            wait_for("EVIL's acl alarm and quarantine", lambda: {
+                ("EVIL", "acl"), ("EVIL", "quarantine")} <= set(alarms()))
+            assert not [a for a in alarms() if a[0] == "BJ-01"]
+        finally:
+            c.loop_stop()
+            c.disconnect()
