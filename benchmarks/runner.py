@@ -69,7 +69,8 @@ Every speed and memory figure of the firmware, printed (make bench runs them all
 a process of its own). Give names to run only those. Benchmarks: {names}.
 
 Environment: ETG_FLOOR_SCALE_S=SECONDS (floor-scale: play per database, default 60;
-300 is the full five minutes)."""
+300 is the full five minutes); ETG_SAS_SQUEEZE=N[,M] (sas: also measure with the table
+pinned to one core shared with N busy loops, default 3; empty: not)."""
 
 
 def run(names: Iterable[str] = ()) -> int:

@@ -4,7 +4,10 @@
   SDL's dummy driver, so every frame is drawn; the simulated shoe at pace 0.02 s) with
   ``sas.port=pty``; a host on the logged pty polls every seat in turn as a slot system does
   (a general poll, then a meter long poll, 200 ms apart per machine) and times each answer
-  from its ``os.write`` of the poll to the last byte of the answer read back.
+  from its ``os.write`` of the poll to the last byte of the answer read back. Then again
+  with the table slowed (``ETG_SAS_SQUEEZE``): its process, every thread and child, pinned
+  to one core that N busy loops at the same priority share, the host on another core;
+  the table then has at most 1/(N+1) of a core (docs/sas.md: what that says of a Pi).
 - **soak**: the same table killed with SIGKILL every few seconds and started again, the
   host polling throughout and sending transfers to the seats with fresh transaction ids
   (each one retried with the same id after every restart until the host has its final
@@ -25,7 +28,7 @@ import subprocess
 import sys
 import tempfile
 import time
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from pathlib import Path
 
 from benchmarks import CHECKOUT
@@ -39,12 +42,21 @@ SEATS = 3
 ASSET = 46000
 
 
-def _start(journal: Path, *extra: str) -> tuple[subprocess.Popen[str], str]:
+def _pinned(cpu: int | None) -> Callable[[], None] | None:
+    """A child's start that pins it (and every thread and child it makes) to ``cpu``."""
+    if cpu is None:
+        return None
+    return lambda: os.sched_setaffinity(0, {cpu})
+
+
+def _start(journal: Path, *extra: str,
+           cpu: int | None = None) -> tuple[subprocess.Popen[str], str]:
     env = dict(os.environ, SDL_VIDEODRIVER="dummy", SDL_AUDIODRIVER="dummy")
     proc = subprocess.Popen(
         [sys.executable, "-m", "firmware", "run", "--seats", str(SEATS), "--quiet",
          "--journal", str(journal), "--set", "sas.port=pty", *extra],
-        cwd=CHECKOUT, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
+        cwd=CHECKOUT, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True,
+        preexec_fn=_pinned(cpu))
     assert proc.stderr is not None
     deadline = time.monotonic() + 60
     path = ""
@@ -74,9 +86,28 @@ def _timed(host: Host, poll: bytes, answer: int) -> float | None:
     return time.perf_counter() - t0 if len(got) == answer else None
 
 
-def _latency(seconds: float) -> tuple[list[float], int]:
+def _burners(n: int, cpu: int) -> list[subprocess.Popen[bytes]]:
+    """``n`` busy loops at the table's own priority, pinned to the table's CPU: the
+    scheduler shares that core between them and every thread of the table."""
+    return [subprocess.Popen([sys.executable, "-c", "while True: pass"],
+                             preexec_fn=_pinned(cpu)) for _ in range(n)]
+
+
+def _latency(seconds: float, squeeze: int = 0) -> tuple[list[float], int]:
+    """The host's timings; ``squeeze``: the table pinned to one CPU with that many busy
+    loops sharing it (the host itself on another CPU, so that only the table is slowed)."""
+    cpus = sorted(os.sched_getaffinity(0))
+    cpu = cpus[-1] if squeeze else None
     with tempfile.TemporaryDirectory() as d:
-        proc, path = _start(Path(d) / "j.sqlite", "--auto-play", "--pace", "0.02")
+        burn = _burners(squeeze, cpus[-1]) if squeeze else []
+        mine = os.sched_getaffinity(0)
+        if squeeze and len(cpus) > 1:
+            os.sched_setaffinity(0, set(cpus[:-1]))
+        try:
+            proc, path = _start(Path(d) / "j.sqlite", "--auto-play", "--pace", "0.02", cpu=cpu)
+        except BaseException:
+            _stop_burners(burn, mine)
+            raise
         host = Host(HostPort.open(path), timeout=1.0)
         lat: list[float] = []
         missed = 0
@@ -95,7 +126,25 @@ def _latency(seconds: float) -> tuple[list[float], int]:
             host.port.close()
             proc.send_signal(signal.SIGTERM)
             proc.wait(20)
+            _stop_burners(burn, mine)
         return lat, missed
+
+
+def _stop_burners(burn: list[subprocess.Popen[bytes]], affinity: set[int]) -> None:
+    for b in burn:
+        b.kill()
+        b.wait(5)
+    os.sched_setaffinity(0, affinity)
+
+
+def _figures(lat: list[float], missed: int) -> str:
+    ms = sorted(x * 1000 for x in lat)
+    if not ms:
+        return f"no answer at all, missed {missed}"
+    p99 = ms[min(len(ms) - 1, int(len(ms) * 0.99))]
+    return (f"{len(ms)} answers: p50 {statistics.median(ms):.2f} ms, p99 {p99:.2f} ms, max "
+            f"{ms[-1]:.2f} ms, missed {missed} (the protocol's deadline: 20 ms; "
+            f"{'met' if p99 < 20 else 'NOT met'} at p99)")
 
 
 def _final_status(host: Host, a: int) -> dict[str, object]:
@@ -221,18 +270,24 @@ def _exception_order(j: Journal, received: dict[int, list[int]]) -> tuple[bool, 
     return ok, extra
 
 
+def _squeezes() -> list[int]:
+    """``ETG_SAS_SQUEEZE``: busy loops beside the table's core per extra leg ("1,3";
+    default "3"; "" none): the table slowed as a slower CPU would slow it, measured."""
+    raw = os.environ.get("ETG_SAS_SQUEEZE", "3")
+    return [int(x) for x in raw.split(",") if x.strip().isdigit() and 0 < int(x) <= 8]
+
+
 def sas_benchmark(seconds: float = 20.0, cycles: int = 6) -> Iterator[str]:
     yield ("what: SAS link response time (poll written to the last answer byte read) "
            "while the table plays and renders; a soak with kill -9 and host transfers")
     load = os.getloadavg()[0] if hasattr(os, "getloadavg") else float("nan")
     yield f"machine load average (1 min) at start: {load:.1f} on {os.cpu_count()} cores"
     lat, missed = _latency(seconds)
-    ms = sorted(x * 1000 for x in lat)
-    if ms:
-        p99 = ms[min(len(ms) - 1, int(len(ms) * 0.99))]
-        yield (f"{len(ms)} answers over {seconds:g} s of play, {SEATS} seats: p50 "
-               f"{statistics.median(ms):.2f} ms, p99 {p99:.2f} ms, max {ms[-1]:.2f} ms, "
-               f"missed {missed} (the protocol's deadline: 20 ms; "
-               f"{'met' if p99 < 20 else 'NOT met'} at p99)")
+    yield f"{seconds:g} s of play, {SEATS} seats, the table on every core: {_figures(lat, missed)}"
+    for n in _squeezes():
+        lat, missed = _latency(seconds, n)
+        yield (f"{seconds:g} s of play, the table's process pinned to one core shared with "
+               f"{n} busy loop(s) at its priority (at most 1/{n + 1} of a core for it): "
+               f"{_figures(lat, missed)}")
     res = _soak(cycles)
     yield (f"soak, {cycles} kill -9 cycles: " + ", ".join(f"{k} {v}" for k, v in res.items()))

@@ -177,7 +177,7 @@ CLOSED_WORD, CLOSED_BY = "CLOSED", "by the slot system"
 def _closed_marker(p: Painter, surf: pygame.Surface, sg: SeatGeometry, playing: bool) -> None:
     """A seat its slot system disabled: CLOSED and who closed it, on its empty betting spot
     (it takes no wager there) or, while it still has a stake or hands of the round in
-    play, at the top of its column, above the cards. Drawn before the seat's cards and
+    play, at the top of its column under the insurance spot. Drawn before the seat's cards and
     chips, so that nothing of the round is ever hidden under it. Not only a dark BET
     lamp: a player sees why the seat takes nothing."""
     m = p.m
@@ -185,7 +185,10 @@ def _closed_marker(p: Painter, surf: pygame.Surface, sg: SeatGeometry, playing: 
     px, small = m.font(22), m.font(14)
     height = p.badge_height(m.s(30), px)
     under = p.texts.font(small).get_linesize()
-    top = sg.rect.top + m.s(8) if playing else cy - (height + under) // 2
+    # while playing: under the insurance spot (its printed label stays), over the hands'
+    # top, where the round's cards are drawn over it
+    head = sg.insurance.bottom if sg.insurance.width else sg.rect.top
+    top = head + m.s(6) if playing else cy - (height + under) // 2
     x = sg.rect.centerx if playing else cx
     box = p.badge(surf, CLOSED_WORD, palette.AMBER, (x, top),
                   max(2 * radius, sg.rect.width * 2 // 3), height, px, kind="closed")
