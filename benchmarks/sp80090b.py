@@ -8,7 +8,8 @@ of the child), so the figures hold on a shared machine better than wall time. Wi
 ``ea_restart``, ``ea_iid``; not shipped, NIST's code is not part of this project) the
 reference runs beside ours and the ratio is measured; without it the ratio is against
 the reference's figures measured on the development machine (docs/cert.md).
-``ETG_SP80090B_IID=1`` adds the IID track on the 1-bit file (a minute or more).
+``ETG_SP80090B_IID=1`` adds the IID track on the 1-bit file (a minute or more);
+``ETG_SP80090B_ONLY=NAME`` (e.g. ``non-IID 1-bit``) times one case.
 """
 
 from __future__ import annotations
@@ -63,7 +64,10 @@ def run() -> Iterator[str]:
            "seconds of a fresh process (numba's compiled kernels cached)")
     yield "rerun: python -m benchmarks sp80090b  (ETG_EA_DIR=.../cpp to time NIST's beside)"
     _cpu([*_etg(), "cert", "entropy", str(DATA / "rand1_short.bin")])  # warm the cache
+    only = os.environ.get("ETG_SP80090B_ONLY")  # e.g. "non-IID 1-bit"
     for name, ours, theirs in _cases():
+        if only and name != only:
+            continue
         mine = _cpu([*_etg(), *ours])
         if ea:
             ref = _cpu([str(Path(ea) / theirs[0]), *theirs[1:]])

@@ -185,30 +185,17 @@ def claim_for(source: str, assessment: str | None) -> Claim:
     return Claim("hwrng", c["h"], "assessment", str(path), sha)
 
 
-_configured: str | None = None
-
-
-def configure(assessment: str | None) -> None:
-    """The process's assessment file (``[rng] assessment``), set by whoever loads the
-    configuration before the RNG is opened: :func:`rng.entropy.open_source` reads it."""
-    global _configured
-    _configured = assessment or None
-
-
-def configured() -> str | None:
-    return _configured
-
-
-def configure_for(settings: Any) -> Claim | None:
-    """Configure the process from ``[rng]`` settings and return the claim the configured
-    source will run on (None for a bench seed: no noise source). The table calls this
-    before opening its RNG, and logs and journals the claim's line at start."""
+def claim_of_settings(settings: Any) -> Claim | None:
+    """The claim the ``[rng]`` settings' source runs on (None for a bench seed: no noise
+    source). The claim travels with the settings, not with the process: whoever opens the
+    table RNG (:func:`rng.open_table_rng`: the table service, ``etg rng``, a lab worker
+    of ``etg cert run``) reads ``settings.assessment`` itself, so no process can open the
+    source on the floor because nobody configured it."""
     from rng.entropy import resolve
 
-    configure(settings.assessment)
     if settings.seed_hex:
         return None
-    return claim_for(resolve(settings.entropy), settings.assessment)
+    return claim_for(resolve(settings.entropy), getattr(settings, "assessment", "") or None)
 
 
 def assessment_document(test_run: dict[str, Any], *, source: str, bits: int, h: float,

@@ -108,11 +108,8 @@ def _seed_option(p: argparse.ArgumentParser) -> None:
 def _open(args: argparse.Namespace) -> Any:
     """The table RNG of the configuration, without cycling, honouring a bench seed."""
     from rng import RngUnavailable, open_table_rng
-    from rng.claim import configure
-
     cfg = context(args).load_config(args)
     settings = cfg.rng
-    configure(settings.assessment)
     seed = getattr(args, "seed", None)
     if seed is not None:
         if not cfg.bench:
@@ -189,18 +186,18 @@ def _kat(args: argparse.Namespace) -> int:
 
 
 def _selftest(args: argparse.Namespace) -> int:
-    from rng.claim import configure
-    from rng.entropy import open_source
+    from rng.claim import claim_for
+    from rng.entropy import open_source, resolve
     from rng.errors import RngError
     from rng.mechanisms import MECHANISMS
     from rng.selftest import Check, power_up_selftest
 
     cfg = context(args).load_config(args)
-    configure(cfg.rng.assessment)
     mechs = list(MECHANISMS) if args.all else [cfg.rng.mechanism]
     checks = [(mech, check) for mech in mechs for check in power_up_selftest(mech)]
     try:
-        source = open_source(cfg.rng.entropy)
+        source = open_source(cfg.rng.entropy, claim=claim_for(
+            resolve(cfg.rng.entropy), cfg.rng.assessment or None))
         source.get_entropy(48)
         claim = getattr(source, "claim", None)
         checks.append(("", Check(f"entropy source {source.name}", True,

@@ -27,7 +27,7 @@ from pathlib import Path
 
 from cryptography.hazmat.primitives import hashes, hmac
 
-from rng.claim import HWRNG_FLOOR, Claim, claim_for, configured
+from rng.claim import HWRNG_FLOOR, Claim, claim_for
 from rng.errors import EntropyError
 from rng.health import DEFAULT_ALPHA_LOG2, HealthFailure, HealthTests
 
@@ -173,14 +173,15 @@ def open_source(kind: str, seed: bytes | None = None, *, claim: Claim | None = N
     """The entropy source the configuration names (``auto``, ``os``, ``hwrng``) or a seed.
 
     The source's claim (its min-entropy per sample, so its health-test cutoffs and its
-    conditioning ratio) is ``claim``, else the one of the process's configured assessment
-    (:func:`rng.claim.configure`), else the floor. Failing start-up tests, or an
+    conditioning ratio) is ``claim`` (the table's, from its ``[rng] assessment``:
+    :func:`rng.claim.claim_of_settings`), else the source's own without an assessment
+    (the floor for hwrng). Failing start-up tests, or an
     assessment that does not stand, raise :class:`~rng.errors.EntropyError`.
     """
     if seed is not None:
         return SeededSource(seed)
     kind = resolve(kind)
-    c = claim if claim is not None else claim_for(kind, configured())
+    c = claim if claim is not None else claim_for(kind, None)
     noise: Callable[[int], bytes] = HwrngNoise() if kind == "hwrng" else os_noise
     src = HealthTestedSource(kind, noise, c.h)
     src.claim = c

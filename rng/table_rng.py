@@ -26,6 +26,7 @@ from collections.abc import Iterable, Mapping, MutableSequence
 from dataclasses import dataclass, field
 from typing import Any, TypeVar
 
+from rng.claim import claim_of_settings
 from rng.drbg import MAX_REQUEST_BYTES, Drbg
 from rng.entropy import open_source
 from rng.errors import RngError, RngUnavailable, SeedRefused
@@ -323,7 +324,8 @@ def open_table_rng(settings: Any, *, bench: bool, selftest: bool = True) -> Tabl
         raise RngUnavailable("RNG power-up self-test failed: " + "; ".join(
             f"{c.name}: {c.detail}" for c in failed))
     try:
-        source = open_source(settings.entropy, seed)
+        # the claim comes with the settings (their assessment), in every process
+        source = open_source(settings.entropy, seed, claim=claim_of_settings(settings))
         drbg = MECHANISMS[mechanism](
             source,
             personalization=_personalization(seed is not None),

@@ -58,13 +58,12 @@ def run_metadata(cfg: Any, opts: Any, ctx: CommandContext, settings: Any,
 def _entropy_claim(settings: Any, seed: str) -> str:
     """What the noise source is claimed to give and on what ground (the assessment, or
     the floor with no assessment: the report must say so)."""
-    from rng.claim import claim_for, configure
+    from rng.claim import claim_for
     from rng.entropy import resolve
     from rng.errors import RngError
 
     if seed:
         return "none: a fixed bench seed, no noise source"
-    configure(settings.assessment)
     try:
         return claim_for(resolve(settings.entropy), settings.assessment).describe()
     except RngError as exc:

@@ -144,9 +144,9 @@ def _open_rng(cfg: TableSetup, journal: Journal) -> tuple[Any, str | None]:
     """The table RNG after its power-up self-test (journaled), or None and why not."""
     try:
         import rng as rngmod
-        from rng.claim import configure_for
+        from rng.claim import claim_of_settings
 
-        claim = configure_for(cfg.rng)  # the assessment's claim, or the floor (said below)
+        claim = claim_of_settings(cfg.rng)  # the assessment's claim, or the floor (said below)
         table_rng = rngmod.open_table_rng(cfg.rng, bench=cfg.bench)
     except Exception as exc:
         failure = str(getattr(exc, "cause", exc))

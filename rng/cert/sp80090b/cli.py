@@ -196,7 +196,8 @@ def _restart(args: argparse.Namespace, version: str) -> int:
         prog.close()
     doc = report.header(path, _command(), version, iid=args.iid, kind="Restart")
     # the reference writes null when the sanity check stopped it before any estimate
-    doc["testCases"] = restart.test_cases(a) if a.sanity_passed else None
+    # (and, with --iid, when the validation failed: its IID run has no case then)
+    doc["testCases"] = (restart.test_cases(a) if a.sanity_passed else []) or None
     if not a.passed:
         doc["errorLevel"] = -1
         doc["errorMessage"] = ("Restart Sanity Check Failed." if not a.sanity_passed else

@@ -229,8 +229,18 @@ def test_case(a: IidAssessment) -> dict[str, Any]:
     }
     if s.k == 2:
         case["binary"] = True
-    case["permutationTestResults"] = [
-        {"iteration": it, **{key: float(a.permutations.counts[i, it])
-                             for i, key in enumerate(_RESULT_KEYS)}}
-        for it in range(3)]
+    case["permutationTestResults"] = permutation_results(a.permutations)
     return case
+
+
+def permutation_results(p: Permutations) -> list[dict[str, Any]]:
+    """The reference's ``permutationTestResults``: per iteration 0, 1, 2 (the counters
+    C[i][0..2]: shuffled above, equal to, below the original) every statistic's count."""
+    return [{"iteration": it, **{key: float(p.counts[i, it])
+                                 for i, key in enumerate(_RESULT_KEYS)}}
+            for it in range(3)]
+
+
+def statistics_of(s: Samples) -> _Stats:
+    """The mean and median (and the rest) the permutation tests use on ``s``."""
+    return _Stats(s)

@@ -102,6 +102,10 @@ def restart_text(a: RestartAssessment) -> list[str]:
         for e in tr.estimates:
             h = "n/a" if e.h is None else f"{e.h:.6f}"
             out.append(f"{tr.label:8} {e.name + ' Estimate':38} {h:>9}")
+    if a.iid_tests is not None:
+        from rng.cert.sp80090b import restart_iid
+
+        out += restart_iid.text(a.iid_tests)
     out += [f"H_r: {a.h_r:.6f}", f"H_c: {a.h_c:.6f}", f"H_I: {a.h_initial:.6f}"]
     if not a.validation_passed:
         out.append("*** min(H_r, H_c) < H_I/2, Validation Testing Failed ***")

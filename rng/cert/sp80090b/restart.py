@@ -23,7 +23,7 @@ from __future__ import annotations
 import math
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
@@ -31,6 +31,9 @@ from etgcore.errors import UserError
 from rng.cert.sp80090b import entropic, noniid
 from rng.cert.sp80090b.noniid import Track
 from rng.cert.sp80090b.samples import Samples
+
+if TYPE_CHECKING:  # the IID track (and its compiled kernels) load only for --iid
+    from rng.cert.sp80090b.restart_iid import RestartIid
 
 ROWS = COLUMNS = 1000
 #: the false-reject rate of the sanity check over all rows and columns
@@ -92,6 +95,7 @@ class RestartAssessment:
     columns: Track | None = None
     h_r: float | None = None
     h_c: float | None = None
+    iid_tests: RestartIid | None = None  # with --iid: informative (restart_iid)
 
     @property
     def sanity_passed(self) -> bool:
@@ -135,8 +139,10 @@ def _estimates(seq: np.ndarray, k: int, label: str, iid: bool,
 
 
 def assess(s: Samples, h_initial: float, *, iid: bool = False,
-           step: Callable[[str], None] | None = None) -> RestartAssessment:
-    """The sanity check, then (when it passes) the row and column estimates."""
+           step: Callable[[str], None] | None = None,
+           rng: np.random.Generator | None = None) -> RestartAssessment:
+    """The sanity check, then (when it passes) the row and column estimates; with
+    ``iid`` also the IID tests on the rows and columns (``rng``: their shuffles)."""
     check_shape(s, h_initial)
     matrix = s.symbols.reshape(ROWS, COLUMNS)
     x_r, x_c = largest_counts(matrix)
@@ -148,11 +154,15 @@ def assess(s: Samples, h_initial: float, *, iid: bool = False,
                            step)
     a.h_r = min(float(s.bits), a.rows.h if a.rows.h is not None else float(s.bits))
     a.h_c = min(float(s.bits), a.columns.h if a.columns.h is not None else float(s.bits))
+    if iid:
+        from rng.cert.sp80090b import restart_iid
+
+        a.iid_tests = restart_iid.run(s, ROWS, COLUMNS, step=step, rng=rng)
     return a
 
 
 def steps_for(s: Samples, iid: bool) -> int:
-    return 2 if iid else 2 * noniid.STEPS
+    return 4 if iid else 2 * noniid.STEPS
 
 
 def test_cases(a: RestartAssessment) -> list[dict[str, Any]]:
@@ -161,6 +171,12 @@ def test_cases(a: RestartAssessment) -> list[dict[str, Any]]:
     passed, as the reference); empty when the sanity check failed."""
     if a.rows is None or a.columns is None:
         return []
+    if a.iid_tests is not None:  # ea_restart -i: one IID "Overall" case, when validated
+        from rng.cert.sp80090b.restart_iid import overall_case
+
+        if not a.validation_passed or a.h_r is None or a.h_c is None:
+            return []
+        return [overall_case(a.iid_tests, a.h_r, a.h_c, a.h_initial)]
     bits = float(a.samples.bits)
     cases = []
     for r, c in zip(a.rows.estimates, a.columns.estimates, strict=True):

@@ -11,7 +11,6 @@ import numpy as np
 import pytest
 
 from firmware.cli import main
-from rng import claim as claim_mod
 from rng.claim import HWRNG_FLOOR, claim_for, read_assessment
 from rng.entropy import open_source
 from rng.errors import EntropyError
@@ -115,22 +114,64 @@ def test_a_missing_assessment_fails_closed(tmp_path: Path) -> None:
         claim_for("hwrng", str(tmp_path / "missing.json"))
 
 
-def test_the_configured_assessment_reaches_open_source(noise: Path, tmp_path: Path,
-                                                       monkeypatch) -> None:
+def test_the_assessment_reaches_open_source(noise: Path, tmp_path: Path,
+                                           monkeypatch) -> None:
     out = tmp_path / "a.json"
     _assess(noise, out)
     def fake_device() -> object:
         return lambda n: (bytes(range(256)) * (n // 256 + 1))[:n]
 
     monkeypatch.setattr("rng.entropy.HwrngNoise", fake_device)
-    monkeypatch.setattr(claim_mod, "_configured", None)
-    claim_mod.configure(str(out))
-    try:
-        src = open_source("hwrng", None)
-        assert src.claim is not None and src.claim.assessed
-        assert src.min_entropy == claim_for("hwrng", str(out)).h
-    finally:
-        claim_mod.configure(None)
+    src = open_source("hwrng", None, claim=claim_for("hwrng", str(out)))
+    assert src.claim is not None and src.claim.assessed
+    assert src.min_entropy == claim_for("hwrng", str(out)).h
+    assert not open_source("hwrng", None).claim.assessed  # no claim given: the floor
+
+
+def test_finding_gap_the_assessment_reaches_every_process_opening_the_table_rng(
+        noise: Path, tmp_path: Path, monkeypatch) -> None:
+    """The noticed gap: ``[rng] assessment`` applied only where the process had been
+    configured (the table service, ``etg rng selftest``, ``etg cert run``'s main
+    process); a lab worker opening the table RNG ran on the floor. The claim now travels
+    with the settings into :func:`open_table_rng`, in whatever process opens it (here a
+    fresh one, that configured nothing)."""
+    out = tmp_path / "a.json"
+    _assess(noise, out)
+    origin, h = _open_in_a_fresh_process(out)
+    assert origin == "assessment"
+    assert float(h) == claim_for("hwrng", str(out)).h
+    _edit(out, source="os")  # a claim that does not stand refuses the RNG there too
+    assert "not hwrng" in _open_in_a_fresh_process(out)[0]
+
+
+_FRESH = """
+import sys
+import rng.entropy
+from rng import RngUnavailable, open_table_rng
+from rng.settings import RngSettings
+
+rng.entropy.HwrngNoise = lambda: (lambda n: (bytes(range(256)) * (n // 256 + 1))[:n])
+try:
+    t = open_table_rng(RngSettings(entropy="hwrng", cycle_hz=0.0, assessment=sys.argv[1]),
+                       bench=False)
+except RngUnavailable as exc:
+    print(str(exc).replace(chr(10), " "), 0.0, sep=chr(10))
+else:
+    src = t._drbg.source
+    print(src.claim.origin, repr(src.min_entropy), sep=chr(10))
+    t.close()
+"""
+
+
+def _open_in_a_fresh_process(assessment: Path) -> list[str]:
+    """The table RNG opened in a new interpreter that configured nothing else: what
+    claim (origin, min-entropy) its source runs on, or why it refused."""
+    import subprocess
+    import sys
+
+    r = subprocess.run([sys.executable, "-c", _FRESH, str(assessment)], capture_output=True,
+                       text=True, timeout=120, check=True)
+    return r.stdout.splitlines()
 
 
 def test_restart_tests_join_the_assessment(tmp_path: Path, capsys) -> None:
@@ -219,13 +260,10 @@ def test_the_table_says_so_at_start(monkeypatch, caplog, tmp_path: Path, noise: 
     _assess(noise, out)
     cfg = SimpleNamespace(rng=RngSettings(entropy="hwrng", cycle_hz=0.0,
                                           assessment=str(out)), bench=False)
-    try:
-        table_rng, failure = run._open_rng(cfg, Journal())
-        assert failure is None
-        table_rng.close()
-        assert str(out) in events[-1][1]["entropy_claim"]
-        _edit(out, source="os")  # a claim that does not stand: the RNG does not open
-        table_rng, failure = run._open_rng(cfg, Journal())
-        assert table_rng is None and failure is not None and "not hwrng" in failure
-    finally:
-        claim_mod.configure(None)
+    table_rng, failure = run._open_rng(cfg, Journal())
+    assert failure is None
+    table_rng.close()
+    assert str(out) in events[-1][1]["entropy_claim"]
+    _edit(out, source="os")  # a claim that does not stand: the RNG does not open
+    table_rng, failure = run._open_rng(cfg, Journal())
+    assert table_rng is None and failure is not None and "not hwrng" in failure

@@ -86,10 +86,62 @@ def test_restart_equals_reference(name: str, bits: int, h: float,
             if isinstance(value, float):
                 assert a[key] == pytest.approx(value, rel=1e-9), (b["testCaseDesc"], key)
     s = samples.read(DATA / f"{name}.bin", bits)
-    a = restart.assess(s, h, iid=True)  # the sanity check's figures (cheap with --iid)
-    assert abs(a.cutoff - ref["cutoff"]) <= 1
-    assert max(a.x_rows, a.x_columns) == ref["X_max"]
+    x_r, x_c = restart.largest_counts(s.symbols.reshape(restart.ROWS, restart.COLUMNS))
+    assert abs(restart.cutoff(h) - ref["cutoff"]) <= 1
+    assert max(x_r, x_c) == ref["X_max"]
     assert restart.alpha() == pytest.approx(ref["alpha"], rel=1e-15)
+
+
+def test_restart_iid_equals_reference(capsys: pytest.CaptureFixture) -> None:
+    """--restart --iid as ea_restart -i: H_r and H_c by the most common value, and the
+    chi-square, LRS and permutation tests on the rows and columns (informative) with the
+    reference's verdicts, in its JSON layout (one IID "Overall" case)."""
+    assert main(["cert", "entropy", "--restart", str(DATA / "truerand_1bit.bin"),
+                 "--bits-per-symbol", "1", "--h-initial", "0.99", "--iid", "--json"]) == 0
+    ours = json.loads(capsys.readouterr().out)
+    want = json.loads((DATA / "truerand_1bit.restart-iid.json").read_text())
+    assert set(ours) == set(want) and ours["IID"] is want["IID"] is True
+    assert ours["type"] == want["type"] == "Restart"
+    (a,), (b,) = ours["testCases"], want["testCases"]
+    assert set(a) == set(b) and a["testCaseDesc"] == b["testCaseDesc"] == "Overall"
+    for key in ("h_r", "h_c", "h_i"):
+        assert a[key] == pytest.approx(b[key], rel=1e-9), key
+    for key in ("passedChiSquareTests", "passedLongestRepeatedSubstringTest",
+                "passedIidPermutationTests"):
+        assert a[key] is b[key], key
+    assert [r["iteration"] for r in a["permutationTestResults"]] == \
+        [r["iteration"] for r in b["permutationTestResults"]] == [0, 1, 2, 0, 1, 2]
+    assert [set(r) for r in a["permutationTestResults"]] == \
+        [set(r) for r in b["permutationTestResults"]]
+    # the figures the reference prints (-vvv) for the rows, then the columns
+    res = (DATA / "truerand_1bit.restart-iid.res").read_text()
+    t_want = [float(v) for v in re.findall(r"Chi square \S+(?: of fit)?: T = (\S+)", res)]
+    w_want = [int(v) for v in re.findall(r"Substring results: W = (\d+)", res)]
+    from rng.cert.sp80090b import chisquare
+
+    s = samples.read(DATA / "truerand_1bit.bin", 1)
+    m = s.symbols.reshape(restart.ROWS, restart.COLUMNS)
+    t_got, w_got = [], []
+    for view in (m.reshape(-1), np.ascontiguousarray(m.T).reshape(-1)):
+        t_got += [c.t for c in chisquare.tests(view, 2)]
+        w_got.append(chisquare.lrs_test(view, 2).w)
+    assert t_got == pytest.approx(t_want, rel=1e-9) and len(t_want) == 4
+    assert w_got == w_want == [39, 43]
+
+
+def test_restart_iid_tests_see_the_columns() -> None:
+    """The IID tests on the columns run on the column dataset (the reference permutes
+    the rows twice): rows that are each constant pass nothing on the columns' side."""
+    from rng.cert.sp80090b import restart_iid
+
+    rng = np.random.default_rng(5)
+    rows = np.repeat(rng.integers(0, 2, restart.ROWS, dtype=np.uint8), restart.COLUMNS)
+    s = samples.from_bytes(rows, 1, "constant rows")
+    t = restart_iid.run(s, restart.ROWS, restart.COLUMNS, rng=rng, limit=20)
+    assert not t.rows.lrs.passed  # every row one long repeat
+    cols = t.columns.samples.raw.reshape(restart.COLUMNS, restart.ROWS)
+    assert np.array_equal(cols, rows.reshape(restart.ROWS, restart.COLUMNS).T)
+    assert t.columns.lrs.w == restart.ROWS * (restart.COLUMNS - 1)  # every column alike
 
 
 def test_a_sanity_failure_equals_the_reference(capsys: pytest.CaptureFixture) -> None:
