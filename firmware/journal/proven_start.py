@@ -75,16 +75,15 @@ class ProvenSnapshot:
 
     def records(self, *, since_seq: int, kinds: Iterable[str] | None,
                 since_ns: int | None, round_no: int | None, upto_seq: int | None,
-                newest_first: bool, codes: Iterable[int] | None = None) -> Iterator[Record]:
+                newest_first: bool) -> Iterator[Record]:
         """The proven records from the snapshot, then the start's own."""
         ks = None if kinds is None else list(kinds)
-        cs = None if codes is None else list(codes)
         cut = self.upto if upto_seq is None else min(upto_seq, self.upto)
         old = select(self.db, self.path, since_seq=since_seq, kinds=ks, since_ns=since_ns,
-                     round_no=round_no, upto_seq=cut, newest_first=newest_first, codes=cs)
+                     round_no=round_no, upto_seq=cut, newest_first=newest_first)
         new = [r for r in self.written
                if r.seq > since_seq and (upto_seq is None or r.seq <= upto_seq)
-               and (ks is None or r.kind in ks) and (cs is None or r.code in cs)
+               and (ks is None or r.kind in ks)
                and (since_ns is None or r.ts_ns >= since_ns)
                and (round_no is None or r.round_no == round_no)]
         return itertools.chain(reversed(new), old) if newest_first else itertools.chain(
@@ -112,16 +111,15 @@ class ProvenStart(HeldUntilWritten):
 
     def records(self, *, since_seq: int = 0, kinds: Iterable[str] | None = None,
                 since_ns: int | None = None, round_no: int | None = None,
-                upto_seq: int | None = None, newest_first: bool = False,
-                codes: Iterable[int] | None = None) -> Iterator[Record]:
+                upto_seq: int | None = None, newest_first: bool = False) -> Iterator[Record]:
         snap = self.snapshot
         if snap is None:
             return super().records(since_seq=since_seq, kinds=kinds, since_ns=since_ns,
                                    round_no=round_no, upto_seq=upto_seq,
-                                   newest_first=newest_first, codes=codes)
+                                   newest_first=newest_first)
         return snap.records(since_seq=since_seq, kinds=kinds, since_ns=since_ns,
                             round_no=round_no, upto_seq=self._gate.limit(upto_seq),
-                            newest_first=newest_first, codes=codes)
+                            newest_first=newest_first)
 
     def append(self, entries: Iterable[Entry], meters: Mapping[Any, int] | None = None, *,
                checkpoint: Checkpointer | None = None) -> list[Record]:
