@@ -30,12 +30,11 @@ from firmware.journal.archive import move_aside, move_back
 from firmware.journal.chain import GENESIS
 from firmware.journal.errors import JournalDamaged, JournalKeyError, JournalRefused
 from firmware.journal.files import JournalFileError, check_is_journal
-from firmware.journal.proven_start import ProvenStart
 from firmware.journal.schema import BlankJournal, OldJournalFormat
 from firmware.journal.store import BESIDE, Journal, JournalError, VerifyResult, _Beside
 from firmware.journal.succession import can_retire, retire, superseded_result
 from firmware.journal.witness import Witness
-from firmware.journal.write_hold import take_write_lock
+from firmware.journal.write_hold import HeldUntilWritten, take_write_lock
 
 log = logging.getLogger("etg.table.journal")
 
@@ -86,13 +85,10 @@ def open_for_table(journal_path: str | Path, key_path: str, *, bench: bool,
     An existing journal is verified through a read-only connection before the writer
     opens it at all — from its last checkpoint: the schema, the keyed chain and commit
     markers, the head, the meters, then ``prove`` (the engine replay) — so a refused
-    journal is left exactly as it was found. ``hold`` (a start, an offline transfer:
-    they decide about money on what they read): SQLite's write lock is taken before the
-    proof and held until the writer is open and a read transaction on the proven
-    journal is taken, so nobody commits in between; until
-    :func:`firmware.journal.proven_start.start_done` every read is of that snapshot and
-    the writer's own records (:mod:`firmware.journal.proven_start`), whatever is
-    committed beside it later."""
+    journal is left exactly as it was found. ``hold`` (an offline transfer: it decides
+    about money on what it reads): SQLite's write lock is taken before the proof and
+    held until the writer's first write, so nobody commits between the proof and the
+    reading (:mod:`firmware.journal.write_hold`)."""
     path = Path(journal_path)
     try:
         check_existing(path)
@@ -125,14 +121,12 @@ def open_for_table(journal_path: str | Path, key_path: str, *, bench: bool,
         _let_go(locked)
         raise
     try:
-        journal = Journal(path, key, gated=True) if locked is None else ProvenStart(
+        journal = Journal(path, key, gated=True) if locked is None else HeldUntilWritten(
             path, key, gated=True)
-        if isinstance(journal, ProvenStart):
+        if isinstance(journal, HeldUntilWritten):
             journal.held_lock, locked = locked, None
         journal.mark_proven(*proven) if proven else journal.mark_proven(
             0, GENESIS, {}) if journal.created else _unproven(journal)
-        if proven and isinstance(journal, ProvenStart):  # the write lock is still held
-            journal.read_proven(proven[0], proven[1])
     except JournalError as exc:
         _let_go(locked)
         with contextlib.suppress(NameError):

@@ -6,10 +6,7 @@ about money. The journal's lock file keeps another ``etg`` out, not a plain SQLi
 client: one that commits between the proof and the reading would have the transfer
 decided on records nobody proved. So the writer takes SQLite's own write lock BEFORE
 the proof and holds it until its own first write: nobody can commit meanwhile (an
-editor waits, then fails), and what it reads is what was proven. A start (and the
-offline transfer too) lets it go earlier, once it holds a read transaction on the
-proven journal (:mod:`firmware.journal.proven_start`: its reads come after its first
-write).
+editor waits, then fails), and what it reads is what was proven.
 """
 
 from __future__ import annotations

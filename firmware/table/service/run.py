@@ -27,10 +27,12 @@ from firmware.engine.rules import Rules, load_rules
 from firmware.journal import EventCode, Journal, JournalError
 from firmware.journal.lock import JournalLock
 from firmware.journal.opening import open_for_table, system_log
-from firmware.journal.proven_start import start_done
 from firmware.journal.witness import WitnessRead
 from firmware.table.controller import Controller
-from firmware.table.happenings import RequestHappening, StopHappening
+from firmware.table.happenings import (
+    RequestHappening,
+    StopHappening,
+)
 from firmware.table.meter_proof import start_proof
 from firmware.table.ports import FloorPort, OpenFloorLink, ReadWitness
 from firmware.table.recovery import Recovered, open_table
@@ -119,7 +121,7 @@ def _open_journal(cfg: TableSetup, stack: contextlib.ExitStack) -> Journal:
                         f"{exc.strerror or exc}; the table will not start") from None
     stack.callback(lock.release)
     journal = open_for_table(jpath, cfg.journal.key_path, bench=cfg.bench,
-                             prove=start_proof, hold=True)
+                             prove=start_proof)
     stack.callback(journal.close)
     return journal
 
@@ -373,6 +375,5 @@ def _run(cfg: TableSetup, opts: RunOptions, rules: Rules, notifier: Notifier,
         stack.callback(notifier.stopping)
         start_devices(cfg, opts, rules, up, devices)
         stack.enter_context(prefix_audit(up.ctl, cfg.journal.key_path))
-        start_done(journal)  # what the start recovered was read from the proven snapshot
         stop_reason[0] = _serve(cfg, opts, rules, up, notifier, started)
 
