@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import time
 from typing import Any
 
@@ -82,6 +83,9 @@ def cmd_host(args: argparse.Namespace) -> int:
             raise UserError("--txid: 1-20 printable ASCII characters without spaces")
     if not 0.01 <= args.timeout <= 10:
         raise UserError("--timeout: 0.01 to 10 seconds")
+    if not os.path.exists(args.port):  # a mistyped path is the user's, not the line's
+        raise UserError(f"{args.port}: no such serial device or pty (a bench table logs "
+                        "'SAS link on PATH')")
     host = Host(HostPort.open(args.port), timeout=args.timeout)
     try:
         results: dict[str, Any] = {}
