@@ -10,7 +10,7 @@ from firmware.bench.engine_player import EnginePlayer, strategy_policy
 from firmware.engine.game import Game
 from firmware.engine.inputs import Input
 from firmware.engine.rules import load_rules
-from firmware.math.strategy import strategy_for
+from firmware.math.strategy.basic import strategy_for
 
 
 def measure(seats: int, rounds: int, seed: int = 7) -> tuple[float, float]:
@@ -65,12 +65,12 @@ def measure_replay(seats: int, rounds: int, seed: int = 7) -> float:
 
 def measure_rtp(rounds: int, seed: int = 7) -> tuple[float, float]:
     """(rounds per CPU second, per wall second) of `etg rtp`'s task through the engine
-    (:func:`firmware.math.enginesim.play_engine_rounds`: blackjack, a fresh shuffled
+    (:func:`firmware.math.simulation.engine_rounds.play_engine_rounds`: blackjack, a fresh shuffled
     six-deck shoe each round, the strategy's decisions), best of 3 after a warm-up."""
     import numpy as np
 
-    from firmware.math.enginesim import play_engine_rounds
     from firmware.math.ruleset import load
+    from firmware.math.simulation.engine_rounds import play_engine_rounds
 
     rules = load("blackjack")
     play_engine_rounds(rules, 200, np.random.SeedSequence(seed))  # the strategy, caches

@@ -93,7 +93,7 @@ def _timed(client: Any | None, func: Any, tasks: list[Any],
 
 
 def _rtp_tasks(rules: Any, count: int) -> tuple[Any, list[Any]]:
-    from firmware.math.rtp import FAST_CHUNK, plan, play_task
+    from firmware.math.simulation.rtp import FAST_CHUNK, plan, play_task
 
     return play_task, plan(rules, count * FAST_CHUNK, 1, True)
 
@@ -123,8 +123,8 @@ def _cert_tasks(count: int, spool: str = "") -> tuple[Any, list[Any]]:
 
 def warm(kind: str) -> None:
     """Load what a task needs in this process (kernel, tables, battery, self-test)."""
-    from firmware.math.fastpath import warm_up
     from firmware.math.ruleset import load
+    from firmware.math.simulation.fast_path import warm_up
 
     if kind == "rtp":
         warm_up(load("blackjack"))
@@ -200,7 +200,7 @@ def _best(timings: list[Timing]) -> Timing:
 
 def _section(kind: str, per_worker: int, cores: int) -> Iterator[str]:
     from benchmarks.math import load_average
-    from firmware.math.rtp import FAST_CHUNK
+    from firmware.math.simulation.rtp import FAST_CHUNK
     from rng.cert.tasks import TASK_DRAWS
 
     unit, per = (("rounds", FAST_CHUNK) if kind == "rtp" else

@@ -16,10 +16,10 @@ from firmware.engine.rules import VARIANTS
 
 def run() -> Iterator[str]:
     from firmware.engine.rules import available_variants
-    from firmware.math.analysis import analyse
-    from firmware.math.fastpath import warm_up
-    from firmware.math.rtp import run_rtp
+    from firmware.math.games.house_edge import analyse
     from firmware.math.ruleset import load
+    from firmware.math.simulation.fast_path import warm_up
+    from firmware.math.simulation.rtp import run_rtp
 
     have = set(available_variants())
     yield ("etg par (calculation only, default rules of each Rules Submission, uncached: "
@@ -72,7 +72,7 @@ def sheets() -> Iterator[str]:
 
     yield ("etg par --out (the whole sheet: every configuration the Rules Submission allows, "
            "Markdown, HTML, JSON and plots; uncached, a fresh process each)")
-    from firmware.math.parconfigs import configurations
+    from firmware.math.par.configurations import configurations
 
     for v in VARIANTS:
         with tempfile.TemporaryDirectory() as d:
@@ -134,7 +134,7 @@ def _timed_uncached(fn: Callable[[Any], Any], rules: Any) -> tuple[float, float,
 def par_checks() -> Iterator[str]:
     """Each game's certified figure beside a seeded fast-path estimate of the same
     strategy, every card removed (issue 36), at every deck count checked
-    (:func:`firmware.math.parcheck.deck_counts`).
+    (:func:`firmware.math.par.check.deck_counts`).
 
     ``ETG_PAR_CHECK_ROUNDS`` sets the rounds per run (default 10^9), ``ETG_PAR_CHECK_JOBS``
     the worker processes (default: one per core, an embedded Dask cluster); a figure
@@ -142,7 +142,7 @@ def par_checks() -> Iterator[str]:
     ``etg par --variant V --check --check-rounds N``.
     """
     from firmware.engine.rules import available_variants
-    from firmware.math.parcheck import check, deck_counts
+    from firmware.math.par.check import check, deck_counts
     from firmware.math.ruleset import load
 
     n = int(float(os.environ.get("ETG_PAR_CHECK_ROUNDS", "1e9")))

@@ -57,14 +57,14 @@ def _one_blas_thread() -> None:
 def _run(args: argparse.Namespace) -> int:
     _one_blas_thread()
     from firmware.cli.math_options import rules_from_args
-    from firmware.math.analysis import analyse
+    from firmware.math.games.house_edge import analyse
 
     rules = rules_from_args(args)
     if args.out:
         from etgcore.errors import output_dir
 
         output_dir(args.out)  # before the computation: a wrong --out costs no time
-    from firmware.math.stages import shown
+    from firmware.math.progress import shown
 
     with shown(_displays(args, rules.variant)):
         if args.check:
@@ -72,7 +72,7 @@ def _run(args: argparse.Namespace) -> int:
         res = analyse(rules)
     if args.choose_weights:
         from etgcore.errors import UserError
-        from firmware.math.bingo_weights import choose_weights
+        from firmware.math.games.bingo_weights import choose_weights
 
         if res.by_lane is None:
             raise UserError("--choose-weights is for Bingo (--variant bingo)")
@@ -108,9 +108,9 @@ def _sheet(args: argparse.Namespace, rules: Any) -> int:
 
     from etgcore.progress import progress_for
     from firmware.cli.math_options import pinned_settings
-    from firmware.math import parsplits
-    from firmware.math.parconfigs import configurations
-    from firmware.math.parsheet import write_sheet
+    from firmware.math.par import split_distribution as parsplits
+    from firmware.math.par.configurations import configurations
+    from firmware.math.par.sheet import write_sheet
 
     if args.sim_rounds is not None:  # exactly N: no precision target
         parsplits.SPLIT_ROUNDS = args.sim_rounds
@@ -147,7 +147,7 @@ def _displays(args: argparse.Namespace, variant: str) -> Any:
 
 def _check(args: argparse.Namespace, rules: Any) -> int:
     from etgcore.errors import UserError
-    from firmware.math.parcheck import check, deck_counts
+    from firmware.math.par.check import check, deck_counts
 
     if args.check_rounds < 2:
         raise UserError(f"--check-rounds {args.check_rounds}: at least 2 rounds")

@@ -37,7 +37,7 @@ def register(sub: Any, common: argparse.ArgumentParser) -> None:
 def _run(args: argparse.Namespace) -> int:
     from etgcore.errors import UserError
     from firmware.cli.math_options import rules_from_args
-    from firmware.math.rtp import run_rtp
+    from firmware.math.simulation.rtp import run_rtp
 
     if args.rounds < 1:
         raise UserError("--rounds must be at least 1")
@@ -65,7 +65,7 @@ def _run(args: argparse.Namespace) -> int:
 def _certified(rules: Any) -> Any:
     """The exact analysis of the same rules (the PAR sheet's figures), or None where
     there is none (an infinite deck)."""
-    from firmware.math.analysis import analyse
+    from firmware.math.games.house_edge import analyse
 
     if rules.shoe.counts() is None:
         return None

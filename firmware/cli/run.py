@@ -264,7 +264,7 @@ def witness_required(cfg: Any) -> bool:
 def computed_strategy(rules: Any) -> Any:
     """The auto-players' computed basic strategy (numpy: imported only when asked for;
     solved once, then read from the math cache at every start)."""
-    from firmware.math.players_strategy import players_strategy
+    from firmware.math.strategy.on_disk import players_strategy
 
     return players_strategy(rules)
 

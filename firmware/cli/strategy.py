@@ -27,7 +27,7 @@ def register(sub: Any, common: argparse.ArgumentParser) -> None:
 def _run(args: argparse.Namespace) -> int:
     from etgcore.errors import UserError
     from firmware.cli.math_options import rules_from_args
-    from firmware.math.strategy_table import chart
+    from firmware.math.strategy.chart import chart
 
     rules = rules_from_args(args)
     bingo = None

@@ -215,7 +215,7 @@ def test_property_public_view_never_shows_unrevealed_hole_card(
 
 def test_thousands_of_rounds_basic_strategy_conserve_money() -> None:
     from firmware.bench.engine_player import EnginePlayer, strategy_policy
-    from firmware.math.strategy import strategy_for
+    from firmware.math.strategy.basic import strategy_for
 
     t = Game(load_rules(), seats=7)
     auto = EnginePlayer(t, seats=range(1, 8), seed=11, insurance=True,

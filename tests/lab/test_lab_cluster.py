@@ -27,8 +27,8 @@ import rng.cert.run  # noqa: E402
 from benchmarks.lab import _cert_spec  # noqa: E402
 from firmware.cli import command_context  # noqa: E402
 from firmware.config import default_config_path, load_config  # noqa: E402
-from firmware.math.rtp import CHUNK, plan, play_task, run_rtp  # noqa: E402
 from firmware.math.ruleset import load  # noqa: E402
+from firmware.math.simulation.rtp import CHUNK, plan, play_task, run_rtp  # noqa: E402
 from rng.cert.run import RunOptions, certification_run  # noqa: E402
 from rng.cert.tasks import Block, draw_task, take_lines  # noqa: E402
 

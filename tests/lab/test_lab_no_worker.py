@@ -29,8 +29,8 @@ distributed = pytest.importorskip("distributed")
 import dask  # noqa: E402
 
 from firmware.cli import main  # noqa: E402
-from firmware.math.rtp import run_rtp  # noqa: E402
 from firmware.math.ruleset import load  # noqa: E402
+from firmware.math.simulation.rtp import run_rtp  # noqa: E402
 from lab.tasks import ClusterStalled, Task, run_tasks  # noqa: E402
 
 

@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
-from firmware.math.analysis import analyse
-from firmware.math.bingo_weights import choose_weights, total_return
+from firmware.math.games.bingo_weights import choose_weights, total_return
+from firmware.math.games.house_edge import analyse
 from firmware.math.ruleset import load
 
 

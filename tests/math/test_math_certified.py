@@ -14,10 +14,10 @@ from pathlib import Path
 
 import pytest
 
-from firmware.math.analysis import analyse
-from firmware.math.parcheck import deck_counts
-from firmware.math.rtp import run_rtp
+from firmware.math.games.house_edge import analyse
+from firmware.math.par.check import deck_counts
 from firmware.math.ruleset import load
+from firmware.math.simulation.rtp import run_rtp
 
 VARIANTS = ("blackjack", "split-to-double", "bingo", "free-bet", "spanish21")
 CASES = [(v, d) for v in VARIANTS for d in deck_counts(v)]
@@ -35,7 +35,7 @@ def test_certified_figure_within_3_se_of_a_card_removal_simulation(variant: str,
                                            ("spanish21", 8), ("split-to-double", 6)])
 def test_paytable_lines_add_up_to_the_return(variant: str, decks: int) -> None:
     """Every wager's lines (probability x payout) sum to its certified expected net."""
-    from firmware.math.parfigures import par_figures
+    from firmware.math.par.figures import par_figures
 
     fig = par_figures(load(variant, {"decks": decks}), split_rounds=2000)
     for wager, value in fig.analysis.wagers.items():
@@ -53,8 +53,8 @@ def test_the_sheet_holds_every_configuration_and_the_lab_items(tmp_path: Path) -
     """One game, pinned to one deck count: the document control, every configuration
     (paytables x dealer rule), and each configuration's items, in Markdown, HTML and
     JSON."""
-    from firmware.math import parsplits
-    from firmware.math.parsheet import write_sheet
+    from firmware.math.par import split_distribution as parsplits
+    from firmware.math.par.sheet import write_sheet
 
     old = parsplits.SPLIT_ROUNDS, parsplits.SD_REL_SE
     parsplits.SPLIT_ROUNDS, parsplits.SD_REL_SE = 2000, None

@@ -34,7 +34,7 @@ def test_rtp_json(capsys: pytest.CaptureFixture[str]) -> None:
 
 
 def test_rtp_says_how_the_run_was_cut_as_it_was(capsys: pytest.CaptureFixture[str]) -> None:
-    from firmware.math.rtp import CHUNK, tasks_text
+    from firmware.math.simulation.rtp import CHUNK, tasks_text
 
     assert main(["rtp", "--rounds", str(CHUNK + 300), "--seed", "1", "--jobs", "1"]) == 0
     out = capsys.readouterr().out
@@ -59,7 +59,9 @@ def test_bad_input_is_one_line_exit_2(argv: list[str], capsys: pytest.CaptureFix
 def _fresh_analysis(monkeypatch: pytest.MonkeyPatch, cache_dir: Path) -> None:
     """No analysis, strategy or Split to Double result kept from an earlier test: the
     stages run (a cached result shows none)."""
-    from firmware.math import analysis, std, strategy
+    from firmware.math.games import house_edge as analysis
+    from firmware.math.games.split_to_double import hand_values as std
+    from firmware.math.strategy import basic as strategy
 
     monkeypatch.setenv("ETG_CACHE_DIR", str(cache_dir))
     analysis._analyse_cached.cache_clear()

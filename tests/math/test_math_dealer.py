@@ -7,7 +7,7 @@ from fractions import Fraction
 import pytest
 
 from firmware.math.composition import Shoe, initial_deals, remove
-from firmware.math.dealer import I22, IBJ, IBUST, dealer_distribution, dealer_stands
+from firmware.math.dealer.final_total import I22, IBJ, IBUST, dealer_distribution, dealer_stands
 
 # Wizard of Odds, "Dealer Probabilities in Blackjack" (Blackjack Appendix 2B), table
 # "1 Deck - Dealer Stands on Soft 17": full deck less the up card, before the peek.

@@ -13,13 +13,13 @@ import numpy as np
 import pytest
 
 from firmware.math.composition import Shoe, initial_deals, remove
-from firmware.math.dealer import IBJ, blackjack_probability, dealer_distribution
-from firmware.math.dealerlaw import joint_laws
-from firmware.math.dealernewton import NewtonLaws
-from firmware.math.fasttables import legal_for
+from firmware.math.dealer.final_total import IBJ, blackjack_probability, dealer_distribution
+from firmware.math.dealer.many_shoes import joint_laws
+from firmware.math.dealer.newton_series import NewtonLaws
+from firmware.math.games.split_to_double.all_cards_return import std_exact_value
 from firmware.math.ruleset import load
-from firmware.math.stdexact import std_exact_value
-from firmware.math.strategy import Decision, strategy_for
+from firmware.math.strategy.basic import Decision, strategy_for
+from firmware.math.strategy.dense_tables import legal_for
 
 
 @pytest.mark.parametrize("kind,decks,up,h17", [("standard", 6, 10, True),
@@ -178,7 +178,7 @@ def test_spanish_suited_sevens_hit_against_a_seven_for_the_super_bonus() -> None
     assert s.decide(7, (7, 7), legal, suited=False).action == "split"
     # suits change nothing against another up card
     assert s.decide(6, (7, 7), legal, suited=True) == s.decide(6, (7, 7), legal)
-    from firmware.math.analysis import analyse
+    from firmware.math.games.house_edge import analyse
 
     fig = analyse(rules).figures
     # P(up 7) P(7-7 suited) P(a third 7 of the suit) is about 1.5e-6; split hands add more
@@ -188,7 +188,7 @@ def test_spanish_suited_sevens_hit_against_a_seven_for_the_super_bonus() -> None
 
 
 def test_bingo_lanes_decided_at_once_match_one_at_a_time() -> None:
-    from firmware.math.gamecalc import lane_pairs
+    from firmware.math.games.hitting.round_value import lane_pairs
 
     s = strategy_for(load("bingo"))
     for up, cards in ((10, (10, 6)), (6, (1, 7)), (1, (8, 8)), (2, (10, 2))):
@@ -200,7 +200,7 @@ def test_bingo_lanes_decided_at_once_match_one_at_a_time() -> None:
 
 
 def test_bingo_par_states_the_plain_basic_strategy_return() -> None:
-    from firmware.math.analysis import analyse, bingo_plain_return
+    from firmware.math.games.house_edge import analyse, bingo_plain_return
 
     rules = load("bingo")
     plain = bingo_plain_return(rules)
@@ -209,12 +209,12 @@ def test_bingo_par_states_the_plain_basic_strategy_return() -> None:
 
 
 def test_the_all_cards_comparison_reruns_by_up_card(capsys: pytest.CaptureFixture[str]) -> None:
-    """`python -m firmware.math.stdallcards` (docs/math.md, the PAR sheet's residual):
-    against a 10 up the shipped figure is within 1e-6 of the all-cards one, as measured
-    (-1.1e-7 at 8 decks), and not equal to it (the frozen cards are an approximation)."""
+    """`python -m firmware.math.games.split_to_double.all_cards_by_up_card` (docs/math.md, the PAR
+    sheet's residual): against a 10 up the shipped figure is within 1e-6 of the all-cards one, as
+    measured (-1.1e-7 at 8 decks), and not equal to it (the frozen cards are an approximation)."""
     import json
 
-    from firmware.math.stdallcards import main
+    from firmware.math.games.split_to_double.all_cards_by_up_card import main
 
     assert main(["--decks", "8", "--up", "10", "--json"]) == 0
     got = json.loads(capsys.readouterr().out)

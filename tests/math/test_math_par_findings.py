@@ -8,7 +8,7 @@ from functools import cache
 
 import pytest
 
-from firmware.math.parfigures import par_figures
+from firmware.math.par.figures import par_figures
 from firmware.math.ruleset import load
 
 
@@ -79,7 +79,7 @@ def test_finding_7_rtp_prints_the_house_edge_once_beside_the_certified_figure(
     with how many standard errors apart; a game of one wager prints no second line of
     the same figure with the opposite sign."""
     from firmware.cli import main
-    from firmware.math.analysis import analyse
+    from firmware.math.games.house_edge import analyse
 
     assert main(["rtp", "--variant", "blackjack", "--rounds", "3000", "--fast", "--seed", "1",
                  "--no-progress"]) == 0
@@ -104,8 +104,8 @@ def test_finding_7_the_par_sheet_prints_every_digest_in_full() -> None:
     import re
 
     from firmware.engine.rules import rules_path
-    from firmware.math.parsheet import document_control
-    from firmware.math.strategy_table import chart
+    from firmware.math.par.sheet import document_control
+    from firmware.math.strategy.chart import chart
 
     ctl = document_control("free-bet", 1.0)
     full = hashlib.sha256(rules_path("free-bet").read_bytes()).hexdigest()

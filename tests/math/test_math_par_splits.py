@@ -9,10 +9,10 @@ import dataclasses
 import numpy as np
 import pytest
 
-from firmware.math import parsplits
 from firmware.math.errors import FiguresDisagree
-from firmware.math.parconfigs import configurations
-from firmware.math.parfigures import AGREE, par_figures, reconcile
+from firmware.math.par import split_distribution as parsplits
+from firmware.math.par.configurations import configurations
+from firmware.math.par.figures import AGREE, par_figures, reconcile
 from firmware.math.ruleset import load
 
 #: Bingo's s.d. per round by the project's 10^9-round fast-path run (docs/math.md), and

@@ -13,8 +13,8 @@ from pathlib import Path
 import pytest
 
 from firmware.engine import load_rules
-from firmware.math import players_strategy as ps
-from firmware.math.strategy import strategy_for
+from firmware.math.strategy import on_disk as ps
+from firmware.math.strategy.basic import strategy_for
 
 LEGAL = ["hit", "stand", "double", "split", "surrender"]
 

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import pytest
 
-from firmware.math.analysis import analyse
+from firmware.math.games.house_edge import analyse
 from firmware.math.ruleset import GameRules, load
 
 CASES = [

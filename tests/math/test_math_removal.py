@@ -19,9 +19,9 @@ from fractions import Fraction
 
 import pytest
 
-from firmware.math.analysis import analyse
+from firmware.math.games.house_edge import analyse
 from firmware.math.ruleset import load
-from firmware.math.strategy import strategy_for
+from firmware.math.strategy.basic import strategy_for
 
 FULL = ["hit", "stand", "double", "split"]
 
@@ -104,8 +104,8 @@ def _brute_split(rules, up: int, pair: int, hit_below: int) -> float:  # type: i
     exact law of what is left at the end: the joint value of the split, enumerated."""
     import numpy as np
 
-    from firmware.math.dealerlaw import joint_laws
-    from firmware.math.handcalc import total_of
+    from firmware.math.dealer.many_shoes import joint_laws
+    from firmware.math.hands.hand_value import total_of
 
     full = list(rules.shoe.counts())
     full[up - 1] -= 1
@@ -161,16 +161,16 @@ def _brute_split(rules, up: int, pair: int, hit_below: int) -> float:  # type: i
 @pytest.mark.parametrize("up,pair,hit_below", [(6, 8, 0), (1, 9, 0), (10, 9, 12)])
 def test_split_recursion_is_the_enumeration_of_every_card(up: int, pair: int,
                                                           hit_below: int) -> None:
-    """The split value of :mod:`firmware.math.splitexact` (each hand valued alone, the
+    """The split value of :mod:`firmware.math.hands.split_card_removal` (each hand valued alone, the
     other hands' drawn cards never removed but through the pair cards) equals the
     enumeration of every card sequence of the split with its own dealer law, at one deck
     (where card removal is strongest), resplits to four hands, with and without hits."""
     import numpy as np
 
-    from firmware.math.handcalc import HIT, STAND
-    from firmware.math.handpass import TableDecider, backward
-    from firmware.math.splitexact import split_value
-    from firmware.math.upcard import hand_table, split_instances, up_card
+    from firmware.math.hands.backward_pass import TableDecider, backward
+    from firmware.math.hands.hand_value import HIT, STAND
+    from firmware.math.hands.split_card_removal import split_value
+    from firmware.math.hands.up_card import hand_table, split_instances, up_card
 
     rules = load("blackjack", {"decks": 1, "late_surrender": False, "max_hands": 4})
     c0 = rules.shoe.counts()[pair - 1] - (pair == up)
@@ -209,7 +209,7 @@ def test_push22_wager_is_the_dealer_22_of_the_shoe_less_the_first_three_cards() 
     is the sum over every start (a player Blackjack included) of its probability times
     that law (the dealer's recursion of dealerlaw.py here, not the evaluation's kernel)."""
     from firmware.math.composition import initial_deals, remove
-    from firmware.math.dealer import I22, dealer_distribution
+    from firmware.math.dealer.final_total import I22, dealer_distribution
 
     rules = load("free-bet", {"decks": 6, "push22": True})
     counts = rules.shoe.counts()

@@ -16,8 +16,8 @@ from typing import Any
 
 import pytest
 
-from firmware.math.rtp import run_rtp
 from firmware.math.ruleset import load
+from firmware.math.simulation.rtp import run_rtp
 
 ROUNDS = 2500  # two tasks (one full chunk and a remainder): the task seeding is pinned too
 SEED = 0x49

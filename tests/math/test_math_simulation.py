@@ -10,11 +10,11 @@ import numpy as np
 import pytest
 from scipy.stats import chi2_contingency
 
-from firmware.math.analysis import analyse
-from firmware.math.enginesim import play_engine_rounds
-from firmware.math.fastpath import play_fast_rounds
-from firmware.math.rtp import run_rtp
+from firmware.math.games.house_edge import analyse
 from firmware.math.ruleset import load
+from firmware.math.simulation.engine_rounds import play_engine_rounds
+from firmware.math.simulation.fast_path import play_fast_rounds
+from firmware.math.simulation.rtp import run_rtp
 
 
 @pytest.fixture(scope="module")
@@ -65,7 +65,7 @@ def test_fast_path_without_numba_is_one_clear_line(rules, monkeypatch) -> None: 
     from etgcore.errors import UserError
 
     monkeypatch.setitem(sys.modules, "numba", None)
-    monkeypatch.delitem(sys.modules, "firmware.math.fastkernel", raising=False)
+    monkeypatch.delitem(sys.modules, "firmware.math.simulation.fast_path_kernel", raising=False)
     with pytest.raises(UserError, match=r"needs numba.*etg-firmware\[math\]"):
         play_fast_rounds(rules, 10, 1)
 

@@ -16,7 +16,7 @@ from fractions import Fraction
 import pytest
 
 from firmware.math.composition import Shoe, exact_probabilities, remove
-from firmware.math.dealer import I22, IBUST, dealer_distribution
+from firmware.math.dealer.final_total import I22, IBUST, dealer_distribution
 
 
 def _edge(total: int, law: tuple[Fraction, ...]) -> Fraction:

@@ -5,8 +5,8 @@ from __future__ import annotations
 import pytest
 
 from firmware.math.ruleset import GameRules, load
-from firmware.math.strategy import strategy_for, values_of
-from firmware.math.strategy_table import render
+from firmware.math.strategy.basic import strategy_for, values_of
+from firmware.math.strategy.chart import render
 
 FULL = ["hit", "stand", "double", "split", "surrender"]
 

@@ -14,11 +14,11 @@ import pytest
 from scipy.stats import chi2_contingency
 
 from firmware.engine.rules import available_variants
-from firmware.math.analysis import analyse
-from firmware.math.enginesim import play_engine_rounds
-from firmware.math.fastpath import play_fast_rounds
-from firmware.math.rtp import run_rtp
+from firmware.math.games.house_edge import analyse
 from firmware.math.ruleset import load
+from firmware.math.simulation.engine_rounds import play_engine_rounds
+from firmware.math.simulation.fast_path import play_fast_rounds
+from firmware.math.simulation.rtp import run_rtp
 
 VARIANTS = [v for v in ("split-to-double", "bingo", "free-bet", "spanish21")
             if v in available_variants()]
