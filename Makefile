@@ -16,7 +16,7 @@ ETG    := $(BIN)/etg
 TESTENV := SDL_VIDEODRIVER=dummy SDL_AUDIODRIVER=dummy PYGAME_HIDE_SUPPORT_PROMPT=1
 JOBS   ?= 2
 
-.PHONY: setup system-packages run test test-hil lint bench rng-check sample-report pi-check clean
+.PHONY: setup system-packages run test test-hil lint bench rng-check sample-report pi-check clean par rules-doc
 
 setup: system-packages $(STAMP)
 
@@ -52,6 +52,14 @@ test: setup
 # Every scenario file at both depths, compared (make test runs a subset of them in hil).
 test-hil: setup
 	$(TESTENV) ETG_HIL_ALL=1 $(BIN)/python -m pytest -n $(JOBS) -q tests/bench_hil/test_hil_equivalence.py
+
+# The shipped PAR sheets (docs/par/) and docs/rules.md's settings table, written again from
+# the rules files and the math (tests/math/test_math_docs_current.py fails while stale).
+par: setup
+	$(BIN)/python -m firmware.math.par.published par
+
+rules-doc: setup
+	$(BIN)/python -m firmware.math.par.published rules-doc
 
 lint: setup
 	$(BIN)/ruff check etgcore firmware drivers ui rng deploy lab benchmarks tests

@@ -1,9 +1,12 @@
 """The rule values the math needs, as one typed, hashable object.
 
-:class:`GameRules` is the only place the calculators read rules from. It is built from
-the engine's Rules Submission (:func:`from_submission`), never typed in: a new setting in a
-``firmware/rules/<variant>.toml`` reaches the math through here. ``rules_hash`` keys every
-cache (strategy tables on disk and in memory), so a change of any rule value recomputes.
+:class:`GameRules` is the only place the calculators read rules from. It is derived
+from the engine's ``Rules`` by one function (:func:`from_engine`), never typed in: every
+key of the Rules Submission is read through its declaration in
+:mod:`firmware.math.rule_table` (the base game) or :mod:`firmware.math.wagers` (a
+mechanism's keys), and a key declared in neither is refused, naming it. ``rules_hash``
+keys every cache (strategy tables on disk and in memory), so a change of any rule value
+recomputes.
 """
 
 from __future__ import annotations
@@ -16,40 +19,8 @@ from fractions import Fraction
 from typing import Any
 
 from firmware.math.composition import Shoe
-
-BINGO_TARGETS: tuple[int, ...] = tuple(range(12, 22))  # § 633b.28(e)(1)
-BINGO_MULTIPLIERS: tuple[int, ...] = (2, 5, 10, 25, 50, 100)  # § 633b.28(e)(2)
-
-
-def ratio(text: str | Fraction | int | float) -> Fraction:
-    """``"3:2"`` -> Fraction(3, 2); a number is taken as is."""
-    if isinstance(text, str):
-        if ":" in text:
-            a, b = text.split(":", 1)
-            return Fraction(int(a), int(b))
-        return Fraction(text)
-    return Fraction(text)
-
-
-@dataclass(frozen=True)
-class SpanishBonuses:
-    """§ 635a.12(b)/(c): odds of the bonus hands on a winning, undoubled Spanish 21 wager."""
-
-    five_card_21: Fraction = Fraction(3, 2)
-    six_card_21: Fraction = Fraction(2)
-    seven_card_21: Fraction = Fraction(3)
-    mixed_678: Fraction = Fraction(3, 2)
-    suited_678: Fraction = Fraction(2)
-    spades_678: Fraction = Fraction(3)
-    mixed_777: Fraction = Fraction(3, 2)
-    suited_777: Fraction = Fraction(2)
-    spades_777: Fraction = Fraction(3)
-    #: Super bonus on suited 7-7-7 against a dealer 7 up, in units of the original wager
-    #: at the reference wager the PAR sheet states (0 = not counted).
-    super_bonus_units: Fraction = Fraction(0)
-    #: Envy bonus paid to each other seat, in units of the reference wager, times the
-    #: number of other seats assumed (0 = not counted).
-    envy_units: Fraction = Fraction(0)
+from firmware.math.rule_table import BASE, Entry, NotPriced, Priced, UnknownSetting, ratio
+from firmware.math.wagers import BINGO_MULTIPLIERS, BINGO_TARGETS, WAGERS, SpanishBonuses
 
 
 @dataclass(frozen=True)
@@ -139,75 +110,54 @@ class GameRules:
         return hashlib.sha256(blob).hexdigest()
 
 
+def known_keys(mechanisms: Any) -> dict[str, Entry]:
+    """Every Rules Submission key the math knows for a game with ``mechanisms``: the base
+    game's and each mechanism's (:data:`~firmware.math.wagers.WAGERS`); a mechanism the
+    math has no entry for is refused."""
+    known: dict[str, Entry] = dict(BASE)
+    for name in mechanisms:
+        wager = WAGERS.get(name)
+        if wager is None:
+            raise UnknownSetting(
+                f"mechanism {name!r}: the math has no entry for it: price it or declare it "
+                f"not priced in firmware/math/wagers.py")
+        known.update(wager.keys)
+    return known
+
+
 def from_values(values: Mapping[str, Any]) -> GameRules:
     """A :class:`GameRules` from the Rules Submission's effective values.
 
     ``values`` holds the ``[game]`` facts and the ``[settings]`` in force (defaults plus
-    the table's overrides), under the names the TOML files use. Keys the math does not
-    use are ignored; a key the math needs and the submission lacks takes the base game's
-    behaviour (baseline §1).
+    the table's overrides), under the names the TOML files use. Every key must be known
+    to the math (:func:`known_keys`): a key it neither prices nor declares not priced is
+    refused (:class:`~firmware.math.rule_table.UnknownSetting`, naming the key), so a new
+    setting cannot go unpriced silently.
     """
     v = dict(values)
-    variant = str(v.get("variant", "blackjack"))
-    g = GameRules(variant=variant, decks=int(v.get("decks", 6)))
+    known = known_keys(v.get("mechanisms", ()))
+    unknown = sorted(set(v) - set(known))
+    if unknown:
+        raise UnknownSetting(
+            f"setting {unknown[0]!r} of the {v.get('variant', '?')} Rules Submission: the "
+            f"math does not know it: price it (firmware/math/rule_table.py, or its "
+            f"mechanism's entry in firmware/math/wagers.py) or declare it not priced, with "
+            f"the reason the PAR sheet prints")
+    g = GameRules(variant=str(v.get("variant", "blackjack")), decks=int(v.get("decks", 6)))
     ch: dict[str, Any] = {}
-
-    def take(key: str, name: str | None = None, conv: Any = None) -> None:
-        if key in v and v[key] is not None:
-            ch[name or key] = conv(v[key]) if conv else v[key]
-
-    take("deck")
-    take("dealer_hits_soft_17", conv=bool)
-    take("blackjack_pays", conv=ratio)
-    take("insurance_pays", conv=ratio)
-    take("dealer_check", conv=bool)
-    take("auto_stand_21", conv=bool)
-    take("hitting", conv=bool)
-    take("double_times", conv=lambda x: tuple(int(i) for i in x))
-    take("double_cards", conv=str)
-    take("double_on", conv=str)
-    take("double_after_split", conv=bool)
-    take("split_any_initial", conv=bool)
-    take("max_hands", conv=int)
-    take("resplit_aces", conv=bool)
-    take("split_aces_one_card", conv=bool)
-    take("late_surrender", conv=bool)
-    take("surrender", "late_surrender", conv=bool)
-    take("surrender_refund", conv=ratio)
-    take("dealer_22_pushes", conv=bool)
-    take("free_split", conv=bool)
-    take("free_double_on", conv=_free_double_totals)
-    take("real_split_values", conv=lambda x: tuple(int(i) for i in x))
-    for key, lanes in (("bingo_targets", BINGO_TARGETS), ("bingo_multipliers", BINGO_MULTIPLIERS)):
-        if key in v and tuple(int(i) for i in v[key]) != lanes:
-            from etgcore.errors import UserError
-
-            raise UserError(f"{key} {list(v[key])}: the math knows § 633b.28(e)'s "
-                            f"{list(lanes)} only")
-    take("player_21_wins", conv=bool)
-    take("player_blackjack_wins", conv=bool)
-    take("rescue", conv=bool)
-    take("activator", conv=ratio)
-    take("target_weights", conv=_weights(BINGO_TARGETS))
-    take("multiplier_weights", conv=_weights(BINGO_MULTIPLIERS))
-    take("multiplier_on_double", conv=bool)
-    if (v.get("push22_offered", v.get("push22")) and "push22_pays" in v) or (
-        "push22_pays" in v and v.get("push22_offered") is None
-    ):
-        ch["push22_pays"] = ratio(v["push22_pays"])
-    tables = v.get("blackjack_or_bust_paytables")
-    if tables:
-        col = int(v.get("paytable", 1)) - 1
-        ch["bob_paytable"] = tuple((str(row["line"]), ratio(row["odds"][col])) for row in tables)
-    if "bob_paytable" in v:
-        ch["bob_paytable"] = tuple((str(k), ratio(x)) for k, x in v["bob_paytable"])
-    if "spanish_bonuses" in v:
-        ch["spanish_bonuses"] = v["spanish_bonuses"]
-    if v.get("bonus_odds"):
-        ch["spanish_bonuses"] = _spanish(v, int(v.get("reference_wager", 1000)))
-        if v.get("envy_bonus", False):
-            ch["envy_cents"] = int(v.get("envy_bonus_cents", 0))
+    for key, entry in known.items():
+        if isinstance(entry, Priced) and entry.read is not None and key in v:
+            ch.update(entry.read(v[key], v))
     return _checked(replace(g, **ch))
+
+
+def not_priced(rules: Any) -> list[tuple[str, Any, str]]:
+    """(key, value in force, reason) of every key of ``rules`` (the engine's ``Rules``)
+    the math does not price, base game first: what the PAR sheet lists."""
+    values = _values(rules)
+    known = known_keys(values.get("mechanisms", ()))
+    return [(k, values[k], e.reason) for k, e in known.items()
+            if isinstance(e, NotPriced) and k in values]
 
 
 def _checked(out: GameRules) -> GameRules:
@@ -230,37 +180,6 @@ def _checked(out: GameRules) -> GameRules:
     return out
 
 
-def _spanish(v: Mapping[str, Any], wager: int) -> SpanishBonuses:
-    """§ 635a.12(b) odds and the (c) super bonus per unit of a ``wager``-cent wager."""
-    odds = {k: ratio(x) for k, x in dict(v["bonus_odds"]).items()}
-    sb = dict(v.get("super_bonus") or {})
-    amount = 0
-    if sb and sb.get("from", 0) <= wager < sb.get("below", 0):
-        amount = int(sb.get("pays", 0))
-    elif sb and wager >= sb.get("below", 0):
-        amount = int(v.get("super_bonus_25_or_more", 0))
-    fields = {k: odds[k] for k in odds if k in SpanishBonuses.__dataclass_fields__}
-    return SpanishBonuses(**fields, super_bonus_units=Fraction(amount, wager))
-
-
-def _free_double_totals(x: Any) -> tuple[int, ...]:
-    if isinstance(x, str):
-        if "-" in x:
-            lo, hi = x.split("-", 1)
-            return tuple(range(int(lo), int(hi) + 1))
-        return tuple(int(t) for t in x.replace(",", " ").split())
-    return tuple(int(t) for t in x)
-
-
-def _weights(keys: tuple[int, ...]) -> Any:
-    def conv(x: Any) -> tuple[int, ...]:
-        if isinstance(x, Mapping):
-            return tuple(int(x.get(str(k), x.get(k, 0))) for k in keys)
-        return tuple(int(i) for i in x)
-
-    return conv
-
-
 def as_game_rules(rules: Any) -> GameRules:
     """``rules`` as :class:`GameRules`: an engine ``Rules`` is adapted, a GameRules kept."""
     if isinstance(rules, GameRules):
@@ -268,13 +187,18 @@ def as_game_rules(rules: Any) -> GameRules:
     return from_engine(rules)
 
 
-def from_engine(rules: Any) -> GameRules:
-    """Adapt the engine's loaded Rules Submission (``firmware.engine.rules.Rules``)."""
+def _values(rules: Any) -> dict[str, Any]:
     values: dict[str, Any] = dict(rules.game)
     values.update(rules.settings)
     values["variant"] = rules.variant
     values["deck"] = rules.deck_kind
-    return from_values(values)
+    return values
+
+
+def from_engine(rules: Any) -> GameRules:
+    """The math's view of the engine's loaded Rules Submission
+    (``firmware.engine.rules.Rules``): the one function the math reads rules through."""
+    return from_values(_values(rules))
 
 
 def load(variant: str, overrides: Mapping[str, Any] | None = None) -> GameRules:
@@ -282,3 +206,7 @@ def load(variant: str, overrides: Mapping[str, Any] | None = None) -> GameRules:
     from firmware.engine.rules import load_rules
 
     return from_engine(load_rules(variant, dict(overrides or {}), "--set"))
+
+
+__all__ = ["BINGO_MULTIPLIERS", "BINGO_TARGETS", "GameRules", "SpanishBonuses", "as_game_rules",
+           "from_engine", "known_keys", "load", "not_priced", "ratio"]

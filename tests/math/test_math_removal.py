@@ -207,7 +207,7 @@ def test_push22_wager_is_the_dealer_22_of_the_shoe_less_the_first_three_cards() 
     player's draws stop by a rule on the player's own cards, so the dealer's cards have
     the law of the shoe less the three first cards whatever the player drew: P(dealer 22)
     is the sum over every start (a player Blackjack included) of its probability times
-    that law (the dealer's recursion of dealerlaw.py here, not the evaluation's kernel)."""
+    that law (the dealer's recursion of dealer/many_shoes.py here, not the evaluation's kernel)."""
     from firmware.math.composition import initial_deals, remove
     from firmware.math.dealer.final_total import I22, dealer_distribution
 

@@ -6,6 +6,12 @@ Submission leaves open: the deck count (every value allowed), the paytable (Spli
 Double's Blackjack or Bust paytables, blackjack's Blackjack odds) and the dealer's soft
 17 rule. The other settings keep their defaults (a sheet for other values is one
 ``--set`` away). ``--set`` values pin a setting: the sheet then covers the rest.
+
+The axes are not listed here: they are the priced keys declared with an
+:class:`~firmware.math.rule_table.Axis` (the base game's in
+:mod:`firmware.math.rule_table`, a mechanism's in :mod:`firmware.math.wagers`), in the
+order of their rank; a game's sheet takes those its Rules Submission declares as
+settings with more than one allowed value.
 """
 
 from __future__ import annotations
@@ -15,8 +21,21 @@ from dataclasses import dataclass
 from itertools import product
 from typing import Any
 
-#: settings that change the figures and are offered as a configuration axis
-AXES = ("decks", "dealer_hits_soft_17", "paytable", "blackjack_pays")
+from firmware.math.rule_table import BASE, Axis, Priced
+from firmware.math.wagers import WAGERS
+
+
+def _axes() -> dict[str, Axis]:
+    """Every key declared as an axis (base game and every mechanism), in rank order."""
+    entries = [*BASE.items(), *(kv for w in WAGERS.values() for kv in w.keys.items())]
+    found = {k: e.axis for k, e in entries if isinstance(e, Priced) and e.axis is not None}
+    return dict(sorted(found.items(), key=lambda kv: kv[1].rank))
+
+
+#: settings that change the figures and are offered as a configuration axis, derived
+#: from the math's declarations (see the module docstring)
+AXIS_LABELS: dict[str, Axis] = _axes()
+AXES: tuple[str, ...] = tuple(AXIS_LABELS)
 
 
 @dataclass(frozen=True)
@@ -30,15 +49,7 @@ class Configuration:
 
     def label(self) -> str:
         v = dict(self.values)
-        parts = []
-        if "decks" in v:
-            parts.append(f"{v['decks']} deck{'s' if v['decks'] != 1 else ''}")
-        if "dealer_hits_soft_17" in v:
-            parts.append("H17" if v["dealer_hits_soft_17"] else "S17")
-        if "paytable" in v:
-            parts.append(f"paytable {v['paytable']}")
-        if "blackjack_pays" in v:
-            parts.append(f"Blackjack pays {v['blackjack_pays']}")
+        parts = [AXIS_LABELS[k].label(v[k]) for k in AXES if k in v]
         return ", ".join(parts) or "the only configuration"
 
 

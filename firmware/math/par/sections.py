@@ -46,6 +46,30 @@ def method(rules: GameRules, sheet: list[tuple[Configuration, ParFigures]]) -> l
             Bullets(tuple(approximations(rules, sheet)))]
 
 
+def not_priced_rows(variant: str) -> list[list[str]]:
+    """(key, value in force by default, reason) of every Rules Submission key of
+    ``variant`` the math does not price, then every wager it does not price: declared in
+    :mod:`firmware.math.rule_table` and :mod:`firmware.math.wagers`, never left out."""
+    from firmware.engine.rules import load_rules
+    from firmware.math.ruleset import not_priced
+    from firmware.math.wagers import not_priced_wagers
+
+    rules = load_rules(variant, {}, "")
+    rows = [[key, str(value), why] for key, value, why in not_priced(rules)]
+    wagers = not_priced_wagers()
+    rows += [[f"wager of mechanism {m}", "not priced", wagers[m]]
+             for m in rules.game["mechanisms"] if m in wagers]
+    return rows
+
+
+def not_priced_section(variant: str) -> list[Block]:
+    return [Heading("What the math does not price"),
+            Paragraph("Every key of the Rules Submission is either priced or listed here "
+                      "with the reason it does not change the figures (or is not priced "
+                      "yet); the math refuses a key that is neither."),
+            table(["key", "default", "why it is not priced"], not_priced_rows(variant))]
+
+
 def configuration(n: int, c: Configuration, f: ParFigures, d: Path,
                   plot_stem: str | None) -> list[Block]:
     r = f.rules

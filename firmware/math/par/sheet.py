@@ -89,7 +89,11 @@ def document_control(variant: str, seconds: float) -> dict[str, str]:
 
 def sheet_json(variant: str, sheet: list[tuple[Configuration, ParFigures]],
                seconds: float) -> dict[str, Any]:
+    from firmware.math.par.sections import not_priced_rows
+
     return {"document": document_control(variant, seconds),
+            "not_priced": [dict(zip(("key", "default", "reason"), r, strict=True))
+                           for r in not_priced_rows(variant)],
             "configurations": [{"configuration": c.label(), "settings": c.overrides(),
                                 **f.to_json()} for c, f in sheet]}
 
@@ -105,6 +109,7 @@ def sheet_blocks(variant: str, sheet: list[tuple[Configuration, ParFigures]],
                                                      for k, v in ctl.items()])]
     blocks += pb.summary(sheet)
     blocks += pb.method(sheet[0][1].rules, sheet)
+    blocks += pb.not_priced_section(variant)
     for i, (c, f) in enumerate(sheet):
         blocks += pb.configuration(i + 1, c, f, d, stem if i == 0 else None)
     blocks += pb.strategies(sheet)

@@ -1,0 +1,127 @@
+"""One rule model (issue 48): the math reads the engine's Rules and refuses what it does
+not know; every key of every Rules Submission is priced or declared not priced."""
+
+from __future__ import annotations
+
+import importlib
+import pkgutil
+import tomllib
+from typing import Any
+
+import pytest
+
+import firmware.engine.mechanisms as mechanisms_pkg
+from firmware.engine.mechanism import MECHANISMS
+from firmware.engine.rules import (
+    VARIANTS,
+    Rules,
+    load_rules,
+    parse_rules_data,
+    read_rules_file,
+    rules_path,
+)
+from firmware.math import wagers
+from firmware.math.par.configurations import AXES
+from firmware.math.rule_table import BASE, NotPriced, Priced, UnknownSetting
+from firmware.math.ruleset import from_engine, known_keys, not_priced
+from firmware.math.wagers import WAGERS, not_priced_wagers
+
+
+def _rules_with(variant: str, **settings: dict[str, Any]) -> Rules:
+    """``variant``'s Rules Submission with extra ``[settings]`` declared (a test copy)."""
+    data = tomllib.loads(rules_path(variant).read_text(encoding="utf-8"))
+    data["settings"].update(settings)
+    return Rules(parse_rules_data(data, f"test copy of {variant}"), {}, "")
+
+
+def _every_mechanism() -> set[str]:
+    for m in pkgutil.iter_modules(mechanisms_pkg.__path__):
+        if not m.name.startswith("_"):
+            importlib.import_module(f"{mechanisms_pkg.__name__}.{m.name}")
+    return set(MECHANISMS)
+
+
+def test_finding_1_a_new_setting_the_math_does_not_know_is_refused() -> None:
+    """The issue's reproducer: an ``insurance`` setting added (off) to the Rules
+    Submission used to be ignored, and the PAR went on pricing insurance."""
+    rules = _rules_with("blackjack", insurance={"default": False, "doc": "offer insurance"})
+    with pytest.raises(UnknownSetting, match="'insurance'"):
+        from_engine(rules)
+
+
+def test_finding_1_a_new_game_key_of_a_mechanism_is_refused(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    """A key a mechanism brings is known only through that mechanism's entry."""
+    entry = WAGERS["push-22"]
+    monkeypatch.setitem(WAGERS, "push-22", wagers.WagerMath(
+        {k: e for k, e in entry.keys.items() if k != "push22_pays"}, entry.par_lines))
+    with pytest.raises(UnknownSetting, match="'push22_pays'"):
+        from_engine(load_rules("free-bet", {}, ""))
+
+
+def test_a_mechanism_the_math_has_no_entry_for_is_refused(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.delitem(WAGERS, "push-22")
+    with pytest.raises(UnknownSetting, match="mechanism 'push-22'"):
+        from_engine(load_rules("free-bet", {}, ""))
+
+
+@pytest.mark.parametrize("variant", VARIANTS)
+def test_every_key_of_every_rules_file_is_priced_or_declared_not_priced(variant: str) -> None:
+    rf = read_rules_file(variant)
+    keys = set(rf.game) | set(rf.specs)
+    known = known_keys(rf.game["mechanisms"])
+    missing = sorted(keys - set(known))
+    assert not missing, f"{variant}: keys the math neither prices nor declares: {missing}"
+    from_engine(load_rules(variant, {}, ""))  # and the strict reading takes the file
+
+
+def test_every_mechanism_of_the_engine_has_a_math_entry_and_none_is_stale() -> None:
+    engine = _every_mechanism()
+    assert sorted(engine - set(WAGERS)) == [], "mechanisms without a math entry"
+    assert sorted(set(WAGERS) - engine) == [], "math entries for no mechanism"
+
+
+def test_the_wagers_the_math_does_not_price() -> None:
+    """The list the issue asks for: every wager the math does not price, by name (none
+    today); the PAR sheet prints each with its reason."""
+    assert not_priced_wagers() == {}
+
+
+def test_a_key_is_declared_in_one_place_only() -> None:
+    seen: dict[str, str] = {k: "base game" for k in BASE}
+    for name, w in WAGERS.items():
+        for k in w.keys:
+            assert k not in seen, f"{k} declared by {seen[k]} and by {name}"
+            seen[k] = name
+
+
+def test_every_read_with_names_a_key_that_reads() -> None:
+    """A key priced by another key's reader names a key that has a reader."""
+    for name, w in [("base", None), *WAGERS.items()]:
+        entries = BASE if w is None else w.keys
+        for k, e in entries.items():
+            if isinstance(e, Priced) and e.read is None and k != "mechanisms":
+                target = entries.get(e.with_key)
+                assert isinstance(target, Priced) and target.read is not None, (name, k)
+
+
+def test_the_par_axes_are_the_declared_axes_in_rank_order() -> None:
+    declared = [(e.axis.rank, k) for k, e in
+                [*BASE.items(), *(kv for w in WAGERS.values() for kv in w.keys.items())]
+                if isinstance(e, Priced) and e.axis is not None]
+    assert tuple(k for _, k in sorted(declared)) == AXES
+    assert AXES == ("decks", "dealer_hits_soft_17", "paytable", "blackjack_pays")
+    settings = set().union(*(read_rules_file(v).specs for v in VARIANTS))
+    assert set(AXES) <= settings, "an axis is a setting of some Rules Submission"
+
+
+def test_the_not_priced_keys_have_reasons_and_are_listed_for_the_sheet() -> None:
+    rows = not_priced(load_rules("free-bet", {}, ""))
+    keys = [k for k, _, _ in rows]
+    assert "max_payout_per_round" in keys and "push22" in keys
+    assert all(why for _, _, why in rows)
+    every = [e for e in [*BASE.values(), *(e for w in WAGERS.values()
+                                            for e in w.keys.values())]
+             if isinstance(e, NotPriced)]
+    assert all(len(e.reason) > 20 for e in every)
