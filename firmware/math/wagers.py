@@ -14,12 +14,14 @@ branch on the :class:`~firmware.math.ruleset.GameRules` fields these readers set
 
 from __future__ import annotations
 
+import math
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from fractions import Fraction
 from typing import Any
 
 from etgcore.errors import UserError
+from firmware.math.paytable import PaytableLine
 from firmware.math.rule_table import Axis, Entry, NotPriced, Priced, ints, ratio
 from firmware.math.rule_table import field as setter
 
@@ -49,6 +51,39 @@ class SpanishBonuses:
 
 
 @dataclass(frozen=True)
+class DealerTotalWager:
+    """An optional wager settled on the dealer's final total alone, priced per unit of its
+    own stake from the probability of that total, which every calculation of a hitting
+    game already holds (Push 22: the dealer's 22). The calculations and the PAR sheet
+    collect these from :data:`WAGERS` instead of naming the wager."""
+
+    #: the wager's key in the figures (``Analysis.optional``, ``PaytableLine.wager``)
+    key: str
+    #: the PAR sheet's caption of its lines
+    title: str
+    #: the name of the GameRules field holding its odds (None there: not in the rules)
+    odds_field: str
+    #: the paytable line of a win, given the odds as the sheet prints them
+    win_label: str
+
+    def odds(self, rules: Any) -> Fraction | None:
+        odds: Fraction | None = getattr(rules, self.odds_field)
+        return odds
+
+    def value(self, odds: Fraction, p: float) -> float:
+        """Expected net per unit staked: ``odds`` to 1 with probability ``p``, else lost."""
+        return float(odds) * p - (1 - p)
+
+    def lines(self, odds: Fraction, p: float, odds_text: str) -> list[PaytableLine]:
+        return [PaytableLine(self.key, self.win_label.format(odds=odds_text), p, float(odds),
+                             1.0),
+                PaytableLine(self.key, "Loss", 1 - p, -1.0, 1.0)]
+
+    def sd(self, odds: Fraction, p: float) -> float:
+        return (float(odds) + 1) * math.sqrt(p * (1 - p))
+
+
+@dataclass(frozen=True)
 class WagerMath:
     """The math of one mechanism: its keys, its PAR lines, whether it is priced."""
 
@@ -57,6 +92,8 @@ class WagerMath:
     par_lines: tuple[str, ...] = ()
     #: None: priced; else the reason the PAR sheet prints beside "not priced"
     not_priced: str | None = None
+    #: an optional wager settled on the dealer's total (priced by every calculation)
+    dealer_total: DealerTotalWager | None = None
     notes: tuple[str, ...] = field(default=())
 
 
@@ -150,7 +187,9 @@ WAGERS: dict[str, WagerMath] = {
         "push22": NotPriced("whether the optional Push 22 wager is offered: the sheet prices "
                             "the wager per unit of its own stake either way"),
         "push22_pays": Priced(setter("push22_pays", ratio)),
-    }, par_lines=("push22",)),
+    }, par_lines=("push22",), dealer_total=DealerTotalWager(
+        "push22", "Push 22 wager (optional, per unit of its own stake)", "push22_pays",
+        "Dealer 22 ({odds})")),
     "player-21-wins": WagerMath({
         "player_21_wins": Priced(setter("player_21_wins", bool)),
         "player_blackjack_wins": Priced(setter("player_blackjack_wins", bool)),
@@ -166,10 +205,27 @@ WAGERS: dict[str, WagerMath] = {
 }
 
 
+def dealer_total_wagers(rules: Any) -> list[tuple[DealerTotalWager, Fraction]]:
+    """The optional dealer-total wagers ``rules`` (a GameRules) prices, with their odds."""
+    out = []
+    for w in WAGERS.values():
+        odds = w.dealer_total.odds(rules) if w.dealer_total is not None else None
+        if w.dealer_total is not None and odds is not None:
+            out.append((w.dealer_total, odds))
+    return out
+
+
+def wager_titles() -> dict[str, str]:
+    """PAR line key -> the sheet's caption, for the wagers whose entry names one."""
+    return {w.dealer_total.key: w.dealer_total.title for w in WAGERS.values()
+            if w.dealer_total is not None}
+
+
 def not_priced_wagers() -> dict[str, str]:
     """Mechanism name -> why the math does not price its wager (the PAR sheet prints it)."""
     return {n: w.not_priced for n, w in WAGERS.items() if w.not_priced is not None}
 
 
-__all__ = ["BINGO_MULTIPLIERS", "BINGO_TARGETS", "REFERENCE_WAGER", "WAGERS", "SpanishBonuses",
-           "WagerMath", "not_priced_wagers"]
+__all__ = ["BINGO_MULTIPLIERS", "BINGO_TARGETS", "REFERENCE_WAGER", "WAGERS", "DealerTotalWager",
+           "SpanishBonuses", "WagerMath", "dealer_total_wagers", "not_priced_wagers",
+           "wager_titles"]

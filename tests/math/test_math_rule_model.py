@@ -125,3 +125,55 @@ def test_the_not_priced_keys_have_reasons_and_are_listed_for_the_sheet() -> None
                                             for e in w.keys.values())]
              if isinstance(e, NotPriced)]
     assert all(len(e.reason) > 20 for e in every)
+
+
+def test_finding_1_optional_wagers_are_priced_from_their_table_entry(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    """Push 22 was a per-name branch in the calculations; now they collect every
+    dealer-total wager from its entry: without the entry's declaration, no figure."""
+    from firmware.math.ruleset import load
+    from firmware.math.wagers import dealer_total_wagers
+
+    rules = load("free-bet")
+    got = dealer_total_wagers(rules)
+    assert [(w.key, odds) for w, odds in got] == [("push22", rules.push22_pays)]
+    w = got[0][0]
+    assert w.value(got[0][1], 0.07) == pytest.approx(11 * 0.07 - 0.93)
+    entry = WAGERS["push-22"]
+    monkeypatch.setitem(WAGERS, "push-22", wagers.WagerMath(entry.keys, entry.par_lines))
+    assert dealer_total_wagers(rules) == []
+
+
+def _code_names(source: str) -> set[str]:
+    """Identifiers, attributes and string constants of ``source`` (no comments, no
+    docstrings): what the code branches on."""
+    import ast
+
+    tree = ast.parse(source)
+    docs = {id(n.value) for n in ast.walk(tree) if isinstance(n, ast.Expr)}
+    out: set[str] = set()
+    for n in ast.walk(tree):
+        if isinstance(n, ast.Name):
+            out.add(n.id)
+        elif isinstance(n, ast.Attribute):
+            out.add(n.attr)
+        elif isinstance(n, ast.arg):
+            out.add(n.arg)
+        elif isinstance(n, ast.Constant) and isinstance(n.value, str) and id(n) not in docs:
+            out.add(n.value)
+    return out
+
+
+def test_no_calculation_names_an_optional_wager() -> None:
+    """The wager's name and odds live in its entry (firmware/math/wagers.py) and the
+    GameRules field it sets, nowhere else in the math's code (it was in eight modules)."""
+    from pathlib import Path
+
+    import firmware.math
+
+    root = Path(firmware.math.__file__).parent
+    named = [p.relative_to(root).as_posix() for p in root.rglob("*.py")
+             if p.name not in ("wagers.py", "ruleset.py")
+             and any("push22" in n.lower() or "push 22" in n.lower()
+                     for n in _code_names(p.read_text(encoding="utf-8")))]
+    assert named == []

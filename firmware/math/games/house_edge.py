@@ -33,6 +33,7 @@ from firmware.math.games.split_to_double.hand_values import (
     std_solve_strategy,
 )
 from firmware.math.ruleset import GameRules
+from firmware.math.wagers import dealer_total_wagers
 
 METHOD = (
     "combinatorial analysis (infinite deck): exact weights of the player's two cards and "
@@ -142,8 +143,8 @@ def _analyse(rules: GameRules, table: Table | None) -> Analysis:
         optional: dict[str, float] = {"insurance": insurance_edge(rules)}
         if gv.insurance:
             wagers["insurance"] = gv.insurance
-        if rules.push22_pays is not None:
-            optional["push22"] = gv.push22
+        for w, odds in dealer_total_wagers(rules):
+            optional[w.key] = w.value(odds, gv.p_dealer_22)
         by_lane = None
         if gv.by_lane is not None:
             by_lane = {
@@ -191,9 +192,8 @@ def _analyse_removal(rules: GameRules) -> Analysis:
         wagers["activator"] = -float(rules.activator)
         stakes["activator"] = float(rules.activator)
     optional = {"insurance": float(g.insurance_edge)}
-    if rules.push22_pays is not None:
-        p22 = g.p_dealer_22
-        optional["push22"] = float(rules.push22_pays) * p22 - (1 - p22)
+    for w, odds in dealer_total_wagers(rules):
+        optional[w.key] = w.value(odds, g.p_dealer_22)
     by_lane = None
     if rules.bingo:
         by_lane = {tm: float(v) for tm, v in zip(lane_pairs(), g.main, strict=True)}

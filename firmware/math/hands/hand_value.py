@@ -100,15 +100,15 @@ class HandSolver:
         self.nc_cap = 7 if self.spanish else 3
         d = dealer
         bust = d[I22] + d[IBUST]
-        push22 = d[I22] if rules.dealer_22_pushes else 0.0
-        bust_win = bust - push22
+        dealer_22_push = d[I22] if rules.dealer_22_pushes else 0.0
+        bust_win = bust - dealer_22_push
         # P(win), P(push), P(lose) of a standing total 0..21.
         self.pw = [0.0] * 22
         self.pp = [0.0] * 22
         self.pl = [0.0] * 22
         for t in range(22):
             w = bust_win
-            p = push22
+            p = dealer_22_push
             for i, dt in enumerate(range(17, 22)):
                 if t > dt or (t == 21 and dt == 21 and rules.player_21_wins):
                     w += d[i]

@@ -47,9 +47,9 @@ def outcome_probabilities(rules: GameRules, total: np.ndarray, laws: np.ndarray,
                           notbj: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """(win, push, lose) of hands standing on ``total`` against joint ``laws``."""
     j = laws
-    push22 = j[:, I22] if rules.dealer_22_pushes else np.zeros(len(j))
-    pw = j[:, I22] + j[:, IBUST] - push22
-    pp = push22.copy()
+    dealer_22_push = j[:, I22] if rules.dealer_22_pushes else np.zeros(len(j))
+    pw = j[:, I22] + j[:, IBUST] - dealer_22_push
+    pp = dealer_22_push.copy()
     for i, dt in enumerate(range(17, 22)):
         beat = (total > dt) | ((total == 21) & (dt == 21) & rules.player_21_wins)
         pw = pw + np.where(beat, j[:, i], 0.0)

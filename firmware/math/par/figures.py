@@ -27,6 +27,7 @@ from firmware.math.par.split_distribution import (
 )
 from firmware.math.paytable import PaytableLine
 from firmware.math.ruleset import GameRules
+from firmware.math.wagers import dealer_total_wagers
 
 #: the confidence levels of the ranges, and their two-sided normal quantiles
 LEVELS = ((0.90, 1.6448536269514722), (0.95, 1.959963984540054), (0.99, 2.5758293035489004))
@@ -263,13 +264,9 @@ def _hitting(rules: GameRules, res: Analysis, n: int | None) -> ParFigures:
                     sd, stake)
     fig.unsplit = unsplit
     fig.insurance = _insurance(rules, lc.insurance_win, lc.p_insurance)
-    if rules.push22_pays is not None:
-        p22 = lc.p_dealer_22
-        odds = float(rules.push22_pays)
-        fig.lines += [PaytableLine("push22", f"Dealer 22 ({_odds(rules.push22_pays)})", p22,
-                                   odds, 1.0),
-                      PaytableLine("push22", "Loss", 1 - p22, -1.0, 1.0)]
-        sd["push22"] = (odds + 1) * math.sqrt(p22 * (1 - p22))
+    for w, odds in dealer_total_wagers(rules):
+        fig.lines += w.lines(odds, lc.p_dealer_22, _odds(odds))
+        sd[w.key] = w.sd(odds, lc.p_dealer_22)
     return fig
 
 

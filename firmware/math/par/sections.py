@@ -9,10 +9,12 @@ from etgcore.document import Block, Bullets, Heading, Image, Paragraph, table
 from firmware.math.par.configurations import Configuration
 from firmware.math.par.figures import LEVELS, ParFigures
 from firmware.math.ruleset import GameRules
+from firmware.math.wagers import wager_titles
 
+#: the sheet's caption of each wager's lines (an optional wager's from its math entry)
 WAGER_NAMES = {"blackjack": "Blackjack wager (main)", "blackjack_or_bust":
                "Blackjack or Bust wager (required)", "activator": "Activator (required)",
-               "push22": "Push 22 wager (optional, per unit of its own stake)"}
+               **wager_titles()}
 
 
 def _pct(x: float, digits: int = 4) -> str:

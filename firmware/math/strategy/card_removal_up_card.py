@@ -8,6 +8,10 @@ hands they reach, laws where a hand stands), values every pair's split exactly
 the decisions of a pass are those of the one before, the strategy is settled; the
 resplit hands (more pair cards out) are then played too, so that the evaluation reads
 every split exactly.
+
+Apart from :mod:`~firmware.math.strategy.card_removal_solver` for the size cap of a
+module, not by job: read the two as one (the solver holds the rankings, the decider and
+the result types; this module the passes that use them).
 """
 
 from __future__ import annotations

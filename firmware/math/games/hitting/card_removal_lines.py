@@ -118,7 +118,7 @@ def _hand_lines(book: LineBook, split: bool, lam: bool, kind: int) -> None:
                  target=1 if kind < 0 else 2, double=float(k))
     book.add((*base, "push"), "Push" + sfx, 0.0, stake)
     if r.dealer_22_pushes:
-        book.add((*base, "push22"), "Push on a dealer 22" + sfx, 0.0, stake)
+        book.add((*base, "dealer_22_push"), "Push on a dealer 22" + sfx, 0.0, stake)
     book.add((*base, "loss"), "Loss" + sfx, -stake, stake)
     if r.hitting:
         book.add((*base, "bust"), "Bust" + sfx, -stake, stake)
@@ -229,7 +229,7 @@ def stand_lines(book: LineBook, pay: Payoffs, rows: np.ndarray, split: np.ndarra
                                                                      plain[:, None], 0.0)
             out[i, :, book.index[(*base, "push")]] += (pay.pp[rr] - p22[i])[:, None]
             if r.dealer_22_pushes:
-                out[i, :, book.index[(*base, "push22")]] += p22[i][:, None]
+                out[i, :, book.index[(*base, "dealer_22_push")]] += p22[i][:, None]
             out[i, :, book.index[(*base, "loss")]] += pay.pl[rr][:, None]
             if rescued is not None and r.rescue:
                 take = rescued[i]

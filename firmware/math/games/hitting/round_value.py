@@ -14,7 +14,7 @@ made it.
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from fractions import Fraction
 from typing import Any
 
@@ -205,17 +205,6 @@ def suited_sevens_value(rules: GameRules, sit: Situation, up: int) -> Value:
     return total
 
 
-@dataclass
-class RoundValue:
-    """Expected value of each wager per unit of the initial Blackjack wager."""
-
-    main: Value = 0.0
-    insurance: Value = 0.0
-    push22: float = 0.0
-    activator: float = 0.0
-    components: dict[str, float] = field(default_factory=dict)
-
-
 def deal_value(
     rules: GameRules, sit: Situation, a: int, b: int, up: int, insure: Any
 ) -> tuple[Value, Value]:
@@ -294,7 +283,6 @@ def _contexts(rules: GameRules) -> list[HandCtx]:
 class GameValue:
     main: float
     insurance: float
-    push22: float
     activator: float
     by_lane: Any = None  # Bingo: main value per (target, multiplier) lane
     p_dealer_22: float = 0.0
@@ -327,9 +315,6 @@ def game_value(rules: GameRules, table: Table, only_up: int | None = None) -> Ga
             ins += fw * float(i)
             p22 += fw * (1 - sit.p_dealer_bj) * sit.dealer[I22]
             advance(1)
-    push22 = 0.0
-    if rules.push22_pays is not None:
-        push22 = float(rules.push22_pays) * p22 - (1 - p22)
     by_lane = None
     total_main: float
     if lanes > 1:
@@ -340,7 +325,7 @@ def game_value(rules: GameRules, table: Table, only_up: int | None = None) -> Ga
         total_main = float(np.dot(lane_w, main))
     else:
         total_main = float(main)
-    return GameValue(total_main, ins, push22, -float(rules.activator), by_lane, p22)
+    return GameValue(total_main, ins, -float(rules.activator), by_lane, p22)
 
 
 def dealer_bust(d: tuple[float, ...]) -> float:
