@@ -19,14 +19,16 @@ from dataclasses import dataclass
 from fractions import Fraction
 from typing import Any
 
+from etgcore.errors import UserError
 from firmware.math.errors import MathError
 
 #: a reader: (the key's value in force, every value in force) -> GameRules fields
 Reader = Callable[[Any, Mapping[str, Any]], dict[str, Any]]
 
 
-class UnknownSetting(MathError):
-    """A Rules Submission key the math neither prices nor declares it does not price."""
+class UnknownSetting(MathError, UserError):
+    """A Rules Submission key the math neither prices nor declares it does not price:
+    bad input of a file (one line, exit 2 at the command line)."""
 
 
 @dataclass(frozen=True)

@@ -177,3 +177,16 @@ def test_no_calculation_names_an_optional_wager() -> None:
              and any("push22" in n.lower() or "push 22" in n.lower()
                      for n in _code_names(p.read_text(encoding="utf-8")))]
     assert named == []
+
+
+def test_an_unknown_setting_at_the_command_line_is_one_line_exit_2(
+        monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]) -> None:
+    """A Rules Submission key the math does not know is bad input of a file: `etg par`
+    says so in one line naming the key, exit 2, never a traceback."""
+    from firmware.cli import main
+    from firmware.math import rule_table
+
+    monkeypatch.delitem(rule_table.BASE, "burn_cards")
+    assert main(["par", "--variant", "blackjack", "--json"]) == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and "'burn_cards'" in err and "Traceback" not in err
