@@ -55,13 +55,19 @@ def stale_sheets(directory: Path = SHEETS) -> list[str]:
 
 
 def write_sheets(directory: Path = SHEETS) -> None:
-    """Every variant's PAR sheet into ``directory`` (what ``etg par --out`` writes)."""
+    """Every variant's PAR sheet into ``directory``, each by the command the sheet names
+    to reproduce it (``etg par --variant V --out DIR``) in a process of its own: the
+    figures are then those a lab gets from that command to the last digit (in one
+    process the caches a first game fills batch a later game's dealer laws differently,
+    which moves a float's last digit)."""
+    import subprocess
+
     from firmware.engine.rules import VARIANTS
-    from firmware.math.par.sheet import write_sheet
 
     for variant in VARIANTS:
         print(f"par {variant} ...", file=sys.stderr, flush=True)
-        print(write_sheet(variant, str(directory)), file=sys.stderr)
+        subprocess.run([sys.executable, "-m", "firmware.cli", "par", "--variant", variant,
+                        "--out", str(directory), "--no-progress"], check=True)
 
 
 def _cell(x: Any) -> str:
