@@ -43,6 +43,12 @@ def test_the_settings_table_sees_a_change_of_a_default(tmp_path: Path) -> None:
     assert doc.read_text(encoding="utf-8") == text
 
 
+def test_finding_5_the_shipped_par_sheets_are_current() -> None:
+    """Each shipped sheet names the Rules Submission and math sources it was computed
+    from; a change to either without `make par` fails here."""
+    assert published.stale_sheets() == [], "docs/par is stale: run make par"
+
+
 def test_a_stale_sheet_is_seen(tmp_path: Path) -> None:
     from firmware.math.cache import source_sha256
     from firmware.math.par.configurations import rules_digest
