@@ -28,9 +28,8 @@ from firmware.engine.inputs import (
     input_from_json,
 )
 from firmware.engine.layout import layout_for
-from firmware.engine.mechanism import DrawRequest, Mechanism, register_mechanism
+from firmware.engine.mechanism import DrawRequest, Mechanism, RoundView, register_mechanism
 from firmware.engine.rejected import Rejected
-from firmware.engine.round import RoundView
 from firmware.engine.rules import VARIANTS, Rules, Variant, available_variants, load_rules
 
 __all__ = [

@@ -8,15 +8,10 @@ the Rules Submission, and the layout can never disagree with what the engine pay
 
 from __future__ import annotations
 
-from fractions import Fraction
 from typing import Any
 
 from firmware.engine.rules import Rules
-
-
-def odds_text(odds: Fraction) -> str:
-    """3/2 -> "3 to 2"; whole odds read "N to 1"."""
-    return f"{odds.numerator} to {odds.denominator}"
+from firmware.engine.settings import odds_text
 
 
 def dealer_rule(rules: Rules) -> str:

@@ -8,13 +8,20 @@ engine never asks which variant it is dealing.
 
 A mechanism subclasses :class:`Mechanism` and overrides only the hooks it needs. A hook
 never gets the table: its first argument is the round's read-only
-:class:`~firmware.engine.round.RoundView`, so a mechanism changes only the seat and hand
+:class:`RoundView`, so a mechanism changes only the seat and hand
 it is handed (and money only through the settlement ``Ledger``); what it needs to
 remember of the round it returns from ``new_round`` and ``apply_draw``. The
 engine calls a hook only through the lists built in :func:`build_mechanisms` (one list
 per hook, holding just the mechanisms that override it), so an unused hook costs nothing
 on the hot path. Every hook is documented with *when* the engine calls it; docs/engine.md
 maps the variations onto them.
+
+This module is the plug-in contract and sits low in the engine's layers
+(docs/architecture.md, "Inside the engine: layers"): it imports only the leaves (cards,
+hands, the settlement ``Ledger``). What a mechanism reads of the rules and of the round is declared here as the Protocols
+:class:`RulesInForce` and :class:`RoundView`; the rules (which build the mechanisms) and
+the round (which runs them) sit above and satisfy them, so the contract never imports
+what uses it.
 """
 
 from __future__ import annotations
@@ -23,16 +30,65 @@ import importlib
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from fractions import Fraction
-from typing import TYPE_CHECKING, Any, ClassVar
+from typing import TYPE_CHECKING, Any, ClassVar, Protocol
 
 from etgcore.errors import ConfigError
 
 if TYPE_CHECKING:
     from etgcore.view import MechanismFields
     from firmware.engine.hand import Hand, Seat
-    from firmware.engine.round import RoundView
-    from firmware.engine.rules import Rules
-    from firmware.engine.settle import Ledger
+    from firmware.engine.ledger import Ledger
+
+
+class _Source(Protocol):
+    @property
+    def source(self) -> str: ...
+
+
+class RulesInForce(Protocol):
+    """What a mechanism reads of the rules in force (:class:`firmware.engine.rules.Rules`
+    satisfies it): the Rules Submission's ``[game]`` facts and settings, and the few
+    values of the base game a wager's own limits or odds depend on."""
+
+    @property
+    def file(self) -> _Source: ...
+    @property
+    def title(self) -> str: ...
+    @property
+    def game(self) -> Mapping[str, Any]: ...
+    @property
+    def settings(self) -> Mapping[str, Any]: ...
+    @property
+    def blackjack_pays(self) -> Fraction: ...
+    @property
+    def dealer_check(self) -> bool: ...
+    @property
+    def wager_unit(self) -> int: ...
+    @property
+    def min_wager(self) -> int: ...
+    @property
+    def max_wager(self) -> int: ...
+
+
+class RoundView(Protocol):
+    """What a hook may read of the round: rules, dealer, players, the turn's state and the
+    mechanisms' notes (the round's read-only view, :mod:`firmware.engine.round`, is one).
+    The seats and hands it shows are the round's own (not copies, so a hook costs no
+    copying); a mechanism changes only the seat and hand a hook is handed."""
+
+    @property
+    def rules(self) -> RulesInForce: ...
+    @property
+    def dealer(self) -> Hand: ...
+    @property
+    def players(self) -> Sequence[Seat]: ...
+    @property
+    def hole_revealed(self) -> bool: ...
+    @property
+    def post_double(self) -> bool: ...
+    @property
+    def notes(self) -> Mapping[str, Any]: ...
+    def hand_result(self, seat: Seat, hand: Hand, result: str) -> str: ...
 
 
 @dataclass(frozen=True)
@@ -57,18 +113,18 @@ class Mechanism:
     #: regulation's facts it applies (odds, paytables), so they live in the rules file
     game_keys: ClassVar[dict[str, Any]] = {}
 
-    def __init__(self, rules: Rules) -> None:
+    def __init__(self, rules: RulesInForce) -> None:
         self.rules = rules
 
     # -- rules and layout ------------------------------------------------------------
-    def check_rules(self, rules: Rules, source: str) -> None:
+    def check_rules(self, rules: RulesInForce, source: str) -> None:
         """Raise ConfigError(source, 'rules.KEY', ...) when settings do not fit together."""
 
-    def inscriptions(self, rules: Rules) -> list[str]:
+    def inscriptions(self, rules: RulesInForce) -> list[str]:
         """Extra regulated layout inscriptions (after the base game's)."""
         return []
 
-    def paytables(self, rules: Rules) -> list[dict[str, Any]]:
+    def paytables(self, rules: RulesInForce) -> list[dict[str, Any]]:
         """Paytables in force: ``[{"title": str, "rows": [[hand, odds], ...]}]``."""
         return []
 
@@ -201,5 +257,5 @@ class Hooks:
         raise AttributeError(name)
 
 
-def build_mechanisms(names: Sequence[str], rules: Rules, source: str) -> list[Mechanism]:
+def build_mechanisms(names: Sequence[str], rules: RulesInForce, source: str) -> list[Mechanism]:
     return [mechanism_class(n, source)(rules) for n in names]
