@@ -18,10 +18,10 @@ maps the variations onto them.
 
 This module is the plug-in contract and sits low in the engine's layers
 (docs/architecture.md, "Inside the engine: layers"): it imports only the leaves (cards,
-hands, the settlement ``Ledger``). What a mechanism reads of the rules and of the round is declared here as the Protocols
-:class:`RulesInForce` and :class:`RoundView`; the rules (which build the mechanisms) and
-the round (which runs them) sit above and satisfy them, so the contract never imports
-what uses it.
+hands, the settlement ``Ledger``). What a mechanism reads of the rules and of the round
+is declared here as the Protocols :class:`RulesInForce` and :class:`RoundView`; the
+rules (which build the mechanisms) and the round (which runs them) sit above and satisfy
+them, so the contract never imports what uses it.
 """
 
 from __future__ import annotations
@@ -99,13 +99,39 @@ class DrawRequest:
     why: str = "RNG draw"
 
 
+@dataclass(frozen=True)
+class WagerSpec:
+    """One wager a mechanism places beside the Blackjack wager, declared once, for every
+    layer: the engine settles it and notes its result on the seat's first hand under
+    ``name``; the meters count it under ``name`` (its meter kind); the layout prints
+    ``label`` under its own betting spot (``layout_for``'s ``wagers``, which the UI draws);
+    a bench scenario places an optional one with the seat key ``name``; docs/rules.md
+    carries ``doc`` as its row; the PAR sheet prices it through ``par``.
+
+    No other file names a wager: tests/engine/test_wager_units.py fails on one."""
+
+    #: the wager's kind: its key in views, layout, meters, round records and scenarios
+    name: str
+    #: its printed name on the felt (a design label, not a regulated inscription)
+    label: str
+    #: placed by the player with a ``SideWager`` input (else it comes with every wager)
+    optional: bool = False
+    #: the key under which :mod:`firmware.math` prices its PAR lines, or None: the math
+    #: does not price this wager yet (the PAR sheet says so, and a test lists it)
+    par: str | None = None
+    #: one line for the wager's row in docs/rules.md ("Wagers")
+    doc: str = ""
+
+
 class Mechanism:
     """Base of every mechanism; each hook's default does nothing."""
 
     #: the name a Rules Submission uses in ``[game] mechanisms``
     name: ClassVar[str] = ""
-    #: wagers this mechanism places beside the Blackjack wager (names in views/layout);
-    #: an instance may narrow both to what its settings offer (e.g. an optional wager off)
+    #: every wager this mechanism can place, declared for every layer (:class:`WagerSpec`)
+    wagers: ClassVar[tuple[WagerSpec, ...]] = ()
+    #: the names of those in force (all declared by default); an instance may narrow it
+    #: and :attr:`optional_wagers` to what its settings offer (e.g. an optional wager off)
     wager_names: tuple[str, ...] = ()
     #: of those, the optional ones a player places with a SideWager input
     optional_wagers: tuple[str, ...] = ()
@@ -113,8 +139,19 @@ class Mechanism:
     #: regulation's facts it applies (odds, paytables), so they live in the rules file
     game_keys: ClassVar[dict[str, Any]] = {}
 
+    def __init_subclass__(cls, **kw: Any) -> None:
+        super().__init_subclass__(**kw)
+        if "wager_names" not in cls.__dict__:
+            cls.wager_names = tuple(w.name for w in cls.wagers)
+        if "optional_wagers" not in cls.__dict__:
+            cls.optional_wagers = tuple(w.name for w in cls.wagers if w.optional)
+
     def __init__(self, rules: RulesInForce) -> None:
         self.rules = rules
+
+    def wagers_in_force(self) -> tuple[WagerSpec, ...]:
+        """The declarations of the wagers this instance offers (:attr:`wager_names`)."""
+        return tuple(w for w in self.wagers if w.name in self.wager_names)
 
     # -- rules and layout ------------------------------------------------------------
     def check_rules(self, rules: RulesInForce, source: str) -> None:
@@ -258,4 +295,39 @@ class Hooks:
 
 
 def build_mechanisms(names: Sequence[str], rules: RulesInForce, source: str) -> list[Mechanism]:
-    return [mechanism_class(n, source)(rules) for n in names]
+    """The mechanisms a Rules Submission lists; a wager in force that its mechanism does
+    not declare (:attr:`Mechanism.wagers`) is a programming error, refused here."""
+    built = [mechanism_class(n, source)(rules) for n in names]
+    for m in built:
+        declared = {w.name for w in m.wagers}
+        stray = [n for n in (*m.wager_names, *m.optional_wagers) if n not in declared]
+        if stray:
+            raise TypeError(f"mechanism {m.name!r} places {stray[0]!r} without declaring it "
+                            "in its wagers (WagerSpec)")
+    return built
+
+
+def every_mechanism() -> dict[str, type[Mechanism]]:
+    """Every mechanism the engine ships (each module of :mod:`firmware.engine.mechanisms`
+    imported), name -> class: for the layers that collect from all of them (a bench
+    scenario's optional wager keys, the docs' wager rows, the tests)."""
+    import pkgutil
+
+    from firmware.engine import mechanisms as package
+
+    for info in pkgutil.iter_modules(package.__path__):
+        if not info.name.startswith("_"):
+            importlib.import_module(f"{package.__name__}.{info.name}")
+    return dict(MECHANISMS)
+
+
+def every_wager() -> dict[str, WagerSpec]:
+    """Every wager any shipped mechanism declares, by name (a name declared twice is
+    refused: one wager, one unit)."""
+    out: dict[str, WagerSpec] = {}
+    for cls in every_mechanism().values():
+        for w in cls.wagers:
+            if w.name in out:
+                raise TypeError(f"wager {w.name!r} is declared by two mechanisms")
+            out[w.name] = w
+    return out

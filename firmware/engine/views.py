@@ -9,7 +9,7 @@ property tests compare private views to prove two tables are in the same state.
 from __future__ import annotations
 
 from fractions import Fraction
-from typing import TYPE_CHECKING, Any, Protocol
+from typing import TYPE_CHECKING, Any, Protocol, cast
 
 from etgcore.view import (
     SCHEMA,
@@ -67,8 +67,8 @@ def _hand(h: Hand) -> HandView:
         "paid": h.paid,
         "bingo_hit": False,
     }
-    if h.extra:
-        out.update(h.extra)
+    if h.extra:  # HandExtras' keys and the side wagers' results by their declared names
+        out = cast(HandView, {**out, **h.extra})
     return out
 
 

@@ -13,7 +13,7 @@ from fractions import Fraction
 from typing import TYPE_CHECKING, Any, ClassVar, Final
 
 from etgcore.errors import ConfigError
-from firmware.engine.mechanism import Mechanism, register_mechanism
+from firmware.engine.mechanism import Mechanism, WagerSpec, register_mechanism
 from firmware.engine.mechanisms._odds import ratio
 
 if TYPE_CHECKING:
@@ -32,7 +32,10 @@ def percent(part: Fraction) -> str:
 @register_mechanism
 class Activator(Mechanism):
     name = "activator"
-    wager_names = (WAGER,)
+    wagers = (WagerSpec(
+        WAGER, "BINGO ACTIVATOR", par=WAGER,
+        doc="Bingo: the paired wager placed with every Blackjack wager (``activator`` of "
+            "it); it only buys the draw's multiplier and is always collected."),)
     game_keys: ClassVar[dict[str, Any]] = {"activator": "1:5"}
 
     def __init__(self, rules: RulesInForce) -> None:

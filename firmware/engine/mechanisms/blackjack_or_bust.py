@@ -17,7 +17,7 @@ from typing import TYPE_CHECKING, Any, ClassVar, Final
 from etgcore.errors import ConfigError
 from firmware.engine.cards import RANK, SUIT, VALUE
 from firmware.engine.hand import BLACKJACK, BUST, SURRENDERED, Hand, Seat
-from firmware.engine.mechanism import Mechanism, register_mechanism
+from firmware.engine.mechanism import Mechanism, WagerSpec, register_mechanism
 from firmware.engine.mechanisms._odds import ratio
 from firmware.engine.settings import odds_text
 
@@ -51,7 +51,10 @@ def line_holds(line: str, hand: Hand, dealer_bust: bool) -> bool:
 @register_mechanism
 class BlackjackOrBust(Mechanism):
     name = "blackjack-or-bust"
-    wager_names = (WAGER,)
+    wagers = (WagerSpec(
+        WAGER, "BLACKJACK OR BUST", par=WAGER,
+        doc="Split to Double: the paired wager equal to the Blackjack wager; it pays the "
+            "paytable line of the player's Blackjack or the dealer's bust."),)
     game_keys: ClassVar[dict[str, Any]] = {"blackjack_or_bust_paytables": []}
 
     def __init__(self, rules: RulesInForce) -> None:

@@ -25,7 +25,6 @@ from firmware.engine.hand import BUST
 from firmware.engine.mechanism import Mechanism, register_mechanism
 
 if TYPE_CHECKING:
-    from etgcore.view import HandExtras
     from firmware.engine.hand import Hand, Seat
     from firmware.engine.ledger import Ledger
     from firmware.engine.mechanism import RoundView, RulesInForce
@@ -37,7 +36,7 @@ def holds_lammer(seat: Seat) -> bool:
 
 def _mark(h: Hand, tucked: bool | None = None, collected: bool | None = None) -> None:
     """Note a busted hand's fate on it; the public view shows ``tucked``/``collected``."""
-    extra: HandExtras = {**(h.extra or {})}
+    extra: dict[str, Any] = {**(h.extra or {})}
     if tucked is not None:
         extra["tucked"] = tucked
     if collected is not None:

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any, Final
 
-from firmware.engine.mechanism import Mechanism, register_mechanism
+from firmware.engine.mechanism import Mechanism, WagerSpec, register_mechanism
 from firmware.engine.settings import odds_text
 
 if TYPE_CHECKING:
@@ -24,6 +24,10 @@ WAGER: Final = "push22"
 @register_mechanism
 class Push22(Mechanism):
     name = "push-22"
+    wagers = (WagerSpec(
+        WAGER, "PUSH 22", optional=True, par=WAGER,
+        doc="Free Bet (setting ``push22``): the optional wager that the dealer's hand "
+            "totals 22, paid at ``push22_pays``."),)
 
     def __init__(self, rules: RulesInForce) -> None:
         super().__init__(rules)
