@@ -61,7 +61,11 @@ TOY_RULES: dict[str, Any] = {
         "split_any_initial": False, "split_aces_one_card": True, "surrender_refund": "1:2",
         "dealer_check": True, "payout_limit_exempt": False,
     },
-    "layout": {"inscriptions": []},
+    "layout": {
+        "dealer_stands_soft_17": "Dealer shall draw to 16 and stand on all 17s",
+        "dealer_hits_soft_17": "Dealer shall draw to 16 and hit soft 17",
+        "inscriptions": [],
+    },
     "settings": {
         "decks": {"default": 6, "min": 1, "max": 8},
         "burn_cards": {"default": 1, "min": 0, "max": 5},
