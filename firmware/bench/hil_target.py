@@ -29,6 +29,7 @@ import contextlib
 from collections import Counter
 from typing import Any, ClassVar
 
+from drivers.shoe.framing import frame_text
 from etgcore.view import ExpectingView, PublicView, SeatView
 from firmware.bench.frames import LINK_DOWN, frame_events
 from firmware.bench.hil_buttons import BUTTON, button_meaning
@@ -162,7 +163,7 @@ class HilTarget:
             st = self.shoe.status()
             shoe = (f"; shoe {st['state']}, gate {st['gate']}, {st['pending_frames']} frames "
                     f"unanswered, {len(self.shoe.machine.ready)} cards handed over, "
-                    f"last received {[str(f) for f in self.shoe.received()[-3:]]}")
+                    f"last received {[frame_text(f) for f in self.shoe.received()[-3:]]}")
         return f"table: {why}{shoe}; service log: {self._svc().last_log_line()}"
 
     def _counts(self, source: str) -> tuple[int, int]:
