@@ -65,13 +65,13 @@ class DealerView(TypedDict):
 
 class HandExtras(TypedDict, total=False):
     """What a game's mechanisms note on a hand (``Hand.extra``), shown in the view as they
-    are: a side wager's result on the seat's first hand, Free Bet's tucked and collected
-    busted hands, Spanish 21's super bonus."""
+    are: Free Bet's tucked and collected busted hands, Spanish 21's super bonus, Bingo's
+    hit. Besides these, each side wager's result (the pay line won, ``push`` or ``lose``)
+    is noted on the seat's first hand under the wager's own name, which its mechanism
+    declares (``firmware.engine.mechanism.WagerSpec``); the core names no wager, so
+    those keys are not listed here (read them as ``hand.get(name)``)."""
 
     bingo_hit: bool  #: Bingo Multiplier: the winning total is the drawn target
-    push22: str  #: Push 22's result (win | lose)
-    blackjack_or_bust: str  #: Blackjack or Bust's result (the pay line or lose)
-    activator: str  #: the Activator wager's result (lose)
     tucked: bool  #: Free Bet: a busted hand waits under a lammer
     collected: bool  #: Free Bet: a busted hand was collected
     super_bonus: int  #: Spanish 21: the super bonus paid on a suited 7-7-7, cents
@@ -89,9 +89,6 @@ class HandView(CardsView):
     result: str | None  #: win | lose | push | surrender | blackjack | rescue once settled
     paid: int  #: cents returned to credits for the hand (stakes and winnings)
     bingo_hit: bool
-    push22: NotRequired[str]
-    blackjack_or_bust: NotRequired[str]
-    activator: NotRequired[str]
     tucked: NotRequired[bool]
     collected: NotRequired[bool]
     super_bonus: NotRequired[int]

@@ -185,19 +185,6 @@ def claim_for(source: str, assessment: str | None) -> Claim:
     return Claim("hwrng", c["h"], "assessment", str(path), sha)
 
 
-def claim_of_settings(settings: Any) -> Claim | None:
-    """The claim the ``[rng]`` settings' source runs on (None for a bench seed: no noise
-    source). The claim travels with the settings, not with the process: whoever opens the
-    table RNG (:func:`rng.open_table_rng`: the table service, ``etg rng``, a lab worker
-    of ``etg cert run``) reads ``settings.assessment`` itself, so no process can open the
-    source on the floor because nobody configured it."""
-    from rng.entropy import resolve
-
-    if settings.seed_hex:
-        return None
-    return claim_for(resolve(settings.entropy), getattr(settings, "assessment", "") or None)
-
-
 def assessment_document(test_run: dict[str, Any], *, source: str, bits: int, h: float,
                         track: str, samples: int, restart: dict[str, Any] | None = None
                         ) -> dict[str, Any]:

@@ -24,6 +24,7 @@ import math
 import os
 from collections.abc import Callable
 from pathlib import Path
+from typing import Any
 
 from cryptography.hazmat.primitives import hashes, hmac
 
@@ -174,7 +175,7 @@ def open_source(kind: str, seed: bytes | None = None, *, claim: Claim | None = N
 
     The source's claim (its min-entropy per sample, so its health-test cutoffs and its
     conditioning ratio) is ``claim`` (the table's, from its ``[rng] assessment``:
-    :func:`rng.claim.claim_of_settings`), else the source's own without an assessment
+    :func:`claim_of_settings`), else the source's own without an assessment
     (the floor for hwrng). Failing start-up tests, or an
     assessment that does not stand, raise :class:`~rng.errors.EntropyError`.
     """
@@ -186,3 +187,14 @@ def open_source(kind: str, seed: bytes | None = None, *, claim: Claim | None = N
     src = HealthTestedSource(kind, noise, c.h)
     src.claim = c
     return src
+
+
+def claim_of_settings(settings: Any) -> Claim | None:
+    """The claim the ``[rng]`` settings' source runs on (None for a bench seed: no noise
+    source). The claim travels with the settings, not with the process: whoever opens the
+    table RNG (:func:`rng.open_table_rng`: the table service, ``etg rng``, a lab worker
+    of ``etg cert run``) reads ``settings.assessment`` itself, so no process can open the
+    source on the floor because nobody configured it."""
+    if settings.seed_hex:
+        return None
+    return claim_for(resolve(settings.entropy), getattr(settings, "assessment", "") or None)

@@ -26,9 +26,8 @@ from collections.abc import Iterable, Mapping, MutableSequence
 from dataclasses import dataclass, field
 from typing import Any, TypeVar
 
-from rng.claim import claim_of_settings
 from rng.drbg import MAX_REQUEST_BYTES, Drbg
-from rng.entropy import open_source
+from rng.entropy import claim_of_settings, open_source
 from rng.errors import RngError, RngUnavailable, SeedRefused
 from rng.mechanisms import MECHANISMS
 from rng.scaling import BitSource, Scaled, normalize_weights, randbelow, shuffle, weighted_choice

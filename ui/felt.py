@@ -17,7 +17,7 @@ import pygame
 from etgcore.money import dollars
 from ui import palette, paytables
 from ui.geometry import SeatGeometry, TableGeometry, seat_top
-from ui.layout_data import Layout, area_label
+from ui.layout_data import Layout
 from ui.painter import Painter
 from ui.seats import credits_label
 from ui.units import MIN_FONT_PX
@@ -197,13 +197,13 @@ def _pack(labels: list[_SpotLabel], left: int, right: int, apart: int) -> bool:
     return labels[0].left >= left
 
 
-def _spot_labels(p: Painter, sg: SeatGeometry) -> list[_SpotLabel]:
+def _spot_labels(p: Painter, sg: SeatGeometry, layout: Layout) -> list[_SpotLabel]:
     """Each betting area's name under its circle, inside the seat's column; a side spot's
     label lies beside the main one's, so they are packed side by side with a gap (their
     size shrinks a step at a time until they fit)."""
     m = p.m
     share = round(sg.rect.width * (0.5 if len(sg.spots) > 1 else 0.9))
-    labels = [_SpotLabel(area_label(kind), c[0], c[1] + r + m.s(3))
+    labels = [_SpotLabel(layout.label(kind), c[0], c[1] + r + m.s(3))
               for kind, (c, r) in sorted(sg.spots.items(), key=lambda s: s[1][0][0])]
     px = m.font(15)
     for label in labels:
@@ -224,13 +224,13 @@ def _seat_areas(p: Painter, surf: pygame.Surface, g: TableGeometry, layout: Layo
         if sg.insurance.width:
             pygame.draw.ellipse(surf, palette.GOLD_DIM, sg.insurance, m.s(2))
             # never under the smallest size a seat reads (800x480: 10 px, was 7)
-            p.text_fit(surf, area_label("insurance"), max(m.font(14), MIN_FONT_PX),
+            p.text_fit(surf, layout.label("insurance"), max(m.font(14), MIN_FONT_PX),
                        palette.GOLD_DIM, sg.insurance.inflate(-m.s(6), 0), "center",
                        floor=MIN_FONT_PX)
         for center, radius in sg.spots.values():
             pygame.draw.circle(surf, palette.FELT_DARK, center, radius)
             pygame.draw.circle(surf, palette.GOLD, center, radius, m.s(3))
-        for label in _spot_labels(p, sg):
+        for label in _spot_labels(p, sg, layout):
             box = pygame.Rect(label.left, label.top, label.width, 1)
             if len(label.lines) == 1:
                 p.text(surf, label.text, label.px, palette.GOLD, box.midtop, "midtop")

@@ -12,10 +12,9 @@ from dataclasses import dataclass, field
 
 import pygame
 
+from ui.layout_data import BASE_AREAS
 from ui.units import Metrics
 
-#: Side wagers drawn as their own spot beside the main Blackjack circle.
-SIDE_KINDS = ("blackjack_or_bust", "activator", "push22")
 MAX_SEATS = 7
 #: A stack of chips shows at most this many (its amount is written under it).
 MAX_STACK = 4
@@ -119,7 +118,8 @@ def build_geometry(m: Metrics, seats: int, betting_areas: list[str], bingo: bool
     dealer = m.rect(580, 8, 760, 224)
     center = m.rect(548, 236, 824, 200)
     status = m.rect(0, 1030, 1920, 50)
-    sides = [k for k in SIDE_KINDS if k in betting_areas]
+    # every side wager the layout declares gets its own spot beside the main circle
+    sides = [k for k in betting_areas if k not in BASE_AREAS]
     has_insurance = "insurance" in betting_areas
     col_w = 1888.0 / seats
     out: dict[int, SeatGeometry] = {}

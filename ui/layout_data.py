@@ -3,7 +3,9 @@
 The UI never types a regulated inscription or a paytable: they come from
 ``firmware.engine.layout.layout_for(rules)`` (docs/interfaces.md), which derives them from
 the Rules Submission in force. This module checks the shape of that data (a malformed
-layout is a clear error, not a half-drawn table) and names the betting areas.
+layout is a clear error, not a half-drawn table). The betting areas' printed names come
+with it too (``wagers``: each wager's mechanism declares its label), so the UI holds no
+list of wagers: a new wager gets its spot and its name from its own declaration.
 """
 
 from __future__ import annotations
@@ -14,18 +16,9 @@ from typing import Any
 
 from etgcore.errors import UserError
 
-#: Printed names of the betting areas (design labels, not regulated inscriptions).
-AREA_LABELS = {
-    "blackjack": "BLACKJACK",
-    "blackjack_or_bust": "BLACKJACK OR BUST",
-    "activator": "BINGO ACTIVATOR",
-    "push22": "PUSH 22",
-    "insurance": "INSURANCE",
-}
-
-
-def area_label(kind: str) -> str:
-    return AREA_LABELS.get(kind, kind.replace("_", " ").upper())
+#: the base game's areas: the main circle and the insurance line; every other betting
+#: area is a side wager drawn as its own spot beside the main circle
+BASE_AREAS = ("blackjack", "insurance")
 
 
 @dataclass(frozen=True)
@@ -44,12 +37,25 @@ class Layout:
     betting_areas: tuple[str, ...]
     max_seats: int
     certificate_holder: str
+    #: (area, printed name) of each betting area, as the layout data declares them
+    labels: tuple[tuple[str, str], ...] = ()
+    #: the round waits for an RNG draw: the draw's panel is drawn (Bingo)
+    draw_panel: bool = False
 
     @property
     def key(self) -> tuple[Any, ...]:
         """Everything the static layer depends on (it is rebuilt when this changes)."""
         return (self.title, self.inscriptions, self.paytables, self.betting_areas,
-                self.max_seats, self.certificate_holder)
+                self.max_seats, self.certificate_holder, self.labels, self.draw_panel)
+
+    @property
+    def side_areas(self) -> tuple[str, ...]:
+        """The side wagers' areas, in the layout's order: each gets its own spot."""
+        return tuple(a for a in self.betting_areas if a not in BASE_AREAS)
+
+    def label(self, kind: str) -> str:
+        """The printed name of a betting area (a design label, not an inscription)."""
+        return dict(self.labels).get(kind) or kind.replace("_", " ").upper()
 
 
 def _str(data: Mapping[str, Any], key: str) -> str:
@@ -83,4 +89,10 @@ def parse_layout(data: Mapping[str, Any], certificate_holder: str) -> Layout:
     seats = data.get("max_seats", 7)
     if isinstance(seats, bool) or not isinstance(seats, int) or not 1 <= seats <= 7:
         raise UserError(f"layout data: 'max_seats' must be 1..7, got {seats!r}")
-    return Layout(title, tuple(ins), tuple(tables), tuple(areas), seats, certificate_holder)
+    labels = []
+    for i, w in enumerate(data.get("wagers") or []):
+        if not isinstance(w, Mapping) or not isinstance(w.get("label"), str):
+            raise UserError(f"layout data: wagers[{i}] must be a mapping with a label")
+        labels.append((_str(w, "name"), str(w["label"])))
+    return Layout(title, tuple(ins), tuple(tables), tuple(areas), seats, certificate_holder,
+                  tuple(labels), bool(data.get("draw_panel", False)))

@@ -87,7 +87,7 @@ class Renderer:
         limits: dict[str, Any] = dict((view.get("limits") if view else None) or {})
         seats = int(limits.get("seats") or self.layout.max_seats)
         seats = min(seats, self.layout.max_seats)
-        bingo = "activator" in self.layout.betting_areas or bool(
+        bingo = self.layout.draw_panel or bool(
             view.get("bingo") if view else None)
         key = (self.layout.key, seats, repr(sorted(limits.items())), bingo)
         if self._static is None or self._geom is None or key != self._static_key:

@@ -11,7 +11,6 @@ from __future__ import annotations
 import argparse
 import json
 import os
-import time
 from typing import Any
 
 from etgcore.errors import UserError
@@ -101,16 +100,3 @@ def cmd_host(args: argparse.Namespace) -> int:
             print(f"address {address}: " + ", ".join(f"{k} {v}" for k, v in res.items()))
     ok = all(not r.get("error") for r in results.values())
     return 0 if ok else 1
-
-
-def wait_final(host: Any, address: int, timeout: float) -> dict[str, Any]:
-    """Interrogate until the transfer is no longer pending (or ``timeout``)."""
-    from drivers.sas import codes as C
-    from drivers.sas.aft import parse_result
-
-    deadline = time.monotonic() + timeout
-    while True:
-        res = parse_result(host.long(address, 0x72, bytes((0xFF, 0x00)), variable=True))
-        if res["status"] != C.AFT_PENDING or time.monotonic() > deadline:
-            return res
-        time.sleep(0.2)  # a host's pace between polls

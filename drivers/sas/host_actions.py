@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import time
 from typing import Any
 
 from drivers.sas import codes as C
@@ -55,9 +56,20 @@ def asset_of(host: Host, address: int) -> int:
     return int.from_bytes(data[:4], "little")
 
 
-def run_action(host: Host, address: int, args: argparse.Namespace) -> dict[str, Any]:
-    from drivers.sas.cli import wait_final
+def wait_final(host: Host, address: int, timeout: float) -> dict[str, Any]:
+    """Interrogate until the transfer is no longer pending (or ``timeout``)."""
+    from drivers.sas import codes as C
+    from drivers.sas.aft import parse_result
 
+    deadline = time.monotonic() + timeout
+    while True:
+        res = parse_result(host.long(address, 0x72, bytes((0xFF, 0x00)), variable=True))
+        if res["status"] != C.AFT_PENDING or time.monotonic() > deadline:
+            return res
+        time.sleep(0.2)  # a host's pace between polls
+
+
+def run_action(host: Host, address: int, args: argparse.Namespace) -> dict[str, Any]:
     try:
         act = args.action
         if act in ("poll", "meters"):

@@ -26,6 +26,7 @@ from typing import TYPE_CHECKING, Any
 import serial
 
 from drivers.errors import DeviceError
+from drivers.shoe.models import ReaderModel, default_model
 from drivers.shoe.reliability import ICD_TIMING, Timing
 from drivers.shoe.reports import LinkDown, LinkUp, ProtocolFault, ShoeFault, ShoeHello, ShoeReport
 from drivers.shoe.session import LED_MODES, ControllerSession
@@ -91,11 +92,13 @@ class ShoeDriver:
 
     def __init__(self, url: str, on_report: ReportSink | None = None, *,
                  timing: Timing = ICD_TIMING, resync: bool = True, heartbeats: bool = False,
-                 backoff: tuple[float, float] = (0.1, 2.0), name: str = "shoe") -> None:
+                 backoff: tuple[float, float] = (0.1, 2.0), name: str = "shoe",
+                 model: ReaderModel | None = None) -> None:
         self.url = url
         self.reports: queue.SimpleQueue[ShoeReport] = queue.SimpleQueue()
         self._sink: ReportSink = on_report if on_report is not None else self.reports.put
-        self._session = ControllerSession(timing, resync=resync, heartbeats=heartbeats)
+        self._session = ControllerSession(timing, resync=resync, heartbeats=heartbeats,
+                                          model=model or default_model())
         self._backoff = backoff
         self._commands: queue.SimpleQueue[tuple[str, tuple[str, ...]]] = queue.SimpleQueue()
         self._stop = threading.Event()

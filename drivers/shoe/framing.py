@@ -48,12 +48,17 @@ class Frame:
     def body(self) -> str:
         return ",".join((f"{self.seq:02X}", self.type, *self.fields))
 
-    @property
-    def wire(self) -> bytes:
-        return encode(self.seq, self.type, *self.fields)
 
-    def __str__(self) -> str:
-        return self.wire.decode("ascii").rstrip("\r\n")
+def frame_bytes(frame: Frame) -> bytes:
+    """``frame`` on the wire as the shoe ICD's ASCII model writes it (the frame type knows
+    no encoding: a reader model, :mod:`drivers.shoe.models`, holds one)."""
+    return encode(frame.seq, frame.type, *frame.fields)
+
+
+def frame_text(frame: Frame) -> str:
+    """``frame`` as logs and a technician read it: the ICD's text without the line end,
+    whatever model carried it."""
+    return frame_bytes(frame).decode("ascii").rstrip("\r\n")
 
 
 def encode_body(body: str, *, corrupt_crc: bool = False) -> bytes:

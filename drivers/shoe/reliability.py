@@ -15,9 +15,10 @@ shoe sends heartbeats and ``HEL``, the controller watches for silence).
 from __future__ import annotations
 
 from collections import deque
+from collections.abc import Callable
 from dataclasses import dataclass, replace
 
-from drivers.shoe.framing import Frame, encode
+from drivers.shoe.framing import Frame, encode, frame_bytes
 
 #: Frame types that are not numbered, answered or retransmitted (ICD §3).
 UNRELIABLE = frozenset({"ACK", "NAK", "HBT"})
@@ -134,7 +135,10 @@ class _Pending:
 class Link:
     """One side's view of the ICD §3 link. See the module docstring for the contract."""
 
-    def __init__(self, timing: Timing = ICD_TIMING, *, watch_peer: bool = False) -> None:
+    def __init__(self, timing: Timing = ICD_TIMING, *, watch_peer: bool = False,
+                 encode: Callable[[Frame], bytes] = frame_bytes) -> None:
+        #: how a frame goes on the wire: the reader model's encoder (ICD ASCII by default)
+        self.encode = encode
         self.timing = timing
         self.watch_peer = watch_peer
         self._tx_seq = 0
@@ -167,7 +171,7 @@ class Link:
     def heartbeat(self, *fields: str) -> Frame:
         """An ``HBT`` carrying the SEQ of the last reliable frame sent (ICD §3)."""
         frame = Frame(self._last_sent_seq, "HBT", tuple(fields))
-        self._out.append(Outgoing(frame.wire, frame, "heartbeat"))
+        self._out.append(Outgoing(self.encode(frame), frame, "heartbeat"))
         return frame
 
     def restart(self) -> list[Frame]:
@@ -239,7 +243,7 @@ class Link:
         """
         fields = (nak,) if nak is not None else ()
         reply = Frame(frame.seq, "NAK" if nak is not None else "ACK", fields)
-        data = reply.wire
+        data = self.encode(reply)
         self._last_accepted = (frame.seq, frame.body)
         self._last_answer = data
         self._last_answer_frame = reply
@@ -319,4 +323,4 @@ class Link:
         self.counters["sent"] += 1
         if retransmit:
             self.counters["retransmits"] += 1
-        self._out.append(Outgoing(p.frame.wire, p.frame, "reliable", retransmit))
+        self._out.append(Outgoing(self.encode(p.frame), p.frame, "reliable", retransmit))

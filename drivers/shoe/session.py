@@ -12,7 +12,8 @@ from __future__ import annotations
 import logging
 
 from drivers.shoe import reports as ev
-from drivers.shoe.framing import Decoder, Frame
+from drivers.shoe.framing import Frame, frame_text
+from drivers.shoe.models import ICD, ReaderModel
 from drivers.shoe.reliability import (
     ICD_TIMING,
     Accepted,
@@ -59,12 +60,13 @@ class ControllerSession:
     """
 
     def __init__(self, timing: Timing = ICD_TIMING, *, resync: bool = True,
-                 heartbeats: bool = False) -> None:
+                 heartbeats: bool = False, model: ReaderModel = ICD) -> None:
+        self.model = model  #: the reader model: its decoder and its encoder
         self.timing = timing
         self.resync = resync
         self.heartbeats = heartbeats
-        self.decoder = Decoder()
-        self.link = Link(timing, watch_peer=True)
+        self.decoder = model.decoder()
+        self.link = Link(timing, watch_peer=True, encode=model.encode)
         self.synced = False  # a HEL seen since the port opened
         self._resync_at: float | None = None
         self._events: list[ShoeReport] = []
@@ -77,7 +79,7 @@ class ControllerSession:
     def port_opened(self, now: float) -> None:
         """A fresh port: forget partial frames and sequence state; wait for the shoe."""
         self.decoder.reset()
-        self.link = Link(self.timing, watch_peer=True)
+        self.link = Link(self.timing, watch_peer=True, encode=self.model.encode)
         self.synced = False
         self._resync_at = None
         self._silent_since = now
@@ -157,14 +159,14 @@ class ControllerSession:
                 f = n.frame
                 up = int(f.fields[0]) if f.fields and f.fields[0].isdigit() else None
                 self._emit(ShoeHeartbeat(up, f.fields[1] if len(f.fields) > 1 else None,
-                                         seq=f.seq, raw=str(f), at=now))
+                                         seq=f.seq, raw=frame_text(f), at=now))
         elif isinstance(n, SendFault):
             log.warning("shoe: no answer to %s after %d sends", n.frame, self.timing.max_sends)
         elif isinstance(n, Duplicate | StaleAnswer):
             log.debug("shoe: %s", n)
 
     def _on_shoe_frame(self, f: Frame, now: float) -> None:
-        raw = str(f)
+        raw = frame_text(f)
         t, a = f.type, f.fields
         problem: str | None = None
         if t == "HEL":

@@ -16,6 +16,7 @@ import threading
 from typing import Any
 
 from drivers.errors import DeviceError
+from drivers.shoe.framing import frame_text
 from drivers.shoe.simulator import ShoeSimulator
 from etgcore.line_server import LineServer, request_line
 
@@ -41,7 +42,7 @@ def _dispatch(sim: ShoeSimulator, cmd: str, args: list[str]) -> Any:
     if cmd == "status":
         return sim.status()
     if cmd == "received":
-        return [str(f) for f in sim.received()]
+        return [frame_text(f) for f in sim.received()]
     if cmd in ("cards", "append"):
         sim.load_cards([a.upper() for a in args], append=cmd == "append")
         return None

@@ -21,7 +21,8 @@ import random
 from collections.abc import Sequence
 from typing import Any
 
-from drivers.shoe.framing import Decoder, Frame, encode, encode_body
+from drivers.shoe.framing import Frame, encode, encode_body
+from drivers.shoe.models import ICD, ReaderModel
 from drivers.shoe.reliability import Accepted, Answered, Link, SendFault
 from drivers.shoe.reports import is_card
 from drivers.shoe.session import LED_MODES
@@ -45,7 +46,8 @@ __all__ = ["FAULT_KINDS", "LINK_FAULTS", "POWER_FAULTS", "SHOE_FAULTS", "STICKY"
 class ShoeMachine:
     """One shoe. ``connect``/``disconnect`` mark the controller attaching and leaving."""
 
-    def __init__(self, settings: SimSettings, now: float, shuffler: Shuffler = rng_shuffler):
+    def __init__(self, settings: SimSettings, now: float, shuffler: Shuffler = rng_shuffler,
+                 model: ReaderModel = ICD):
         for card in settings.cards or ():
             if not is_card(card):
                 raise ValueError(f"{card!r} is not a card (rank A2-9TJQK then suit SHDC)")
@@ -55,8 +57,8 @@ class ShoeMachine:
         self._script: list[str] | None = list(settings.cards) if settings.cards else None
         self._schedule = sorted(settings.faults, key=lambda f: f.after_cards)
         self._rand = random.Random(settings.chaos_seed)
-        self.link = Link(self.timing)
-        self.decoder = Decoder()
+        self.link = Link(self.timing, encode=model.encode)
+        self.decoder = model.decoder()
         self.connected = False
         self.powered_at = now
         self.gate_locked = True

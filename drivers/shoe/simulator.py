@@ -23,6 +23,7 @@ from collections.abc import Callable, Sequence
 from typing import Any
 
 from drivers.shoe.framing import Frame
+from drivers.shoe.models import ReaderModel, default_model
 from drivers.shoe.sim_machine import ShoeMachine, Shuffler, SimSettings, rng_shuffler
 from drivers.shoe.sim_ports import PtyPort, SimPort, TcpPort, UrlPort
 
@@ -37,11 +38,12 @@ class ShoeSimulator:
 
     def __init__(self, port: SimPort, settings: SimSettings | None = None, *,
                  shuffler: Shuffler = rng_shuffler,
-                 clock: Callable[[], float] = time.monotonic) -> None:
+                 clock: Callable[[], float] = time.monotonic,
+                 model: ReaderModel | None = None) -> None:
         self.port = port
         self.settings = settings or SimSettings()
         self._clock = clock
-        self.machine = ShoeMachine(self.settings, clock(), shuffler)
+        self.machine = ShoeMachine(self.settings, clock(), shuffler, model or default_model())
         self._lock = threading.Lock()
         self._stop = threading.Event()
         self._wake_r, self._wake_w = os.pipe()

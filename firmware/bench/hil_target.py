@@ -27,11 +27,14 @@ from __future__ import annotations
 
 import contextlib
 from collections import Counter
+from collections.abc import Mapping
 from typing import Any, ClassVar
 
+from drivers.shoe.framing import frame_text
 from etgcore.view import ExpectingView, PublicView, SeatView
 from firmware.bench.frames import LINK_DOWN, frame_events
 from firmware.bench.hil_buttons import BUTTON, button_meaning
+from firmware.bench.hil_config import service_sections
 from firmware.bench.hil_journal_waits import fault_cleared, shoe_greeted, until_journaled
 from firmware.bench.hil_service import ACT_TIMEOUT_S, ServiceError, ServiceProcess
 from firmware.bench.hil_shoe import bench_shoe
@@ -53,8 +56,10 @@ class HilTarget:
     #: more configuration sections of the table (a SAS link: :mod:`firmware.bench.hil_sas`)
     extra_sections: ClassVar[dict[str, dict[str, Any]]] = {}
 
-    def __init__(self, pace_s: float = 0.0) -> None:
+    def __init__(self, pace_s: float = 0.0,
+                 table: Mapping[str, Mapping[str, Any]] | None = None) -> None:
         self.pace_s = pace_s
+        self.table = table or {}  #: the table's own sections (hil_config.service_sections)
         self.svc: ServiceProcess | None = None
         self.shoe: Any = None
         self.rules: Rules | None = None
@@ -73,10 +78,8 @@ class HilTarget:
         self._uses = Counter(_code(c) for r in scenario.rounds for c in r.shoe)
         self.shoe = bench_shoe(rules.decks, rules.deck_kind == "spanish", self.pace_s)
         self.svc = ServiceProcess(
-            {"table": {"variant": scenario.variant, "seats": rules.max_seats},
-             "shoe": {"port": self.shoe.path},
-             "panel": {"backend": "sim", "scan_period_ms": 1.0},
-             "rules": dict(scenario.rules), **self.extra_sections},
+            {**service_sections(self.table, scenario, rules.max_seats, self.shoe.path),
+             **self.extra_sections},
             seats=rules.max_seats,
         )
         try:
@@ -162,7 +165,7 @@ class HilTarget:
             st = self.shoe.status()
             shoe = (f"; shoe {st['state']}, gate {st['gate']}, {st['pending_frames']} frames "
                     f"unanswered, {len(self.shoe.machine.ready)} cards handed over, "
-                    f"last received {[str(f) for f in self.shoe.received()[-3:]]}")
+                    f"last received {[frame_text(f) for f in self.shoe.received()[-3:]]}")
         return f"table: {why}{shoe}; service log: {self._svc().last_log_line()}"
 
     def _counts(self, source: str) -> tuple[int, int]:

@@ -18,6 +18,7 @@ from firmware.bench.errors import BenchError
 from firmware.bench.frames import frame_to_input
 from firmware.engine.cards import CODE
 from firmware.engine.inputs import ACTIONS, CONSOLE_PRESSES
+from firmware.engine.mechanism import every_wager
 from firmware.engine.rules import VARIANTS
 
 RESULTS = ("win", "lose", "push", "surrender", "blackjack")
@@ -25,9 +26,15 @@ STATES = ("settled", "voided", "tilted")
 START_CREDITS = 1_000_000
 #: the RNG draws a round may force (docs/scenario-format.md, `draws`)
 DRAW_KEYS = ("bingo_target", "bingo_multiplier")
-#: optional wagers a seat may place beside its main wager: our extension of the format
-#: (docs/bench.md); the spec has no key for them, so Push 22 had no way into a scenario
-SIDE_WAGER_KEYS = ("push22",)
+
+
+def side_wager_keys() -> tuple[str, ...]:
+    """The optional wagers a seat may place beside its main wager: our extension of the
+    format (docs/bench.md; the spec has no key for them). Each is the name its mechanism
+    declares (``WagerSpec``), collected from every shipped mechanism, so a new optional
+    wager is a scenario key without a list here; the engine refuses one the game under
+    test does not offer."""
+    return tuple(sorted(n for n, w in every_wager().items() if w.optional))
 
 
 class ScenarioError(BenchError, UserError):
@@ -164,9 +171,10 @@ def _seats(r: Any, where: str) -> tuple[SeatPlay, ...]:
     seats = []
     for i, s in enumerate(_list(r, "seat", where)):
         w = f"{where}: seat[{i}]"
-        _keys(s, ("seat", "wager", "credits", *SIDE_WAGER_KEYS), w, ("seat", "wager"))
+        sides = side_wager_keys()
+        _keys(s, ("seat", "wager", "credits", *sides), w, ("seat", "wager"))
         credits = s.get("credits")
-        side = {k: _int(s[k], f"{w}.{k}", 0) for k in SIDE_WAGER_KEYS if k in s}
+        side = {k: _int(s[k], f"{w}.{k}", 0) for k in sides if k in s}
         seats.append(SeatPlay(
             _int(s["seat"], f"{w}.seat", 1, 7), _int(s["wager"], f"{w}.wager", 0),
             None if credits is None else _int(credits, f"{w}.credits", 0), side,

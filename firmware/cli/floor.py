@@ -122,19 +122,6 @@ def _serve_parser(fs: Any, common: argparse.ArgumentParser) -> None:
     v.set_defaults(func=cmd_serve)
 
 
-def _host_port(text: str, what: str) -> tuple[str, int]:
-    from firmware.floor.mqtt import parse_broker
-
-    host, sep, port = text.rpartition(":")
-    if sep and host and port.isascii() and port.isdigit() and not 0 < int(port) < 65536:
-        # the form is right and the number is not: say the range, not the form
-        raise UserError(f"{what} {text!r}: the port must be 1 to 65535, not {int(port)}")
-    try:
-        return parse_broker(text)
-    except UserError:
-        raise UserError(f"{what} {text!r}: give HOST:PORT") from None
-
-
 def _db_url(args: argparse.Namespace) -> str:
     return str(args.db) if args.db else str(Path(args.dir) / "floor.sqlite")
 
@@ -153,8 +140,9 @@ def cmd_certs(args: argparse.Namespace) -> int:
 
 def cmd_broker(args: argparse.Namespace) -> int:
     from firmware.floor.broker import write_config
+    from firmware.floor.mqtt import parse_host_port
 
-    host, port = _host_port(args.listen, "--listen")
+    host, port = parse_host_port(args.listen, "--listen")
     conf = write_config(Path(args.dir), port, host, log_denied=not args.no_denied_log)
     print(f"wrote {conf} and {Path(args.dir) / 'broker.acl'}", flush=True)
     if args.write_only:
@@ -196,11 +184,12 @@ def cmd_staff(args: argparse.Namespace) -> int:
 
 def cmd_serve(args: argparse.Namespace) -> int:
     from firmware.floor.gaming_day import parse_start
+    from firmware.floor.mqtt import parse_host_port
     from firmware.floor.serve import ServeOptions, serve
     from firmware.floor.table_state import MAX_BAD
 
-    bhost, bport = _host_port(args.broker, "--broker")
-    hhost, hport = _host_port(args.http, "--http")
+    bhost, bport = parse_host_port(args.broker, "--broker")
+    hhost, hport = parse_host_port(args.http, "--http")
     try:
         day_start = parse_start(args.gaming_day_start)
     except ValueError as exc:

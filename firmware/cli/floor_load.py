@@ -46,7 +46,7 @@ def add_load_options(ld: argparse.ArgumentParser, default_broker: str) -> None:
 def cmd_load(args: argparse.Namespace) -> int:
     from firmware.bench.floor_load import LoadOptions
     from firmware.bench.floor_load_run import run_load
-    from firmware.cli.floor import _host_port
+    from firmware.floor.mqtt import parse_host_port
 
     if not 1 <= args.tables <= MAX_TABLES:
         raise UserError(f"--tables must be 1..{MAX_TABLES}")
@@ -59,7 +59,7 @@ def cmd_load(args: argparse.Namespace) -> int:
     if not re.fullmatch(r"[A-Za-z0-9][A-Za-z0-9_.-]{0,40}", args.prefix):
         raise UserError(f"--prefix {args.prefix!r}: letters, digits, '.', '_', '-' "
                         "(at most 41)")
-    host, port = _host_port(args.broker, "--broker")
+    host, port = parse_host_port(args.broker, "--broker")
     if not _listening(host, port):
         raise UserError(f"--broker {host}:{port}: no broker answers there (start the floor's "
                         "broker, or give --broker HOST:PORT)")

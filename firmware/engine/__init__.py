@@ -28,9 +28,14 @@ from firmware.engine.inputs import (
     input_from_json,
 )
 from firmware.engine.layout import layout_for
-from firmware.engine.mechanism import DrawRequest, Mechanism, register_mechanism
+from firmware.engine.mechanism import (
+    DrawRequest,
+    Mechanism,
+    RoundView,
+    WagerSpec,
+    register_mechanism,
+)
 from firmware.engine.rejected import Rejected
-from firmware.engine.round import RoundView
 from firmware.engine.rules import VARIANTS, Rules, Variant, available_variants, load_rules
 
 __all__ = [
@@ -59,6 +64,7 @@ __all__ = [
     "SideWager",
     "Variant",
     "Wager",
+    "WagerSpec",
     "available_variants",
     "input_from_json",
     "layout_for",

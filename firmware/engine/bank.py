@@ -14,7 +14,7 @@ Every handler validates completely before it mutates (``*_plan`` raises
 from __future__ import annotations
 
 from collections.abc import Iterable
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Protocol
 
 from firmware.engine import phases as P
 from firmware.engine.hand import Seat
@@ -22,8 +22,20 @@ from firmware.engine.inputs import CreditsIn, CreditsOut, SideWager, Wager
 from firmware.engine.rejected import Rejected
 
 if TYPE_CHECKING:
-    from firmware.engine.round import Round
+    from firmware.engine.mechanism import RoundView
     from firmware.engine.rules import Rules
+
+
+class Betting(Protocol):
+    """What the bank reads of the round to judge a wager (the round satisfies it; the
+    bank sits below the round in the engine's layers, so it names only this)."""
+
+    @property
+    def phase(self) -> str: ...
+    @property
+    def need(self) -> str: ...
+    @property
+    def view(self) -> RoundView: ...
 
 #: a planned wager: (seat, amount, old stake, new total stake, side wagers)
 WagerPlan = tuple[Seat, int, int, int, dict[str, int]]
@@ -92,7 +104,7 @@ class Bank:
         self.funded += signed
 
     # -- betting ---------------------------------------------------------------------
-    def _betting_seat(self, number: Any, what: str, r: Round) -> Seat:
+    def _betting_seat(self, number: Any, what: str, r: Betting) -> Seat:
         seat = self.seat(number)
         if r.phase not in P.BETWEEN:
             raise Rejected(f"{what}: betting is closed (phase {r.phase})")
@@ -103,7 +115,7 @@ class Bank:
     def optional(self, name: str) -> bool:
         return any(name in m.optional_wagers for m in self.rules.mechanisms)
 
-    def wager_plan(self, inp: Wager, r: Round) -> WagerPlan:
+    def wager_plan(self, inp: Wager, r: Betting) -> WagerPlan:
         """The wager ``inp`` places for the round ``r`` (betting open), or :class:`Rejected`;
         mechanisms judge it from the round's read-only view."""
         seat = self._betting_seat(inp.seat, "wager", r)
@@ -144,7 +156,7 @@ class Bank:
         seat.staked = total
         seat.staked_by_kind = {k: v for k, v in (("blackjack", amount), *side.items()) if v}
 
-    def side_wager_plan(self, inp: SideWager, r: Round) -> tuple[Seat, int, int]:
+    def side_wager_plan(self, inp: SideWager, r: Betting) -> tuple[Seat, int, int]:
         """``(seat, amount, credits it takes)`` or :class:`Rejected`; changes nothing."""
         seat = self._betting_seat(inp.seat, "side wager", r)
         view = r.view

@@ -53,12 +53,20 @@ from firmware.engine.inputs import (
     SideWager,
     Wager,
 )
-from firmware.engine.play import deal_card, dealer_card, decide, insure, player_card
+from firmware.engine.play import (
+    deal_card,
+    dealer_card,
+    decide,
+    insure,
+    player_card,
+    start_dealing,
+)
 from firmware.engine.rejected import Rejected
 from firmware.engine.round import Round
 from firmware.engine.rules import Rules
 from firmware.engine.shoe import Shoe
 from firmware.engine.tilts import Tilts
+from firmware.engine.views import private_view, public_view
 
 if TYPE_CHECKING:
     from etgcore.view import PrivateView, PublicView
@@ -93,7 +101,7 @@ class Game:
             r.new_shoe(burn=0)  # already burned: betting is open
         self._dispatch: dict[type, Callable[[Any], None]] = {
             Card: self._on_card, Decision: self._on_decision, Wager: self._on_wager,
-            SideWager: self._on_side_wager, CloseBetting: r.close_betting,
+            SideWager: self._on_side_wager, CloseBetting: self._on_close_betting,
             Console: self._on_console, CreditsIn: self._on_credits,
             CreditsOut: self._on_credits, Draw: self._on_draw, NewShoe: self._on_new_shoe,
             Cut: self._on_cut, Empty: self._on_empty, Fault: tilts.fault,
@@ -272,8 +280,13 @@ class Game:
         self.bank.place_side_wager(inp.name, self.bank.side_wager_plan(inp, self.round))
 
     # -- the round -------------------------------------------------------------------
+    def _on_close_betting(self, inp: CloseBetting | None = None) -> None:
+        if self.round.close_betting(inp):
+            start_dealing(self.round)
+
     def _on_draw(self, inp: Draw) -> None:
         self.round.draw(inp, self.bench)
+        start_dealing(self.round)
 
     def _on_card(self, inp: Card) -> None:
         card = inp.card
@@ -321,7 +334,7 @@ class Game:
             if self.round.phase == P.TILT:
                 self.tilts.resume()
             else:
-                self.round.close_betting()
+                self._on_close_betting()
         elif press == "VOID":
             self.tilts.void()
         else:
@@ -360,11 +373,7 @@ class Game:
 
     # -- views -----------------------------------------------------------------------
     def public_view(self) -> PublicView:
-        from firmware.engine.views import public_view
-
         return public_view(self)
 
     def private_view(self) -> PrivateView:
-        from firmware.engine.views import private_view
-
         return private_view(self)

@@ -6,7 +6,9 @@ changes anything, so it never needs to copy state to undo a rejected input.
 
 from __future__ import annotations
 
-from etgcore.view import CardsView, HandExtras
+from typing import Any
+
+from etgcore.view import CardsView
 from firmware.engine.cards import CODE, IS_ACE, VALUE
 
 # Hand status values (public view "status")
@@ -46,7 +48,9 @@ class Hand:
         self.split_ace = False
         self.result: str | None = None
         self.paid = 0
-        self.extra: HandExtras | None = None
+        #: the mechanisms' notes: :class:`~etgcore.view.HandExtras`' keys and a side
+        #: wager's result under the wager's declared name (on the seat's first hand)
+        self.extra: dict[str, Any] | None = None
 
     def add(self, card: int) -> None:
         self.cards.append(card)

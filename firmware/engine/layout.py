@@ -8,15 +8,14 @@ the Rules Submission, and the layout can never disagree with what the engine pay
 
 from __future__ import annotations
 
-from fractions import Fraction
 from typing import Any
 
 from firmware.engine.rules import Rules
+from firmware.engine.settings import odds_text
 
-
-def odds_text(odds: Fraction) -> str:
-    """3/2 -> "3 to 2"; whole odds read "N to 1"."""
-    return f"{odds.numerator} to {odds.denominator}"
+#: the base game's betting areas and their printed names; every other area is a wager a
+#: mechanism declares (:class:`~firmware.engine.mechanism.WagerSpec`)
+BASE_AREAS = {"blackjack": "BLACKJACK", "insurance": "INSURANCE"}
 
 
 def dealer_rule(rules: Rules) -> str:
@@ -25,14 +24,18 @@ def dealer_rule(rules: Rules) -> str:
 
 
 def layout_for(rules: Rules) -> dict[str, Any]:
-    """``{"title", "inscriptions", "paytables", "betting_areas", "max_seats"}``."""
+    """``{"title", "inscriptions", "paytables", "betting_areas", "wagers", "draw_panel",
+    "max_seats"}``: ``wagers`` declares each betting area (name, printed label, optional)
+    from the mechanisms' declarations, so the UI draws a spot for every wager the rules
+    offer without a list of its own; ``draw_panel``: the round waits for an RNG draw."""
     inscriptions = [
         f"Blackjack pays {odds_text(rules.blackjack_pays)}",
         f"Insurance pays {odds_text(rules.insurance_pays)}",
         dealer_rule(rules),
         *[str(s) for s in rules.layout["inscriptions"]],
     ]
-    areas = ["blackjack", "insurance"]
+    areas = list(BASE_AREAS)
+    wagers = [{"name": n, "label": label, "optional": False} for n, label in BASE_AREAS.items()]
     paytables: list[dict[str, Any]] = [
         {
             "title": "Blackjack wager",
@@ -46,7 +49,10 @@ def layout_for(rules: Rules) -> dict[str, Any]:
     for m in rules.mechanisms:
         inscriptions.extend(m.inscriptions(rules))
         paytables.extend(m.paytables(rules))
-        areas.extend(n for n in m.wager_names if n not in areas)
+        for w in m.wagers_in_force():
+            if w.name not in areas:
+                areas.append(w.name)
+                wagers.append({"name": w.name, "label": w.label, "optional": w.optional})
     limit = rules.max_payout_per_round
     if limit is not None and not rules.payout_limit_exempt:
         paytables[0]["rows"].append(
@@ -57,5 +63,7 @@ def layout_for(rules: Rules) -> dict[str, Any]:
         "inscriptions": inscriptions,
         "paytables": paytables,
         "betting_areas": areas,
+        "wagers": wagers,
+        "draw_panel": bool(rules.hooks.draw_request),
         "max_seats": rules.max_seats,
     }

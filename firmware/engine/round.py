@@ -6,7 +6,7 @@ betting opening and closing, the RNG draw, the burn of a new shoe, and (through
 decisions and the dealer. Money is not its own: every cent a decision puts at stake or
 settlement gives back moves through the :class:`~firmware.engine.bank.Bank`.
 
-Mechanisms never see the round itself; they get its :class:`RoundView`, which reads the
+Mechanisms never see the round itself; they get its :class:`ReadOnlyRound`, which reads the
 round and changes nothing. A mechanism changes only the seat and hand a hook hands it,
 and keeps its own notes on the round by returning them (``new_round``, ``apply_draw``).
 """
@@ -20,7 +20,6 @@ from typing import TYPE_CHECKING, Any
 from firmware.engine import phases as P
 from firmware.engine.cards import CODE
 from firmware.engine.hand import Hand, Seat
-from firmware.engine.play import start_dealing
 from firmware.engine.rejected import Rejected
 
 if TYPE_CHECKING:
@@ -31,9 +30,10 @@ if TYPE_CHECKING:
     from firmware.engine.shoe import Shoe
 
 
-class RoundView:
-    """What a mechanism may read of the round: rules, dealer, players, the turn's state
-    and the mechanisms' notes. The view itself changes nothing; the seats and hands it
+class ReadOnlyRound:
+    """The round's :class:`~firmware.engine.mechanism.RoundView`: what a mechanism may
+    read of the round: rules, dealer, players, the turn's state and the mechanisms'
+    notes. The view itself changes nothing; the seats and hands it
     shows are the round's own (not copies, so a hook costs no copying), and a mechanism
     changes only the seat and hand a hook is handed."""
 
@@ -92,7 +92,7 @@ class Round:
         self.hooks: Hooks = rules.hooks
         self.bank = bank
         self.shoe = shoe
-        self.view = RoundView(self)
+        self.view = ReadOnlyRound(self)
         self.round_no = 0
         self.burn_left = 0
         self.phase = P.NEW_SHOE
@@ -145,8 +145,10 @@ class Round:
             self.phase = P.BETTING
             self.need = P.WAGERS
 
-    def close_betting(self, inp: CloseBetting | None = None) -> None:
-        """Betting closes (a ``CloseBetting`` input or ``DEAL``): the round starts."""
+    def close_betting(self, inp: CloseBetting | None = None) -> bool:
+        """Betting closes (a ``CloseBetting`` input or ``DEAL``): the round starts. True
+        when the first card is due now (the game then starts dealing,
+        :func:`firmware.engine.play.start_dealing`); False while an RNG draw is due."""
         if self.phase != P.BETTING:
             raise Rejected(f"no betting to close (phase {self.phase})")
         if self.need == P.SHOE:
@@ -167,11 +169,12 @@ class Round:
                 self.draw_request = req
                 self.phase = P.RNG
                 self.need = P.DRAW
-                return
-        start_dealing(self)
+                return False
+        return True
 
     def draw(self, inp: Draw, bench: bool) -> None:
-        """Take the RNG draw the round waits for (forced values only on a bench table)."""
+        """Take the RNG draw the round waits for (forced values only on a bench table); the
+        game then starts dealing."""
         req = self.draw_request
         if self.need != P.DRAW or req is None:
             raise Rejected("no RNG draw is due")
@@ -188,7 +191,6 @@ class Round:
         for hook in self.hooks.apply_draw:
             self.extra.update(hook(view, dict(inp.values)))
         self.draw_request = None
-        start_dealing(self)
 
     # -- the shoe --------------------------------------------------------------------
     def new_shoe(self, burn: int) -> None:

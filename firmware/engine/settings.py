@@ -28,6 +28,11 @@ def parse_ratio(text: Any) -> Fraction:
     raise ValueError(f"must be odds written 'A:B' with whole numbers (e.g. '3:2'), got {text!r}")
 
 
+def odds_text(odds: Fraction) -> str:
+    """3/2 -> "3 to 2"; whole odds read "N to 1" (the layout's words for odds)."""
+    return f"{odds.numerator} to {odds.denominator}"
+
+
 def _is_int(v: Any) -> bool:
     return isinstance(v, int) and not isinstance(v, bool)
 

@@ -9,7 +9,7 @@ property tests compare private views to prove two tables are in the same state.
 from __future__ import annotations
 
 from fractions import Fraction
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Protocol, cast
 
 from etgcore.view import (
     SCHEMA,
@@ -24,9 +24,34 @@ from etgcore.view import (
 from firmware.engine.cards import CODE
 
 if TYPE_CHECKING:
-    from firmware.engine.game import Game
+    from firmware.engine.bank import Bank
+    from firmware.engine.expect import Expecting
     from firmware.engine.hand import Hand, Seat
     from firmware.engine.round import Round
+    from firmware.engine.rules import Rules
+    from firmware.engine.shoe import Shoe
+    from firmware.engine.tilts import Tilt, Tilts
+
+
+class Table(Protocol):
+    """What the views read of a game (:class:`firmware.engine.game.Game` satisfies it;
+    the game calls these views, so they name only its parts, not the game)."""
+
+    @property
+    def rules(self) -> Rules: ...
+    @property
+    def bench(self) -> bool: ...
+    @property
+    def round(self) -> Round: ...
+    @property
+    def bank(self) -> Bank: ...
+    @property
+    def shoe(self) -> Shoe: ...
+    @property
+    def tilts(self) -> Tilts: ...
+    @property
+    def tilt(self) -> Tilt | None: ...
+    def expecting(self) -> Expecting: ...
 
 
 def _hand(h: Hand) -> HandView:
@@ -42,12 +67,12 @@ def _hand(h: Hand) -> HandView:
         "paid": h.paid,
         "bingo_hit": False,
     }
-    if h.extra:
-        out.update(h.extra)
+    if h.extra:  # HandExtras' keys and the side wagers' results by their declared names
+        out = cast(HandView, {**out, **h.extra})
     return out
 
 
-def _seat(t: Game, s: Seat) -> SeatView:
+def _seat(t: Table, s: Seat) -> SeatView:
     wagers = {"blackjack": s.wager, "insurance": s.insurance}
     for m in t.rules.mechanisms:
         for name in m.wager_names:
@@ -77,11 +102,11 @@ def _dealer(t: Round, reveal: bool) -> DealerView:
     }
 
 
-def _tilt(t: Game) -> TiltView | None:
+def _tilt(t: Table) -> TiltView | None:
     return t.tilt.public() if t.tilt else None
 
 
-def public_view(t: Game) -> PublicView:
+def public_view(t: Table) -> PublicView:
     """What a player may see (the UI only ever gets this)."""
     rules = t.rules
     r = t.round
@@ -134,7 +159,7 @@ def _where(t: Round, h: Hand | None) -> Any:
     return "?"
 
 
-def private_view(t: Game) -> PrivateView:
+def private_view(t: Table) -> PrivateView:
     """Everything, hole card included: for the journal, the audit and state comparison."""
     r = t.round
     tilt = t.tilts.tilt

@@ -21,7 +21,7 @@ from typing import Any
 
 from firmware.floor import gaming_day, plausibility
 from firmware.floor.db import Database
-from firmware.floor.ledger_rules import LedgerRules
+from firmware.floor.ledger_rules import Incoming, LedgerRules
 from firmware.floor.table_state import (
     Applied,
     TableState,
@@ -31,18 +31,6 @@ from firmware.floor.table_state import (
     load_states,
 )
 from firmware.floor.wire import WireRecord
-
-
-class Incoming:
-    """One thing a table sent (or the pit asked): ``kind`` is ``record`` (a
-    :class:`WireRecord`), ``status``, ``online``, ``signature``, ``bad``, ``control``, or
-    ``acl`` (the broker refused the table: :mod:`firmware.floor.acl_watch`)."""
-
-    __slots__ = ("kind", "payload", "received", "table_id")
-
-    def __init__(self, table_id: str, kind: str, payload: Any, received: float) -> None:
-        self.table_id, self.kind, self.payload, self.received = \
-            table_id, kind, payload, received
 
 
 class FloorLedger(LedgerRules):

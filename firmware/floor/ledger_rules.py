@@ -38,9 +38,20 @@ HELD_READ = 256
 
 if TYPE_CHECKING:
     from firmware.floor.db import Database
-    from firmware.floor.ledger import Incoming
 
 log = logging.getLogger("etg.floor.ledger")
+
+
+class Incoming:
+    """One thing a table sent (or the pit asked): ``kind`` is ``record`` (a
+    :class:`WireRecord`), ``status``, ``online``, ``signature``, ``bad``, ``control``, or
+    ``acl`` (the broker refused the table: :mod:`firmware.floor.acl_watch`)."""
+
+    __slots__ = ("kind", "payload", "received", "table_id")
+
+    def __init__(self, table_id: str, kind: str, payload: Any, received: float) -> None:
+        self.table_id, self.kind, self.payload, self.received = \
+            table_id, kind, payload, received
 
 #: bad messages from one table within this many seconds that quarantine it
 QUARANTINE_WINDOW_S = 60.0

@@ -19,6 +19,18 @@ def parse_broker(text: str) -> tuple[str, int]:
     return host, int(port)
 
 
+def parse_host_port(text: str, what: str) -> tuple[str, int]:
+    """``HOST:PORT`` given to the option ``what`` (``--broker``, ``--http``): the user's
+    mistake named with the option, the port's range said when only the number is wrong."""
+    host, sep, port = text.rpartition(":")
+    if sep and host and port.isascii() and port.isdigit() and not 0 < int(port) < 65536:
+        raise UserError(f"{what} {text!r}: the port must be 1 to 65535, not {int(port)}")
+    try:
+        return parse_broker(text)
+    except UserError:
+        raise UserError(f"{what} {text!r}: give HOST:PORT") from None
+
+
 def _draining_client_class() -> Any:
     import select
 

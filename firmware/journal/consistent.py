@@ -14,19 +14,22 @@ that the records up to the one the head names chain on from the end it proved
 from __future__ import annotations
 
 import sqlite3
-from typing import TYPE_CHECKING
 
 from firmware.journal.chain import record_hasher
 from firmware.journal.errors import JournalFileError
 from firmware.journal.files import ReadOnlyOpen
 from firmware.journal.head import Head
-from firmware.journal.verify import VerifyResult, _marker_problem, _Walk, head_now, verify
+from firmware.journal.verify import (
+    ProofReads,
+    VerifyResult,
+    _marker_problem,
+    _Walk,
+    head_now,
+    verify,
+)
 
-if TYPE_CHECKING:
-    from firmware.journal.store import Journal
 
-
-def verify_reading(journal: Journal, db: sqlite3.Connection, *, full: bool,
+def verify_reading(journal: ProofReads, db: sqlite3.Connection, *, full: bool,
                    until: int | None, live: bool) -> VerifyResult:
     """:meth:`Journal.verify`: see the module docstring."""
     with journal.reading():
@@ -43,14 +46,14 @@ def verify_reading(journal: Journal, db: sqlite3.Connection, *, full: bool,
     return res
 
 
-def _verify_ahead_anew(journal: Journal, db: sqlite3.Connection, last: int,
+def _verify_ahead_anew(journal: ProofReads, db: sqlite3.Connection, last: int,
                       last_hash: str, ahead: Head) -> str | None:
     assert journal.key is not None
     with journal.reading():
         return verify_ahead(db, journal.key, last, last_hash, ahead)
 
 
-def _verify_ahead_beside(journal: Journal, last: int, last_hash: str,
+def _verify_ahead_beside(journal: ProofReads, last: int, last_hash: str,
                          ahead: Head) -> str | None:
     """A reader holding its snapshot (issue 42, finding 2) keeps it, and so reads what
     was committed after it on a second connection: the records there after ``last``

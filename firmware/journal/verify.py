@@ -35,7 +35,7 @@ import json
 import sqlite3
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Protocol
 
 from firmware.journal import key as journal_key
 from firmware.journal.chain import GENESIS, record_hasher
@@ -53,8 +53,31 @@ from firmware.journal.outbox_mac import outbox_problem
 from firmware.journal.schema import foreign_objects
 
 if TYPE_CHECKING:
+    from collections.abc import Iterable, Iterator
+    from contextlib import AbstractContextManager
+
     from firmware.journal.chain import Record
-    from firmware.journal.store import Journal
+
+
+class ProofReads(Protocol):
+    """What a proof reads of a journal (:class:`firmware.journal.store.Journal` satisfies
+    it). The store offers ``Journal.verify`` and so sits above the proof; the proof names
+    only this, never the store."""
+
+    path: Path
+    key: bytes | None
+    held: bool
+
+    @property
+    def head_path(self) -> Path: ...
+    def records(self, *, since_seq: int = 0, kinds: Iterable[str] | None = None,
+                since_ns: int | None = None, round_no: int | None = None,
+                upto_seq: int | None = None, newest_first: bool = False,
+                codes: Iterable[int] | None = None) -> Iterator[Record]: ...
+    def record(self, seq: int) -> Record | None: ...
+    def meters(self) -> dict[MeterKey, int]: ...
+    def info(self, key: str) -> str | None: ...
+    def reading(self) -> AbstractContextManager[None]: ...
 
 #: what a verification without the secret cannot check (and therefore never claims)
 WITHOUT_SECRET = (
@@ -103,7 +126,7 @@ def head_now(path: Path, key: bytes | None) -> Head | HeadFileError | None:
         return exc
 
 
-def verify(journal: Journal, db: sqlite3.Connection, key: bytes | None, *,
+def verify(journal: ProofReads, db: sqlite3.Connection, key: bytes | None, *,
            full: bool = True, until: int | None = None,
            head: Head | HeadFileError | None = None, live: bool = False) -> VerifyResult:
     """See the module docstring. ``head``: the head file as read ONCE, inside the read
@@ -157,7 +180,7 @@ def _rows_problem(db: sqlite3.Connection, last: int) -> str | None:
     return None  # a gap or a row out of order: the chain walk names it
 
 
-def _prefix_end(journal: Journal, until: int, w: _Walk,
+def _prefix_end(journal: ProofReads, until: int, w: _Walk,
                 unchecked: tuple[str, ...]) -> VerifyResult:
     """A walk of records 1..``until`` only (the part a start did not prove: it ends at the
     checkpoint the start began from, which the walk compared with the records before)."""
@@ -168,7 +191,7 @@ def _prefix_end(journal: Journal, until: int, w: _Walk,
     return VerifyResult(True, until, None, "", unchecked)
 
 
-def _facts_problem(journal: Journal, key: bytes | None) -> str | None:
+def _facts_problem(journal: ProofReads, key: bytes | None) -> str | None:
     """With the secret: the journal must say it is keyed with it."""
     chain, kid = journal.info("chain"), journal.info("key_id")
     if key is None:
@@ -255,7 +278,7 @@ def _bad(w: _Walk, seq: int, problem: str) -> _Walk:
     return w
 
 
-def _head_problem(journal: Journal, db: sqlite3.Connection, last: int,
+def _head_problem(journal: ProofReads, db: sqlite3.Connection, last: int,
                   recorded: Head | HeadFileError | None) -> str | None:
     """The end of the journal against its head file, as read once (see :func:`verify`):
     the head names a record of the chain, with its hash, at the end of a transaction, and

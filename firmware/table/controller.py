@@ -43,10 +43,10 @@ from firmware.table.happenings import (
 from firmware.table.meter_proof import checkpoint_part
 from firmware.table.pending_double import DoubleChooser
 from firmware.table.ports import OnRound, PanelPort, Publish, RngPort, ShoePort
-from firmware.table.recovery import round_ended
 from firmware.table.requests.desk import RequestDesk
 from firmware.table.requests.transfers import CreditLimits, TransferLedger
 from firmware.table.rng_draw import draw_values, forced_refusal
+from firmware.table.round_state import round_ended
 from firmware.table.steps import LoadShoe, Log, Step, Take
 
 log = logging.getLogger("etg.table")

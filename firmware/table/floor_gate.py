@@ -19,7 +19,7 @@ from typing import Any
 from firmware.engine.game import Game
 from firmware.engine.inputs import Input, SideWager, Wager
 from firmware.journal import EventCode, Journal
-from firmware.table.recovery import in_round
+from firmware.table.round_state import in_round
 
 EventWriter = Callable[..., None]
 Refusal = Callable[[int, int], "str | None"]

@@ -51,7 +51,7 @@ from firmware.journal.meters import (
 from firmware.journal.store import VerifyResult
 from firmware.table.accounting import round_accounts, round_voided
 from firmware.table.errors import TableError
-from firmware.table.recovery import in_round, round_ended
+from firmware.table.round_state import in_round, round_ended
 
 log = logging.getLogger("etg.table.proof")
 

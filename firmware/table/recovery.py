@@ -25,11 +25,11 @@ from typing import Any
 
 from etgcore.errors import UserError
 from etgcore.money import dollars
-from firmware.engine import phases as P
 from firmware.engine.game import Game
 from firmware.engine.replay import new_game
 from firmware.engine.rules import Rules
 from firmware.journal import Journal
+from firmware.table.round_state import in_round
 
 log = logging.getLogger("etg.table.recovery")
 
@@ -57,21 +57,6 @@ def epoch_body(rules: Rules, seats: int, bench: bool, carry: dict[int, int]) -> 
             "carry": {str(k): v for k, v in sorted(carry.items()) if v},
         }
     }
-
-
-def round_ended(game: Game) -> bool:
-    """The last round is settled or voided — also while a tilt that came after it (a
-    stray card between rounds) pauses the table: resuming must not end it a second time."""
-    if game.phase == P.TILT and game.tilt is not None:
-        return game.tilt.resume_phase in (P.SETTLED, P.VOIDED)
-    return game.phase in (P.SETTLED, P.VOIDED)
-
-
-def in_round(game: Game) -> bool:
-    """A round is in progress: cards or wagers at stake that are not settled."""
-    if game.phase in P.IN_ROUND or game.phase == P.TILT:
-        return True
-    return game.phase == P.BETTING and any(s.staked for s in game.seats)
 
 
 def replay(journal: Journal) -> Recovered | None:

@@ -23,6 +23,7 @@ from firmware.engine import (
     RoundView,
     SideWager,
     Wager,
+    WagerSpec,
     layout_for,
     register_mechanism,
 )
@@ -33,7 +34,7 @@ from firmware.engine.settle import Ledger
 @register_mechanism
 class BustBet(Mechanism):
     name = "test-bust-bet"
-    wager_names = ("bust_bet",)
+    wagers = (WagerSpec("bust_bet", "BUST BET"),)
 
     def paired_wagers(self, view: RoundView, seat: Seat, amount: int) -> dict[str, int]:
         return {"bust_bet": amount}
@@ -119,13 +120,12 @@ class Rescue(Mechanism):
 @register_mechanism
 class Push22Side(Mechanism):
     name = "test-side"
-    wager_names = ("push22",)
-    optional_wagers = ("push22",)
+    wagers = (WagerSpec("side22", "SIDE 22", optional=True),)
 
     def settle_seat(self, view: RoundView, seat: Seat, ledger: Ledger) -> None:
-        stake = seat.side.get("push22", 0)
+        stake = seat.side.get("side22", 0)
         if stake and view.dealer.total == 22:
-            ledger.win("push22", stake, Fraction(11))
+            ledger.win("side22", stake, Fraction(11))
 
 
 def make(bench: bool = False, seats: int | None = None, **game: Any) -> Game:
@@ -269,16 +269,16 @@ def test_split_aces_play_on_and_double_on_any_number_of_cards() -> None:
 
 def test_optional_side_wager() -> None:
     t = make(mechanisms=["test-side"])
-    assert "place the Blackjack wager first" in refused(t, SideWager(1, "push22", 500))
+    assert "place the Blackjack wager first" in refused(t, SideWager(1, "side22", 500))
     t.apply(Wager(1, 1000))
     assert "offers no optional wager" in refused(t, SideWager(1, "lucky", 500))
-    t.apply(SideWager(1, "push22", 500))
+    t.apply(SideWager(1, "side22", 500))
     t.apply(Wager(1, 2000))  # changing the main wager keeps the optional one
-    assert t.seats[0].side == {"push22": 500} and t.seats[0].credits == START - 2500
+    assert t.seats[0].side == {"side22": 500} and t.seats[0].credits == START - 2500
     bet(t)
     deal(t, "TS", "6H", "9D", "TC")
     do(t, 1, 1, "stand")
-    deal(t, "6S")  # dealer 22: main wins 2000, push22 pays 11 to 1
+    deal(t, "6S")  # dealer 22: main wins 2000, side22 pays 11 to 1
     assert net(t) == 2000 + 5500
 
 

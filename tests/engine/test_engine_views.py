@@ -6,7 +6,7 @@ from __future__ import annotations
 import json
 
 import pytest
-from engine_helpers import bet, deal, do, new_game
+from engine_helpers import bet, deal, do, new_game, toy_rules
 
 from firmware.engine import (
     Card,
@@ -128,7 +128,7 @@ def test_expecting_each_kind() -> None:
 
 
 def test_baseline_6_layout_inscriptions_derived_from_rules() -> None:
-    lay = layout_for(load_rules())
+    lay = layout_for(toy_rules())  # the tests' own base game: no wager of the shipped one
     assert lay["title"] == "Blackjack" and lay["max_seats"] == 7
     assert lay["inscriptions"][:3] == [
         "Blackjack pays 3 to 2", "Insurance pays 2 to 1",
@@ -136,9 +136,8 @@ def test_baseline_6_layout_inscriptions_derived_from_rules() -> None:
     ]
     assert lay["betting_areas"] == ["blackjack", "insurance"]
     assert lay["paytables"][0]["rows"][0] == ["Blackjack", "3 to 2"]
-    h17 = layout_for(load_rules("blackjack", {"dealer_hits_soft_17": True,
-                                              "blackjack_pays": "6:5",
-                                              "max_payout_per_round": 5000000}))
+    h17 = layout_for(toy_rules({"dealer_hits_soft_17": True, "blackjack_pays": "6:5",
+                                "max_payout_per_round": 5000000}))
     assert h17["inscriptions"][0] == "Blackjack pays 6 to 5"
     assert h17["inscriptions"][2] == "Dealer shall draw to 16 and hit soft 17"
     assert h17["paytables"][0]["rows"][-1][1] == "$50,000.00"

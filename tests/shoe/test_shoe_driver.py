@@ -18,6 +18,7 @@ import pytest
 from shoe_support import FAST, plain_shoe
 from waiting import DEADLINE_S, stop_process, wait_for
 
+from drivers.shoe import models
 from drivers.shoe.driver import ShoeDriver, ShoePortError, asyncio_sink
 from drivers.shoe.framing import encode
 from drivers.shoe.reliability import ICD_TIMING
@@ -27,6 +28,14 @@ from drivers.shoe.sim_machine import SimSettings
 from drivers.shoe.simulator import ShoeSimulator
 
 SCRIPT = ["AS", "KD", "7C", "2H", "9S", "QH", "3D", "TC", "5S", "JH", "4D", "8C", "6H", "KS"]
+
+
+@pytest.fixture(autouse=True, params=sorted(models.MODELS))
+def reader_model(request: pytest.FixtureRequest, monkeypatch: pytest.MonkeyPatch) -> str:
+    """The whole driver suite runs once per registered shoe reader model (issue 48): the
+    driver and the simulator both speak it when no model is given."""
+    monkeypatch.setattr(models, "DEFAULT", request.param)
+    return str(request.param)
 
 
 class Consumer:

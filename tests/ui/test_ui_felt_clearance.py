@@ -20,7 +20,7 @@ import pygame
 import pytest
 from conftest import HOLDER, SIZES, engine_variants
 
-from ui.geometry import SIDE_KINDS, build_geometry
+from ui.geometry import build_geometry
 from ui.layout_data import Layout
 from ui.model import Drawn
 from ui.renderer import Renderer, new_surface
@@ -180,7 +180,7 @@ def test_no_tag_covers_a_card_a_chip_stack_or_its_amount(case: str,
     kinds = {kind for _region, kind, _value in tags}
     assert "badge" in kinds  # the results were drawn
     if variant in ("split-to-double", "bingo", "free-bet"):
-        assert set(SIDE_KINDS) & set(layout(variant).betting_areas)
+        assert layout(variant).side_areas
         assert "spot-tag" in kinds  # and each side wager's result
     # four chips high: $20 in $5 chips (the main wager, Blackjack or Bust, Push 22,
     # insurance), Bingo's $4 activator in $1 chips
@@ -211,7 +211,7 @@ def test_a_side_wagers_tag_has_its_own_place_at_every_seat_count(
     from ui.seats import spot_tag_height
 
     table = layout(variant)
-    sides = [k for k in SIDE_KINDS if k in table.betting_areas]
+    sides = list(table.side_areas)
     assert sides
     r = Renderer(size, table, animate=False)
     apart = r.metrics.s(8)

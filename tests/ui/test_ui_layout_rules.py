@@ -13,7 +13,7 @@ from typing import Any
 import pytest
 from conftest import HOLDER, VARIANTS, engine_variants, layout_of, load_json
 
-from ui.layout_data import AREA_LABELS, parse_layout
+from ui.layout_data import parse_layout
 from ui.layout_source import layout_for_variant
 from ui.renderer import PAYTABLE_PAGE_S, Renderer, new_surface
 from ui.state import ScreenState
@@ -109,7 +109,7 @@ def test_certificate_holder_and_a_betting_area_per_seat_and_wager(variant: str) 
     assert layout.title in texts
     seats = view["limits"]["seats"]
     for kind in layout.betting_areas:
-        label = AREA_LABELS[kind]
+        label = layout.label(kind)
         assert texts.count(label) == seats, (kind, texts.count(label))
 
 
@@ -172,10 +172,11 @@ def test_672a2_b4_push22_area_per_seat_only_when_offered() -> None:
     """§ 672a.2(b)(4): a Push 22 area for each player if the certificate holder offers it."""
     view = _engine_view("free-bet")
     off = _texts(layout_for_variant("free-bet", HOLDER), view)
-    assert AREA_LABELS["push22"] not in off
     on_layout = layout_for_variant("free-bet", HOLDER, {"push22": True})
+    assert on_layout.label("push22") == "PUSH 22"  # the wager's own declaration
+    assert on_layout.label("push22") not in off
     on = _texts(on_layout, view)
-    assert on.count(AREA_LABELS["push22"]) == view["limits"]["seats"]
+    assert on.count(on_layout.label("push22")) == view["limits"]["seats"]
     for table in on_layout.paytables:
         assert table.title in on
 

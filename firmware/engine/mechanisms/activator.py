@@ -13,14 +13,13 @@ from fractions import Fraction
 from typing import TYPE_CHECKING, Any, ClassVar, Final
 
 from etgcore.errors import ConfigError
-from firmware.engine.mechanism import Mechanism, register_mechanism
+from firmware.engine.mechanism import Mechanism, WagerSpec, register_mechanism
 from firmware.engine.mechanisms._odds import ratio
 
 if TYPE_CHECKING:
     from firmware.engine.hand import Seat
-    from firmware.engine.round import RoundView
-    from firmware.engine.rules import Rules
-    from firmware.engine.settle import Ledger
+    from firmware.engine.ledger import Ledger
+    from firmware.engine.mechanism import RoundView, RulesInForce
 
 WAGER: Final = "activator"
 
@@ -33,10 +32,13 @@ def percent(part: Fraction) -> str:
 @register_mechanism
 class Activator(Mechanism):
     name = "activator"
-    wager_names = (WAGER,)
+    wagers = (WagerSpec(
+        WAGER, "BINGO ACTIVATOR", par=WAGER,
+        doc="Bingo: the paired wager placed with every Blackjack wager (``activator`` of "
+            "it); it only buys the draw's multiplier and is always collected."),)
     game_keys: ClassVar[dict[str, Any]] = {"activator": "1:5"}
 
-    def __init__(self, rules: Rules) -> None:
+    def __init__(self, rules: RulesInForce) -> None:
         super().__init__(rules)
         self.part = ratio(rules.game["activator"], rules.file.source, "game.activator")
         if not 0 < self.part < 1:
@@ -45,7 +47,7 @@ class Activator(Mechanism):
     def amount(self, wager: int) -> int:
         return wager * self.part.numerator // self.part.denominator
 
-    def check_rules(self, rules: Rules, source: str) -> None:
+    def check_rules(self, rules: RulesInForce, source: str) -> None:
         unit = rules.wager_unit
         if (unit * self.part.numerator) % self.part.denominator:
             step = self.part.denominator  # the Fraction is in lowest terms
@@ -55,7 +57,7 @@ class Activator(Mechanism):
                 f"number of cents (use a multiple of {step})",
             )
 
-    def paytables(self, rules: Rules) -> list[dict[str, Any]]:
+    def paytables(self, rules: RulesInForce) -> list[dict[str, Any]]:
         return [{
             "title": "Bingo activator wager",
             "rows": [["Placed with every Blackjack wager",

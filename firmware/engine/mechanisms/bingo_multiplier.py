@@ -15,15 +15,14 @@ from fractions import Fraction
 from typing import TYPE_CHECKING, Any, ClassVar
 
 from etgcore.errors import ConfigError
-from firmware.engine.layout import odds_text
 from firmware.engine.mechanism import DrawRequest, Mechanism, register_mechanism
+from firmware.engine.settings import odds_text
 
 if TYPE_CHECKING:
     from etgcore.view import MechanismFields
     from firmware.engine.hand import Hand, Seat
-    from firmware.engine.round import RoundView
-    from firmware.engine.rules import Rules
-    from firmware.engine.settle import Ledger
+    from firmware.engine.ledger import Ledger
+    from firmware.engine.mechanism import RoundView, RulesInForce
 
 TARGET = "bingo_target"
 MULTIPLIER = "bingo_multiplier"
@@ -38,7 +37,7 @@ class BingoMultiplier(Mechanism):
         "bingo_multipliers": [2, 5, 10, 25, 50, 100],  # § 633b.28(e)(2)
     }
 
-    def __init__(self, rules: Rules) -> None:
+    def __init__(self, rules: RulesInForce) -> None:
         super().__init__(rules)
         src = rules.file.source
         for key in ("bingo_targets", "bingo_multipliers"):
@@ -55,7 +54,7 @@ class BingoMultiplier(Mechanism):
             why="RNG draw: the Bingo target and the Bingo multiplier",
         )
 
-    def check_rules(self, rules: Rules, source: str) -> None:
+    def check_rules(self, rules: RulesInForce, source: str) -> None:
         for key, values in (("target_weights", self.targets),
                             ("multiplier_weights", self.multipliers)):
             w = rules.settings.get(key)
@@ -63,7 +62,7 @@ class BingoMultiplier(Mechanism):
                 raise ConfigError(source, f"rules.{key}",
                                   f"needs an integer weight for each of {list(values)}")
 
-    def paytables(self, rules: Rules) -> list[dict[str, Any]]:
+    def paytables(self, rules: RulesInForce) -> list[dict[str, Any]]:
         bj = rules.blackjack_pays
         rows = []
         for m in self.multipliers:

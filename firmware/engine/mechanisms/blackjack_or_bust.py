@@ -17,14 +17,13 @@ from typing import TYPE_CHECKING, Any, ClassVar, Final
 from etgcore.errors import ConfigError
 from firmware.engine.cards import RANK, SUIT, VALUE
 from firmware.engine.hand import BLACKJACK, BUST, SURRENDERED, Hand, Seat
-from firmware.engine.layout import odds_text
-from firmware.engine.mechanism import Mechanism, register_mechanism
+from firmware.engine.mechanism import Mechanism, WagerSpec, register_mechanism
 from firmware.engine.mechanisms._odds import ratio
+from firmware.engine.settings import odds_text
 
 if TYPE_CHECKING:
-    from firmware.engine.round import RoundView
-    from firmware.engine.rules import Rules
-    from firmware.engine.settle import Ledger
+    from firmware.engine.ledger import Ledger
+    from firmware.engine.mechanism import RoundView, RulesInForce
 
 WAGER: Final = "blackjack_or_bust"
 #: the hand lines of § 633b.26(i), as the rules file names them
@@ -52,10 +51,13 @@ def line_holds(line: str, hand: Hand, dealer_bust: bool) -> bool:
 @register_mechanism
 class BlackjackOrBust(Mechanism):
     name = "blackjack-or-bust"
-    wager_names = (WAGER,)
+    wagers = (WagerSpec(
+        WAGER, "BLACKJACK OR BUST", par=WAGER,
+        doc="Split to Double: the paired wager equal to the Blackjack wager; it pays the "
+            "paytable line of the player's Blackjack or the dealer's bust."),)
     game_keys: ClassVar[dict[str, Any]] = {"blackjack_or_bust_paytables": []}
 
-    def __init__(self, rules: Rules) -> None:
+    def __init__(self, rules: RulesInForce) -> None:
         super().__init__(rules)
         src = rules.file.source
         key = "game.blackjack_or_bust_paytables"
@@ -77,17 +79,17 @@ class BlackjackOrBust(Mechanism):
             )))
         self.tables = min(len(o) for _, _, o in self.lines)
 
-    def check_rules(self, rules: Rules, source: str) -> None:
+    def check_rules(self, rules: RulesInForce, source: str) -> None:
         n = rules.settings.get("paytable")
         if not isinstance(n, int) or not 1 <= n <= self.tables:
             raise ConfigError(source, "rules.paytable", f"must be 1..{self.tables}, got {n!r}")
 
-    def odds(self, rules: Rules) -> list[tuple[str, str, Fraction]]:
+    def odds(self, rules: RulesInForce) -> list[tuple[str, str, Fraction]]:
         """(line, hand text, odds) of the paytable in force, best line first."""
         n = int(rules.settings["paytable"])
         return [(line, hand, odds[n - 1]) for line, hand, odds in self.lines]
 
-    def paytables(self, rules: Rules) -> list[dict[str, Any]]:
+    def paytables(self, rules: RulesInForce) -> list[dict[str, Any]]:
         n = rules.settings["paytable"]
         return [{
             "title": f"Blackjack or Bust wager (Paytable {n})",

@@ -14,8 +14,7 @@ from firmware.engine.mechanism import Mechanism, register_mechanism
 
 if TYPE_CHECKING:
     from firmware.engine.hand import Hand, Seat
-    from firmware.engine.round import RoundView
-    from firmware.engine.rules import Rules
+    from firmware.engine.mechanism import RoundView, RulesInForce
 
 
 @register_mechanism
@@ -23,7 +22,7 @@ class Dealer22Push(Mechanism):
     name = "dealer-22-push"
     game_keys: ClassVar[dict[str, Any]] = {"dealer_22_pushes": False}
 
-    def __init__(self, rules: Rules) -> None:
+    def __init__(self, rules: RulesInForce) -> None:
         super().__init__(rules)
         self.on = bool(rules.game["dealer_22_pushes"])
 

@@ -25,11 +25,9 @@ from firmware.engine.hand import BUST
 from firmware.engine.mechanism import Mechanism, register_mechanism
 
 if TYPE_CHECKING:
-    from etgcore.view import HandExtras
     from firmware.engine.hand import Hand, Seat
-    from firmware.engine.round import RoundView
-    from firmware.engine.rules import Rules
-    from firmware.engine.settle import Ledger
+    from firmware.engine.ledger import Ledger
+    from firmware.engine.mechanism import RoundView, RulesInForce
 
 
 def holds_lammer(seat: Seat) -> bool:
@@ -38,7 +36,7 @@ def holds_lammer(seat: Seat) -> bool:
 
 def _mark(h: Hand, tucked: bool | None = None, collected: bool | None = None) -> None:
     """Note a busted hand's fate on it; the public view shows ``tucked``/``collected``."""
-    extra: HandExtras = {**(h.extra or {})}
+    extra: dict[str, Any] = {**(h.extra or {})}
     if tucked is not None:
         extra["tucked"] = tucked
     if collected is not None:
@@ -54,7 +52,7 @@ class FreeBetLammers(Mechanism):
         "real_split_values": [10],    # pairs of these values need a real wager (b)(1)
     }
 
-    def __init__(self, rules: Rules) -> None:
+    def __init__(self, rules: RulesInForce) -> None:
         super().__init__(rules)
         src = rules.file.source
         real = rules.game["real_split_values"]
@@ -65,11 +63,11 @@ class FreeBetLammers(Mechanism):
         self.real_values = frozenset(real)
         self.free_totals = frozenset(rules.settings.get("free_double_on", ()))
 
-    def check_rules(self, rules: Rules, source: str) -> None:
+    def check_rules(self, rules: RulesInForce, source: str) -> None:
         if "free_double_on" not in rules.settings:
             raise ConfigError(source, "rules.free_double_on", "missing: declare the setting")
 
-    def paytables(self, rules: Rules) -> list[dict[str, Any]]:
+    def paytables(self, rules: RulesInForce) -> list[dict[str, Any]]:
         real = " or ".join(f"{v}-value" if v == 10 else str(v) for v in sorted(self.real_values))
         totals = ", ".join(str(t) for t in sorted(self.free_totals)) or "none"
         rows = []

@@ -19,8 +19,7 @@ from firmware.engine.mechanism import Mechanism, register_mechanism
 
 if TYPE_CHECKING:
     from firmware.engine.hand import Hand, Seat
-    from firmware.engine.round import RoundView
-    from firmware.engine.rules import Rules
+    from firmware.engine.mechanism import RoundView, RulesInForce
 
 
 @register_mechanism
@@ -28,7 +27,7 @@ class Player21Wins(Mechanism):
     name = "player-21-wins"
     game_keys: ClassVar[dict[str, Any]] = {"player_21_wins": False, "player_blackjack_wins": False}
 
-    def __init__(self, rules: Rules) -> None:
+    def __init__(self, rules: RulesInForce) -> None:
         super().__init__(rules)
         self.p21 = bool(rules.game["player_21_wins"])
         self.pbj = bool(rules.game["player_blackjack_wins"])
@@ -46,7 +45,7 @@ class Player21Wins(Mechanism):
         # a dealer Blackjack is settled at the check; without a check it could still come
         return view.rules.dealer_check or VALUE[view.dealer.cards[0]] not in (1, 10)
 
-    def paytables(self, rules: Rules) -> list[dict[str, Any]]:
+    def paytables(self, rules: RulesInForce) -> list[dict[str, Any]]:
         rows = []
         if self.pbj:
             rows.append(["Player Blackjack against a dealer Blackjack",

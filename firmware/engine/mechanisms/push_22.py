@@ -10,14 +10,13 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any, Final
 
-from firmware.engine.layout import odds_text
-from firmware.engine.mechanism import Mechanism, register_mechanism
+from firmware.engine.mechanism import Mechanism, WagerSpec, register_mechanism
+from firmware.engine.settings import odds_text
 
 if TYPE_CHECKING:
     from firmware.engine.hand import Seat
-    from firmware.engine.round import RoundView
-    from firmware.engine.rules import Rules
-    from firmware.engine.settle import Ledger
+    from firmware.engine.ledger import Ledger
+    from firmware.engine.mechanism import RoundView, RulesInForce
 
 WAGER: Final = "push22"
 
@@ -25,8 +24,12 @@ WAGER: Final = "push22"
 @register_mechanism
 class Push22(Mechanism):
     name = "push-22"
+    wagers = (WagerSpec(
+        WAGER, "PUSH 22", optional=True, par=WAGER,
+        doc="Free Bet (setting ``push22``): the optional wager that the dealer's hand "
+            "totals 22, paid at ``push22_pays``."),)
 
-    def __init__(self, rules: Rules) -> None:
+    def __init__(self, rules: RulesInForce) -> None:
         super().__init__(rules)
         self.offered = bool(rules.settings.get("push22", False))
         self.pays = rules.settings.get("push22_pays")
@@ -34,7 +37,7 @@ class Push22(Mechanism):
         self.wager_names = (WAGER,) if self.offered else ()
         self.optional_wagers = self.wager_names
 
-    def paytables(self, rules: Rules) -> list[dict[str, Any]]:
+    def paytables(self, rules: RulesInForce) -> list[dict[str, Any]]:
         if not self.offered or self.pays is None:
             return []
         return [{"title": "Push 22 wager",

@@ -21,8 +21,7 @@ from firmware.engine.mechanism import Mechanism, register_mechanism
 
 if TYPE_CHECKING:
     from firmware.engine.hand import Hand, Seat
-    from firmware.engine.round import RoundView
-    from firmware.engine.rules import Rules
+    from firmware.engine.mechanism import RoundView, RulesInForce
 
 ACTION = "rescue"
 
@@ -32,7 +31,7 @@ class Rescue(Mechanism):
     name = "rescue"
     game_keys: ClassVar[dict[str, Any]] = {"rescue": False}
 
-    def __init__(self, rules: Rules) -> None:
+    def __init__(self, rules: RulesInForce) -> None:
         super().__init__(rules)
         self.on = bool(rules.game["rescue"])
 

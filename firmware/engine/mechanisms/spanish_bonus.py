@@ -21,15 +21,14 @@ from etgcore.errors import ConfigError
 from etgcore.money import dollars
 from firmware.engine.cards import RANK, SUIT, VALUE
 from firmware.engine.hand import BUST, RESCUED, SURRENDERED
-from firmware.engine.layout import odds_text
 from firmware.engine.mechanism import Mechanism, register_mechanism
 from firmware.engine.mechanisms._odds import odds_table
+from firmware.engine.settings import odds_text
 
 if TYPE_CHECKING:
     from firmware.engine.hand import Hand, Seat
-    from firmware.engine.round import RoundView
-    from firmware.engine.rules import Rules
-    from firmware.engine.settle import Ledger
+    from firmware.engine.ledger import Ledger
+    from firmware.engine.mechanism import RoundView, RulesInForce
 
 BONUS_HANDS = ("five_card_21", "six_card_21", "seven_card_21", "mixed_678", "suited_678",
                "spades_678", "mixed_777", "suited_777", "spades_777")
@@ -90,7 +89,7 @@ class SpanishBonus(Mechanism):
         "envy_bonus_cents": 0,
     }
 
-    def __init__(self, rules: Rules) -> None:
+    def __init__(self, rules: RulesInForce) -> None:
         super().__init__(rules)
         src = rules.file.source
         self.odds = odds_table(rules.game["bonus_odds"], BONUS_HANDS, src, "game.bonus_odds")
@@ -107,12 +106,12 @@ class SpanishBonus(Mechanism):
             raise ConfigError(src, "game.envy_bonus_cents", "must be cents >= 0")
         self.envy = envy if rules.settings.get("envy_bonus", False) else 0
 
-    def check_rules(self, rules: Rules, source: str) -> None:
+    def check_rules(self, rules: RulesInForce, source: str) -> None:
         for key in ("super_bonus_25_or_more", "envy_bonus"):
             if key not in rules.settings:
                 raise ConfigError(source, f"rules.{key}", "missing: declare the setting")
 
-    def paytables(self, rules: Rules) -> list[dict[str, Any]]:
+    def paytables(self, rules: RulesInForce) -> list[dict[str, Any]]:
         rows = [[TEXT[h], odds_text(self.odds[h])] for h in (
             "mixed_678", "suited_678", "spades_678", "mixed_777", "suited_777", "spades_777",
             "five_card_21", "six_card_21", "seven_card_21")]

@@ -191,10 +191,10 @@ def placed(decision: Decision | None) -> list[Step]:
 
 
 def optional_wager(game: Game) -> translate.OptionalWager | None:
-    """The optional wager the rules offer (Push 22), placed with INSURANCE during
-    betting (docs/table.md), judged by the game."""
-    names = [n for m in game.rules.mechanisms for n in m.optional_wagers]
-    return (names[0], game.side_wager_refusal) if names else None
+    """The optional wagers the rules offer (Push 22, ...), placed with INSURANCE during
+    betting (docs/table.md), judged by the game; None when there is none."""
+    names = tuple(n for m in game.rules.mechanisms for n in m.optional_wagers)
+    return (names, game.side_wager_refusal) if names else None
 
 
 def double_sizes(game: Game, seat: int, hand: int) -> tuple[int, ...]:

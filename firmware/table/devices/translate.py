@@ -118,8 +118,9 @@ def button_legal(phase_kind: str, legal: Sequence[str]) -> set[str]:
 WagerRefusal = Callable[[int, int], "str | None"]
 #: why SideWager(seat, name, amount) would be refused (the engine's pure query)
 SideRefusal = Callable[[int, str, int], "str | None"]
-#: the optional wager a table offers (e.g. Free Bet's Push 22) and the engine's judge of it
-OptionalWager = tuple[str, SideRefusal]
+#: the optional wagers a table offers (e.g. Free Bet's Push 22), in their declared order,
+#: and the engine's judge of them
+OptionalWager = tuple[tuple[str, ...], SideRefusal]
 
 
 def optional_step(view: PublicView, seat: SeatView, opt: OptionalWager) -> (
@@ -127,14 +128,23 @@ def optional_step(view: PublicView, seat: SeatView, opt: OptionalWager) -> (
 ):
     """The optional wager one ``INSURANCE`` press places during betting (our panel
     convention, docs/table.md): the first press the table minimum, then one unit more;
-    only beside a Blackjack wager, and only when the engine would take it."""
-    name, refusal = opt
+    only beside a Blackjack wager, and only when the engine would take it. With several
+    optional wagers on the table the press raises the least staked one the engine would
+    take (the first declared among equals), so presses go round them in turn and each is
+    reachable from the one button the panel has for them."""
+    names, refusal = opt
     if not current_wager(view, seat):
         return None
-    have = int(seat["wagers"].get(name, 0)) if view["phase"] == "betting" else 0
-    new = wager_after_bet(have, view["limits"], seat["credits"])
-    if new is None or refusal(seat["seat"], name, new):
+    betting = view["phase"] == "betting"
+    steps = []
+    for i, name in enumerate(names):
+        have = int(seat["wagers"].get(name, 0)) if betting else 0
+        new = wager_after_bet(have, view["limits"], seat["credits"])
+        if new is not None and not refusal(seat["seat"], name, new):
+            steps.append((have, i, name, new))
+    if not steps:
         return None
+    _, _, name, new = min(steps)
     return SideWager(seat["seat"], name, new)
 
 

@@ -15,13 +15,31 @@ from __future__ import annotations
 
 import time
 from collections.abc import Mapping
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Protocol
 
 from firmware.journal import EventCode
 from firmware.table.requests.transfers import Transfer, TransferRefused, strict_int, transfer_id
 
 if TYPE_CHECKING:
-    from firmware.table.requests.desk import RequestDesk
+    from firmware.journal import Journal
+    from firmware.table.ports import RequestHost
+    from firmware.table.requests.transfers import CreditLimits
+
+
+class RequestDesk(Protocol):
+    """What the SAS commands use of the request desk
+    (:class:`firmware.table.requests.desk.RequestDesk` satisfies it; the desk calls these
+    commands, so they name only this)."""
+
+    host: RequestHost
+    journal: Journal
+    limits: CreditLimits
+    sas_disable_on_loss: bool
+    sas_refused_after: int
+    sas_refusals: dict[Any, tuple[float, int]]
+
+    def credits(self, tr: Transfer, extra: Mapping[str, Any] | None = None
+                ) -> tuple[bool, str]: ...
 
 HOST_LOSS = "sas host lost"
 

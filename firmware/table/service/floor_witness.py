@@ -17,17 +17,25 @@ while the floor is unreachable plays no round before the floor has seen it.
 from __future__ import annotations
 
 import logging
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Protocol
 
 from firmware.journal import EventCode, Journal
 from firmware.journal.opening import JournalRefused, system_log
 from firmware.journal.witness import WitnessRead, parse_ack, witness_problem
 from firmware.table.floor_gate import WITNESS_HOLD
 from firmware.table.happenings import RequestHappening
-from firmware.table.ports import FloorPort, ReadWitness
+from firmware.table.ports import FloorPort, ReadWitness, RequestHost
 
 if TYPE_CHECKING:
-    from firmware.table.controller import Controller
+    from firmware.table.happenings import Happening
+
+
+class Controller(RequestHost, Protocol):
+    """What the wait for the witness uses of the controller (which satisfies it; the
+    controller's request desk calls :func:`witness_arrived`, so this names only the
+    request host's powers and the inbox)."""
+
+    def put(self, h: Happening) -> None: ...
 
 log = logging.getLogger("etg.table.witness")
 

@@ -14,7 +14,7 @@ from etgcore.errors import UserError
 from firmware.table.settings import TableSetup
 
 if TYPE_CHECKING:
-    from firmware.table.service.run import RunOptions
+    from firmware.table.service.run_options import RunOptions
 
 
 def check_before_start(cfg: TableSetup, opts: RunOptions) -> None:

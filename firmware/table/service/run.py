@@ -17,7 +17,6 @@ import sys
 import threading
 import time
 from collections.abc import Callable
-from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -34,48 +33,25 @@ from firmware.table.happenings import (
     StopHappening,
 )
 from firmware.table.meter_proof import start_proof
-from firmware.table.ports import FloorPort, OpenFloorLink, ReadWitness
+from firmware.table.ports import FloorPort
 from firmware.table.recovery import Recovered, open_table
 from firmware.table.requests.transfers import CreditLimits
 from firmware.table.service.floor_witness import await_witness, check_witness, journal_witness
 from firmware.table.service.prefix_audit import prefix_audit
 from firmware.table.service.preflight import check_before_start, nobody_presses
 from firmware.table.service.restart import find_last_stop, new_shoe_for_the_demo, resume
+from firmware.table.service.run_options import PoweredUp, RunOptions
 from firmware.table.service.sdnotify import Notifier
 from firmware.table.service.start_signals import StoppedWhileStarting, stopped_while_starting
 from firmware.table.service.startup import Devices, start_devices
 from firmware.table.settings import TableSetup
 
 if TYPE_CHECKING:
-    from firmware.table.service.autoplay import StrategyFor
+    pass
 
 log = logging.getLogger("etg.table")
 
 AUTO_CREDITS = 1_000_000
-
-
-@dataclass
-class RunOptions:
-    seats: int
-    auto_play: bool = False
-    rounds: int = 0
-    headless: bool = False
-    control: str | None = None  # bench control socket (bench mode only)
-    pace: float | None = None
-    quiet: bool = False
-    demo: bool = False  # `make run`: every seat starts with credits on a new journal
-    #: the floor link, when the configuration names a floor (built by the command line)
-    floor_link: OpenFloorLink | None = None
-    #: the floor's acknowledgement, asked at start (the journal's witness off the box)
-    floor_witness: ReadWitness | None = None
-    #: no witness at start: hold play until the floor link brings one (floor.witness)
-    witness_required: bool = False
-    #: the auto-players' computed strategy (the command line hands in firmware.math's)
-    strategy_for: StrategyFor | None = None
-    #: the window demo's game picked with F2 (the command line starts it next), or None
-    next_game: str | None = None
-    #: the program's version (the command line's), shown on the attendant screen
-    version: str = ""
 
 
 def _software_check(journal: Journal) -> None:
@@ -146,7 +122,7 @@ def _open_rng(cfg: TableSetup, journal: Journal) -> tuple[Any, str | None]:
     """The table RNG after its power-up self-test (journaled), or None and why not."""
     try:
         import rng as rngmod
-        from rng.claim import claim_of_settings
+        from rng.entropy import claim_of_settings
 
         claim = claim_of_settings(cfg.rng)  # the assessment's claim, or the floor (said below)
         table_rng = rngmod.open_table_rng(cfg.rng, bench=cfg.bench)
@@ -161,16 +137,6 @@ def _open_rng(cfg: TableSetup, journal: Journal) -> tuple[Any, str | None]:
         log.log(logging.INFO if claim.assessed else logging.WARNING, "%s", claim.describe())
     journal.append_one("event", event, code=int(EventCode.RNG_SELFTEST_PASS))
     return table_rng, None
-
-
-@dataclass
-class PoweredUp:
-    """What power-up made: the controller (table recovered) and what it talks to."""
-
-    ctl: Controller
-    bridge: Any  # firmware.table.service.ui_bridge.UiBridge
-    table_rng: Any
-    floor_link: FloorPort | None
 
 
 def _power_up(cfg: TableSetup, opts: RunOptions, rules: Rules, journal: Journal,

@@ -17,7 +17,7 @@ from firmware.engine.rules import Rules
 from firmware.table.happenings import PanelHappening, ShoeHappening
 
 if TYPE_CHECKING:
-    from firmware.table.service.run import PoweredUp, RunOptions
+    from firmware.table.service.run_options import PoweredUp, RunOptions
     from firmware.table.service.simulated_shoe import SimulatedShoe
     from firmware.table.settings import TableSetup
 

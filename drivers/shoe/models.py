@@ -1,0 +1,69 @@
+"""Shoe reader models, one registry: a name -> how that reader puts a frame on the wire
+and how its bytes are taken apart again.
+
+The frame type (:class:`~drivers.shoe.framing.Frame`) is the ICD's meaning only (sequence,
+type, fields); the bytes are the model's. The session (``ShoeSession``), the simulator
+(``ShoeMachine``), the link's retransmissions and the tests build their decoder and
+encoder from the model here (python-can's interfaces, gpiozero's pin factories keep a
+registry the same way), and tests/shoe/test_shoe_models.py runs one suite over every
+registered model. A new reader model is one module that registers its entry.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Protocol
+
+from drivers.shoe.framing import Decoder, DecoderStats, Frame, frame_bytes
+from etgcore.errors import UserError
+
+
+class FrameDecoder(Protocol):
+    """What a model's decoder offers: ``feed(bytes) -> frames`` (never raises, counts
+    what it drops in ``stats``) and ``reset`` (forget a partial frame)."""
+
+    stats: DecoderStats
+
+    def feed(self, data: bytes) -> list[Frame]: ...
+    def reset(self) -> None: ...
+
+
+@dataclass(frozen=True)
+class ReaderModel:
+    name: str
+    #: a frame -> its bytes on the wire
+    encode: Callable[[Frame], bytes]
+    #: a fresh incremental decoder of this model's bytes
+    decoder: Callable[[], FrameDecoder]
+    doc: str
+
+
+MODELS: dict[str, ReaderModel] = {}
+
+
+def register_model(model: ReaderModel) -> ReaderModel:
+    MODELS[model.name] = model
+    return model
+
+
+def reader_model(name: str) -> ReaderModel:
+    """The registered model ``name``, or the one-line UserError naming those there are."""
+    found = MODELS.get(name)
+    if found is None:
+        raise UserError(f"shoe reader model {name!r} unknown (allowed: {', '.join(MODELS)})")
+    return found
+
+
+def default_model() -> ReaderModel:
+    """The model a driver or simulator speaks when none is given (:data:`DEFAULT`; the
+    driver's test suite runs once with each registered model as the default)."""
+    return reader_model(DEFAULT)
+
+
+#: the name of the model used when none is given
+DEFAULT = "icd"
+
+#: the shoe ICD's own model (docs/shoe-icd.md §2): ASCII frames, CRC-16/CCITT-FALSE
+ICD = register_model(ReaderModel(
+    "icd", frame_bytes, Decoder, "shoe ICD §2: $SEQ,TYPE[,FIELD]*CRC CR LF, ASCII"))
