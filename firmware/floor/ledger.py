@@ -24,6 +24,7 @@ from firmware.floor.db import Database
 from firmware.floor.ledger_rules import LedgerRules
 from firmware.floor.table_state import (
     Applied,
+    RowChanges,
     TableState,
     Work,
     ack_of,
@@ -59,6 +60,7 @@ class FloorLedger(LedgerRules):
         self.check_deadline_s = check_deadline_s
         self.tables: dict[str, TableState] = load_states(db)
         self._saved: dict[str, TableState | None] = {}
+        self.rows = RowChanges()
 
     def state(self, tid: str, new: Work) -> TableState:
         st = self.tables.get(tid)
@@ -74,6 +76,7 @@ class FloorLedger(LedgerRules):
     def apply(self, batch: list[Incoming]) -> Applied:
         """One transaction; on a database error the in-memory state is as before."""
         self._saved = {}
+        self.rows = RowChanges()
         try:
             return self._apply(batch)
         except BaseException:
@@ -121,21 +124,14 @@ class FloorLedger(LedgerRules):
         now = time.time()
         for tid in out.changed:
             st = self.tables[tid]
-            if tid in seen:  # one row update, not two (most of a batch's tables)
-                work.append(("UPDATE floor_tables SET last_n = ?, last_seq = ?, last_hash = ?,"
-                             " head = ?, updated = ?, last_seen = ? WHERE table_id = ?",
-                             (st.last_n, st.last_seq, st.last_hash, st.head, now,
-                              seen.pop(tid), tid)))
-                continue
-            work.append(("UPDATE floor_tables SET last_n = ?, last_seq = ?, last_hash = ?,"
-                         " head = ?, updated = ? WHERE table_id = ?",
-                         (st.last_n, st.last_seq, st.last_hash, st.head, now, tid)))
+            self.rows.of(tid).update(last_n=st.last_n, last_seq=st.last_seq,
+                                       last_hash=st.last_hash, head=st.head, updated=now)
         for tid, at in seen.items():
-            work.append(("UPDATE floor_tables SET last_seen = ? WHERE table_id = ?",
-                         (at, tid)))
+            self.rows.seen(tid, at)
+        work += self.rows.work()
         if new or work:
-            # each statement below touches its own rows or columns (or appends): grouped
-            # into one executemany per statement, in one transaction
+            # each statement below touches its own rows (one UPDATE a table) or appends:
+            # grouped into one run per statement, in one transaction
             self.db.run_grouped(new + work)
         for tid in [t for t in out.acks if latched(self.tables[t])]:
             del out.acks[tid]  # the rollback latch (table_state.LATCH_KINDS)

@@ -27,11 +27,12 @@ from firmware.floor.table_state import (
     EVIDENCE_ROWS_PER_MINUTE,
     LATCH_KINDS,
     Applied,
+    RowChanges,
     TableState,
     Work,
     ack_of,
 )
-from firmware.floor.wire import WireRecord
+from firmware.floor.wire import MAX_INT, WireRecord
 
 #: messages read at once for a run of resends (:meth:`LedgerRules._held`)
 HELD_READ = 256
@@ -57,6 +58,7 @@ class LedgerRules:
     quarantine_after: int
     approved_name: str
     check_deadline_s: float
+    rows: RowChanges
 
     # -- a journal that went back or was altered ----------------------------------------
 
@@ -77,20 +79,34 @@ class LedgerRules:
         runs) in one query for the batch."""
         held = out.held.setdefault(tid, {})
         if n not in held:
+            end = min(n + HELD_READ, MAX_INT)  # (a number past BIGINT fails the query)
             rows = self.db.all("SELECT n, hash, seq FROM floor_messages WHERE table_id = ?"
-                               " AND n >= ? AND n < ?", (tid, n, n + HELD_READ))
-            held.update(dict.fromkeys(range(n, n + HELD_READ)))
+                               " AND n >= ? AND n <= ?", (tid, n, end))
+            held.update(dict.fromkeys(range(n, end + 1)))
             held.update((int(m), (str(h), int(s))) for m, h, s in rows)
         return held[n]
+
+    def _hash_at(self, tid: str, seq: int, out: Applied) -> str | None:
+        """The hash of journal record ``seq`` as the floor holds it (None: not held), read
+        with its neighbours (a journal that went back sends runs) in one query for the
+        batch: a query a record let one table slow everyone's batches."""
+        held = out.held_seq.setdefault(tid, {})
+        if seq not in held:
+            lo, hi = max(seq - HELD_READ, 0), min(seq + HELD_READ, MAX_INT)
+            rows = self.db.all("SELECT seq, hash FROM floor_messages WHERE table_id = ?"
+                               " AND seq >= ? AND seq <= ?", (tid, lo, hi))
+            held.update(dict.fromkeys(range(lo, hi + 1)))
+            for s, h in rows:  # a journal record's messages share its hash: any one
+                held[int(s)] = held.get(int(s)) or str(h)
+        return held[seq]
 
     def sequence_checks(self, tid: str, r: WireRecord, st: TableState, work: Work,
                         out: Applied) -> None:
         """The next message, but its journal record goes back, or reuses a number."""
         if r.seq < st.last_seq:
-            row = self.db.one("SELECT hash FROM floor_messages WHERE table_id = ? AND seq = ?"
-                              " LIMIT 1", (tid, r.seq))
-            if row is not None and row[0] != r.hash:
-                self.reused(tid, r, str(row[0]), st, work, out)
+            held = self._hash_at(tid, r.seq, out)
+            if held is not None and held != r.hash:
+                self.reused(tid, r, held, st, work, out)
             else:
                 self.alarm(tid, st, "sequence", (
                     f"journal record {r.seq} after record {st.last_seq}: the sequence went "
@@ -152,8 +168,8 @@ class LedgerRules:
             else:
                 return  # an old status, re-delivered: what is shown is newer
         st.status_seq, st.status_ts = seq, ts
-        work.append(("UPDATE floor_tables SET status = ? WHERE table_id = ?",
-                     (orjson.dumps(p, option=orjson.OPT_SORT_KEYS).decode(), m.table_id)))
+        self.rows.of(m.table_id)["status"] = orjson.dumps(
+            p, option=orjson.OPT_SORT_KEYS).decode()
         out.changed.add(m.table_id)
         out.received.append(m.received)
         if p.get("ts") is not None:
@@ -161,15 +177,13 @@ class LedgerRules:
 
     def online(self, m: Incoming, st: TableState, work: Work, out: Applied) -> None:
         up = bool(m.payload)
+        row = self.rows.of(m.table_id)
         if up != st.online:
             st.online = up
-            work.append(("UPDATE floor_tables SET online_changed = ? WHERE table_id = ?",
-                         (m.received, m.table_id)))
-        work.append(("UPDATE floor_tables SET online = ? WHERE table_id = ?",
-                     (1 if up else 0, m.table_id)))
+            row["online_changed"] = m.received
+        row["online"] = 1 if up else 0
         if up:
-            work.append(("UPDATE floor_tables SET last_seen = ? WHERE table_id = ?",
-                         (m.received, m.table_id)))
+            self.rows.seen(m.table_id, m.received)
         out.changed.add(m.table_id)
 
     # -- bad messages and the pit's actions ---------------------------------------------
@@ -213,8 +227,7 @@ class LedgerRules:
         if st.quarantined is None and (recent >= self.quarantine_after or now):
             st.quarantined = (f"{recent} bad messages in {QUARANTINE_WINDOW_S:.0f} s, "
                               f"the last: {reason}")
-            work.append(("UPDATE floor_tables SET quarantined = ?, quarantined_at = ?"
-                         " WHERE table_id = ?", (st.quarantined, at, tid)))
+            self.rows.of(tid).update(quarantined=st.quarantined, quarantined_at=at)
             self.alarm(tid, st, "quarantine", (
                 f"quarantined: {st.quarantined}; its messages are dropped until a "
                 "supervisor clears it"), work, out)
@@ -365,9 +378,8 @@ class LedgerRules:
                          " DO UPDATE SET win_cents = excluded.win_cents,"
                          " drop_cents = excluded.drop_cents",
                          (tid, f["day"], slot, f["win"], f["drop"])))
-        work.append(("UPDATE floor_tables SET meters = ?, day = ?, day_open = ?"
-                     " WHERE table_id = ?", (json.dumps(st.meters, sort_keys=True), st.day,
-                                             json.dumps(st.day_open), tid)))
+        self.rows.of(tid).update(meters=json.dumps(st.meters, sort_keys=True), day=st.day,
+                                   day_open=json.dumps(st.day_open))
 
 
 def _version_of(r: WireRecord) -> str:
