@@ -83,11 +83,13 @@ class LightTable:
               "seq": self.seq, "head": self.prev, "ts": time.time(), "sent": time.time(),
               "simulated": True}
         self.client.publish(topics.table_topic(self.table_id, topics.STATUS),
-                            json.dumps(st).encode(), retain=True, qos=0)  # as the link does
+                            json.dumps(st, separators=(",", ":")).encode(), retain=True,
+                            qos=0)  # as the link does (compact)
 
     def _publish(self, records: list[dict[str, Any]]) -> None:
         self.client.publish(topics.table_topic(self.table_id, topics.RECORDS),
-                            json.dumps(records).encode())
+                            json.dumps(records, separators=(",", ":"),
+                                       sort_keys=True).encode())  # as an outbox writes them
         self._waiting.append((self.n, time.monotonic()))
         self.publishes += 1
 

@@ -98,6 +98,9 @@ class Database:
         self.postgres = url.startswith(("postgresql://", "postgres://"))
         self._lock = threading.Lock()
         self._bulk = Bulk(column_types(SCHEMA, ADDED_COLUMNS))
+        #: False: one statement a row on PostgreSQL too (the yardstick of ``python -m
+        #: benchmarks floor-store``)
+        self.bulk = True
         try:
             self._conn: Any = self._connect()
         except ImportError:
@@ -188,7 +191,8 @@ class Database:
             groups.setdefault(sql, []).append(tuple(args))
         with self._transaction() as cur, self._pipeline():
             for sql, rows in groups.items():
-                if self.postgres and (bulk := self._bulk.rewrite(sql, rows)) is not None:
+                if self.postgres and self.bulk and \
+                        (bulk := self._bulk.rewrite(sql, rows)) is not None:
                     cur.execute(bulk[0], bulk[1])
                     continue
                 cur.executemany(self._sql(sql), rows)

@@ -129,3 +129,21 @@ def test_numbers_at_the_schemas_largest_are_checked_not_failed(db: Database) -> 
     ledger.apply([_rec(t, MAX, 7)])
     got = ledger.apply([_rec(t, MAX, 8, digest="ef" * 32)])  # the last number again
     assert got.duplicates == 1 and "rollback" in ledger.tables[t].alarmed
+
+
+def test_a_tables_strikes_are_counted_within_the_window_only(tmp_path: Path) -> None:
+    """Counting a table's bad messages toward quarantine keeps only the window's (a
+    hostile table's thousands were counted by a pass over all of them, per message)."""
+    ledger = FloorLedger(Database(str(tmp_path / "floor.sqlite")), quarantine_after=20)
+    t0 = time.time() - 3600
+
+    def bad(at: float) -> Incoming:
+        return Incoming("S1", "bad", {"topic": "t", "reason": "r", "sample": ""}, at)
+
+    ledger.apply([bad(t0 + k) for k in range(19)])  # 19 in the window: not yet
+    assert ledger.tables["S1"].quarantined is None
+    ledger.apply([bad(t0 + 200)])  # the 19 are past the window: one strike, not 20
+    st = ledger.tables["S1"]
+    assert st.quarantined is None and len(st.bad) == 1
+    ledger.apply([bad(t0 + 200 + k / 100) for k in range(1, 20)])  # 20 within a minute
+    assert ledger.tables["S1"].quarantined is not None
