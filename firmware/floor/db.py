@@ -18,6 +18,11 @@ from etgcore.errors import UserError
 from firmware.floor.db_bulk import Bulk, column_types
 from firmware.floor.errors import DatabaseAway
 
+#: PostgreSQL's answers that say the server refuses writes, not this data (beyond its
+#: OperationalError: connection, resources, disk full, shutdown, deadlock): a read-only
+#: transaction — a fail-over onto a standby, ``default_transaction_read_only``
+REFUSING_WRITES = frozenset({"25006"})
+
 SCHEMA = """
 CREATE TABLE IF NOT EXISTS floor_tables (
     table_id TEXT PRIMARY KEY, status TEXT, online INTEGER NOT NULL DEFAULT 0,
@@ -140,7 +145,8 @@ class Database:
         if self.postgres:
             import psycopg
 
-            return isinstance(exc, psycopg.OperationalError | psycopg.InterfaceError)
+            return isinstance(exc, psycopg.OperationalError | psycopg.InterfaceError) or \
+                getattr(exc, "sqlstate", None) in REFUSING_WRITES
         return False
 
     def _columns(self, table: str) -> set[str]:

@@ -147,3 +147,28 @@ def test_a_tables_strikes_are_counted_within_the_window_only(tmp_path: Path) -> 
     assert st.quarantined is None and len(st.bad) == 1
     ledger.apply([bad(t0 + 200 + k / 100) for k in range(1, 20)])  # 20 within a minute
     assert ledger.tables["S1"].quarantined is not None
+
+
+def test_redteam_h43_f6_a_read_only_postgresql_is_the_database_away(
+        postgres_url: str) -> None:
+    """A server refusing writes (a standby after a fail-over, read-only by setting) is an
+    outage — the batch kept and retried, the pages' 503 — never "a record this floor
+    cannot hold", which stored every table one by one and would quarantine them all."""
+    from firmware.floor.errors import DatabaseAway
+
+    d = Database(postgres_url)
+    try:
+        ledger = FloorLedger(d)
+        t = uuid.uuid4().hex[:8] + "RO"
+        ledger.apply([_rec(t, 1, 1)])
+        d.run([("SET SESSION default_transaction_read_only = on", ())])
+        with pytest.raises(DatabaseAway):
+            ledger.apply([_rec(t, 2, 2)])
+        assert ledger.tables[t].last_n == 1  # as before the batch
+        with pytest.raises(DatabaseAway):
+            d.one("INSERT INTO floor_staff(name, pwhash) VALUES (?, ?) RETURNING name",
+                  (t, "x"))
+        d.run([("SET SESSION default_transaction_read_only = off", ())])
+        assert ledger.apply([_rec(t, 2, 2)]).applied == 1
+    finally:
+        d.close()

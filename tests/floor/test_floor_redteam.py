@@ -488,3 +488,27 @@ def test_redteam_f6_refused_publishes_raise_the_tables_acl_alarm_end_to_end(
         finally:
             c.loop_stop()
             c.disconnect()
+
+
+def test_redteam_h43_f1_a_load_tables_clean_up_is_no_bad_message(tmp_path: Path) -> None:
+    """`etg floor load`'s tables clear what they leave at the broker at the end: what
+    they send for it must be what the floor takes (an empty presence was a bad message:
+    an alarm and a strike on every load table after every run)."""
+    from firmware.bench.floor_load import SimTable
+
+    sent: list[tuple[str, bytes]] = []
+
+    class Client:
+        def publish(self, topic: str, payload: bytes, **_: Any) -> Any:
+            sent.append((topic, payload))
+            return SimpleNamespace(wait_for_publish=lambda timeout: True)
+
+    SimTable.retire(SimpleNamespace(table_id="SQS-0001",  # type: ignore[arg-type]
+                                    link=SimpleNamespace(connected=True, client=Client())))
+    assert {t.rsplit("/", 1)[1] for t, _ in sent} == {"status", "online"}
+    make_floor_certs(tmp_path, ["SQS-0001"])
+    ing = Ingest(FloorLedger(Database(str(tmp_path / "floor.sqlite"))), tmp_path, "127.0.0.1", 1)
+    for topic, payload in sent:
+        ing._message(None, None, SimpleNamespace(topic=topic, payload=payload, retain=True))
+    got = [m for m in ing.take() if isinstance(m, Incoming)]
+    assert [m.kind for m in got] == ["online"] and got[0].payload is False
