@@ -217,6 +217,10 @@ class Ingest:
         # every message spends the table's budget (its presence a nominal 64 bytes, so a
         # table flipping it as fast as it can is bounded too: memory, the store's time)
         if not self.rate.take(tid, max(len(payload), ONLINE_BYTES), time.monotonic()):
+            # dropped unacknowledged; at most once a second the count to the ledger: a
+            # `rate` alarm, each a strike toward quarantine (TableRate.over)
+            if (count := self.rate.over(tid, now)) is not None:
+                self._put([Incoming(tid, "rate", {"count": count}, now)], 0)
             return
         if kind == topics.ONLINE and payload in (b"0", b"1"):  # (else: a bad message)
             self._put([Incoming(tid, "online", payload == b"1", now)], ONLINE_BYTES)

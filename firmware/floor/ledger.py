@@ -36,8 +36,9 @@ from firmware.floor.wire import WireRecord
 
 class Incoming:
     """One thing a table sent (or the pit asked): ``kind`` is ``record`` (a
-    :class:`WireRecord`), ``status``, ``online``, ``signature``, ``bad``, ``control``, or
-    ``acl`` (the broker refused the table: :mod:`firmware.floor.acl_watch`)."""
+    :class:`WireRecord`), ``status``, ``online``, ``signature``, ``bad``, ``control``,
+    ``acl`` (the broker refused the table: :mod:`firmware.floor.acl_watch`), or ``rate``
+    (messages past the table's budget were dropped: :meth:`Ingest._over_budget`)."""
 
     __slots__ = ("kind", "payload", "received", "table_id")
 
@@ -116,7 +117,9 @@ class FloorLedger(LedgerRules):
                 self.signature(m, st, work, out)
             elif m.kind == "acl":
                 self.acl(m, st, work, out)
-            if m.kind not in ("online", "control", "acl"):
+            elif m.kind == "rate":
+                self.over_budget(m, st, work, out)
+            if m.kind not in ("online", "control", "acl", "rate"):
                 seen[m.table_id] = max(seen.get(m.table_id, 0.0), m.received)
         for tid, slots in meters.items():
             self.day_figures(tid, self.tables[tid], slots, work)

@@ -17,7 +17,7 @@ from typing import TYPE_CHECKING, Any
 
 import orjson
 
-from firmware.floor import gaming_day, plausibility
+from firmware.floor import gaming_day, held, plausibility
 from firmware.floor.escape import one_line
 from firmware.floor.pit_text import when
 from firmware.floor.software_check import overdue, record_answer
@@ -32,10 +32,7 @@ from firmware.floor.table_state import (
     Work,
     ack_of,
 )
-from firmware.floor.wire import MAX_INT, WireRecord
-
-#: messages read at once for a run of resends (:meth:`LedgerRules._held`)
-HELD_READ = 256
+from firmware.floor.wire import WireRecord
 
 if TYPE_CHECKING:
     from firmware.floor.db import Database
@@ -66,7 +63,7 @@ class LedgerRules:
         """A message number the floor holds: the same record again (a resend), or another
         one under a number already used — the table's journal was rolled back."""
         out.duplicates += 1
-        row = self._held(tid, r.n, out)
+        row = held.message(self.db, tid, r.n, out)
         if row is not None and (row[0] != r.hash or row[1] != r.seq):
             self.alarm(tid, self.tables[tid], "rollback", (
                 f"message {r.n} arrived again as journal record {r.seq} ({r.hash[:12]}), but "
@@ -74,39 +71,13 @@ class LedgerRules:
                 "journal was rolled back or altered"), work, out,
                 evidence=(r.n, r.seq, r.hash, _version_of(r)))
 
-    def _held(self, tid: str, n: int, out: Applied) -> tuple[str, int] | None:
-        """Message ``n`` as the floor holds it, read with the next ones (a resend comes in
-        runs) in one query for the batch."""
-        held = out.held.setdefault(tid, {})
-        if n not in held:
-            end = min(n + HELD_READ, MAX_INT)  # (a number past BIGINT fails the query)
-            rows = self.db.all("SELECT n, hash, seq FROM floor_messages WHERE table_id = ?"
-                               " AND n >= ? AND n <= ?", (tid, n, end))
-            held.update(dict.fromkeys(range(n, end + 1)))
-            held.update((int(m), (str(h), int(s))) for m, h, s in rows)
-        return held[n]
-
-    def _hash_at(self, tid: str, seq: int, out: Applied) -> str | None:
-        """The hash of journal record ``seq`` as the floor holds it (None: not held), read
-        with its neighbours (a journal that went back sends runs) in one query for the
-        batch: a query a record let one table slow everyone's batches."""
-        held = out.held_seq.setdefault(tid, {})
-        if seq not in held:
-            lo, hi = max(seq - HELD_READ, 0), min(seq + HELD_READ, MAX_INT)
-            rows = self.db.all("SELECT seq, hash FROM floor_messages WHERE table_id = ?"
-                               " AND seq >= ? AND seq <= ?", (tid, lo, hi))
-            held.update(dict.fromkeys(range(lo, hi + 1)))
-            for s, h in rows:  # a journal record's messages share its hash: any one
-                held[int(s)] = held.get(int(s)) or str(h)
-        return held[seq]
-
     def sequence_checks(self, tid: str, r: WireRecord, st: TableState, work: Work,
                         out: Applied) -> None:
         """The next message, but its journal record goes back, or reuses a number."""
         if r.seq < st.last_seq:
-            held = self._hash_at(tid, r.seq, out)
-            if held is not None and held != r.hash:
-                self.reused(tid, r, held, st, work, out)
+            was = held.record_hash(self.db, tid, r.seq, out)
+            if was is not None and was != r.hash:
+                self.reused(tid, r, was, st, work, out)
             else:
                 self.alarm(tid, st, "sequence", (
                     f"journal record {r.seq} after record {st.last_seq}: the sequence went "
@@ -216,6 +187,17 @@ class LedgerRules:
         for _ in range(min(count, self.quarantine_after)):
             self.count_bad(m.table_id, st, m.received, "refused by the broker's ACL", work,
                            out)
+
+    def over_budget(self, m: Incoming, st: TableState, work: Work, out: Applied) -> None:
+        """Messages past the table's budget were dropped (its sending rate): a ``rate``
+        alarm with the count, each a strike toward quarantine (at most a quarantine's
+        worth a report)."""
+        count = int(m.payload["count"])
+        self.alarm(m.table_id, st, "rate", (
+            f"{count} messages past its budget dropped unacknowledged in a second (more "
+            "than an honest table sends, also after an outage)"), work, out)
+        for _ in range(min(count, self.quarantine_after)):
+            self.count_bad(m.table_id, st, m.received, "messages past its budget", work, out)
 
     def count_bad(self, tid: str, st: TableState, at: float, reason: str, work: Work,
                   out: Applied, now: bool = False) -> None:

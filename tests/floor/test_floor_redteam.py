@@ -512,3 +512,46 @@ def test_redteam_h43_f1_a_load_tables_clean_up_is_no_bad_message(tmp_path: Path)
         ing._message(None, None, SimpleNamespace(topic=topic, payload=payload, retain=True))
     got = [m for m in ing.take() if isinstance(m, Incoming)]
     assert [m.kind for m in got] == ["online"] and got[0].payload is False
+
+
+def test_redteam_h43_f4_a_table_flooding_past_its_budget_is_alarmed_and_quarantined(
+        tmp_path: Path) -> None:
+    """Valid 1-byte presence messages as fast as a table can send: past its budget they
+    were dropped and nothing else — no alarm, no strike — while every other table's
+    acknowledgement waited behind them. Now a flood's count reaches the ledger once a
+    second: a `rate` alarm, and quarantine."""
+    from firmware.floor.rate import FLOODING, TableRate
+
+    make_floor_certs(tmp_path, ["H11"])
+    ledger = FloorLedger(Database(str(tmp_path / "floor.sqlite")))
+    ing = Ingest(ledger, tmp_path, "127.0.0.1", 1)
+    ing.rate = TableRate(per_s=0.0, burst=4096)  # four presence messages, then nothing
+
+    def flood(k: int) -> list[Incoming]:
+        for _ in range(k):
+            ing._message(None, None, SimpleNamespace(topic="etg/table/H11/online",
+                                                     payload=b"1", retain=False))
+        return [m for m in ing.take() if isinstance(m, Incoming)]
+
+    first = flood(FLOODING * 4)
+    assert [m.kind for m in first] == ["online"] * 4  # the burst; the rest dropped
+    time.sleep(1.05)
+    got = flood(1)
+    assert [m.kind for m in got] == ["rate"] and got[0].payload["count"] > FLOODING
+    ledger.apply(first + got)
+    st = ledger.tables["H11"]
+    assert "rate" in st.alarmed and st.quarantined is not None
+
+
+def test_redteam_h43_f4_an_honest_table_past_its_budget_is_not_struck() -> None:
+    """A backlog past the burst (a long outage) is refused at an honest link's pace —
+    a window of records messages, a few statuses a second: no report, no strike."""
+    from firmware.floor.rate import FLOODING, REPORT_S, TableRate
+
+    rate, t = TableRate(), 1000.0
+    for k in range(600):  # ten refusals a second for a minute
+        assert rate.over("BJ-01", t + k / 10) is None
+    assert rate.over("BJ-02", t) is None  # (the first of a flood: nothing yet)
+    for _ in range(FLOODING):
+        assert rate.over("BJ-02", t + REPORT_S / 2) is None
+    assert rate.over("BJ-02", t + REPORT_S) == FLOODING + 1
