@@ -16,11 +16,13 @@ other version of anything that disagrees with what the floor holds is kept besid
 
 from __future__ import annotations
 
+import logging
 import time
 from typing import Any
 
-from firmware.floor import gaming_day, plausibility
+from firmware.floor import gaming_day, plausibility, topics
 from firmware.floor.db import Database
+from firmware.floor.errors import DatabaseAway
 from firmware.floor.ledger_rules import LedgerRules
 from firmware.floor.table_state import (
     Applied,
@@ -32,6 +34,8 @@ from firmware.floor.table_state import (
     load_states,
 )
 from firmware.floor.wire import WireRecord
+
+log = logging.getLogger("etg.floor.ingest")  # (the store thread's failures, as before)
 
 
 class Incoming:
@@ -139,6 +143,28 @@ class FloorLedger(LedgerRules):
         for tid in [t for t in out.acks if latched(self.tables[t])]:
             del out.acks[tid]  # the rollback latch (table_state.LATCH_KINDS)
         return out
+
+    def apply_each(self, batch: list[Incoming]) -> Applied | None:
+        """The batch again, one table at a time; a table whose messages cannot be stored
+        is quarantined (None: the database went away meanwhile — retry everything)."""
+        merged = Applied()
+        for tid in dict.fromkeys(m.table_id for m in batch):
+            mine = [m for m in batch if m.table_id == tid]
+            try:
+                got = self.apply(mine)
+            except DatabaseAway:
+                return None
+            except Exception as exc:
+                log.exception("table %s: the floor cannot store its messages", tid)
+                why = f"the floor could not store it ({type(exc).__name__}: {exc})"
+                try:
+                    got = self.apply([Incoming(tid, "bad", {
+                        "topic": topics.table_topic(tid, topics.RECORDS), "reason": why,
+                        "sample": "", "quarantine": True}, time.time())])
+                except DatabaseAway:
+                    return None
+            merged.merge(got)
+        return merged
 
     # -- records ------------------------------------------------------------------------
 

@@ -555,3 +555,25 @@ def test_redteam_h43_f4_an_honest_table_past_its_budget_is_not_struck() -> None:
     for _ in range(FLOODING):
         assert rate.over("BJ-02", t + REPORT_S / 2) is None
     assert rate.over("BJ-02", t + REPORT_S) == FLOODING + 1
+
+
+def test_redteam_h43_f5_a_real_tables_live_statuses_measure_the_lag(tmp_path: Path) -> None:
+    """A real table's link publishes its status retained, and Mosquitto delivers live
+    ones with the retained flag as published: the floor took none as a lag sample, so the
+    lag of real tables was never measured. Only the first after the floor subscribes can
+    be the broker's retained copy (an old ``sent``); the next ones are live."""
+    make_floor_certs(tmp_path, ["BJ-01"])
+    ing = Ingest(FloorLedger(Database(str(tmp_path / "floor.sqlite"))), tmp_path, "127.0.0.1", 1)
+
+    def status(sent: float) -> None:
+        body = {"seq": 1, "phase": "betting", "variant": "blackjack", "round": 1,
+                "tilt": None, "closed": False, "ts": sent, "sent": sent}
+        ing._message(None, None, SimpleNamespace(topic="etg/table/BJ-01/status",
+                                                 payload=json.dumps(body).encode(),
+                                                 retain=True))
+
+    status(time.time() - 3600)  # the retained copy of an hour ago: not a lag
+    assert ing.health.lag() is None
+    status(time.time() - 15)  # the floor 15 s behind a live table
+    lag = ing.health.lag()
+    assert lag is not None and 14 < lag < 20
