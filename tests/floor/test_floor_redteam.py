@@ -577,3 +577,17 @@ def test_redteam_h43_f5_a_real_tables_live_statuses_measure_the_lag(tmp_path: Pa
     status(time.time() - 15)  # the floor 15 s behind a live table
     lag = ing.health.lag()
     assert lag is not None and 14 < lag < 20
+
+
+def test_redteam_h43_f7_a_subscription_filter_with_a_space_is_seen(tmp_path: Path) -> None:
+    """Mosquitto logs a subscription as ``ID QOS FILTER`` and a filter may hold spaces:
+    such a line was taken for an ordinary one (INFO, no `acl` alarm, no strike)."""
+    from firmware.floor.acl_watch import refused
+    from firmware.floor.broker_process import judge
+
+    for topic in ("etg/command/BJ-01 x", "etg/x\u3000BJ-01 0 etg/command/BJ-02",
+                  "etg/ack/H15 ", " etg/command/H15"):
+        level, text = judge(f"1700000000: H15 0 {topic}")
+        assert level == logging.WARNING and refused(text) == ("H15", "subscription"), topic
+    assert judge("1700000000: H15 1 etg/command/H15")[0] == 0  # its own: nothing to say
+    assert judge("1700000000: Opening ipv4 listen socket on port 8883.")[0] == logging.INFO
