@@ -591,3 +591,24 @@ def test_redteam_h43_f7_a_subscription_filter_with_a_space_is_seen(tmp_path: Pat
         assert level == logging.WARNING and refused(text) == ("H15", "subscription"), topic
     assert judge("1700000000: H15 1 etg/command/H15")[0] == 0  # its own: nothing to say
     assert judge("1700000000: Opening ipv4 listen socket on port 8883.")[0] == logging.INFO
+
+
+def test_redteam_h43_f3_meters_no_table_could_report_are_alarmed() -> None:
+    """Coin in or coin out by $9 trillion in one step (balanced, seats consistent), and
+    credits that are not the meters' own arithmetic while the table says balanced, were
+    taken as they came: they set the floor's drop, win and hold."""
+    from firmware.floor.plausibility import meter_problems
+
+    base = {"games_played": 1, "games_voided": 0, "wagered": 1000, "paid": 0,
+            "credits_in": 100_000, "credits_out": 0, "credits": 99_000, "balanced": True}
+    assert meter_problems(None, base) == []
+    honest = {**base, "games_played": 2, "wagered": 2000, "paid": 2500, "credits": 100_500}
+    assert meter_problems(base, honest) == []
+    out = {**base, "paid": 900_000_000_000_000, "credits": 900_000_000_099_000}
+    assert any("coin out (paid) rose by" in p for p in meter_problems(base, out))
+    wager = {**base, "wagered": 900_000_000_000_000}  # its credits left as they were
+    assert any("the floor's own arithmetic" in p for p in meter_problems(base, wager))
+    honest_wager = {**wager, "credits": 100_000 - 900_000_000_000_000}
+    assert any("negative" in p for p in meter_problems(base, honest_wager))
+    lie = {**base, "credits": 5}
+    assert any("the floor's own arithmetic" in p for p in meter_problems(None, lie))
