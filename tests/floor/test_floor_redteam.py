@@ -612,3 +612,48 @@ def test_redteam_h43_f3_meters_no_table_could_report_are_alarmed() -> None:
     assert any("negative" in p for p in meter_problems(base, honest_wager))
     lie = {**base, "credits": 5}
     assert any("the floor's own arithmetic" in p for p in meter_problems(None, lie))
+
+
+def test_redteam_h43_f2_light_tables_reconnect_and_send_again_after_an_outage(
+        tmp_path: Path) -> None:
+    """`etg floor load --light` tables never reconnected after the broker went away, and
+    the tool counted what they could not send as lost: they now reconnect with the real
+    link's back-off and send what the floor has not acknowledged again."""
+    import asyncio
+
+    from floor_rig import floor_rig
+
+    from firmware.bench import floor_light
+
+    with floor_rig(tmp_path, ["L1", "L2"]) as rig:
+        rig.start_broker()
+        rig.start_floor()
+
+        async def play() -> tuple[int, list[int]]:
+            tables = [floor_light.LightTable(t, tmp_path) for t in ("L1", "L2")]
+            await floor_light.connect_all(tables, rig.dir, "127.0.0.1", rig.broker_port)
+            keep = [asyncio.create_task(floor_light.keep_connected(
+                t, rig.dir, "127.0.0.1", rig.broker_port)) for t in tables]
+            try:
+                await floor_light.drive(tables, 5.0, 1.0)
+                await asyncio.get_running_loop().run_in_executor(None, rig.stop_broker)
+                await floor_light.drive(tables, 5.0, 1.0)  # while it is away
+                await asyncio.get_running_loop().run_in_executor(None, rig.start_broker)
+                drained = await floor_light.drained(tables, 60.0)
+                assert drained is not None, [(t.acked, t.n) for t in tables]
+                return sum(t.n for t in tables), [t.acked for t in tables]
+            finally:
+                for k in keep:
+                    k.cancel()
+                for t in tables:
+                    await t.client.close()
+
+        total, acked = asyncio.run(play())
+        assert sum(acked) == total
+        db = Database(rig.db_url)
+        try:
+            held = db.all("SELECT table_id, last_n FROM floor_tables WHERE table_id IN"
+                          " ('L1', 'L2') ORDER BY table_id")
+        finally:
+            db.close()
+        assert [n for _t, n in held] == acked
