@@ -32,8 +32,10 @@ def free_port() -> int:
 
 
 @contextlib.contextmanager
-def temporary_postgres() -> Iterator[str | None]:
-    """The URL of a fresh server, or None when PostgreSQL is not installed."""
+def temporary_postgres(settings: dict[str, str] | None = None) -> Iterator[str | None]:
+    """The URL of a fresh server, or None when PostgreSQL is not installed; ``settings``:
+    server settings beyond the defaults (``-c name=value``), e.g. for
+    ``pg_stat_statements``."""
     bin_dir = _bin()
     if bin_dir is None:
         yield None
@@ -48,7 +50,9 @@ def temporary_postgres() -> Iterator[str | None]:
                        check=True, capture_output=True)
         subprocess.run(_as_server([str(bin_dir / "pg_ctl"), "-D", str(data), "-l",
                                    str(root / "log"), "-w", "start", "-o",
-                                   f"-p {port} -k {root} -c listen_addresses=127.0.0.1"]),
+                                   f"-p {port} -k {root} -c listen_addresses=127.0.0.1"
+                                   + "".join(f" -c {k}={v}" for k, v in
+                                             (settings or {}).items())]),
                        check=True, capture_output=True)
         url = f"postgresql://postgres@127.0.0.1:{port}/postgres"
         import psycopg

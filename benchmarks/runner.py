@@ -41,6 +41,7 @@ BENCHMARKS: tuple[tuple[str, str], ...] = (
     ("par", "benchmarks.math:par"),
     ("floor-edge", "benchmarks.floor_edge:floor_edge"),
     ("floor", "benchmarks.floor:floor_benchmark"),
+    ("floor-store", "benchmarks.floor_store:floor_store"),
     ("floor-scale", "benchmarks.floor_scale:floor_scale"),
     ("lab", "benchmarks.lab:run"),
 )
@@ -69,7 +70,8 @@ Every speed and memory figure of the firmware, printed (make bench runs them all
 a process of its own). Give names to run only those. Benchmarks: {names}.
 
 Environment: ETG_FLOOR_SCALE_S=SECONDS (floor-scale: play per database, default 60;
-300 is the full five minutes); ETG_SAS_SQUEEZE=N[,M] (sas: also measure with the table
+300 is the full five minutes); ETG_FLOOR_SCALE_DB=sqlite|postgresql (floor-scale: one
+database only); ETG_SAS_SQUEEZE=N[,M] (sas: also measure with the table
 pinned to one core shared with N busy loops, default 3; empty: not)."""
 
 

@@ -49,6 +49,9 @@ class LightTable:
         self.publishes = 0
         self.latencies: list[float] = []
         self._waiting: deque[tuple[int, float]] = deque()
+        #: records messages not yet acknowledged (last n, payload): sent again after a
+        #: reconnect, as a real table's outbox does
+        self._unacked: deque[tuple[int, bytes]] = deque()
         self.client = LightClient(table_id, self._message)
 
     def save(self) -> None:
@@ -64,6 +67,8 @@ class LightTable:
             return  # an acknowledgement of another life of this id (a retained one)
         now = time.monotonic()
         self.acked = max(self.acked, n)
+        while self._unacked and self._unacked[0][0] <= n:
+            self._unacked.popleft()
         while self._waiting and self._waiting[0][0] <= n:
             self.latencies.append(now - self._waiting.popleft()[1])
 
@@ -82,12 +87,17 @@ class LightTable:
               "software": {"version": "load", "config": None, "release": None},
               "seq": self.seq, "head": self.prev, "ts": time.time(), "sent": time.time(),
               "simulated": True}
-        self.client.publish(topics.table_topic(self.table_id, topics.STATUS),
-                            json.dumps(st).encode(), retain=True, qos=0)  # as the link does
+        if self.client.connected.is_set():
+            self.client.publish(topics.table_topic(self.table_id, topics.STATUS),
+                                json.dumps(st, separators=(",", ":")).encode(), retain=True,
+                                qos=0)  # as the link does (compact)
 
     def _publish(self, records: list[dict[str, Any]]) -> None:
-        self.client.publish(topics.table_topic(self.table_id, topics.RECORDS),
-                            json.dumps(records).encode())
+        payload = json.dumps(records, separators=(",", ":"),
+                             sort_keys=True).encode()  # as an outbox writes them
+        self._unacked.append((self.n, payload))
+        if self.client.connected.is_set():  # (else sent again once it is back)
+            self.client.publish(topics.table_topic(self.table_id, topics.RECORDS), payload)
         self._waiting.append((self.n, time.monotonic()))
         self.publishes += 1
 
@@ -130,19 +140,43 @@ class LightTable:
         self._status("settled")
 
 
+async def _connect(t: LightTable, floor_dir: Path, host: str, port: int) -> None:
+    me = identity(floor_dir, t.table_id)
+    online = topics.table_topic(t.table_id, topics.ONLINE)
+    await t.client.connect(host, port, tls_context(ca_paths(floor_dir).cert, me.cert,
+                                                   me.key), will=(online, b"0"))
+    await t.client.subscribe(topics.ack_topic(t.table_id))
+    t.client.publish(online, b"1", retain=True)  # as a real table's link announces it
+
+
 async def connect_all(tables: list[LightTable], floor_dir: Path, host: str,
                       port: int) -> None:
     async def one(t: LightTable) -> None:
-        me = identity(floor_dir, t.table_id)
-        online = topics.table_topic(t.table_id, topics.ONLINE)
-        await t.client.connect(host, port, tls_context(ca_paths(floor_dir).cert, me.cert,
-                                                       me.key), will=(online, b"0"))
-        await t.client.subscribe(topics.ack_topic(t.table_id))
-        t.client.publish(online, b"1", retain=True)  # as a real table's link announces it
+        await _connect(t, floor_dir, host, port)
         t.start()
 
     for i in range(0, len(tables), 20):  # a few handshakes at a time
         await asyncio.gather(*(one(t) for t in tables[i:i + 20]))
+
+
+async def keep_connected(t: LightTable, floor_dir: Path, host: str, port: int) -> None:
+    """Reconnect a table whose connection ended (a broker or floor restart), with the
+    real link's back-off (1 s, then 2 s), and send what the floor has not acknowledged
+    again, as the real link does (its acknowledgement, retained, arrives on subscribe):
+    without it, an outage was counted as records "lost" (red team h43 F2). Cancel it
+    to stop."""
+    while True:
+        await t.client.lost.wait()
+        delay = 1.0
+        while not t.client.connected.is_set():
+            await asyncio.sleep(delay)
+            delay = 2.0
+            try:
+                await asyncio.wait_for(_connect(t, floor_dir, host, port), 10.0)
+            except (TimeoutError, OSError):  # (ssl and refusals are OSErrors too)
+                continue
+        for _n, payload in list(t._unacked):
+            t.client.publish(topics.table_topic(t.table_id, topics.RECORDS), payload)
 
 
 async def drive(tables: list[LightTable], rounds_per_s: float, seconds: float) -> None:

@@ -166,11 +166,14 @@ class SimTable:
         return self.link.acked >= self.link.outbox.last_n()
 
     def retire(self) -> None:
-        """Clear this table's retained status and presence at the broker (a load test
-        leaves nothing behind that a restarted floor would show)."""
+        """Clear this table's retained status at the broker and leave its presence
+        offline (a load test leaves nothing behind that a restarted floor would show as
+        playing). Presence is ``0``, not cleared: an empty presence message is a bad
+        message to the floor (only ``0`` and ``1`` are presence), and a cleared one was
+        an alarm on every load table after every run."""
         if self.link.connected:
-            for kind in (topics.STATUS, topics.ONLINE):
-                self.link.client.publish(topics.table_topic(self.table_id, kind), b"",
+            for kind, payload in ((topics.STATUS, b""), (topics.ONLINE, b"0")):
+                self.link.client.publish(topics.table_topic(self.table_id, kind), payload,
                                          qos=1, retain=True).wait_for_publish(2.0)
 
     def close(self) -> None:

@@ -108,9 +108,13 @@ async def run_light(spec: dict[str, Any]) -> dict[str, Any]:
         raise RuntimeError("the coordinator did not say go")
     cpu0, t0 = _cpu_s(), time.monotonic()
     first = {t.table_id: t.n for t in tables}
+    keepers = [asyncio.create_task(floor_light.keep_connected(
+        t, Path(spec["floor_dir"]), spec["host"], int(spec["port"]))) for t in tables]
     await floor_light.drive(tables, float(spec["rounds_per_s"]), float(spec["seconds"]))
     played_s = time.monotonic() - t0
     drain_s = await floor_light.drained(tables, DRAIN_S)
+    for k in keepers:
+        k.cancel()
     result = {"tables": len(tables), "rounds": sum(t.rounds for t in tables),
               "played_s": played_s, "drain_s": drain_s, "connect_s": connect_s,
               "cpu_s": _cpu_s() - cpu0, "publishes": sum(t.publishes for t in tables),

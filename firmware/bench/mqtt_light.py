@@ -54,6 +54,7 @@ class LightClient:
         self._mid = 0
         self.unacked: dict[int, asyncio.Future[None]] = {}
         self.connected = asyncio.Event()
+        self.lost = asyncio.Event()  # set when the connection ends (the keeper reconnects)
         self._reader_task: asyncio.Task[None] | None = None
         self._ping_task: asyncio.Task[None] | None = None
 
@@ -73,6 +74,7 @@ class LightClient:
         if kind != CONNACK or data[1] != 0:
             raise ConnectionError(f"{self.client_id}: the broker refused (CONNACK {data!r})")
         self._reader_task = asyncio.create_task(self._read_loop(reader))
+        self.lost.clear()
         self.connected.set()
         self._ping_task = asyncio.create_task(self._ping(keepalive))
 
@@ -108,8 +110,9 @@ class LightClient:
         while True:
             try:
                 kind, flags, data = await _read(reader)
-            except (asyncio.IncompleteReadError, ConnectionError, ssl.SSLError):
+            except (asyncio.IncompleteReadError, ConnectionError, ssl.SSLError, OSError):
                 self.connected.clear()
+                self.lost.set()
                 return
             if kind == PUBLISH:
                 tlen = struct.unpack("!H", data[:2])[0]

@@ -266,8 +266,9 @@ def judge(line: str) -> tuple[int, str]:
 
 def _subscription(text: str) -> tuple[int, str] | None:
     """``<client> <qos> <filter>`` of the subscribe log: reported when the filter is
-    outside what the client may read."""
-    parts = text.split(" ")
+    outside what the client may read. The filter is the rest of the line: it may hold
+    spaces (a filter with one was not seen as a subscription at all: red team h43 F7)."""
+    parts = text.split(" ", 2)
     if len(parts) != 3 or not parts[1].isdigit():
         return None
     client, qos, topic = parts

@@ -8,7 +8,6 @@ how to connect, and the one DDL difference (an auto-numbered key).
 from __future__ import annotations
 
 import contextlib
-import re
 import sqlite3
 import threading
 from collections.abc import Iterable, Iterator, Sequence
@@ -16,30 +15,13 @@ from pathlib import Path
 from typing import Any
 
 from etgcore.errors import UserError
+from firmware.floor.db_bulk import Bulk, column_types
 from firmware.floor.errors import DatabaseAway
 
-#: the rows one multi-row INSERT carries (PostgreSQL allows 65,535 parameters a statement)
-MULTI_ROWS = 500
-_ONE_ROW = re.compile(r"^(INSERT INTO \w+\([\w, ]+\) VALUES )(\((?:\?, )*\?\))(.*)$", re.S)
-
-
-def multi_row(sql: str, rows: list[tuple[Any, ...]]) -> list[tuple[str, tuple[Any, ...]]]:
-    """An ``INSERT ... VALUES (?, ...)`` of many rows as a few multi-row statements, in
-    order; [] for any other statement, or one that updates on conflict (two rows of one
-    statement may not update the same row). Why: on PostgreSQL most of a batch's cost is
-    the driver's work per statement, so ``executemany`` of one-row statements made the
-    floor's store three times slower per message than SQLite's."""
-    m = _ONE_ROW.match(sql)
-    if m is None or "DO UPDATE" in sql.upper():
-        return []
-    head, one, tail = m.groups()
-    out = []
-    for i in range(0, len(rows), MULTI_ROWS):
-        chunk = rows[i:i + MULTI_ROWS]
-        out.append((head + ", ".join([one] * len(chunk)) + tail,
-                    tuple(a for row in chunk for a in row)))
-    return out
-
+#: PostgreSQL's answers that say the server refuses writes, not this data (beyond its
+#: OperationalError: connection, resources, disk full, shutdown, deadlock): a read-only
+#: transaction — a fail-over onto a standby, ``default_transaction_read_only``
+REFUSING_WRITES = frozenset({"25006"})
 
 SCHEMA = """
 CREATE TABLE IF NOT EXISTS floor_tables (
@@ -120,6 +102,10 @@ class Database:
         self.url = url
         self.postgres = url.startswith(("postgresql://", "postgres://"))
         self._lock = threading.Lock()
+        self._bulk = Bulk(column_types(SCHEMA, ADDED_COLUMNS))
+        #: False: one statement a row on PostgreSQL too (the yardstick of ``python -m
+        #: benchmarks floor-store``)
+        self.bulk = True
         try:
             self._conn: Any = self._connect()
         except ImportError:
@@ -159,7 +145,8 @@ class Database:
         if self.postgres:
             import psycopg
 
-            return isinstance(exc, psycopg.OperationalError | psycopg.InterfaceError)
+            return isinstance(exc, psycopg.OperationalError | psycopg.InterfaceError) or \
+                getattr(exc, "sqlstate", None) in REFUSING_WRITES
         return False
 
     def _columns(self, table: str) -> set[str]:
@@ -201,18 +188,25 @@ class Database:
 
     def run_grouped(self, work: Iterable[tuple[str, Sequence[Any]]]) -> None:
         """Execute statements in one transaction, each distinct statement once with all
-        its rows (``executemany``) in the order the statements first appear; the rows of
-        one statement keep their order. For batches whose statements commute."""
+        its rows, in the order the statements first appear; the rows of one statement
+        keep their order. For batches whose statements commute. On PostgreSQL each is one
+        statement over arrays (:mod:`firmware.floor.db_bulk`), all of them sent at once;
+        elsewhere ``executemany``."""
         groups: dict[str, list[tuple[Any, ...]]] = {}
         for sql, args in work:
             groups.setdefault(sql, []).append(tuple(args))
-        with self._transaction() as cur:
+        with self._transaction() as cur, self._pipeline():
             for sql, rows in groups.items():
-                if self.postgres and len(rows) > 1 and (many := multi_row(sql, rows)):
-                    for one_sql, args in many:
-                        cur.execute(self._sql(one_sql), args)
-                else:
-                    cur.executemany(self._sql(sql), rows)
+                if self.postgres and self.bulk and \
+                        (bulk := self._bulk.rewrite(sql, rows)) is not None:
+                    cur.execute(bulk[0], bulk[1])
+                    continue
+                cur.executemany(self._sql(sql), rows)
+
+    def _pipeline(self) -> contextlib.AbstractContextManager[Any]:
+        """PostgreSQL: the statements sent without waiting for each one's answer (one
+        round trip for the batch, not one a statement; an error still fails it whole)."""
+        return self._conn.pipeline() if self.postgres else contextlib.nullcontext()
 
     def run(self, work: Iterable[tuple[str, Sequence[Any]]]) -> None:
         """Execute statements in one transaction."""

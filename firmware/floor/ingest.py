@@ -2,8 +2,7 @@
 ledger in batches, each table on its own.
 
 paho's network thread checks each message against the schema (:mod:`firmware.floor.wire`)
-and queues it; a bad one is queued as what it is (``bad``: alarmed, counted toward the
-table's quarantine) and a quarantined table's messages are dropped right there. One store
+and queues it (a bad one as ``bad``); a quarantined table's are dropped there. One store
 thread takes what has arrived (up to :data:`BATCH` records or :data:`LINGER_S`), applies it
 in one database transaction, and only after the commit acknowledges to each table what the
 floor now holds (retained on ``etg/ack/<id>``) and tells the pit view what changed. A crash
@@ -115,6 +114,7 @@ class Ingest:
         #: what it published while the floor was not subscribed goes again at once
         self._greeted: set[str] = set()
         self._known: set[str] = set()  # table ids already checked (paho's thread)
+        self._status_since: set[str] = set()  # tables with a status since the connect
         self._bad_logged: dict[str, tuple[float, int]] = {}
         self.rate = TableRate()  # each table's records budget (bytes a second)
         self._thread = threading.Thread(target=self._run, name="floor-store", daemon=True)
@@ -167,6 +167,7 @@ class Ingest:
             log.warning("the broker refused the floor service: %s", rc)
             return
         self._greeted = set()
+        self._status_since = set()
         client.subscribe([(topics.TABLE_WILDCARD, 1), (PING_TOPIC, 0)])
         self.connected.set()
         self.health.broker_up(True, f"{self.host}:{self.port}")
@@ -217,6 +218,10 @@ class Ingest:
         # every message spends the table's budget (its presence a nominal 64 bytes, so a
         # table flipping it as fast as it can is bounded too: memory, the store's time)
         if not self.rate.take(tid, max(len(payload), ONLINE_BYTES), time.monotonic()):
+            # dropped unacknowledged; at most once a second the count to the ledger: a
+            # `rate` alarm, each a strike toward quarantine (TableRate.over)
+            if (count := self.rate.over(tid, now)) is not None:
+                self._put([Incoming(tid, "rate", {"count": count}, now)], 0)
             return
         if kind == topics.ONLINE and payload in (b"0", b"1"):  # (else: a bad message)
             self._put([Incoming(tid, "online", payload == b"1", now)], ONLINE_BYTES)
@@ -231,7 +236,7 @@ class Ingest:
                 items = [Incoming(tid, "record", r, now) for r in wire.records(payload)]
             elif kind == topics.STATUS:
                 st = wire.status(payload)
-                if not getattr(msg, "retain", False) and st["sent"] is not None:
+                if st["sent"] is not None and self._live_status(tid, msg):
                     self.health.lag_sample(now - st["sent"], tid)
                 items = [Incoming(tid, "status", st, now)]
             elif kind == topics.ONLINE:
@@ -246,6 +251,15 @@ class Ingest:
                                            "sample": sample(payload)}, now)]
         self.health.heard(now)
         self._put(items, len(payload))
+
+    def _live_status(self, tid: str, msg: Any) -> bool:
+        """Whether a status is live (its ``sent`` is the lag), not the broker's retained
+        copy, which comes first after the floor subscribes: Mosquitto marks live ones
+        retained too, so every real table's lag went unmeasured (red team h43 F5)."""
+        if tid in self._status_since:
+            return True
+        self._status_since.add(tid)
+        return not getattr(msg, "retain", False)
 
     def _put(self, items: list[Incoming], size: int) -> None:
         tid = items[0].table_id if items else ""
@@ -332,7 +346,7 @@ class Ingest:
             except DatabaseAway as exc:  # keep the batch, never acknowledge it
                 self.health.database_up(False, str(exc))
             except Exception:
-                found = self._table_by_table(batch)
+                found = self.store.apply_each(batch)
                 if found is not None:
                     applied = found
                     break
@@ -341,28 +355,6 @@ class Ingest:
         else:
             return
         self._after(applied)
-
-    def _table_by_table(self, batch: list[Incoming]) -> Applied | None:
-        """The batch again, one table at a time; a table whose messages cannot be stored
-        is quarantined (None: the database went away meanwhile — retry everything)."""
-        merged = Applied()
-        for tid in dict.fromkeys(m.table_id for m in batch):
-            mine = [m for m in batch if m.table_id == tid]
-            try:
-                got = self.store.apply(mine)
-            except DatabaseAway:
-                return None
-            except Exception as exc:
-                log.exception("table %s: the floor cannot store its messages", tid)
-                why = f"the floor could not store it ({type(exc).__name__}: {exc})"
-                try:
-                    got = self.store.apply([Incoming(tid, "bad", {
-                        "topic": topics.table_topic(tid, topics.RECORDS), "reason": why,
-                        "sample": "", "quarantine": True}, time.time())])
-                except DatabaseAway:
-                    return None
-            merged.merge(got)
-        return merged
 
     def _after(self, applied: Applied) -> None:
         self.ingested += applied.applied

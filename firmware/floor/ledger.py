@@ -16,14 +16,17 @@ other version of anything that disagrees with what the floor holds is kept besid
 
 from __future__ import annotations
 
+import logging
 import time
 from typing import Any
 
-from firmware.floor import gaming_day, plausibility
+from firmware.floor import gaming_day, plausibility, topics
 from firmware.floor.db import Database
+from firmware.floor.errors import DatabaseAway
 from firmware.floor.ledger_rules import Incoming, LedgerRules
 from firmware.floor.table_state import (
     Applied,
+    RowChanges,
     TableState,
     Work,
     ack_of,
@@ -31,6 +34,8 @@ from firmware.floor.table_state import (
     load_states,
 )
 from firmware.floor.wire import WireRecord
+
+log = logging.getLogger("etg.floor.ingest")  # (the store thread's failures, as before)
 
 
 class FloorLedger(LedgerRules):
@@ -47,6 +52,7 @@ class FloorLedger(LedgerRules):
         self.check_deadline_s = check_deadline_s
         self.tables: dict[str, TableState] = load_states(db)
         self._saved: dict[str, TableState | None] = {}
+        self.rows = RowChanges()
 
     def state(self, tid: str, new: Work) -> TableState:
         st = self.tables.get(tid)
@@ -62,6 +68,7 @@ class FloorLedger(LedgerRules):
     def apply(self, batch: list[Incoming]) -> Applied:
         """One transaction; on a database error the in-memory state is as before."""
         self._saved = {}
+        self.rows = RowChanges()
         try:
             return self._apply(batch)
         except BaseException:
@@ -101,7 +108,9 @@ class FloorLedger(LedgerRules):
                 self.signature(m, st, work, out)
             elif m.kind == "acl":
                 self.acl(m, st, work, out)
-            if m.kind not in ("online", "control", "acl"):
+            elif m.kind == "rate":
+                self.over_budget(m, st, work, out)
+            if m.kind not in ("online", "control", "acl", "rate"):
                 seen[m.table_id] = max(seen.get(m.table_id, 0.0), m.received)
         for tid, slots in meters.items():
             self.day_figures(tid, self.tables[tid], slots, work)
@@ -109,25 +118,40 @@ class FloorLedger(LedgerRules):
         now = time.time()
         for tid in out.changed:
             st = self.tables[tid]
-            if tid in seen:  # one row update, not two (most of a batch's tables)
-                work.append(("UPDATE floor_tables SET last_n = ?, last_seq = ?, last_hash = ?,"
-                             " head = ?, updated = ?, last_seen = ? WHERE table_id = ?",
-                             (st.last_n, st.last_seq, st.last_hash, st.head, now,
-                              seen.pop(tid), tid)))
-                continue
-            work.append(("UPDATE floor_tables SET last_n = ?, last_seq = ?, last_hash = ?,"
-                         " head = ?, updated = ? WHERE table_id = ?",
-                         (st.last_n, st.last_seq, st.last_hash, st.head, now, tid)))
+            self.rows.of(tid).update(last_n=st.last_n, last_seq=st.last_seq,
+                                       last_hash=st.last_hash, head=st.head, updated=now)
         for tid, at in seen.items():
-            work.append(("UPDATE floor_tables SET last_seen = ? WHERE table_id = ?",
-                         (at, tid)))
+            self.rows.seen(tid, at)
+        work += self.rows.work()
         if new or work:
-            # each statement below touches its own rows or columns (or appends): grouped
-            # into one executemany per statement, in one transaction
+            # each statement below touches its own rows (one UPDATE a table) or appends:
+            # grouped into one run per statement, in one transaction
             self.db.run_grouped(new + work)
         for tid in [t for t in out.acks if latched(self.tables[t])]:
             del out.acks[tid]  # the rollback latch (table_state.LATCH_KINDS)
         return out
+
+    def apply_each(self, batch: list[Incoming]) -> Applied | None:
+        """The batch again, one table at a time; a table whose messages cannot be stored
+        is quarantined (None: the database went away meanwhile — retry everything)."""
+        merged = Applied()
+        for tid in dict.fromkeys(m.table_id for m in batch):
+            mine = [m for m in batch if m.table_id == tid]
+            try:
+                got = self.apply(mine)
+            except DatabaseAway:
+                return None
+            except Exception as exc:
+                log.exception("table %s: the floor cannot store its messages", tid)
+                why = f"the floor could not store it ({type(exc).__name__}: {exc})"
+                try:
+                    got = self.apply([Incoming(tid, "bad", {
+                        "topic": topics.table_topic(tid, topics.RECORDS), "reason": why,
+                        "sample": "", "quarantine": True}, time.time())])
+                except DatabaseAway:
+                    return None
+            merged.merge(got)
+        return merged
 
     # -- records ------------------------------------------------------------------------
 

@@ -17,7 +17,7 @@ from typing import TYPE_CHECKING, Any
 
 import orjson
 
-from firmware.floor import gaming_day, plausibility
+from firmware.floor import gaming_day, held, plausibility
 from firmware.floor.escape import one_line
 from firmware.floor.pit_text import when
 from firmware.floor.software_check import overdue, record_answer
@@ -27,14 +27,12 @@ from firmware.floor.table_state import (
     EVIDENCE_ROWS_PER_MINUTE,
     LATCH_KINDS,
     Applied,
+    RowChanges,
     TableState,
     Work,
     ack_of,
 )
 from firmware.floor.wire import WireRecord
-
-#: messages read at once for a run of resends (:meth:`LedgerRules._held`)
-HELD_READ = 256
 
 if TYPE_CHECKING:
     from firmware.floor.db import Database
@@ -44,8 +42,9 @@ log = logging.getLogger("etg.floor.ledger")
 
 class Incoming:
     """One thing a table sent (or the pit asked): ``kind`` is ``record`` (a
-    :class:`WireRecord`), ``status``, ``online``, ``signature``, ``bad``, ``control``, or
-    ``acl`` (the broker refused the table: :mod:`firmware.floor.acl_watch`)."""
+    :class:`WireRecord`), ``status``, ``online``, ``signature``, ``bad``, ``control``,
+    ``acl`` (the broker refused the table: :mod:`firmware.floor.acl_watch`), or ``rate``
+    (messages past the table's budget were dropped: :meth:`Ingest._over_budget`)."""
 
     __slots__ = ("kind", "payload", "received", "table_id")
 
@@ -68,6 +67,7 @@ class LedgerRules:
     quarantine_after: int
     approved_name: str
     check_deadline_s: float
+    rows: RowChanges
 
     # -- a journal that went back or was altered ----------------------------------------
 
@@ -75,7 +75,7 @@ class LedgerRules:
         """A message number the floor holds: the same record again (a resend), or another
         one under a number already used — the table's journal was rolled back."""
         out.duplicates += 1
-        row = self._held(tid, r.n, out)
+        row = held.message(self.db, tid, r.n, out)
         if row is not None and (row[0] != r.hash or row[1] != r.seq):
             self.alarm(tid, self.tables[tid], "rollback", (
                 f"message {r.n} arrived again as journal record {r.seq} ({r.hash[:12]}), but "
@@ -83,25 +83,13 @@ class LedgerRules:
                 "journal was rolled back or altered"), work, out,
                 evidence=(r.n, r.seq, r.hash, _version_of(r)))
 
-    def _held(self, tid: str, n: int, out: Applied) -> tuple[str, int] | None:
-        """Message ``n`` as the floor holds it, read with the next ones (a resend comes in
-        runs) in one query for the batch."""
-        held = out.held.setdefault(tid, {})
-        if n not in held:
-            rows = self.db.all("SELECT n, hash, seq FROM floor_messages WHERE table_id = ?"
-                               " AND n >= ? AND n < ?", (tid, n, n + HELD_READ))
-            held.update(dict.fromkeys(range(n, n + HELD_READ)))
-            held.update((int(m), (str(h), int(s))) for m, h, s in rows)
-        return held[n]
-
     def sequence_checks(self, tid: str, r: WireRecord, st: TableState, work: Work,
                         out: Applied) -> None:
         """The next message, but its journal record goes back, or reuses a number."""
         if r.seq < st.last_seq:
-            row = self.db.one("SELECT hash FROM floor_messages WHERE table_id = ? AND seq = ?"
-                              " LIMIT 1", (tid, r.seq))
-            if row is not None and row[0] != r.hash:
-                self.reused(tid, r, str(row[0]), st, work, out)
+            was = held.record_hash(self.db, tid, r.seq, out)
+            if was is not None and was != r.hash:
+                self.reused(tid, r, was, st, work, out)
             else:
                 self.alarm(tid, st, "sequence", (
                     f"journal record {r.seq} after record {st.last_seq}: the sequence went "
@@ -163,8 +151,8 @@ class LedgerRules:
             else:
                 return  # an old status, re-delivered: what is shown is newer
         st.status_seq, st.status_ts = seq, ts
-        work.append(("UPDATE floor_tables SET status = ? WHERE table_id = ?",
-                     (orjson.dumps(p, option=orjson.OPT_SORT_KEYS).decode(), m.table_id)))
+        self.rows.of(m.table_id)["status"] = orjson.dumps(
+            p, option=orjson.OPT_SORT_KEYS).decode()
         out.changed.add(m.table_id)
         out.received.append(m.received)
         if p.get("ts") is not None:
@@ -172,15 +160,13 @@ class LedgerRules:
 
     def online(self, m: Incoming, st: TableState, work: Work, out: Applied) -> None:
         up = bool(m.payload)
+        row = self.rows.of(m.table_id)
         if up != st.online:
             st.online = up
-            work.append(("UPDATE floor_tables SET online_changed = ? WHERE table_id = ?",
-                         (m.received, m.table_id)))
-        work.append(("UPDATE floor_tables SET online = ? WHERE table_id = ?",
-                     (1 if up else 0, m.table_id)))
+            row["online_changed"] = m.received
+        row["online"] = 1 if up else 0
         if up:
-            work.append(("UPDATE floor_tables SET last_seen = ? WHERE table_id = ?",
-                         (m.received, m.table_id)))
+            self.rows.seen(m.table_id, m.received)
         out.changed.add(m.table_id)
 
     # -- bad messages and the pit's actions ---------------------------------------------
@@ -190,10 +176,9 @@ class LedgerRules:
         that keeps sending them is quarantined until a supervisor clears it."""
         out.bad += 1
         p = m.payload
-        recent = [t for t in st.bad if t > m.received - QUARANTINE_WINDOW_S]
         # the first few of a burst are kept whole; the rest are counted (a flood of junk
         # must not become a flood of writes)
-        kept = len(recent) < EVIDENCE_PER_WINDOW
+        kept = _recent(st, m.received) < EVIDENCE_PER_WINDOW
         self.alarm(m.table_id, st, "bad-message", f"{p['topic']}: {p['reason']}", work, out,
                    evidence=(None, None, None, p.get("sample", "")) if kept else None)
         self.count_bad(m.table_id, st, m.received, str(p["reason"]), work, out,
@@ -215,17 +200,27 @@ class LedgerRules:
             self.count_bad(m.table_id, st, m.received, "refused by the broker's ACL", work,
                            out)
 
+    def over_budget(self, m: Incoming, st: TableState, work: Work, out: Applied) -> None:
+        """Messages past the table's budget were dropped (its sending rate): a ``rate``
+        alarm with the count, each a strike toward quarantine (at most a quarantine's
+        worth a report)."""
+        count = int(m.payload["count"])
+        self.alarm(m.table_id, st, "rate", (
+            f"{count} messages past its budget dropped unacknowledged in a second (more "
+            "than an honest table sends, also after an outage)"), work, out)
+        for _ in range(min(count, self.quarantine_after)):
+            self.count_bad(m.table_id, st, m.received, "messages past its budget", work, out)
+
     def count_bad(self, tid: str, st: TableState, at: float, reason: str, work: Work,
                   out: Applied, now: bool = False) -> None:
         """One more strike toward quarantine (a bad message, or evidence past its
         budget); ``now``: quarantine at once."""
         st.bad.append(at)
-        recent = sum(1 for t in st.bad if t > at - QUARANTINE_WINDOW_S)
+        recent = _recent(st, at)
         if st.quarantined is None and (recent >= self.quarantine_after or now):
             st.quarantined = (f"{recent} bad messages in {QUARANTINE_WINDOW_S:.0f} s, "
                               f"the last: {reason}")
-            work.append(("UPDATE floor_tables SET quarantined = ?, quarantined_at = ?"
-                         " WHERE table_id = ?", (st.quarantined, at, tid)))
+            self.rows.of(tid).update(quarantined=st.quarantined, quarantined_at=at)
             self.alarm(tid, st, "quarantine", (
                 f"quarantined: {st.quarantined}; its messages are dropped until a "
                 "supervisor clears it"), work, out)
@@ -376,9 +371,17 @@ class LedgerRules:
                          " DO UPDATE SET win_cents = excluded.win_cents,"
                          " drop_cents = excluded.drop_cents",
                          (tid, f["day"], slot, f["win"], f["drop"])))
-        work.append(("UPDATE floor_tables SET meters = ?, day = ?, day_open = ?"
-                     " WHERE table_id = ?", (json.dumps(st.meters, sort_keys=True), st.day,
-                                             json.dumps(st.day_open), tid)))
+        self.rows.of(tid).update(meters=json.dumps(st.meters, sort_keys=True), day=st.day,
+                                   day_open=json.dumps(st.day_open))
+
+
+def _recent(st: TableState, at: float) -> int:
+    """The table's strikes within the window before ``at``: the older ones are dropped
+    from the front (they arrive in time order), so counting is not a pass over all of
+    them — at a hostile table's thousands a batch, that pass was most of the batch."""
+    while st.bad and st.bad[0] <= at - QUARANTINE_WINDOW_S:
+        st.bad.popleft()
+    return len(st.bad)
 
 
 def _version_of(r: WireRecord) -> str:

@@ -275,10 +275,12 @@ class FloorLink:
             return HEARTBEAT_S
         if now - self._status_at < STATUS_MIN_S:
             return STATUS_MIN_S - (now - self._status_at)
-        # QoS 0: a snapshot, retained; a lost one is replaced by the next (or the heartbeat)
+        # QoS 0: a snapshot, retained; a lost one is replaced by the next (or the heartbeat).
+        # Compact JSON, as the records: the floor's edge takes it on its fast path
+        # (firmware.floor.wire.repeated_keys; about half the cost of a spaced one)
         self.client.publish(topics.table_topic(self.table_id, topics.STATUS),
-                            json.dumps({**st, "ts": self._status_ts,
-                                        "sent": time.time()}).encode(), qos=0, retain=True)
+                            json.dumps({**st, "ts": self._status_ts, "sent": time.time()},
+                                       separators=(",", ":")).encode(), qos=0, retain=True)
         self._status_sent = st
         self._status_at = now
         return HEARTBEAT_S

@@ -63,8 +63,9 @@ def meter_problems(before: Mapping[str, Any] | None, now: Mapping[str, Any]) -> 
     return problems
 
 
-#: credits transferred onto a table between two of its meters records beyond which the
-#: step is an alarm ($1,000,000: no attendant transfers that between two rounds)
+#: credits transferred onto a table (or paid out to it) between two of its meters records
+#: beyond which the step is an alarm ($1,000,000: no attendant transfers that, and no
+#: round pays that, between two rounds)
 MAX_CREDIT_STEP = 100_000_000
 
 
@@ -82,11 +83,28 @@ def _whole(before: Mapping[str, Any] | None, now: Mapping[str, Any]) -> list[str
             out.append(f"the table's {METER_NAMES.get(name, name)} "
                        f"({_show(name, int(now.get(name) or 0))}) is not the sum of its "
                        f"seats' ({_show(name, by_seat)})")
+    if all(k in now for k in ("credits", "credits_in", "credits_out", "wagered", "paid")):
+        owed = (int(now["credits_in"]) - int(now["credits_out"]) - int(now["wagered"])
+                + int(now["paid"]))
+        if int(now["credits"]) != owed and now.get("balanced") is True:  # (its claim)
+            out.append(f"the table's credits ({_show('credits', int(now['credits']))}) are "
+                       f"not credits in − out − coin in + coin out ({_show('credits', owed)})"
+                       " (the floor's own arithmetic, whatever the table says)")
     if before is not None:
-        step = int(now.get("credits_in") or 0) - int(before.get("credits_in") or 0)
+        out += _steps(before, now)
+    return out
+
+
+def _steps(before: Mapping[str, Any], now: Mapping[str, Any]) -> list[str]:
+    """Steps between two meters no table could make: credits in or coin out by more than
+    :data:`MAX_CREDIT_STEP`. (Coin in beyond the credits held shows as negative credits,
+    or as credits that are not the meters' own arithmetic.)"""
+    out = []
+    for name in ("credits_in", "paid"):
+        step = int(now.get(name) or 0) - int(before.get(name) or 0)
         if step > MAX_CREDIT_STEP:
-            out.append(f"credits in rose by {_show('credits_in', step)} in one step (more "
-                       f"than {_show('credits_in', MAX_CREDIT_STEP)})")
+            out.append(f"{METER_NAMES.get(name, name)} rose by {_show(name, step)} in one "
+                       f"step (more than {_show(name, MAX_CREDIT_STEP)})")
     return out
 
 

@@ -21,6 +21,12 @@ log = logging.getLogger("etg.floor")
 #: a table's sustained records budget (bytes a second): ten times a table dealing a round
 #: a second (about 1.7 KB a round with its meters and chain)
 BYTES_PER_S = 16 * 1024
+#: messages past the budget are reported to the ledger at most this often (seconds),
+#: when more than :data:`FLOODING` of them were refused since the last report: an honest
+#: link past its budget (a long outage's backlog) sends a window of 16 records messages
+#: every 30 s and a status at most five times a second, so fewer than ten a second
+REPORT_S = 1.0
+FLOODING = 50
 #: what it may send at once
 BURST_BYTES = 16 * 1024 * 1024
 
@@ -32,6 +38,7 @@ class TableRate:
         self._lock = threading.Lock()
         self.refused: dict[str, int] = {}  # messages refused per table, since the last log
         self._logged: dict[str, float] = {}
+        self._over: dict[str, tuple[float, int]] = {}  # (reported at, refused since)
 
     def take(self, table_id: str, size: int, now: float) -> bool:
         """Spend ``size`` bytes of the table's budget; False (nothing spent) past it."""
@@ -54,3 +61,17 @@ class TableRate:
                         "%d MiB at once): %d messages dropped unacknowledged (it sends them "
                         "again)", table_id, self.per_s // 1024, self.burst // 2**20,
                         self.refused.pop(table_id, 0))
+
+    def over(self, table_id: str, now: float) -> int | None:
+        """A message of the table refused (past its budget): the count to report to the
+        ledger — at most once every :data:`REPORT_S` per table, and only a flood's (more
+        than :data:`FLOODING` since the last report); None: nothing to report. A table
+        flooding the floor (its presence, say) is not honest, and its flood delayed every
+        other table's acknowledgement (red team h43 F4)."""
+        with self._lock:
+            last, count = self._over.get(table_id, (float("-inf"), 0))
+            if now - last < REPORT_S:
+                self._over[table_id] = (last, count + 1)
+                return None
+            self._over[table_id] = (now, 0)
+            return count + 1 if count + 1 > FLOODING else None

@@ -204,7 +204,7 @@ def test_finding_2_a_bench_scenario_takes_every_declared_optional_wager() -> Non
 
 
 def wager_rows() -> list[str]:
-    """docs/rules.md §7 as the declarations make it, one row per shipped wager."""
+    """docs/rules.md §8 as the declarations make it, one row per shipped wager."""
     rows = []
     for name, cls in sorted(shipped().items()):
         for w in cls.wagers:
@@ -217,4 +217,4 @@ def test_the_docs_list_every_wager_as_its_unit_declares_it() -> None:
     text = (ROOT / "docs" / "rules.md").read_text(encoding="utf-8")
     section = text[text.index("## §8 The wagers beside the Blackjack wager"):]
     listed = sorted(line for line in section.splitlines() if line.startswith("| `"))
-    assert listed == wager_rows(), "docs/rules.md §7 must read:\n" + "\n".join(wager_rows())
+    assert listed == wager_rows(), "docs/rules.md §8 must read:\n" + "\n".join(wager_rows())

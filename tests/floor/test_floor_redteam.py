@@ -488,3 +488,172 @@ def test_redteam_f6_refused_publishes_raise_the_tables_acl_alarm_end_to_end(
         finally:
             c.loop_stop()
             c.disconnect()
+
+
+def test_redteam_h43_f1_a_load_tables_clean_up_is_no_bad_message(tmp_path: Path) -> None:
+    """`etg floor load`'s tables clear what they leave at the broker at the end: what
+    they send for it must be what the floor takes (an empty presence was a bad message:
+    an alarm and a strike on every load table after every run)."""
+    from firmware.bench.floor_load import SimTable
+
+    sent: list[tuple[str, bytes]] = []
+
+    class Client:
+        def publish(self, topic: str, payload: bytes, **_: Any) -> Any:
+            sent.append((topic, payload))
+            return SimpleNamespace(wait_for_publish=lambda timeout: True)
+
+    SimTable.retire(SimpleNamespace(table_id="SQS-0001",  # type: ignore[arg-type]
+                                    link=SimpleNamespace(connected=True, client=Client())))
+    assert {t.rsplit("/", 1)[1] for t, _ in sent} == {"status", "online"}
+    make_floor_certs(tmp_path, ["SQS-0001"])
+    ing = Ingest(FloorLedger(Database(str(tmp_path / "floor.sqlite"))), tmp_path, "127.0.0.1", 1)
+    for topic, payload in sent:
+        ing._message(None, None, SimpleNamespace(topic=topic, payload=payload, retain=True))
+    got = [m for m in ing.take() if isinstance(m, Incoming)]
+    assert [m.kind for m in got] == ["online"] and got[0].payload is False
+
+
+def test_redteam_h43_f4_a_table_flooding_past_its_budget_is_alarmed_and_quarantined(
+        tmp_path: Path) -> None:
+    """Valid 1-byte presence messages as fast as a table can send: past its budget they
+    were dropped and nothing else — no alarm, no strike — while every other table's
+    acknowledgement waited behind them. Now a flood's count reaches the ledger once a
+    second: a `rate` alarm, and quarantine."""
+    from firmware.floor.rate import FLOODING, TableRate
+
+    make_floor_certs(tmp_path, ["H11"])
+    ledger = FloorLedger(Database(str(tmp_path / "floor.sqlite")))
+    ing = Ingest(ledger, tmp_path, "127.0.0.1", 1)
+    ing.rate = TableRate(per_s=0.0, burst=4096)  # four presence messages, then nothing
+
+    def flood(k: int) -> list[Incoming]:
+        for _ in range(k):
+            ing._message(None, None, SimpleNamespace(topic="etg/table/H11/online",
+                                                     payload=b"1", retain=False))
+        return [m for m in ing.take() if isinstance(m, Incoming)]
+
+    first = flood(FLOODING * 4)
+    assert [m.kind for m in first] == ["online"] * 4  # the burst; the rest dropped
+    time.sleep(1.05)
+    got = flood(1)
+    assert [m.kind for m in got] == ["rate"] and got[0].payload["count"] > FLOODING
+    ledger.apply(first + got)
+    st = ledger.tables["H11"]
+    assert "rate" in st.alarmed and st.quarantined is not None
+
+
+def test_redteam_h43_f4_an_honest_table_past_its_budget_is_not_struck() -> None:
+    """A backlog past the burst (a long outage) is refused at an honest link's pace —
+    a window of records messages, a few statuses a second: no report, no strike."""
+    from firmware.floor.rate import FLOODING, REPORT_S, TableRate
+
+    rate, t = TableRate(), 1000.0
+    for k in range(600):  # ten refusals a second for a minute
+        assert rate.over("BJ-01", t + k / 10) is None
+    assert rate.over("BJ-02", t) is None  # (the first of a flood: nothing yet)
+    for _ in range(FLOODING):
+        assert rate.over("BJ-02", t + REPORT_S / 2) is None
+    assert rate.over("BJ-02", t + REPORT_S) == FLOODING + 1
+
+
+def test_redteam_h43_f5_a_real_tables_live_statuses_measure_the_lag(tmp_path: Path) -> None:
+    """A real table's link publishes its status retained, and Mosquitto delivers live
+    ones with the retained flag as published: the floor took none as a lag sample, so the
+    lag of real tables was never measured. Only the first after the floor subscribes can
+    be the broker's retained copy (an old ``sent``); the next ones are live."""
+    make_floor_certs(tmp_path, ["BJ-01"])
+    ing = Ingest(FloorLedger(Database(str(tmp_path / "floor.sqlite"))), tmp_path, "127.0.0.1", 1)
+
+    def status(sent: float) -> None:
+        body = {"seq": 1, "phase": "betting", "variant": "blackjack", "round": 1,
+                "tilt": None, "closed": False, "ts": sent, "sent": sent}
+        ing._message(None, None, SimpleNamespace(topic="etg/table/BJ-01/status",
+                                                 payload=json.dumps(body).encode(),
+                                                 retain=True))
+
+    status(time.time() - 3600)  # the retained copy of an hour ago: not a lag
+    assert ing.health.lag() is None
+    status(time.time() - 15)  # the floor 15 s behind a live table
+    lag = ing.health.lag()
+    assert lag is not None and 14 < lag < 20
+
+
+def test_redteam_h43_f7_a_subscription_filter_with_a_space_is_seen(tmp_path: Path) -> None:
+    """Mosquitto logs a subscription as ``ID QOS FILTER`` and a filter may hold spaces:
+    such a line was taken for an ordinary one (INFO, no `acl` alarm, no strike)."""
+    from firmware.floor.acl_watch import refused
+    from firmware.floor.broker_process import judge
+
+    for topic in ("etg/command/BJ-01 x", "etg/x\u3000BJ-01 0 etg/command/BJ-02",
+                  "etg/ack/H15 ", " etg/command/H15"):
+        level, text = judge(f"1700000000: H15 0 {topic}")
+        assert level == logging.WARNING and refused(text) == ("H15", "subscription"), topic
+    assert judge("1700000000: H15 1 etg/command/H15")[0] == 0  # its own: nothing to say
+    assert judge("1700000000: Opening ipv4 listen socket on port 8883.")[0] == logging.INFO
+
+
+def test_redteam_h43_f3_meters_no_table_could_report_are_alarmed() -> None:
+    """Coin in or coin out by $9 trillion in one step (balanced, seats consistent), and
+    credits that are not the meters' own arithmetic while the table says balanced, were
+    taken as they came: they set the floor's drop, win and hold."""
+    from firmware.floor.plausibility import meter_problems
+
+    base = {"games_played": 1, "games_voided": 0, "wagered": 1000, "paid": 0,
+            "credits_in": 100_000, "credits_out": 0, "credits": 99_000, "balanced": True}
+    assert meter_problems(None, base) == []
+    honest = {**base, "games_played": 2, "wagered": 2000, "paid": 2500, "credits": 100_500}
+    assert meter_problems(base, honest) == []
+    out = {**base, "paid": 900_000_000_000_000, "credits": 900_000_000_099_000}
+    assert any("coin out (paid) rose by" in p for p in meter_problems(base, out))
+    wager = {**base, "wagered": 900_000_000_000_000}  # its credits left as they were
+    assert any("the floor's own arithmetic" in p for p in meter_problems(base, wager))
+    honest_wager = {**wager, "credits": 100_000 - 900_000_000_000_000}
+    assert any("negative" in p for p in meter_problems(base, honest_wager))
+    lie = {**base, "credits": 5}
+    assert any("the floor's own arithmetic" in p for p in meter_problems(None, lie))
+
+
+def test_redteam_h43_f2_light_tables_reconnect_and_send_again_after_an_outage(
+        tmp_path: Path) -> None:
+    """`etg floor load --light` tables never reconnected after the broker went away, and
+    the tool counted what they could not send as lost: they now reconnect with the real
+    link's back-off and send what the floor has not acknowledged again."""
+    import asyncio
+
+    from floor_rig import floor_rig
+
+    from firmware.bench import floor_light
+
+    with floor_rig(tmp_path, ["L1", "L2"]) as rig:
+        rig.start_broker()
+        rig.start_floor()
+
+        async def play() -> tuple[int, list[int]]:
+            tables = [floor_light.LightTable(t, tmp_path) for t in ("L1", "L2")]
+            await floor_light.connect_all(tables, rig.dir, "127.0.0.1", rig.broker_port)
+            keep = [asyncio.create_task(floor_light.keep_connected(
+                t, rig.dir, "127.0.0.1", rig.broker_port)) for t in tables]
+            try:
+                await floor_light.drive(tables, 5.0, 1.0)
+                await asyncio.get_running_loop().run_in_executor(None, rig.stop_broker)
+                await floor_light.drive(tables, 5.0, 1.0)  # while it is away
+                await asyncio.get_running_loop().run_in_executor(None, rig.start_broker)
+                drained = await floor_light.drained(tables, 60.0)
+                assert drained is not None, [(t.acked, t.n) for t in tables]
+                return sum(t.n for t in tables), [t.acked for t in tables]
+            finally:
+                for k in keep:
+                    k.cancel()
+                for t in tables:
+                    await t.client.close()
+
+        total, acked = asyncio.run(play())
+        assert sum(acked) == total
+        db = Database(rig.db_url)
+        try:
+            held = db.all("SELECT table_id, last_n FROM floor_tables WHERE table_id IN"
+                          " ('L1', 'L2') ORDER BY table_id")
+        finally:
+            db.close()
+        assert [n for _t, n in held] == acked
