@@ -24,14 +24,9 @@ from pathlib import Path
 import pytest
 import test_architecture as arch
 
-#: circles still drawn, each with who removes it; empty when every branch has landed.
-#: The math package's three are issue 48's math side (branch h48m regroups firmware/math);
-#: the lead removes these entries when that branch is merged.
-KNOWN: dict[frozenset[str], str] = {
-    frozenset({"firmware.math.cdstrategy", "firmware.math.strategy"}): "h48m",
-    frozenset({"firmware.math.dealer", "firmware.math.dealerlaw"}): "h48m",
-    frozenset({"firmware.math.removal_chart", "firmware.math.strategy_table"}): "h48m",
-}
+#: circles still drawn, each with the reason it stays: none (issue 48 removed the last
+#: ones); an entry here needs a reason a reviewer accepts, and goes when its circle does.
+KNOWN: dict[frozenset[str], str] = {}
 
 
 def import_graph() -> dict[str, set[str]]:
