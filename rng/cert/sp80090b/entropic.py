@@ -50,9 +50,9 @@ def _collision_times(s: np.ndarray) -> tuple[int, int]:
     From the start, a pair of equal bits is a collision at 2; otherwise the third bit
     equals one of the two and the collision is at 3. The walk restarts after each.
     """
-    from rng.cert.sp80090b.kernels import collision_walk
+    from rng.cert.sp80090b.compiled import kernel
 
-    two, three = collision_walk(np.ascontiguousarray(s, dtype=np.uint8))
+    two, three = kernel("collision_walk")(np.ascontiguousarray(s, dtype=np.uint8))
     return int(two), int(three)
 
 
@@ -141,7 +141,9 @@ def compression(s: np.ndarray) -> Estimate:
     sigma = COMPRESSION_C * math.sqrt(float(np.dot(logs, logs)) / (v - 1.0) - mean * mean)
     mean_lo = mean - ZALPHA * sigma / math.sqrt(v)
     vals: dict[str, Any] = {"X-bar": mean, "sigma-hat": sigma, "X-bar'": mean_lo}
-    from rng.cert.sp80090b.kernels import compression_g
+    from rng.cert.sp80090b.compiled import kernel
+
+    compression_g = kernel("compression_g")
 
     k = 1 << b
 
