@@ -67,7 +67,10 @@ def _kernel_input(s: np.ndarray) -> np.ndarray:
 def multi_mcw(s: np.ndarray, k: int) -> Estimate:
     if s.size <= compiled.MCW_WINDOWS[-1]:
         return Estimate("MultiMCW Prediction", None, {})
-    c, n, run = compiled.kernel("multi_mcw")(_kernel_input(s), k)
+    if k <= 2:
+        c, n, run = compiled.kernel("multi_mcw_binary")(_kernel_input(s))
+    else:
+        c, n, run = compiled.kernel("multi_mcw")(_kernel_input(s), k)
     return prediction_estimate("MultiMCW Prediction", int(c), int(n), int(run), k)
 
 

@@ -43,6 +43,7 @@ def test_aot_kernels_equal_the_jit_kernels() -> None:
                  ("lz78y", (s, k, compiled.table_size(compiled.LZ_MAX_DICT + 16)))]
         if k == 2:
             pairs += [("lag_binary", (s,)), ("multi_mmc_binary", (s,)),
+                      ("multi_mcw_binary", (s,)),
                       ("lz78y_binary", (s,))]
         keys = kernels.packed_keys(u8, 2, 32)
         pairs += [("packed_keys", (u8, 2, 32)), ("radix_argsort", (keys,))]
@@ -64,6 +65,22 @@ def test_aot_kernels_equal_the_jit_kernels() -> None:
         assert mod.compression_g(z, 166_666, 1000) == kernels.compression_g(z, 166_666, 1000)
     assert checked > 100
     assert set(aot_build.SIGNATURES) <= set(dir(mod))
+
+
+def test_the_binary_kernels_equal_the_general_ones() -> None:
+    """The kernels specialised for bits give what the kernels for any alphabet give on
+    two symbols (fair, biased, sticky, periodic bits; NIST's two 10^6-bit files)."""
+    rng = np.random.default_rng(90)
+    seqs = [s for k, s in _inputs(rng) if k == 2]
+    seqs += [np.fromfile(DATA / f"{f}.bin", dtype=np.uint8).astype(np.int64)[:200_000]
+             for f in ("truerand_1bit", "ringOsc-nist")]
+    for s in seqs:
+        assert kernels.multi_mcw_binary(s) == kernels.multi_mcw(s, 2)
+        assert kernels.lag_binary(s) == kernels.lag(s)
+        items = min(16 * compiled.MMC_MAX_ENTRIES, 16 * s.size + 16)
+        assert kernels.multi_mmc_binary(s) == kernels.multi_mmc(s, 2, compiled.table_size(items))
+        assert kernels.lz78y_binary(s) == kernels.lz78y(
+            s, 2, compiled.table_size(compiled.LZ_MAX_DICT + 16))
 
 
 def test_a_stale_aot_build_is_not_used(monkeypatch: pytest.MonkeyPatch) -> None:

@@ -22,6 +22,7 @@ SIGNATURES = {
     "kasai": "int64[::1](int64[::1], int64[::1])",
     "tuple_counts": "UniTuple(int64[::1], 2)(int64[::1], int64)",
     "multi_mcw": "UniTuple(int64, 3)(int64[::1], int64)",
+    "multi_mcw_binary": "UniTuple(int64, 3)(int64[::1])",
     "lag": "UniTuple(int64, 3)(int64[::1])",
     "lag_binary": "UniTuple(int64, 3)(int64[::1])",
     "multi_mmc": "UniTuple(int64, 3)(int64[::1], int64, int64)",
