@@ -126,10 +126,10 @@ def compression(s: np.ndarray) -> Estimate:
     nb = s.size // b
     if nb <= d:
         return Estimate("Compression", None, {})
-    weights = (1 << np.arange(b - 1, -1, -1)).astype(np.int64)
-    blocks = s[: nb * b].reshape(nb, b).astype(np.int64) @ weights
-    order = np.argsort(blocks, kind="stable")
-    sorted_blocks = blocks[order]
+    # each block of 6 bits as a number, first bit highest (packbits fills 8 from the top)
+    blocks = np.packbits(s[: nb * b].reshape(nb, b).astype(np.uint8), axis=1)[:, 0] >> 2
+    order = np.argsort(blocks, kind="stable").astype(np.int64)
+    sorted_blocks = blocks[order]  # uint8: a stable sort of one byte is one radix pass
     prev = np.full(nb, -1, dtype=np.int64)
     same = sorted_blocks[1:] == sorted_blocks[:-1]
     prev[order[1:][same]] = order[:-1][same]

@@ -83,6 +83,23 @@ def test_the_binary_kernels_equal_the_general_ones() -> None:
             s, 2, compiled.table_size(compiled.LZ_MAX_DICT + 16))
 
 
+def test_the_suffix_sort_is_a_stable_argsort() -> None:
+    """The bucket sort of the suffixes' keys gives numpy's stable argsort: random keys,
+    few distinct keys (one bucket holds them all), keys of sparse bits."""
+    rng = np.random.default_rng(8)
+    for trial in range(24):
+        n = int(rng.integers(1, 6_000))
+        if trial % 3 == 0:
+            keys = rng.integers(0, 2**63, n, dtype=np.int64).astype(np.uint64) * np.uint64(2)
+        elif trial % 3 == 1:
+            keys = rng.integers(0, 5, n).astype(np.uint64) << np.uint64(trial)
+        else:
+            keys = kernels.packed_keys((rng.random(n) < 0.1).astype(np.uint8), 1, 64)
+        want = np.argsort(keys, kind="stable")
+        assert np.array_equal(kernels.radix_argsort(keys), want)
+        assert np.array_equal(compiled.kernel("radix_argsort")(keys), want)
+
+
 def test_a_stale_aot_build_is_not_used(monkeypatch: pytest.MonkeyPatch) -> None:
     """A kernel edited after `make setup` built the AOT module: its digest no longer
     matches, so the JIT kernel (the current source) runs instead."""
