@@ -51,7 +51,7 @@ def aot() -> ModuleType | None:
         return None
     try:
         mod = importlib.import_module(AOT_MODULE)
-    except ImportError:
+    except Exception:  # absent, or built for another numpy/Python: the JIT kernels
         return None
     try:
         if int(mod.source_digest()) != source_digest():

@@ -51,7 +51,8 @@ def suffix_array(s: np.ndarray, k: int) -> tuple[np.ndarray, np.ndarray | None]:
     keys, per = _initial_keys(s, width)
     from rng.cert.sp80090b.compiled import kernel
 
-    sa = kernel("radix_argsort")(keys) if n > 100_000 else np.argsort(keys)
+    # int64 whatever the platform's intp (the AOT kernels take exactly their types)
+    sa = kernel("radix_argsort")(keys) if n > 100_000 else np.argsort(keys).astype(np.int64)
     lcp, settled = kernel("neighbour_lcp")(np.ascontiguousarray(keys[sa]), sa, width, per, n)
     if settled:
         # neighbours differ within the packed symbols: the order and the LCP are final
