@@ -6,7 +6,8 @@ the cached machine code), which is most of the reference tool's whole time on 10
 binary samples. ``make setup`` therefore also compiles the non-IID track's kernels ahead
 of time (numba's AOT compiler, :mod:`.kernels.aot`) into an extension module that needs
 no numba to load. This module hands out that module's functions when it is present and
-was built from exactly the kernels' current source (its digest is compiled into it),
+was built from exactly the kernels' current source for this CPU (the digest of both is
+compiled into it),
 and numba's just-in-time versions otherwise: the same code, the same results, only the
 start-up differs. ``ETG_SP80090B_JIT=1`` forces the JIT kernels (the tests compare the
 two).
@@ -20,6 +21,7 @@ from __future__ import annotations
 import hashlib
 import importlib
 import os
+import platform
 from functools import cache
 from pathlib import Path
 from types import ModuleType
@@ -36,9 +38,26 @@ LZ_B = 16
 LZ_MAX_DICT = 65_536
 
 
+def cpu_signature() -> bytes:
+    """What the AOT build was compiled for: it targets the build machine's CPU (its
+    vector instructions), so a checkout copied to another CPU must not load it (an
+    illegal instruction kills the process). On Linux the first processor's model and
+    feature flags from /proc/cpuinfo; elsewhere the machine's architecture."""
+    wanted = ("model name", "flags", "features", "cpu part", "cpu implementer")
+    try:
+        text = Path("/proc/cpuinfo").read_text(errors="replace")
+    except OSError:
+        return platform.machine().encode()
+    first = text.split("\n\n", 1)[0]
+    lines = [ln.strip() for ln in first.splitlines()
+             if ln.split(":", 1)[0].strip().lower() in wanted]
+    return "\n".join([platform.machine(), *lines]).encode()
+
+
 def source_digest() -> int:
-    """A 60-bit digest of the kernels' source (every module of :mod:`.kernels`)."""
-    h = hashlib.sha256()
+    """A 60-bit digest of the kernels' source (every module of :mod:`.kernels`) and of
+    the CPU they are compiled for (:func:`cpu_signature`)."""
+    h = hashlib.sha256(cpu_signature() + b"\0")
     for path in sorted(KERNELS_DIR.glob("*.py")):
         h.update(path.name.encode() + b"\0" + path.read_bytes() + b"\0")
     return int(h.hexdigest()[:15], 16)

@@ -113,6 +113,22 @@ def test_a_stale_aot_build_is_not_used(monkeypatch: pytest.MonkeyPatch) -> None:
         compiled.aot.cache_clear()
 
 
+def test_an_aot_build_for_another_cpu_is_not_used(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The build targets its machine's CPU: a checkout copied to another CPU (other
+    feature flags) must not load it (an illegal instruction would kill the run)."""
+    _aot()
+    compiled.aot.cache_clear()
+    real = compiled.cpu_signature()
+    assert real.strip()
+    monkeypatch.setattr(compiled, "cpu_signature", lambda: real + b" avx512f")
+    try:
+        assert compiled.aot() is None
+    finally:
+        compiled.aot.cache_clear()
+    monkeypatch.undo()
+    assert compiled.aot() is not None
+
+
 def test_the_constants_are_the_kernels() -> None:
     assert (compiled.MCW_WINDOWS, compiled.LAG_D, compiled.MMC_D, compiled.MMC_MAX_ENTRIES,
             compiled.LZ_B, compiled.LZ_MAX_DICT) == (
