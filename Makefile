@@ -11,6 +11,7 @@ VENV   := .venv
 BIN    := $(VENV)/bin
 STAMP  := $(VENV)/.installed
 DEMO   := $(VENV)/.installed-demo
+AOT    := $(VENV)/.installed-sp80090b-aot
 ETG    := $(BIN)/etg
 # Tests draw with SDL's dummy driver and never need a display.
 TESTENV := SDL_VIDEODRIVER=dummy SDL_AUDIODRIVER=dummy PYGAME_HIDE_SUPPORT_PROMPT=1
@@ -18,7 +19,7 @@ JOBS   ?= 2
 
 .PHONY: setup system-packages run test test-hil lint bench rng-check sample-report pi-check clean par rules-doc
 
-setup: system-packages $(STAMP)
+setup: system-packages $(STAMP) $(AOT)
 
 # Debian packages the floor's tests use (Mosquitto, PostgreSQL, chromium): installed with
 # apt when missing and we are root; a quick check when they are there.
@@ -30,6 +31,13 @@ $(STAMP): pyproject.toml
 	$(BIN)/python -m pip install -q --upgrade pip
 	$(BIN)/python -m pip install -q -e '.[dev]'
 	@touch $(STAMP) $(DEMO)
+
+# `etg cert entropy`'s non-IID kernels compiled ahead of time (numba's AOT compiler, for
+# this machine's CPU) so that an assessment starts without numba (docs/cert.md, "Speed");
+# rebuilt when a kernel changes; without a C compiler the JIT kernels are used.
+$(AOT): $(STAMP) rng/cert/sp80090b/compiled.py $(wildcard rng/cert/sp80090b/kernels/*.py)
+	$(BIN)/python -m rng.cert.sp80090b.kernels.aot
+	@touch $(AOT)
 
 # The demo's own environment: the table (pyserial, pygame, cryptography) and numpy for the
 # automatic players' basic strategy. A full `make setup` (newer) covers it.

@@ -50,9 +50,9 @@ def _collision_times(s: np.ndarray) -> tuple[int, int]:
     From the start, a pair of equal bits is a collision at 2; otherwise the third bit
     equals one of the two and the collision is at 3. The walk restarts after each.
     """
-    from rng.cert.sp80090b.kernels import collision_walk
+    from rng.cert.sp80090b.compiled import kernel
 
-    two, three = collision_walk(np.ascontiguousarray(s, dtype=np.uint8))
+    two, three = kernel("collision_walk")(np.ascontiguousarray(s, dtype=np.uint8))
     return int(two), int(three)
 
 
@@ -126,10 +126,10 @@ def compression(s: np.ndarray) -> Estimate:
     nb = s.size // b
     if nb <= d:
         return Estimate("Compression", None, {})
-    weights = (1 << np.arange(b - 1, -1, -1)).astype(np.int64)
-    blocks = s[: nb * b].reshape(nb, b).astype(np.int64) @ weights
-    order = np.argsort(blocks, kind="stable")
-    sorted_blocks = blocks[order]
+    # each block of 6 bits as a number, first bit highest (packbits fills 8 from the top)
+    blocks = np.packbits(s[: nb * b].reshape(nb, b).astype(np.uint8), axis=1)[:, 0] >> 2
+    order = np.argsort(blocks, kind="stable").astype(np.int64)
+    sorted_blocks = blocks[order]  # uint8: a stable sort of one byte is one radix pass
     prev = np.full(nb, -1, dtype=np.int64)
     same = sorted_blocks[1:] == sorted_blocks[:-1]
     prev[order[1:][same]] = order[:-1][same]
@@ -141,7 +141,9 @@ def compression(s: np.ndarray) -> Estimate:
     sigma = COMPRESSION_C * math.sqrt(float(np.dot(logs, logs)) / (v - 1.0) - mean * mean)
     mean_lo = mean - ZALPHA * sigma / math.sqrt(v)
     vals: dict[str, Any] = {"X-bar": mean, "sigma-hat": sigma, "X-bar'": mean_lo}
-    from rng.cert.sp80090b.kernels import compression_g
+    from rng.cert.sp80090b.compiled import kernel
+
+    compression_g = kernel("compression_g")
 
     k = 1 << b
 

@@ -13,6 +13,7 @@ from typing import Any
 
 import numpy as np
 
+from rng.cert.sp80090b import compiled
 from rng.cert.sp80090b.entropic import ZALPHA, Estimate
 from rng.cert.sp80090b.search import bisect_decreasing
 
@@ -64,41 +65,37 @@ def _kernel_input(s: np.ndarray) -> np.ndarray:
 
 
 def multi_mcw(s: np.ndarray, k: int) -> Estimate:
-    from rng.cert.sp80090b import kernels
-
-    if s.size <= kernels.MCW_WINDOWS[-1]:
+    if s.size <= compiled.MCW_WINDOWS[-1]:
         return Estimate("MultiMCW Prediction", None, {})
-    c, n, run = kernels.multi_mcw(_kernel_input(s), k)
+    if k <= 2:
+        c, n, run = compiled.kernel("multi_mcw_binary")(_kernel_input(s))
+    else:
+        c, n, run = compiled.kernel("multi_mcw")(_kernel_input(s), k)
     return prediction_estimate("MultiMCW Prediction", int(c), int(n), int(run), k)
 
 
 def lag(s: np.ndarray, k: int) -> Estimate:
-    from rng.cert.sp80090b import kernels
-
-    fn = kernels.lag_binary if k <= 2 else kernels.lag
+    fn = compiled.kernel("lag_binary" if k <= 2 else "lag")
     c, n, run = fn(_kernel_input(s))
     return prediction_estimate("Lag Prediction", int(c), int(n), int(run), k)
 
 
 def multi_mmc(s: np.ndarray, k: int) -> Estimate:
-    from rng.cert.sp80090b import kernels
-
     if k <= 2:
-        c, n, run = kernels.multi_mmc_binary(_kernel_input(s))
+        c, n, run = compiled.kernel("multi_mmc_binary")(_kernel_input(s))
     else:
-        items = min(kernels.MMC_D * kernels.MMC_MAX_ENTRIES, kernels.MMC_D * s.size + 16)
-        c, n, run = kernels.multi_mmc(_kernel_input(s), k, kernels.table_size(items))
+        items = min(compiled.MMC_D * compiled.MMC_MAX_ENTRIES, compiled.MMC_D * s.size + 16)
+        c, n, run = compiled.kernel("multi_mmc")(_kernel_input(s), k,
+                                                 compiled.table_size(items))
     return prediction_estimate("MultiMMC Prediction", int(c), int(n), int(run), k)
 
 
 def lz78y(s: np.ndarray, k: int) -> Estimate:
-    from rng.cert.sp80090b import kernels
-
-    if s.size < kernels.LZ_B + 2:
+    if s.size < compiled.LZ_B + 2:
         return Estimate("LZ78Y Prediction", None, {})
     if k <= 2:
-        c, n, run = kernels.lz78y_binary(_kernel_input(s))
+        c, n, run = compiled.kernel("lz78y_binary")(_kernel_input(s))
     else:
-        c, n, run = kernels.lz78y(_kernel_input(s), k,
-                                  kernels.table_size(kernels.LZ_MAX_DICT + kernels.LZ_B))
+        c, n, run = compiled.kernel("lz78y")(
+            _kernel_input(s), k, compiled.table_size(compiled.LZ_MAX_DICT + compiled.LZ_B))
     return prediction_estimate("LZ78Y Prediction", int(c), int(n), int(run), k)

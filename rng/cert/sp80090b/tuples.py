@@ -37,10 +37,10 @@ class TupleStats:
 def _initial_keys(s: np.ndarray, width: int) -> tuple[np.ndarray, int]:
     """Each suffix's first ``per`` symbols packed into a uint64 (``width`` bits each),
     symbols past the end as 0."""
-    from rng.cert.sp80090b.kernels import packed_keys
+    from rng.cert.sp80090b.compiled import kernel
 
     per = 64 // width
-    return packed_keys(np.ascontiguousarray(s, dtype=np.uint8), width, per), per
+    return kernel("packed_keys")(np.ascontiguousarray(s, dtype=np.uint8), width, per), per
 
 
 def suffix_array(s: np.ndarray, k: int) -> tuple[np.ndarray, np.ndarray | None]:
@@ -49,10 +49,11 @@ def suffix_array(s: np.ndarray, k: int) -> tuple[np.ndarray, np.ndarray | None]:
     n = s.size
     width = max(1, (k - 1).bit_length())
     keys, per = _initial_keys(s, width)
-    from rng.cert.sp80090b.kernels import neighbour_lcp, radix_argsort
+    from rng.cert.sp80090b.compiled import kernel
 
-    sa = radix_argsort(keys) if n > 100_000 else np.argsort(keys)
-    lcp, settled = neighbour_lcp(keys[sa], sa, width, per, n)
+    # int64 whatever the platform's intp (the AOT kernels take exactly their types)
+    sa = kernel("radix_argsort")(keys) if n > 100_000 else np.argsort(keys).astype(np.int64)
+    lcp, settled = kernel("neighbour_lcp")(np.ascontiguousarray(keys[sa]), sa, width, per, n)
     if settled:
         # neighbours differ within the packed symbols: the order and the LCP are final
         # (a suffix shorter than the packed symbols only matched padding zeros)
@@ -82,13 +83,14 @@ def _doubling(keys: np.ndarray, per: int, n: int) -> np.ndarray:
 
 
 def tuple_stats(s: np.ndarray, k: int) -> TupleStats:
-    from rng.cert.sp80090b.kernels import kasai, tuple_counts
+    from rng.cert.sp80090b.compiled import kernel
 
     sa, lcp = suffix_array(s, k)
     if lcp is None:
-        lcp = kasai(s.astype(np.int64), sa.astype(np.int64))
+        lcp = kernel("kasai")(s.astype(np.int64), np.ascontiguousarray(sa, dtype=np.int64))
     longest = int(lcp.max()) if lcp.size else 0
-    maxc, pairs = tuple_counts(lcp.astype(np.int64), max(longest, 1))
+    maxc, pairs = kernel("tuple_counts")(np.ascontiguousarray(lcp, dtype=np.int64),
+                                         max(longest, 1))
     return TupleStats(maxc, pairs, longest)
 
 
@@ -126,9 +128,9 @@ def lrs(st: TupleStats, n: int, t: int) -> Estimate:
 
 def longest_repeat(s: np.ndarray, k: int) -> int:
     """The length of the longest substring that occurs twice (overlaps allowed)."""
-    from rng.cert.sp80090b.kernels import kasai
+    from rng.cert.sp80090b.compiled import kernel
 
     sa, lcp = suffix_array(s, k)
     if lcp is None:
-        lcp = kasai(s.astype(np.int64), sa.astype(np.int64))
+        lcp = kernel("kasai")(s.astype(np.int64), np.ascontiguousarray(sa, dtype=np.int64))
     return int(lcp.max()) if lcp.size else 0

@@ -19,11 +19,18 @@ from rng.cert.sp80090b.kernels.suffix import (
     radix_argsort,
     tuple_counts,
 )
-from rng.cert.sp80090b.kernels.window import LAG_D, MCW_WINDOWS, lag, lag_binary, multi_mcw
+from rng.cert.sp80090b.kernels.window import (
+    LAG_D,
+    MCW_WINDOWS,
+    lag,
+    lag_binary,
+    multi_mcw,
+    multi_mcw_binary,
+)
 
 __all__ = [
     "LAG_D", "LZ_B", "LZ_MAX_DICT", "MCW_WINDOWS", "MMC_D", "MMC_MAX_ENTRIES",
     "collision_walk", "compression_g", "kasai", "lag", "lag_binary", "lz78y",
-    "lz78y_binary", "multi_mcw", "multi_mmc", "multi_mmc_binary", "neighbour_lcp",
-    "packed_keys", "radix_argsort", "table_size", "tuple_counts",
+    "lz78y_binary", "multi_mcw", "multi_mcw_binary", "multi_mmc", "multi_mmc_binary",
+    "neighbour_lcp", "packed_keys", "radix_argsort", "table_size", "tuple_counts",
 ]

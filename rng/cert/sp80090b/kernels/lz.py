@@ -79,53 +79,40 @@ def lz78y(s, k, cap):
 
 @njit
 def lz78y_binary(s):
-    """LZ78Y on a bitstring: every context of m <= 16 bits has its own two counters."""
+    """LZ78Y on a bitstring: every context of m <= 16 bits has its own two counters (side
+    by side, int32); the last 16 bits are one number, whose low m bits are the context
+    of length m."""
     n = s.size
     offset = np.zeros(LZ_B + 2, dtype=np.int64)
     for m in range(1, LZ_B + 2):
         offset[m] = offset[m - 1] + (1 << (m - 1))
-    c0 = np.zeros(offset[LZ_B + 1], dtype=np.int64)
-    c1 = np.zeros(offset[LZ_B + 1], dtype=np.int64)
+    cnt = np.zeros(2 * offset[LZ_B + 1], dtype=np.int32)  # [2j]: 0s after j, [2j+1]: 1s
+    hist = np.int64(0)
+    for t in range(LZ_B):
+        hist |= np.int64(s[LZ_B - 1 - t]) << t
     nctx = 0
     for m in range(1, LZ_B + 1):
-        pat = np.int64(0)
-        for t in range(m):
-            pat |= np.int64(s[LZ_B - 1 - t]) << t
-        j = offset[m] + pat
-        if s[LZ_B]:
-            c1[j] = 1
-        else:
-            c0[j] = 1
+        cnt[2 * (offset[m] + (hist & ((1 << m) - 1))) + s[LZ_B]] = 1
         nctx += 1
     c = run = best = 0
-    pats = np.zeros(LZ_B + 1, dtype=np.int64)
     for i in range(LZ_B + 1, n):
         x = s[i]
-        pat = np.int64(0)
-        for t in range(LZ_B):
-            pat |= np.int64(s[i - 1 - t]) << t
-            pats[t + 1] = pat
+        hist = ((hist << 1) | s[i - 1]) & 0xFFFF
         have = False
         pred = 0
         maxc = 0
         for m in range(LZ_B, 0, -1):
-            j = offset[m] + pats[m]
-            a, b = c0[j], c1[j]
+            j = 2 * (offset[m] + (hist & ((1 << m) - 1)))
+            a, b = cnt[j], cnt[j + 1]
             if a > 0 or b > 0:
-                cnt = a if a > b else b
-                if cnt > maxc:
-                    maxc = cnt
+                top = a if a > b else b
+                if top > maxc:
+                    maxc = top
                     pred = 0 if a > b else 1
                     have = True
-                if x:
-                    c1[j] += 1
-                else:
-                    c0[j] += 1
+                cnt[j + x] += 1
             elif nctx < LZ_MAX_DICT:
-                if x:
-                    c1[j] = 1
-                else:
-                    c0[j] = 1
+                cnt[j + x] = 1
                 nctx += 1
         if have and pred == x:
             c += 1

@@ -106,13 +106,14 @@ def multi_mmc(s, k, cap):
 
 @njit
 def multi_mmc_binary(s):
-    """MultiMMC on a bitstring: every context of m <= 16 bits has its own two counters."""
+    """MultiMMC on a bitstring: every context of m <= 16 bits has its own two counters
+    (side by side, int32: the tables stay in cache); the last 16 bits are kept as one
+    number, whose low m bits are the context of order m."""
     n = s.size
     offset = np.zeros(MMC_D + 1, dtype=np.int64)  # order d: 2^(d+1) contexts from offset[d]
     for m in range(1, MMC_D + 1):
         offset[m] = offset[m - 1] + (1 << m)
-    c0 = np.zeros(offset[MMC_D], dtype=np.int64)
-    c1 = np.zeros(offset[MMC_D], dtype=np.int64)
+    cnt = np.zeros(2 * offset[MMC_D], dtype=np.int32)  # [2j]: 0s after context j, [2j+1]: 1s
     entries = np.zeros(MMC_D, dtype=np.int64)
     score = np.zeros(MMC_D, dtype=np.int64)
     for d in range(MMC_D):
@@ -120,24 +121,20 @@ def multi_mmc_binary(s):
             pat = np.int64(0)
             for t in range(d + 1):
                 pat |= np.int64(s[d - t]) << t
-            j = offset[d] + pat
-            if s[d + 1]:
-                c1[j] = 1
-            else:
-                c0[j] = 1
+            cnt[2 * (offset[d] + pat) + s[d + 1]] = 1
             entries[d] = 1
     winner = 0
     c = run = best = 0
+    hist = np.int64(s[0]) if n > 0 else np.int64(0)
     for i in range(2, n):
         x = s[i]
+        hist = ((hist << 1) | s[i - 1]) & 0xFFFF
         cur = winner
         found = False
-        pat = np.int64(0)
         top = MMC_D if i - 2 >= MMC_D - 1 else i - 1
         for d in range(top):
-            pat |= np.int64(s[i - d - 1]) << d
-            j = offset[d] + pat
-            a, b = c0[j], c1[j]
+            j = 2 * (offset[d] + (hist & ((2 << d) - 1)))
+            a, b = cnt[j], cnt[j + 1]
             exists = a > 0 or b > 0
             if d == 0 or found:
                 found = exists
@@ -154,16 +151,9 @@ def multi_mmc_binary(s):
                             best = run
                 elif d == cur:
                     run = 0
-            have = b if x else a
-            if have > 0:
-                if x:
-                    c1[j] += 1
-                else:
-                    c0[j] += 1
+            if cnt[j + x] > 0:
+                cnt[j + x] += 1
             elif entries[d] < MMC_MAX_ENTRIES:
-                if x:
-                    c1[j] = 1
-                else:
-                    c0[j] = 1
+                cnt[j + x] = 1
                 entries[d] += 1
     return c, n - 2, best

@@ -72,6 +72,39 @@ def multi_mcw(s, k):
 
 
 @njit
+def multi_mcw_binary(s):
+    """MultiMCW on bits: a full window of odd length has no tie, so its most common
+    value is its majority, kept as a count of ones (what :func:`multi_mcw`'s counts and
+    tie rule give on two symbols, without them)."""
+    wins = np.array([63, 255, 1023, 4095], dtype=np.int64)
+    n = s.size
+    ones = np.zeros(4, dtype=np.int64)
+    score = np.zeros(4, dtype=np.int64)
+    winner = 0
+    c = run = best = 0
+    for i in range(n):
+        x = s[i]
+        if i >= wins[0]:
+            if (1 if 2 * ones[winner] > wins[winner] else 0) == x:
+                c += 1
+                run += 1
+                if run > best:
+                    best = run
+            else:
+                run = 0
+            for j in range(4):
+                if i >= wins[j] and (1 if 2 * ones[j] > wins[j] else 0) == x:
+                    score[j] += 1
+                    if score[j] >= score[winner]:
+                        winner = j
+        for j in range(4):
+            ones[j] += x
+            if i >= wins[j]:
+                ones[j] -= s[i - wins[j]]
+    return c, n - wins[0], best
+
+
+@njit
 def lag_binary(s):
     """The lag predictor on a bitstring, branch-free over the 128 lags: every lag whose
     sample matches scores; the winner becomes the largest such lag that reaches the top
