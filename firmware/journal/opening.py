@@ -28,9 +28,11 @@ from etgcore.errors import UserError
 from firmware.journal import key as journal_key
 from firmware.journal.archive import move_aside, move_back
 from firmware.journal.chain import GENESIS
+from firmware.journal.codes import EventCode
 from firmware.journal.errors import JournalDamaged, JournalKeyError, JournalRefused
-from firmware.journal.files import JournalFileError, check_is_journal
+from firmware.journal.files import JournalFileError, check_is_journal, make_writable_private
 from firmware.journal.schema import BlankJournal, OldJournalFormat
+from firmware.journal.start_guard import JournalChangedDuringStart, read_note, remove_note
 from firmware.journal.store import BESIDE, Journal, JournalError, VerifyResult, _Beside
 from firmware.journal.succession import can_retire, retire, superseded_result
 from firmware.journal.witness import Witness
@@ -85,10 +87,13 @@ def open_for_table(journal_path: str | Path, key_path: str, *, bench: bool,
     An existing journal is verified through a read-only connection before the writer
     opens it at all — from its last checkpoint: the schema, the keyed chain and commit
     markers, the head, the meters, then ``prove`` (the engine replay) — so a refused
-    journal is left exactly as it was found. ``hold`` (an offline transfer: it decides
-    about money on what it reads): SQLite's write lock is taken before the proof and
-    held until the writer's first write, so nobody commits between the proof and the
-    reading (:mod:`firmware.journal.write_hold`)."""
+    journal is left exactly as it was found. SQLite's write lock is taken before the
+    proof and held until the writer has opened and taken its baseline, and from then on
+    every reading of the start is checked against that baseline
+    (:mod:`firmware.journal.start_guard`): nobody commits between the proof and what the
+    start reads unnoticed. ``hold`` (an offline transfer: it decides about money on what
+    it reads): the lock is held on until the writer's first write
+    (:mod:`firmware.journal.write_hold`)."""
     path = Path(journal_path)
     try:
         check_existing(path)
@@ -105,7 +110,12 @@ def open_for_table(journal_path: str | Path, key_path: str, *, bench: bool,
     except UserError as exc:
         raise _refuse(f"{exc}; the table will not start") from None
     proven_from, proven = 1, None
-    locked = take_write_lock(path) if exists and hold else None
+    try:  # every plain descriptor of its files before SQLite's first (make_writable_private)
+        if exists:
+            make_writable_private(path)
+    except JournalError as exc:
+        raise _refuse(f"{exc}; the table will not start") from None
+    locked = take_write_lock(path) if exists else None
     try:
         if exists:
             proven_from, proven = _verify_before_writing(
@@ -115,23 +125,13 @@ def open_for_table(journal_path: str | Path, key_path: str, *, bench: bool,
         locked = None
         kept = move_aside(path)
         log.warning("bench mode: a journal of an older format was moved aside to %s", kept)
-    except BlankJournal:
-        pass  # bench: its creation was cut short; it is created now
+    except BlankJournal:  # bench: its creation was cut short; it is created now
+        _let_go(locked)
+        locked = None
     except BaseException:
         _let_go(locked)
         raise
-    try:
-        journal = Journal(path, key, gated=True) if locked is None else HeldUntilWritten(
-            path, key, gated=True)
-        if isinstance(journal, HeldUntilWritten):
-            journal.held_lock, locked = locked, None
-        journal.mark_proven(*proven) if proven else journal.mark_proven(
-            0, GENESIS, {}) if journal.created else _unproven(journal)
-    except JournalError as exc:
-        _let_go(locked)
-        with contextlib.suppress(NameError):
-            journal.close()
-        raise _refuse(f"{exc}; the table will not start (call a technician)") from None
+    journal = _open_writer(path, key, proven, locked, hold)
     if journal.created and not bench:
         journal.close()
         raise _refuse(f"{path}: the journal holds no record: a production table never begins "
@@ -144,6 +144,44 @@ def open_for_table(journal_path: str | Path, key_path: str, *, bench: bool,
             raise _refuse(f"{exc}; the table will not start") from None
     journal.proven_from = proven_from
     return journal
+
+
+def _open_writer(path: Path, key: bytes | None, proven: tuple[int, str, dict[Any, int]] | None,
+                 locked: sqlite3.Connection | None, hold: bool) -> Journal:
+    """The writer, opened while ``locked`` (our write lock) keeps everyone out, its
+    baseline taken (:mod:`firmware.journal.start_guard`), its view held to the proof's
+    end; then the lock is let go (``hold``: at the writer's first write)."""
+    try:
+        checked = proven is not None  # opened while our lock's connection lives
+        journal = HeldUntilWritten(path, key, gated=True, checked=True) if hold and locked \
+            else Journal(path, key, gated=True, checked=checked)
+        if isinstance(journal, HeldUntilWritten):
+            journal.held_lock, locked = locked, None
+        journal.mark_proven(*proven) if proven else journal.mark_proven(
+            0, GENESIS, {}) if journal.created else _unproven(journal)
+        _let_go(locked)  # the writer's baseline is taken: the start's readings check it
+        locked = None
+        refused_starts(journal)
+    except JournalChangedDuringStart as exc:
+        _let_go(locked)
+        journal.close()
+        raise _refuse(str(exc)) from None
+    except JournalError as exc:
+        _let_go(locked)
+        with contextlib.suppress(NameError):
+            journal.close()
+        raise _refuse(f"{exc}; the table will not start (call a technician)") from None
+    return journal
+
+
+def refused_starts(journal: Journal) -> None:
+    """The starts refused because the journal changed during their proof, noted beside
+    it (:mod:`firmware.journal.start_guard`): an event each, now that it is proven."""
+    notes = read_note(journal.path)
+    for note in notes:
+        journal.append_one("event", note, code=int(EventCode.START_REFUSED))
+    if notes:
+        remove_note(journal.path)
 
 
 def _let_go(locked: sqlite3.Connection | None) -> None:
@@ -178,7 +216,7 @@ def _verify_before_writing(path: Path, key: bytes, bench: bool, prove: Prove | N
     replayed beside the table, firmware.table.service.prefix_audit) and what was proven
     (the last record, its hash, the meters): the writer must open exactly that."""
     try:
-        ro = Journal(path, key, readonly=True)
+        ro = Journal(path, key, readonly=True, checked=True)
     except (OldJournalFormat, BlankJournal) as exc:
         if bench:
             raise
