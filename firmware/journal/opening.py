@@ -227,7 +227,7 @@ def _verify_before_writing(path: Path, key: bytes, bench: bool, prove: Prove | N
     ro.key_path = keyfile
     try:
         with ro.reading():
-            res = ro.verify(full=True, live=False)
+            res = ro.verify(full=True, live=False, start_meters=True)
             if res.ok:
                 res = superseded_result(ro, res)
             if res.ok and prove is not None:

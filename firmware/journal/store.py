@@ -307,16 +307,19 @@ class Journal(InfoAndOutbox):
         return {(n, s, w): v for n, s, w, v in rows}
 
     def verify(self, *, full: bool = True, until: int | None = None,
-               live: bool = True) -> VerifyResult:
+               live: bool = True, start_meters: bool = False) -> VerifyResult:
         """Prove the journal whole (:func:`firmware.journal.verify.verify`): the schema,
         the keyed chain and its commit markers, the head file, the meters. ``full``: from
         record 1; else the chain from the last checkpoint. ``until``: only records
         1..until, which must end at a checkpoint. One consistent reading
         (:mod:`firmware.journal.consistent`); ``live``: a table may be writing beside it
-        (``etg audit verify``); without (a start, holding the lock), nobody writes."""
+        (``etg audit verify``); without (a start, holding the lock), nobody writes.
+        ``start_meters``: the meters counted from the last checkpoint (a start's whole
+        walk: :func:`firmware.journal.verify.verify`)."""
         from firmware.journal.consistent import verify_reading
 
-        return verify_reading(self, self._db, full=full, until=until, live=live)
+        return verify_reading(self, self._db, full=full, until=until, live=live,
+                              start_meters=start_meters)
 
     def mark_proven(self, last_seq: int, last_hash: str,
                     meters: Mapping[MeterKey, int] | None = None) -> None:
