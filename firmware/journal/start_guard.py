@@ -54,9 +54,21 @@ def data_version(db: sqlite3.Connection) -> int:
     return int(db.execute("PRAGMA data_version").fetchone()[0])
 
 
-def _file_id(path: Path) -> tuple[int, int, int, int]:
-    st = os.stat(path)
+def _file_id(path: Path) -> tuple[int, int, int, int] | None:
+    try:
+        st = os.stat(path)
+    except FileNotFoundError:
+        return None
     return st.st_dev, st.st_ino, st.st_size, st.st_ctime_ns
+
+
+def _changed(was: tuple[int, int, int, int] | None,
+             now: tuple[int, int, int, int] | None) -> str:
+    if was is None or now is None:
+        return "created" if was is None else "removed"
+    names = ("device", "inode", "size", "change time")
+    return ", ".join(f"{n} {a} -> {b}" for n, a, b in zip(names, was, now, strict=True)
+                     if a != b)
 
 
 def _unkeyed(prev: str, seq: int, ts_ns: int, kind: str, code: int | None,
@@ -84,8 +96,8 @@ class StartGuard:
         try:
             if data_version(db) != self.version:
                 why = "another program committed to it"
-            elif _file_id(self.path) != self.main:
-                why = "its file was written outside SQLite"
+            elif (now := _file_id(self.path)) != self.main:
+                why = f"its file was written outside SQLite ({_changed(self.main, now)})"
         except (sqlite3.Error, OSError) as exc:
             why = f"it cannot be read again ({exc})"
         if why:

@@ -70,7 +70,7 @@ def _paid_again_or_refused(path: Path, journal: Journal) -> None:
         with pytest.raises(JournalError, match="changed during the start"):
             ctl = _controller(journal)
             ok, msg = ctl.request("credits-out", {"seat": 1, "cents": 700, "id": "T-1"})
-            pytest.fail(f"the start read an edit it never proved: T-1 {ok=} {msg}")
+            pytest.fail(f"the start read on in a journal changed since its proof: T-1 {ok=} {msg}")
     finally:
         journal.close()
     assert note_path(path).exists()  # for the next proven start's event
@@ -124,6 +124,37 @@ def test_finding_2_a_raw_byte_edit_between_the_proof_and_the_reading_is_refused(
         fh.seek(data.index(b'"T-1"'))
         fh.write(b'"T-9"')
     _paid_again_or_refused(path, journal)
+
+
+def test_finding_2_a_raw_byte_edit_of_the_write_ahead_log_is_refused(tmp_path: Path) -> None:
+    """T-1's record still in the write-ahead log (another connection kept the journal
+    open, so nothing was checkpointed), its bytes there overwritten after the proof: a
+    record the start reads that way does not verify (refused); else the start reads the
+    frames it proved (SQLite's page cache) and T-1 is already applied."""
+    path = tmp_path / "j.sqlite"
+    ctl = table_on(path, checkpoint_rounds=2)
+    play(ctl, 2)
+    ok, msg = ctl.request("credits-out", {"seat": 1, "cents": 700, "id": "T-1"})
+    assert ok, msg
+    keeper = sqlite3.connect(path)  # the table's close is then not the last: no checkpoint
+    try:
+        keeper.execute("SELECT COUNT(*) FROM records").fetchone()
+        ctl.journal.close()
+        wal = path.with_name(path.name + "-wal")
+        journal = _start()(path)
+        data = wal.read_bytes()
+        assert data.count(b'"T-1"') >= 1
+        wal.write_bytes(data.replace(b'"T-1"', b'"T-9"'))
+        try:  # refused (a record it reads does not verify), or it read what was proven
+            ctl = _controller(journal)
+            ok, msg = ctl.request("credits-out", {"seat": 1, "cents": 700, "id": "T-1"})
+            assert "already applied" in msg, f"T-1 paid again: {ok=} {msg}"
+        except JournalError as exc:
+            assert "changed during the start" in str(exc), exc
+        finally:
+            journal.close()
+    finally:
+        keeper.close()
 
 
 def test_finding_2_a_grant_edited_between_the_proof_and_the_reading_is_refused(
