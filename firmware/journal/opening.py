@@ -207,10 +207,11 @@ def _blank(path: Path) -> bool:
 def _verify_before_writing(path: Path, key: bytes, bench: bool, prove: Prove | None,
                            keyfile: Path) -> tuple[int, tuple[int, str, dict[Any, int]]]:
     """The start's one gate (issue 42): refuse (JournalRefused) a journal whose schema,
-    WHOLE keyed chain with its commit markers, head or meters do not verify, or whose
-    meters the engine's replay from the last checkpoint does not prove — all in one read
-    transaction, the head file read once inside it (the caller holds the journal's lock:
-    nobody writes beside the start, so the one-transaction rule is applied exactly).
+    WHOLE keyed chain with its commit markers, head or meters (counted from the last
+    checkpoint) do not verify, or whose meters the engine's replay from the last
+    checkpoint does not prove — all in one read transaction, the head file read once
+    inside it (the caller holds the journal's lock and SQLite's write lock: nobody writes
+    beside the start, so the one-transaction rule is applied exactly).
     OldJournalFormat passes through in bench mode (the caller moves it aside). Returns the
     record the engine's replay began at (the last checkpoint; what lies before it is
     replayed beside the table, firmware.table.service.prefix_audit) and what was proven
