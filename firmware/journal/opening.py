@@ -28,11 +28,10 @@ from etgcore.errors import UserError
 from firmware.journal import key as journal_key
 from firmware.journal.archive import move_aside, move_back
 from firmware.journal.chain import GENESIS
-from firmware.journal.codes import EventCode
 from firmware.journal.errors import JournalDamaged, JournalKeyError, JournalRefused
 from firmware.journal.files import JournalFileError, check_is_journal, make_writable_private
 from firmware.journal.schema import BlankJournal, OldJournalFormat
-from firmware.journal.start_guard import JournalChangedDuringStart, read_note, remove_note
+from firmware.journal.start_guard import JournalChangedDuringStart, file_identity, refused_starts
 from firmware.journal.store import BESIDE, Journal, JournalError, VerifyResult, _Beside
 from firmware.journal.succession import can_retire, retire, superseded_result
 from firmware.journal.witness import Witness
@@ -116,6 +115,7 @@ def open_for_table(journal_path: str | Path, key_path: str, *, bench: bool,
     except JournalError as exc:
         raise _refuse(f"{exc}; the table will not start") from None
     locked = take_write_lock(path) if exists else None
+    before = file_identity(path)  # under the lock: a raw write during the proof shows
     try:
         if exists:
             proven_from, proven = _verify_before_writing(
@@ -131,7 +131,7 @@ def open_for_table(journal_path: str | Path, key_path: str, *, bench: bool,
     except BaseException:
         _let_go(locked)
         raise
-    journal = _open_writer(path, key, proven, locked, hold)
+    journal = _open_writer(path, key, proven, locked, hold, before)
     if journal.created and not bench:
         journal.close()
         raise _refuse(f"{path}: the journal holds no record: a production table never begins "
@@ -147,7 +147,8 @@ def open_for_table(journal_path: str | Path, key_path: str, *, bench: bool,
 
 
 def _open_writer(path: Path, key: bytes | None, proven: tuple[int, str, dict[Any, int]] | None,
-                 locked: sqlite3.Connection | None, hold: bool) -> Journal:
+                 locked: sqlite3.Connection | None, hold: bool,
+                 before: tuple[int, int, int, int] | None) -> Journal:
     """The writer, opened while ``locked`` (our write lock) keeps everyone out, its
     baseline taken (:mod:`firmware.journal.start_guard`), its view held to the proof's
     end; then the lock is let go (``hold``: at the writer's first write)."""
@@ -157,6 +158,8 @@ def _open_writer(path: Path, key: bytes | None, proven: tuple[int, str, dict[Any
             else Journal(path, key, gated=True, checked=checked)
         if isinstance(journal, HeldUntilWritten):
             journal.held_lock, locked = locked, None
+        if journal.start_guard is not None:
+            journal.start_guard.since(before)
         journal.mark_proven(*proven) if proven else journal.mark_proven(
             0, GENESIS, {}) if journal.created else _unproven(journal)
         _let_go(locked)  # the writer's baseline is taken: the start's readings check it
@@ -172,16 +175,6 @@ def _open_writer(path: Path, key: bytes | None, proven: tuple[int, str, dict[Any
             journal.close()
         raise _refuse(f"{exc}; the table will not start (call a technician)") from None
     return journal
-
-
-def refused_starts(journal: Journal) -> None:
-    """The starts refused because the journal changed during their proof, noted beside
-    it (:mod:`firmware.journal.start_guard`): an event each, now that it is proven."""
-    notes = read_note(journal.path)
-    for note in notes:
-        journal.append_one("event", note, code=int(EventCode.START_REFUSED))
-    if notes:
-        remove_note(journal.path)
 
 
 def _let_go(locked: sqlite3.Connection | None) -> None:

@@ -38,9 +38,14 @@ import os
 import sqlite3
 import time
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from firmware.journal.chain import RecordHasher, record_hash, record_hasher
+from firmware.journal.codes import EventCode
 from firmware.journal.errors import JournalRefused
+
+if TYPE_CHECKING:
+    from firmware.journal.store import Journal
 
 #: SQLite's default automatic checkpoint (pages of write-ahead log), restored at the end
 AUTOCHECKPOINT = 1000
@@ -52,6 +57,11 @@ class JournalChangedDuringStart(JournalRefused):
 
 def data_version(db: sqlite3.Connection) -> int:
     return int(db.execute("PRAGMA data_version").fetchone()[0])
+
+
+def file_identity(path: Path) -> tuple[int, int, int, int] | None:
+    """The database file's device, inode, size and change time (None: missing)."""
+    return _file_id(path)
 
 
 def _file_id(path: Path) -> tuple[int, int, int, int] | None:
@@ -102,6 +112,13 @@ class StartGuard:
             why = f"it cannot be read again ({exc})"
         if why:
             self.trip(why)
+
+    def since(self, before: tuple[int, int, int, int] | None) -> None:
+        """The main file must be as it was ``before`` the proof (taken under the write
+        lock): a raw write during the proof is refused too, not taken as the baseline."""
+        if before != self.main:
+            self.trip(f"its file was written outside SQLite during the proof "
+                      f"({_changed(before, self.main)})")
 
     def trip(self, why: str) -> None:
         self.tripped = (f"{self.path}: the journal changed during the start's proof: {why} "
@@ -159,6 +176,16 @@ def read_note(journal: Path) -> list[dict[str, object]]:
         except (ValueError, KeyError, TypeError):
             out.append({"refused": "an unreadable note of a refused start"})
     return out
+
+
+def refused_starts(journal: Journal) -> None:
+    """The starts refused because the journal changed during their proof, noted beside
+    it: an event each, now that it is proven (the note goes once they are written)."""
+    notes = read_note(journal.path)
+    for note in notes:
+        journal.append_one("event", note, code=int(EventCode.START_REFUSED))
+    if notes:
+        remove_note(journal.path)
 
 
 def remove_note(journal: Path) -> None:

@@ -337,6 +337,11 @@ class Journal(InfoAndOutbox):
                                f"(record {last_seq}) and its opening (record {self._seq})")
         self._gate.upto = None
 
+    @property
+    def start_guard(self) -> StartGuard | None:
+        """The start's baseline while it lasts (:mod:`.start_guard`)."""
+        return self._guard
+
     def start_done(self) -> None:
         """The start read what it needed (:mod:`.start_guard`): the baseline ends."""
         with self._lock:

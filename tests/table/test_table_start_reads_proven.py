@@ -126,6 +126,33 @@ def test_finding_2_a_raw_byte_edit_between_the_proof_and_the_reading_is_refused(
     _paid_again_or_refused(path, journal)
 
 
+def test_finding_2_a_raw_byte_edit_during_the_proof_is_refused(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A raw write ignores SQLite's write lock: T-1's bytes in the database file changed
+    while the proof runs (after it read them). The writer must not take that file as its
+    baseline: the start is refused before it reads anything."""
+    path = tmp_path / "j.sqlite"
+    _cash_out_then_play(path)
+    real = opening_mod._verify_before_writing
+
+    def proof_then_raw_edit(*args: Any, **kwargs: Any) -> Any:
+        out = real(*args, **kwargs)
+        data = path.read_bytes()
+        with path.open("r+b") as fh:
+            fh.seek(data.index(b'"T-1"'))
+            fh.write(b'"T-9"')
+        return out
+
+    monkeypatch.setattr(opening_mod, "_verify_before_writing", proof_then_raw_edit)
+    try:
+        journal = _start()(path)
+    except JournalError as exc:
+        assert "written outside SQLite during the proof" in str(exc), exc
+        return
+    _paid_again_or_refused(path, journal)  # 2a21193: read on, and paid T-1 again
+    pytest.fail("the start took a file written during its proof as proven")
+
+
 def test_finding_2_a_raw_byte_edit_of_the_write_ahead_log_is_refused(tmp_path: Path) -> None:
     """T-1's record still in the write-ahead log (another connection kept the journal
     open, so nothing was checkpointed), its bytes there overwritten after the proof: a
