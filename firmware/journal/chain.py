@@ -47,22 +47,31 @@ def record_hash(
     return hmac.new(key, msg, hashlib.sha256).hexdigest()
 
 
+#: SHA-256's block size: an HMAC key is padded (or first hashed) to it
+_BLOCK = 64
 RecordHasher = Callable[[str, int, int, str, "int | None", "int | None", int, str], str]
 
 
 def record_hasher(key: bytes) -> RecordHasher:
-    """:func:`record_hash` with ``key`` bound, for walking a whole chain: the keyed state
-    is made once and copied per record (a third faster than a new HMAC each time)."""
-    base = hmac.new(key, digestmod=hashlib.sha256)
+    """:func:`record_hash` with ``key`` bound, for walking a whole chain: HMAC-SHA256
+    (RFC 2104) from two SHA-256 states keyed once and copied per record, the message in
+    one update. WHY not ``hmac.HMAC.copy()``: its Python wrapper was a third of a start's
+    walk of 2 million records; these are the same bytes, in C calls only."""
+    if len(key) > _BLOCK:
+        key = hashlib.sha256(key).digest()
+    key = key.ljust(_BLOCK, b"\0")
+    inner = hashlib.sha256(bytes(b ^ 0x36 for b in key)).copy
+    outer = hashlib.sha256(bytes(b ^ 0x5C for b in key)).copy
+    fromhex = bytes.fromhex
 
     def digest(prev: str, seq: int, ts_ns: int, kind: str, code: int | None,
                round_no: int | None, txn_last: int, body: str) -> str:
-        h = base.copy()
-        h.update(bytes.fromhex(prev))
-        h.update(f"{seq}|{ts_ns}|{kind}|{'' if code is None else code}|"
-                 f"{'' if round_no is None else round_no}|{txn_last}|".encode("ascii"))
-        h.update(body.encode("ascii"))
-        return h.hexdigest()
+        h = inner()
+        h.update(fromhex(prev) + f"{seq}|{ts_ns}|{kind}|{'' if code is None else code}|"
+                 f"{'' if round_no is None else round_no}|{txn_last}|{body}".encode("ascii"))
+        o = outer()
+        o.update(h.digest())
+        return o.hexdigest()
 
     return digest
 

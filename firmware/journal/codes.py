@@ -54,6 +54,7 @@ class EventCode(IntEnum):
     HISTORY_PROVEN = 712  # the engine's replay of the history before the last checkpoint
     HISTORY_UNPROVEN = 713  # that proof did not finish (killed, stopped, deadline): retried
     CLOCK_BACKWARDS = 714  # the clock read earlier than the journal's last record
+    START_REFUSED = 715  # a start was refused: the journal changed during its proof
 
     CREDITS_IN = 800
     CREDITS_OUT = 801

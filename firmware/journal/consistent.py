@@ -30,12 +30,14 @@ from firmware.journal.verify import (
 
 
 def verify_reading(journal: ProofReads, db: sqlite3.Connection, *, full: bool,
-                   until: int | None, live: bool) -> VerifyResult:
+                   until: int | None, live: bool, start_meters: bool = False
+                   ) -> VerifyResult:
     """:meth:`Journal.verify`: see the module docstring."""
     with journal.reading():
         db.execute("SELECT MAX(seq) FROM records").fetchone()  # the snapshot begins
         seen = head_now(journal.head_path, journal.key)
-        res = verify(journal, db, journal.key, full=full, until=until, head=seen, live=live)
+        res = verify(journal, db, journal.key, full=full, until=until, head=seen, live=live,
+                     start_meters=start_meters)
     if res.ahead is not None and journal.key is not None:
         last, last_hash, ahead = res.ahead
         problem = _verify_ahead_beside(journal, last, last_hash, ahead) if journal.held \

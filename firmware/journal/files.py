@@ -74,17 +74,31 @@ def ensure_directory(d: Path) -> None:
     d.mkdir(parents=True, exist_ok=True)
 
 
-def connect_writer(path: Path) -> sqlite3.Connection:
-    """The table's connection: the file private, WAL, ``synchronous=FULL``."""
+def connect_writer(path: Path, *, private: bool = True) -> sqlite3.Connection:
+    """The table's connection: the file private, WAL, ``synchronous=FULL``. ``private``
+    False: the caller made it private before any connection of this process opened it
+    (:func:`make_writable_private`)."""
+    if private:
+        make_writable_private(path)
+    db = sqlite3.connect(str(path), isolation_level=None, check_same_thread=False, timeout=30)
+    db.execute("PRAGMA journal_mode=WAL")
+    db.execute("PRAGMA synchronous=FULL")
+    return db
+
+
+def make_writable_private(path: Path) -> None:
+    """The journal's directory and its files private (:func:`make_private`).
+
+    WHY before any SQLite connection of this process opens the journal: this opens and
+    closes the files with plain descriptors, and closing ANY descriptor of a file drops
+    every POSIX lock the process holds on it (SQLite's among them). Without its lock on
+    the ``-shm`` index, another process opening the journal believes itself the first,
+    truncates the index that the table has mapped, and the table dies of SIGBUS."""
     try:
         ensure_directory(path.parent)
         make_private(path)
     except OSError as exc:
         raise JournalFileError(f"{path}: cannot create the journal: {_why(exc)}") from None
-    db = sqlite3.connect(str(path), isolation_level=None, check_same_thread=False, timeout=30)
-    db.execute("PRAGMA journal_mode=WAL")
-    db.execute("PRAGMA synchronous=FULL")
-    return db
 
 
 def _uri(path: Path, **params: str) -> str:
@@ -120,8 +134,9 @@ class ReadOnlyOpen:
     which takes no lock and would read pages someone wrote after the proof; with a log,
     the reader's held read transaction is its snapshot (:meth:`Journal.hold_snapshot`)."""
 
-    def __init__(self, path: Path, *, snapshot: bool = False) -> None:
-        check_is_journal(path)
+    def __init__(self, path: Path, *, snapshot: bool = False, checked: bool = False) -> None:
+        if not checked:  # checked: before a connection of ours opened it (make_writable_private)
+            check_is_journal(path)
         self.path = path
         self._tmp: str | None = None
         wal = path.with_name(path.name + "-wal")

@@ -29,8 +29,9 @@ from firmware.journal import key as journal_key
 from firmware.journal.archive import move_aside, move_back
 from firmware.journal.chain import GENESIS
 from firmware.journal.errors import JournalDamaged, JournalKeyError, JournalRefused
-from firmware.journal.files import JournalFileError, check_is_journal
+from firmware.journal.files import JournalFileError, check_is_journal, make_writable_private
 from firmware.journal.schema import BlankJournal, OldJournalFormat
+from firmware.journal.start_guard import JournalChangedDuringStart, file_identity, refused_starts
 from firmware.journal.store import BESIDE, Journal, JournalError, VerifyResult, _Beside
 from firmware.journal.succession import can_retire, retire, superseded_result
 from firmware.journal.witness import Witness
@@ -85,10 +86,13 @@ def open_for_table(journal_path: str | Path, key_path: str, *, bench: bool,
     An existing journal is verified through a read-only connection before the writer
     opens it at all — from its last checkpoint: the schema, the keyed chain and commit
     markers, the head, the meters, then ``prove`` (the engine replay) — so a refused
-    journal is left exactly as it was found. ``hold`` (an offline transfer: it decides
-    about money on what it reads): SQLite's write lock is taken before the proof and
-    held until the writer's first write, so nobody commits between the proof and the
-    reading (:mod:`firmware.journal.write_hold`)."""
+    journal is left exactly as it was found. SQLite's write lock is taken before the
+    proof and held until the writer has opened and taken its baseline, and from then on
+    every reading of the start is checked against that baseline
+    (:mod:`firmware.journal.start_guard`): nobody commits between the proof and what the
+    start reads unnoticed. ``hold`` (an offline transfer: it decides about money on what
+    it reads): the lock is held on until the writer's first write
+    (:mod:`firmware.journal.write_hold`)."""
     path = Path(journal_path)
     try:
         check_existing(path)
@@ -105,7 +109,13 @@ def open_for_table(journal_path: str | Path, key_path: str, *, bench: bool,
     except UserError as exc:
         raise _refuse(f"{exc}; the table will not start") from None
     proven_from, proven = 1, None
-    locked = take_write_lock(path) if exists and hold else None
+    try:  # every plain descriptor of its files before SQLite's first (make_writable_private)
+        if exists:
+            make_writable_private(path)
+    except JournalError as exc:
+        raise _refuse(f"{exc}; the table will not start") from None
+    locked = take_write_lock(path) if exists else None
+    before = file_identity(path)  # under the lock: a raw write during the proof shows
     try:
         if exists:
             proven_from, proven = _verify_before_writing(
@@ -115,23 +125,13 @@ def open_for_table(journal_path: str | Path, key_path: str, *, bench: bool,
         locked = None
         kept = move_aside(path)
         log.warning("bench mode: a journal of an older format was moved aside to %s", kept)
-    except BlankJournal:
-        pass  # bench: its creation was cut short; it is created now
+    except BlankJournal:  # bench: its creation was cut short; it is created now
+        _let_go(locked)
+        locked = None
     except BaseException:
         _let_go(locked)
         raise
-    try:
-        journal = Journal(path, key, gated=True) if locked is None else HeldUntilWritten(
-            path, key, gated=True)
-        if isinstance(journal, HeldUntilWritten):
-            journal.held_lock, locked = locked, None
-        journal.mark_proven(*proven) if proven else journal.mark_proven(
-            0, GENESIS, {}) if journal.created else _unproven(journal)
-    except JournalError as exc:
-        _let_go(locked)
-        with contextlib.suppress(NameError):
-            journal.close()
-        raise _refuse(f"{exc}; the table will not start (call a technician)") from None
+    journal = _open_writer(path, key, proven, locked, hold, before)
     if journal.created and not bench:
         journal.close()
         raise _refuse(f"{path}: the journal holds no record: a production table never begins "
@@ -143,6 +143,37 @@ def open_for_table(journal_path: str | Path, key_path: str, *, bench: bool,
             journal.close()
             raise _refuse(f"{exc}; the table will not start") from None
     journal.proven_from = proven_from
+    return journal
+
+
+def _open_writer(path: Path, key: bytes | None, proven: tuple[int, str, dict[Any, int]] | None,
+                 locked: sqlite3.Connection | None, hold: bool,
+                 before: tuple[int, int, int, int] | None) -> Journal:
+    """The writer, opened while ``locked`` (our write lock) keeps everyone out, its
+    baseline taken (:mod:`firmware.journal.start_guard`), its view held to the proof's
+    end; then the lock is let go (``hold``: at the writer's first write)."""
+    try:
+        checked = proven is not None  # opened while our lock's connection lives
+        journal = HeldUntilWritten(path, key, gated=True, checked=True) if hold and locked \
+            else Journal(path, key, gated=True, checked=checked)
+        if isinstance(journal, HeldUntilWritten):
+            journal.held_lock, locked = locked, None
+        if journal.start_guard is not None:
+            journal.start_guard.since(before)
+        journal.mark_proven(*proven) if proven else journal.mark_proven(
+            0, GENESIS, {}) if journal.created else _unproven(journal)
+        _let_go(locked)  # the writer's baseline is taken: the start's readings check it
+        locked = None
+        refused_starts(journal)
+    except JournalChangedDuringStart as exc:
+        _let_go(locked)
+        journal.close()
+        raise _refuse(str(exc)) from None
+    except JournalError as exc:
+        _let_go(locked)
+        with contextlib.suppress(NameError):
+            journal.close()
+        raise _refuse(f"{exc}; the table will not start (call a technician)") from None
     return journal
 
 
@@ -169,16 +200,17 @@ def _blank(path: Path) -> bool:
 def _verify_before_writing(path: Path, key: bytes, bench: bool, prove: Prove | None,
                            keyfile: Path) -> tuple[int, tuple[int, str, dict[Any, int]]]:
     """The start's one gate (issue 42): refuse (JournalRefused) a journal whose schema,
-    WHOLE keyed chain with its commit markers, head or meters do not verify, or whose
-    meters the engine's replay from the last checkpoint does not prove — all in one read
-    transaction, the head file read once inside it (the caller holds the journal's lock:
-    nobody writes beside the start, so the one-transaction rule is applied exactly).
+    WHOLE keyed chain with its commit markers, head or meters (counted from the last
+    checkpoint) do not verify, or whose meters the engine's replay from the last
+    checkpoint does not prove — all in one read transaction, the head file read once
+    inside it (the caller holds the journal's lock and SQLite's write lock: nobody writes
+    beside the start, so the one-transaction rule is applied exactly).
     OldJournalFormat passes through in bench mode (the caller moves it aside). Returns the
     record the engine's replay began at (the last checkpoint; what lies before it is
     replayed beside the table, firmware.table.service.prefix_audit) and what was proven
     (the last record, its hash, the meters): the writer must open exactly that."""
     try:
-        ro = Journal(path, key, readonly=True)
+        ro = Journal(path, key, readonly=True, checked=True)
     except (OldJournalFormat, BlankJournal) as exc:
         if bench:
             raise
@@ -189,7 +221,7 @@ def _verify_before_writing(path: Path, key: bytes, bench: bool, prove: Prove | N
     ro.key_path = keyfile
     try:
         with ro.reading():
-            res = ro.verify(full=True, live=False)
+            res = ro.verify(full=True, live=False, start_meters=True)
             if res.ok:
                 res = superseded_result(ro, res)
             if res.ok and prove is not None:

@@ -22,6 +22,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from firmware.journal import messages
+from firmware.journal.errors import JournalError
 from firmware.journal.outbox_mac import opened, sealed
 from firmware.journal.store import Journal, Record
 
@@ -87,6 +88,7 @@ class Outbox:
 
     def __init__(self, journal: Journal, on_commit: Callable[[], None] | None = None) -> None:
         self.path = Path(journal.path)
+        self._journal = journal  #: its connection commits what the outbox changes
         self._key = journal.key
         #: the first row found forged (its n): nothing from there on is sent
         self.forged: int | None = None
@@ -119,34 +121,27 @@ class Outbox:
         """Stage what was journaled while no outbox was attached (a journal older than the
         floor link, an offline credit transfer): one transaction; returns messages added.
         Called before the table writes anything else."""
-        db = self._conn()
-        with self._read_lock:
-            db.execute("BEGIN IMMEDIATE")
-            try:
-                row = db.execute(f"SELECT value FROM info WHERE key = '{REPORTED}'").fetchone()
-                since = int(row[0]) if row else 0
-                recs = [
-                    Record(int(q), int(t), str(k), c, rn, json.loads(b), str(p), str(h),
-                           int(x))
-                    for q, t, k, c, rn, b, p, h, x in db.execute(
-                        "SELECT seq, ts_ns, kind, code, round_no, body, prev, hash, txn_last"
-                        " FROM records WHERE seq > ? AND kind IN ('event', 'round')"
-                        " ORDER BY seq", (since,)
-                    )
-                ]
-                rows = [m for r in recs for m in stage_messages([r], {}, db)
-                        if m[1] != "meters"]
-                if any(r.kind == "round" or r.body.keys() >= {"seat", "cents"} for r in recs):
-                    rows.append((recs[-1].seq, "meters", _meters(recs[-1], db)))
-                db.executemany(
-                    "INSERT INTO floor_outbox(seq, kind, payload) VALUES (?, ?, ?)",
-                    self._seal(rows))
-                last = db.execute("SELECT MAX(seq) FROM records").fetchone()[0]
-                _set_reported(db, int(last or 0))
-                db.execute("COMMIT")
-            except BaseException:
-                db.execute("ROLLBACK")
-                raise
+        with self._journal.beside() as db:
+            row = db.execute(f"SELECT value FROM info WHERE key = '{REPORTED}'").fetchone()
+            since = int(row[0]) if row else 0
+            recs = [
+                Record(int(q), int(t), str(k), c, rn, json.loads(b), str(p), str(h),
+                       int(x))
+                for q, t, k, c, rn, b, p, h, x in db.execute(
+                    "SELECT seq, ts_ns, kind, code, round_no, body, prev, hash, txn_last"
+                    " FROM records WHERE seq > ? AND kind IN ('event', 'round')"
+                    " ORDER BY seq", (since,)
+                )
+            ]
+            rows = [m for r in recs for m in stage_messages([r], {}, db)
+                    if m[1] != "meters"]
+            if any(r.kind == "round" or r.body.keys() >= {"seat", "cents"} for r in recs):
+                rows.append((recs[-1].seq, "meters", _meters(recs[-1], db)))
+            db.executemany(
+                "INSERT INTO floor_outbox(seq, kind, payload) VALUES (?, ?, ?)",
+                self._seal(rows))
+            last = db.execute("SELECT MAX(seq) FROM records").fetchone()[0]
+            _set_reported(db, int(last or 0))
         self.newest = self.last_n()
         return len(rows)
 
@@ -199,8 +194,10 @@ class Outbox:
 
     def acknowledged(self, n: int) -> None:
         """The floor holds every message up to ``n``: forget them here."""
-        with self._read_lock:
-            self._conn().execute("DELETE FROM floor_outbox WHERE n <= ?", (n,))
+        try:  # on the table's connection: never a foreign commit to a start's baseline
+            self._journal.write_beside("DELETE FROM floor_outbox WHERE n <= ?", (n,))
+        except JournalError as exc:  # only a prune: what stays is sent again, dropped
+            log.warning("%s: acknowledged floor outbox rows not removed: %s", self.path, exc)
 
     def close(self) -> None:
         with self._read_lock:

@@ -13,14 +13,18 @@ The gate is kept by :class:`Gate`; the SQL of a reading by :func:`select`.
 
 from __future__ import annotations
 
+import itertools
 import json
 import sqlite3
 from collections.abc import Iterable, Iterator
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from firmware.journal.chain import Record
 from firmware.journal.errors import JournalError
+
+if TYPE_CHECKING:
+    from firmware.journal.start_guard import StartGuard
 
 #: no record is proven yet (a gated connection before its proof)
 SHUT = -1
@@ -51,9 +55,11 @@ class Gate:
 def select(db: sqlite3.Connection, path: Path, *, since_seq: int,
            kinds: Iterable[str] | None, since_ns: int | None, round_no: int | None,
            upto_seq: int | None, newest_first: bool,
-           codes: Iterable[int] | None = None) -> Iterator[Record]:
+           codes: Iterable[int] | None = None,
+           guard: StartGuard | None = None) -> Iterator[Record]:
     """The records of one reading, in record order (or newest first); ``codes``: of
-    events."""
+    events. ``guard`` (a start's writer, :mod:`firmware.journal.start_guard`): the
+    reading's snapshot must be the proven journal, and each record verifies."""
     sql = ("SELECT seq, ts_ns, kind, code, round_no, body, prev, hash, txn_last"
            " FROM records WHERE seq > ?")
     args: list[Any] = [since_seq]
@@ -72,8 +78,17 @@ def select(db: sqlite3.Connection, path: Path, *, since_seq: int,
         args.append(upto_seq)
     sql += " ORDER BY seq DESC" if newest_first else " ORDER BY seq"
     try:
-        cur = db.execute(sql, args)
-        for seq, ts, kind, code, rnd, body, prev, digest, txn_last in cur:
+        rows = iter(db.execute(sql, args))
+        first = next(rows, None)
+        if guard is not None:  # on the statement's own snapshot (or after it ended)
+            guard.check(db)
+        before: tuple[int, str, str] | None = None
+        for seq, ts, kind, code, rnd, body, prev, digest, txn_last in (
+                () if first is None else itertools.chain((first,), rows)):
+            if guard is not None:
+                guard.check_record(seq, ts, kind, code, rnd, body, prev, digest, txn_last,
+                                   before)
+                before = (seq, prev, digest)
             yield Record(seq, ts, kind, code, rnd, json.loads(body), prev, digest, txn_last)
     except sqlite3.Error as exc:
         raise JournalError(f"{path}: journal read failed: {exc}") from exc

@@ -44,6 +44,8 @@ from firmware.journal.schema import (
     foreign_objects,
     schema_cookie,
 )
+from firmware.journal.start_guard import StartGuard
+from firmware.journal.store_info import InfoAndOutbox
 from firmware.journal.verify import VerifyResult
 
 #: Record kinds. ``input``: an engine Input (replayed on restart); ``event``: the event log;
@@ -67,7 +69,7 @@ MeterKey = tuple[str, int, str]
 Stager = Callable[[sqlite3.Connection, list[Record], Mapping[MeterKey, int]], None]
 
 
-class Journal:
+class Journal(InfoAndOutbox):
     """An append-only, keyed-chain record store with meters, safe across ``kill -9``.
 
     ``key``: the table's secret (bytes), :data:`BESIDE` for the bench's own beside the
@@ -75,12 +77,15 @@ class Journal:
     unkeyed chain. ``readonly``: open an existing journal for reading only (creates and
     changes nothing; see :mod:`firmware.journal.files`). ``head_file``: keep the head
     outside the database (always, except in the benchmark's "before" measurement).
+    ``checked``: an existing journal, checked and made private before any connection of
+    this process opened it (:func:`firmware.journal.files.make_writable_private`: no
+    plain descriptor of its files is opened and closed beside a live connection).
     """
 
     def __init__(
         self, path: str | Path, key: bytes | _Beside | None = BESIDE, *,
         clock_ns: Any = time.time_ns, readonly: bool = False, head_file: bool = True,
-        gated: bool = False,
+        gated: bool = False, checked: bool = False,
     ) -> None:
         self.path = Path(path)
         self.readonly = readonly
@@ -101,16 +106,20 @@ class Journal:
         #: set by open_for_table: the record the engine's replay began at (1: all of it)
         self.proven_from = 0
         self.held = False  #: a reader's snapshot is held (:meth:`hold_snapshot`)
+        #: a gated writer's baseline until the start is done (:mod:`.start_guard`)
+        self._guard: StartGuard | None = None
         self._seq, self._head, self._last_ts = 0, GENESIS, 0  # the end: :meth:`_read_end`
         try:
             if readonly:
-                self._ro = ReadOnlyOpen(self.path, snapshot=gated)
+                self._ro = ReadOnlyOpen(self.path, snapshot=gated, checked=checked)
                 self._db = self._ro.db
                 self.key = self._resolve_key(key, new=False)
             else:
-                new = is_new_journal(self.path)
-                self._db = connect_writer(self.path)
+                new = not checked and is_new_journal(self.path)
+                self._db = connect_writer(self.path, private=not checked)
                 self.key = self._resolve_key(key, new=new)
+                if gated and not new:  # first: the proof's snapshot begins after it
+                    self._guard = StartGuard(self._db, self.path, self.key)
                 create_schema(self._db, self.key)
             check_schema(self._db, self.path)
             if not readonly:
@@ -195,6 +204,8 @@ class Journal:
             try:
                 head_file = self._head_file()
                 self._db.execute("BEGIN IMMEDIATE")
+                if self._guard is not None:  # the write's snapshot: the newest
+                    self._guard.check(self._db)
                 self._cookie = check_schema_unchanged(self._db, self.path, self._cookie)
                 written = self._insert(todo, self._seq + len(todo) + bool(checkpoint))
                 if checkpoint is not None:
@@ -261,10 +272,6 @@ class Journal:
             if self._head_writer is not None:
                 self._head_writer.sync()
 
-    def _rollback(self) -> None:
-        with contextlib.suppress(sqlite3.Error):
-            self._db.execute("ROLLBACK")
-
     # -- reading -----------------------------------------------------------------------
 
     @property
@@ -283,7 +290,8 @@ class Journal:
         """Proven records only (:mod:`firmware.journal.reader`: the one gate)."""
         return select(self._db, self.path, since_seq=since_seq, kinds=kinds, codes=codes,
                       since_ns=since_ns, round_no=round_no,
-                      upto_seq=self._gate.limit(upto_seq), newest_first=newest_first)
+                      upto_seq=self._gate.limit(upto_seq), newest_first=newest_first,
+                      guard=self._guard)
 
     def record(self, seq: int) -> Record | None:
         """Record ``seq``, or None."""
@@ -292,54 +300,26 @@ class Journal:
     def meters(self) -> dict[MeterKey, int]:
         try:
             rows = self._db.execute("SELECT name, seat, wager, value FROM meters").fetchall()
+            if self._guard is not None:
+                self._guard.check(self._db)
         except sqlite3.Error as exc:
             raise JournalError(f"{self.path}: journal read failed: {exc}") from exc
         return {(n, s, w): v for n, s, w, v in rows}
 
-    def continue_outbox_after(self, n: int) -> None:
-        """A new journal's floor outbox numbers its messages after ``n`` (its predecessor's
-        last, which the floor holds), so the floor takes them as what follows."""
-        if n > self.outbox_last_n():
-            with self._lock:
-                try:
-                    self._db.executescript(  # one transaction
-                        "BEGIN IMMEDIATE; DELETE FROM sqlite_sequence WHERE name='floor_outbox';"
-                        f"INSERT INTO sqlite_sequence(name, seq) VALUES('floor_outbox', {int(n)});"
-                        "COMMIT;")
-                except sqlite3.Error as exc:
-                    self._rollback()
-                    raise JournalError(f"{self.path}: journal write failed: {exc}") from exc
-
-    def outbox_last_n(self) -> int:
-        """The last number the floor outbox gave a message (0: none yet)."""
-        row = self._db.execute(
-            "SELECT seq FROM sqlite_sequence WHERE name = 'floor_outbox'").fetchone()
-        return int(row[0]) if row else 0
-
-    def info(self, key: str) -> str | None:
-        row = self._db.execute("SELECT value FROM info WHERE key = ?", (key,)).fetchone()
-        return None if row is None else str(row[0])
-
-    def set_info(self, key: str, value: str) -> None:
-        """A fact about the running table outside the chain (e.g. the last start time)."""
-        with self._lock:
-            self._db.execute(
-                "INSERT INTO info(key, value) VALUES (?, ?)"
-                " ON CONFLICT(key) DO UPDATE SET value = excluded.value",
-                (key, value),
-            )
-
     def verify(self, *, full: bool = True, until: int | None = None,
-               live: bool = True) -> VerifyResult:
+               live: bool = True, start_meters: bool = False) -> VerifyResult:
         """Prove the journal whole (:func:`firmware.journal.verify.verify`): the schema,
         the keyed chain and its commit markers, the head file, the meters. ``full``: from
         record 1; else the chain from the last checkpoint. ``until``: only records
         1..until, which must end at a checkpoint. One consistent reading
         (:mod:`firmware.journal.consistent`); ``live``: a table may be writing beside it
-        (``etg audit verify``); without (a start, holding the lock), nobody writes."""
+        (``etg audit verify``); without (a start, holding the lock), nobody writes.
+        ``start_meters``: the meters counted from the last checkpoint (a start's whole
+        walk: :func:`firmware.journal.verify.verify`)."""
         from firmware.journal.consistent import verify_reading
 
-        return verify_reading(self, self._db, full=full, until=until, live=live)
+        return verify_reading(self, self._db, full=full, until=until, live=live,
+                              start_meters=start_meters)
 
     def mark_proven(self, last_seq: int, last_hash: str,
                     meters: Mapping[MeterKey, int] | None = None) -> None:
@@ -356,6 +336,18 @@ class Journal:
             raise JournalError(f"{self.path}: the journal changed between its proof "
                                f"(record {last_seq}) and its opening (record {self._seq})")
         self._gate.upto = None
+
+    @property
+    def start_guard(self) -> StartGuard | None:
+        """The start's baseline while it lasts (:mod:`.start_guard`)."""
+        return self._guard
+
+    def start_done(self) -> None:
+        """The start read what it needed (:mod:`.start_guard`): the baseline ends."""
+        with self._lock:
+            if self._guard is not None:
+                self._guard.end(self._db)
+                self._guard = None
 
     @contextlib.contextmanager
     def reading(self) -> Iterator[None]:

@@ -128,23 +128,30 @@ def head_now(path: Path, key: bytes | None) -> Head | HeadFileError | None:
 
 def verify(journal: ProofReads, db: sqlite3.Connection, key: bytes | None, *,
            full: bool = True, until: int | None = None,
-           head: Head | HeadFileError | None = None, live: bool = False) -> VerifyResult:
+           head: Head | HeadFileError | None = None, live: bool = False,
+           start_meters: bool = False) -> VerifyResult:
     """See the module docstring. ``head``: the head file as read ONCE, inside the read
     transaction, after its snapshot began (``last`` is read first for that): a start
     holding the journal's lock (``live=False``) checks the one-transaction rule against it
     exactly; ``live`` (``etg audit verify``, a table may be writing beside it) also
     accepts a head AHEAD of the snapshot, which the caller then verifies again
-    (:attr:`VerifyResult.ahead`). Never a weaker rule."""
+    (:attr:`VerifyResult.ahead`). Never a weaker rule. ``start_meters`` (a start's
+    walk of the whole chain): the meters are counted from the last checkpoint, whose
+    meters the chain proves; that every checkpoint holds what the records before it add
+    up to is proven beside the table, with the engine's replay of that history
+    (``etg audit verify --until``, firmware.table.service.prefix_audit)."""
     last = int(db.execute("SELECT COALESCE(MAX(seq), 0) FROM records").fetchone()[0])
     problem = (foreign_objects(db) or _rows_problem(db, last)
                or _facts_problem(journal, key))
     if problem:
         return VerifyResult(False, last, None, problem)
     unchecked = WITHOUT_SECRET if key is None else ()
-    start = None if full else last_checkpoint(journal.records(kinds=["meta"],
-                                                               newest_first=True))
+    start = None if full and not start_meters else last_checkpoint(
+        journal.records(kinds=["meta"], newest_first=True))
+    w = _walk(db, key, None if full else start, until, count_from=start)
+    counted_from_1 = start is None  # else a meter row at 0 is in no checkpoint: not judged
+    start = None if full else start
     since = start.seq if start else 1
-    w = _walk(db, key, start, until)
     if w.problem:
         return VerifyResult(False, last, w.first_bad, w.problem, unchecked, since)
     if until is not None:
@@ -160,7 +167,7 @@ def verify(journal: ProofReads, db: sqlite3.Connection, key: bytes | None, *,
     rows = journal.meters()
     have = {k: v for k, v in rows.items() if v}
     want = {k: v for k, v in w.meters.items() if v}
-    foreign = sorted(set(rows) - set(w.meters)) if since == 1 and until is None else []
+    foreign = sorted(set(rows) - set(w.meters)) if counted_from_1 and until is None else []
     problem = (meters_difference(have, want, "the chained records add up to")
                or (f"meter {foreign[0]} is a row no record made (red team F12: foreign rows, "
                    "even at 0, are not this journal's)" if foreign else None)
@@ -205,11 +212,13 @@ def _facts_problem(journal: ProofReads, key: bytes | None) -> str | None:
 
 
 def _walk(db: sqlite3.Connection, key: bytes | None, start: Record | None,
-          until: int | None = None) -> _Walk:
-    """Walk the chain from record 1, or from the checkpoint ``start`` (its meters are
-    where the count starts), to the end or to record ``until``; the first problem stops
+          until: int | None = None, *, count_from: Record | None = None) -> _Walk:
+    """Walk the chain from record 1, or from the checkpoint ``start``, to the end or to
+    record ``until``; the meters are counted from the checkpoint ``count_from`` (its
+    meters are where the count starts; None: from record 1). The first problem stops
     the walk."""
     w = _Walk()
+    count_seq = count_from.seq if count_from is not None else 0
     hasher = record_hasher(key) if key is not None else None
     if start is not None and start.seq > 1:
         before = db.execute("SELECT hash, txn_last FROM records WHERE seq = ?",
@@ -221,23 +230,33 @@ def _walk(db: sqlite3.Connection, key: bytes | None, start: Record | None,
     rows = db.execute("SELECT seq, ts_ns, kind, code, round_no, body, txn_last, prev, hash"
                       " FROM records WHERE seq >= ? AND seq <= ? ORDER BY seq",
                       (w.expected, until if until is not None else 2**62))
+    # the loop keeps its state in locals (2 million records at a start: attribute access
+    # and a call per record were a fifth of the walk); ``w`` is brought up to date when it
+    # ends or stops at a problem
+    expected, head, open_txn = w.expected, w.head, w.open_txn
     for seq, ts, kind, code, rnd, body, txn_last, prev, digest in rows:
-        if seq != w.expected:
-            return _bad(w, w.expected, f"record {w.expected} is missing")
-        if prev != w.head:
-            return _bad(w, seq, "does not chain to the previous record")
-        if hasher is not None and hasher(prev, seq, ts, kind, code, rnd, txn_last,
-                                         body) != digest:
-            return _bad(w, seq, "content does not match its keyed hash")
-        why = _marker_problem(w.open_txn, seq, txn_last)
-        if why:
-            return _bad(w, seq, why)
-        w.open_txn = None if txn_last == seq else txn_last
-        if kind == "meta" or justifies_meters(kind, code):
-            why = _count(w, seq, kind, code, json.loads(body), start)
+        problem = ""
+        if seq != expected:
+            seq, problem = expected, f"record {expected} is missing"
+        elif prev != head:
+            problem = "does not chain to the previous record"
+        elif hasher is not None and hasher(prev, seq, ts, kind, code, rnd, txn_last,
+                                           body) != digest:
+            problem = "content does not match its keyed hash"
+        elif txn_last != (seq if open_txn is None else open_txn) and (
+                why := _marker_problem(open_txn, seq, txn_last)):
+            problem = why
+        if problem:
+            w.expected, w.head, w.open_txn = expected, head, open_txn
+            return _bad(w, seq, problem)
+        open_txn = None if txn_last == seq else txn_last
+        if seq >= count_seq and (kind == "meta" or justifies_meters(kind, code)):
+            w.open_txn = open_txn
+            why = _count(w, seq, kind, code, json.loads(body), count_from)
             if why:
                 return _bad(w, seq, why)
-        w.head, w.expected = digest, seq + 1
+        head, expected = digest, seq + 1
+    w.expected, w.head, w.open_txn = expected, head, open_txn
     if w.open_txn is not None:
         return _bad(w, w.expected, (
             f"the journal's last transaction ends at record {w.open_txn} but the journal "

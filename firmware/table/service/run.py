@@ -223,6 +223,7 @@ def _serve(cfg: TableSetup, opts: RunOptions, rules: Rules, up: PoweredUp,
 
     for sig in (signal.SIGTERM, signal.SIGINT):
         signal.signal(sig, on_signal)
+    ctl.journal.start_done()  # what the start read was proven (journal.start_guard)
     freeze_startup_heap()
     ready_s = time.monotonic() - started
     notifier.ready(f"table {cfg.table.table_id} {rules.variant}")
