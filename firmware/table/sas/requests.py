@@ -16,6 +16,7 @@ from drivers.sas import codes as C
 from drivers.sas.aft import AftRequest, AftResult
 from firmware.table.happenings import Happening, RequestHappening
 from firmware.table.requests.transfers import TransferLedger
+from firmware.table.sas.takes import TakeMarks
 
 Reply = queue.Queue[tuple[bool, str]]
 
@@ -31,8 +32,10 @@ class TableRequests:
 
     def __init__(self, put: Callable[[Happening], None], machines: Mapping[int, int],
                  assets: Mapping[int, int], ledger: TransferLedger,
-                 signature: Callable[[int], int | None]) -> None:
+                 signature: Callable[[int], int | None],
+                 marks: TakeMarks | None = None) -> None:
         self.put = put
+        self.marks = marks  # the takes marked before the acknowledging poll is answered
         self.machines = dict(machines)  # address -> seat
         self.assets = dict(assets)
         self.ledger = ledger
@@ -57,6 +60,11 @@ class TableRequests:
     def taken(self, address: int, seq: int) -> None:
         # not coalesced away: each take must reach the journal, and there is one per
         # exception the table itself produced (bounded by play, not by the host)
+        if self.marks is not None:
+            try:
+                self.marks.mark(address, seq)  # before the answer: a kill -9 keeps it
+            except OSError:  # the journal's take below still comes; only the window opens
+                self.marks = None
         self.put(RequestHappening("sas", {"op": "taken", "address": address, "seq": seq}))
 
     def enable(self, address: int, on: bool) -> None:

@@ -21,9 +21,11 @@ from drivers.sas.machine import Machine, SeatSnapshot
 from drivers.sas.ports import LinkPort, open_port
 from drivers.sas.settings import SasSettings, own_line, port_of
 from firmware.engine.inputs import CreditsIn, CreditsOut
+from firmware.table.happenings import RequestHappening
 from firmware.table.sas.board import SasBoard
 from firmware.table.sas.requests import TableRequests
 from firmware.table.sas.signature import Signer
+from firmware.table.sas.takes import open_marks, recover
 
 if TYPE_CHECKING:
     from firmware.table.controller import Controller
@@ -61,6 +63,8 @@ class SasService:
     def stop(self) -> None:
         for link in self.links:
             link.stop()
+        if self.requests.marks is not None:
+            self.requests.marks.close()
 
 
 def _refusals(ctl: Controller, closed: set[int]) -> dict[int, tuple[str | None, str | None]]:
@@ -78,6 +82,11 @@ def _refusals(ctl: Controller, closed: set[int]) -> dict[int, tuple[str | None, 
                          t.credits_refusal(CreditsOut(seat, 1)))
     out[0] = ("the table's own machine holds no credits",) * 2
     return out
+
+
+def _taken(address: int, seq: int) -> RequestHappening:
+    return RequestHappening("sas", {"op": "taken", "address": address, "seq": seq,
+                                    "recovered": True})
 
 
 def _unanswered(poll: Poll) -> bytes | None:
@@ -131,8 +140,19 @@ def _compose(s: SasSettings, ctl: Controller, mm: dict[int, int],
              opened: list[tuple[LinkPort, set[int]]], signer: Signer) -> SasService:
     limits = ctl.requests.limits
     board = SasBoard(ctl.journal, mm, s.asset_base, limits.per_transfer, limits.per_seat)
+    marks = open_marks(getattr(ctl.journal, "path", None), getattr(ctl.journal, "key", None))
     reqs = TableRequests(ctl.put, mm, {a: board.asset(a) for a in mm}, ctl.transfers,
-                         signer.signature)
+                         signer.signature, marks)
+    if marks is not None:  # takes the link marked that a kill -9 kept from the journal
+        untaken = {a: {seq for seq, _code in q.items} for a, q in board.queues.items()}
+
+        def take(address: int, seq: int) -> None:
+            board.queues[address].take(seq)
+            reqs.put(_taken(address, seq))
+
+        n = recover(marks, untaken, take)
+        if n:
+            log.info("SAS: %d exception take(s) recovered from the link's marks", n)
     machines = {a: Machine(a, SeatSnapshot(seat, board.asset(a)), reqs)
                 for a, seat in mm.items()}
     ctl.requests.sas_disable_on_loss = s.disable_on_host_loss
