@@ -10,8 +10,9 @@ every meter of every seat and holds it to the journal's. With ``--kill-every N``
 table is also killed with SIGKILL before every N-th round, just after the host sent a
 transfer to a seat (whose answer it does not wait for), and started again on the same
 journal; the host comes back, sends that transfer again with the same transaction id
-until it has the final status, takes the same amount back out (so the scenario's credits
-stay its own) and reads every meter again. Every scenario must still PASS as it does
+until it has the final status, takes the same amount back out (so the scenario's
+credits stay its own; a table that refuses that, e.g. tilted by the restart, keeps it:
+scenarios judge each round's differences) and reads every meter again. Every scenario must still PASS as it does
 without a host; on top, a scenario FAILs on any of the host's checks
 (:meth:`SoakHost.checks`): answers that missed the protocol's deadline at p99, a meter
 different from ``etg meters``, an exception received twice, out of order or not taken, a
@@ -52,8 +53,10 @@ class SasHilTarget(HilTarget):
         super().__init__(pace_s)
         self.kill_every = kill_every
         self.kills = 0
+        self.outs_refused = 0  # transfers back out the table refused (87), its right
         self.sas: SoakHost | None = None
         self.sas_problems: list[str] = []
+        self.sas_latencies: list[float] = []  # every general poll's answer, ms
         self.sas_checks: list[Check] = []  # the host's checks of the table (a scenario file)
 
     def start(self, scenario: Scenario) -> None:
@@ -102,7 +105,9 @@ class SasHilTarget(HilTarget):
         with sas.quiet() as host:
             status = sas.transfer(host, seat, KILL_TRANSFER_CENTS, f"{txid}-OUT",
                                   to_machine=False)
-        if status != C.AFT_FULL_SUCCESS:
+        if status == C.AFT_UNABLE:  # the table's right (e.g. tilted after the restart):
+            self.outs_refused += 1  # the seat keeps the amount; scenarios judge differences
+        elif status != C.AFT_FULL_SUCCESS:
             raise ServiceError(f"the host's transfer {txid}-OUT ended with {status}")
         sas.read_meters(svc.journal_path)
         self._status()  # the new process's counts of handled happenings, for the next waits
@@ -118,6 +123,7 @@ class SasHilTarget(HilTarget):
             except (OSError, SasPortError) as exc:
                 sas.meter_mismatches.append(f"the last reading failed: {exc}")
             sas.detach()
+            self.sas_latencies += sas.latencies
             if svc.proc is not None:
                 svc.stop()
             checks = sas.checks(svc.journal_path, self.deadline_ms)

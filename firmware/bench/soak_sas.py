@@ -46,8 +46,13 @@ _IN, _OUT, _TAKEN = 800, 801, 1100  # EventCode CREDITS_IN / CREDITS_OUT / SAS_E
 
 
 class SoakHost:
-    def __init__(self, seats: int, log_path: Path, transfers: bool = True) -> None:
+    def __init__(self, seats: int, log_path: Path, transfers: bool = True,
+                 journal: Path | None = None) -> None:
         self.seats = seats
+        #: with a journal: every 1A the poll thread reads is held to the journal's credits
+        #: meter read just before the poll and just after its answer (the table plays on:
+        #: equal to one of the two)
+        self.journal = journal
         self.transfers = transfers  # False: no transfers of its own on the poll thread
         self.log_path = log_path
         self.latencies: list[float] = []
@@ -130,12 +135,25 @@ class SoakHost:
                     self.received[a].append(got[0])
             else:
                 self.missed += 1
-            host.long(a, 0x1A, crc=False, answer=8)  # also the general poll's acknowledgement
+            before = self._credits(a)
+            got = from_bcd(host.long(a, 0x1A, crc=False, answer=8))  # also the ack
+            if before is not None:
+                after = self._credits(a)
+                self.meter_reads += 1
+                if got not in (before, after):
+                    self.meter_mismatches.append(
+                        f"seat {a} credits: host read {got}, etg meters {before} before "
+                        f"the poll and {after} after its answer")
             self._n += 1
             if self.transfers and self._n % 25 == 0:
                 self.transfer(host, a, 100 + self._n, f"SOAK{self._n}")
         except (NoAnswer, OSError):
             self.missed += 1
+
+    def _credits(self, a: int) -> int | None:
+        if self.journal is None:
+            return None
+        return _seat_meters(self.journal).get(("credits", a), 0) % 10**8
 
     def resolve_open(self) -> None:
         """Every transfer without a final answer sent again with its id, until final."""
@@ -212,7 +230,7 @@ class SoakHost:
     def meter_check(self) -> Check:
         bad = self.meter_mismatches
         return Check("SAS meters equal etg meters", bool(self.meter_reads) and not bad,
-                     f"{self.meter_reads} meters read at still instants, "
+                     f"{self.meter_reads} meters read, "
                      f"{len(bad)} different" + (f": {'; '.join(bad[:3])}" if bad else ""))
 
     def transfer_check(self, journal: Path) -> Check:
