@@ -12,10 +12,10 @@ transfer to a seat (whose answer it does not wait for), and started again on the
 journal; the host comes back, sends that transfer again with the same transaction id
 until it has the final status, takes the same amount back out (so the scenario's
 credits stay its own; a table that refuses that, e.g. tilted by the restart, keeps it:
-scenarios judge each round's differences) and reads every meter again. Every scenario must still PASS as it does
-without a host; on top, a scenario FAILs on any of the host's checks
-(:meth:`SoakHost.checks`): answers that missed the protocol's deadline at p99, a meter
-different from ``etg meters``, an exception received twice, out of order or not taken, a
+scenarios judge each round's differences) and reads every meter again. Every scenario
+must still PASS as it does without a host; on top, a scenario FAILs on any of the host's
+checks (:meth:`SoakHost.checks`): answers that missed the protocol's deadline at p99, a
+meter different from ``etg meters``, an exception received twice, out of order or not taken, a
 transfer applied twice or not at all.
 """
 

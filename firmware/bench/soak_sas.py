@@ -136,13 +136,13 @@ class SoakHost:
             else:
                 self.missed += 1
             before = self._credits(a)
-            got = from_bcd(host.long(a, 0x1A, crc=False, answer=8))  # also the ack
+            read = from_bcd(host.long(a, 0x1A, crc=False, answer=8))  # also the ack
             if before is not None:
                 after = self._credits(a)
                 self.meter_reads += 1
-                if got not in (before, after):
+                if read not in (before, after):
                     self.meter_mismatches.append(
-                        f"seat {a} credits: host read {got}, etg meters {before} before "
+                        f"seat {a} credits: host read {read}, etg meters {before} before "
                         f"the poll and {after} after its answer")
             self._n += 1
             if self.transfers and self._n % 25 == 0:
