@@ -28,6 +28,9 @@ Responder = Callable[[Poll], "bytes | None"]
 #: a silence this long before bytes arrive: the host may be a new one (pty: stale
 #: answers an earlier host left unread are dropped)
 IDLE_S = 1.0
+#: a long poll left unanswered (its answer not ready: the ROM signature) is answered
+#: late while the line stays quiet this long after it; any byte from the host ends it
+LATE_S = 2.0
 
 
 class SasLink:
@@ -50,6 +53,10 @@ class SasLink:
         self._last_ours: float | None = None
         self._last_byte: float | None = None
         self.host_present = False
+        #: asked, while the line is quiet after a long poll left unanswered, whether the
+        #: machine at that address can answer it now (None: no late answers)
+        self.late: Callable[[int], bytes | None] | None = None
+        self._waiting: tuple[int, float] | None = None
 
     # -- the thread ---------------------------------------------------------------------
 
@@ -86,13 +93,28 @@ class SasLink:
                     flush()
             if data:
                 self._last_byte = now
+                self._waiting = None  # the host moved on: no late answer into its next poll
             for byte, wake in data:
                 poll = self.splitter.feed(byte, self.clock(), wake)
                 if poll is not None:
                     self.handle(poll)
         now = self.clock()
         self.splitter.expire(now)
+        self._answer_late(now)
         self._watch_host(now)
+
+    def _answer_late(self, now: float) -> None:
+        if self._waiting is None or self.late is None:
+            return
+        address, since = self._waiting
+        if now - since > LATE_S or self.splitter.buf:
+            self._waiting = None
+            return
+        reply = self.late(address)
+        if reply is not None:
+            self._waiting = None
+            self.port.write(reply)
+            self.counts["answered_late"] += 1
 
     def handle(self, poll: Poll) -> None:
         self.counts["polls"] += 1
@@ -114,6 +136,8 @@ class SasLink:
             return
         if reply is None:
             self.counts["unanswered"] += 1
+            if not poll.general:
+                self._waiting = (poll.address, self.clock())
             return
         self.port.write(reply)
         self.counts["answered"] += 1

@@ -33,13 +33,15 @@ class TableRequests:
     def __init__(self, put: Callable[[Happening], None], machines: Mapping[int, int],
                  assets: Mapping[int, int], ledger: TransferLedger,
                  signature: Callable[[int], int | None],
-                 marks: TakeMarks | None = None) -> None:
+                 marks: TakeMarks | None = None,
+                 signature_ready: Callable[[int], int | None] | None = None) -> None:
         self.put = put
         self.marks = marks  # the takes marked before the acknowledging poll is answered
         self.machines = dict(machines)  # address -> seat
         self.assets = dict(assets)
         self.ledger = ledger
         self._signature = signature
+        self._signature_ready = signature_ready or (lambda seed: None)
         self._inflight: dict[tuple[int, str], Reply] = {}
         self._transfers: dict[tuple[int, bytes], tuple[Reply, AftRequest]] = {}
         self.dropped = 0  # requests not sent because one of the kind was in flight
@@ -122,6 +124,9 @@ class TableRequests:
 
     def signature(self, seed: int) -> int | None:
         return self._signature(seed)
+
+    def signature_ready(self, seed: int) -> int | None:
+        return self._signature_ready(seed)
 
     def host(self, present: bool, seats: list[int]) -> None:
         """A line's link saw its host go or come back (``seats``: the seats on it)."""

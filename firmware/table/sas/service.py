@@ -60,6 +60,9 @@ class SasService:
     def respond(self, poll: Poll) -> bytes | None:
         return self.machines[poll.address].respond(poll)
 
+    def late(self, address: int) -> bytes | None:
+        return self.machines[address].late()
+
     def stop(self) -> None:
         for link in self.links:
             link.stop()
@@ -142,7 +145,7 @@ def _compose(s: SasSettings, ctl: Controller, mm: dict[int, int],
     board = SasBoard(ctl.journal, mm, s.asset_base, limits.per_transfer, limits.per_seat)
     marks = open_marks(getattr(ctl.journal, "path", None), getattr(ctl.journal, "key", None))
     reqs = TableRequests(ctl.put, mm, {a: board.asset(a) for a in mm}, ctl.transfers,
-                         signer.signature, marks)
+                         signer.signature, marks, signer.ready)
     if marks is not None:  # takes the link marked that a kill -9 kept from the journal
         untaken = {a: {seq for seq, _code in q.items} for a, q in board.queues.items()}
 
@@ -164,6 +167,7 @@ def _compose(s: SasSettings, ctl: Controller, mm: dict[int, int],
     svc.publish()
     for link in links:
         link.respond = svc.respond
+        link.late = svc.late
     before = ctl.publish
 
     def publish(view: Any) -> None:
