@@ -66,6 +66,12 @@ class SasService:
     def stop(self) -> None:
         for link in self.links:
             link.stop()
+            st = link.stats()
+            if st.get("answered"):  # the timing of this run, for the bench and the log
+                log.info("SAS link stats: %d answered, p50 %s ms, p99 %s ms, p999 %s ms, "
+                         "max %s ms (poll's last byte to our write), link CPU %s us per "
+                         "answer", st["answered"], st["p50_ms"], st["p99_ms"],
+                         st["p999_ms"], st["max_ms"], st["cpu_us_per_answer"])
         if self.requests.marks is not None:
             self.requests.marks.close()
 
