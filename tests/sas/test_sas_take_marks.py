@@ -110,10 +110,10 @@ def test_a_mark_naming_no_untaken_exception_is_ignored(tmp_path: Path) -> None:
     path = tmp_path / "j.sqlite"
     take_power_up_then_die(path)
     j = Journal(path, readonly=True)
-    key = j.key
+    key, first = j.key, next(iter(j.records(upto_seq=1)))
     j.close()
     assert key is not None
-    m = TakeMarks(marks_path(path), key)
+    m = TakeMarks(marks_path(path), key, first.hash.encode())
     m.mark(1, 10**6)  # far past the journal's end: no untaken exception of address 1
     m.close()
     with table(path, run=True) as (host, _j):
@@ -122,3 +122,21 @@ def test_a_mark_naming_no_untaken_exception_is_ignored(tmp_path: Path) -> None:
         assert host.general_poll(1) == C.AC_POWER_APPLIED
         host.long(1, 0x1A, crc=False, answer=8)
         assert host.general_poll(1) == C.NO_EXCEPTION
+
+
+def test_marks_of_another_journal_at_the_same_path_do_not_count(tmp_path: Path) -> None:
+    """A journal archived and begun anew at the same path (the same key beside it): the
+    old journal's marks name record numbers of the old one and must skip nothing."""
+    path = tmp_path / "j.sqlite"
+    take_power_up_then_die(path)
+    marks = marks_path(path).read_bytes()
+    for f in tmp_path.iterdir():  # a new journal, the key kept
+        if f.name != "j.sqlite.key":
+            f.unlink()
+    take_power_up_then_die(path)  # the new journal's own first power-up, its take lost
+    marks_path(path).write_bytes(marks)  # the old journal's marks put back
+    with table(path, run=True) as (host, _j):
+        assert host.general_poll(1) == C.AC_POWER_APPLIED  # the new journal's first: kept
+        host.long(1, 0x1A, crc=False, answer=8)
+        assert host.general_poll(1) == C.AC_POWER_APPLIED
+    assert not any(t.get("recovered") for t in takes(path))

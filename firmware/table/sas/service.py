@@ -149,7 +149,9 @@ def _compose(s: SasSettings, ctl: Controller, mm: dict[int, int],
              opened: list[tuple[LinkPort, set[int]]], signer: Signer) -> SasService:
     limits = ctl.requests.limits
     board = SasBoard(ctl.journal, mm, s.asset_base, limits.per_transfer, limits.per_seat)
-    marks = open_marks(getattr(ctl.journal, "path", None), getattr(ctl.journal, "key", None))
+    first = next(iter(ctl.journal.records(upto_seq=1)), None)
+    marks = open_marks(getattr(ctl.journal, "path", None), getattr(ctl.journal, "key", None),
+                       first.hash if first is not None else None)
     reqs = TableRequests(ctl.put, mm, {a: board.asset(a) for a in mm}, ctl.transfers,
                          signer.signature, marks, signer.ready)
     if marks is not None:  # takes the link marked that a kill -9 kept from the journal

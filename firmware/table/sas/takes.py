@@ -13,8 +13,9 @@ lost). At the next start :func:`recover` applies a mark the journal does not hav
 and journals it.
 
 A mark is believed only when its MAC is the journal's key's (the same secret that keys
-the journal: whoever can forge it can forge the journal), its record is one of the
-machine's untaken exceptions, and it is the newest record the journal has seen or older.
+the journal: whoever can forge it can forge the journal) over this journal's identity
+(its first record's hash: a journal begun anew at the same path does not inherit the
+old one's marks) and its record is one of the machine's untaken exceptions.
 A missing, short, torn or forged file is ignored: nothing is lost, at most one exception
 per machine is offered again.
 """
@@ -40,23 +41,26 @@ def marks_path(journal_path: Path) -> Path:
     return journal_path.with_name(journal_path.name + ".sas-taken")
 
 
-def _mac(key: bytes, address: int, seq: int) -> bytes:
-    return hmac.new(key, _DOMAIN + bytes((address,)) + seq.to_bytes(8, "little"),
+def _mac(key: bytes, journal_id: bytes, address: int, seq: int) -> bytes:
+    return hmac.new(key, _DOMAIN + journal_id + bytes((address,)) + seq.to_bytes(8, "little"),
                     hashlib.sha256).digest()
 
 
 class TakeMarks:
-    """The marks file of one journal (``key``: the journal's secret)."""
+    """The marks file of one journal (``key``: the journal's secret; ``journal_id``:
+    its first record's hash, so that marks of another journal at the same path, one
+    archived and begun anew with the same key, never count for this one)."""
 
-    def __init__(self, path: Path, key: bytes) -> None:
+    def __init__(self, path: Path, key: bytes, journal_id: bytes) -> None:
         self.path = path
         self._key = key
+        self._id = journal_id
         self._fd = os.open(path, os.O_RDWR | os.O_CREAT | os.O_CLOEXEC, 0o600)
 
     def mark(self, address: int, seq: int) -> None:
         """One write, before the link answers the poll that acknowledged ``seq``."""
         if 0 < address < ADDRESSES and seq > 0:
-            os.pwrite(self._fd, seq.to_bytes(8, "little") + _mac(self._key, address, seq),
+            os.pwrite(self._fd, seq.to_bytes(8, "little") + _mac(self._key, self._id, address, seq),
                       address * SLOT)
 
     def read(self) -> dict[int, int]:
@@ -68,7 +72,7 @@ class TakeMarks:
             if len(slot) < SLOT:
                 break
             seq = int.from_bytes(slot[:8], "little")
-            if seq and hmac.compare_digest(slot[8:], _mac(self._key, a, seq)):
+            if seq and hmac.compare_digest(slot[8:], _mac(self._key, self._id, a, seq)):
                 out[a] = seq
         return out
 
@@ -77,13 +81,16 @@ class TakeMarks:
             os.close(self._fd)
 
 
-def open_marks(journal_path: Path | None, key: bytes | None) -> TakeMarks | None:
-    """The marks beside a journal file; None without a file or a key (then only the
-    journal's takes count: an exception may be offered once more after a kill -9)."""
-    if journal_path is None or key is None or str(journal_path) == ":memory:":
+def open_marks(journal_path: Path | None, key: bytes | None,
+               journal_id: str | None) -> TakeMarks | None:
+    """The marks beside a journal file; None without a file, a key or a first record
+    (then only the journal's takes count: an exception may be offered once more after a
+    kill -9)."""
+    if (journal_path is None or key is None or not journal_id
+            or str(journal_path) == ":memory:"):
         return None
     try:
-        return TakeMarks(marks_path(journal_path), key)
+        return TakeMarks(marks_path(journal_path), key, journal_id.encode())
     except OSError as exc:
         log.warning("SAS: cannot open the marks of taken exceptions (%s): a kill -9 may "
                     "offer an exception once more", exc.strerror)
