@@ -140,3 +140,23 @@ def test_marks_of_another_journal_at_the_same_path_do_not_count(tmp_path: Path) 
         host.long(1, 0x1A, crc=False, answer=8)
         assert host.general_poll(1) == C.AC_POWER_APPLIED
     assert not any(t.get("recovered") for t in takes(path))
+
+
+def test_marks_are_never_written_through_a_link(tmp_path: Path) -> None:
+    """A symbolic link (or a hard link) planted where the marks go: refused, nothing
+    written into its target; the table runs on without marks (offered again, never
+    lost)."""
+    from firmware.table.sas.takes import open_marks
+
+    path = tmp_path / "j.sqlite"
+    victim = tmp_path / "victim"
+    victim.write_bytes(b"precious")
+    marks_path(path).symlink_to(victim)
+    assert open_marks(path, b"k" * 32, "id") is None
+    marks_path(path).unlink()
+    import os
+
+    os.link(victim, marks_path(path))
+    assert open_marks(path, b"k" * 32, "id") is None
+    take_power_up_then_die(path)
+    assert victim.read_bytes() == b"precious"

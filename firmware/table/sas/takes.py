@@ -23,10 +23,12 @@ per machine is offered again.
 from __future__ import annotations
 
 import contextlib
+import errno
 import hashlib
 import hmac
 import logging
 import os
+import stat
 from collections.abc import Callable, Mapping
 from pathlib import Path
 
@@ -55,7 +57,14 @@ class TakeMarks:
         self.path = path
         self._key = key
         self._id = journal_id
-        self._fd = os.open(path, os.O_RDWR | os.O_CREAT | os.O_CLOEXEC, 0o600)
+        # never through a link, never into anything but a regular file of its own
+        self._fd = os.open(path, os.O_RDWR | os.O_CREAT | os.O_CLOEXEC | os.O_NOFOLLOW, 0o600)
+        st = os.fstat(self._fd)
+        if not stat.S_ISREG(st.st_mode) or st.st_nlink != 1:
+            os.close(self._fd)
+            raise OSError(errno.EPERM, "not a regular file of its own")
+        if st.st_mode & 0o077:
+            os.fchmod(self._fd, 0o600)
 
     def mark(self, address: int, seq: int) -> None:
         """One write, before the link answers the poll that acknowledged ``seq``."""
@@ -92,8 +101,9 @@ def open_marks(journal_path: Path | None, key: bytes | None,
     try:
         return TakeMarks(marks_path(journal_path), key, journal_id.encode())
     except OSError as exc:
-        log.warning("SAS: cannot open the marks of taken exceptions (%s): a kill -9 may "
-                    "offer an exception once more", exc.strerror)
+        log.warning("SAS: cannot open the marks of taken exceptions %s (%s): a kill -9 "
+                    "may offer an exception once more", marks_path(journal_path),
+                    exc.strerror or exc)
         return None
 
 
