@@ -22,6 +22,7 @@ transfer applied twice or not at all.
 from __future__ import annotations
 
 import dataclasses
+import time
 from collections.abc import Callable
 from typing import Any, ClassVar
 
@@ -39,6 +40,9 @@ from firmware.bench.target import TableTarget
 
 #: the transfer the host sends into a seat before each kill (and takes back after)
 KILL_TRANSFER_CENTS = 2500
+#: the pause between that request and the kill, in turn: the kill lands before the
+#: controller took the request, while it journals it, or after
+KILL_DELAYS_S = (0.0, 0.003, 0.008, 0.02)
 
 
 class SasHilTarget(HilTarget):
@@ -91,6 +95,7 @@ class SasHilTarget(HilTarget):
         txid = f"HIL{svc.starts}K{self.kills}"
         sas.send_only(seat, KILL_TRANSFER_CENTS, txid)
         sas.detach()
+        time.sleep(KILL_DELAYS_S[self.kills % len(KILL_DELAYS_S)])  # before, in, after
         since = svc.journal.last_seq()
         svc.kill9()
         svc.start()
