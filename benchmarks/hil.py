@@ -50,6 +50,7 @@ def hil_benchmark() -> Iterator[str]:
     rounds = sum(_rounds(f) for f in files)
     yield (f"hil scenarios: {len(files) / wall:.2f} scenarios/s ({len(files)} files, "
            f"{rounds} rounds, {wall:.1f} s, {passed} passed; service start included)")
+    yield from sas_host_hil(files)
     res = Soak("blackjack", 30, 0.0, seed=5).run()
     ok = "invariants held" if res.ok else "INVARIANT VIOLATED"
     yield (f"soak blackjack, 3 auto seats, no faults: {res.rate:.2f} rounds/s "
@@ -84,6 +85,40 @@ def fault_soak() -> Iterator[str]:
                f"{'every invariant held' if not bad else 'VIOLATED: ' + ', '.join(bad)}")
     yield (f"fault soak total: {total_rounds} rounds, {total_faults} disturbances, "
            f"{total_kills} kill -9 restarts, {time.perf_counter() - t0:.0f} s")
+
+
+def sas_host_hil(files: list[str]) -> Iterator[str]:
+    """The same files with the SAS link on and a host polling every seat, the table
+    killed with SIGKILL before every round (a host transfer in flight) and restarted;
+    each file also held to the host's checks (docs/sas.md)."""
+    from firmware.bench.hil_sas import SasHilTarget, run_one_with_host
+
+    yield ("hil with a SAS host: the same files, a host polling every seat (general poll "
+           "and 1A, 200 ms per machine), kill -9 before every round with a transfer in "
+           "flight, restarted on the same journal")
+    t0 = time.perf_counter()
+    made: list[SasHilTarget] = []
+
+    def make() -> SasHilTarget:
+        made.append(SasHilTarget(kill_every=1))
+        return made[-1]
+
+    results = [run_one_with_host(f, make) for f in files]
+    wall = time.perf_counter() - t0
+    checks: dict[str, list[bool]] = {}
+    for t in made:
+        for c in t.sas_checks:
+            checks.setdefault(c.name, []).append(c.ok)
+    lat = sorted(x for t in made for x in t.sas_latencies)
+    p99 = lat[min(len(lat) - 1, int(0.99 * len(lat)))] if lat else float("nan")
+    yield (f"hil with a SAS host: {sum(r.passed for r in results)}/{len(files)} files "
+           f"passed, {sum(t.kills for t in made)} kill -9 restarts, {len(lat)} general polls "
+           f"(p99 {p99:.2f} ms, max {lat[-1] if lat else float('nan'):.2f} ms), "
+           f"{wall:.1f} s; " + ", ".join(f"{name} {sum(oks)}/{len(oks)}"
+                                       for name, oks in checks.items()))
+    for r in results:
+        if not r.passed:
+            yield f"  FAIL {r.path}: {'; '.join(r.problems)[:300]}"
 
 
 def _rounds(path: str) -> int:

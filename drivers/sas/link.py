@@ -28,6 +28,9 @@ Responder = Callable[[Poll], "bytes | None"]
 #: a silence this long before bytes arrive: the host may be a new one (pty: stale
 #: answers an earlier host left unread are dropped)
 IDLE_S = 1.0
+#: a long poll left unanswered (its answer not ready: the ROM signature) is answered
+#: late while the line stays quiet this long after it; any byte from the host ends it
+LATE_S = 2.0
 
 
 class SasLink:
@@ -45,11 +48,18 @@ class SasLink:
         self.counts: Counter[str] = Counter()
         #: the last response times (seconds from the poll's last byte to our write)
         self.latencies: deque[float] = deque(maxlen=10_000)
+        #: CPU time the link thread spent answering (respond and write), for the figure
+        #: a slower CPU scales: the work of an answer, without the waits for the GIL
+        self.cpu_ns = 0
         self._stop = threading.Event()
         self._thread: threading.Thread | None = None
         self._last_ours: float | None = None
         self._last_byte: float | None = None
         self.host_present = False
+        #: asked, while the line is quiet after a long poll left unanswered, whether the
+        #: machine at that address can answer it now (None: no late answers)
+        self.late: Callable[[int], bytes | None] | None = None
+        self._waiting: tuple[int, float] | None = None
 
     # -- the thread ---------------------------------------------------------------------
 
@@ -86,13 +96,28 @@ class SasLink:
                     flush()
             if data:
                 self._last_byte = now
+                self._waiting = None  # the host moved on: no late answer into its next poll
             for byte, wake in data:
                 poll = self.splitter.feed(byte, self.clock(), wake)
                 if poll is not None:
                     self.handle(poll)
         now = self.clock()
         self.splitter.expire(now)
+        self._answer_late(now)
         self._watch_host(now)
+
+    def _answer_late(self, now: float) -> None:
+        if self._waiting is None or self.late is None:
+            return
+        address, since = self._waiting
+        if now - since > LATE_S or self.splitter.buf:
+            self._waiting = None
+            return
+        reply = self.late(address)
+        if reply is not None:
+            self._waiting = None
+            self.port.write(reply)
+            self.counts["answered_late"] += 1
 
     def handle(self, poll: Poll) -> None:
         self.counts["polls"] += 1
@@ -106,6 +131,7 @@ class SasLink:
         if not self.host_present:
             self.host_present = True
             self.on_host(True)
+        cpu0 = time.thread_time_ns()
         try:
             reply = self.respond(poll)
         except Exception:
@@ -114,10 +140,13 @@ class SasLink:
             return
         if reply is None:
             self.counts["unanswered"] += 1
+            if not poll.general:
+                self._waiting = (poll.address, self.clock())
             return
         self.port.write(reply)
         self.counts["answered"] += 1
         self.latencies.append(self.clock() - (self._last_ours or 0.0))
+        self.cpu_ns += time.thread_time_ns() - cpu0  # this thread's own work, not waits
 
     def _watch_host(self, now: float) -> None:
         if (self.host_present and self.host_lost_s and self._last_ours is not None
@@ -134,4 +163,7 @@ class SasLink:
 
         return {**dict(self.counts), **{f"dropped_{k}": v for k, v in
                                         self.splitter.counts.items()},
-                "p50_ms": pct(0.5), "p99_ms": pct(0.99), "max_ms": pct(1.0)}
+                "p50_ms": pct(0.5), "p99_ms": pct(0.99), "p999_ms": pct(0.999),
+                "max_ms": pct(1.0),
+                "cpu_us_per_answer": round(self.cpu_ns / 1000 / self.counts["answered"], 1)
+                if self.counts["answered"] else None}

@@ -57,6 +57,7 @@ class MachineRequests(Protocol):
     def transfer_done(self, address: int, req: AftRequest) -> AftResult | None: ...
     def applied(self, address: int, req: AftRequest) -> AftResult | None: ...
     def signature(self, seed: int) -> int | None: ...
+    def signature_ready(self, seed: int) -> int | None: ...
 
 
 class Machine:
@@ -74,11 +75,13 @@ class Machine:
         self._aft: tuple[AftRequest, AftResult | None] | None = None
         self.registered: tuple[int, bytes, bytes] | None = None
         self.reg_status = 0x80  # not registered
+        self._sig_seed: int | None = None  # a 21 not answered yet: answered late if ready
 
     # -- dispatch ----------------------------------------------------------------------
 
     def respond(self, poll: Poll) -> bytes | None:
         now = self.clock()
+        self._sig_seed = None  # any poll: the host is not waiting for a late signature
         if self._unacked is not None:
             seq, code, t = self._unacked
             if poll.general and now - t < RETRY_S and not self._resent:
@@ -179,7 +182,20 @@ class Machine:
         seed = int.from_bytes(data[:2], "little")
         sig = self.requests.signature(seed)
         if sig is None:
-            return None  # still computing: the host asks again
+            self._sig_seed = seed  # still computing: answered late (:meth:`late`) or
+            return None  # when the host asks again
+        return self._answer(0x21, sig.to_bytes(2, "little"))
+
+    def late(self) -> bytes | None:
+        """The answer to the 21 poll the host is still waiting for, once computed (the
+        link asks while the line stays quiet after that poll: a host that waits for the
+        answer, as many do, gets it without asking again)."""
+        if self._sig_seed is None:
+            return None
+        sig = self.requests.signature_ready(self._sig_seed)
+        if sig is None:
+            return None
+        self._sig_seed = None
         return self._answer(0x21, sig.to_bytes(2, "little"))
 
     # -- AFT -----------------------------------------------------------------------------

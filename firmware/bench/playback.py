@@ -44,7 +44,10 @@ def play_scenario(scenario: Scenario, driver: TableTarget) -> list[str]:
                 raise Mismatch(f"setting the starting credits: {why}")
         shoe: deque[str] = deque()
         problems: list[str] = []
-        for rnd in scenario.rounds:
+        between = getattr(driver, "between_rounds", None)  # a depth's own still instant
+        for index, rnd in enumerate(scenario.rounds):
+            if between is not None:
+                between(index)
             problems.extend(_play_round(rnd, driver, shoe))
         return problems
     except Mismatch as exc:

@@ -175,7 +175,7 @@ class Soak:
                                  workdir=str(work))
             svc.start()
             if self.sas_host:
-                self._sas = SoakHost(self.seats, svc.log_path)
+                self._sas = SoakHost(self.seats, svc.log_path, journal=svc.journal_path)
                 self._sas.attach()
             t0 = time.monotonic()
             self._play(svc, shoe)

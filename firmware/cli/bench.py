@@ -32,7 +32,11 @@ def register(sub: Any, common: argparse.ArgumentParser) -> None:
     run.add_argument("--sas-host", action="store_true",
                      help="--mode hil only: the table's SAS link on a pty and a host polling "
                      "every seat at a real host's pace; a scenario also fails when the "
-                     "answers miss 20 ms at p99 (docs/sas.md)")
+                     "answers miss 20 ms at p99, a meter differs from etg meters, an "
+                     "exception repeats or a transfer is not applied once (docs/sas.md)")
+    run.add_argument("--kill-every", type=int, default=0, metavar="N",
+                     help="with --sas-host: kill -9 and restart the table before every N-th "
+                     "round of a scenario, a host transfer in flight (default 0: never)")
     run.add_argument("--junit", metavar="PATH", help="also write a JUnit XML report")
     add_json(run, "one JSON object: mode, passed, failed, every file's result")
     add_progress(run)
@@ -79,6 +83,11 @@ def _run(args: argparse.Namespace) -> int:
 
     if args.sas_host and args.mode != "hil":
         raise UserError("--sas-host needs --mode hil (the engine mode has no SAS link)")
+    if args.kill_every and not args.sas_host:
+        raise UserError("--kill-every on bench run needs --sas-host (the kills are the host's "
+                        "test; etg bench soak kills without one)")
+    if args.kill_every < 0:
+        raise UserError("--kill-every must be 0 (never) or more rounds")
     if args.mode == "hil":
         from firmware.bench.hil import hil_factory
 
@@ -98,7 +107,7 @@ def _run(args: argparse.Namespace) -> int:
     with progress_for(args.progress, len(files), "scenarios", f"bench run ({args.mode})",
                       long=args.mode == "hil") as progress:
         for path in files:
-            r = _run_file(str(path), factory, args.sas_host)
+            r = _run_file(str(path), factory, args.sas_host, args.kill_every)
             results.append(r)
             if not args.json:
                 progress.print(r.line())
@@ -118,14 +127,17 @@ def _run(args: argparse.Namespace) -> int:
     return 0 if all(r.passed for r in results) else 1
 
 
-def _run_file(path: str, factory: Any, sas_host: bool) -> Any:
-    """One scenario file; with ``sas_host`` on the HIL bench with a host polling."""
+def _run_file(path: str, factory: Any, sas_host: bool, kill_every: int = 0) -> Any:
+    """One scenario file; with ``sas_host`` on the HIL bench with a host polling (and
+    ``kill_every``: the table killed and restarted before every N-th round)."""
     from firmware.bench.runner import run_one
 
     if sas_host:
-        from firmware.bench.hil_sas import run_one_with_host
+        from functools import partial
 
-        return run_one_with_host(path)
+        from firmware.bench.hil_sas import SasHilTarget, run_one_with_host
+
+        return run_one_with_host(path, partial(SasHilTarget, kill_every=kill_every))
     return run_one(path, factory)
 
 

@@ -417,3 +417,67 @@ def test_a_general_poll_repeated_at_once_gets_the_same_exception_again() -> None
     assert poll(1.0) == C.GENERAL_TILT
     m.respond(Poll(1, 0x1A))  # a long poll acknowledges at once
     assert taken == [5, 9, 12]
+
+
+def _slow_signer(tree: Path, delay: float, monkeypatch: pytest.MonkeyPatch) -> Signer:
+    """A signer whose computation takes ``delay`` (a large release on a slow CPU)."""
+    import time as _time
+
+    import firmware.table.sas.signature as sigmod
+
+    real = sigmod.rom_signature
+
+    def slow(root: Path, seed: int) -> int:
+        _time.sleep(delay)
+        return real(root, seed)
+
+    monkeypatch.setattr(sigmod, "rom_signature", slow)
+    return Signer(tree, wait_s=0.0)
+
+
+def test_checked_against_saspy_a_host_that_waits_for_the_signature_gets_it_late(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Found with an independent host (saspy): it sends 21 once and waits up to 3 s for
+    the answer, and asks again only a second later, when the 3 s freshness had expired,
+    so it never got a signature. Now the answer goes out as soon as it is computed while
+    the line stays quiet after the poll."""
+    import time as _time
+
+    from drivers.sas.framing import long_poll
+
+    tree = tmp_path / "release"
+    (tree / "pkg").mkdir(parents=True)
+    (tree / "MANIFEST.json").write_text("{}")
+    (tree / "pkg" / "a.py").write_bytes(b"print(1)\n")
+    with sas_table(tmp_path, signer=_slow_signer(tree, 0.3, monkeypatch)) as rig:
+        rig.host.port.drain()
+        rig.host.port.send(long_poll(1, 0x21, (0x1234).to_bytes(2, "little")))
+        got = rig.host.port.read(6, _time.monotonic() + 1.5)  # asked once, waited
+        assert got[:2] == b"\x01\x21" and len(got) == 6
+        assert int.from_bytes(got[2:4], "little") == rom_signature(tree, 0x1234)
+        assert rig.svc.link.counts["answered_late"] == 1
+
+
+def test_a_late_signature_never_lands_in_the_answer_to_another_poll(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The host moved on (another poll before the signature was ready): no late answer;
+    its next 21 gets the value."""
+    import time as _time
+
+    from drivers.sas.framing import long_poll
+
+    tree = tmp_path / "release"
+    (tree / "pkg").mkdir(parents=True)
+    (tree / "MANIFEST.json").write_text("{}")
+    (tree / "pkg" / "a.py").write_bytes(b"x = 1\n")
+    with sas_table(tmp_path, signer=_slow_signer(tree, 0.3, monkeypatch)) as rig:
+        rig.host.port.drain()
+        rig.host.port.send(long_poll(1, 0x21, (0x0042).to_bytes(2, "little")))
+        assert rig.host.port.read(6, _time.monotonic() + 0.05) == b""
+        for _ in range(8):  # the host polls on meanwhile: only its answers come back
+            assert len(rig.host.long(1, 0x1A, crc=False, answer=8)) == 4
+            _time.sleep(0.05)
+        _time.sleep(0.3)
+        assert rig.host.port.drain() == b""
+        assert rig.svc.link.counts["answered_late"] == 0
+        assert signature(rig, 0x0042) == rom_signature(tree, 0x0042)

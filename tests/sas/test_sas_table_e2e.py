@@ -125,6 +125,11 @@ def test_bench_soak_with_a_sas_host_polling_every_seat() -> None:
     bad = [f"{c.name}: {c.detail}" for c in result.checks if not c.ok and c.name != timing]
     assert not bad, bad
     assert names["SAS transfers exactly once"].ok and timing in names
+    # the host's other two checks run too: every exception once and in the journal's
+    # order across the kills, every 1A it read equal to the journal's credits meter
+    assert names["SAS exceptions once and in order"].ok
+    assert names["SAS meters equal etg meters"].ok
+    assert int(names["SAS meters equal etg meters"].detail.split()[0]) > 0
 
 
 def _rounds(journal: Path) -> list[dict[str, object]]:

@@ -49,8 +49,9 @@ def run_sas(desk: RequestDesk, args: Mapping[str, Any]) -> tuple[bool, str]:
     t = host.game
     op = args.get("op")
     if op == "taken":
+        more = {"recovered": True} if args.get("recovered") else {}  # from the link's marks
         host.event(EventCode.SAS_EXCEPTION_TAKEN, t.round_no,
-                   address=int(args["address"]), seq=int(args["seq"]))
+                   address=int(args["address"]), seq=int(args["seq"]), **more)
         return True, "taken"
     if op in ("disable", "enable"):
         return _gate(desk, str(op), int(args["seat"]), f"sas host (address {args['address']})")

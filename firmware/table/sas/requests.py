@@ -16,6 +16,7 @@ from drivers.sas import codes as C
 from drivers.sas.aft import AftRequest, AftResult
 from firmware.table.happenings import Happening, RequestHappening
 from firmware.table.requests.transfers import TransferLedger
+from firmware.table.sas.takes import TakeMarks
 
 Reply = queue.Queue[tuple[bool, str]]
 
@@ -31,12 +32,16 @@ class TableRequests:
 
     def __init__(self, put: Callable[[Happening], None], machines: Mapping[int, int],
                  assets: Mapping[int, int], ledger: TransferLedger,
-                 signature: Callable[[int], int | None]) -> None:
+                 signature: Callable[[int], int | None],
+                 marks: TakeMarks | None = None,
+                 signature_ready: Callable[[int], int | None] | None = None) -> None:
         self.put = put
+        self.marks = marks  # the takes marked before the acknowledging poll is answered
         self.machines = dict(machines)  # address -> seat
         self.assets = dict(assets)
         self.ledger = ledger
         self._signature = signature
+        self._signature_ready = signature_ready or (lambda seed: None)
         self._inflight: dict[tuple[int, str], Reply] = {}
         self._transfers: dict[tuple[int, bytes], tuple[Reply, AftRequest]] = {}
         self.dropped = 0  # requests not sent because one of the kind was in flight
@@ -57,6 +62,11 @@ class TableRequests:
     def taken(self, address: int, seq: int) -> None:
         # not coalesced away: each take must reach the journal, and there is one per
         # exception the table itself produced (bounded by play, not by the host)
+        if self.marks is not None:
+            try:
+                self.marks.mark(address, seq)  # before the answer: a kill -9 keeps it
+            except OSError:  # the journal's take below still comes; only the window opens
+                self.marks = None
         self.put(RequestHappening("sas", {"op": "taken", "address": address, "seq": seq}))
 
     def enable(self, address: int, on: bool) -> None:
@@ -114,6 +124,9 @@ class TableRequests:
 
     def signature(self, seed: int) -> int | None:
         return self._signature(seed)
+
+    def signature_ready(self, seed: int) -> int | None:
+        return self._signature_ready(seed)
 
     def host(self, present: bool, seats: list[int]) -> None:
         """A line's link saw its host go or come back (``seats``: the seats on it)."""

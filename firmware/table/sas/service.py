@@ -21,9 +21,11 @@ from drivers.sas.machine import Machine, SeatSnapshot
 from drivers.sas.ports import LinkPort, open_port
 from drivers.sas.settings import SasSettings, own_line, port_of
 from firmware.engine.inputs import CreditsIn, CreditsOut
+from firmware.table.happenings import RequestHappening
 from firmware.table.sas.board import SasBoard
 from firmware.table.sas.requests import TableRequests
 from firmware.table.sas.signature import Signer
+from firmware.table.sas.takes import open_marks, recover
 
 if TYPE_CHECKING:
     from firmware.table.controller import Controller
@@ -58,9 +60,20 @@ class SasService:
     def respond(self, poll: Poll) -> bytes | None:
         return self.machines[poll.address].respond(poll)
 
+    def late(self, address: int) -> bytes | None:
+        return self.machines[address].late()
+
     def stop(self) -> None:
         for link in self.links:
             link.stop()
+            st = link.stats()
+            if st.get("answered"):  # the timing of this run, for the bench and the log
+                log.info("SAS link stats: %d answered, p50 %s ms, p99 %s ms, p999 %s ms, "
+                         "max %s ms (poll's last byte to our write), link CPU %s us per "
+                         "answer", st["answered"], st["p50_ms"], st["p99_ms"],
+                         st["p999_ms"], st["max_ms"], st["cpu_us_per_answer"])
+        if self.requests.marks is not None:
+            self.requests.marks.close()
 
 
 def _refusals(ctl: Controller, closed: set[int]) -> dict[int, tuple[str | None, str | None]]:
@@ -78,6 +91,11 @@ def _refusals(ctl: Controller, closed: set[int]) -> dict[int, tuple[str | None, 
                          t.credits_refusal(CreditsOut(seat, 1)))
     out[0] = ("the table's own machine holds no credits",) * 2
     return out
+
+
+def _taken(address: int, seq: int) -> RequestHappening:
+    return RequestHappening("sas", {"op": "taken", "address": address, "seq": seq,
+                                    "recovered": True})
 
 
 def _unanswered(poll: Poll) -> bytes | None:
@@ -131,8 +149,21 @@ def _compose(s: SasSettings, ctl: Controller, mm: dict[int, int],
              opened: list[tuple[LinkPort, set[int]]], signer: Signer) -> SasService:
     limits = ctl.requests.limits
     board = SasBoard(ctl.journal, mm, s.asset_base, limits.per_transfer, limits.per_seat)
+    first = next(iter(ctl.journal.records(upto_seq=1)), None)
+    marks = open_marks(getattr(ctl.journal, "path", None), getattr(ctl.journal, "key", None),
+                       first.hash if first is not None else None)
     reqs = TableRequests(ctl.put, mm, {a: board.asset(a) for a in mm}, ctl.transfers,
-                         signer.signature)
+                         signer.signature, marks, signer.ready)
+    if marks is not None:  # takes the link marked that a kill -9 kept from the journal
+        untaken = {a: {seq for seq, _code in q.items} for a, q in board.queues.items()}
+
+        def take(address: int, seq: int) -> None:
+            board.queues[address].take(seq)
+            reqs.put(_taken(address, seq))
+
+        n = recover(marks, untaken, take)
+        if n:
+            log.info("SAS: %d exception take(s) recovered from the link's marks", n)
     machines = {a: Machine(a, SeatSnapshot(seat, board.asset(a)), reqs)
                 for a, seat in mm.items()}
     ctl.requests.sas_disable_on_loss = s.disable_on_host_loss
@@ -144,6 +175,7 @@ def _compose(s: SasSettings, ctl: Controller, mm: dict[int, int],
     svc.publish()
     for link in links:
         link.respond = svc.respond
+        link.late = svc.late
     before = ctl.publish
 
     def publish(view: Any) -> None:

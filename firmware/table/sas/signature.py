@@ -84,6 +84,15 @@ class Signer:
             done = self._done.get(seed)
             return None if done is None else done[0]
 
+    def ready(self, seed: int) -> int | None:
+        """The signature for ``seed`` if a computation has it fresh; never starts one
+        (the link asks this while a host waits for its answer)."""
+        with self._lock:
+            done = self._done.get(seed)
+            if done is not None and time.monotonic() - done[1] <= self.FRESH_S:
+                return done[0]
+            return None
+
     def _run(self, seed: int) -> None:
         try:
             value = rom_signature(self.root, seed)
