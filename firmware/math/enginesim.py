@@ -87,7 +87,8 @@ def play_engine_rounds(rules: GameRules, rounds: int, seed: Any) -> Tally:
     new_shoe, bet, deal = NewShoe(), Wager(1, wager), Console("DEAL")
     apply = table.apply
     answer = _decider(table, strat, rules)
-    shoe, shuffle = np.empty_like(deck), rng.shuffle
+    # the generator's only use is the shuffles where no RNG draw is asked (Bingo's are)
+    shoes = _Shoes(rng, deck, batched=not rules.bingo)
     for _ in range(rounds):
         apply(new_shoe)
         counts = table.shoe.counts  # a new shoe is a new list
@@ -95,10 +96,8 @@ def play_engine_rounds(rules: GameRules, rounds: int, seed: Any) -> Tally:
             vals = rng.choice(10, size=80, p=value_p)
             picks = rng.integers(0, 1 << 30, size=80)
             cards = [by_value[v][p % len(by_value[v])] for v, p in zip(vals, picks, strict=True)]
-        else:  # rng.permutation(deck) is exactly this: a copy of the deck, shuffled
-            shoe[:] = deck
-            shuffle(shoe)
-            cards = shoe[:120].tolist()
+        else:
+            cards = shoes()
         pos = 0
         while rnd.need == "card":  # the burn card(s) of the new shoe (baseline §1.3)
             apply(card_in[cards[pos]])
@@ -121,11 +120,72 @@ def play_engine_rounds(rules: GameRules, rounds: int, seed: Any) -> Tally:
             elif kind == "decision":
                 apply(answer())
             elif kind == "draw":
+                if shoes.batched:  # the batched shuffles own the generator's stream
+                    raise RuntimeError("an RNG draw in a game dealt from batched shuffles")
                 apply(_draw(table.expecting().draw, tw, mw, rng))
             else:
                 break
         _count_round(tally, table, seat.credits - credits_before, staked, wager)
     return tally
+
+
+class _Shoes:
+    """The first :data:`KEEP` cards of each round's freshly shuffled shoe, exactly what
+    ``shoe[:] = deck; rng.shuffle(shoe)`` (= ``rng.permutation(deck)``) gives round
+    after round.
+
+    WHY batched: numpy's shuffle of 312 cards costs about 5 µs a round, mostly the call;
+    :mod:`firmware.math.shufflekernel` runs the same Fisher-Yates on the same 64-bit
+    outputs of the generator for :data:`BATCH` shoes per call. Only where the task's
+    generator serves nothing but the shuffles (``batched``), since its outputs are read
+    ahead; elsewhere, and without numba, ``rng.shuffle`` itself."""
+
+    KEEP = 120
+    BATCH = 64
+
+    def __init__(self, rng: np.random.Generator, deck: np.ndarray, *, batched: bool) -> None:
+        self._rng, self._deck = rng, deck
+        self._shoe = np.empty_like(deck)
+        self._keep = min(self.KEEP, len(deck))
+        self._kernel: Any = None
+        if batched and len(deck) > 1:
+            from firmware.math.kernels import load_kernel
+
+            try:
+                self._kernel = load_kernel("firmware.math.shufflekernel")
+            except ImportError:  # no numba: numpy's own shuffle, the same shoes
+                self._kernel = None
+        self.batched = self._kernel is not None
+        self._raw = np.empty(0, np.uint64)
+        self._pos = self._half = self._has_half = 0
+        self._out = np.empty((self.BATCH, self._keep), np.int64)
+        self._ready: list[list[int]] = []
+
+    def __call__(self) -> list[int]:
+        if not self.batched:
+            self._shoe[:] = self._deck
+            self._rng.shuffle(self._shoe)
+            return self._shoe[:self._keep].tolist()
+        if not self._ready:
+            self._fill()
+        return self._ready.pop()
+
+    def _fill(self) -> None:
+        """The next BATCH shoes (kept in reverse, popped from the end)."""
+        made = 0
+        while made < self.BATCH:
+            # about 215 outputs a shoe of 312 (read ahead, kept for the next call); a
+            # shoe the outputs ran out in is redone with more
+            want = (len(self._deck) * 3 // 4) * (self.BATCH - made) + 64
+            if len(self._raw) - self._pos < want:
+                more = self._rng.bit_generator.random_raw(want)
+                self._raw = np.concatenate((self._raw[self._pos:], more))
+                self._pos = 0
+            n, self._pos, self._half, self._has_half = self._kernel.shuffles(
+                self._deck, self._raw, self._pos, self._half, self._has_half,
+                self._out[made:])
+            made += n
+        self._ready = self._out.tolist()[::-1]
 
 
 def _decider(table: Any, strat: Any, rules: GameRules) -> Any:
