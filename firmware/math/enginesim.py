@@ -10,6 +10,7 @@ no copy of the drawn card left, the suit is drawn again (a bias far below 1e-6 p
 
 from __future__ import annotations
 
+import weakref
 from collections import Counter
 from dataclasses import dataclass, field
 from typing import Any
@@ -188,6 +189,20 @@ class _Shoes:
         self._ready = self._out.tolist()[::-1]
 
 
+#: The strategy's answers by every argument of ``decide`` (see :func:`_decider`), per
+#: strategy object, kept across the tasks a worker plays (a task is 2,000 rounds: a memo
+#: made afresh per task spent about a tenth of the run re-deciding the same hands).
+_ANSWERS: weakref.WeakKeyDictionary[Any, dict[tuple[Any, ...], Any]] = (
+    weakref.WeakKeyDictionary())
+
+
+def _answers(strat: Any) -> dict[tuple[Any, ...], Any]:
+    try:
+        return _ANSWERS.setdefault(strat, {})
+    except TypeError:  # a strategy that takes no weak reference: a memo per task
+        return {}
+
+
 def _decider(table: Any, strat: Any, rules: GameRules) -> Any:
     """The strategy's answer to the decision the table waits for (insurance included),
     as a function of no arguments made once per task.
@@ -206,7 +221,7 @@ def _decider(table: Any, strat: Any, rules: GameRules) -> Any:
     insurance = Decision(1, 1, "insurance" if strat.insurance() else "no-insurance")
     decide = strat.decide
     bingo_game = rules.bingo
-    made: dict[tuple[Any, ...], Any] = {}
+    made = _answers(strat)
 
     def answer() -> Any:
         if rnd.phase == "insurance":
