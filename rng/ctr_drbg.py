@@ -1,7 +1,10 @@
 """CTR_DRBG with AES-256, with and without the derivation function (SP 800-90A Rev.1, 10.2).
 
-All block encryptions go through ``cryptography``'s AES. Two identities keep the hot path
-to one AES-CTR encryptor per Generate, and the KATs confirm them:
+All block encryptions go through ``cryptography``'s AES, except bulk calls of
+:meth:`CtrDrbg.stream_into` (`etg rng stream`), which run the same requests in a compiled
+loop on the system's libcrypto where it is checked to agree (:mod:`rng.ctr_native`).
+Two identities keep the hot path to one AES-CTR encryptor per Generate, and the KATs
+confirm them:
 
 * the Generate loop "V = V + 1; output E(Key, V)" followed by CTR_DRBG_Update's three
   blocks is the AES-CTR keystream starting at counter block V + 1 (ctr_len = blocklen =
