@@ -113,6 +113,12 @@ class NativeContext:
         self._bulk._kernel.free_context(ctx)
         self._skip[:] = 0
 
+    def __del__(self) -> None:
+        # a DRBG dropped without uninstantiate: its key schedule is still wiped when
+        # the object goes, as cryptography's contexts are
+        if getattr(self, "_ctx", 0):
+            self.free()
+
 
 @functools.cache
 def bulk() -> Bulk | None:

@@ -156,3 +156,32 @@ def test_etg_rng_stream_gives_the_same_bits_with_and_without_the_compiled_loop(
                        check=True)
         digests.add(sha256(out.read_bytes()).hexdigest())
     assert len(digests) == 1
+
+
+def test_a_dropped_drbg_frees_its_evp_context(monkeypatch: pytest.MonkeyPatch) -> None:
+    """A DRBG garbage-collected without uninstantiate still frees (and so wipes) its
+    EVP context, as cryptography's contexts are freed with their objects."""
+    import gc
+
+    freed = []
+    made = ctr_native.bulk()
+    assert made is not None
+    real = made._kernel.free_context
+
+    class Kernel:
+        new_context = made._kernel.new_context
+        requests = made._kernel.requests
+
+        @staticmethod
+        def free_context(ctx: int) -> None:
+            freed.append(ctx)
+            real(ctx)
+
+    monkeypatch.setattr(made, "_kernel", Kernel)
+    d = _drbg(CtrDrbg)
+    d.stream_into(bytearray(_MIB))
+    assert d._native is not None
+    ctx = d._native._ctx
+    del d
+    gc.collect()
+    assert ctx and ctx in freed  # (other tests' dropped DRBGs may be collected too)
