@@ -222,6 +222,7 @@ def _decider(table: Any, strat: Any, rules: GameRules) -> Any:
     decide = strat.decide
     bingo_game = rules.bingo
     made = _answers(strat)
+    value = VALUE.__getitem__
 
     def answer() -> Any:
         if rnd.phase == "insurance":
@@ -234,9 +235,11 @@ def _decider(table: Any, strat: Any, rules: GameRules) -> Any:
             bingo = (_draw_value(rnd.draws, "target"), _draw_value(rnd.draws, "multiplier"))
         # every argument of decide (and the hand's number), so a hit gives what decide
         # would: it is a pure function of them (its own memo keys on less)
-        key = (rnd.turn_hand, VALUE[rnd.dealer.cards[0]], tuple([VALUE[c] for c in cards]),
+        hands = s.hands  # one hand (no split): it is ``h``, owing a decision, not bust
+        key = (rnd.turn_hand, VALUE[rnd.dealer.cards[0]], tuple(map(value, cards)),
                tuple(legal_now(rnd, s, h)), h.from_split, h.lammer, h.split_ace,
-               rnd.post_double, not any(x.status == BUST for x in s.hands), bingo,
+               rnd.post_double,
+               len(hands) == 1 or not any(x.status == BUST for x in hands), bingo,
                len(cards) == 2 and cards[0] % 4 == cards[1] % 4)
         got = made.get(key)
         if got is None:
