@@ -10,6 +10,7 @@ no copy of the drawn card left, the suit is drawn again (a bias far below 1e-6 p
 
 from __future__ import annotations
 
+import sys
 import weakref
 from collections import Counter
 from dataclasses import dataclass, field
@@ -156,9 +157,13 @@ class _Shoes:
                 self._kernel = load_kernel("firmware.math.shufflekernel")
             except ImportError:  # no numba: numpy's own shuffle, the same shoes
                 self._kernel = None
-        self.batched = self._kernel is not None
-        self._raw = np.empty(0, np.uint64)
-        self._pos = self._half = self._has_half = 0
+        # the 32-bit halves of the outputs in draw order: a little-endian view
+        self.batched = self._kernel is not None and sys.byteorder == "little"
+        self._draws = np.empty(0, np.uint32)
+        self._pos = 0
+        n = len(deck)
+        self._masks = np.array([(1 << max(i, 1).bit_length()) - 1 for i in range(n)],
+                               np.uint32)
         self._out = np.empty((self.BATCH, self._keep), np.int64)
         self._ready: list[list[int]] = []
 
@@ -175,16 +180,15 @@ class _Shoes:
         """The next BATCH shoes (kept in reverse, popped from the end)."""
         made = 0
         while made < self.BATCH:
-            # about 215 outputs a shoe of 312 (read ahead, kept for the next call); a
-            # shoe the outputs ran out in is redone with more
-            want = (len(self._deck) * 3 // 4) * (self.BATCH - made) + 64
-            if len(self._raw) - self._pos < want:
-                more = self._rng.bit_generator.random_raw(want)
-                self._raw = np.concatenate((self._raw[self._pos:], more))
+            # about 430 draws a shoe of 312 (read ahead, kept for the next call); a shoe
+            # the draws ran out in is redone with more
+            want = (len(self._deck) * 3 // 2) * (self.BATCH - made) + 128
+            if len(self._draws) - self._pos < want:
+                more = self._rng.bit_generator.random_raw(want // 2).view(np.uint32)
+                self._draws = np.concatenate((self._draws[self._pos:], more))
                 self._pos = 0
-            n, self._pos, self._half, self._has_half = self._kernel.shuffles(
-                self._deck, self._raw, self._pos, self._half, self._has_half,
-                self._out[made:])
+            n, self._pos = self._kernel.shuffles(self._deck, self._draws, self._pos,
+                                                 self._masks, self._out[made:])
             made += n
         self._ready = self._out.tolist()[::-1]
 

@@ -11,8 +11,9 @@ is the same Fisher-Yates on the same bits, so each shoe is exactly the permutati
 * a 32-bit draw of PCG64 is the low half of a 64-bit output, the next one its high half.
 
 The 64-bit outputs come from ``bit_generator.random_raw`` (the same outputs in the same
-order); the caller keeps what is left over (and a pending high half) for the next call,
-so a run of shoes reads the generator's stream exactly as repeated ``rng.shuffle`` would.
+order), read here as their 32-bit halves; the caller keeps what is left over (a pending
+high half included) for the next call, so a run of shoes reads the generator's stream
+exactly as repeated ``rng.shuffle`` would.
 """
 
 from __future__ import annotations
@@ -22,56 +23,40 @@ from numba import njit
 
 
 @njit(cache=True, nogil=True)
-def shuffles(deck: np.ndarray, raw: np.ndarray, pos: int, half: int, has_half: int,
-             out: np.ndarray) -> tuple[int, int, int, int]:  # pragma: no cover - compiled
+def shuffles(deck: np.ndarray, draws: np.ndarray, pos: int, masks: np.ndarray,
+             out: np.ndarray) -> tuple[int, int]:  # pragma: no cover - compiled
     """Shuffle copies of ``deck`` into the rows of ``out`` (the first ``out.shape[1]``
-    cards of each kept), drawing from ``raw[pos:]`` after the pending ``half``.
+    cards of each kept), reading the 32-bit draws ``draws[pos:]`` (the generator's 64-bit
+    outputs viewed as uint32 on a little-endian machine: low half, then high half, the
+    order PCG64 hands them out); ``masks[i]`` is the smallest 2^k - 1 >= i.
 
-    Returns (shoes made, pos, half, has_half) as they stand after the last whole shoe:
-    a shoe the raw values ran out in the middle of is not counted and its draws are
-    given back (the caller draws more and calls again)."""
+    Returns (shoes made, pos after the last whole shoe): a shoe the draws ran out in the
+    middle of is not counted and its draws are given back (the caller adds more)."""
     n = deck.shape[0]
     keep = out.shape[1]
     shoe = np.empty(n, np.int64)
     made = 0
-    total = raw.shape[0]
+    total = draws.shape[0]
     while made < out.shape[0]:
-        p, h, has = pos, half, has_half
+        p = pos
         for k in range(n):
             shoe[k] = deck[k]
-        ok = True
-        for i in range(n - 1, 0, -1):
-            mask = i
-            mask |= mask >> 1
-            mask |= mask >> 2
-            mask |= mask >> 4
-            mask |= mask >> 8
-            mask |= mask >> 16
-            while True:
-                if has:
-                    v = h
-                    has = 0
-                else:
-                    if p >= total:
-                        ok = False
-                        break
-                    r = raw[p]
-                    p += 1
-                    v = np.int64(r & np.uint64(0xFFFFFFFF))  # type: ignore[assignment]
-                    h = np.int64(r >> np.uint64(32))  # type: ignore[assignment]
-                    has = 1
-                v &= mask
+        i = n - 1
+        while i > 0:
+            mask = masks[i]
+            while p < total:
+                v = draws[p] & mask
+                p += 1
                 if v <= i:
                     break
-            if not ok:
-                break
+            else:
+                return made, pos
             t = shoe[i]
             shoe[i] = shoe[v]
             shoe[v] = t
-        if not ok:
-            break
+            i -= 1
         for k in range(keep):
             out[made, k] = shoe[k]
         made += 1
-        pos, half, has_half = p, h, has
-    return made, pos, half, has_half
+        pos = p
+    return made, pos
