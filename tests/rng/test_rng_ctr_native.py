@@ -185,3 +185,13 @@ def test_a_dropped_drbg_frees_its_evp_context(monkeypatch: pytest.MonkeyPatch) -
     del d
     gc.collect()
     assert ctx and ctx in freed  # (other tests' dropped DRBGs may be collected too)
+
+
+def test_a_read_only_buffer_is_refused_not_written() -> None:
+    """The compiled loop writes through an address: a read-only buffer takes the Python
+    path, which refuses it (bytes stay bytes)."""
+    d = _drbg(CtrDrbg)
+    frozen = bytes(_MIB)
+    with pytest.raises(TypeError):
+        d.stream_into(frozen)  # type: ignore[arg-type]
+    assert frozen == bytes(_MIB)
