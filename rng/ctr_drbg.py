@@ -257,7 +257,8 @@ class CtrDrbg(Drbg):
         loop of :mod:`rng.ctr_native` where that is available and checked."""
         view = memoryview(out)
         if (len(view) >= ctr_native.BULK_MIN_BYTES and not view.readonly
-                and view.c_contiguous and self._native_context() is not None):
+                and view.c_contiguous and view.itemsize == 1
+                and self._native_context() is not None):
             self._native_requests_into(view)
         else:
             self._requests_into(view, range(0, len(view), MAX_REQUEST_BYTES))
