@@ -199,6 +199,13 @@ def _stream_figures() -> Iterator[str]:
             r.close()
     raw_rate = max(best["raw", size] for size in raws)
     raw_cpu = max(cpu["raw", size] for size in raws)
+    from rng import ctr_native
+
+    yield ("CTR_DRBG bulk path: "
+           + ("the compiled loop on libcrypto's EVP (rng.ctr_native)"
+              if ctr_native.bulk() is not None else
+              "the Python loop on cryptography (rng.ctr_native unavailable or "
+              "ETG_RNG_NO_NATIVE set)"))
     yield ("method: time.perf_counter (wall) and CPU time beside it (time.process_time; "
            "the stream's process from /proc/<pid>/stat, every thread); each figure is the "
            "best of 7 runs of 0.25 s; runs of raw keystream, of the DRBGs and of `etg rng "

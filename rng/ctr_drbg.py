@@ -1,7 +1,10 @@
 """CTR_DRBG with AES-256, with and without the derivation function (SP 800-90A Rev.1, 10.2).
 
-All block encryptions go through ``cryptography``'s AES. Two identities keep the hot path
-to one AES-CTR encryptor per Generate, and the KATs confirm them:
+All block encryptions go through ``cryptography``'s AES, except bulk calls of
+:meth:`CtrDrbg.stream_into` (`etg rng stream`), which run the same requests in a compiled
+loop on the system's libcrypto where it is checked to agree (:mod:`rng.ctr_native`).
+Two identities keep the hot path to one AES-CTR encryptor per Generate, and the KATs
+confirm them:
 
 * the Generate loop "V = V + 1; output E(Key, V)" followed by CTR_DRBG_Update's three
   blocks is the AES-CTR keystream starting at counter block V + 1 (ctr_len = blocklen =
@@ -19,6 +22,7 @@ from typing import Any
 
 from cryptography.hazmat.primitives.ciphers import Cipher, algorithms, modes
 
+from rng import ctr_native
 from rng.drbg import MAX_REQUEST_BYTES, Drbg
 from rng.errors import DrbgError
 
@@ -186,6 +190,7 @@ class CtrDrbg(Drbg):
         self._v = memoryview(self._state)[_KEYLEN:]
         self._skip = bytearray(_BLOCKLEN)
         self._out = bytearray(MAX_REQUEST_BYTES)  # generate()'s output, copied out
+        self._native: ctr_native.NativeContext | None = None  # the compiled loop's context
         aes, ctr = algorithms.AES256(self._key), modes.CTR(self._v)
         self._cipher = (Cipher(aes, ctr) if _cipher_reads_buffers_at_each_encryptor()
                         else None)
@@ -247,8 +252,45 @@ class CtrDrbg(Drbg):
 
     def stream_into(self, out: memoryview | bytearray) -> None:
         """Consecutive Generate requests of 2^19 bits (the last one shorter) filling
-        ``out``: the same bits and state as :meth:`generate_into` request by request."""
-        self._requests_into(memoryview(out), range(0, len(out), MAX_REQUEST_BYTES))
+        ``out``: the same bits and state as :meth:`generate_into` request by request.
+        A call of at least :data:`rng.ctr_native.BULK_MIN_BYTES` runs in the compiled
+        loop of :mod:`rng.ctr_native` where that is available and checked."""
+        view = memoryview(out)
+        if (len(view) >= ctr_native.BULK_MIN_BYTES and not view.readonly
+                and view.c_contiguous and view.itemsize == 1
+                and self._native_context() is not None):
+            self._native_requests_into(view)
+        else:
+            self._requests_into(view, range(0, len(view), MAX_REQUEST_BYTES))
+
+    def _native_context(self) -> ctr_native.NativeContext | None:
+        """This instantiation's EVP context for the compiled loop (made at first use;
+        None where :func:`rng.ctr_native.bulk` is None)."""
+        if self._native is None and (made := ctr_native.bulk()) is not None:
+            self._native = made.context(self._state)
+        return self._native
+
+    def _native_requests_into(self, view: memoryview) -> None:
+        """:meth:`_requests_into` in the compiled loop: the same checks of 9.3.1 per
+        request, as runs of requests between reseeds (a reseed from the entropy source,
+        with its health tests, exactly where request by request would do it)."""
+        if not self._alive:
+            self._check_alive()
+        ctx = self._native
+        assert ctx is not None
+        count = -(-len(view) // MAX_REQUEST_BYTES)
+        done = 0
+        while done < count:
+            if self.reseed_counter > self.reseed_interval:
+                self.reseed()  # Generate step 6 -> 7: reseed, then generate
+            k = min(count - done, self.reseed_interval - self.reseed_counter + 1)
+            try:
+                ctx.requests(view[done * MAX_REQUEST_BYTES:(done + k) * MAX_REQUEST_BYTES], k)
+            except OSError as exc:  # fail closed: this instantiation is not used again
+                self.uninstantiate()
+                raise DrbgError(f"{self.mechanism}: {exc}") from exc
+            self.reseed_counter += k
+            done += k
 
     def _requests_into(self, view: memoryview, starts: Iterable[int]) -> None:
         """One Generate request (9.3.1 without additional input or prediction resistance,
@@ -288,6 +330,9 @@ class CtrDrbg(Drbg):
                     getattr(self, "_out", None)):
             if buf is not None:
                 buf[:] = bytes(len(buf))
+        if getattr(self, "_native", None) is not None:
+            self._native.free()  # type: ignore[union-attr]
+            self._native = None
         self._cipher = None
         self._new_encryptor = self._fresh_encryptor
 

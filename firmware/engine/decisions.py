@@ -59,43 +59,72 @@ def stake_for(r: Round, seat: Seat, h: Hand, what: str, times: int) -> tuple[int
     return stake
 
 
+def _may_hit(r: Round, h: Hand, one_card: bool) -> bool:
+    # a 21 owes a decision only where a section lets it double (auto_stand_21 false,
+    # e.g. § 635a.10(a)); no section lets it draw, so baseline §1.6 still forbids a hit
+    return r.rules.hitting and not one_card and h.total < 21
+
+
+def _may_double(r: Round, seat: Seat, h: Hand, one_card: bool) -> bool:
+    rules = r.rules
+    if one_card or h.double:
+        return False
+    n = len(h.cards)
+    if not (n == 2 or (rules.double_any_cards and n >= 2)):
+        return False
+    if not (rules.double_after_split or not h.from_split):
+        return False
+    if rules.double_totals is not None and not (n == 2 and h.total in rules.double_totals):
+        return False
+    return any(stake_for(r, seat, h, "double", t) for t in rules.double_times)
+
+
+def _may_surrender(r: Round, seat: Seat, h: Hand) -> bool:
+    rules = r.rules
+    return bool(rules.late_surrender and rules.dealer_check and len(h.cards) == 2
+                and len(seat.hands) == 1 and not h.from_split)
+
+
 def legal_now(r: Round, seat: Seat, h: Hand) -> list[str]:
     """The decisions legal for ``h`` now, in panel order."""
-    rules = r.rules
     if r.post_double:
         legal = ["stand"]
     else:
-        one_card = h.split_ace and rules.split_aces_one_card
-        n = len(h.cards)
-        legal = []
-        # a 21 owes a decision only where a section lets it double (auto_stand_21 false,
-        # e.g. § 635a.10(a)); no section lets it draw, so baseline §1.6 still forbids a hit
-        if rules.hitting and not one_card and h.total < 21:
-            legal.append("hit")
-        legal.append("stand")
-        if (
-            not one_card
-            and not h.double
-            and (n == 2 or (rules.double_any_cards and n >= 2))
-            and (rules.double_after_split or not h.from_split)
-            and (rules.double_totals is None or (n == 2 and h.total in rules.double_totals))
-            and any(stake_for(r, seat, h, "double", t) for t in rules.double_times)
-        ):
+        one_card = h.split_ace and r.rules.split_aces_one_card
+        legal = ["hit", "stand"] if _may_hit(r, h, one_card) else ["stand"]
+        if _may_double(r, seat, h, one_card):
             legal.append("double")
         if can_split(r, seat, h):
             legal.append("split")
-        if (
-            rules.late_surrender
-            and rules.dealer_check
-            and n == 2
-            and len(seat.hands) == 1
-            and not h.from_split
-        ):
+        if _may_surrender(r, seat, h):
             legal.append("surrender")
     view = r.view
     for hook in r.hooks.adjust_legal:
         hook(view, seat, h, legal)
     return legal
+
+
+def is_legal(r: Round, seat: Seat, h: Hand, action: str) -> bool:
+    """Whether ``action`` is in :func:`legal_now` for ``h``: the same rules, only the one
+    asked about evaluated (a mechanism that adjusts the list: the whole list).
+
+    WHY: the engine checks every decision it applies; building the whole list each time
+    (every stake a double or split would cost) was a tenth of a round's engine time for
+    the stand or hit that most decisions are."""
+    if r.hooks.adjust_legal:
+        return action in legal_now(r, seat, h)
+    if r.post_double or action == "stand":
+        return action == "stand"
+    one_card = h.split_ace and r.rules.split_aces_one_card
+    if action == "hit":
+        return _may_hit(r, h, one_card)
+    if action == "double":
+        return _may_double(r, seat, h, one_card)
+    if action == "split":
+        return can_split(r, seat, h)
+    if action == "surrender":
+        return _may_surrender(r, seat, h)
+    return False
 
 
 def checked_action(inp: Decision) -> Decision:
@@ -118,8 +147,8 @@ def decision_plan(r: Round, inp: Decision) -> tuple[Seat, Hand]:
             f"not seat {inp.seat} hand {inp.hand}"
         )
     h = seat.hands[r.turn_hand]
-    legal = legal_now(r, seat, h)
-    if action not in legal:
+    if not is_legal(r, seat, h, action):
+        legal = legal_now(r, seat, h)
         raise Rejected(f"{action} is not legal now (legal: {', '.join(legal)})")
     times = inp.times
     if action == "double":

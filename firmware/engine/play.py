@@ -235,11 +235,12 @@ def dealer_needed(r: Round) -> bool:
     view = r.view
     for s in r.players:
         for h in s.hands:
-            if (h.status == STOOD or h.status == DOUBLED) and not any(
-                hook(view, s, h) for hook in fixed
+            if (h.status == STOOD or h.status == DOUBLED) and (
+                not fixed or not any(hook(view, s, h) for hook in fixed)
             ):
                 return True
-    return any(hook(view) for hook in r.hooks.dealer_needed)
+    needed = r.hooks.dealer_needed
+    return bool(needed) and any(hook(view) for hook in needed)
 
 
 def _dealer_step(r: Round) -> None:

@@ -10,6 +10,8 @@ no copy of the drawn card left, the suit is drawn again (a bias far below 1e-6 p
 
 from __future__ import annotations
 
+import sys
+import weakref
 from collections import Counter
 from dataclasses import dataclass, field
 from typing import Any
@@ -87,7 +89,8 @@ def play_engine_rounds(rules: GameRules, rounds: int, seed: Any) -> Tally:
     new_shoe, bet, deal = NewShoe(), Wager(1, wager), Console("DEAL")
     apply = table.apply
     answer = _decider(table, strat, rules)
-    shoe, shuffle = np.empty_like(deck), rng.shuffle
+    # the generator's only use is the shuffles where no RNG draw is asked (Bingo's are)
+    shoes = _Shoes(rng, deck, batched=not rules.bingo)
     for _ in range(rounds):
         apply(new_shoe)
         counts = table.shoe.counts  # a new shoe is a new list
@@ -95,10 +98,8 @@ def play_engine_rounds(rules: GameRules, rounds: int, seed: Any) -> Tally:
             vals = rng.choice(10, size=80, p=value_p)
             picks = rng.integers(0, 1 << 30, size=80)
             cards = [by_value[v][p % len(by_value[v])] for v, p in zip(vals, picks, strict=True)]
-        else:  # rng.permutation(deck) is exactly this: a copy of the deck, shuffled
-            shoe[:] = deck
-            shuffle(shoe)
-            cards = shoe[:120].tolist()
+        else:
+            cards = shoes()
         pos = 0
         while rnd.need == "card":  # the burn card(s) of the new shoe (baseline §1.3)
             apply(card_in[cards[pos]])
@@ -121,11 +122,89 @@ def play_engine_rounds(rules: GameRules, rounds: int, seed: Any) -> Tally:
             elif kind == "decision":
                 apply(answer())
             elif kind == "draw":
+                if shoes.batched:  # the batched shuffles own the generator's stream
+                    raise RuntimeError("an RNG draw in a game dealt from batched shuffles")
                 apply(_draw(table.expecting().draw, tw, mw, rng))
             else:
                 break
         _count_round(tally, table, seat.credits - credits_before, staked, wager)
     return tally
+
+
+class _Shoes:
+    """The first :data:`KEEP` cards of each round's freshly shuffled shoe, exactly what
+    ``shoe[:] = deck; rng.shuffle(shoe)`` (= ``rng.permutation(deck)``) gives round
+    after round.
+
+    WHY batched: numpy's shuffle of 312 cards costs about 5 µs a round, mostly the call;
+    :mod:`firmware.math.simulation.shuffle_kernel` runs the same Fisher-Yates on the same 64-bit
+    outputs of the generator for :data:`BATCH` shoes per call. Only where the task's
+    generator serves nothing but the shuffles (``batched``), since its outputs are read
+    ahead; elsewhere, and without numba, ``rng.shuffle`` itself."""
+
+    KEEP = 120
+    BATCH = 64
+
+    def __init__(self, rng: np.random.Generator, deck: np.ndarray, *, batched: bool) -> None:
+        self._rng, self._deck = rng, deck
+        self._shoe = np.empty_like(deck)
+        self._keep = min(self.KEEP, len(deck))
+        self._kernel: Any = None
+        if batched and len(deck) > 1:
+            from firmware.math.cache import load_kernel
+
+            try:
+                self._kernel = load_kernel("firmware.math.simulation.shuffle_kernel")
+            except ImportError:  # no numba: numpy's own shuffle, the same shoes
+                self._kernel = None
+        # the 32-bit halves of the outputs in draw order: a little-endian view
+        self.batched = self._kernel is not None and sys.byteorder == "little"
+        self._draws = np.empty(0, np.uint32)
+        self._pos = 0
+        n = len(deck)
+        self._masks = np.array([(1 << max(i, 1).bit_length()) - 1 for i in range(n)],
+                               np.uint32)
+        self._out = np.empty((self.BATCH, self._keep), np.int64)
+        self._ready: list[list[int]] = []
+
+    def __call__(self) -> list[int]:
+        if not self.batched:
+            self._shoe[:] = self._deck
+            self._rng.shuffle(self._shoe)
+            return self._shoe[:self._keep].tolist()
+        if not self._ready:
+            self._fill()
+        return self._ready.pop()
+
+    def _fill(self) -> None:
+        """The next BATCH shoes (kept in reverse, popped from the end)."""
+        made = 0
+        while made < self.BATCH:
+            # about 430 draws a shoe of 312 (read ahead, kept for the next call); a shoe
+            # the draws ran out in is redone with more
+            want = (len(self._deck) * 3 // 2) * (self.BATCH - made) + 128
+            if len(self._draws) - self._pos < want:
+                more = self._rng.bit_generator.random_raw(want // 2).view(np.uint32)
+                self._draws = np.concatenate((self._draws[self._pos:], more))
+                self._pos = 0
+            n, self._pos = self._kernel.shuffles(self._deck, self._draws, self._pos,
+                                                 self._masks, self._out[made:])
+            made += n
+        self._ready = self._out.tolist()[::-1]
+
+
+#: The strategy's answers by every argument of ``decide`` (see :func:`_decider`), per
+#: strategy object, kept across the tasks a worker plays (a task is 2,000 rounds: a memo
+#: made afresh per task spent about a tenth of the run re-deciding the same hands).
+_ANSWERS: weakref.WeakKeyDictionary[Any, dict[tuple[Any, ...], Any]] = (
+    weakref.WeakKeyDictionary())
+
+
+def _answers(strat: Any) -> dict[tuple[Any, ...], Any]:
+    try:
+        return _ANSWERS.setdefault(strat, {})
+    except TypeError:  # a strategy that takes no weak reference: a memo per task
+        return {}
 
 
 def _decider(table: Any, strat: Any, rules: GameRules) -> Any:
@@ -146,7 +225,8 @@ def _decider(table: Any, strat: Any, rules: GameRules) -> Any:
     insurance = Decision(1, 1, "insurance" if strat.insurance() else "no-insurance")
     decide = strat.decide
     bingo_game = rules.bingo
-    made: dict[tuple[Any, ...], Any] = {}
+    made = _answers(strat)
+    value = VALUE.__getitem__
 
     def answer() -> Any:
         if rnd.phase == "insurance":
@@ -159,9 +239,11 @@ def _decider(table: Any, strat: Any, rules: GameRules) -> Any:
             bingo = (_draw_value(rnd.draws, "target"), _draw_value(rnd.draws, "multiplier"))
         # every argument of decide (and the hand's number), so a hit gives what decide
         # would: it is a pure function of them (its own memo keys on less)
-        key = (rnd.turn_hand, VALUE[rnd.dealer.cards[0]], tuple([VALUE[c] for c in cards]),
+        hands = s.hands  # one hand (no split): it is ``h``, owing a decision, not bust
+        key = (rnd.turn_hand, VALUE[rnd.dealer.cards[0]], tuple(map(value, cards)),
                tuple(legal_now(rnd, s, h)), h.from_split, h.lammer, h.split_ace,
-               rnd.post_double, not any(x.status == BUST for x in s.hands), bingo,
+               rnd.post_double,
+               len(hands) == 1 or not any(x.status == BUST for x in hands), bingo,
                len(cards) == 2 and cards[0] % 4 == cards[1] % 4)
         got = made.get(key)
         if got is None:
