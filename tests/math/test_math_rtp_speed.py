@@ -33,8 +33,8 @@ def test_batched_shoes_are_numpys_shuffles(kind: str, decks: int) -> None:
 def test_a_draw_is_refused_where_the_shuffles_read_ahead() -> None:
     """The batched shuffles read the generator ahead: a game that also draws from it
     (Bingo) is dealt from rng.shuffle itself (an RNG draw there would be an error)."""
-    from firmware.math.simulation.engine_rounds import play_engine_rounds
     from firmware.math.ruleset import load
+    from firmware.math.simulation.engine_rounds import play_engine_rounds
 
     tally = play_engine_rounds(load("bingo"), 50, np.random.SeedSequence(3))
     assert tally.rounds == 50
@@ -44,8 +44,8 @@ def test_a_draw_is_refused_where_the_shuffles_read_ahead() -> None:
 def test_answers_kept_across_tasks_change_no_figure(variant: str) -> None:
     """The strategy's answers are memoized per strategy across a worker's tasks: a task
     played after others gives the tally it gives with a fresh memo."""
-    from firmware.math.simulation import engine_rounds as enginesim
     from firmware.math.ruleset import load
+    from firmware.math.simulation import engine_rounds as enginesim
 
     rules = load(variant)
     enginesim._ANSWERS.clear()
