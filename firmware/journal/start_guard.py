@@ -38,14 +38,21 @@ import os
 import sqlite3
 import time
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import Any, Protocol
 
 from firmware.journal.chain import RecordHasher, record_hash, record_hasher
 from firmware.journal.codes import EventCode
 from firmware.journal.errors import JournalRefused
 
-if TYPE_CHECKING:
-    from firmware.journal.store import Journal
+
+class _Appends(Protocol):
+    """What :func:`refused_starts` needs of the journal it writes into (a Protocol, so
+    that this module, which the store imports, does not import the store)."""
+
+    path: Path
+
+    def append_one(self, kind: str, body: dict[str, Any], *, code: int | None = None
+                   ) -> Any: ...
 
 #: SQLite's default automatic checkpoint (pages of write-ahead log), restored at the end
 AUTOCHECKPOINT = 1000
@@ -178,7 +185,7 @@ def read_note(journal: Path) -> list[dict[str, object]]:
     return out
 
 
-def refused_starts(journal: Journal) -> None:
+def refused_starts(journal: _Appends) -> None:
     """The starts refused because the journal changed during their proof, noted beside
     it: an event each, now that it is proven (the note goes once they are written)."""
     notes = read_note(journal.path)
