@@ -35,7 +35,7 @@ $(STAMP): pyproject.toml
 # `etg cert entropy`'s non-IID kernels compiled ahead of time (numba's AOT compiler, for
 # this machine's CPU) so that an assessment starts without numba (docs/cert.md, "Speed");
 # rebuilt when a kernel changes; without a C compiler the JIT kernels are used.
-$(AOT): $(STAMP) rng/cert/sp80090b/compiled.py $(wildcard rng/cert/sp80090b/kernels/*.py)
+$(AOT): $(STAMP) $(wildcard rng/cert/sp80090b/compiled.py rng/cert/sp80090b/kernels/*.py)
 	$(BIN)/python -m rng.cert.sp80090b.kernels.aot
 	@touch $(AOT)
 
