@@ -33,14 +33,19 @@ log = logging.getLogger("etg.floor.broker")
 Report = Callable[[str, dict[str, Any]], None]
 
 
-def refused(text: str) -> tuple[str, str] | None:
-    """(client, what) of a broker line that says the ACL refused a client (the line as
-    :func:`firmware.floor.broker_process.judge` labels it), else None."""
+def refused(text: str) -> tuple[str, str, int] | None:
+    """(client, what, how many) of a broker line that says the ACL refused a client (the
+    line as :func:`firmware.floor.broker_process.judge` labels it; the log's sieve counts
+    one client's refusals past its share of a second in one line), else None."""
     if text.startswith("refused by the ACL: Denied PUBLISH from "):
         parts = text.split(" ")
-        return (parts[7] if len(parts) > 7 else ""), "publish"
+        n = 1
+        if len(parts) > 9 and parts[8][:1] == "(" and parts[8][1:].isdigit() \
+                and parts[9] == "more":
+            n = min(int(parts[8][1:]), 10**9)
+        return (parts[7] if len(parts) > 7 else ""), "publish", n
     if text.endswith("outside what it may read (the ACL delivers nothing of it)"):
-        return text.split(" ", 1)[0], "subscription"
+        return text.split(" ", 1)[0], "subscription", 1
     return None
 
 
@@ -59,7 +64,7 @@ class RefusalWatch:
         got = refused(text)
         if got is None:
             return
-        client, what = got
+        client, what, n = got
         if client == FLOOR_SERVICE or not valid_table_id(client):
             return  # not a table (the floor's own refusals are its bug, logged)
         with self._lock:
@@ -68,8 +73,8 @@ class RefusalWatch:
                 if len(self._held) >= MAX_TABLES:
                     return
                 h = self._held[client] = [float("-inf"), 0, 0, ""]
-            h[1] += 1
-            h[2] += what == "publish"
+            h[1] += n
+            h[2] += n if what == "publish" else 0
             if not h[3]:
                 h[3] = text[:300]
             if now - h[0] < self.every_s:

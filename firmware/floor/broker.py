@@ -14,6 +14,14 @@ commands, or write a command at all. And a client's MQTT client id is replaced b
 certificate's common name (``use_username_as_clientid``): one certificate can only ever
 hold its own session, so no table can take over another's — the floor service's included.
 
+Quarantine: the broker loads Mosquitto's dynamic security plugin (Debian's package ships
+it) on its own file, ``broker-dynsec.json`` in the floor directory (written once, with
+the quarantine role and nothing granted by default; the broker saves it at each change),
+and the ACL lets the floor service alone write the plugin's control topic: at quarantine
+the floor has the broker refuse the table (:mod:`firmware.floor.cutoff`). Without the
+plugin the broker still runs, and the floor's health says on every page that quarantined
+tables cannot be cut off.
+
 Bounds: a packet larger than :data:`~firmware.floor.topics.MAX_MESSAGE_BYTES` (plus the
 packet's own header) ends that client's connection (``max_packet_size``). The broker's
 log (stderr) carries errors, warnings, notices (connections), every subscription, and —
@@ -23,6 +31,8 @@ reports (:mod:`firmware.floor.broker_process` keeps those lines and drops the re
 
 from __future__ import annotations
 
+import json
+import logging
 import os
 import shutil
 import subprocess
@@ -32,6 +42,7 @@ from typing import Any
 from etgcore.child import dies_with_parent, signals_held
 from etgcore.errors import UserError
 from firmware.floor.certs import BROKER, FLOOR_SERVICE, ca_paths, identity
+from firmware.floor.cutoff import CONTROL_TOPIC, RESPONSE_TOPIC, plugin_config
 from firmware.floor.topics import (
     MAX_MESSAGE_BYTES,
     ONLINE,
@@ -41,8 +52,19 @@ from firmware.floor.topics import (
     STATUS,
 )
 
+log = logging.getLogger("etg.floor.broker")
+
 #: what a table may publish under ``etg/table/<its id>/``
 TABLE_WRITES = (STATUS, ONLINE, RECORDS, SIGNATURE)
+
+#: where distributions put Mosquitto's dynamic security plugin
+DYNSEC_PLUGINS = ("/usr/lib/*/mosquitto_dynamic_security.so",
+                  "/usr/lib/mosquitto_dynamic_security.so",
+                  "/usr/lib64/mosquitto_dynamic_security.so",
+                  "/usr/local/lib/mosquitto_dynamic_security.so",
+                  "/usr/local/lib/*/mosquitto_dynamic_security.so")
+#: the plugin's state (the quarantined tables), in the floor directory
+DYNSEC_FILE = "broker-dynsec.json"
 
 #: room for the MQTT fixed header, topic and properties around the largest payload
 PACKET_HEADROOM = 1024
@@ -58,6 +80,9 @@ def acl_text(extra: str = "") -> str:
         f"topic read {ROOT}/table/#",
         f"topic write {ROOT}/command/#",
         f"topic readwrite {ROOT}/ack/#",
+        # the dynamic security plugin's control: the floor cuts a quarantined table off
+        f"topic write {CONTROL_TOPIC}",
+        f"topic read {RESPONSE_TOPIC}",
         *([extra.strip()] if extra.strip() else []),
         "",
         # exactly the four topics a table writes: a table cannot park retained data in
@@ -69,8 +94,19 @@ def acl_text(extra: str = "") -> str:
     ])
 
 
+def dynsec_plugin() -> Path | None:
+    """Mosquitto's dynamic security plugin on this machine (None: not installed)."""
+    import glob
+
+    for pattern in DYNSEC_PLUGINS:
+        for found in sorted(glob.glob(pattern)):
+            if Path(found).is_file():
+                return Path(found)
+    return None
+
+
 def config_text(root: Path, port: int, host: str = "127.0.0.1", persist: bool = True,
-                log_denied: bool = False) -> str:
+                log_denied: bool = False, plugin: Path | None = None) -> str:
     ca = ca_paths(root)
     me = identity(root, BROKER)
     lines = [
@@ -100,6 +136,8 @@ def config_text(root: Path, port: int, host: str = "127.0.0.1", persist: bool = 
         *(["log_type debug"] if log_denied else []),
         "connection_messages true",
     ]
+    if plugin is not None:
+        lines += [f"plugin {plugin}", f"plugin_opt_config_file {root / DYNSEC_FILE}"]
     if os.geteuid() == 0:
         lines.append("user root")  # else mosquitto drops to its own user: keys are 0600
     if persist:
@@ -114,8 +152,16 @@ def write_config(root: Path, port: int, host: str = "127.0.0.1", *, extra_acl: s
     if not ca_paths(root).cert.exists():
         raise UserError(f"{root}: no floor CA here (run etg floor certs first)")
     (root / "broker.acl").write_text(acl_text(extra_acl))
+    plugin = dynsec_plugin()
+    if plugin is None:
+        log.error("Mosquitto's dynamic security plugin is not installed: the broker cannot "
+                  "cut a quarantined table off (the floor's pages will say so)")
+    elif not (root / DYNSEC_FILE).exists():  # never over the broker's own (its quarantines)
+        tmp = root / (DYNSEC_FILE + ".tmp")
+        tmp.write_text(json.dumps(plugin_config(), indent=1) + "\n")
+        os.replace(tmp, root / DYNSEC_FILE)
     conf = root / "mosquitto.conf"
-    conf.write_text(config_text(root, port, host, log_denied=log_denied))
+    conf.write_text(config_text(root, port, host, log_denied=log_denied, plugin=plugin))
     return conf
 
 

@@ -29,6 +29,7 @@ from etgcore.errors import UserError
 from firmware.floor.acl_watch import RefusalWatch
 from firmware.floor.broker import start_broker
 from firmware.floor.certs import FLOOR_SERVICE
+from firmware.floor.cutoff import RESPONSE_TOPIC
 from firmware.floor.topics import ROOT
 
 log = logging.getLogger("etg.floor.broker")
@@ -40,6 +41,26 @@ START_TIMEOUT_S = 10.0
 #: Mosquitto's debug lines for each packet (the refused publishes are kept)
 PER_PACKET = ("^[0-9]+: ((Received|Sending) (PUBLISH|PUBACK|PINGREQ|PINGRESP|SUBSCRIBE|SUBACK"
               "|CONNACK|DISCONNECT)|No will message|New connection from|\t)")  # \t: a tab
+#: refused publishes of one client passed on a second (the rest counted in one line)
+DENIED_PER_S = 20
+#: the sieve (mawk, awk): the per-packet lines dropped; a table's refused publishes on its
+#: own four topics dropped too — only a table cut off at quarantine is refused there
+#: (firmware.floor.cutoff): its flood must cost the floor nothing, not even a log line;
+#: any client's other refusals at most DENIED_PER_S a second, then one line with the count
+SIEVE = r"""
+/PER_PACKET/ { next }
+/^[0-9]+: Denied PUBLISH from / {
+  c = $5
+  if (index($0, "'etg/table/" c "/") && $0 ~ /'etg\/table\/[^\/']+\/(status|online|records|signature)'/) next
+  t = $1
+  if (t != at[c]) {
+    if (more[c]) print t " Denied PUBLISH from " c " (" more[c] " more refused in the second before)"
+    at[c] = t; n[c] = 0; more[c] = 0
+  }
+  if (++n[c] > DENIED) { more[c]++; next }
+}
+{ print; fflush() }
+""".replace("PER_PACKET", PER_PACKET.replace("/", "\\/")).replace("DENIED", str(DENIED_PER_S))
 
 
 def port_problem(host: str, port: int) -> str | None:
@@ -115,12 +136,13 @@ class BrokerSupervisor:
                                  log_denied=self.log_denied)
         assert self.proc.stderr is not None
         stream: IO[bytes] = self.proc.stderr
-        grep = shutil.which("grep")
-        if self.log_denied and grep:
-            # the debug log's per-packet lines (a few per message) are dropped by grep,
+        awk = shutil.which("mawk") or shutil.which("awk")
+        if self.log_denied and awk:
+            # the debug log's per-packet lines (a few per message) are dropped by awk,
             # so that reading them costs the floor service nothing
             with signals_held():
-                sieve = subprocess.Popen([grep, "--line-buffered", "-v", "-E", PER_PACKET],
+                sieve = subprocess.Popen([awk, *(["-W", "interactive"] if "mawk" in awk
+                                                 else []), SIEVE],
                                          stdin=stream, stdout=subprocess.PIPE,
                                          preexec_fn=dies_with_parent, process_group=0)
             stream.close()
@@ -273,7 +295,8 @@ def _subscription(text: str) -> tuple[int, str] | None:
         return None
     client, qos, topic = parts
     if client == FLOOR_SERVICE:
-        allowed = topic.startswith((f"{ROOT}/table/", f"{ROOT}/ack/"))
+        allowed = topic.startswith((f"{ROOT}/table/", f"{ROOT}/ack/")) \
+            or topic == RESPONSE_TOPIC
     else:
         allowed = topic in (f"{ROOT}/command/{client}", f"{ROOT}/ack/{client}")
     if allowed and qos != "128":

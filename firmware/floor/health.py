@@ -61,6 +61,8 @@ class Health:
         self.beats: Callable[[], dict[str, float]] = dict
         self.expecting: Callable[[], bool] = lambda: False
         self._warned: tuple[str, ...] = ()
+        #: why the broker cannot cut a quarantined table off (None: it can)
+        self.cutoff: str | None = None
 
     def heard(self, at: float) -> None:
         self.newest = at
@@ -115,6 +117,8 @@ class Health:
                 what = ("the floor's heartbeat through the broker has not come back"
                         if name == "network" else f"the {name} thread has not beaten")
                 out[name] = f"{what} for {age:.0f} s"
+        if self.cutoff is not None:
+            out["cutoff"] = self.cutoff
         heard = self.newest if self.newest is not None else since
         quiet = time.time() - max(heard, since)
         if broker_up and quiet > QUIET_S and self.expecting():
@@ -163,6 +167,17 @@ class Health:
         else:
             log.error("lost the broker %s: the pit view shows what it last knew; "
                       "reconnecting", where)
+        self._changed()
+
+    def cutoff_problem(self, why: str | None) -> None:
+        """The broker's cut-off of quarantined tables fails (``why``), or works again."""
+        if why == self.cutoff:
+            return
+        if why is not None:
+            log.error("floor health: %s", why)
+        elif self.cutoff is not None:
+            log.info("the broker cuts quarantined tables off again")
+        self.cutoff = why
         self._changed()
 
     def database_up(self, up: bool, error: str = "") -> None:

@@ -34,6 +34,7 @@ import orjson
 
 from firmware.floor import topics, wire
 from firmware.floor.certs import FLOOR_SERVICE, ca_paths, identity
+from firmware.floor.cutoff import RESPONSE_TOPIC, BrokerCutoff
 from firmware.floor.errors import DatabaseAway
 from firmware.floor.escape import one_line
 from firmware.floor.health import Health
@@ -117,6 +118,12 @@ class Ingest:
         self._status_since: set[str] = set()  # tables with a status since the connect
         self._bad_logged: dict[str, tuple[float, int]] = {}
         self.rate = TableRate()  # each table's records budget (bytes a second)
+        #: messages that reached the edge, by table (what a cut-off must bring to a stop)
+        self.received: dict[str, int] = {}
+        #: the broker refuses a quarantined table (docs/floor.md "Quarantine")
+        self.cutoff = BrokerCutoff(
+            lambda topic, payload: self.client.publish(topic, payload, qos=1),
+            self.health.cutoff_problem)
         self._thread = threading.Thread(target=self._run, name="floor-store", daemon=True)
 
     def start(self) -> Ingest:
@@ -139,6 +146,7 @@ class Ingest:
             self._deadline_at = now
             self._put([Incoming("", "control", {"action": "software-deadline"},
                                 time.time())], 0)
+        self.cutoff.tick(now)
 
     def stop(self) -> None:
         self._stop = True
@@ -158,6 +166,7 @@ class Ingest:
         """The pit acknowledged an alarm or cleared a quarantine: into the ledger's order."""
         if action.get("action") == "clear-quarantine":
             self.quarantined.discard(table_id)
+            self.cutoff.release(table_id)
         self._put([Incoming(table_id, "control", action, time.time())], 0)
 
     # -- paho's thread ------------------------------------------------------------------
@@ -168,9 +177,10 @@ class Ingest:
             return
         self._greeted = set()
         self._status_since = set()
-        client.subscribe([(topics.TABLE_WILDCARD, 1), (PING_TOPIC, 0)])
+        client.subscribe([(topics.TABLE_WILDCARD, 1), (PING_TOPIC, 0), (RESPONSE_TOPIC, 1)])
         self.connected.set()
         self.health.broker_up(True, f"{self.host}:{self.port}")
+        self.cutoff.connected(set(self.quarantined))
 
     def _disconnected(self, client: Any, userdata: Any, flags: Any, rc: Any,
                       props: Any) -> None:
@@ -206,6 +216,9 @@ class Ingest:
         if msg.topic == PING_TOPIC:
             self.supervisor.beat("network")
             return
+        if msg.topic == RESPONSE_TOPIC:
+            self.cutoff.answered(msg.payload)
+            return
         where = topics.parse_table_topic(msg.topic)
         if where is None or (where[0] not in self._known and
                              not topics.valid_table_id(where[0])):
@@ -214,6 +227,7 @@ class Ingest:
             return
         tid, kind = where
         self._known.add(tid)
+        self.received[tid] = self.received.get(tid, 0) + 1
         now, payload = time.time(), msg.payload
         # every message spends the table's budget (its presence a nominal 64 bytes, so a
         # table flipping it as fast as it can is bounded too: memory, the store's time)
@@ -358,6 +372,8 @@ class Ingest:
 
     def _after(self, applied: Applied) -> None:
         self.ingested += applied.applied
+        for tid in sorted(applied.quarantined - self.quarantined):
+            self.cutoff.quarantine(tid)
         self.quarantined |= applied.quarantined
         acks = dict(applied.acks)
         now = time.monotonic()

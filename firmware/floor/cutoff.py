@@ -1,0 +1,254 @@
+"""A quarantined table cut off at the broker: its traffic never reaches the floor.
+
+Dropping a quarantined table's messages at the floor's edge is not enough: each still
+costs the floor's one network thread its TLS record, its packet, its callback — a table
+flooding thousands of messages a second delays every other table's ingest. So at
+quarantine the floor asks the broker to refuse the table, through Mosquitto's dynamic
+security plugin (``$CONTROL/dynamic-security/v1``, configured by
+:mod:`firmware.floor.broker`):
+
+- ``createClient <table>`` with the role :data:`ROLE`, whose one ACL denies every
+  publish (``publishClientSend #``), then ``disableClient <table>``, which disconnects
+  it. Mosquitto checks a dynamic-security client before the ACL file, so from then on the
+  broker refuses everything the table publishes — nothing of it is routed to the floor.
+- A table authenticates by its certificate (``use_identity_as_username``), which
+  Mosquitto 2.0 does not pass to the plugin's password check: a disabled table *can*
+  connect again, but whatever it publishes is refused at the broker (the role). Mosquitto
+  acknowledges a refused QoS 1 publish, so the table's link keeps its records until the
+  floor acknowledges them — nothing is lost.
+- Clearing the quarantine is ``deleteClient <table>``: the broker disconnects it once
+  more, the table reconnects and sends again everything after the floor's last
+  acknowledgement (an honest table quarantined by mistake loses nothing).
+
+The state lives in the plugin's own file, which the broker saves at each change, so a
+quarantine survives a broker restart; and at every connection the floor makes it agree
+with the floor's own list of quarantined tables (a floor restart, a broker whose file was
+lost). A broker that does not answer (no plugin) or refuses a command is never silent:
+the floor's health says so on every page and in the log, and the floor still drops the
+table's messages at its edge.
+"""
+
+from __future__ import annotations
+
+import itertools
+import logging
+import threading
+import time
+from collections.abc import Callable, Iterable
+from typing import Any
+
+import orjson
+
+log = logging.getLogger("etg.floor.cutoff")
+
+CONTROL_TOPIC = "$CONTROL/dynamic-security/v1"
+RESPONSE_TOPIC = f"{CONTROL_TOPIC}/response"
+#: the dynamic-security role of a quarantined table: every publish refused
+ROLE = "etg-quarantined"
+ROLE_ACLS = [{"acltype": "publishClientSend", "topic": "#", "priority": 0, "allow": False}]
+#: what the plugin grants when none of a client's roles decides: nothing, so that the
+#: floor's ACL file decides for every client the plugin holds (Mosquitto's own default
+#: lets a plugin client receive any topic it subscribes to)
+DEFAULT_ACCESS = {"publishClientSend": False, "publishClientReceive": False,
+                  "subscribe": False, "unsubscribe": False}
+#: seconds the broker has to answer a command before it is a problem on every page
+ANSWER_S = 10.0
+#: answers larger than this are not read (the plugin's listing of a large floor fits)
+MAX_ANSWER_BYTES = 4 * 1024 * 1024
+#: errors that mean "already so" (the floor's commands are idempotent; a cut-off is then
+#: judged by the client the plugin holds at its end)
+BENIGN = {("createClient", "Client already exists"), ("createRole", "Role already exists"),
+          ("addClientRole", "Internal error"), ("deleteClient", "Client not found")}
+
+Publish = Callable[[str, bytes], None]
+Problem = Callable[[str | None], None]
+
+
+def plugin_config() -> dict[str, Any]:
+    """The plugin's file as the floor's broker set-up writes it (when there is none): the
+    quarantine role, nothing granted by default, no clients."""
+    return {"defaultACLAccess": DEFAULT_ACCESS, "clients": [], "groups": [],
+            "roles": [{"rolename": ROLE, "acls": ROLE_ACLS}]}
+
+
+def cut_commands(tid: str) -> list[dict[str, Any]]:
+    return [{"command": "createClient", "username": tid, "roles": [{"rolename": ROLE}]},
+            {"command": "addClientRole", "username": tid, "rolename": ROLE},
+            {"command": "disableClient", "username": tid},
+            # what decides: the client as the plugin now holds it (the two above answer
+            # an error when it already exists or already has the role)
+            {"command": "getClient", "username": tid}]
+
+
+def restore_commands(tid: str) -> list[dict[str, Any]]:
+    return [{"command": "deleteClient", "username": tid}]
+
+
+class BrokerCutoff:
+    """The floor's side of the cut-off: commands out (``publish(topic, payload)``, paho's
+    thread-safe publish), answers in (:meth:`answered`, paho's thread), deadlines on the
+    watchdog's tick; ``problem(text | None)``: the health's banner."""
+
+    def __init__(self, publish: Publish, problem: Problem) -> None:
+        self.publish = publish
+        self.problem = problem
+        self._lock = threading.Lock()
+        self._ids = itertools.count(1)
+        #: correlation id -> (sent at, what it was for)
+        self._pending: dict[str, tuple[float, str]] = {}
+        self._errors: dict[str, str] = {}  # what failed, by what it was for
+        self._overdue = False
+        #: tables the broker reported cut off at the last listing (the floor's view)
+        self.cut: set[str] = set()
+        self.wanted: set[str] = set()
+        self.answers = 0
+
+    # -- what the floor asks ------------------------------------------------------------
+
+    def connected(self, quarantined: Iterable[str]) -> None:
+        """The floor (re)connected: the plugin's defaults and role made sure of, and its
+        list of cut-off tables asked for (the answer is compared with ``quarantined``)."""
+        with self._lock:
+            self.wanted = set(quarantined)
+        self._send("probe", [
+            {"command": "setDefaultACLAccess", "acls": [
+                {"acltype": k, "allow": v} for k, v in DEFAULT_ACCESS.items()]},
+            {"command": "createRole", "rolename": ROLE, "acls": ROLE_ACLS},
+            {"command": "getRole", "rolename": ROLE},
+            {"command": "listClients", "verbose": True, "count": -1, "offset": 0}])
+
+    def quarantine(self, tid: str) -> None:
+        with self._lock:
+            self.wanted.add(tid)
+        log.warning("table %s: quarantined; the broker is told to refuse it", tid)
+        self._send(f"cut {tid}", cut_commands(tid))
+
+    def release(self, tid: str) -> None:
+        with self._lock:
+            self.wanted.discard(tid)
+        log.info("table %s: quarantine cleared; the broker is told to let it in again", tid)
+        self._send(f"restore {tid}", restore_commands(tid))
+
+    def _send(self, what: str, commands: list[dict[str, Any]]) -> None:
+        corr = f"etg-{next(self._ids)}"
+        for c in commands:
+            c["correlationData"] = corr
+        with self._lock:
+            self._pending[corr] = (time.monotonic(), what)
+        try:
+            self.publish(CONTROL_TOPIC, orjson.dumps({"commands": commands}))
+        except Exception as exc:  # the next connection's probe puts it right
+            log.error("the broker's cut-off (%s) could not be sent: %s", what, exc)
+
+    # -- what the broker answers (paho's thread) ----------------------------------------
+
+    def answered(self, payload: bytes) -> None:
+        if len(payload) > MAX_ANSWER_BYTES:
+            log.error("the broker's dynamic-security answer is %d bytes: not read",
+                      len(payload))
+            return
+        try:
+            responses = orjson.loads(payload)["responses"]
+            assert isinstance(responses, list)
+        except Exception:
+            log.error("the broker's dynamic-security answer is not what the plugin sends")
+            return
+        done: dict[str, str] = {}
+        failed: dict[str, str] = {}
+        with self._lock:
+            for r in responses:
+                corr = r.get("correlationData") if isinstance(r, dict) else None
+                if not isinstance(corr, str) or corr not in self._pending:
+                    continue
+                what = done[corr] = self._pending[corr][1]
+                err = r.get("error")
+                if isinstance(err, str) and (r.get("command"), err) not in BENIGN:
+                    failed[what] = f"{r.get('command')}: {err}"[:200]
+                elif r.get("command") == "getRole" and not _denies_all(r.get("data")):
+                    failed[what] = (f"the role {ROLE} does not refuse every publish "
+                                    "(someone changed it: docs/floor.md)")
+                elif r.get("command") == "getClient" and not _held_cut(r.get("data")):
+                    failed[what] = (f"the plugin does not hold the table disabled in the "
+                                    f"role {ROLE}")
+                elif r.get("command") == "listClients":
+                    self._listed(r.get("data"))
+            for corr, what in done.items():
+                self._pending.pop(corr, None)
+                if what in failed:
+                    self._errors[what] = failed[what]
+                else:
+                    self._errors.pop(what, None)
+            self.answers += bool(done)
+            self._overdue = False
+        for what, err in failed.items():
+            log.error("the broker refused the floor's cut-off (%s): %s", what, err)
+        if done:
+            self._report()
+
+    def _listed(self, data: Any) -> None:
+        """The plugin's clients: the tables it holds in :data:`ROLE` made to agree with
+        the floor's quarantines (both ways)."""
+        clients = (data or {}).get("clients") if isinstance(data, dict) else None
+        held = set()
+        for c in clients if isinstance(clients, list) else []:
+            if isinstance(c, dict) and any(isinstance(r, dict) and r.get("rolename") == ROLE
+                                           for r in c.get("roles") or []):
+                held.add(str(c.get("username")))
+        self.cut = held
+        missing, extra = sorted(self.wanted - held), sorted(held - self.wanted)
+        threading.Thread(target=self._reconcile, args=(missing, extra), daemon=True,
+                         name="floor-cutoff").start()
+
+    def _reconcile(self, missing: list[str], extra: list[str]) -> None:
+        for tid in missing:
+            log.warning("table %s: quarantined but not cut off at the broker: cut off now",
+                        tid)
+            self._send(f"cut {tid}", cut_commands(tid))
+        for tid in extra:
+            log.warning("table %s: cut off at the broker but not quarantined: let in", tid)
+            self._send(f"restore {tid}", restore_commands(tid))
+
+    # -- deadlines (the watchdog's tick) ------------------------------------------------
+
+    def tick(self, now: float | None = None) -> None:
+        now = time.monotonic() if now is None else now
+        with self._lock:
+            late = [w for t, w in self._pending.values() if now - t > ANSWER_S]
+            changed = bool(late) != self._overdue
+            self._overdue = bool(late)
+        if changed:
+            self._report()
+
+    def state(self) -> str | None:
+        """What is wrong with the cut-off now (None: the broker does what it is asked)."""
+        with self._lock:
+            overdue = [w for t, w in self._pending.values()
+                       if time.monotonic() - t > ANSWER_S] if self._overdue else []
+            errors = dict(self._errors)
+        if overdue:
+            return (f"the broker did not answer the floor's cut-off ({overdue[0]}) within "
+                    f"{ANSWER_S:.0f} s: is Mosquitto's dynamic security plugin loaded? "
+                    "A quarantined table's flood still reaches the floor (docs/floor.md)")
+        if errors:
+            what, err = next(iter(errors.items()))
+            return f"the broker refused the floor's cut-off ({what}): {err}"
+        return None
+
+    def _report(self) -> None:
+        self.problem(self.state())
+
+
+def _denies_all(data: Any) -> bool:
+    """Whether the plugin's answer to getRole shows :data:`ROLE` refusing every publish."""
+    role = data.get("role") if isinstance(data, dict) else None
+    acls = role.get("acls") if isinstance(role, dict) else None
+    return isinstance(acls, list) and any(
+        isinstance(a, dict) and a.get("acltype") == "publishClientSend"
+        and a.get("topic") == "#" and a.get("allow") is False for a in acls)
+
+
+def _held_cut(data: Any) -> bool:
+    """Whether the plugin's answer to getClient shows the table disabled in :data:`ROLE`."""
+    client = data.get("client") if isinstance(data, dict) else None
+    return isinstance(client, dict) and client.get("disabled") is True and any(
+        isinstance(r, dict) and r.get("rolename") == ROLE for r in client.get("roles") or [])
