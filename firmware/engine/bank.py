@@ -124,7 +124,8 @@ class Bank:
         view = r.view
         fresh = r.phase != P.BETTING
         old = 0 if fresh else seat.staked
-        options = {} if fresh else {k: v for k, v in seat.side.items() if self.optional(k)}
+        options = ({} if fresh or not seat.side else
+                   {k: v for k, v in seat.side.items() if self.optional(k)})
         paired: dict[str, int] = {}
         if amount:
             if amount % rules.wager_unit:
@@ -141,20 +142,27 @@ class Bank:
                 paired.update(hook(view, seat, amount))
         else:
             options = {}
-        total = amount + sum(paired.values()) + sum(options.values())
+        if paired or options:
+            side = {**paired, **options}
+            total = amount + sum(paired.values()) + sum(options.values())
+        else:  # the plain wager (no paired or optional wager): no dictionaries to merge
+            side, total = {}, amount
         if total > seat.credits + old:
             raise Rejected(
                 f"seat {seat.number} has {seat.credits + old} cents, the wagers need {total}"
             )
-        return seat, amount, old, total, {**paired, **options}
+        return seat, amount, old, total, side
 
     def place_wager(self, plan: WagerPlan) -> None:
         seat, amount, old, total, side = plan
         seat.credits += old - total
         seat.wager = amount
         seat.side = side
+        if side:
+            seat.staked_by_kind = {k: v for k, v in (("blackjack", amount), *side.items()) if v}
+        else:
+            seat.staked_by_kind = {"blackjack": amount} if amount else {}
         seat.staked = total
-        seat.staked_by_kind = {k: v for k, v in (("blackjack", amount), *side.items()) if v}
 
     def side_wager_plan(self, inp: SideWager, r: Betting) -> tuple[Seat, int, int]:
         """``(seat, amount, credits it takes)`` or :class:`Rejected`; changes nothing."""

@@ -41,15 +41,14 @@ def can_split(r: Round, seat: Seat, h: Hand) -> bool:
 def stake_for(r: Round, seat: Seat, h: Hand, what: str, times: int) -> tuple[int, bool] | None:
     """(cents, lammer) a split or double costs, or None if the seat cannot afford it."""
     stake: tuple[int, bool] | None = None
-    view = r.view
     if what == "split":
         for hook in r.hooks.split_stake:
-            stake = hook(view, seat, h)
+            stake = hook(r.view, seat, h)
             if stake is not None:
                 break
     else:
         for hook in r.hooks.double_stake:
-            stake = hook(view, seat, h, times)
+            stake = hook(r.view, seat, h, times)
             if stake is not None:
                 break
     if stake is None:
@@ -76,7 +75,10 @@ def _may_double(r: Round, seat: Seat, h: Hand, one_card: bool) -> bool:
         return False
     if rules.double_totals is not None and not (n == 2 and h.total in rules.double_totals):
         return False
-    return any(stake_for(r, seat, h, "double", t) for t in rules.double_times)
+    for t in rules.double_times:  # noqa: SIM110 - a loop, not any(generator): every decision
+        if stake_for(r, seat, h, "double", t):
+            return True
+    return False
 
 
 def _may_surrender(r: Round, seat: Seat, h: Hand) -> bool:

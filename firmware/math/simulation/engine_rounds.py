@@ -102,6 +102,8 @@ def play_engine_rounds(rules: GameRules, rounds: int, seed: Any) -> Tally:
             cards = shoes()
         pos = 0
         while rnd.need == "card":  # the burn card(s) of the new shoe (baseline §1.3)
+            if pos == len(cards):
+                cards = shoes.whole()
             apply(card_in[cards[pos]])
             pos += 1
         credits_before = seat.credits
@@ -113,7 +115,11 @@ def play_engine_rounds(rules: GameRules, rounds: int, seed: Any) -> Tally:
             # Expecting is built only where its details are read (decisions, draws)
             kind = rnd.need
             if kind == "card":
-                card = cards[pos]
+                try:
+                    card = cards[pos]
+                except IndexError:  # a long round: the rest of the same shoe
+                    cards = shoes.whole()
+                    card = cards[pos]
                 pos += 1
                 if infinite:
                     while counts[card] == 0:
@@ -144,6 +150,10 @@ class _Shoes:
 
     KEEP = 120
     BATCH = 64
+    #: cards of each shoe made Python ints up front (a round of one seat uses about 6;
+    #: :meth:`whole` gives the rest of the same shoe to a longer one). WHY: converting all
+    #: :data:`KEEP` was a quarter of a shoe's cost
+    HEAD = 16
 
     def __init__(self, rng: np.random.Generator, deck: np.ndarray, *, batched: bool) -> None:
         self._rng, self._deck = rng, deck
@@ -166,15 +176,26 @@ class _Shoes:
                                np.uint32)
         self._out = np.empty((self.BATCH, self._keep), np.int64)
         self._ready: list[list[int]] = []
+        self._last: list[int] = []
 
     def __call__(self) -> list[int]:
+        """The next shoe's first cards (:data:`HEAD` of them when batched, else all
+        :data:`KEEP`); :meth:`whole` gives all of the same shoe."""
         if not self.batched:
             self._shoe[:] = self._deck
             self._rng.shuffle(self._shoe)
-            return self._shoe[:self._keep].tolist()
+            self._last = self._shoe[:self._keep].tolist()
+            return self._last
         if not self._ready:
             self._fill()
         return self._ready.pop()
+
+    def whole(self) -> list[int]:
+        """The first :data:`KEEP` cards of the shoe the last call gave."""
+        if not self.batched:
+            return self._last
+        # the rows are popped in order: the last one given is the one before those left
+        return self._out[self.BATCH - 1 - len(self._ready)].tolist()
 
     def _fill(self) -> None:
         """The next BATCH shoes (kept in reverse, popped from the end)."""
@@ -190,7 +211,7 @@ class _Shoes:
             n, self._pos = self._kernel.shuffles(self._deck, self._draws, self._pos,
                                                  self._masks, self._out[made:])
             made += n
-        self._ready = self._out.tolist()[::-1]
+        self._ready = self._out[:, :min(self.HEAD, self._keep)].tolist()[::-1]
 
 
 #: The strategy's answers by every argument of ``decide`` (see :func:`_decider`), per
