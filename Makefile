@@ -12,6 +12,7 @@ BIN    := $(VENV)/bin
 STAMP  := $(VENV)/.installed
 DEMO   := $(VENV)/.installed-demo
 AOT    := $(VENV)/.installed-sp80090b-aot
+MATHAOT := $(VENV)/.installed-math-aot
 ETG    := $(BIN)/etg
 # Tests draw with SDL's dummy driver and never need a display.
 TESTENV := SDL_VIDEODRIVER=dummy SDL_AUDIODRIVER=dummy PYGAME_HIDE_SUPPORT_PROMPT=1
@@ -19,7 +20,7 @@ JOBS   ?= 2
 
 .PHONY: setup system-packages run test test-hil lint bench rng-check sample-report pi-check clean par rules-doc
 
-setup: system-packages $(STAMP) $(AOT)
+setup: system-packages $(STAMP) $(AOT) $(MATHAOT)
 
 # Debian packages the floor's tests use (Mosquitto, PostgreSQL, chromium): installed with
 # apt when missing and we are root; a quick check when they are there.
@@ -38,6 +39,13 @@ $(STAMP): pyproject.toml
 $(AOT): $(STAMP) $(wildcard rng/cert/sp80090b/compiled.py rng/cert/sp80090b/kernels/*.py)
 	$(BIN)/python -m rng.cert.sp80090b.kernels.aot
 	@touch $(AOT)
+
+# `etg par`'s dealer-law kernel compiled ahead of time into .venv's site-packages (numba's
+# AOT compiler, this CPU) so that a PAR calculation starts without importing numba
+# (docs/math.md, "Speed"); without a C compiler the JIT kernel gives the same figures.
+$(MATHAOT): $(STAMP) $(wildcard firmware/math/dealer/removed_cards_kernel.py firmware/math/dealer/removed_cards_aot.py)
+	$(BIN)/python -m firmware.math.dealer.removed_cards_aot
+	@touch $(MATHAOT)
 
 # The demo's own environment: the table (pyserial, pygame, cryptography) and numpy for the
 # automatic players' basic strategy. A full `make setup` (newer) covers it.

@@ -5,8 +5,9 @@ P(outcome and no dealer Blackjack) of the shoe ``c0 - removed`` (``c0``: the sho
 the up card), with P(Blackjack) as the last entry, as
 :func:`firmware.math.dealer.many_shoes.joint_laws` does for one composition: the law a
 card-removal calculation needs, since the player's cards change the Blackjack
-probability too. The compiled kernel (:mod:`firmware.math.dealer.removed_cards_kernel`, numba) does
-it in about 5 microseconds a law; without numba the same laws come from the numpy
+probability too. The compiled kernel (:mod:`firmware.math.dealer.removed_cards_kernel`, numba; compiled
+ahead of time by ``make setup`` so that no numba is imported) does it in about 5
+microseconds a law; without numba the same laws come from the numpy
 implementation, about twenty times slower.
 """
 
@@ -20,6 +21,13 @@ from firmware.math.dealer.many_shoes import joint_laws, paths
 
 
 def _kernel() -> Any | None:
+    """The compiled kernel: the ahead-of-time build when it is current (no numba to
+    import: :mod:`firmware.math.dealer.removed_cards_aot`), else numba's JIT one."""
+    from firmware.math.dealer.removed_cards_aot import aot
+
+    mod = aot()
+    if mod is not None:
+        return mod
     try:
         from firmware.math.cache import load_kernel
 
@@ -54,7 +62,7 @@ def exact_joint_laws(kind: str, c0: np.ndarray, removed: np.ndarray, up: int, h1
         comps = np.maximum(np.asarray(c0, dtype=np.int64)[None, :] - removed, 0)
         return joint_laws(kind, comps, up, h17)
     p = paths(up, h17)
-    c0 = np.asarray(c0, dtype=np.int64)
+    c0 = np.ascontiguousarray(c0, dtype=np.int64)
     code = ((removed > 0) * (1 << np.arange(10))).sum(axis=1)
     order = np.argsort(code, kind="stable")
     rem = np.ascontiguousarray(removed[order])
@@ -62,8 +70,9 @@ def exact_joint_laws(kind: str, c0: np.ndarray, removed: np.ndarray, up: int, h1
     starts = np.concatenate([[0], np.nonzero(np.diff(cs))[0] + 1, [len(cs)]]).astype(np.int64)
     out = np.zeros((rem.shape[0], 8))
     k.grouped_laws(c0, rem, starts, np.ascontiguousarray(p.m, dtype=np.int64),
-                   p.size.astype(np.int64), p.outcome.astype(np.int64),
-                   _base(c0, p.m, p.size, p.ways), out)
+                   np.ascontiguousarray(p.size, dtype=np.int64),
+                   np.ascontiguousarray(p.outcome, dtype=np.int64),
+                   np.ascontiguousarray(_base(c0, p.m, p.size, p.ways), dtype=np.float64), out)
     res = np.empty_like(out)
     res[order] = out
     return res
