@@ -51,10 +51,12 @@ SIEVE = r"""
 /PER_PACKET/ { next }
 /^[0-9]+: Denied PUBLISH from / {
   c = $5
-  if (index($0, "'etg/table/" c "/") && $0 ~ /'etg\/table\/[^\/']+\/(status|online|records|signature)'/) next
+  own = index($0, "'etg/table/" c "/")
+  if (own && $0 ~ /'etg\/table\/[^\/']+\/(status|online|records|signature)'/) next
   t = $1
   if (t != at[c]) {
-    if (more[c]) print t " Denied PUBLISH from " c " (" more[c] " more refused in the second before)"
+    if (more[c]) print t " Denied PUBLISH from " c " (" more[c] \
+      " more refused in the second before)"
     at[c] = t; n[c] = 0; more[c] = 0
   }
   if (++n[c] > DENIED) { more[c]++; next }
