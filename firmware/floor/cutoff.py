@@ -110,6 +110,10 @@ class BrokerCutoff:
         list of cut-off tables asked for (the answer is compared with ``quarantined``)."""
         with self._lock:
             self.wanted = set(quarantined)
+            # what was asked before is settled by this listing (an answer lost with the
+            # old connection would otherwise stay overdue for good)
+            self._pending.clear()
+            self._overdue = False
         self._send("probe", [
             {"command": "setDefaultACLAccess", "acls": [
                 {"acltype": k, "allow": v} for k, v in DEFAULT_ACCESS.items()]},

@@ -260,3 +260,82 @@ def test_a_broker_without_the_plugin_is_a_banner_not_a_silent_no_op(
         ing.stop()
     finally:
         r.close()
+
+
+def _quarantine(ing: Ingest, tid: str) -> None:
+    from firmware.floor.ledger import Incoming
+
+    ing._put([Incoming(tid, "bad", {"topic": f"etg/table/{tid}/records", "reason": "test",
+                                    "sample": "", "quarantine": True}, time.time())], 0)
+    wait_for(f"{tid} quarantined and cut off", lambda: tid in ing.quarantined
+             and not ing.cutoff._pending and ing.cutoff.state() is None)
+
+
+def _reaches_floor(rig: FloorRig, ing: Ingest, tid: str, k: int = 50) -> int:
+    """How many of ``k`` status messages of ``tid`` reach the floor's edge."""
+    me = identity(rig.dir, tid)
+    c = make_client(tid, ca_paths(rig.dir).cert, me.cert, me.key, clean=True)
+    c.connect("127.0.0.1", rig.broker_port, 10)
+    c.loop_start()
+    try:
+        _barrier(ing)
+        before = ing.received.get(tid, 0)
+        infos = [c.publish(f"etg/table/{tid}/status", b"{}", qos=1) for _ in range(k)]
+        infos[-1].wait_for_publish(DEADLINE_S)
+        _barrier(ing)
+        return ing.received.get(tid, 0) - before
+    finally:
+        c.loop_stop()
+        c.disconnect()
+
+
+def test_a_table_cannot_command_the_plugin(rig: FloorRig) -> None:
+    """The plugin's control topic is the floor's alone: a quarantined table asking it to
+    let itself in (and to grant everything by default), or another table asking it to cut
+    an honest one off, is refused by the broker's ACL — nothing changes."""
+    import orjson
+
+    ing = _floor(rig)
+    _quarantine(ing, "FLOOD")
+    for attacker, commands in (
+            ("FLOOD", [{"command": "deleteClient", "username": "FLOOD"},
+                       {"command": "setDefaultACLAccess", "acls": [
+                           {"acltype": k, "allow": True}
+                           for k in cutoff_mod.DEFAULT_ACCESS]}]),
+            ("H1", cutoff_mod.cut_commands("H2"))):
+        me = identity(rig.dir, attacker)
+        c = make_client(attacker, ca_paths(rig.dir).cert, me.cert, me.key, clean=True)
+        c.connect("127.0.0.1", rig.broker_port, 10)
+        c.loop_start()
+        try:
+            c.subscribe(cutoff_mod.RESPONSE_TOPIC, 1)
+            c.publish(cutoff_mod.CONTROL_TOPIC, orjson.dumps({"commands": commands}),
+                      qos=1).wait_for_publish(DEADLINE_S)
+        finally:
+            c.loop_stop()
+            c.disconnect()
+    assert _reaches_floor(rig, ing, "FLOOD") == 0
+    assert _reaches_floor(rig, ing, "H2") == 50
+    ing.cutoff.connected(ing.quarantined)  # the plugin's list, asked again
+    wait_for("the plugin's listing", lambda: not ing.cutoff._pending)
+    assert ing.cutoff.cut == {"FLOOD"} and ing.cutoff.state() is None
+    ing.stop()
+
+
+def test_a_broker_restart_keeps_the_cut(rig: FloorRig) -> None:
+    """The plugin's own file holds the cut: the broker stopped and started again still
+    refuses the quarantined table, before the floor has said anything."""
+    ing = _floor(rig)
+    _quarantine(ing, "FLOOD")
+    ing.stop()
+    rig.stop_broker()
+    rig.start_broker()
+    assert "etg-quarantined" in (rig.dir / broker_mod.DYNSEC_FILE).read_text()
+    ing = Ingest(FloorLedger(Database(rig.db_url)), rig.dir, "127.0.0.1",
+                 rig.broker_port)
+    ing.cutoff.connected = lambda quarantined: None  # type: ignore[method-assign]
+    ing.start()
+    wait_for("the floor on the broker", ing.connected.is_set)
+    assert _reaches_floor(rig, ing, "FLOOD") == 0
+    assert _reaches_floor(rig, ing, "H1") == 50
+    ing.stop()
