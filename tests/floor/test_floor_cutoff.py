@@ -339,3 +339,38 @@ def test_a_broker_restart_keeps_the_cut(rig: FloorRig) -> None:
     assert _reaches_floor(rig, ing, "FLOOD") == 0
     assert _reaches_floor(rig, ing, "H1") == 50
     ing.stop()
+
+
+def test_a_cut_off_tables_flood_costs_the_floor_no_log_line() -> None:
+    """The broker's debug log (the refusals the ACL counts) passes through a sieve before
+    the floor reads it: a cut-off table's refused publishes on its own topics are dropped
+    there (thousands a second, each a line the floor would read); any client's other
+    refusals and its subscriptions at most DENIED_PER_S a second, the rest one count —
+    which the refusal watch still counts in full."""
+    import subprocess
+
+    from firmware.floor.acl_watch import RefusalWatch
+    from firmware.floor.broker_process import DENIED_PER_S, SIEVE, judge
+
+    awk = shutil.which("mawk") or shutil.which("awk")
+    if awk is None:
+        pytest.skip("no awk")
+    lines = [f"1700000000: Denied PUBLISH from FLOOD (d0, q0, r0, m0, "
+             f"'etg/table/FLOOD/{k}', ... (9 bytes))"
+             for _ in range(1000) for k in ("records", "status", "online", "signature")]
+    lines += ["1700000000: Denied PUBLISH from EVIL (d0, q1, r0, m3, "
+              "'etg/table/BJ-01/records', ... (9 bytes))"] * 5000
+    lines += ["1700000000: EVIL 0 etg/command/BJ-01"] * 3000
+    lines += ["1700000001: Denied PUBLISH from EVIL (d0, q1, r0, m3, "
+              "'etg/table/BJ-01/records', ... (9 bytes))", "1700000001: the end"]
+    out = subprocess.run([awk, SIEVE], input="\n".join(lines) + "\n", capture_output=True,
+                         text=True, check=True).stdout.splitlines()
+    assert not [x for x in out if "FLOOD" in x]
+    assert len(out) == 2 * DENIED_PER_S + 2 + 2  # 20 and a count of each, the second's two
+    reports: list[tuple[str, dict[str, Any]]] = []
+    watch = RefusalWatch(lambda tid, p: reports.append((tid, p)), every_s=1e9)
+    for x in out:
+        watch.saw(judge(x)[1], 0.0)
+    watch.flush(2e9)
+    publishes = sum(p["publishes"] for t, p in reports if t == "EVIL")
+    assert publishes == 5001
