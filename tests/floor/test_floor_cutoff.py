@@ -374,3 +374,32 @@ def test_a_cut_off_tables_flood_costs_the_floor_no_log_line() -> None:
     watch.flush(2e9)
     publishes = sum(p["publishes"] for t, p in reports if t == "EVIL")
     assert publishes == 5001
+
+
+def test_the_served_floor_cuts_a_flood_off_and_the_pit_lets_it_in_again(
+        tmp_path: Path) -> None:
+    """`etg floor serve --start-broker` as a property runs it: a flooding table is
+    quarantined and cut off (the broker disconnects it, the plugin says it disabled it);
+    a supervisor clears the quarantine on its page; the broker lets it in again — and,
+    flooding on, it is quarantined and cut off once more."""
+    from floor_rig import floor_rig
+
+    with floor_rig(tmp_path, ["FLOOD", "H1"]) as rig:
+        rig.start_floor("--start-broker")
+        rig.log_in()
+        flood = Flooder(rig, "FLOOD").start()
+        try:
+            def disabled() -> int:
+                return rig.log_text("floor").count("disableClient | username=FLOOD")
+
+            wait_for("FLOOD cut off by the served floor's broker", lambda: disabled() >= 1
+                     and flood.disconnects >= 1)
+            assert rig.tiles()["FLOOD"]["quarantined"]
+            wait_for("FLOOD connected again", flood.c.is_connected)
+            rig.post("/table/FLOOD/clear-quarantine", reason="reflashed, watching it")
+            wait_for("the broker told to let FLOOD in", lambda: "deleteClient | username="
+                     "FLOOD" in rig.log_text("floor"))
+            wait_for("FLOOD, flooding on, cut off again", lambda: disabled() >= 2)
+            assert "did not answer the floor's cut-off" not in rig.log_text("floor")
+        finally:
+            flood.stop()
