@@ -46,8 +46,8 @@ DENIED_PER_S = 20
 #: the sieve (mawk, awk): the per-packet lines dropped; a table's refused publishes on its
 #: own four topics dropped too — only a table cut off at quarantine is refused there
 #: (firmware.floor.cutoff): its flood must cost the floor nothing, not even a log line;
-#: any client's other refusals, and its subscriptions (each one a line), at most
-#: DENIED_PER_S a second, then one line with the count
+#: any client's other refusals, its subscriptions and its connection lines (a client
+#: reconnecting in a loop), at most DENIED_PER_S a second each, then one line with the count
 SIEVE = r"""
 function flush(t) {
   for (k in more) {
@@ -55,8 +55,8 @@ function flush(t) {
       print t " Denied PUBLISH from " substr(k, 3) " (" more[k] \
         " more refused in the second before)"
     else
-      print t " Subscriptions of " substr(k, 3) ": " more[k] \
-        " more in the second before, not shown"
+      print t " " (k ~ /^s / ? "Subscriptions" : "Connection lines") " of " substr(k, 3) \
+        ": " more[k] " more in the second before, not shown"
   }
   split("", more); split("", n); last = t
 }
@@ -72,6 +72,8 @@ $1 != last { flush($1) }
   if (cap("p " $5)) next
 }
 /^[0-9]+: [^ ]+ [0-9]+ / { if (cap("s " $2)) next }
+/^[0-9]+: New client connected from / { if (cap("c " $8)) next }
+/^[0-9]+: Client [^ ]+ / { if (cap("c " $3)) next }
 { print; fflush() }
 """.replace("PER_PACKET", PER_PACKET.replace("/", "\\/")).replace("DENIED", str(DENIED_PER_S))
 

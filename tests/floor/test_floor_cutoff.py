@@ -345,7 +345,8 @@ def test_a_cut_off_tables_flood_costs_the_floor_no_log_line() -> None:
     """The broker's debug log (the refusals the ACL counts) passes through a sieve before
     the floor reads it: a cut-off table's refused publishes on its own topics are dropped
     there (thousands a second, each a line the floor would read); any client's other
-    refusals and its subscriptions at most DENIED_PER_S a second, the rest one count —
+    refusals, its subscriptions and its connection lines (reconnecting in a loop) at most
+    DENIED_PER_S a second each, the rest one count —
     which the refusal watch still counts in full."""
     import subprocess
 
@@ -361,12 +362,15 @@ def test_a_cut_off_tables_flood_costs_the_floor_no_log_line() -> None:
     lines += ["1700000000: Denied PUBLISH from EVIL (d0, q1, r0, m3, "
               "'etg/table/BJ-01/records', ... (9 bytes))"] * 5000
     lines += ["1700000000: EVIL 0 etg/command/BJ-01"] * 3000
+    lines += ["1700000000: New client connected from 127.0.0.1:4242 as EVIL (p2, c0, k10, "
+              "u'EVIL').", "1700000000: Client EVIL closed its connection."] * 500
     lines += ["1700000001: Denied PUBLISH from EVIL (d0, q1, r0, m3, "
               "'etg/table/BJ-01/records', ... (9 bytes))", "1700000001: the end"]
     out = subprocess.run([awk, SIEVE], input="\n".join(lines) + "\n", capture_output=True,
                          text=True, check=True).stdout.splitlines()
     assert not [x for x in out if "FLOOD" in x]
-    assert len(out) == 2 * DENIED_PER_S + 2 + 2  # 20 and a count of each, the second's two
+    assert len(out) == 3 * DENIED_PER_S + 3 + 2  # 20 and a count of each, the second's two
+    assert "Connection lines of EVIL: 980 more" in "\n".join(out)
     reports: list[tuple[str, dict[str, Any]]] = []
     watch = RefusalWatch(lambda tid, p: reports.append((tid, p)), every_s=1e9)
     for x in out:
