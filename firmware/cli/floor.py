@@ -145,10 +145,10 @@ def cmd_broker(args: argparse.Namespace) -> int:
     host, port = parse_host_port(args.listen, "--listen")
     conf = write_config(Path(args.dir), port, host, log_denied=not args.no_denied_log)
     dynsec = Path(args.dir) / DYNSEC_FILE
-    print(f"wrote {conf} and {Path(args.dir) / 'broker.acl'}"
-          + (f"; the dynamic security plugin's state is {dynsec}" if dynsec_plugin() is not None else
-             "; Mosquitto's dynamic security plugin is NOT installed: a quarantined table "
-             "cannot be cut off at the broker (docs/floor.md)"), flush=True)
+    plugin = (f"the dynamic security plugin's state is {dynsec}" if dynsec_plugin() else
+              "Mosquitto's dynamic security plugin is NOT installed: a quarantined table "
+              "cannot be cut off at the broker (docs/floor.md)")
+    print(f"wrote {conf} and {Path(args.dir) / 'broker.acl'}; {plugin}", flush=True)
     if args.write_only:
         return 0
     from firmware.floor.broker_process import BrokerSupervisor, run_until_stopped
