@@ -7,6 +7,13 @@
 set -eu
 missing=""
 command -v mosquitto >/dev/null 2>&1 || [ -x /usr/sbin/mosquitto ] || missing="$missing mosquitto"
+# the broker's cut-off of a quarantined table needs Mosquitto's dynamic security plugin
+# (Debian's mosquitto package ships it, 2.0 and later) and its log sieve awk (mawk)
+if [ -z "$missing" ] && ! ls /usr/lib/*/mosquitto_dynamic_security.so \
+        /usr/lib/mosquitto_dynamic_security.so 2>/dev/null | grep -q .; then
+    echo "note: Mosquitto's dynamic security plugin is missing (Mosquitto 2.0 or later ships it): the floor cannot cut a quarantined table off at the broker (docs/floor.md)" >&2
+fi
+command -v awk >/dev/null 2>&1 || missing="$missing mawk"
 ls /usr/lib/postgresql/*/bin/initdb >/dev/null 2>&1 || missing="$missing postgresql"
 [ -x /usr/bin/chromium ] || missing="$missing chromium"
 [ -x /usr/bin/chromedriver ] || missing="$missing chromium-driver"

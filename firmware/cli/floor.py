@@ -139,12 +139,16 @@ def cmd_certs(args: argparse.Namespace) -> int:
 
 
 def cmd_broker(args: argparse.Namespace) -> int:
-    from firmware.floor.broker import write_config
+    from firmware.floor.broker import DYNSEC_FILE, dynsec_plugin, write_config
     from firmware.floor.mqtt import parse_host_port
 
     host, port = parse_host_port(args.listen, "--listen")
     conf = write_config(Path(args.dir), port, host, log_denied=not args.no_denied_log)
-    print(f"wrote {conf} and {Path(args.dir) / 'broker.acl'}", flush=True)
+    dynsec = Path(args.dir) / DYNSEC_FILE
+    plugin = (f"the dynamic security plugin's state is {dynsec}" if dynsec_plugin() else
+              "Mosquitto's dynamic security plugin is NOT installed: a quarantined table "
+              "cannot be cut off at the broker (docs/floor.md)")
+    print(f"wrote {conf} and {Path(args.dir) / 'broker.acl'}; {plugin}", flush=True)
     if args.write_only:
         return 0
     from firmware.floor.broker_process import BrokerSupervisor, run_until_stopped

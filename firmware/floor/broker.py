@@ -148,12 +148,13 @@ def config_text(root: Path, port: int, host: str = "127.0.0.1", persist: bool = 
 
 
 def write_config(root: Path, port: int, host: str = "127.0.0.1", *, extra_acl: str = "",
-                 log_denied: bool = False) -> Path:
+                 log_denied: bool = False, cutoff: bool = True) -> Path:
+    """``cutoff=False``: without the dynamic security plugin (a benchmark's "before")."""
     if not ca_paths(root).cert.exists():
         raise UserError(f"{root}: no floor CA here (run etg floor certs first)")
     (root / "broker.acl").write_text(acl_text(extra_acl))
-    plugin = dynsec_plugin()
-    if plugin is None:
+    plugin = dynsec_plugin() if cutoff else None
+    if plugin is None and cutoff:
         log.error("Mosquitto's dynamic security plugin is not installed: the broker cannot "
                   "cut a quarantined table off (the floor's pages will say so)")
     elif not (root / DYNSEC_FILE).exists():  # never over the broker's own (its quarantines)
@@ -174,13 +175,14 @@ def mosquitto_binary() -> str:
 
 def start_broker(root: Path, port: int, host: str = "127.0.0.1",
                  log: Any = None, *, extra_acl: str = "",
-                 log_denied: bool = False) -> subprocess.Popen[bytes]:
+                 log_denied: bool = False, cutoff: bool = True) -> subprocess.Popen[bytes]:
     """Mosquitto on the generated configuration, as a child process (its log to ``log``,
     a file object, else this process's stderr). It gets SIGTERM when the thread that
     started it ends, even by ``kill -9`` of this process (etgcore.child): an orphaned
     broker would keep the floor's port, and the next ``etg floor serve --start-broker``
     could not listen on it. Start it from a thread that lives as long as it should."""
-    conf = write_config(root, port, host, extra_acl=extra_acl, log_denied=log_denied)
+    conf = write_config(root, port, host, extra_acl=extra_acl, log_denied=log_denied,
+                        cutoff=cutoff)
     with signals_held():
         # its own process group: a Ctrl-C at the terminal stops the floor service, which
         # then stops its broker (rather than both at once, the broker's end seen as a crash)

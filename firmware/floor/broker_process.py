@@ -41,24 +41,39 @@ START_TIMEOUT_S = 10.0
 #: Mosquitto's debug lines for each packet (the refused publishes are kept)
 PER_PACKET = ("^[0-9]+: ((Received|Sending) (PUBLISH|PUBACK|PINGREQ|PINGRESP|SUBSCRIBE|SUBACK"
               "|CONNACK|DISCONNECT)|No will message|New connection from|\t)")  # \t: a tab
-#: refused publishes of one client passed on a second (the rest counted in one line)
+#: refused publishes (and subscriptions) of one client passed on a second; the rest counted
 DENIED_PER_S = 20
 #: the sieve (mawk, awk): the per-packet lines dropped; a table's refused publishes on its
 #: own four topics dropped too — only a table cut off at quarantine is refused there
 #: (firmware.floor.cutoff): its flood must cost the floor nothing, not even a log line;
-#: any client's other refusals at most DENIED_PER_S a second, then one line with the count
+#: any client's other refusals, its subscriptions and its connection lines (a client
+#: reconnecting in a loop), at most DENIED_PER_S a second each, then one line with the count
 SIEVE = r"""
+function flush(t) {
+  for (k in more) {
+    if (k ~ /^p /)
+      print t " Denied PUBLISH from " substr(k, 3) " (" more[k] \
+        " more refused in the second before)"
+    else
+      print t " " (k ~ /^s / ? "Subscriptions" : "Connection lines") " of " substr(k, 3) \
+        ": " more[k] " more in the second before, not shown"
+  }
+  split("", more); split("", n); last = t
+}
+function cap(k) {
+  if (++n[k] > DENIED) { more[k]++; return 1 }
+  return 0
+}
+$1 != last { flush($1) }
 /PER_PACKET/ { next }
 /^[0-9]+: Denied PUBLISH from / {
-  c = $5
-  if (index($0, "'etg/table/" c "/") && $0 ~ /'etg\/table\/[^\/']+\/(status|online|records|signature)'/) next
-  t = $1
-  if (t != at[c]) {
-    if (more[c]) print t " Denied PUBLISH from " c " (" more[c] " more refused in the second before)"
-    at[c] = t; n[c] = 0; more[c] = 0
-  }
-  if (++n[c] > DENIED) { more[c]++; next }
+  own = index($0, "'etg/table/" $5 "/")
+  if (own && $0 ~ /'etg\/table\/[^\/']+\/(status|online|records|signature)'/) next
+  if (cap("p " $5)) next
 }
+/^[0-9]+: [^ ]+ [0-9]+ / { if (cap("s " $2)) next }
+/^[0-9]+: New client connected from / { if (cap("c " $8)) next }
+/^[0-9]+: Client [^ ]+ / { if (cap("c " $3)) next }
 { print; fflush() }
 """.replace("PER_PACKET", PER_PACKET.replace("/", "\\/")).replace("DENIED", str(DENIED_PER_S))
 

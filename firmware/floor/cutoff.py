@@ -110,6 +110,10 @@ class BrokerCutoff:
         list of cut-off tables asked for (the answer is compared with ``quarantined``)."""
         with self._lock:
             self.wanted = set(quarantined)
+            # what was asked before is settled by this listing (an answer lost with the
+            # old connection would otherwise stay overdue for good)
+            self._pending.clear()
+            self._overdue = False
         self._send("probe", [
             {"command": "setDefaultACLAccess", "acls": [
                 {"acltype": k, "allow": v} for k, v in DEFAULT_ACCESS.items()]},
@@ -148,9 +152,10 @@ class BrokerCutoff:
                       len(payload))
             return
         try:
-            responses = orjson.loads(payload)["responses"]
-            assert isinstance(responses, list)
-        except Exception:
+            responses = orjson.loads(payload).get("responses")
+        except (orjson.JSONDecodeError, AttributeError):
+            responses = None
+        if not isinstance(responses, list):
             log.error("the broker's dynamic-security answer is not what the plugin sends")
             return
         done: dict[str, str] = {}
@@ -217,13 +222,14 @@ class BrokerCutoff:
             changed = bool(late) != self._overdue
             self._overdue = bool(late)
         if changed:
-            self._report()
+            self._report(now)
 
-    def state(self) -> str | None:
+    def state(self, now: float | None = None) -> str | None:
         """What is wrong with the cut-off now (None: the broker does what it is asked)."""
+        now = time.monotonic() if now is None else now
         with self._lock:
             overdue = [w for t, w in self._pending.values()
-                       if time.monotonic() - t > ANSWER_S] if self._overdue else []
+                       if now - t > ANSWER_S] if self._overdue else []
             errors = dict(self._errors)
         if overdue:
             return (f"the broker did not answer the floor's cut-off ({overdue[0]}) within "
@@ -234,8 +240,8 @@ class BrokerCutoff:
             return f"the broker refused the floor's cut-off ({what}): {err}"
         return None
 
-    def _report(self) -> None:
-        self.problem(self.state())
+    def _report(self, now: float | None = None) -> None:
+        self.problem(self.state(now))
 
 
 def _denies_all(data: Any) -> bool:

@@ -61,8 +61,9 @@ class Health:
         self.beats: Callable[[], dict[str, float]] = dict
         self.expecting: Callable[[], bool] = lambda: False
         self._warned: tuple[str, ...] = ()
-        #: why the broker cannot cut a quarantined table off (None: it can)
-        self.cutoff: str | None = None
+        #: lasting troubles by name (the broker's cut-off of quarantined tables, the
+        #: store's repeated failures): each a line of the banner while it lasts
+        self.problems: dict[str, str] = {}
 
     def heard(self, at: float) -> None:
         self.newest = at
@@ -117,8 +118,7 @@ class Health:
                 what = ("the floor's heartbeat through the broker has not come back"
                         if name == "network" else f"the {name} thread has not beaten")
                 out[name] = f"{what} for {age:.0f} s"
-        if self.cutoff is not None:
-            out["cutoff"] = self.cutoff
+        out.update(self.problems)
         heard = self.newest if self.newest is not None else since
         quiet = time.time() - max(heard, since)
         if broker_up and quiet > QUIET_S and self.expecting():
@@ -169,16 +169,27 @@ class Health:
                       "reconnecting", where)
         self._changed()
 
-    def cutoff_problem(self, why: str | None) -> None:
-        """The broker's cut-off of quarantined tables fails (``why``), or works again."""
-        if why == self.cutoff:
-            return
+    def problem(self, name: str, why: str | None) -> None:
+        """A lasting trouble (``why``) begins, changes, or ends (None)."""
+        with self._lock:
+            if self.problems.get(name) == why:
+                return
+            was = self.problems.pop(name, None)
+            if why is not None:
+                self.problems[name] = why
         if why is not None:
             log.error("floor health: %s", why)
-        elif self.cutoff is not None:
-            log.info("the broker cuts quarantined tables off again")
-        self.cutoff = why
+        elif was is not None:
+            log.info("floor health: no longer: %s", was)
         self._changed()
+
+    def cutoff_problem(self, why: str | None) -> None:
+        """The broker's cut-off of quarantined tables fails (``why``), or works again."""
+        self.problem("cutoff", why)
+
+    def store_problem(self, why: str | None) -> None:
+        """The store keeps failing (``why``), or works again."""
+        self.problem("store", why)
 
     def database_up(self, up: bool, error: str = "") -> None:
         with self._lock:

@@ -37,6 +37,7 @@ from firmware.floor.certs import FLOOR_SERVICE, ca_paths, identity
 from firmware.floor.cutoff import RESPONSE_TOPIC, BrokerCutoff
 from firmware.floor.errors import DatabaseAway
 from firmware.floor.escape import one_line
+from firmware.floor.failures import Failures
 from firmware.floor.health import Health
 from firmware.floor.inbox import Size, sample
 from firmware.floor.ledger import FloorLedger, Incoming
@@ -58,21 +59,20 @@ LINGER_S = 0.02
 #: a table with a gap gets its acknowledgement repeated at most this often
 GAP_ACK_S = 1.0
 #: bytes of messages waiting for the store thread, at most: past it, messages are dropped
-#: (never acknowledged, so the tables send them again) rather than the floor's memory grown
+#: unacknowledged (the tables send them again) rather than the floor's memory grown
 INBOX_BYTES = 64 * 1024 * 1024
-#: of which one table may hold at most this much: a table flooding the floor with valid
-#: messages fills its own share, not the others' (its excess is dropped unacknowledged,
-#: and it sends it again later; an honest table's backlog drain is a few MB at most)
+#: of which one table may hold at most this much: a flooding table fills its own share
+#: (its excess dropped unacknowledged; an honest backlog drain is a few MB at most)
 TABLE_INBOX_BYTES = 4 * 1024 * 1024
 #: seconds between two log lines about one table's bad messages
 BAD_LOG_S = 10.0
-#: the MQTT keep-alive: a dead broker is noticed at once (the connection closes); this
-#: bounds a silent loss (5 s was missed under CPU starvation: needless reconnects)
+#: the MQTT keep-alive: bounds a silent loss (a dead broker closes the connection;
+#: 5 s was missed under CPU starvation: needless reconnects)
 KEEPALIVE_S = 15
-#: what a presence message counts for in a table's budget and the waiting room (bytes)
-ONLINE_BYTES = 1024
-#: software checks past their deadline are looked for this often (seconds)
-DEADLINE_EVERY_S = 5.0
+ONLINE_BYTES = 1024  # a presence message's bytes in a table's budget and the inbox
+DEADLINE_EVERY_S = 5.0  # seconds between looks for software checks past their deadline
+#: seconds the store thread waits after a pass that failed
+FAILED_PASS_S = 1.0
 #: a batch that takes longer than this to store is logged (the tables wait meanwhile)
 SLOW_S = 1.0
 
@@ -95,9 +95,8 @@ class Ingest:
         self.client.suppress_exceptions = True  # a second net under our own containment
         self._pinged = 0.0
         self._deadline_at = 0.0
-        #: what each MQTT message brought (a status, or a table's next records), in order;
-        #: the store thread is woken once per batch, not once per message (a wake-up per
-        #: message was a third of the floor's CPU at 1,000 tables)
+        #: what each MQTT message brought, in order; the store thread is woken once per
+        #: batch (a wake-up per message was a third of the floor's CPU at 1,000 tables)
         self.inbox: deque[list[Any]] = deque()
         self._arrived = threading.Event()
         self._queued = 0  # bytes waiting in the inbox
@@ -110,9 +109,8 @@ class Ingest:
         self.ingested = 0
         self._stop = False
         self._gap_acked: dict[str, float] = {}
-        #: tables acknowledged since the floor last (re)connected: the first news of each
-        #: (its retained status, on the floor's subscription) is answered with its ack, so
-        #: what it published while the floor was not subscribed goes again at once
+        #: tables acknowledged since the floor (re)connected: the first news of each is
+        #: answered with its ack, so what it sent meanwhile goes again at once
         self._greeted: set[str] = set()
         self._known: set[str] = set()  # table ids already checked (paho's thread)
         self._status_since: set[str] = set()  # tables with a status since the connect
@@ -120,10 +118,12 @@ class Ingest:
         self.rate = TableRate()  # each table's records budget (bytes a second)
         #: messages that reached the edge, by table (what a cut-off must bring to a stop)
         self.received: dict[str, int] = {}
-        #: the broker refuses a quarantined table (docs/floor.md "Quarantine")
-        self.cutoff = BrokerCutoff(
+        self.cutoff = BrokerCutoff(  # the broker refuses a quarantined table
             lambda topic, payload: self.client.publish(topic, payload, qos=1),
             self.health.cutoff_problem)
+        #: the store's failures: one traceback a kind, then counts (docs/floor.md)
+        self.failures = store.failures = Failures(log, "the floor's store",
+                                                  self.health.store_problem)
         self._thread = threading.Thread(target=self._run, name="floor-store", daemon=True)
 
     def start(self) -> Ingest:
@@ -189,9 +189,8 @@ class Ingest:
             self.health.broker_up(False, f"{self.host}:{self.port}")
 
     def _message(self, client: Any, userdata: Any, msg: Any) -> None:
-        """paho's thread: nothing a message holds may escape (paho would end the thread,
-        and never acknowledge the message, which the broker then delivers again to every
-        new floor process)."""
+        """paho's thread: nothing a message holds may escape (paho would end the thread and
+        never acknowledge it: the broker delivers it again to every new floor process)."""
         try:
             self._take_message(msg)
         except Exception as exc:
@@ -267,9 +266,8 @@ class Ingest:
         self._put(items, len(payload))
 
     def _live_status(self, tid: str, msg: Any) -> bool:
-        """Whether a status is live (its ``sent`` is the lag), not the broker's retained
-        copy, which comes first after the floor subscribes: Mosquitto marks live ones
-        retained too, so every real table's lag went unmeasured (red team h43 F5)."""
+        """Whether a status is live (its ``sent`` is the lag), not the retained copy that
+        comes first after the floor subscribes (Mosquitto marks live ones retained too)."""
         if tid in self._status_since:
             return True
         self._status_since.add(tid)
@@ -296,13 +294,12 @@ class Ingest:
 
     def _log_bad(self, tid: str, topic: str, reason: str, now: float) -> None:
         last, count = self._bad_logged.get(tid, (0.0, 0))
-        if now - last >= BAD_LOG_S:
-            more = f" ({count} more since the last line)" if count else ""
-            log.warning("table %s: bad message on %s refused: %s%s", tid, one_line(topic),
-                        one_line(reason), more)
-            self._bad_logged[tid] = (now, 0)
-        else:
+        if now - last < BAD_LOG_S:
             self._bad_logged[tid] = (last, count + 1)
+            return
+        log.warning("table %s: bad message on %s refused: %s%s", tid, one_line(topic),
+                    one_line(reason), f" ({count} more since the last line)" if count else "")
+        self._bad_logged[tid] = (now, 0)
 
     # -- the store thread ---------------------------------------------------------------
 
@@ -318,10 +315,10 @@ class Ingest:
             self.supervisor.beat("store")
             try:
                 self._pass()
-            except Exception:  # a bug here must not end the store thread
-                log.exception("the floor's store thread (the batch is dropped unacknowledged:"
-                              " the tables send it again)")
-                time.sleep(1.0)
+            except Exception as exc:  # a bug here must not end the store thread; the batch
+                # is dropped unacknowledged (the tables send it again)
+                self.failures.failed(exc, "the store thread")
+                time.sleep(FAILED_PASS_S)
 
     def _pass(self) -> None:
         if not self._arrived.wait(1.0) or self._stop:
@@ -356,9 +353,11 @@ class Ingest:
                     log.warning("the floor database took %.1f s to store %d messages (%d "
                                 "waiting)", took, len(batch), len(self.inbox))
                 self.health.database_up(True)
+                self.failures.ok()
                 break
             except DatabaseAway as exc:  # keep the batch, never acknowledge it
                 self.health.database_up(False, str(exc))
+                self.failures.failed(exc, "the database")
             except Exception:
                 found = self.store.apply_each(batch)
                 if found is not None:

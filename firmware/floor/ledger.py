@@ -23,6 +23,7 @@ from typing import Any
 from firmware.floor import gaming_day, plausibility, topics
 from firmware.floor.db import Database
 from firmware.floor.errors import DatabaseAway
+from firmware.floor.failures import Failures
 from firmware.floor.ledger_rules import Incoming, LedgerRules
 from firmware.floor.table_state import (
     Applied,
@@ -53,6 +54,9 @@ class FloorLedger(LedgerRules):
         self.tables: dict[str, TableState] = load_states(db)
         self._saved: dict[str, TableState | None] = {}
         self.rows = RowChanges()
+        #: a failure to store is logged with its traceback once a kind, then counted
+        #: (the ingest hands in its own, shared with the store thread's)
+        self.failures = Failures(log, "the floor's store")
 
     def state(self, tid: str, new: Work) -> TableState:
         st = self.tables.get(tid)
@@ -142,7 +146,7 @@ class FloorLedger(LedgerRules):
             except DatabaseAway:
                 return None
             except Exception as exc:
-                log.exception("table %s: the floor cannot store its messages", tid)
+                self.failures.failed(exc, "storing a table's messages", about=f"table {tid}")
                 why = f"the floor could not store it ({type(exc).__name__}: {exc})"
                 try:
                     got = self.apply([Incoming(tid, "bad", {

@@ -260,3 +260,150 @@ def test_a_broker_without_the_plugin_is_a_banner_not_a_silent_no_op(
         ing.stop()
     finally:
         r.close()
+
+
+def _quarantine(ing: Ingest, tid: str) -> None:
+    from firmware.floor.ledger import Incoming
+
+    ing._put([Incoming(tid, "bad", {"topic": f"etg/table/{tid}/records", "reason": "test",
+                                    "sample": "", "quarantine": True}, time.time())], 0)
+    wait_for(f"{tid} quarantined and cut off", lambda: tid in ing.quarantined
+             and not ing.cutoff._pending and ing.cutoff.state() is None)
+
+
+def _reaches_floor(rig: FloorRig, ing: Ingest, tid: str, k: int = 50) -> int:
+    """How many of ``k`` status messages of ``tid`` reach the floor's edge."""
+    me = identity(rig.dir, tid)
+    c = make_client(tid, ca_paths(rig.dir).cert, me.cert, me.key, clean=True)
+    c.connect("127.0.0.1", rig.broker_port, 10)
+    c.loop_start()
+    try:
+        _barrier(ing)
+        before = ing.received.get(tid, 0)
+        infos = [c.publish(f"etg/table/{tid}/status", b"{}", qos=1) for _ in range(k)]
+        infos[-1].wait_for_publish(DEADLINE_S)
+        _barrier(ing)
+        return ing.received.get(tid, 0) - before
+    finally:
+        c.loop_stop()
+        c.disconnect()
+
+
+def test_a_table_cannot_command_the_plugin(rig: FloorRig) -> None:
+    """The plugin's control topic is the floor's alone: a quarantined table asking it to
+    let itself in (and to grant everything by default), or another table asking it to cut
+    an honest one off, is refused by the broker's ACL — nothing changes."""
+    import orjson
+
+    ing = _floor(rig)
+    _quarantine(ing, "FLOOD")
+    for attacker, commands in (
+            ("FLOOD", [{"command": "deleteClient", "username": "FLOOD"},
+                       {"command": "setDefaultACLAccess", "acls": [
+                           {"acltype": k, "allow": True}
+                           for k in cutoff_mod.DEFAULT_ACCESS]}]),
+            ("H1", cutoff_mod.cut_commands("H2"))):
+        me = identity(rig.dir, attacker)
+        c = make_client(attacker, ca_paths(rig.dir).cert, me.cert, me.key, clean=True)
+        c.connect("127.0.0.1", rig.broker_port, 10)
+        c.loop_start()
+        try:
+            c.subscribe(cutoff_mod.RESPONSE_TOPIC, 1)
+            c.publish(cutoff_mod.CONTROL_TOPIC, orjson.dumps({"commands": commands}),
+                      qos=1).wait_for_publish(DEADLINE_S)
+        finally:
+            c.loop_stop()
+            c.disconnect()
+    assert _reaches_floor(rig, ing, "FLOOD") == 0
+    assert _reaches_floor(rig, ing, "H2") == 50
+    ing.cutoff.connected(ing.quarantined)  # the plugin's list, asked again
+    wait_for("the plugin's listing", lambda: not ing.cutoff._pending)
+    assert ing.cutoff.cut == {"FLOOD"} and ing.cutoff.state() is None
+    ing.stop()
+
+
+def test_a_broker_restart_keeps_the_cut(rig: FloorRig) -> None:
+    """The plugin's own file holds the cut: the broker stopped and started again still
+    refuses the quarantined table, before the floor has said anything."""
+    ing = _floor(rig)
+    _quarantine(ing, "FLOOD")
+    ing.stop()
+    rig.stop_broker()
+    rig.start_broker()
+    assert "etg-quarantined" in (rig.dir / broker_mod.DYNSEC_FILE).read_text()
+    ing = Ingest(FloorLedger(Database(rig.db_url)), rig.dir, "127.0.0.1",
+                 rig.broker_port)
+    ing.cutoff.connected = lambda quarantined: None  # type: ignore[method-assign]
+    ing.start()
+    wait_for("the floor on the broker", ing.connected.is_set)
+    assert _reaches_floor(rig, ing, "FLOOD") == 0
+    assert _reaches_floor(rig, ing, "H1") == 50
+    ing.stop()
+
+
+def test_a_cut_off_tables_flood_costs_the_floor_no_log_line() -> None:
+    """The broker's debug log (the refusals the ACL counts) passes through a sieve before
+    the floor reads it: a cut-off table's refused publishes on its own topics are dropped
+    there (thousands a second, each a line the floor would read); any client's other
+    refusals, its subscriptions and its connection lines (reconnecting in a loop) at most
+    DENIED_PER_S a second each, the rest one count —
+    which the refusal watch still counts in full."""
+    import subprocess
+
+    from firmware.floor.acl_watch import RefusalWatch
+    from firmware.floor.broker_process import DENIED_PER_S, SIEVE, judge
+
+    awk = shutil.which("mawk") or shutil.which("awk")
+    if awk is None:
+        pytest.skip("no awk")
+    lines = [f"1700000000: Denied PUBLISH from FLOOD (d0, q0, r0, m0, "
+             f"'etg/table/FLOOD/{k}', ... (9 bytes))"
+             for _ in range(1000) for k in ("records", "status", "online", "signature")]
+    lines += ["1700000000: Denied PUBLISH from EVIL (d0, q1, r0, m3, "
+              "'etg/table/BJ-01/records', ... (9 bytes))"] * 5000
+    lines += ["1700000000: EVIL 0 etg/command/BJ-01"] * 3000
+    lines += ["1700000000: New client connected from 127.0.0.1:4242 as EVIL (p2, c0, k10, "
+              "u'EVIL').", "1700000000: Client EVIL closed its connection."] * 500
+    lines += ["1700000001: Denied PUBLISH from EVIL (d0, q1, r0, m3, "
+              "'etg/table/BJ-01/records', ... (9 bytes))", "1700000001: the end"]
+    out = subprocess.run([awk, SIEVE], input="\n".join(lines) + "\n", capture_output=True,
+                         text=True, check=True).stdout.splitlines()
+    assert not [x for x in out if "FLOOD" in x]
+    assert len(out) == 3 * DENIED_PER_S + 3 + 2  # 20 and a count of each, the second's two
+    assert "Connection lines of EVIL: 980 more" in "\n".join(out)
+    reports: list[tuple[str, dict[str, Any]]] = []
+    watch = RefusalWatch(lambda tid, p: reports.append((tid, p)), every_s=1e9)
+    for x in out:
+        watch.saw(judge(x)[1], 0.0)
+    watch.flush(2e9)
+    publishes = sum(p["publishes"] for t, p in reports if t == "EVIL")
+    assert publishes == 5001
+
+
+def test_the_served_floor_cuts_a_flood_off_and_the_pit_lets_it_in_again(
+        tmp_path: Path) -> None:
+    """`etg floor serve --start-broker` as a property runs it: a flooding table is
+    quarantined and cut off (the broker disconnects it, the plugin says it disabled it);
+    a supervisor clears the quarantine on its page; the broker lets it in again — and,
+    flooding on, it is quarantined and cut off once more."""
+    from floor_rig import floor_rig
+
+    with floor_rig(tmp_path, ["FLOOD", "H1"]) as rig:
+        rig.start_floor("--start-broker")
+        rig.log_in()
+        flood = Flooder(rig, "FLOOD").start()
+        try:
+            def disabled() -> int:
+                return rig.log_text("floor").count("disableClient | username=FLOOD")
+
+            wait_for("FLOOD cut off by the served floor's broker", lambda: disabled() >= 1
+                     and flood.disconnects >= 1)
+            assert rig.tiles()["FLOOD"]["quarantined"]
+            wait_for("FLOOD connected again", flood.c.is_connected)
+            rig.post("/table/FLOOD/clear-quarantine", reason="reflashed, watching it")
+            wait_for("the broker told to let FLOOD in", lambda: "deleteClient | username="
+                     "FLOOD" in rig.log_text("floor"))
+            wait_for("FLOOD, flooding on, cut off again", lambda: disabled() >= 2)
+            assert "did not answer the floor's cut-off" not in rig.log_text("floor")
+        finally:
+            flood.stop()

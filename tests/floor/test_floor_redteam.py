@@ -588,7 +588,7 @@ def test_redteam_h43_f7_a_subscription_filter_with_a_space_is_seen(tmp_path: Pat
     for topic in ("etg/command/BJ-01 x", "etg/x\u3000BJ-01 0 etg/command/BJ-02",
                   "etg/ack/H15 ", " etg/command/H15"):
         level, text = judge(f"1700000000: H15 0 {topic}")
-        assert level == logging.WARNING and refused(text) == ("H15", "subscription"), topic
+        assert level == logging.WARNING and refused(text) == ("H15", "subscription", 1), topic
     assert judge("1700000000: H15 1 etg/command/H15")[0] == 0  # its own: nothing to say
     assert judge("1700000000: Opening ipv4 listen socket on port 8883.")[0] == logging.INFO
 
