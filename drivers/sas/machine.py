@@ -46,6 +46,11 @@ class SeatSnapshot:
     #: what the seat holds now, stakes of the round in play taken off (what can move)
     live_credits: int = 0
     last_aft: AftResult | None = None  #: the last journaled AFT transfer of the seat
+    #: the marks-file slot of each exception above (the link process writes it when the
+    #: host takes one; the table computed it, the process holds no key)
+    take_slots: tuple[bytes, ...] = ()
+    #: the seat's recent journaled AFT transfers: transaction id -> (type, cents)
+    aft_known: Mapping[bytes, tuple[int, int]] = field(default_factory=dict)
 
 
 class MachineRequests(Protocol):

@@ -31,6 +31,10 @@ class SasSettings:
         1.0, 3600.0, "no poll for this long: the host is lost (an event)"))
     disable_on_host_loss: bool = field(default=False, metadata=doc(
         "close the seats for play while the host is lost"))
+    layout: str = field(default="process", metadata=text(
+        "'process': each line's link in a process of its own (its own interpreter: polls "
+        "answered within the deadline while the table renders); 'thread': in the "
+        "table's process"))
     interbyte_ms: float = field(default=5.0, metadata=ranged(
         1.0, 100.0, "a gap longer than this ends a host's message (pty framing)"))
 
@@ -39,6 +43,8 @@ def check_sas(s: SasSettings, seats: int, production: bool, source: str) -> None
     """Addresses valid and distinct for every seat; production refuses a pty."""
     if not enabled(s):
         return
+    if s.layout not in ("process", "thread"):
+        raise ConfigError(source, "sas.layout", "give 'process' or 'thread'")
     for key, spec in (("sas.port", s.port), *(("sas.seat_ports", p) for p in s.seat_ports)):
         if spec in ("", "off") and key == "sas.seat_ports":
             continue

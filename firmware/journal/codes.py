@@ -71,6 +71,7 @@ class EventCode(IntEnum):
     SAS_HOST_LOST = 1101  # no SAS poll for sas.host_lost_s
     SAS_HOST_BACK = 1102  # the SAS host polls again
     SAS_TRANSFER_REFUSED = 1103  # an AFT transfer the table refused (with why)
+    SAS_LINK_RESTARTED = 1104  # a line's SAS link process ended and was started again
 
     @property
     def label(self) -> str:

@@ -45,7 +45,11 @@ class Rig:
 
     def settle(self) -> None:
         """Wait until the controller handled everything put so far (a status request
-        goes behind them in the inbox)."""
+        goes behind them in the inbox; a link process first passes on what it sent)."""
+        for link in self.svc.links:
+            sync = getattr(link, "sync", None)
+            if sync is not None:
+                sync()
         self.request("status")
 
 

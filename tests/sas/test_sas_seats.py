@@ -243,6 +243,7 @@ def test_unknown_poll_and_bad_crc_get_nothing(tmp_path: Path) -> None:
         assert rig.host.port.read(1, __import__("time").monotonic() + 0.2) == b""
         rig.settle()
         assert not rig.ctl.floor_gate.closed_seats
+        rig.settle()  # the link process's counters passed on
         assert rig.svc.link.splitter.counts["bad_crc"] == 1
 
 
@@ -455,6 +456,7 @@ def test_checked_against_saspy_a_host_that_waits_for_the_signature_gets_it_late(
         got = rig.host.port.read(6, _time.monotonic() + 1.5)  # asked once, waited
         assert got[:2] == b"\x01\x21" and len(got) == 6
         assert int.from_bytes(got[2:4], "little") == rom_signature(tree, 0x1234)
+        rig.settle()  # the link process's counters passed on
         assert rig.svc.link.counts["answered_late"] == 1
 
 
@@ -479,5 +481,6 @@ def test_a_late_signature_never_lands_in_the_answer_to_another_poll(
             _time.sleep(0.05)
         _time.sleep(0.3)
         assert rig.host.port.drain() == b""
+        rig.settle()  # the link process's counters passed on
         assert rig.svc.link.counts["answered_late"] == 0
         assert signature(rig, 0x0042) == rom_signature(tree, 0x0042)

@@ -14,7 +14,7 @@ after the change was committed, so a host reads exactly ``etg meters``.
 from __future__ import annotations
 
 import datetime as dt
-from collections.abc import Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -36,6 +36,8 @@ _CREDITS = (int(EventCode.CREDITS_IN), int(EventCode.CREDITS_OUT))
 
 #: at most this many journal records back are read for the exception queues at start
 WINDOW = 200_000
+#: the AFT transfers per seat a snapshot names (older repeats: the ledger, via the inbox)
+KNOWN = 64
 #: untaken exceptions kept per machine before new ones are lost (the overflow exception)
 HARD_DEPTH = 1000
 
@@ -91,6 +93,9 @@ class SasBoard:
         self.door_opens = 0
         self.power_resets = 0
         self.last_aft: dict[int, AftResult] = {}
+        #: seat -> its last :data:`KNOWN` AFT transfers (txid -> (type, cents)): what
+        #: the link process answers a host's repeat of one from
+        self.known: dict[int, dict[bytes, tuple[int, int]]] = {}
         self._in_game: set[int] = set()
         self.last_seq = 0
         self._start()
@@ -142,8 +147,14 @@ class SasBoard:
             seat = int(r.body["seat"])
             kind = C.AFT_IN_HOUSE_TO_MACHINE if code == _CREDITS[0] else C.AFT_IN_HOUSE_TO_HOST
             when = dt.datetime.fromtimestamp(r.ts_ns / 1e9)
+            txid = bytes.fromhex(r.body["sas_txid"])
             self.last_aft[seat] = AftResult(C.AFT_FULL_SUCCESS, kind, int(r.body["cents"]),
-                                            bytes.fromhex(r.body["sas_txid"]), when)
+                                            txid, when)
+            known = self.known.setdefault(seat, {})
+            known.pop(txid, None)
+            known[txid] = (kind, int(r.body["cents"]))
+            while len(known) > KNOWN:
+                known.pop(next(iter(known)))
 
     def _fold(self, records: Iterable[Record]) -> None:
         for r in records:
@@ -200,7 +211,8 @@ class SasBoard:
     # -- the snapshot ----------------------------------------------------------------------
 
     def snapshots(self, refusals: Mapping[int, tuple[str | None, str | None]],
-                  closed: set[int], live: Mapping[int, int] | None = None
+                  closed: set[int], live: Mapping[int, int] | None = None,
+                  slot: Callable[[int, int], bytes] | None = None
                   ) -> dict[int, SeatSnapshot]:
         """Fold what the journal got since the last call, then one snapshot per machine.
         ``refusals``: seat -> why a transfer in / out cannot be taken now; ``closed``:
@@ -218,7 +230,10 @@ class SasBoard:
                 refuse_out=refusals.get(seat, (None, None))[1],
                 transfer_limit=self.transfer_limit, max_credits=self.max_credits,
                 live_credits=(live or {}).get(seat, 0),
-                last_aft=self.last_aft.get(seat))
+                last_aft=self.last_aft.get(seat),
+                take_slots=tuple(slot(addr, seq) for seq, _c in self.queues[addr].shown())
+                if slot is not None else (),
+                aft_known=dict(self.known.get(seat, {})))
         return out
 
 

@@ -8,7 +8,8 @@
   transaction with the ledger id, the host's transaction id, the seat's asset number and
   the host's receipt data), refused when the seat is disabled; a refusal is journaled;
 - ``host``: the host lost or back (journaled; ``sas.disable_on_host_loss`` closes the
-  seats until it is back).
+  seats until it is back);
+- ``link``: a line's link process ended and was started again (journaled).
 """
 
 from __future__ import annotations
@@ -71,6 +72,10 @@ def run_sas(desk: RequestDesk, args: Mapping[str, Any]) -> tuple[bool, str]:
         return True, "noted"
     if op == "transfer":
         return _transfer(desk, args)
+    if op == "link":  # a line's link process died and is started again
+        host.event(EventCode.SAS_LINK_RESTARTED, t.round_no, exit=args.get("exit"),
+                   restarts=args.get("restarts"), addresses=list(args.get("addresses", ())))
+        return True, "noted"
     return False, f"unknown SAS request {op!r}"
 
 

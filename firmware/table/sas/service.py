@@ -18,14 +18,16 @@ from typing import TYPE_CHECKING, Any
 from drivers.sas.framing import Poll
 from drivers.sas.link import SasLink
 from drivers.sas.machine import Machine, SeatSnapshot
-from drivers.sas.ports import LinkPort, open_port
+from drivers.sas.ports import LinkPort, PtyPort, open_port
 from drivers.sas.settings import SasSettings, own_line, port_of
 from firmware.engine.inputs import CreditsIn, CreditsOut
 from firmware.table.happenings import RequestHappening
 from firmware.table.sas.board import SasBoard
+from firmware.table.sas.link_feed import LinkFeed, link_died
+from firmware.table.sas.link_process import LinkChild
 from firmware.table.sas.requests import TableRequests
 from firmware.table.sas.signature import Signer
-from firmware.table.sas.takes import open_marks, recover
+from firmware.table.sas.takes import TakeMarks, open_marks, recover
 
 if TYPE_CHECKING:
     from firmware.table.controller import Controller
@@ -39,23 +41,30 @@ class SasService:
     board: SasBoard
     machines: dict[int, Machine]
     requests: TableRequests
-    links: list[SasLink]
+    links: list[Any]  #: SasLink (thread layout) or LinkChild (process layout)
+    marks: TakeMarks | None = None
 
     @property
-    def link(self) -> SasLink:
+    def link(self) -> Any:
         """The first line's link (the only one unless seats have lines of their own)."""
         return self.links[0]
 
     def publish(self) -> None:
-        """On the controller's thread, after every change: new snapshots."""
+        """On the controller's thread, after every change (the journal committed):
+        new snapshots, to the machines (thread layout) or the line's process."""
         ctl = self.ctl
         gate = ctl.floor_gate
         closed = set(gate.closed_seats) | ({0} if gate.closed else set())
         live = {i + 1: int(s.credits) for i, s in enumerate(ctl.game.seats)}
         live[0] = sum(live.values())
-        snaps = self.board.snapshots(_refusals(ctl, closed), closed, live)
+        slot = self.marks.slot if self.marks is not None else None
+        snaps = self.board.snapshots(_refusals(ctl, closed), closed, live, slot)
+        for link in self.links:
+            if isinstance(link, LinkChild):
+                link.feed({a: snaps[a] for a in link.addresses})
         for addr, snap in snaps.items():
-            self.machines[addr].snapshot = snap
+            if addr in self.machines:
+                self.machines[addr].snapshot = snap
 
     def respond(self, poll: Poll) -> bytes | None:
         return self.machines[poll.address].respond(poll)
@@ -72,8 +81,8 @@ class SasService:
                          "max %s ms (poll's last byte to our write), link CPU %s us per "
                          "answer", st["answered"], st["p50_ms"], st["p99_ms"],
                          st["p999_ms"], st["max_ms"], st["cpu_us_per_answer"])
-        if self.requests.marks is not None:
-            self.requests.marks.close()
+        if self.marks is not None:
+            self.marks.close()
 
 
 def _refusals(ctl: Controller, closed: set[int]) -> dict[int, tuple[str | None, str | None]]:
@@ -126,14 +135,21 @@ def start_sas(s: SasSettings, ctl: Controller, *, port: LinkPort | None = None,
         # each seat's own "pty" is a pty of its own; a device path named twice is one line
         which = seat if spec == "pty" and own_line(s, seat) else 0
         lines.setdefault((spec, which), set()).add(a)
-    opened: list[tuple[LinkPort, set[int]]] = []
+    process = s.layout == "process" and (port is None or isinstance(port, PtyPort))
+    opened: list[tuple[str, LinkPort | None, set[int]]] = []
     try:
         for (spec, _which), addrs in lines.items():
-            opened.append((port if port is not None else open_port(spec), addrs))
-        svc = _compose(s, ctl, mm, opened, signer or Signer())
+            if port is not None:
+                opened.append((spec, port, addrs))
+            elif process and spec != "pty":
+                opened.append((spec, None, addrs))  # the process opens the device
+            else:
+                opened.append((spec, open_port(spec), addrs))
+        svc = _compose(s, ctl, mm, opened, signer or Signer(), process)
     except Exception:
-        for p, _a in opened:
-            p.close()
+        for _s, p, _a in opened:
+            if p is not None:
+                p.close()
         raise
     for link in svc.links:
         link.start()
@@ -146,7 +162,8 @@ def start_sas(s: SasSettings, ctl: Controller, *, port: LinkPort | None = None,
 
 
 def _compose(s: SasSettings, ctl: Controller, mm: dict[int, int],
-             opened: list[tuple[LinkPort, set[int]]], signer: Signer) -> SasService:
+             opened: list[tuple[str, LinkPort | None, set[int]]], signer: Signer,
+             process: bool) -> SasService:
     limits = ctl.requests.limits
     board = SasBoard(ctl.journal, mm, s.asset_base, limits.per_transfer, limits.per_seat)
     first = next(iter(ctl.journal.records(upto_seq=1)), None)
@@ -164,18 +181,29 @@ def _compose(s: SasSettings, ctl: Controller, mm: dict[int, int],
         n = recover(marks, untaken, take)
         if n:
             log.info("SAS: %d exception take(s) recovered from the link's marks", n)
-    machines = {a: Machine(a, SeatSnapshot(seat, board.asset(a)), reqs)
-                for a, seat in mm.items()}
     ctl.requests.sas_disable_on_loss = s.disable_on_host_loss
-    links = [SasLink(p, addrs, _unanswered, interbyte_s=s.interbyte_ms / 1000,
-                     host_lost_s=s.host_lost_s,
-                     on_host=functools.partial(_host_seen, reqs, sorted(mm[a] for a in addrs)))
-             for p, addrs in opened]
-    svc = SasService(ctl, board, machines, reqs, links)
-    svc.publish()
-    for link in links:
-        link.respond = svc.respond
-        link.late = svc.late
+    if process:
+        reqs.marks = None  # the process marks (with the slots the snapshots carry)
+        svc = SasService(ctl, board, {}, reqs, [], marks)
+        feed = LinkFeed(reqs, mm, signer.fresh_left)
+        svc.links = [LinkChild(spec, p, addrs, interbyte_s=s.interbyte_ms / 1000,
+                               host_lost_s=s.host_lost_s,
+                               marks_fd=marks.fileno() if marks is not None else -1,
+                               handle=feed, on_death=functools.partial(link_died, reqs))
+                     for spec, p, addrs in opened]
+        svc.publish()
+    else:
+        machines = {a: Machine(a, SeatSnapshot(seat, board.asset(a)), reqs)
+                    for a, seat in mm.items()}
+        svc = SasService(ctl, board, machines, reqs, [
+            SasLink(p, addrs, _unanswered, interbyte_s=s.interbyte_ms / 1000,
+                    host_lost_s=s.host_lost_s, on_host=functools.partial(
+                        _host_seen, reqs, sorted(mm[a] for a in addrs)))
+            for _spec, p, addrs in opened if p is not None], marks)
+        svc.publish()
+        for link in svc.links:
+            link.respond = svc.respond
+            link.late = svc.late
     before = ctl.publish
 
     def publish(view: Any) -> None:

@@ -84,6 +84,13 @@ class Signer:
             done = self._done.get(seed)
             return None if done is None else done[0]
 
+    def fresh_left(self, seed: int) -> float:
+        """How much longer the computed signature of ``seed`` may be answered (the link
+        process is told it with the value)."""
+        with self._lock:
+            done = self._done.get(seed)
+            return 0.0 if done is None else max(0.0, self.FRESH_S - (time.monotonic() - done[1]))
+
     def ready(self, seed: int) -> int | None:
         """The signature for ``seed`` if a computation has it fresh; never starts one
         (the link asks this while a host waits for its answer)."""

@@ -32,9 +32,11 @@ import stat
 from collections.abc import Callable, Mapping
 from pathlib import Path
 
+from drivers.sas.process import MARK_SLOT
+
 log = logging.getLogger("etg.sas")
 
-SLOT = 40  # 8 bytes of record number, 32 of MAC
+SLOT = MARK_SLOT  # 8 bytes of record number, 32 of MAC
 ADDRESSES = 128
 _DOMAIN = b"etg sas exception taken v1\0"
 
@@ -66,11 +68,18 @@ class TakeMarks:
         if st.st_mode & 0o077:
             os.fchmod(self._fd, 0o600)
 
+    def slot(self, address: int, seq: int) -> bytes:
+        """What :meth:`mark` writes for ``seq`` (the link process is given it in the
+        snapshot and writes it itself: it never holds the key)."""
+        return seq.to_bytes(8, "little") + _mac(self._key, self._id, address, seq)
+
+    def fileno(self) -> int:
+        return self._fd
+
     def mark(self, address: int, seq: int) -> None:
         """One write, before the link answers the poll that acknowledged ``seq``."""
         if 0 < address < ADDRESSES and seq > 0:
-            os.pwrite(self._fd, seq.to_bytes(8, "little") + _mac(self._key, self._id, address, seq),
-                      address * SLOT)
+            os.pwrite(self._fd, self.slot(address, seq), address * SLOT)
 
     def read(self) -> dict[int, int]:
         """address -> the newest record its host took, for the slots whose MAC holds."""

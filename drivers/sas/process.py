@@ -1,0 +1,292 @@
+"""The SAS link in a process of its own: its own interpreter, its own GIL, one thread.
+
+Why a process: in the table's process the link thread's answer is quick (< 2 ms) but the
+poll waits before the thread gets to read it (the GIL held by rendering and journaling,
+and the thread's wake-up), so at load a host saw p99 17-36 ms against the protocol's
+20 ms. Here the only Python thread of the process waits on the port and the snapshot
+channel with one ``select``, so a poll is read the moment it is whole.
+
+What the process holds: the port (a pty's ends passed from the table, which keeps them
+so the path a host opened survives a restart of this process; a UART opened here), the
+machines of its line (:class:`drivers.sas.machine.Machine`) and the last snapshot the
+table sent. It imports only ``drivers.sas`` and the standard library, and its
+environment is cleared by the table (no key, no journal, no secret reaches it).
+
+The channel (two pipes, :mod:`multiprocessing.connection` framing):
+
+- table -> link (pickled, the table is trusted here): ``("snap", {address: SeatSnapshot})``
+  after every committed change; ``("sig", seed, value, fresh_s)`` a ROM signature computed;
+  ``("result", address, txid, status, why)`` a transfer's final status; ``("ping", n)``
+  (answered ``pong`` behind every request sent before it); ``("stop",)``.
+- link -> table (JSON, one strict schema on the table's side: this process faces the
+  host): ``taken``, ``enable``, ``transfer`` (the 72 poll's fields, checked again by the
+  table), ``signature``, ``host``, ``stats``.
+
+A take is marked in the marks file (its fd passed by the table) before the answer that
+follows the acknowledging poll goes out, with the slot the table computed and sent in the
+snapshot (the process never holds the key). Started again after a kill, the process
+believes a slot that equals one of its snapshot's slots: that exception is not offered
+again and its take is sent once more (``recovered``).
+
+Dies with the table: ``PR_SET_PDEATHSIG`` (SIGKILL), and EOF on the snapshot pipe.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import ctypes
+import datetime as dt
+import json
+import os
+import select
+import signal
+import sys
+import time
+from collections.abc import Mapping
+from multiprocessing.connection import Connection
+from typing import Any
+
+from drivers.sas import codes as C
+from drivers.sas.aft import AftRequest, AftResult
+from drivers.sas.framing import Poll
+from drivers.sas.link import SasLink
+from drivers.sas.machine import Machine, SeatSnapshot
+from drivers.sas.ports import LinkPort, PtyPort, UartPort
+
+#: one slot of the marks file per address: 8 bytes of record number, 32 of MAC
+MARK_SLOT = 40
+#: the link's counters go to the table at most this often (when they changed)
+STATS_EVERY_S = 0.1
+PR_SET_PDEATHSIG = 1
+
+
+class _PassedPty:
+    """A pseudo-terminal the table opened, its two ends passed as fds."""
+
+    has_wakeup = False
+
+    def __init__(self, master: int, slave: int, path: str) -> None:
+        self.master, self._slave, self.path = master, slave, path
+        os.set_blocking(master, False)
+        self.description = f"pty {path}"
+
+    fileno = PtyPort.fileno
+    read = PtyPort.read
+    write = PtyPort.write
+    flush_stale = PtyPort.flush_stale
+    close = PtyPort.close
+    tx_dropped = 0
+
+
+class ChannelRequests:
+    """:class:`drivers.sas.machine.MachineRequests` over the pipe to the table."""
+
+    def __init__(self, out: Connection, marks_fd: int) -> None:
+        self.out = out
+        self.marks_fd = marks_fd
+        self.snaps: dict[int, SeatSnapshot] = {}
+        self.results: dict[tuple[int, bytes], tuple[int, str]] = {}
+        self.sigs: dict[int, tuple[int, float]] = {}
+        self._sig_asked: dict[int, float] = {}
+
+    def send(self, msg: Mapping[str, Any]) -> None:
+        with contextlib.suppress(OSError):  # the table gone: EOF ends this process
+            self.out.send_bytes(json.dumps(msg, separators=(",", ":")).encode())
+
+    def _slot(self, address: int, seq: int) -> bytes | None:
+        snap = self.snaps.get(address)
+        if snap is None:
+            return None
+        for (s, _code), slot in zip(snap.exceptions, snap.take_slots, strict=False):
+            if s == seq:
+                return slot
+        return None
+
+    def taken(self, address: int, seq: int) -> None:
+        slot = self._slot(address, seq)
+        if self.marks_fd >= 0 and slot is not None and len(slot) == MARK_SLOT:
+            with contextlib.suppress(OSError):  # the journal's take below still comes
+                os.pwrite(self.marks_fd, slot, address * MARK_SLOT)
+        self.send({"op": "taken", "address": address, "seq": seq})
+
+    def recover(self, machines: Mapping[int, Machine]) -> None:
+        """After a restart: a slot equal to one this snapshot offers was marked by the
+        process before it died; that take is sent again and not offered again."""
+        if self.marks_fd < 0:
+            return
+        for address, m in machines.items():
+            try:
+                have = os.pread(self.marks_fd, MARK_SLOT, address * MARK_SLOT)
+            except OSError:
+                return
+            snap = self.snaps.get(address)
+            if snap is None or len(have) != MARK_SLOT:
+                continue
+            for (seq, _code), slot in zip(snap.exceptions, snap.take_slots, strict=False):
+                if slot == have:
+                    m._offered = max(m._offered, seq)
+                    self.send({"op": "taken", "address": address, "seq": seq,
+                               "recovered": True})
+
+    def enable(self, address: int, on: bool) -> None:
+        self.send({"op": "enable", "address": address, "on": bool(on)})
+
+    def transfer(self, address: int, req: AftRequest) -> None:
+        self.send({"op": "transfer", "address": address, "kind": req.kind,
+                   "cents": req.cents, "asset": req.asset, "txid": req.txid.hex(),
+                   "receipt": req.receipt.hex()})
+
+    def applied(self, address: int, req: AftRequest) -> AftResult | None:
+        got = self._known(address, req)
+        if got is not None:
+            return got
+        res = self.results.get((address, req.txid))
+        if res is not None and res[0] in (C.AFT_FULL_SUCCESS, C.AFT_TXID_NOT_UNIQUE):
+            return req.result(res[0], dt.datetime.now())
+        return None
+
+    def _known(self, address: int, req: AftRequest) -> AftResult | None:
+        snap = self.snaps.get(address)
+        known = snap.aft_known.get(req.txid) if snap is not None else None
+        if known is None:
+            return None
+        same = known == (req.kind, req.cents)
+        return req.result(C.AFT_FULL_SUCCESS if same else C.AFT_TXID_NOT_UNIQUE,
+                          dt.datetime.now(), "" if same else "transaction id already used")
+
+    def transfer_done(self, address: int, req: AftRequest) -> AftResult | None:
+        got = self._known(address, req)
+        if got is not None:
+            return got
+        res = self.results.get((address, req.txid))
+        if res is None:
+            return None
+        return req.result(res[0], dt.datetime.now(), res[1])
+
+    def signature(self, seed: int) -> int | None:
+        got = self.signature_ready(seed)
+        if got is None:
+            now = time.monotonic()
+            if now - self._sig_asked.get(seed, -1e9) > 0.2:
+                self._sig_asked[seed] = now
+                while len(self._sig_asked) > 16:
+                    self._sig_asked.pop(next(iter(self._sig_asked)))
+                self.send({"op": "signature", "seed": seed})
+        return got
+
+    def signature_ready(self, seed: int) -> int | None:
+        got = self.sigs.get(seed)
+        if got is not None and time.monotonic() <= got[1]:
+            return got[0]
+        return None
+
+
+def _die_with_parent(parent: int) -> None:
+    with contextlib.suppress(OSError, AttributeError):
+        libc = ctypes.CDLL(None, use_errno=True)
+        libc.prctl(PR_SET_PDEATHSIG, signal.SIGKILL, 0, 0, 0)
+    if os.getppid() != parent:  # the table died before the line above
+        os._exit(0)
+
+
+def _open_port(spec: Mapping[str, Any]) -> LinkPort:
+    if spec["kind"] == "pty":
+        return _PassedPty(int(spec["master"]), int(spec["slave"]), str(spec["path"]))
+    return UartPort(str(spec["path"]))
+
+
+class LinkProcess:
+    """The loop of the process: the port and the snapshot pipe in one select."""
+
+    def __init__(self, cfg: Mapping[str, Any]) -> None:
+        self.inbox = Connection(int(cfg["snap_fd"]), writable=False)
+        self.reqs = ChannelRequests(Connection(int(cfg["req_fd"]), readable=False),
+                                    int(cfg.get("marks_fd", -1)))
+        addresses = {int(a) for a in cfg["addresses"]}
+        self.machines = {a: Machine(a, SeatSnapshot(0, 0), self.reqs) for a in addresses}
+        self.port = _open_port(cfg["port"])
+        self.link = SasLink(self.port, addresses, self._unanswered,
+                            interbyte_s=float(cfg["interbyte_s"]),
+                            host_lost_s=float(cfg["host_lost_s"]), on_host=self._host)
+        self.link.late = lambda a: self.machines[a].late()
+        self._sent_stats: dict[str, object] = {}
+        self._stats_at = 0.0
+        self._running = True
+
+    @staticmethod
+    def _unanswered(poll: Poll) -> bytes | None:
+        return None  # until the first snapshot
+
+    def _respond(self, poll: Poll) -> bytes | None:
+        return self.machines[poll.address].respond(poll)
+
+    def _host(self, present: bool) -> None:
+        self.reqs.send({"op": "host", "present": present})
+
+    def _apply(self, msg: Any) -> None:
+        kind = msg[0]
+        if kind == "snap":
+            first = not self.reqs.snaps
+            for addr, snap in msg[1].items():
+                if addr in self.machines:
+                    self.reqs.snaps[addr] = snap
+                    self.machines[addr].snapshot = snap
+            if first:
+                self.reqs.recover(self.machines)
+                self.link.respond = self._respond
+        elif kind == "sig":
+            # answered for as long as the table's own freshness has left
+            self.reqs.sigs[int(msg[1])] = (int(msg[2]), time.monotonic() + float(msg[3]))
+        elif kind == "result":
+            self.reqs.results[(int(msg[1]), bytes(msg[2]))] = (int(msg[3]), str(msg[4]))
+            while len(self.reqs.results) > 256:
+                self.reqs.results.pop(next(iter(self.reqs.results)))
+        elif kind == "ping":  # after everything this process sent before it
+            self._stats(time.monotonic(), force=True)
+            self.reqs.send({"op": "pong", "n": int(msg[1])})
+        elif kind == "stop":
+            self._running = False
+
+    def _drain(self) -> None:
+        try:
+            while self.inbox.poll():
+                self._apply(self.inbox.recv())
+        except (EOFError, OSError):  # the table is gone: so is its link
+            os._exit(0)
+
+    def _stats(self, now: float, force: bool = False, last: bool = False) -> None:
+        if not force and now - self._stats_at < STATS_EVERY_S:
+            return
+        self._stats_at = now
+        st = self.link.stats()
+        if force or st != self._sent_stats:
+            self._sent_stats = st
+            self.reqs.send({"op": "stats", "stats": st,
+                            "latencies": list(self.link.latencies)[-500:] if last else []})
+
+    def run(self) -> None:
+        port_fd, inbox_fd = self.port.fileno(), self.inbox.fileno()
+        while self._running:
+            try:
+                ready, _w, _x = select.select([port_fd, inbox_fd], [], [], 0.05)
+                if inbox_fd in ready:
+                    self._drain()
+                self.link.step(0.0)
+                self._stats(time.monotonic())
+            except Exception as exc:  # counted, like the link thread; never dies of one
+                self.link.counts["internal_error"] += 1
+                print(f"SAS link process: {type(exc).__name__}: {exc}", file=sys.stderr)
+                time.sleep(0.01)
+        self._stats(time.monotonic(), force=True, last=True)
+
+
+def main() -> None:
+    cfg = json.loads(sys.stdin.readline())
+    _die_with_parent(int(cfg["parent"]))
+    proc = LinkProcess(cfg)
+    print("ready", flush=True)
+    proc.run()
+
+
+if __name__ == "__main__":
+    main()
