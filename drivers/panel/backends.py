@@ -1,8 +1,9 @@
 """The panel backends, one registry: a name in ``[panel] backend`` -> how to check it on
 this machine and how to open it.
 
-Each backend registers itself here (python-can's interfaces, gpiozero's pin factories do
-the same), so :func:`drivers.panel.open_panel`, :func:`drivers.panel.check_backend` and
+Each backend registers itself here (one :class:`~etgcore.registry.Registry`, the shoe
+reader models' type too; python-can's interfaces, gpiozero's pin factories do the same),
+so :func:`drivers.panel.open_panel`, :func:`drivers.panel.check_backend` and
 the test suite over every backend (tests/panel/test_panel_backends.py) read one table
 instead of an if-chain each. A new backend is one entry: its opener and its check.
 """
@@ -13,7 +14,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
-from etgcore.errors import UserError
+from etgcore.registry import Registry
 
 if TYPE_CHECKING:
     from drivers.panel.panel import Panel, ReportSink
@@ -35,20 +36,10 @@ class Backend:
     doc: str
 
 
-BACKENDS: dict[str, Backend] = {}
-
-
-def register_backend(backend: Backend) -> Backend:
-    BACKENDS[backend.name] = backend
-    return backend
-
-
-def backend(name: str) -> Backend:
-    """The registered backend ``name``, or the one-line UserError naming those there are."""
-    found = BACKENDS.get(name)
-    if found is None:
-        raise UserError(f"panel backend {name!r} unknown (allowed: {', '.join(BACKENDS)})")
-    return found
+BACKENDS: Registry[Backend] = Registry("panel backend", lambda b: b.name)
+register_backend = BACKENDS.register
+#: the registered backend ``name``, or the one-line UserError naming those there are
+backend = BACKENDS.lookup
 
 
 def _nothing() -> None:

@@ -4,9 +4,10 @@ and how its bytes are taken apart again.
 The frame type (:class:`~drivers.shoe.framing.Frame`) is the ICD's meaning only (sequence,
 type, fields); the bytes are the model's. The session (``ShoeSession``), the simulator
 (``ShoeMachine``), the link's retransmissions and the tests build their decoder and
-encoder from the model here (python-can's interfaces, gpiozero's pin factories keep a
-registry the same way), and tests/shoe/test_shoe_models.py runs one suite over every
-registered model. A new reader model is one module that registers its entry.
+encoder from the model here (one :class:`~etgcore.registry.Registry`, the panel
+backends' type too; python-can's interfaces, gpiozero's pin factories keep a registry the
+same way), and tests/shoe/test_shoe_models.py runs one suite over every registered model.
+A new reader model is one module that registers its entry.
 """
 
 from __future__ import annotations
@@ -16,7 +17,7 @@ from dataclasses import dataclass
 from typing import Protocol
 
 from drivers.shoe.framing import Decoder, DecoderStats, Frame, frame_bytes
-from etgcore.errors import UserError
+from etgcore.registry import Registry
 
 
 class FrameDecoder(Protocol):
@@ -39,20 +40,10 @@ class ReaderModel:
     doc: str
 
 
-MODELS: dict[str, ReaderModel] = {}
-
-
-def register_model(model: ReaderModel) -> ReaderModel:
-    MODELS[model.name] = model
-    return model
-
-
-def reader_model(name: str) -> ReaderModel:
-    """The registered model ``name``, or the one-line UserError naming those there are."""
-    found = MODELS.get(name)
-    if found is None:
-        raise UserError(f"shoe reader model {name!r} unknown (allowed: {', '.join(MODELS)})")
-    return found
+MODELS: Registry[ReaderModel] = Registry("shoe reader model", lambda m: m.name)
+register_model = MODELS.register
+#: the registered model ``name``, or the one-line UserError naming those there are
+reader_model = MODELS.lookup
 
 
 def default_model() -> ReaderModel:

@@ -23,7 +23,7 @@ from __future__ import annotations
 
 import dataclasses
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from typing import Any, ClassVar
 
 from drivers.sas import codes as C
@@ -53,8 +53,9 @@ class SasHilTarget(HilTarget):
     #: the protocol's response deadline the answers are held to (p99)
     deadline_ms: ClassVar[float] = DEADLINE_MS
 
-    def __init__(self, pace_s: float = 0.0, kill_every: int = 0) -> None:
-        super().__init__(pace_s)
+    def __init__(self, pace_s: float = 0.0, kill_every: int = 0,
+                 table: Mapping[str, Mapping[str, Any]] | None = None) -> None:
+        super().__init__(pace_s, table)
         self.kill_every = kill_every
         self.kills = 0
         self.outs_refused = 0  # transfers back out the table refused (87), its right

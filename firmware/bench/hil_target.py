@@ -34,7 +34,7 @@ from drivers.shoe.framing import frame_text
 from etgcore.view import ExpectingView, PublicView, SeatView
 from firmware.bench.frames import LINK_DOWN, frame_events
 from firmware.bench.hil_buttons import BUTTON, button_meaning
-from firmware.bench.hil_config import service_sections
+from firmware.bench.hil_config import bench_rules, service_sections
 from firmware.bench.hil_journal_waits import fault_cleared, shoe_greeted, until_journaled
 from firmware.bench.hil_service import ACT_TIMEOUT_S, ServiceError, ServiceProcess
 from firmware.bench.hil_shoe import bench_shoe
@@ -72,7 +72,8 @@ class HilTarget:
     # -- life ------------------------------------------------------------------------------
 
     def start(self, scenario: Scenario) -> None:
-        rules = load_rules(scenario.variant, scenario.rules, source=f"{scenario.path}")
+        rules = load_rules(scenario.variant, bench_rules(self.table, scenario),
+                           source=f"{scenario.path}")
         self.rules = rules
         self._betting_rounds = [r for r in scenario.rounds if r.seats]
         self._uses = Counter(_code(c) for r in scenario.rounds for c in r.shoe)

@@ -91,7 +91,13 @@ def _run(args: argparse.Namespace) -> int:
     if args.mode == "hil":
         from firmware.bench.hil import hil_factory
 
-        factory = hil_factory(context(args).load_config(args))
+        cfg = context(args).load_config(args)  # --config, --set: the table's own
+        if args.sas_host:
+            from firmware.bench.hil_sas import SasHilTarget
+
+            factory = hil_factory(cfg, SasHilTarget, kill_every=args.kill_every)
+        else:
+            factory = hil_factory(cfg)
     else:
         factory = driver_for(args.mode)
     if args.mode == "engine":
@@ -107,7 +113,7 @@ def _run(args: argparse.Namespace) -> int:
     with progress_for(args.progress, len(files), "scenarios", f"bench run ({args.mode})",
                       long=args.mode == "hil") as progress:
         for path in files:
-            r = _run_file(str(path), factory, args.sas_host, args.kill_every)
+            r = _run_file(str(path), factory, args.sas_host)
             results.append(r)
             if not args.json:
                 progress.print(r.line())
@@ -127,17 +133,15 @@ def _run(args: argparse.Namespace) -> int:
     return 0 if all(r.passed for r in results) else 1
 
 
-def _run_file(path: str, factory: Any, sas_host: bool, kill_every: int = 0) -> Any:
-    """One scenario file; with ``sas_host`` on the HIL bench with a host polling (and
-    ``kill_every``: the table killed and restarted before every N-th round)."""
+def _run_file(path: str, factory: Any, sas_host: bool) -> Any:
+    """One scenario file; with ``sas_host`` on the HIL bench with a host polling (the
+    factory's :class:`~firmware.bench.hil_sas.SasHilTarget`)."""
     from firmware.bench.runner import run_one
 
     if sas_host:
-        from functools import partial
+        from firmware.bench.hil_sas import run_one_with_host
 
-        from firmware.bench.hil_sas import SasHilTarget, run_one_with_host
-
-        return run_one_with_host(path, partial(SasHilTarget, kill_every=kill_every))
+        return run_one_with_host(path, factory)
     return run_one(path, factory)
 
 
