@@ -190,3 +190,33 @@ def _alive(pid: int) -> bool:
     except (FileNotFoundError, IndexError):
         return False
     return state not in ("Z", "X")
+
+
+def test_checked_against_an_independent_host_a_72_without_its_lock_timeout_is_taken(
+        tmp_path: Path) -> None:
+    """Found with an independent AFT host (docs/sas.md, "Checked against independent
+    hosts"): its 72 ends after the receipt data length, without the 2-byte lock timeout
+    (the same field the two earlier public hosts left out), hard cash-out flags 07, a
+    zero registration key and a numeric transaction id. We refused it as malformed, so
+    no such host could fund a seat. Now it is taken, once; any other length still is not."""
+    from drivers.sas.framing import long_poll
+
+    full = bytearray(request_data(C.AFT_IN_HOUSE_TO_MACHINE, 123, ASSET1, b"4711"))
+    full[18] = 0x07  # the transfer flags that host sends
+    short = bytes(full[:-2])  # no lock timeout
+    with sas_table(tmp_path) as rig:
+        odd = bytes(full[:-1])  # one byte of a lock timeout: refused (no answer)
+        rig.host.port.send(long_poll(1, 0x72, odd, variable=True))
+        assert rig.host.port.read(1, time.monotonic() + 0.3) == b""
+        for _ in range(3):  # the host repeats it: applied once
+            res = parse_result(rig.host.long(1, 0x72, short, variable=True))
+            assert res["status"] in (C.AFT_PENDING, C.AFT_FULL_SUCCESS)
+        for _ in range(200):
+            res = parse_result(rig.host.long(1, 0x72, bytes((0xFF, 0x00)), variable=True))
+            if res["status"] != C.AFT_PENDING:
+                break
+            time.sleep(0.02)
+        assert res["status"] == C.AFT_FULL_SUCCESS and res["txid"] == "4711"
+        rig.settle()
+        moved = [r for r in events(rig, EventCode.CREDITS_IN) if r.get("sas_txid")]
+        assert len(moved) == 1 and moved[0]["cents"] == 123 and credits(rig) == 123
