@@ -74,7 +74,8 @@ Environment: ETG_FLOOR_SCALE_S=SECONDS (floor-scale: play per database, default 
 300 is the full five minutes); ETG_FLOOR_SCALE_DB=sqlite|postgresql (floor-scale: one
 database only); ETG_FLOOR_FLOOD_S=SECONDS (floor-flood: each phase, default 20);
 ETG_SAS_SQUEEZE=N[,M] (sas: also measure with the table
-pinned to one core shared with N busy loops, default 3; empty: not)."""
+pinned to one core shared with N busy loops, default 3; empty: not);
+ETG_SAS_BENCH_S=SECONDS (sas: play per leg and layout, default 20)."""
 
 
 def run(names: Iterable[str] = ()) -> int:

@@ -92,9 +92,12 @@ def parse_aft(data: bytes) -> AftRequest | None:
         from_bcd(rest[:4])  # expiration: must be BCD, otherwise unused
         m = rest[6]
         receipt = bytes(rest[7: 7 + m])
-        if len(receipt) != m or len(rest) != 7 + m + 2:
+        # the lock timeout (2 BCD) ends the request; hosts in the field leave it out
+        # (checked against one: docs/sas.md), so a request that ends right after its
+        # receipt data is taken with none, and every other length is refused
+        if len(receipt) != m or len(rest) not in (7 + m, 7 + m + 2):
             return None
-        from_bcd(rest[7 + m:])  # lock timeout
+        from_bcd(rest[7 + m:] or bytes(2))  # lock timeout
     except ValueError:
         return None
     return AftRequest(data[0], data[2], amounts[0], amounts[1], amounts[2], data[18],

@@ -14,6 +14,8 @@ and the link goes on. A lost host (no poll for one of our addresses for
 from __future__ import annotations
 
 import logging
+import os
+import resource
 import threading
 import time
 from collections import Counter, deque
@@ -31,6 +33,34 @@ IDLE_S = 1.0
 #: a long poll left unanswered (its answer not ready: the ROM signature) is answered
 #: late while the line stays quiet this long after it; any byte from the host ends it
 LATE_S = 2.0
+
+
+#: the real-time priority asked for the link process (SCHED_FIFO; 1..99, low: a kernel's
+#: own threads stay above it)
+RT_PRIORITY = 10
+#: a real-time link that runs this long without blocking is killed by the kernel
+#: (RLIMIT_RTTIME, microseconds: SIGXCPU, then SIGKILL at the hard limit) and started
+#: again by the table: a loop that never sleeps cannot take a core from the table
+RT_CPU_LIMIT_US = (200_000, 400_000)
+
+
+def raise_priority(realtime: bool) -> str:
+    """Ask the kernel to run the calling thread before the table's work when a poll
+    comes: ``realtime`` (a link process of its own): SCHED_FIFO under an RLIMIT_RTTIME
+    guard; else, or if refused, nice -10 (this thread only, on Linux). Returns what was
+    granted (logged): a table without the privilege (CAP_SYS_NICE) runs as before."""
+    if realtime:
+        try:
+            resource.setrlimit(resource.RLIMIT_RTTIME, RT_CPU_LIMIT_US)
+            os.sched_setscheduler(0, os.SCHED_FIFO, os.sched_param(RT_PRIORITY))
+            return f"SCHED_FIFO {RT_PRIORITY}"
+        except (OSError, AttributeError, ValueError):
+            pass
+    try:
+        os.setpriority(os.PRIO_PROCESS, 0, -10)
+        return "nice -10"
+    except (OSError, AttributeError):
+        return "normal (no privilege to raise it)"
 
 
 class SasLink:
@@ -60,6 +90,9 @@ class SasLink:
         #: machine at that address can answer it now (None: no late answers)
         self.late: Callable[[int], bytes | None] | None = None
         self._waiting: tuple[int, float] | None = None
+        #: the link thread raises its own priority when it starts (``sas.priority``)
+        self.priority = "normal"
+        self.granted = "normal"
 
     # -- the thread ---------------------------------------------------------------------
 
@@ -75,6 +108,9 @@ class SasLink:
         self.port.close()
 
     def _run(self) -> None:
+        if self.priority == "raised":  # this thread only: the table's others stay as they are
+            self.granted = raise_priority(realtime=False)
+            log.info("SAS link thread priority: %s", self.granted)
         while not self._stop.is_set():
             try:
                 self.step(0.05)

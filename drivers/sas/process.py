@@ -49,7 +49,7 @@ from typing import Any
 from drivers.sas import codes as C
 from drivers.sas.aft import AftRequest, AftResult
 from drivers.sas.framing import Poll
-from drivers.sas.link import SasLink
+from drivers.sas.link import SasLink, raise_priority
 from drivers.sas.machine import Machine, SeatSnapshot
 from drivers.sas.ports import LinkPort, PtyPort, UartPort
 
@@ -284,7 +284,8 @@ def main() -> None:
     cfg = json.loads(sys.stdin.readline())
     _die_with_parent(int(cfg["parent"]))
     proc = LinkProcess(cfg)
-    print("ready", flush=True)
+    granted = raise_priority(realtime=True) if cfg.get("priority") == "raised" else "normal"
+    print(f"ready {granted}", flush=True)
     proc.run()
 
 

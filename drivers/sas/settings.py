@@ -35,6 +35,10 @@ class SasSettings:
         "'process': each line's link in a process of its own (its own interpreter: polls "
         "answered within the deadline while the table renders); 'thread': in the "
         "table's process"))
+    priority: str = field(default="raised", metadata=text(
+        "'raised': the link runs before the table's work when a poll comes (its process "
+        "SCHED_FIFO under a CPU-time guard, or nice -10; the link thread nice -10), if the "
+        "table has the privilege (CAP_SYS_NICE); 'normal': as the rest of the table"))
     interbyte_ms: float = field(default=5.0, metadata=ranged(
         1.0, 100.0, "a gap longer than this ends a host's message (pty framing)"))
 
@@ -45,6 +49,8 @@ def check_sas(s: SasSettings, seats: int, production: bool, source: str) -> None
         return
     if s.layout not in ("process", "thread"):
         raise ConfigError(source, "sas.layout", "give 'process' or 'thread'")
+    if s.priority not in ("raised", "normal"):
+        raise ConfigError(source, "sas.priority", "give 'raised' or 'normal'")
     for key, spec in (("sas.port", s.port), *(("sas.seat_ports", p) for p in s.seat_ports)):
         if spec in ("", "off") and key == "sas.seat_ports":
             continue

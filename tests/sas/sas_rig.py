@@ -87,6 +87,8 @@ def sas_table(tmp_path: Path, settings: SasSettings | None = None, *,
     try:
         yield Rig(ctl, svc, host, port)
     finally:
+        for link in svc.links:  # a link process's last requests into the inbox first
+            getattr(link, "sync", lambda: None)()
         ctl.put(StopHappening("test over"))
         worker.join(10)
         svc.stop()

@@ -73,13 +73,14 @@ class LinkChild:
     holds, or None for a device path the process opens)."""
 
     def __init__(self, spec: str, port: Any, addresses: set[int], *, interbyte_s: float,
-                 host_lost_s: float, marks_fd: int, handle: Handler,
+                 host_lost_s: float, marks_fd: int, handle: Handler, priority: str,
                  on_death: Callable[[LinkChild, int | None], None]) -> None:
         self.spec = spec
         self.port = port if port is not None else _Described(spec)
         self.addresses = frozenset(addresses)
         self._cfg = {"addresses": sorted(addresses), "interbyte_s": interbyte_s,
-                     "host_lost_s": host_lost_s, "marks_fd": marks_fd}
+                     "host_lost_s": host_lost_s, "marks_fd": marks_fd, "priority": priority}
+        self.granted = "not started"
         self.handle = handle
         self.on_death = on_death
         self.counts: Counter[str] = Counter()
@@ -198,7 +199,13 @@ class LinkChild:
         assert self.proc.stdin is not None and self.proc.stdout is not None
         self.proc.stdin.write(json.dumps(cfg).encode() + b"\n")
         self.proc.stdin.close()
-        self.proc.stdout.readline()  # "ready" (or EOF: it died; the reader sees EOF)
+        # "ready" and the priority granted (or EOF: it died; the reader sees EOF)
+        ready = self.proc.stdout.readline().decode(errors="replace").split(None, 1)
+        if ready and ready[0] == "ready":
+            self.granted = ready[1].strip() if len(ready) > 1 else "normal"
+            if self.restarts == 0:
+                log.info("SAS link process %d of %s: priority %s", self.proc.pid,
+                         self.port.description, self.granted)
         return Connection(snap_w, readable=False), Connection(req_r, writable=False)
 
     def _one_life(self) -> None:

@@ -189,7 +189,8 @@ def _compose(s: SasSettings, ctl: Controller, mm: dict[int, int],
         svc.links = [LinkChild(spec, p, addrs, interbyte_s=s.interbyte_ms / 1000,
                                host_lost_s=s.host_lost_s,
                                marks_fd=marks.fileno() if marks is not None else -1,
-                               handle=feed, on_death=functools.partial(link_died, reqs))
+                               handle=feed, on_death=functools.partial(link_died, reqs),
+                               priority=s.priority)
                      for spec, p, addrs in opened]
         svc.publish()
     else:
@@ -204,6 +205,7 @@ def _compose(s: SasSettings, ctl: Controller, mm: dict[int, int],
         for link in svc.links:
             link.respond = svc.respond
             link.late = svc.late
+            link.priority = s.priority
     before = ctl.publish
 
     def publish(view: Any) -> None:
