@@ -11,7 +11,7 @@ simulation of those rounds, :mod:`firmware.math.par.split_distribution`).
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, cast
 
 import numpy as np
 
@@ -34,6 +34,43 @@ from firmware.math.strategy.dense_tables import FastTables, build_tables
 
 #: lanes valued at once in the line passes (Bingo has 60; arrays are rows x lanes x lines)
 LANE_CHUNK = 12
+#: the rows kept of a pass (:class:`KeptRows`): hands of at most this many cards
+KEPT_CARDS = 3
+
+
+class KeptRows:
+    """The rows of a forest whose line counts a round reads: a hand of at most
+    :data:`KEPT_CARDS` cards (the start's two-card hand, a split hand's first card and the
+    two-card hands it becomes, and the third card of Spanish 21's 7-7).
+
+    Why: a pass computes every row (rows x lanes x lines, and as much again per double
+    kind: gigabytes for Bingo's 60 lanes), but the round's lines read only these; the
+    rest is dropped as each lane chunk is done, the kept values copied unchanged."""
+
+    def __init__(self, nc: np.ndarray) -> None:
+        self.rows = np.nonzero(nc <= KEPT_CARDS)[0]
+        self._at = np.full(len(nc), -1, dtype=np.int64)
+        self._at[self.rows] = np.arange(len(self.rows))
+
+    def view(self, data: np.ndarray) -> RowView:
+        return RowView(self._at, data)
+
+
+class RowView:
+    """Indexed by a forest's row (an int or an array of rows) like the full array; a
+    row that was not kept is an IndexError, never a wrong value."""
+
+    def __init__(self, at: np.ndarray, data: np.ndarray) -> None:
+        self._at = at
+        self.data = data
+        self.shape = (len(at), *data.shape[1:])
+        self.ndim = data.ndim
+
+    def __getitem__(self, rows: Any) -> np.ndarray:
+        at = self._at[rows]
+        if np.any(at < 0):
+            raise IndexError("a row whose line counts were not kept")
+        return self.data[at]
 
 
 @dataclass
@@ -125,13 +162,15 @@ def _up_lines(rules: GameRules, book: LineBook, t: FastTables, up: int, work: li
     """The function (a, b) -> (lines (L, NL), splits (L,), P(dealer BJ), P(dealer 22))."""
     lv = []
     for uc, res in work:
+        keep = KeptRows(uc.forest.nc)
         parts, dparts = [], []
         for lo in range(0, lanes, LANE_CHUNK):
             o, d = lines_pass(book, uc, res, slice(lo, lo + LANE_CHUNK))
-            parts.append(o)
-            dparts.append(d)
-        lv.append((np.concatenate(parts, axis=1),
-                   [np.concatenate([d[i] for d in dparts], axis=1)
+            parts.append(o[keep.rows])
+            dparts.append([x[keep.rows] for x in d])
+            del o, d
+        lv.append((keep.view(np.concatenate(parts, axis=1)),
+                   [keep.view(np.concatenate([d[i] for d in dparts], axis=1))
                     for i in range(len(dparts[0]))]))
     uc0, res0 = next((u, r) for u, r in work if u.forest.instances[0].pair == 0)
     lines0, dbl0 = lv[work.index((uc0, res0))]
@@ -143,7 +182,9 @@ def _up_lines(rules: GameRules, book: LineBook, t: FastTables, up: int, work: li
                           else [])
         resp = {lam: (t.split2[:, up, p, p, int(lam), 1, 1] == 3) for lam in lams}
         resp.setdefault(True, resp[False])
-        hands = hand_table([(u, lv[i][0]) for i, (u, _) in enumerate(work)], p)
+        # hand_table indexes its arrays by row only, as a RowView allows
+        hands = hand_table([(u, cast(np.ndarray, lv[i][0])) for i, (u, _) in enumerate(work)],
+                           p)
         splits[p] = split_value(rules, p, hands, resp, lanes)
     f = uc0.forest
     hole = hole_value(up)
@@ -196,7 +237,7 @@ def _targets21(lanes: int) -> np.ndarray:
 
 
 def _sevens_lines(rules: GameRules, book: LineBook, t: FastTables, uc: Any, res: Any,
-                  lines: np.ndarray, dbl: list[np.ndarray], row: int,
+                  lines: RowView, dbl: list[RowView], row: int,
                   split: np.ndarray | None) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """Spanish 21, initial 7-7 against a 7, super bonus live: the suited and the mixed
     pair each by its own decision, a third 7's suits by their exact probabilities.
@@ -237,8 +278,8 @@ def _sevens_lines(rules: GameRules, book: LineBook, t: FastTables, uc: Any, res:
     return out, splits, unsplit
 
 
-def _option_lines(rules: GameRules, book: LineBook, uc: Any, lines: np.ndarray,
-                  dbl: list[np.ndarray], row: int, act: int) -> np.ndarray:
+def _option_lines(rules: GameRules, book: LineBook, uc: Any, lines: RowView,
+                  dbl: list[RowView], row: int, act: int) -> np.ndarray:
     """(L, NL) the lines of one row played by ``act`` (any action, not only the chosen)."""
     from firmware.math.games.hitting.card_removal_lines import bonus_shares, stand_lines
 
