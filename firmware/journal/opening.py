@@ -30,6 +30,7 @@ from firmware.journal.archive import move_aside, move_back
 from firmware.journal.chain import GENESIS
 from firmware.journal.errors import JournalDamaged, JournalKeyError, JournalRefused
 from firmware.journal.files import JournalFileError, check_is_journal, make_writable_private
+from firmware.journal.proven_index import ProvenIndex
 from firmware.journal.schema import BlankJournal, OldJournalFormat
 from firmware.journal.start_guard import JournalChangedDuringStart, file_identity, refused_starts
 from firmware.journal.store import BESIDE, Journal, JournalError, VerifyResult, _Beside
@@ -44,6 +45,9 @@ log = logging.getLogger("etg.table.journal")
 #: the table's meter proof (firmware.table.meter_proof.prove, handed in by the command
 #: line): run on the verified journal, read-only, before the table writes anything
 Prove = Callable[[Journal], VerifyResult]
+#: what a start's proof found: the last record, its hash, the meters, the walk's note of
+#: every record (firmware.journal.proven_index), which the writer reads by
+Proven = tuple[int, str, dict[Any, int], ProvenIndex | None]
 
 
 def table_key(journal_path: str | Path, key_path: str, bench: bool, *, new: bool) -> bytes:
@@ -146,7 +150,7 @@ def open_for_table(journal_path: str | Path, key_path: str, *, bench: bool,
     return journal
 
 
-def _open_writer(path: Path, key: bytes | None, proven: tuple[int, str, dict[Any, int]] | None,
+def _open_writer(path: Path, key: bytes | None, proven: Proven | None,
                  locked: sqlite3.Connection | None, hold: bool,
                  before: tuple[int, int, int, int] | None) -> Journal:
     """The writer, opened while ``locked`` (our write lock) keeps everyone out, its
@@ -198,7 +202,7 @@ def _blank(path: Path) -> bool:
 
 
 def _verify_before_writing(path: Path, key: bytes, bench: bool, prove: Prove | None,
-                           keyfile: Path) -> tuple[int, tuple[int, str, dict[Any, int]]]:
+                           keyfile: Path) -> tuple[int, Proven]:
     """The start's one gate (issue 42): refuse (JournalRefused) a journal whose schema,
     WHOLE keyed chain with its commit markers, head or meters (counted from the last
     checkpoint) do not verify, or whose meters the engine's replay from the last
@@ -228,7 +232,7 @@ def _verify_before_writing(path: Path, key: bytes, bench: bool, prove: Prove | N
                 replay = prove(ro)
                 res = replay if not replay.ok else dataclasses.replace(res, since=replay.since)
             end = ro.record(res.records) if res.records else None
-            proven = (res.records, end.hash if end else GENESIS, ro.meters())
+            proven = (res.records, end.hash if end else GENESIS, ro.meters(), res.index)
     except JournalError as exc:
         res = VerifyResult(False, ro.last_seq, None, f"the journal cannot be read: {exc}")
     finally:
@@ -366,7 +370,7 @@ def prove_for_reading(journal: Journal, *, need_key: bool = False) -> None:
     journal.hold_snapshot()
     res = journal.verify(full=True, live=True)
     if res.ok:  # the gate opens up to the proof's end: the register reads its record 1
-        journal.mark_proven(res.records, journal.head)
+        journal.mark_proven(res.records, journal.head, index=res.index)
         res = superseded_result(journal, res)
     if not res.ok:
         journal.mark_proven(-1, "")

@@ -24,7 +24,7 @@ from pathlib import Path
 from typing import Any
 
 from firmware.journal import key as journal_key
-from firmware.journal.chain import GENESIS, Entry, Record, canonical, record_hash
+from firmware.journal.chain import GENESIS, Entry, Record, canonical, record_hash, record_hasher
 from firmware.journal.checkpoint import Checkpointer, checkpoint_body
 from firmware.journal.clock import CODE as CLOCK_CODE
 from firmware.journal.clock import clock_step
@@ -36,6 +36,7 @@ from firmware.journal.landing import (
     check_records_landed,
     check_schema_unchanged,
 )
+from firmware.journal.proven_index import ProvenIndex
 from firmware.journal.reader import Gate, select
 from firmware.journal.schema import (
     JournalError,
@@ -108,6 +109,8 @@ class Journal(InfoAndOutbox):
         self.held = False  #: a reader's snapshot is held (:meth:`hold_snapshot`)
         #: a gated writer's baseline until the start is done (:mod:`.start_guard`)
         self._guard: StartGuard | None = None
+        #: the proof walk's note of every record: what a reading picks records by
+        self._proven: ProvenIndex | None = None
         self._seq, self._head, self._last_ts = 0, GENESIS, 0  # the end: :meth:`_read_end`
         try:
             if readonly:
@@ -230,6 +233,8 @@ class Journal(InfoAndOutbox):
                 self._rollback()
                 raise
             if written:
+                for r in written if self._proven is not None else ():
+                    self._proven.add(r.seq, r.kind, r.code, r.hash)
                 self._seq, self._head = written[-1].seq, written[-1].hash
                 self._last_ts = max(r.ts_ns for r in written)
             self._meters = after
@@ -279,8 +284,7 @@ class Journal(InfoAndOutbox):
         return self._seq
 
     @property
-    def head(self) -> str:
-        """The hash of the last record (the chain head)."""
+    def head(self) -> str:  # the hash of the last record (the chain head)
         return self._head
 
     def records(self, *, since_seq: int = 0, kinds: Iterable[str] | None = None,
@@ -291,10 +295,10 @@ class Journal(InfoAndOutbox):
         return select(self._db, self.path, since_seq=since_seq, kinds=kinds, codes=codes,
                       since_ns=since_ns, round_no=round_no,
                       upto_seq=self._gate.limit(upto_seq), newest_first=newest_first,
-                      guard=self._guard)
+                      guard=self._guard, proven=self._proven,
+                      hasher=record_hasher(self.key) if self.key else None)
 
-    def record(self, seq: int) -> Record | None:
-        """Record ``seq``, or None."""
+    def record(self, seq: int) -> Record | None:  # record ``seq``, or None
         return next(self.records(since_seq=seq - 1, upto_seq=seq), None)
 
     def meters(self) -> dict[MeterKey, int]:
@@ -318,15 +322,21 @@ class Journal(InfoAndOutbox):
         walk: :func:`firmware.journal.verify.verify`)."""
         from firmware.journal.consistent import verify_reading
 
-        return verify_reading(self, self._db, full=full, until=until, live=live,
-                              start_meters=start_meters)
+        res = verify_reading(self, self._db, full=full, until=until, live=live,
+                             start_meters=start_meters)
+        self._proven = res.index if res.ok and res.index else self._proven  # read by it
+        return res
 
     def mark_proven(self, last_seq: int, last_hash: str,
-                    meters: Mapping[MeterKey, int] | None = None) -> None:
+                    meters: Mapping[MeterKey, int] | None = None,
+                    index: ProvenIndex | None = None) -> None:
         """Open the gate: the journal was proven up to ``last_seq`` (``last_hash``). A
         writer (``meters`` given: what the proof found) must see exactly that journal (a
         file swapped or changed between the proof and the opening is refused) and may
-        then read and write it whole; a reader reads up to ``last_seq``."""
+        then read and write it whole; a reader reads up to ``last_seq``. ``index``: the
+        proof's note of the records (:mod:`.proven_index`): readings pick records by it."""
+        self._proven = index if index is not None else (
+            ProvenIndex() if last_seq == 0 and meters is not None else self._proven)
         if meters is None:
             self._gate.upto = last_seq
             return
@@ -338,8 +348,7 @@ class Journal(InfoAndOutbox):
         self._gate.upto = None
 
     @property
-    def start_guard(self) -> StartGuard | None:
-        """The start's baseline while it lasts (:mod:`.start_guard`)."""
+    def start_guard(self) -> StartGuard | None:  # the start's baseline while it lasts
         return self._guard
 
     def start_done(self) -> None:
@@ -370,8 +379,7 @@ class Journal(InfoAndOutbox):
             (int(last[0]), str(last[1]), int(last[2])) if last else (0, GENESIS, 0))
         return last
 
-    def hold_snapshot(self) -> None:
-        """One read transaction to close: proof and reads see one journal (issue 42)."""
+    def hold_snapshot(self) -> None:  # one read transaction: proof and reads see one journal
         with self._lock:
             self._db.execute("BEGIN")
             self._read_end()  # the snapshot begins

@@ -50,6 +50,8 @@ from firmware.journal.meters import (
     record_deltas,
 )
 from firmware.journal.outbox_mac import outbox_problem
+from firmware.journal.proven_index import ProvenIndex
+from firmware.journal.reader import select
 from firmware.journal.schema import foreign_objects
 
 if TYPE_CHECKING:
@@ -99,6 +101,9 @@ class VerifyResult:
     #: a live audit's head file ahead of its snapshot: (last, its hash, the head), which
     #: :meth:`Journal.verify` verifies again (:func:`verify_ahead`)
     ahead: tuple[int, str, Head] | None = None
+    #: a whole walk's note of each record (:mod:`firmware.journal.proven_index`): what
+    #: every reading after the proof picks its records by
+    index: ProvenIndex | None = field(default=None, compare=False, repr=False)
 
     @property
     def complete(self) -> bool:
@@ -148,12 +153,17 @@ def verify(journal: ProofReads, db: sqlite3.Connection, key: bytes | None, *,
     unchecked = WITHOUT_SECRET if key is None else ()
     start = None if full and not start_meters else last_checkpoint(
         journal.records(kinds=["meta"], newest_first=True))
-    w = _walk(db, key, None if full else start, until, count_from=start)
+    index = ProvenIndex() if full and until is None else None
+    w = _walk(db, key, None if full else start, until, count_from=start, index=index)
     counted_from_1 = start is None  # else a meter row at 0 is in no checkpoint: not judged
+    counted_from = start
     start = None if full else start
     since = start.seq if start else 1
     if w.problem:
         return VerifyResult(False, last, w.first_bad, w.problem, unchecked, since)
+    if index is not None and start_meters and (problem := _hidden_checkpoint(
+            journal, db, index, key, counted_from)):
+        return VerifyResult(False, last, None, problem, unchecked, since)
     if until is not None:
         return _prefix_end(journal, until, w, unchecked)
     ahead = None
@@ -174,7 +184,23 @@ def verify(journal: ProofReads, db: sqlite3.Connection, key: bytes | None, *,
                or balance_problem(have)
                or (outbox_problem(db, key) if key is not None and until is None else None))
     return VerifyResult(not problem, last, None, problem or "", unchecked, since,
-                        ahead=ahead)  # ahead even when not ok: a cut tail says so first
+                        ahead=ahead, index=index)  # ahead even when not ok: a cut tail first
+
+
+def _hidden_checkpoint(journal: ProofReads, db: sqlite3.Connection, index: ProvenIndex,
+                       key: bytes | None, found: Record | None) -> str | None:
+    """The checkpoint the meters were counted from was found by a reading before the
+    walk: it must be the last one the walk saw (a filtered read can be made to miss
+    one; the walk cannot)."""
+    hasher = record_hasher(key) if key is not None else None
+    last = last_checkpoint(select(db, journal.path, since_seq=0, kinds=["meta"],
+                                  since_ns=None, round_no=None, upto_seq=None,
+                                  newest_first=True, proven=index, hasher=hasher))
+    if (last.seq if last else None) != (found.seq if found else None):
+        return (f"the last checkpoint is record {last.seq if last else None}, but a reading "
+                f"before the walk found record {found.seq if found else None}: the file "
+                "outside the keyed records (an index or a column) was edited")
+    return None
 
 
 def _rows_problem(db: sqlite3.Connection, last: int) -> str | None:
@@ -212,12 +238,15 @@ def _facts_problem(journal: ProofReads, key: bytes | None) -> str | None:
 
 
 def _walk(db: sqlite3.Connection, key: bytes | None, start: Record | None,
-          until: int | None = None, *, count_from: Record | None = None) -> _Walk:
+          until: int | None = None, *, count_from: Record | None = None,
+          index: ProvenIndex | None = None) -> _Walk:
     """Walk the chain from record 1, or from the checkpoint ``start``, to the end or to
     record ``until``; the meters are counted from the checkpoint ``count_from`` (its
     meters are where the count starts; None: from record 1). The first problem stops
-    the walk."""
+    the walk. ``index`` (a walk from record 1): each record noted in it, from its hashed
+    content (:mod:`firmware.journal.proven_index`)."""
     w = _Walk()
+    note = index.adder() if index is not None else None
     count_seq = count_from.seq if count_from is not None else 0
     hasher = record_hasher(key) if key is not None else None
     if start is not None and start.seq > 1:
@@ -228,7 +257,7 @@ def _walk(db: sqlite3.Connection, key: bytes | None, start: Record | None,
         w.expected, w.head = start.seq, str(before[0])
         w.open_txn = None if int(before[1]) == start.seq - 1 else int(before[1])
     rows = db.execute("SELECT seq, ts_ns, kind, code, round_no, body, txn_last, prev, hash"
-                      " FROM records WHERE seq >= ? AND seq <= ? ORDER BY seq",
+                      " FROM records NOT INDEXED WHERE seq >= ? AND seq <= ? ORDER BY seq",
                       (w.expected, until if until is not None else 2**62))
     # the loop keeps its state in locals (2 million records at a start: attribute access
     # and a call per record were a fifth of the walk); ``w`` is brought up to date when it
@@ -255,6 +284,8 @@ def _walk(db: sqlite3.Connection, key: bytes | None, start: Record | None,
             why = _count(w, seq, kind, code, json.loads(body), count_from)
             if why:
                 return _bad(w, seq, why)
+        if note is not None:
+            note(kind, code, digest)
         head, expected = digest, seq + 1
     w.expected, w.head, w.open_txn = expected, head, open_txn
     if w.open_txn is not None:
