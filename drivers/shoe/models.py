@@ -16,7 +16,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Protocol
 
-from drivers.shoe.framing import Decoder, DecoderStats, Frame, frame_bytes
+from drivers.shoe.framing import Decoder, DecoderStats, Frame, encode_body, frame_bytes
 from etgcore.registry import Registry
 
 
@@ -37,6 +37,9 @@ class ReaderModel:
     encode: Callable[[Frame], bytes]
     #: a fresh incremental decoder of this model's bytes
     decoder: Callable[[], FrameDecoder]
+    #: a frame -> its bytes with the check value wrong, the rest intact: the simulator's
+    #: bad-crc fault (only the model knows where its check sits)
+    corrupt: Callable[[Frame], bytes]
     doc: str
 
 
@@ -56,5 +59,10 @@ def default_model() -> ReaderModel:
 DEFAULT = "icd"
 
 #: the shoe ICD's own model (docs/shoe-icd.md §2): ASCII frames, CRC-16/CCITT-FALSE
+def _icd_bad_crc(frame: Frame) -> bytes:
+    return encode_body(frame.body, corrupt_crc=True)
+
+
 ICD = register_model(ReaderModel(
-    "icd", frame_bytes, Decoder, "shoe ICD §2: $SEQ,TYPE[,FIELD]*CRC CR LF, ASCII"))
+    "icd", frame_bytes, Decoder, _icd_bad_crc,
+    "shoe ICD §2: $SEQ,TYPE[,FIELD]*CRC CR LF, ASCII"))

@@ -13,7 +13,7 @@ import logging
 
 from drivers.shoe import reports as ev
 from drivers.shoe.framing import Frame, frame_text
-from drivers.shoe.models import ICD, ReaderModel
+from drivers.shoe.models import ReaderModel, default_model
 from drivers.shoe.reliability import (
     ICD_TIMING,
     Accepted,
@@ -60,8 +60,9 @@ class ControllerSession:
     """
 
     def __init__(self, timing: Timing = ICD_TIMING, *, resync: bool = True,
-                 heartbeats: bool = False, model: ReaderModel = ICD) -> None:
-        self.model = model  #: the reader model: its decoder and its encoder
+                 heartbeats: bool = False, model: ReaderModel | None = None) -> None:
+        #: the reader model: its decoder and its encoder (none given: the default)
+        self.model = model = model or default_model()
         self.timing = timing
         self.resync = resync
         self.heartbeats = heartbeats

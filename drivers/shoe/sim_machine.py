@@ -21,8 +21,8 @@ import random
 from collections.abc import Sequence
 from typing import Any
 
-from drivers.shoe.framing import Frame, encode, encode_body
-from drivers.shoe.models import ICD, ReaderModel
+from drivers.shoe.framing import Frame, encode
+from drivers.shoe.models import ReaderModel, default_model
 from drivers.shoe.reliability import Accepted, Answered, Link, SendFault
 from drivers.shoe.reports import is_card
 from drivers.shoe.session import LED_MODES
@@ -47,7 +47,7 @@ class ShoeMachine:
     """One shoe. ``connect``/``disconnect`` mark the controller attaching and leaving."""
 
     def __init__(self, settings: SimSettings, now: float, shuffler: Shuffler = rng_shuffler,
-                 model: ReaderModel = ICD):
+                 model: ReaderModel | None = None):
         for card in settings.cards or ():
             if not is_card(card):
                 raise ValueError(f"{card!r} is not a card (rank A2-9TJQK then suit SHDC)")
@@ -57,6 +57,7 @@ class ShoeMachine:
         self._script: list[str] | None = list(settings.cards) if settings.cards else None
         self._schedule = sorted(settings.faults, key=lambda f: f.after_cards)
         self._rand = random.Random(settings.chaos_seed)
+        self.model = model = model or default_model()  #: every frame it writes, faults too
         self.link = Link(self.timing, encode=model.encode)
         self.decoder = model.decoder()
         self.connected = False
@@ -299,7 +300,7 @@ class ShoeMachine:
             if o.kind == "reliable" and not o.retransmit:
                 fault = self._take_link_fault()
                 if fault == "bad-crc":
-                    data = encode_body(o.frame.body, corrupt_crc=True)
+                    data = self.model.corrupt(o.frame)
                 elif fault == "drop":
                     data = b""
                 elif fault == "duplicate":
@@ -320,7 +321,8 @@ class ShoeMachine:
 
     def _garbage(self, n: int) -> bytes:
         junk = bytes(self._rand.randrange(256) for _ in range(n))
-        return junk + b"$0" + junk[: n // 2]  # a truncated frame start too
+        start = self.model.encode(Frame(0, "HBT", ("0", "READY")))[:2]  # ICD: b"$0"
+        return junk + start + junk[: n // 2]  # a truncated frame start too
 
     # ---- bench powers ------------------------------------------------------------------
 
@@ -368,7 +370,8 @@ class ShoeMachine:
         parts = body.strip().split(",")
         if len(parts[0]) == 2 and len(parts) > 1:
             seq = int(parts[0], 16)
-            self._raw.append(encode(seq, parts[1], *parts[2:]))
+            encode(seq, parts[1], *parts[2:])  # what the ICD allows, in any model
+            self._raw.append(self.model.encode(Frame(seq, parts[1], tuple(parts[2:]))))
             return
         type_, fields = parts[0], parts[1:]
         encode(0, type_, *fields)  # validate before touching any state

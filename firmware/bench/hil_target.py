@@ -72,8 +72,7 @@ class HilTarget:
     # -- life ------------------------------------------------------------------------------
 
     def start(self, scenario: Scenario) -> None:
-        rules = load_rules(scenario.variant, bench_rules(self.table, scenario),
-                           source=f"{scenario.path}")
+        rules = load_rules(scenario.variant, bench_rules(self.table, scenario), scenario.path)
         self.rules = rules
         self._betting_rounds = [r for r in scenario.rounds if r.seats]
         self._uses = Counter(_code(c) for r in scenario.rounds for c in r.shoe)

@@ -116,8 +116,11 @@ class WagerSpec:
     label: str
     #: placed by the player with a ``SideWager`` input (else it comes with every wager)
     optional: bool = False
-    #: the key under which :mod:`firmware.math` prices its PAR lines, or None: the math
-    #: does not price this wager yet (the PAR sheet says so, and a test lists it)
+    #: its PAR hook: the name of the calculation :mod:`firmware.math` prices it by
+    #: (``firmware/math/wagers.py`` PRICERS; a hook names how it is priced, not the
+    #: wager, so a second wager priced alike names the same one), its figures filed
+    #: under ``name``; or None: the math does not price this wager yet (the PAR sheet
+    #: says so, and a test lists it). A hook the math does not know is refused by it.
     par: str | None = None
     #: one line for the wager's row in docs/rules.md ("Wagers")
     doc: str = ""

@@ -49,6 +49,20 @@ class Priced:
     read: Reader | None
     with_key: str = ""
     axis: Axis | None = None
+    #: set the GameRules field of the key's own name to ``conv(value)`` (see :meth:`same`)
+    conv: Callable[[Any], Any] | None = None
+
+    @classmethod
+    def same(cls, conv: Callable[[Any], Any]) -> Priced:
+        """A key read into the GameRules field of its own name (``conv(value)``; None: no
+        change), so that the table need not spell the name twice."""
+        return cls(None, conv=conv)
+
+    def fields(self, key: str, value: Any, values: Mapping[str, Any]) -> dict[str, Any]:
+        """The GameRules fields ``value`` of ``key`` sets."""
+        if self.conv is not None:
+            return {} if value is None else {key: self.conv(value)}
+        return self.read(value, values) if self.read is not None else {}
 
 
 @dataclass(frozen=True)

@@ -20,7 +20,13 @@ from typing import Any
 
 from firmware.math.composition import Shoe
 from firmware.math.rule_table import BASE, Entry, NotPriced, Priced, UnknownSetting, ratio
-from firmware.math.wagers import BINGO_MULTIPLIERS, BINGO_TARGETS, WAGERS, SpanishBonuses
+from firmware.math.wagers import (
+    BINGO_MULTIPLIERS,
+    BINGO_TARGETS,
+    SpanishBonuses,
+    declared_wagers,
+    mechanism_keys,
+)
 
 
 @dataclass(frozen=True)
@@ -74,6 +80,10 @@ class GameRules:
     #: a seat's own wagers; the PAR sheet reports it per other seat)
     envy_cents: int = 0
     extra: tuple[tuple[str, Any], ...] = field(default=())
+    #: (PAR hook, wager name) of each declared wager of the mechanisms in force that the
+    #: math prices (:mod:`firmware.math.wagers`): the names its figures are filed under.
+    #: Labels, not rule values: outside :meth:`to_json`, so the digests do not move.
+    wagers: tuple[tuple[str, str], ...] = ()
 
     @property
     def shoe(self) -> Shoe:
@@ -96,7 +106,7 @@ class GameRules:
                 return [conv(v) for v in x]
             return x
 
-        return {k: conv(v) for k, v in asdict(self).items() if k != "extra"}
+        return {k: conv(v) for k, v in asdict(self).items() if k not in ("extra", "wagers")}
 
     @property
     def rules_hash(self) -> str:
@@ -112,16 +122,14 @@ class GameRules:
 
 def known_keys(mechanisms: Any) -> dict[str, Entry]:
     """Every Rules Submission key the math knows for a game with ``mechanisms``: the base
-    game's and each mechanism's (:data:`~firmware.math.wagers.WAGERS`); a mechanism the
-    math has no entry for is refused."""
+    game's and each mechanism's, found from the mechanism's declaration
+    (:func:`~firmware.math.wagers.mechanism_keys`); a mechanism that declares nothing the
+    math knows is refused."""
+    from firmware.engine.mechanism import mechanism_class
+
     known: dict[str, Entry] = dict(BASE)
     for name in mechanisms:
-        wager = WAGERS.get(name)
-        if wager is None:
-            raise UnknownSetting(
-                f"mechanism {name!r}: the math has no entry for it: price it or declare it "
-                f"not priced in firmware/math/wagers.py")
-        known.update(wager.keys)
+        known.update(mechanism_keys(mechanism_class(str(name), "the math")))
     return known
 
 
@@ -141,13 +149,16 @@ def from_values(values: Mapping[str, Any]) -> GameRules:
         raise UnknownSetting(
             f"setting {unknown[0]!r} of the {v.get('variant', '?')} Rules Submission: the "
             f"math does not know it: price it (firmware/math/rule_table.py, or its "
-            f"mechanism's entry in firmware/math/wagers.py) or declare it not priced, with "
+            f"mechanism's keys in firmware/math/wagers.py) or declare it not priced, with "
             f"the reason the PAR sheet prints")
     g = GameRules(variant=str(v.get("variant", "blackjack")), decks=int(v.get("decks", 6)))
     ch: dict[str, Any] = {}
     for key, entry in known.items():
-        if isinstance(entry, Priced) and entry.read is not None and key in v:
-            ch.update(entry.read(v[key], v))
+        if isinstance(entry, Priced) and key in v:
+            ch.update(entry.fields(key, v[key], v))
+    # the declared wagers the math prices, by PAR hook: the keys their figures go under
+    ch["wagers"] = tuple((hook, name) for name, hook in declared_wagers(v.get("mechanisms", ()))
+                         if hook is not None)
     return _checked(replace(g, **ch))
 
 

@@ -26,10 +26,11 @@ from firmware.engine.mechanism import MECHANISMS, build_mechanisms, every_mechan
 
 ROOT = Path(__file__).resolve().parents[2]
 PROGRAM = ("etgcore", "firmware", "drivers", "ui", "rng", "deploy", "lab", "benchmarks")
-#: Files still naming a wager outside its unit, with who removes them: the math's
-#: per-wager branches are issue 48's math side (branch h48m, one rule model); the lead
-#: removes this allowance when that branch is merged.
-STILL_NAMED = ("firmware/math/",)
+#: The math's tables of Rules Submission keys (``{key: Priced(...) | NotPriced(...)}``)
+#: name settings, and a setting may share its word with a wager (Free Bet's ``push22``
+#: setting offers the Push 22 wager; Bingo's ``[game] activator`` is the activator's
+#: part): such a dict key is the setting's word, and only there.
+ENTRY_TYPES = {"Priced", "NotPriced", "Priced.same"}
 
 
 def _docstrings(tree: ast.AST) -> set[int]:
@@ -42,10 +43,24 @@ def _docstrings(tree: ast.AST) -> set[int]:
     return out
 
 
+def _call_name(node: ast.AST) -> str:
+    if isinstance(node, ast.Call):
+        return ast.unparse(node.func)
+    return ""
+
+
+def _setting_keys(tree: ast.AST) -> set[int]:
+    """The keys of dict displays whose value declares a Rules Submission key's pricing."""
+    return {id(k) for node in ast.walk(tree) if isinstance(node, ast.Dict)
+            for k, v in zip(node.keys, node.values, strict=True)
+            if k is not None and _call_name(v) in ENTRY_TYPES}
+
+
 def named_wagers(path: Path, names: set[str]) -> list[tuple[int, str]]:
-    """Each string literal of ``path`` (docstrings aside) that is one of ``names``."""
+    """Each string literal of ``path`` (docstrings and the math's setting tables' keys
+    aside) that is one of ``names``."""
     tree = ast.parse(path.read_text(encoding="utf-8"))
-    skip = _docstrings(tree)
+    skip = _docstrings(tree) | _setting_keys(tree)
     return [(node.lineno, node.value) for node in ast.walk(tree)
             if isinstance(node, ast.Constant) and isinstance(node.value, str)
             and node.value in names and id(node) not in skip]
@@ -75,8 +90,6 @@ def test_finding_2_no_wager_is_named_outside_its_own_unit() -> None:
     for top in PROGRAM:
         for path in sorted((ROOT / top).rglob("*.py")):
             rel = path.relative_to(ROOT)
-            if str(rel).startswith(STILL_NAMED):
-                continue
             found += [f"{rel}:{line}: {name!r} (declared in {home[name]})"
                       for line, name in named_wagers(path, set(home)) if home[name] != rel]
     assert not found, "wagers named outside their unit:\n" + "\n".join(found)
@@ -87,6 +100,15 @@ def test_the_checker_finds_a_list_of_wager_names(tmp_path: Path) -> None:
     f.write_text('"""push22 in a docstring is prose."""\nSIDE = ("blackjack_or_bust", "push22")\n')
     assert named_wagers(f, {"push22", "blackjack_or_bust"}) == [
         (2, "blackjack_or_bust"), (2, "push22")]
+
+
+def test_the_checker_reads_a_setting_table_key_as_the_setting(tmp_path: Path) -> None:
+    """A setting named like a wager, as a key of the math's table of settings, is the
+    setting; the same word as a wager's key of a figure, or in a list, is a wager."""
+    f = tmp_path / "x.py"
+    f.write_text('KEYS = {"push22": NotPriced("offered"), "push22_pays": Priced.same(int)}\n'
+                 'W = {"push22": 1.0}\nNAMES = ["push22"]\nwagers["push22"] = 0\n')
+    assert named_wagers(f, {"push22"}) == [(2, "push22"), (3, "push22"), (4, "push22")]
 
 
 def test_every_shipped_wager_declares_what_each_layer_needs() -> None:

@@ -20,11 +20,18 @@ from firmware.engine.rules import (
     read_rules_file,
     rules_path,
 )
-from firmware.math import wagers
 from firmware.math.par.configurations import AXES
 from firmware.math.rule_table import BASE, NotPriced, Priced, UnknownSetting
 from firmware.math.ruleset import from_engine, known_keys, not_priced
-from firmware.math.wagers import WAGERS, not_priced_wagers
+from firmware.math.wagers import (
+    DEALER_22,
+    PRICERS,
+    RULE_CHANGES,
+    Pricer,
+    every_entry,
+    mechanism_keys,
+    not_priced_wagers,
+)
 
 
 def _rules_with(variant: str, **settings: dict[str, Any]) -> Rules:
@@ -57,19 +64,33 @@ def test_finding_1_a_new_setting_the_math_does_not_know_is_refused() -> None:
 
 def test_finding_1_a_new_game_key_of_a_mechanism_is_refused(
         monkeypatch: pytest.MonkeyPatch) -> None:
-    """A key a mechanism brings is known only through that mechanism's entry."""
-    entry = WAGERS["push-22"]
-    monkeypatch.setitem(WAGERS, "push-22", wagers.WagerMath(
-        {k: e for k, e in entry.keys.items() if k != "push22_pays"}, entry.par_lines))
+    """A key a mechanism brings is known only through that mechanism's declaration (here
+    its wager's PAR hook)."""
+    entry = PRICERS[DEALER_22]
+    monkeypatch.setitem(PRICERS, DEALER_22, Pricer(
+        entry.title, {k: e for k, e in entry.keys.items() if k != "push22_pays"},
+        entry.dealer_total))
     with pytest.raises(UnknownSetting, match="'push22_pays'"):
         from_engine(load_rules("free-bet", {}, ""))
 
 
-def test_a_mechanism_the_math_has_no_entry_for_is_refused(
+def test_a_wager_whose_par_hook_the_math_has_no_calculation_for_is_refused(
         monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.delitem(WAGERS, "push-22")
-    with pytest.raises(UnknownSetting, match="mechanism 'push-22'"):
+    monkeypatch.delitem(PRICERS, DEALER_22)
+    with pytest.raises(UnknownSetting, match=f"wager 'push22' is priced by PAR hook "
+                                             f"'{DEALER_22}'"):
         from_engine(load_rules("free-bet", {}, ""))
+
+
+def test_a_mechanism_declaring_nothing_the_math_knows_is_refused() -> None:
+    """No key and no wager: the math cannot tell what the mechanism changes."""
+    from firmware.engine.mechanism import Mechanism
+
+    class Silent(Mechanism):
+        name = "test-silent"
+
+    with pytest.raises(UnknownSetting, match="mechanism 'test-silent'"):
+        mechanism_keys(Silent)
 
 
 @pytest.mark.parametrize("variant", VARIANTS)
@@ -82,39 +103,44 @@ def test_every_key_of_every_rules_file_is_priced_or_declared_not_priced(variant:
     from_engine(load_rules(variant, {}, ""))  # and the strict reading takes the file
 
 
-def test_every_mechanism_of_the_engine_has_a_math_entry_and_none_is_stale() -> None:
-    engine = _every_mechanism()
-    assert sorted(engine - set(WAGERS)) == [], "mechanisms without a math entry"
-    assert sorted(set(WAGERS) - engine) == [], "math entries for no mechanism"
+def test_every_mechanism_of_the_engine_is_known_to_the_math_and_no_entry_is_stale() -> None:
+    """Each shipped mechanism's declaration resolves (its hooks, its keys); every
+    calculation and key group of the math is some shipped mechanism's."""
+    classes = [MECHANISMS[n] for n in sorted(_every_mechanism())]
+    for cls in classes:
+        mechanism_keys(cls)
+    hooks = {w.par for cls in classes for w in cls.wagers}
+    assert sorted(set(PRICERS) - hooks) == [], "calculations no wager names"
+    for group in RULE_CHANGES:
+        assert any(set(group) & set(cls.game_keys) for cls in classes), group
 
 
 def test_the_wagers_the_math_does_not_price() -> None:
     """The list the issue asks for: every wager the math does not price, by name (none
     today); the PAR sheet prints each with its reason."""
-    assert not_priced_wagers() == {}
+    assert not_priced_wagers(sorted(_every_mechanism())) == {}
 
 
 def test_a_key_is_declared_in_one_place_only() -> None:
-    seen: dict[str, str] = {k: "base game" for k in BASE}
-    for name, w in WAGERS.items():
-        for k in w.keys:
-            assert k not in seen, f"{k} declared by {seen[k]} and by {name}"
-            seen[k] = name
+    seen: set[str] = set(BASE)
+    for k, _ in every_entry():
+        assert k not in seen, f"{k} declared twice"
+        seen.add(k)
 
 
 def test_every_read_with_names_a_key_that_reads() -> None:
     """A key priced by another key's reader names a key that has a reader."""
-    for name, w in [("base", None), *WAGERS.items()]:
-        entries = BASE if w is None else w.keys
+    groups = [BASE, *(p.keys for p in PRICERS.values()), *RULE_CHANGES]
+    for entries in groups:
         for k, e in entries.items():
-            if isinstance(e, Priced) and e.read is None and k != "mechanisms":
+            if (isinstance(e, Priced) and e.read is None and e.conv is None
+                    and k != "mechanisms"):
                 target = entries.get(e.with_key)
-                assert isinstance(target, Priced) and target.read is not None, (name, k)
+                assert isinstance(target, Priced) and target.read is not None, k
 
 
 def test_the_par_axes_are_the_declared_axes_in_rank_order() -> None:
-    declared = [(e.axis.rank, k) for k, e in
-                [*BASE.items(), *(kv for w in WAGERS.values() for kv in w.keys.items())]
+    declared = [(e.axis.rank, k) for k, e in [*BASE.items(), *every_entry()]
                 if isinstance(e, Priced) and e.axis is not None]
     assert tuple(k for _, k in sorted(declared)) == AXES
     assert AXES == ("decks", "dealer_hits_soft_17", "paytable", "blackjack_pays")
@@ -127,8 +153,7 @@ def test_the_not_priced_keys_have_reasons_and_are_listed_for_the_sheet() -> None
     keys = [k for k, _, _ in rows]
     assert "max_payout_per_round" in keys and "push22" in keys
     assert all(why for _, _, why in rows)
-    every = [e for e in [*BASE.values(), *(e for w in WAGERS.values()
-                                            for e in w.keys.values())]
+    every = [e for e in [*BASE.values(), *(e for _, e in every_entry())]
              if isinstance(e, NotPriced)]
     assert all(len(e.reason) > 20 for e in every)
 
@@ -136,7 +161,7 @@ def test_the_not_priced_keys_have_reasons_and_are_listed_for_the_sheet() -> None
 def test_finding_1_optional_wagers_are_priced_from_their_table_entry(
         monkeypatch: pytest.MonkeyPatch) -> None:
     """Push 22 was a per-name branch in the calculations; now they collect every
-    dealer-total wager from its entry: without the entry's declaration, no figure."""
+    dealer-total wager from its calculation: without it, no figure."""
     from firmware.math.ruleset import load
     from firmware.math.wagers import dealer_total_wagers
 
@@ -145,9 +170,36 @@ def test_finding_1_optional_wagers_are_priced_from_their_table_entry(
     assert [(w.key, odds) for w, odds in got] == [("push22", rules.push22_pays)]
     w = got[0][0]
     assert w.value(got[0][1], 0.07) == pytest.approx(11 * 0.07 - 0.93)
-    entry = WAGERS["push-22"]
-    monkeypatch.setitem(WAGERS, "push-22", wagers.WagerMath(entry.keys, entry.par_lines))
+    entry = PRICERS[DEALER_22]
+    monkeypatch.setitem(PRICERS, DEALER_22, Pricer(entry.title, entry.keys))
     assert dealer_total_wagers(rules) == []
+
+
+def test_finding_1_the_math_reaches_a_wager_through_its_declaration() -> None:
+    """A toy mechanism declaring a second dealer-22 wager under its own name: the math
+    files its figures under that name, with no math file changed (the hook names the
+    calculation, the declaration the wager)."""
+    from firmware.engine.mechanism import Mechanism, WagerSpec, register_mechanism
+    from firmware.math.games.house_edge import _analyse_removal
+    from firmware.math.ruleset import _values, from_values
+    from firmware.math.wagers import dealer_total_wagers, wager_titles
+
+    class Toy22(Mechanism):
+        name = "test-toy-22"
+        wagers = (WagerSpec("toy_dealer_22", "TOY 22", optional=True, par=DEALER_22,
+                            doc="test"),)
+
+    register_mechanism(Toy22)
+    try:
+        values = _values(load_rules("free-bet", {}, ""))
+        values["mechanisms"] = [m for m in values["mechanisms"] if m != "push-22"]
+        values["mechanisms"].append("test-toy-22")
+        rules = from_values(values)
+        assert [w.key for w, _ in dealer_total_wagers(rules)] == ["toy_dealer_22"]
+        assert set(wager_titles(rules)) == {"toy_dealer_22"}
+        assert "toy_dealer_22" in _analyse_removal(rules.with_(decks=1)).optional
+    finally:
+        MECHANISMS.pop("test-toy-22", None)
 
 
 def _code_names(source: str) -> set[str]:

@@ -75,3 +75,16 @@ def open_attempts(monkeypatch: pytest.MonkeyPatch) -> list[str]:
 
     monkeypatch.setattr(driver_module, "open_port", spy)
     return tried
+
+
+def _register_binary_model() -> None:
+    """The tests' binary reader model joins the registry, so every suite over the models
+    (tests/shoe/test_shoe_models.py, the driver's whole suite) runs over it too."""
+    from binary_model import BINARY
+
+    from drivers.shoe.models import MODELS
+
+    MODELS.register(BINARY)
+
+
+_register_binary_model()

@@ -20,7 +20,7 @@ from waiting import DEADLINE_S, stop_process, wait_for
 
 from drivers.shoe import models
 from drivers.shoe.driver import ShoeDriver, ShoePortError, asyncio_sink
-from drivers.shoe.framing import encode
+from drivers.shoe.framing import Frame
 from drivers.shoe.reliability import ICD_TIMING
 from drivers.shoe.reports import ShoeReport
 from drivers.shoe.session import ControllerSession
@@ -185,16 +185,19 @@ def test_icd_3_driver_link_down_3000ms_after_the_last_valid_frame() -> None:
     """ICD §3: link-down 3000 ms after the last valid frame, on the driver's own session
     with a controlled clock (the link's rule alone is in test_shoe_link; here the HEL,
     heartbeat and card that the driver sees count, and a garbled frame does not)."""
-    s = ControllerSession(ICD_TIMING)
+    model = models.default_model()  # the suite's model (the fixture above)
+    s = ControllerSession(ICD_TIMING, model=model)
     s.port_opened(100.0)
-    s.feed(encode(0, "HEL", "1", "M", "1", "S"), 100.0)
-    s.feed(encode(0, "HBT", "1", "READY"), 101.0)
-    s.feed(encode(1, "CRD", "AS"), 101.5)
-    s.feed(b"$02,CRD,KD*0000\r\n", 103.0)  # a bad CRC: not a valid frame
+    s.feed(model.encode(Frame(0, "HEL", ("1", "M", "1", "S"))), 100.0)
+    s.feed(model.encode(Frame(0, "HBT", ("1", "READY"))), 101.0)
+    s.feed(model.encode(Frame(1, "CRD", ("AS",))), 101.5)
+    s.feed(model.corrupt(Frame(2, "CRD", ("KD",))), 103.0)  # a bad CRC: not a valid frame
+    assert s.decoder.stats.bad_crc == 1
     assert s.poll(104.499) == []
     assert [e.kind for e in s.poll(104.5)] == ["link-down"]
     assert s.poll(110.0) == []  # once per outage
-    assert "link-up" in [e.kind for e in s.feed(encode(0, "HBT", "9", "READY"), 111.0)]
+    hbt = model.encode(Frame(0, "HBT", ("9", "READY")))
+    assert "link-up" in [e.kind for e in s.feed(hbt, 111.0)]
 
 
 def test_driver_hello_again_after_reboot_with_gate_locked(rig) -> None:
@@ -395,11 +398,10 @@ def test_icd_3_driver_acks_every_card_with_its_seq() -> None:
     import select
     import tty
 
-    from drivers.shoe.framing import Decoder
-
+    model = models.default_model()  # the suite's model (the fixture above)
     master, slave = os.openpty()
     tty.setraw(slave)
-    dec = Decoder()
+    dec = model.decoder()
 
     def answer(seq: int, frame: bytes, resend_s: float) -> None:
         """Write ``frame`` (again every ``resend_s``, as a shoe retransmits) until the
@@ -418,9 +420,10 @@ def test_icd_3_driver_acks_every_card_with_its_seq() -> None:
     try:
         with ShoeDriver(os.ttyname(slave)) as d:
             # the driver flushes the port when it opens it: the HEL is resent until ACKed
-            answer(0, encode(0, "HEL", "1", "M", "1", "S"), ICD_TIMING.retransmit_s)
-            for i in range(1, 21):
-                answer(i, encode(i, "CRD", "AS"), DEADLINE_S)  # once: no retransmission
+            answer(0, model.encode(Frame(0, "HEL", ("1", "M", "1", "S"))),
+                   ICD_TIMING.retransmit_s)
+            for i in range(1, 21):  # once: no retransmission
+                answer(i, model.encode(Frame(i, "CRD", ("AS",))), DEADLINE_S)
             c = Consumer(d)  # each card is delivered just after its ACK was written
             c.next("hello")
             assert [c.next("card").card for _ in range(20)] == ["AS"] * 20

@@ -33,7 +33,7 @@ def percent(part: Fraction) -> str:
 class Activator(Mechanism):
     name = "activator"
     wagers = (WagerSpec(
-        WAGER, "BINGO ACTIVATOR", par=WAGER,
+        WAGER, "BINGO ACTIVATOR", par="paired-stake-collected",
         doc="Bingo: the paired wager placed with every Blackjack wager (``activator`` of "
             "it); it only buys the draw's multiplier and is always collected."),)
     game_keys: ClassVar[dict[str, Any]] = {"activator": "1:5"}

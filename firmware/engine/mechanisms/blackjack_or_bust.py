@@ -52,7 +52,7 @@ def line_holds(line: str, hand: Hand, dealer_bust: bool) -> bool:
 class BlackjackOrBust(Mechanism):
     name = "blackjack-or-bust"
     wagers = (WagerSpec(
-        WAGER, "BLACKJACK OR BUST", par=WAGER,
+        WAGER, "BLACKJACK OR BUST", par="split-to-double-bust-paytable",
         doc="Split to Double: the paired wager equal to the Blackjack wager; it pays the "
             "paytable line of the player's Blackjack or the dealer's bust."),)
     game_keys: ClassVar[dict[str, Any]] = {"blackjack_or_bust_paytables": []}

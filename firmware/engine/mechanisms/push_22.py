@@ -25,7 +25,7 @@ WAGER: Final = "push22"
 class Push22(Mechanism):
     name = "push-22"
     wagers = (WagerSpec(
-        WAGER, "PUSH 22", optional=True, par=WAGER,
+        WAGER, "PUSH 22", optional=True, par="dealer-total-22",
         doc="Free Bet (setting ``push22``): the optional wager that the dealer's hand "
             "totals 22, paid at ``push22_pays``."),)
 

@@ -33,7 +33,7 @@ from firmware.math.games.split_to_double.hand_values import (
     std_solve_strategy,
 )
 from firmware.math.ruleset import GameRules
-from firmware.math.wagers import dealer_total_wagers
+from firmware.math.wagers import BUST_PAYTABLE, PAIRED_STAKE, dealer_total_wagers, wager_key
 
 METHOD = (
     "combinatorial analysis (infinite deck): exact weights of the player's two cards and "
@@ -138,8 +138,9 @@ def _analyse(rules: GameRules, table: Table | None) -> Analysis:
         wagers = {"blackjack": gv.main}
         stakes = {"blackjack": 1.0}
         if rules.bingo:
-            wagers["activator"] = gv.activator
-            stakes["activator"] = float(rules.activator)
+            paired = wager_key(rules, PAIRED_STAKE)
+            wagers[paired] = gv.activator
+            stakes[paired] = float(rules.activator)
         optional: dict[str, float] = {"insurance": insurance_edge(rules)}
         if gv.insurance:
             wagers["insurance"] = gv.insurance
@@ -189,8 +190,9 @@ def _analyse_removal(rules: GameRules) -> Analysis:
     wagers = {"blackjack": float(lane_w @ g.main)}
     stakes = {"blackjack": 1.0}
     if rules.bingo:
-        wagers["activator"] = -float(rules.activator)
-        stakes["activator"] = float(rules.activator)
+        paired = wager_key(rules, PAIRED_STAKE)
+        wagers[paired] = -float(rules.activator)
+        stakes[paired] = float(rules.activator)
     optional = {"insurance": float(g.insurance_edge)}
     for w, odds in dealer_total_wagers(rules):
         optional[w.key] = w.value(odds, g.p_dealer_22)
@@ -269,6 +271,7 @@ def insurance_edge(rules: GameRules) -> float:
 
 
 def _analyse_std(rules: GameRules, table: Table) -> Analysis:
+    side = wager_key(rules, BUST_PAYTABLE)  # the declared side wager's name
     if not rules.shoe.infinite:
         from firmware.math.games.split_to_double.all_cards_return import (
             METHOD_STD,
@@ -279,8 +282,8 @@ def _analyse_std(rules: GameRules, table: Table) -> Analysis:
         main, bob, _laws = cached_std_exact_value(rules, strategy_for(rules))
         return Analysis(
             rules,
-            {"blackjack": main, "blackjack_or_bust": bob},
-            {"blackjack": 1.0, "blackjack_or_bust": 1.0},
+            {"blackjack": main, side: bob},
+            {"blackjack": 1.0, side: 1.0},
             {"insurance": insurance_edge(rules)},
             method=METHOD_STD,
         )
@@ -298,8 +301,8 @@ def _analyse_std(rules: GameRules, table: Table) -> Analysis:
         bob += float(w) * x
     return Analysis(
         rules,
-        {"blackjack": main, "blackjack_or_bust": bob},
-        {"blackjack": 1.0, "blackjack_or_bust": 1.0},
+        {"blackjack": main, side: bob},
+        {"blackjack": 1.0, side: 1.0},
         {"insurance": insurance_edge(rules)},
     )
 

@@ -22,12 +22,12 @@ from itertools import product
 from typing import Any
 
 from firmware.math.rule_table import BASE, Axis, Priced
-from firmware.math.wagers import WAGERS
+from firmware.math.wagers import every_entry
 
 
 def _axes() -> dict[str, Axis]:
     """Every key declared as an axis (base game and every mechanism), in rank order."""
-    entries = [*BASE.items(), *(kv for w in WAGERS.values() for kv in w.keys.items())]
+    entries = [*BASE.items(), *every_entry()]
     found = {k: e.axis for k, e in entries if isinstance(e, Priced) and e.axis is not None}
     return dict(sorted(found.items(), key=lambda kv: kv[1].rank))
 

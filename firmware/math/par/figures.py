@@ -27,7 +27,7 @@ from firmware.math.par.split_distribution import (
 )
 from firmware.math.paytable import PaytableLine
 from firmware.math.ruleset import GameRules
-from firmware.math.wagers import dealer_total_wagers
+from firmware.math.wagers import BUST_PAYTABLE, PAIRED_STAKE, dealer_total_wagers, wager_key
 
 #: the confidence levels of the ranges, and their two-sided normal quantiles
 LEVELS = ((0.90, 1.6448536269514722), (0.95, 1.959963984540054), (0.99, 2.5758293035489004))
@@ -235,8 +235,9 @@ def _hitting(rules: GameRules, res: Analysis, n: int | None) -> ParFigures:
                                       book.pay(ln, m if m is not None else 1.0), ln.stake))
     side = -float(rules.activator)
     if rules.bingo:
-        lines.append(PaytableLine("activator", "Activator (every round; buys the target "
-                                  "and multiplier draw)", 1.0, side, float(rules.activator)))
+        lines.append(PaytableLine(wager_key(rules, PAIRED_STAKE), "Activator (every round; "
+                                  "buys the target and multiplier draw)", 1.0, side,
+                                  float(rules.activator)))
     dist: dict[float, float] = {}
     second_main = 0.0
     for lane, w in enumerate(lc.lane_w):
@@ -258,7 +259,7 @@ def _hitting(rules: GameRules, res: Analysis, n: int | None) -> ParFigures:
     second = sum(q * x * x for x, q in dist.items())
     sd = {"blackjack": math.sqrt(max(second_main - res.wagers["blackjack"] ** 2, 0.0))}
     if rules.bingo:
-        sd["activator"] = 0.0
+        sd[wager_key(rules, PAIRED_STAKE)] = 0.0
     stake = sum(x.probability * x.stake for x in lines)
     fig = _assemble(rules, res, lines, dist, split, math.sqrt(max(second - mean ** 2, 0.0)),
                     sd, stake)
@@ -273,7 +274,8 @@ def _hitting(rules: GameRules, res: Analysis, n: int | None) -> ParFigures:
 def _std(rules: GameRules, res: Analysis, n: int | None) -> ParFigures:
     from firmware.math.games.split_to_double.paytable_lines import std_lines
 
-    sl = std_lines(rules, res.wagers["blackjack"], res.wagers["blackjack_or_bust"])
+    side = wager_key(rules, BUST_PAYTABLE)
+    sl = std_lines(rules, res.wagers["blackjack"], res.wagers[side])
     exact = ((res.net - sum(x * q for x, q in sl.no_split.items())) / sl.p_split
              if sl.p_split else None)
     split = _simulated(rules, [Stratum(sl.p_split, tuple(sl.split_starts), exact)], n,
@@ -285,7 +287,7 @@ def _std(rules: GameRules, res: Analysis, n: int | None) -> ParFigures:
     sm = sum(q * x * x for x, q in sl.no_split_main.items()) + sl.p_split * split.main_second
     ss = sum(q * x * x for x, q in sl.no_split_side.items()) + sl.p_split * split.side_second
     sd = {"blackjack": math.sqrt(max(sm - res.wagers["blackjack"] ** 2, 0.0)),
-          "blackjack_or_bust": math.sqrt(max(ss - res.wagers["blackjack_or_bust"] ** 2, 0.0))}
+          side: math.sqrt(max(ss - res.wagers[side] ** 2, 0.0))}
     # amount wagered: the unsplit rounds' lines are exact; a split round's from the
     # simulation of those rounds (its hands and doubles)
     stake = sum(x.probability * x.stake for x in sl.lines if x.stake

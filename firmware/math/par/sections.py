@@ -11,10 +11,14 @@ from firmware.math.par.figures import LEVELS, ParFigures
 from firmware.math.ruleset import GameRules
 from firmware.math.wagers import wager_titles
 
-#: the sheet's caption of each wager's lines (an optional wager's from its math entry)
-WAGER_NAMES = {"blackjack": "Blackjack wager (main)", "blackjack_or_bust":
-               "Blackjack or Bust wager (required)", "activator": "Activator (required)",
-               **wager_titles()}
+#: the sheet's caption of the main wager's lines (every other wager's: its pricer's title,
+#: :func:`~firmware.math.wagers.wager_titles` of the rules in force)
+MAIN_TITLE = {"blackjack": "Blackjack wager (main)"}
+
+
+def wager_names(rules: GameRules) -> dict[str, str]:
+    """Each wager's caption on the sheet, from the declared wagers of ``rules``."""
+    return {**MAIN_TITLE, **wager_titles(rules)}
 
 
 def _pct(x: float, digits: int = 4) -> str:
@@ -58,9 +62,8 @@ def not_priced_rows(variant: str) -> list[list[str]]:
 
     rules = load_rules(variant, {}, "")
     rows = [[key, str(value), why] for key, value, why in not_priced(rules)]
-    wagers = not_priced_wagers()
-    rows += [[f"wager of mechanism {m}", "not priced", wagers[m]]
-             for m in rules.game["mechanisms"] if m in wagers]
+    rows += [[f"wager {name}", "not priced", why]
+             for name, why in not_priced_wagers(rules.game["mechanisms"]).items()]
     return rows
 
 
@@ -102,7 +105,7 @@ def _lines(f: ParFigures) -> list[Block]:
                          f"{x.contribution + 0.0:+.10f}"])
         rows.append(["**total (the wager's expected net)**", "", "", f"**{tot:+.10f}**"])
         out.append(table(["line", "probability (per round)", "net payout",
-                          "contribution"], rows, caption=WAGER_NAMES.get(w, w)))
+                          "contribution"], rows, caption=wager_names(f.rules).get(w, w)))
     ins = f.insurance
     if ins:
         odds = float(f.rules.insurance_pays)
@@ -135,7 +138,8 @@ FIGURES = {"super_bonus_contribution": "super bonus's part of the Blackjack wage
 
 def _round(f: ParFigures) -> list[Block]:
     split = f.split
-    sd = "; ".join(f"{WAGER_NAMES.get(k, k)}: {v:.4f}" for k, v in f.sd_by_wager.items())
+    names = wager_names(f.rules)
+    sd = "; ".join(f"{names.get(k, k)}: {v:.4f}" for k, v in f.sd_by_wager.items())
     if f.insurance:
         sd += f"; insurance (per unit insured): {f.insurance['sd']:.4f}"
     win, p = f.max_win_unsplit()

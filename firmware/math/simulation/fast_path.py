@@ -22,6 +22,7 @@ from firmware.math.ruleset import BINGO_MULTIPLIERS, BINGO_TARGETS, GameRules
 from firmware.math.simulation.engine_rounds import Tally
 from firmware.math.strategy.basic import strategy_for
 from firmware.math.strategy.dense_tables import FastTables, build_tables
+from firmware.math.wagers import BUST_PAYTABLE, PAIRED_STAKE, wager_key
 
 #: rounds per kernel call (the result counts are drained between calls)
 BATCH = 1_000_000
@@ -164,7 +165,7 @@ def play_fast_rounds(rules: GameRules, rounds: int, seed: object,
     tally.wagers["blackjack"] = float(sums[k.S_MAIN])
     tally.squares["blackjack"] = float(sums[k.S_MAIN_SQ])
     if rules.bingo or not rules.hitting:
-        name = "activator" if rules.bingo else "blackjack_or_bust"
+        name = wager_key(rules, PAIRED_STAKE if rules.bingo else BUST_PAYTABLE)
         tally.wagers[name] = float(sums[k.S_SIDE])
         tally.squares[name] = float(sums[k.S_SIDE_SQ])
     return tally

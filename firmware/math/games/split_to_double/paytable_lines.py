@@ -29,6 +29,7 @@ from firmware.math.games.split_to_double.hand_values import (
 from firmware.math.hands.hand_value import total_of
 from firmware.math.paytable import PaytableLine
 from firmware.math.ruleset import GameRules
+from firmware.math.wagers import BUST_PAYTABLE, wager_key
 
 
 @dataclass
@@ -50,8 +51,8 @@ def std_lines(rules: GameRules, main_value: float, bob_value: float) -> StdLines
 
     s = strategy_for(rules)
     full = np.array(rules.shoe.counts())
-    odds = bob_dealer_bust_odds(rules)
-    pay = dict(rules.bob_paytable or ())
+    odds, pay = bob_dealer_bust_odds(rules), dict(rules.bob_paytable or ())
+    bob_key = wager_key(rules, BUST_PAYTABLE)  # the declared wager's name (its lines' key)
     acc: dict[tuple[str, str, float, float], float] = {}
     dist: dict[tuple[float, float], float] = {}
     split_starts: list[tuple[int, int, int, float]] = []
@@ -74,10 +75,10 @@ def std_lines(rules: GameRules, main_value: float, bob_value: float) -> StdLines
         pbj = c[hole - 1] / c.sum() if hole else 0.0
         if {a, b} == {1, 10}:
             p_bj += w
-            _blackjack(rules, line, outcome, w, pbj, pay)
+            _blackjack(rules, bob_key, line, outcome, w, pbj, pay)
             continue
         line("blackjack", "Dealer Blackjack", w * pbj, -1.0, 1.0)
-        line("blackjack_or_bust", "Dealer Blackjack", w * pbj, -1.0, 1.0)
+        line(bob_key, "Dealer Blackjack", w * pbj, -1.0, 1.0)
         outcome(w * pbj, -1.0, -1.0)
         can = rules.max_hands >= 2
         legal = legal_for(rules, (a, b), split_hand=False, split_ace=False, can_split=can,
@@ -91,7 +92,7 @@ def std_lines(rules: GameRules, main_value: float, bob_value: float) -> StdLines
         if d.action == "surrender":
             refund = float(rules.surrender_refund)
             line("blackjack", "Surrender (Blackjack wager returned)", live, refund - 1, 1.0)
-            line("blackjack_or_bust", "Loss (surrender)", live, -1.0, 1.0)
+            line(bob_key, "Loss (surrender)", live, -1.0, 1.0)
             outcome(live, refund - 1, -1.0)
             continue
         k = d.times if d.action == "double" else 0
@@ -112,18 +113,18 @@ def std_lines(rules: GameRules, main_value: float, bob_value: float) -> StdLines
         laws = exact_joint_laws(rules.shoe.kind, c0, np.array([x[1] for x in items]), up,
                                 rules.dealer_hits_soft_17)
         for (p, _, t, k), law in zip(items, laws, strict=True):
-            _hand(line, outcome, p, law, t, k, odds)
+            _hand(line, outcome, bob_key, p, law, t, k, odds)
     out: list[PaytableLine] = [PaytableLine(*key[:2], p, *key[2:]) for key, p in acc.items()]
     known_main = sum(x.contribution for x in out if x.wager == "blackjack")
     out.append(PaytableLine("blackjack", "Rounds with a split (every hand; the round's "
                             "average net)", p_split,
                             (main_value - known_main) / p_split if p_split else 0.0, 0.0))
-    _bob_lines(out, rules, bob_value, p_bj, pay, odds)
+    _bob_lines(out, bob_key, rules, bob_value, p_bj, pay, odds)
     tot, mains, sides = _marginals(dist)
     return StdLines(out, tot, mains, sides, p_split, split_starts)
 
 
-def _blackjack(rules: GameRules, line: Any, outcome: Any, w: float, pbj: float,
+def _blackjack(rules: GameRules, bob_key: str, line: Any, outcome: Any, w: float, pbj: float,
                pay: dict[str, Any]) -> None:
     """A player Blackjack of probability ``w`` (``pbj``: the dealer's too): its lines and
     outcomes, the Blackjack or Bust wager's by the suits of the two cards."""
@@ -149,7 +150,7 @@ def _marginals(dist: dict[tuple[float, float], float]
     return tot, mains, sides
 
 
-def _hand(line: Any, outcome: Any, p: float, law: np.ndarray, t: int, k: int,
+def _hand(line: Any, outcome: Any, bob_key: str, p: float, law: np.ndarray, t: int, k: int,
           odds: float) -> None:
     """One standing hand of total ``t`` (``k``-times doubled) against a joint law."""
     stake = 1.0 + k
@@ -157,7 +158,7 @@ def _hand(line: Any, outcome: Any, p: float, law: np.ndarray, t: int, k: int,
     if t > 21:
         nb = 1.0 - law[IBJ]
         line("blackjack", "Bust" + tag, p * nb, -stake, stake)
-        line("blackjack_or_bust", "Loss (a hand busted)", p * nb, -1.0, 1.0)
+        line(bob_key, "Loss (a hand busted)", p * nb, -1.0, 1.0)
         outcome(p * nb, -stake, -1.0)
         return
     bust = law[I22] + law[IBUST]
@@ -167,8 +168,8 @@ def _hand(line: Any, outcome: Any, p: float, law: np.ndarray, t: int, k: int,
     line("blackjack", "Win" + tag, p * win, stake, stake)
     line("blackjack", "Push" + tag, p * push, 0.0, stake)
     line("blackjack", "Loss" + tag, p * lose, -stake, stake)
-    line("blackjack_or_bust", f"Dealer busts ({_odds(odds)})", p * bust, odds, 1.0)
-    line("blackjack_or_bust", "Loss (dealer does not bust)", p * (1 - law[IBJ] - bust),
+    line(bob_key, f"Dealer busts ({_odds(odds)})", p * bust, odds, 1.0)
+    line(bob_key, "Loss (dealer does not bust)", p * (1 - law[IBJ] - bust),
          -1.0, 1.0)
     for i, dt in enumerate(range(17, 22)):
         m = stake if t > dt else 0.0 if t == dt else -stake
@@ -176,25 +177,25 @@ def _hand(line: Any, outcome: Any, p: float, law: np.ndarray, t: int, k: int,
     outcome(p * bust, stake, odds)
 
 
-def _bob_lines(out: list[PaytableLine], rules: GameRules, bob_value: float, p_bj: float,
-               pay: dict[str, Any], odds: float) -> None:
+def _bob_lines(out: list[PaytableLine], bob_key: str, rules: GameRules, bob_value: float,
+               p_bj: float, pay: dict[str, Any], odds: float) -> None:
     """The Blackjack lines by suits; split rounds' dealer-bust line from the certified
     value (every other line of the wager is known)."""
     names = {"ace-spades-jack-clubs-or-spades": "Player Blackjack: ace of spades and jack "
              "of clubs or spades", "suited": "Player Blackjack, suited",
              "blackjack": "Player Blackjack"}
     for name, share in zip(BOB_LINES, BOB_BJ_SHARES, strict=True):
-        out.append(PaytableLine("blackjack_or_bust", f"{names[name]} "
+        out.append(PaytableLine(bob_key, f"{names[name]} "
                                 f"({_odds(pay.get(name, 0))})", p_bj * float(share),
                                 float(pay.get(name, 0)), 1.0))
-    known = sum(x.contribution for x in out if x.wager == "blackjack_or_bust")
+    known = sum(x.contribution for x in out if x.wager == bob_key)
     # split rounds: the wager wins odds or loses 1; its value fixes the split
     p_split = next(x.probability for x in out if x.label.startswith("Rounds with a split"))
     rest = bob_value - known
     p_win = (rest + p_split) / (odds + 1.0) if p_split else 0.0
-    out.append(PaytableLine("blackjack_or_bust", f"Dealer busts, no split hand busted "
+    out.append(PaytableLine(bob_key, f"Dealer busts, no split hand busted "
                             f"({_odds(odds)})", p_win, odds, 1.0))
-    out.append(PaytableLine("blackjack_or_bust", "Loss (a round with a split)",
+    out.append(PaytableLine(bob_key, "Loss (a round with a split)",
                             p_split - p_win, -1.0, 1.0))
 
 
