@@ -88,6 +88,7 @@ class ChannelRequests:
         self.results: dict[tuple[int, bytes], tuple[int, str]] = {}
         self.sigs: dict[int, tuple[int, float]] = {}
         self._sig_asked: dict[int, float] = {}
+        self._enable_sent: dict[tuple[int, bool], tuple[float, SeatSnapshot | None]] = {}
 
     def send(self, msg: Mapping[str, Any]) -> None:
         with contextlib.suppress(OSError):  # the table gone: EOF ends this process
@@ -129,6 +130,15 @@ class ChannelRequests:
                                "recovered": True})
 
     def enable(self, address: int, on: bool) -> None:
+        # a host repeating shutdown or startup sends the table one request per change of
+        # the snapshot or per 0.2 s, not one per poll
+        key = (address, bool(on))
+        now = time.monotonic()
+        snap = self.snaps.get(address)
+        last = self._enable_sent.get(key)
+        if last is not None and last[1] is snap and now - last[0] < 0.2:
+            return
+        self._enable_sent[key] = (now, snap)
         self.send({"op": "enable", "address": address, "on": bool(on)})
 
     def transfer(self, address: int, req: AftRequest) -> None:

@@ -220,3 +220,31 @@ def test_checked_against_an_independent_host_a_72_without_its_lock_timeout_is_ta
         rig.settle()
         moved = [r for r in events(rig, EventCode.CREDITS_IN) if r.get("sas_txid")]
         assert len(moved) == 1 and moved[0]["cents"] == 123 and credits(rig) == 123
+
+
+def test_a_link_process_cannot_take_an_exception_it_was_not_offered(tmp_path: Path) -> None:
+    """The process faces the host, so its requests are a boundary: a take of a record it
+    was never offered (2**62 would have hidden every exception to come), of another
+    line's address, or a message off the schema does nothing and is counted."""
+    from firmware.table.sas.link_feed import LinkFeed
+
+    with sas_table(tmp_path) as rig:
+        link = rig.svc.link
+        feed = LinkFeed(rig.svc.requests, {1: 1, 2: 2, 9: 0}, lambda seed: 0.0)
+        before = link.counts["bad_request"]
+        for msg in ({"op": "taken", "address": 1, "seq": 2**62},
+                    {"op": "taken", "address": 1, "seq": 10**6, "recovered": True},
+                    {"op": "taken", "address": 77, "seq": 1},
+                    {"op": "taken", "address": 1, "seq": "1"},
+                    {"op": "enable", "address": 1, "on": 1},
+                    {"op": "transfer", "address": 1, "kind": 0, "cents": 10**13,
+                     "asset": ASSET1, "txid": "41", "receipt": ""},
+                    {"op": "nope"}):
+            feed(link, msg)
+        rig.settle()
+        assert link.counts["bad_request"] - before == 7
+        assert events(rig, EventCode.SAS_EXCEPTION_TAKEN) == []
+        assert not rig.ctl.floor_gate.closed_seats
+        assert exceptions(rig) == [C.AC_POWER_APPLIED]  # still offered, then taken once
+        rig.settle()
+        assert len(events(rig, EventCode.SAS_EXCEPTION_TAKEN)) == 1

@@ -79,7 +79,9 @@ class LinkFeed:
             return
         if op == "taken":
             seq = _int(msg, "seq", 1, 2**62)
-            if seq is not None:
+            # only an exception the table offered it (a take of record 2**62 would hide
+            # every exception to come); one just taken otherwise is dropped, harmless
+            if seq is not None and seq in child.offered(address):
                 self._taken(address, seq, msg.get("recovered") is True)
                 return
         elif op == "enable" and isinstance(msg.get("on"), bool):

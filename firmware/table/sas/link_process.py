@@ -109,6 +109,13 @@ class LinkChild:
             self._snap_gen += 1
             self._cv.notify_all()
 
+    def offered(self, address: int) -> set[int]:
+        """The exceptions (journal records) the newest snapshot offers ``address``: the
+        only ones its process may say a host took."""
+        with self._cv:
+            snap = (self._snap or {}).get(address)
+        return {seq for seq, _code in getattr(snap, "exceptions", ())}
+
     def tell(self, msg: tuple[Any, ...]) -> None:
         with self._cv:
             if msg[0] == "result":
@@ -134,6 +141,11 @@ class LinkChild:
         self._supervisor.start()
         if not self.started.wait(60):
             log.warning("SAS link process of %s not ready after 60 s", self.port.description)
+        # the table's snapshot in the process before the line counts as open: a host's
+        # first poll is answered, not met by silence (the ping goes behind the snapshot)
+        elif self._snap is not None and not self.sync(30):
+            log.warning("SAS link process of %s has no snapshot after 30 s",
+                        self.port.description)
         return self
 
     def stop(self) -> None:
