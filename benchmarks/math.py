@@ -41,6 +41,7 @@ def run() -> Iterator[str]:
         yield (f"  {v:<16} etg par {cw:5.2f} s ({cc:5.2f} s CPU; {_verdict(cw, cc)}); "
                f"calculation {dt:5.2f} s ({dc:5.2f} s CPU; {_verdict(dt, dc)})   house "
                f"edge {res.house_edge:.4%}, per unit staked {res.house_edge_total:.4%}")
+    yield from farmer_ratio()
     for d in (1, 8):
         cw, cc = _command_uncached("blackjack", f"decks={d}")
         yield (f"  blackjack, {d} deck{'s' if d > 1 else ''}: etg par {cw:5.2f} s ({cc:5.2f} s "
@@ -80,6 +81,36 @@ def sheets() -> Iterator[str]:
         n = len(configurations(v))
         yield (f"  {v:<16} {n:>2} configuration(s): {wall:6.1f} s ({cpu:6.1f} s CPU), "
                f"{wall / n:5.2f} s per configuration")
+
+
+def farmer_ratio() -> Iterator[str]:
+    """Blackjack, 6 decks: ``etg par`` beside Eric Farmer's combinatorial analyzer in the
+    same run (issue 49: at most 2x its CPU time). ``ETG_FARMER_ANALYZER`` names an
+    executable built in a scratch folder from github.com/possibly-wrong/blackjack (GPL;
+    never part of this project): it is run as ``ANALYZER 6 n`` and must print the
+    expected value of 6 decks under the shipped rules (docs/math.md, "Speed of the PAR
+    calculation", says which rules and how it was built)."""
+    import resource
+    import subprocess
+
+    exe = os.environ.get("ETG_FARMER_ANALYZER")
+    if not exe:
+        yield ("  blackjack 6 decks beside Farmer's analyzer: not measured "
+               "(set ETG_FARMER_ANALYZER to a built analyzer)")
+        return
+    best: list[tuple[float, float, float]] = []
+    for _ in range(3):
+        before = resource.getrusage(resource.RUSAGE_CHILDREN)
+        out = subprocess.run([exe, "6", "n"], check=True, capture_output=True, text=True)
+        after = resource.getrusage(resource.RUSAGE_CHILDREN)
+        farmer = (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
+        ours = _command_uncached("blackjack")[1]
+        best.append((ours, farmer, float(out.stdout.split()[-1])))
+    ours, farmer, ev = min(best)
+    farmer = min(b[1] for b in best)
+    yield (f"  blackjack 6 decks: etg par {ours:.2f} s CPU beside Farmer's analyzer "
+           f"{farmer:.2f} s CPU (its EV {ev:+.6%}): {ours / farmer:.2f}x (target 2x; "
+           f"best of 3, load {load_average()})")
 
 
 def par() -> Iterator[str]:

@@ -5,9 +5,10 @@ P(outcome and no dealer Blackjack) of the shoe ``c0 - removed`` (``c0``: the sho
 the up card), with P(Blackjack) as the last entry, as
 :func:`firmware.math.dealer.many_shoes.joint_laws` does for one composition: the law a
 card-removal calculation needs, since the player's cards change the Blackjack
-probability too. The compiled kernel (:mod:`firmware.math.dealer.removed_cards_kernel`, numba; compiled
-ahead of time by ``make setup`` so that no numba is imported) does it in about 5
-microseconds a law; without numba the same laws come from the numpy
+probability too. The compiled kernel
+(:mod:`firmware.math.dealer.removed_cards_kernel`, numba; compiled ahead of time by
+``make setup`` so that no numba is imported) does it in about 5 microseconds a law;
+without numba the same laws come from the numpy
 implementation, about twenty times slower.
 """
 
