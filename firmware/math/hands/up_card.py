@@ -160,7 +160,9 @@ def hand_table(work: list[tuple[UpCard, np.ndarray]], pair: int) -> Any:
             first = f.row(i, (pair,))
             p = f.q[first].copy()
             ch = f.child[first]
-            got_v = res[np.maximum(ch, 0)]
+            # a bust child reads the first card's own row (masked below): any row would
+            # do for the full array, but a RowView holds only the rows a round reads
+            got_v = res[np.where(ch >= 0, ch, first)]
             v = np.where((ch >= 0).reshape((10,) + (1,) * (got_v.ndim - 1)), got_v, 0.0)
             out = got[key] = (p, v)
         return out
