@@ -231,19 +231,8 @@ def _stream_figures() -> Iterator[str]:
     steps["ctr-drbg", _MIB] = _in_process(rngs["ctr-drbg"], _MIB)
     steps.update({(mech, REGION_BYTES): _in_process(r, REGION_BYTES)
                   for mech, r in rngs.items()})
-    best = dict.fromkeys([*steps, ("stream", 0), ("openssl", 0), ("writer", 0)], 0.0)
-    cpu = dict.fromkeys(steps, 0.0)
     try:
-        for _ in range(7):
-            for key, fn in steps.items():
-                seconds = 0.1 if key[0] == "hmac-drbg" else 0.25
-                wall, on_cpu = _best_rates(fn, seconds, 1)
-                best[key] = max(best[key], wall)
-                cpu[key] = max(cpu[key], on_cpu)
-            best["stream", 0] = max(best["stream", 0], stream.rate(0.25))
-            if ssl is not None:
-                best["openssl", 0] = max(best["openssl", 0], ssl.rate(0.25))
-            best["writer", 0] = max(best["writer", 0], writer.rate(0.25))
+        best, cpu = _interleaved(steps, stream, ssl, writer)
     finally:
         stream.close()
         writer.close()
@@ -300,6 +289,26 @@ def _stream_figures() -> Iterator[str]:
     yield (f"cross-check, call by call (3000 of each, taking turns, median): 64 KiB of raw "
            f"keystream {raw_s * 1e6:.2f} us, one 2^19-bit ctr-drbg request "
            f"{drbg_s * 1e6:.2f} us = {100 * raw_s / drbg_s:.1f}% of raw")
+
+
+def _interleaved(steps: dict[tuple[str, int], Callable[[], int]], stream: _Stream,
+                 ssl: _Stream | None, writer: _Stream
+                 ) -> tuple[dict[tuple[str, int], float], dict[tuple[str, int], float]]:
+    """Best wall and CPU rates of every step and stream in 7 interleaved rounds, so that
+    each sees the same machine load as its yardstick."""
+    best = dict.fromkeys([*steps, ("stream", 0), ("openssl", 0), ("writer", 0)], 0.0)
+    cpu = dict.fromkeys(steps, 0.0)
+    for _ in range(7):
+        for key, fn in steps.items():
+            seconds = 0.1 if key[0] == "hmac-drbg" else 0.25
+            wall, on_cpu = _best_rates(fn, seconds, 1)
+            best[key] = max(best[key], wall)
+            cpu[key] = max(cpu[key], on_cpu)
+        best["stream", 0] = max(best["stream", 0], stream.rate(0.25))
+        if ssl is not None:
+            best["openssl", 0] = max(best["openssl", 0], ssl.rate(0.25))
+        best["writer", 0] = max(best["writer", 0], writer.rate(0.25))
+    return best, cpu
 
 
 def _pipe_ratio(stream: _Stream, yardsticks: dict[str, tuple[_Stream | None, float]],
