@@ -233,8 +233,8 @@ class Journal(InfoAndOutbox):
                 self._rollback()
                 raise
             if written:
-                for r in written if self._proven is not None else ():
-                    self._proven.add(r.seq, r.kind, r.code, r.hash)
+                if self._proven is not None:
+                    self._proven.extend(written)
                 self._seq, self._head = written[-1].seq, written[-1].hash
                 self._last_ts = max(r.ts_ns for r in written)
             self._meters = after

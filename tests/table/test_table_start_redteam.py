@@ -14,9 +14,9 @@ paid T-1 twice / lost the record."""
 from __future__ import annotations
 
 import json
+import sqlite3
 import subprocess
 import sys
-import sqlite3
 from pathlib import Path
 
 import pytest
@@ -56,7 +56,7 @@ def _status(path: Path, tid: str, capsys: pytest.CaptureFixture[str]) -> dict[st
 
 
 @pytest.fixture
-def cashed_out(tmp_path: Path) -> tuple[Path, int]:  # noqa: D401
+def cashed_out(tmp_path: Path) -> tuple[Path, int]:
     """A bench journal with four rounds and cash-out T-1 applied (the table stopped, the
     write-ahead log folded into the file)."""
     path = tmp_path / "j.sqlite"
@@ -119,3 +119,110 @@ def test_rt_f5_an_index_byte_does_not_hide_later_events(
     capsys.readouterr()
     main(["events", "--journal", str(path), "--json"])
     assert capsys.readouterr().out == before
+
+
+def _apply_again(path: Path, seq: int) -> int:
+    """What a table fooled once into reading record ``seq`` (an 800/801) as absent
+    writes: the same transfer applied again, as the table's own keyed transaction (the
+    input, the event, the meters). Returns the new event's record number."""
+    from firmware.engine.inputs import CreditsIn, CreditsOut
+    from firmware.journal import Entry
+    from firmware.journal.meters import credit_deltas
+    from firmware.journal.opening import open_for_table
+    from firmware.table.meter_proof import start_proof
+
+    journal = open_for_table(path, str(path) + ".key", bench=True, prove=start_proof)
+    try:
+        first = journal.record(seq)
+        assert first is not None and first.code in (800, 801)
+        seat, cents = int(first.body["seat"]), int(first.body["cents"])
+        inp = CreditsIn(seat, cents) if first.code == 800 else CreditsOut(seat, cents)
+        signed = cents if first.code == 800 else -cents
+        written = journal.append([
+            Entry("input", {"input": inp.to_json(), "source": "attendant"}, first.round_no),
+            Entry("event", dict(first.body), first.round_no, first.code)],
+            credit_deltas(seat, signed))
+        return written[-1].seq
+    finally:
+        journal.close()
+
+
+def _reindex(path: Path) -> None:
+    """The laundering: plain SQLite rebuilds every index (content unchanged)."""
+    db = sqlite3.connect(path)
+    try:
+        db.execute("REINDEX")
+        db.commit()
+        assert db.execute("PRAGMA integrity_check").fetchone()[0] == "ok"
+    finally:
+        db.close()
+
+
+def test_finding_8_a_transfer_applied_twice_is_a_broken_journal(
+        cashed_out: tuple[Path, int], capsys: pytest.CaptureFixture[str]) -> None:
+    """Red team s42 F8: T-1 paid twice by a fooled reading, then ``REINDEX``: every
+    record verifies, the index is whole, and on f3816ac ``audit verify`` said ok and every
+    start was clean. The proof holds the chain to "one transfer id, one application"."""
+    path, _ = cashed_out
+    first = int(_status(path, "T-1", capsys)["seq"])  # type: ignore[arg-type]
+    again = _apply_again(path, first)
+    _reindex(path)
+    named = f"transfer T-1 applied twice: records {first} and {again}"
+    audit = _etg("audit", "verify", "--journal", str(path))
+    assert audit.returncode == 1 and named in audit.stdout + audit.stderr, audit
+    status = _etg("credits", "status", "--id", "T-1", "--journal", str(path))
+    assert status.returncode == 1 and named in status.stderr, status
+    before = path.read_bytes()
+    run = _etg("run", "--headless", "--auto-play", "--quiet", "--rounds", "1",
+               "--pace", "0.01", "--journal", str(path))
+    assert run.returncode == 2 and named in run.stderr, run
+    assert path.read_bytes() == before, "a refused start writes nothing"
+
+
+def test_finding_8_a_seat_granted_twice_is_a_broken_journal(tmp_path: Path) -> None:
+    """F7's double grant (seat 3 credited again at the next start), laundered: the grant
+    carries its seat's id, and the proof refuses a second one."""
+    path = tmp_path / "j.sqlite"
+    run = _etg("run", "--headless", "--auto-play", "--quiet", "--rounds", "1",
+               "--pace", "0.01", "--journal", str(path))
+    assert run.returncode == 0, run.stderr
+    db = sqlite3.connect(f"file:{path}?immutable=1", uri=True)
+    try:
+        grants = db.execute("SELECT seq, body FROM records NOT INDEXED WHERE code = 800"
+                            " ORDER BY seq").fetchall()
+    finally:
+        db.close()
+    seat3 = next(s for s, b in grants if json.loads(b)["seat"] == 3)
+    assert json.loads(dict(grants)[seat3]).get("transfer") == "auto-play:3"
+    again = _apply_again(path, seat3)
+    _reindex(path)
+    audit = _etg("audit", "verify", "--journal", str(path))
+    assert audit.returncode == 1, audit
+    assert f"transfer auto-play:3 applied twice: records {seat3} and {again}" in audit.stdout
+    run = _etg("run", "--headless", "--auto-play", "--quiet", "--rounds", "1",
+               "--pace", "0.01", "--journal", str(path))
+    assert run.returncode == 2 and "applied twice" in run.stderr, run
+
+
+def test_finding_8_the_grant_rule_and_the_id_rule(tmp_path: Path) -> None:
+    """The rules themselves: an id once; a grant only into a seat never credited, and
+    only as a credit into the seat its id names; a client may not take a grant's id."""
+    from firmware.journal.once import OnceRules
+    from firmware.table.requests.transfers import CreditLimits, TransferRefused, parse_transfer
+
+    rules = OnceRules()
+    assert rules.take(5, 800, {"seat": 1, "cents": 5, "transfer": "A"}) is None
+    assert rules.take(6, 801, {"seat": 2, "cents": 5, "transfer": "B"}) is None
+    assert rules.take(7, 801, {"seat": 1, "cents": 5}) is None  # no id: nothing to hold
+    assert rules.take(8, 801, {"seat": 2, "cents": 5, "transfer": "A"}) == \
+        "transfer A applied twice: records 5 and 8"
+    assert rules.take(9, 800, {"seat": 2, "cents": 5, "transfer": "auto-play:2"}) is None
+    assert "already credited" in (rules.take(
+        10, 800, {"seat": 1, "cents": 5, "transfer": "auto-play:1"}) or "")
+    assert "not a credit into the seat it names" in (rules.take(
+        11, 800, {"seat": 3, "cents": 5, "transfer": "auto-play:4"}) or "")
+    assert "not a credit" in (rules.take(
+        12, 801, {"seat": 5, "cents": 5, "transfer": "auto-play:5"}) or "")
+    with pytest.raises(TransferRefused, match="table's own"):
+        parse_transfer("credits-in", {"seat": 1, "cents": 5, "id": "auto-play:1"}, 3,
+                       CreditLimits())
