@@ -226,3 +226,101 @@ def test_finding_8_the_grant_rule_and_the_id_rule(tmp_path: Path) -> None:
     with pytest.raises(TransferRefused, match="table's own"):
         parse_transfer("credits-in", {"seat": 1, "cents": 5, "id": "auto-play:1"}, 3,
                        CreditLimits())
+
+
+def _events(path: Path, code: int) -> list[tuple[int, dict[str, object]]]:
+    db = sqlite3.connect(f"file:{path}?immutable=1", uri=True)
+    try:
+        return [(s, json.loads(b)) for s, b in db.execute(
+            "SELECT seq, body FROM records NOT INDEXED WHERE kind = 'event' AND code = ?"
+            " ORDER BY seq", (code,))]
+    finally:
+        db.close()
+
+
+def _proven_start(path: Path) -> None:
+    """A start's journal part (the proof, then the notes and the last start judged)."""
+    from firmware.journal.opening import open_for_table
+    from firmware.table.meter_proof import start_proof
+
+    open_for_table(path, "", bench=True, prove=start_proof).close()
+
+
+def test_finding_2_a_forged_refusal_note_is_not_a_genuine_715(tmp_path: Path) -> None:
+    """Red team s42 F2: any text in ``<journal>.refused`` became a keyed 715 with the
+    writer's words. The refusing start MACs its note with the table's secret; a line
+    that does not verify is journaled as an unverified note (717) with its bytes
+    (bounded), a genuine one as 715, a genuine one put back after it was journaled as
+    717 again."""
+    from journal_rig import played_journal
+
+    from firmware.journal import key as journal_key
+    from firmware.journal.refusal import EVIDENCE_MAX, note_path, note_refusal
+
+    path = played_journal(tmp_path, rounds=2)
+    note = note_path(path)
+    forged = '{"ts_ns": 1, "refused": "FORGED: attendant Bob tampered at 03:00"}'
+    long_line = "x" * 5000
+    genuine_key = journal_key.load(journal_key.key_path_for(path, ""))
+    note.write_text(forged + "\n" + long_line + "\n")
+    note_refusal(path, "the journal changed during the start's proof: test", b"k" * 32)
+    note_refusal(path, "the journal changed during the start's proof: genuine",
+                 genuine_key)
+    kept = note.read_text().splitlines()[-1]
+    _proven_start(path)
+    refused = _events(path, 715)
+    assert [b["refused"] for _s, b in refused] == [
+        "the journal changed during the start's proof: genuine"]
+    unverified = _events(path, 717)
+    assert len(unverified) == 3
+    assert [b["note"] for _s, b in unverified[:2]] == [forged, long_line[:EVIDENCE_MAX]]
+    assert unverified[1][1]["bytes"] == 5000
+    assert "MAC does not verify" in str(unverified[2][1]["why"])
+    assert not note.exists()
+    note.write_text(kept + "\n")  # the genuine line put back: not a second refusal
+    _proven_start(path)
+    assert len(_events(path, 715)) == 1
+    assert "journaled before" in str(_events(path, 717)[-1][1]["why"])
+
+
+def test_finding_3_a_refused_start_whose_note_was_removed_is_named(
+        tmp_path: Path) -> None:
+    """Red team s42 F3: the editor undid the edit and deleted the note: the next start
+    was clean and nothing named the refused start. Its power-up (a keyed record) is in
+    the journal with no READY after it: the next start names it (716), a fact rather
+    than a tamper alarm, since a kill -9 during a start leaves the same."""
+    from journal_rig import played_journal
+
+    from firmware.journal.opening import open_for_table
+    from firmware.journal.refusal import note_path
+    from firmware.table.meter_proof import start_proof
+
+    path = played_journal(tmp_path, rounds=2)
+    journal = open_for_table(path, "", bench=True, prove=start_proof)
+    up = journal.append_one("event", {"mode": "bench", "pid": 4242}, code=100).seq
+    with open(path, "r+b") as fh:  # a raw write of the file (its bytes as they were)
+        first = fh.read(4096)
+        fh.seek(0)
+        fh.write(first)
+    with pytest.raises(Exception, match="changed during the start"):
+        list(journal.records(kinds=["event"]))
+    journal.close()
+    assert note_path(path).exists()
+    note_path(path).unlink()  # the refusal's note suppressed
+    _proven_start(path)
+    assert _events(path, 715) == []
+    named = _events(path, 716)
+    assert [(b["power_up"], b["pid"], b["notes"]) for _s, b in named] == [(up, 4242, [])]
+    _proven_start(path)  # named once, not at every start after
+    assert len(_events(path, 716)) == 1
+
+
+def test_finding_3_a_start_that_finished_is_not_named(tmp_path: Path) -> None:
+    """No false alarm: a start that reached READY (then was killed in play or stopped)
+    leaves nothing to name; one killed before READY is named once, as unfinished."""
+    path = tmp_path / "j.sqlite"
+    run = _etg("run", "--headless", "--auto-play", "--quiet", "--rounds", "1",
+               "--pace", "0.01", "--journal", str(path))
+    assert run.returncode == 0, run.stderr
+    _proven_start(path)
+    assert _events(path, 716) == [] and _events(path, 715) == []
