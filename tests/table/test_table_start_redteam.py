@@ -324,3 +324,86 @@ def test_finding_3_a_start_that_finished_is_not_named(tmp_path: Path) -> None:
     assert run.returncode == 0, run.stderr
     _proven_start(path)
     assert _events(path, 716) == [] and _events(path, 715) == []
+
+
+def _wal_hide(wal: Path, kind: str, seq: int) -> int:
+    """Every copy of record ``seq``'s (kind, seq) index cell in a write-ahead log given
+    another kind (one byte), then every frame's checksum recomputed as SQLite's WAL
+    format defines it (header and frames, cumulative; the magic's low bit says the
+    words' byte order), so that SQLite takes the frames as whole. Returns the copies."""
+    import struct
+
+    t, e = _serial(seq)
+    kb = kind.encode()
+    cell = bytes([4, 13 + 2 * len(kb), t, t]) + kb + e + e
+    w = bytearray(wal.read_bytes())
+    hits, at = 0, w.find(cell)
+    while at >= 0:
+        w[at + 4 + len(kb) - 1] = ord("z")
+        hits, at = hits + 1, w.find(cell, at + 1)
+    magic, _v, page = struct.unpack(">III", w[:12])
+    order = ">" if magic & 1 else "<"
+
+    def sums(data: bytes, a: int, b: int) -> tuple[int, int]:
+        words = struct.unpack(f"{order}{len(data) // 4}I", data)
+        for i in range(0, len(words), 2):
+            a = (a + words[i] + b) & 0xFFFFFFFF
+            b = (b + words[i + 1] + a) & 0xFFFFFFFF
+        return a, b
+
+    a, b = sums(bytes(w[:24]), 0, 0)
+    off = 32
+    while off + 24 + page <= len(w) and w[off + 8:off + 16] == w[16:24]:  # this salt
+        a, b = sums(bytes(w[off:off + 8]), a, b)
+        a, b = sums(bytes(w[off + 24:off + 24 + page]), a, b)
+        w[off + 16:off + 24] = struct.pack(">II", a, b)
+        off += 24 + page
+    wal.write_bytes(bytes(w))
+    return hits
+
+
+def test_rt_f4_an_index_cell_edited_in_the_wal_after_kill_9_pays_nothing_twice(
+        tmp_path: Path) -> None:
+    """Red team s42 F4 (the write-ahead-log variant of F1): a running table applies
+    T-2, is killed (kill -9), the records_kind cell of T-2's 801 in the -wal is edited
+    with the frames' checksums recomputed; then ``credits status``, ``credits out`` with
+    the same id, a start and ``audit verify``: T-2 is applied exactly once, whatever
+    each of them says (refused, or "already applied")."""
+    import os
+    import signal
+    import time
+
+    from table_process import running_table
+
+    path = tmp_path / "j.sqlite"
+    with running_table(path, "--auto-play", "--rounds", "200", "--pace", "0.05") as proc:
+        out = _etg("credits", "out", "--seat", "1", "--cents", "900", "--id", "T-2",
+                   "--journal", str(path))
+        assert out.returncode == 0, out.stderr
+        time.sleep(0.3)
+        os.kill(proc.pid, signal.SIGKILL)
+        proc.wait(30)
+    wal = Path(f"{path}-wal")
+    assert wal.exists() and wal.stat().st_size > 0
+    seq = next(s for s, b in _events_in(path) if b.get("transfer") == "T-2")
+    assert _wal_hide(wal, "event", seq) >= 1
+    status = _etg("credits", "status", "--id", "T-2", "--journal", str(path), "--json")
+    assert status.returncode != 0 or json.loads(status.stdout)["state"] == "applied", status
+    _etg("credits", "out", "--seat", "1", "--cents", "900", "--id", "T-2",
+         "--journal", str(path))
+    _etg("run", "--headless", "--auto-play", "--quiet", "--rounds", "1", "--pace", "0.01",
+         "--journal", str(path))
+    audit = _etg("audit", "verify", "--journal", str(path))
+    assert audit.returncode in (0, 1), audit
+    paid = [s for s, b in _events_in(path) if b.get("transfer") == "T-2"]
+    assert paid == [seq], f"T-2 paid {len(paid)} times: records {paid}"
+
+
+def _events_in(path: Path) -> list[tuple[int, dict[str, object]]]:
+    """Every 801 of the journal with its -wal (read as SQLite reads it, no index)."""
+    db = sqlite3.connect(f"file:{path}?mode=ro", uri=True)
+    try:
+        return [(s, json.loads(b)) for s, b in db.execute(
+            "SELECT seq, body FROM records NOT INDEXED WHERE code = 801 ORDER BY seq")]
+    finally:
+        db.close()
