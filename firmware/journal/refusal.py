@@ -32,14 +32,14 @@ import json
 import os
 import stat
 import time
-from collections.abc import Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from pathlib import Path
 from typing import Any, Protocol
 
 from firmware.journal.codes import EventCode
 
 #: the fields of a note line, all MACed (``mac`` over the others)
-FIELDS = ("ts_ns", "refused", "pid", "boot")
+FIELDS = ("ts_ns", "refused", "pid", "boot", "at")
 #: bounds: the note read, the lines journaled, the evidence kept of a line
 READ_MAX, LINES_MAX, EVIDENCE_MAX = 64_000, 20, 400
 _DOMAIN = b"etg-refusal-note-v1|"
@@ -55,8 +55,8 @@ class _Appends(Protocol):
     def append_one(self, kind: str, body: dict[str, Any], *, code: int | None = None
                    ) -> Any: ...
     def records(self, *, since_seq: int = 0, kinds: Iterable[str] | None = None,
-                newest_first: bool = False, codes: Iterable[int] | None = None
-                ) -> Iterator[Any]: ...
+                upto_seq: int | None = None, newest_first: bool = False,
+                codes: Iterable[int] | None = None) -> Iterator[Any]: ...
 
 
 def note_path(journal: Path) -> Path:
@@ -75,12 +75,15 @@ def _boot_id() -> str:
         return ""
 
 
-def note_refusal(journal: Path, message: str, key: bytes | None) -> None:
+def note_refusal(journal: Path, message: str, key: bytes | None,
+                 at: tuple[int, str] = (0, "")) -> None:
     """Keep a refused start's reason beside the journal (never in the journal it
-    distrusts), MACed with the table's secret: the next start that proves the journal
-    journals it."""
+    distrusts), MACed with the table's secret, with ``at``: the record its journal ended
+    at then and its hash (a note of another journal under the same secret, an archived
+    one's, names a record this journal does not hold). The next start that proves the
+    journal journals it."""
     line: dict[str, Any] = {"ts_ns": time.time_ns(), "refused": message[:2000],
-                            "pid": os.getpid(), "boot": _boot_id()}
+                            "pid": os.getpid(), "boot": _boot_id(), "at": [at[0], at[1]]}
     if key is not None:
         line["mac"] = _mac(key, line)
     with contextlib.suppress(OSError):
@@ -97,9 +100,11 @@ def _evidence(line: str, why: str) -> tuple[int, dict[str, Any]]:
         "sha256": hashlib.sha256(raw).hexdigest()}
 
 
-def judge(line: str, key: bytes | None, seen: set[str]) -> tuple[int, dict[str, Any]]:
-    """One line of the note: (715, the refusal) if its MAC verifies with ``key`` and it
-    was not journaled before (its MAC in ``seen``); else (717, the evidence)."""
+def judge(line: str, key: bytes | None, seen: set[str],
+          hash_of: Callable[[int], str | None]) -> tuple[int, dict[str, Any]]:
+    """One line of the note: (715, the refusal) if its MAC verifies with ``key``, the
+    record it names is this journal's (``hash_of(seq)``) and it was not journaled before
+    (its MAC in ``seen``); else (717, the evidence)."""
     try:
         item = json.loads(line)
     except ValueError:
@@ -107,15 +112,24 @@ def judge(line: str, key: bytes | None, seen: set[str]) -> tuple[int, dict[str, 
     if not isinstance(item, dict) or set(item) != {*FIELDS, "mac"} or not (
             type(item["ts_ns"]) is int and type(item["pid"]) is int
             and isinstance(item["refused"], str) and isinstance(item["boot"], str)
-            and isinstance(item["mac"], str)):
+            and isinstance(item["mac"], str) and _is_end(item["at"])):
         return _evidence(line, "not a note a start wrote (its fields)")
     if key is None or not hmac.compare_digest(item["mac"], _mac(key, item)):
         return _evidence(line, "its MAC does not verify with this table's secret: not "
                          "written by a start of this table")
+    seq, digest = item["at"]
+    if seq and hash_of(seq) != digest:
+        return _evidence(line, f"it names record {seq} with a hash this journal's record "
+                         f"{seq} does not have: a note of another journal")
     if item["mac"] in seen:
         return _evidence(line, "a refusal journaled before (event 715), put back")
     seen.add(item["mac"])
     return int(EventCode.START_REFUSED), {f: item[f] for f in (*FIELDS, "mac")}
+
+
+def _is_end(at: object) -> bool:
+    return (isinstance(at, list) and len(at) == 2 and type(at[0]) is int and at[0] >= 0
+            and isinstance(at[1], str))
 
 
 def read_note(journal: Path) -> tuple[list[str], int]:
@@ -143,11 +157,16 @@ def refused_starts(journal: _Appends) -> None:
     the note goes once they are written."""
     lines, more = read_note(journal.path)
     written: list[int] = []
+    if _not_a_file(note_path(journal.path)):  # where a start would write its note
+        written.append(journal.append_one("event", {
+            "why": f"{note_path(journal.path).name} is not a regular file (a link, a "
+                   "directory or a FIFO): a refused start's note cannot be kept there",
+            "note": "", "bytes": 0}, code=int(EventCode.REFUSAL_NOTE_UNVERIFIED)).seq)
     if lines:
         seen = {str(r.body.get("mac")) for r in journal.records(
             kinds=["event"], codes=[int(EventCode.START_REFUSED)]) if r.body.get("mac")}
         for i, line in enumerate(lines):
-            code, body = judge(line, journal.key, seen)
+            code, body = judge(line, journal.key, seen, lambda s: _hash_of(journal, s))
             if i == 0 and more:
                 body = {**body, "lines_not_journaled": more}
             written.append(journal.append_one("event", body, code=code).seq)
@@ -156,6 +175,18 @@ def refused_starts(journal: _Appends) -> None:
     if unfinished is not None:
         journal.append_one("event", {**unfinished, "notes": written},
                            code=int(EventCode.START_UNFINISHED))
+
+
+def _not_a_file(path: Path) -> bool:
+    try:
+        return not stat.S_ISREG(os.lstat(path).st_mode)
+    except OSError:
+        return False
+
+
+def _hash_of(journal: _Appends, seq: int) -> str | None:
+    found = next(journal.records(since_seq=seq - 1, upto_seq=seq), None)
+    return None if found is None else str(found.hash)
 
 
 def unfinished_start(journal: _Appends) -> dict[str, Any] | None:

@@ -37,12 +37,22 @@ import contextlib
 import os
 import sqlite3
 from pathlib import Path
+from typing import Protocol
 
 from firmware.journal.chain import RecordHasher, record_hash, record_hasher
 from firmware.journal.errors import JournalRefused
 from firmware.journal.refusal import note_path, note_refusal
 
 __all__ = ["JournalChangedDuringStart", "StartGuard", "note_path"]
+
+
+class Ends(Protocol):
+    """The writer whose start this guards: where its journal ends now."""
+
+    @property
+    def last_seq(self) -> int: ...
+    @property
+    def head(self) -> str: ...
 
 
 #: SQLite's default automatic checkpoint (pages of write-ahead log), restored at the end
@@ -87,8 +97,10 @@ def _unkeyed(prev: str, seq: int, ts_ns: int, kind: str, code: int | None,
 class StartGuard:
     """The writer's baseline from before the proof (see the module docstring)."""
 
-    def __init__(self, db: sqlite3.Connection, path: Path, key: bytes | None) -> None:
+    def __init__(self, db: sqlite3.Connection, path: Path, key: bytes | None,
+                 writer: Ends | None = None) -> None:
         self.path = path
+        self._writer = writer  # its end goes into the refusal note (firmware.journal.refusal)
         db.execute("PRAGMA wal_autocheckpoint=0")  # the main file stays as proven
         self.version = data_version(db)
         self.main = _file_id(path)
@@ -124,7 +136,8 @@ class StartGuard:
                         "between the proof and the start's reading; the start is refused "
                         "and writes nothing more into it (call a technician: etg audit "
                         "verify)")
-        note_refusal(self.path, self.tripped, self._key)
+        at = (self._writer.last_seq, self._writer.head) if self._writer is not None else (0, "")
+        note_refusal(self.path, self.tripped, self._key, at)
         raise JournalChangedDuringStart(self.tripped)
 
     def check_record(self, seq: int, ts: int, kind: str, code: int | None,

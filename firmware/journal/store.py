@@ -122,7 +122,7 @@ class Journal(InfoAndOutbox):
                 self._db = connect_writer(self.path, private=not checked)
                 self.key = self._resolve_key(key, new=new)
                 if gated and not new:  # first: the proof's snapshot begins after it
-                    self._guard = StartGuard(self._db, self.path, self.key)
+                    self._guard = StartGuard(self._db, self.path, self.key, self)
                 create_schema(self._db, self.key)
             check_schema(self._db, self.path)
             if not readonly:

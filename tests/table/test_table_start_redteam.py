@@ -264,18 +264,25 @@ def test_finding_2_a_forged_refusal_note_is_not_a_genuine_715(tmp_path: Path) ->
     genuine_key = journal_key.load(journal_key.key_path_for(path, ""))
     note.write_text(forged + "\n" + long_line + "\n")
     note_refusal(path, "the journal changed during the start's proof: test", b"k" * 32)
+    end = _events(path, 801)[-1][0]  # a record of this journal, and its hash
+    db = sqlite3.connect(f"file:{path}?immutable=1", uri=True)
+    digest = db.execute("SELECT hash FROM records WHERE seq = ?", (end,)).fetchone()[0]
+    db.close()
+    note_refusal(path, "another journal's refusal", genuine_key, (end, "0" * 64))
     note_refusal(path, "the journal changed during the start's proof: genuine",
-                 genuine_key)
+                 genuine_key, (end, digest))
     kept = note.read_text().splitlines()[-1]
     _proven_start(path)
     refused = _events(path, 715)
     assert [b["refused"] for _s, b in refused] == [
         "the journal changed during the start's proof: genuine"]
+    assert refused[0][1]["at"] == [end, digest]
     unverified = _events(path, 717)
-    assert len(unverified) == 3
+    assert len(unverified) == 4
     assert [b["note"] for _s, b in unverified[:2]] == [forged, long_line[:EVIDENCE_MAX]]
     assert unverified[1][1]["bytes"] == 5000
     assert "MAC does not verify" in str(unverified[2][1]["why"])
+    assert "another journal" in str(unverified[3][1]["why"])
     assert not note.exists()
     note.write_text(kept + "\n")  # the genuine line put back: not a second refusal
     _proven_start(path)
@@ -407,3 +414,20 @@ def _events_in(path: Path) -> list[tuple[int, dict[str, object]]]:
             "SELECT seq, body FROM records NOT INDEXED WHERE code = 801 ORDER BY seq")]
     finally:
         db.close()
+
+
+def test_finding_2_a_note_that_is_not_a_file_is_named(tmp_path: Path) -> None:
+    """A directory (or a link) in the note's place keeps every refused start's note out:
+    named at each start (717), its target never read or touched."""
+    from journal_rig import played_journal
+
+    from firmware.journal.refusal import note_path
+
+    path = played_journal(tmp_path, rounds=1)
+    target = tmp_path / "elsewhere"
+    target.write_text("not ours\n")
+    note_path(path).symlink_to(target)
+    _proven_start(path)
+    named = _events(path, 717)
+    assert len(named) == 1 and "not a regular file" in str(named[0][1]["why"])
+    assert target.read_text() == "not ours\n" and _events(path, 715) == []
