@@ -55,6 +55,8 @@ class EventCode(IntEnum):
     HISTORY_UNPROVEN = 713  # that proof did not finish (killed, stopped, deadline): retried
     CLOCK_BACKWARDS = 714  # the clock read earlier than the journal's last record
     START_REFUSED = 715  # a start was refused: the journal changed during its proof
+    START_UNFINISHED = 716  # the last start has no READY and no stop: killed or refused
+    REFUSAL_NOTE_UNVERIFIED = 717  # a refusal note that is not a genuine one (evidence)
 
     CREDITS_IN = 800
     CREDITS_OUT = 801

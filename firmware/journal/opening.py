@@ -31,8 +31,9 @@ from firmware.journal.chain import GENESIS
 from firmware.journal.errors import JournalDamaged, JournalKeyError, JournalRefused
 from firmware.journal.files import JournalFileError, check_is_journal, make_writable_private
 from firmware.journal.proven_index import ProvenIndex
+from firmware.journal.refusal import refused_starts
 from firmware.journal.schema import BlankJournal, OldJournalFormat
-from firmware.journal.start_guard import JournalChangedDuringStart, file_identity, refused_starts
+from firmware.journal.start_guard import JournalChangedDuringStart, file_identity
 from firmware.journal.store import BESIDE, Journal, JournalError, VerifyResult, _Beside
 from firmware.journal.succession import can_retire, retire, superseded_result
 from firmware.journal.witness import Witness

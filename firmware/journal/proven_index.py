@@ -27,6 +27,10 @@ from __future__ import annotations
 
 from array import array
 from collections.abc import Callable, Iterable, Iterator
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from firmware.journal.chain import Record
 
 #: the kinds a journal holds (firmware.journal.store.KINDS), as one byte each; 255: other
 KIND_IDS = {"input": 1, "event": 2, "round": 3, "meta": 4}
@@ -62,6 +66,11 @@ class ProvenIndex:
         self.kinds.append(KIND_IDS.get(kind, OTHER_KIND))
         self.codes.append(code_id(code))
         self.prints.append(fingerprint(digest))
+
+    def extend(self, records: Iterable[Record]) -> None:
+        """The records a write of the table committed, in order."""
+        for r in records:
+            self.add(r.seq, r.kind, r.code, r.hash)
 
     def adder(self) -> AddFn:
         """:meth:`add` without its check, for the proof's walk (which checks the order)."""

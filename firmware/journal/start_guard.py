@@ -25,34 +25,35 @@ decide on records nobody proved. So:
 
 A reading that finds the journal changed raises :class:`JournalChangedDuringStart`: the
 start is refused (fail closed), nothing more is written into that journal, and a note
-beside it (:func:`note_refusal`) becomes an event on the next start that proves it
-(:func:`read_note`). :meth:`StartGuard.end` (the table is ready) restores the checkpoints;
+beside it, MACed with the table's secret, becomes an event on the next start that proves
+it; a start that did not finish is named there too (:mod:`firmware.journal.refusal`).
+:meth:`StartGuard.end` (the table is ready) restores the checkpoints;
 from then on the table's own memory, not the file, decides.
 """
 
 from __future__ import annotations
 
 import contextlib
-import json
 import os
 import sqlite3
-import time
 from pathlib import Path
-from typing import Any, Protocol
+from typing import Protocol
 
 from firmware.journal.chain import RecordHasher, record_hash, record_hasher
-from firmware.journal.codes import EventCode
 from firmware.journal.errors import JournalRefused
+from firmware.journal.refusal import note_path, note_refusal
+
+__all__ = ["JournalChangedDuringStart", "StartGuard", "note_path"]
 
 
-class _Appends(Protocol):
-    """What :func:`refused_starts` needs of the journal it writes into (a Protocol, so
-    that this module, which the store imports, does not import the store)."""
+class Ends(Protocol):
+    """The writer whose start this guards: where its journal ends now."""
 
-    path: Path
+    @property
+    def last_seq(self) -> int: ...
+    @property
+    def head(self) -> str: ...
 
-    def append_one(self, kind: str, body: dict[str, Any], *, code: int | None = None
-                   ) -> Any: ...
 
 #: SQLite's default automatic checkpoint (pages of write-ahead log), restored at the end
 AUTOCHECKPOINT = 1000
@@ -96,12 +97,15 @@ def _unkeyed(prev: str, seq: int, ts_ns: int, kind: str, code: int | None,
 class StartGuard:
     """The writer's baseline from before the proof (see the module docstring)."""
 
-    def __init__(self, db: sqlite3.Connection, path: Path, key: bytes | None) -> None:
+    def __init__(self, db: sqlite3.Connection, path: Path, key: bytes | None,
+                 writer: Ends | None = None) -> None:
         self.path = path
+        self._writer = writer  # its end goes into the refusal note (firmware.journal.refusal)
         db.execute("PRAGMA wal_autocheckpoint=0")  # the main file stays as proven
         self.version = data_version(db)
         self.main = _file_id(path)
         self.hasher: RecordHasher = record_hasher(key) if key else _unkeyed
+        self._key = key  # the refusal note's MAC (firmware.journal.refusal)
         self.tripped = ""
 
     def check(self, db: sqlite3.Connection) -> None:
@@ -132,7 +136,8 @@ class StartGuard:
                         "between the proof and the start's reading; the start is refused "
                         "and writes nothing more into it (call a technician: etg audit "
                         "verify)")
-        note_refusal(self.path, self.tripped)
+        at = (self._writer.last_seq, self._writer.head) if self._writer is not None else (0, "")
+        note_refusal(self.path, self.tripped, self._key, at)
         raise JournalChangedDuringStart(self.tripped)
 
     def check_record(self, seq: int, ts: int, kind: str, code: int | None,
@@ -150,51 +155,3 @@ class StartGuard:
     def end(self, db: sqlite3.Connection) -> None:
         with contextlib.suppress(sqlite3.Error):
             db.execute(f"PRAGMA wal_autocheckpoint={AUTOCHECKPOINT}")
-
-
-def note_path(journal: Path) -> Path:
-    return journal.with_name(journal.name + ".refused")
-
-
-def note_refusal(journal: Path, message: str) -> None:
-    """Keep a refused start's reason beside the journal (never in the journal it
-    distrusts): the next start that proves the journal journals it."""
-    with contextlib.suppress(OSError):
-        fd = os.open(note_path(journal), os.O_WRONLY | os.O_CREAT | os.O_APPEND
-                     | os.O_NOFOLLOW, 0o600)
-        with os.fdopen(fd, "a", encoding="utf-8") as fh:
-            fh.write(json.dumps({"ts_ns": time.time_ns(), "refused": message[:2000]}) + "\n")
-
-
-def read_note(journal: Path) -> list[dict[str, object]]:
-    """The refusals noted since the last proven start (at most 20, each bounded); a line
-    that is not ours is reported as such, never trusted."""
-    try:
-        fd = os.open(note_path(journal), os.O_RDONLY | os.O_NOFOLLOW)
-        with os.fdopen(fd, encoding="utf-8", errors="replace") as fh:
-            lines = fh.read(64_000).splitlines()
-    except OSError:
-        return []
-    out: list[dict[str, object]] = []
-    for line in lines[-20:]:
-        try:
-            item = json.loads(line)
-            out.append({"ts_ns": int(item["ts_ns"]), "refused": str(item["refused"])[:2000]})
-        except (ValueError, KeyError, TypeError):
-            out.append({"refused": "an unreadable note of a refused start"})
-    return out
-
-
-def refused_starts(journal: _Appends) -> None:
-    """The starts refused because the journal changed during their proof, noted beside
-    it: an event each, now that it is proven (the note goes once they are written)."""
-    notes = read_note(journal.path)
-    for note in notes:
-        journal.append_one("event", note, code=int(EventCode.START_REFUSED))
-    if notes:
-        remove_note(journal.path)
-
-
-def remove_note(journal: Path) -> None:
-    with contextlib.suppress(OSError):
-        note_path(journal).unlink()

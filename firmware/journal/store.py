@@ -122,7 +122,7 @@ class Journal(InfoAndOutbox):
                 self._db = connect_writer(self.path, private=not checked)
                 self.key = self._resolve_key(key, new=new)
                 if gated and not new:  # first: the proof's snapshot begins after it
-                    self._guard = StartGuard(self._db, self.path, self.key)
+                    self._guard = StartGuard(self._db, self.path, self.key, self)
                 create_schema(self._db, self.key)
             check_schema(self._db, self.path)
             if not readonly:
@@ -233,8 +233,8 @@ class Journal(InfoAndOutbox):
                 self._rollback()
                 raise
             if written:
-                for r in written if self._proven is not None else ():
-                    self._proven.add(r.seq, r.kind, r.code, r.hash)
+                if self._proven is not None:
+                    self._proven.extend(written)
                 self._seq, self._head = written[-1].seq, written[-1].hash
                 self._last_ts = max(r.ts_ns for r in written)
             self._meters = after

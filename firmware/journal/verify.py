@@ -19,10 +19,14 @@ Checked, in this order, the first failure reported:
 5. **the meters** (not chained themselves): they equal what the chained round records and
    credit transfers add up to, and balance for every seat and the table (credits = in -
    out - wagered + paid). Every checkpoint on the way holds the meters the records before
-   it add up to.
+   it add up to;
+6. **money moved once** (:mod:`firmware.journal.once`; checked during the walk of (3),
+   on the keyed content of every transfer from record 1): no transfer id applied twice,
+   no seat granted its auto-play credits twice.
 
-``full=False`` (every start) walks from the last checkpoint (:mod:`firmware.journal.checkpoint`)
-instead of record 1; the table's meter proof (the engine replay) comes after this.
+A start walks the whole chain from record 1 and counts the meters from the last
+checkpoint (``start_meters``); ``full=False`` walks from the last checkpoint instead (its
+window alone is held to (6)); the table's meter proof (the engine replay) comes after.
 
 Without the secret, (3) checks sequence, links and commit markers but no hash, and (4) is
 not done: the result lists what was not checked (:attr:`VerifyResult.unchecked`) and never
@@ -49,6 +53,7 @@ from firmware.journal.meters import (
     meters_difference,
     record_deltas,
 )
+from firmware.journal.once import TRANSFER_CODES, OnceRules
 from firmware.journal.outbox_mac import outbox_problem
 from firmware.journal.proven_index import ProvenIndex
 from firmware.journal.reader import select
@@ -246,6 +251,7 @@ def _walk(db: sqlite3.Connection, key: bytes | None, start: Record | None,
     the walk. ``index`` (a walk from record 1): each record noted in it, from its hashed
     content (:mod:`firmware.journal.proven_index`)."""
     w = _Walk()
+    once = OnceRules()  # a walk from a checkpoint holds its window to the rules
     note = index.adder() if index is not None else None
     count_seq = count_from.seq if count_from is not None else 0
     hasher = record_hasher(key) if key is not None else None
@@ -279,9 +285,16 @@ def _walk(db: sqlite3.Connection, key: bytes | None, start: Record | None,
             w.expected, w.head, w.open_txn = expected, head, open_txn
             return _bad(w, seq, problem)
         open_txn = None if txn_last == seq else txn_last
+        parsed = None
+        if kind == "event" and code in TRANSFER_CODES:
+            parsed = json.loads(body)  # every transfer from record 1: money moves once
+            if why := once.take(seq, code, parsed):
+                w.expected, w.head, w.open_txn = expected, head, open_txn
+                return _bad(w, seq, why)
         if seq >= count_seq and (kind == "meta" or justifies_meters(kind, code)):
             w.open_txn = open_txn
-            why = _count(w, seq, kind, code, json.loads(body), count_from)
+            why = _count(w, seq, kind, code, json.loads(body) if parsed is None else parsed,
+                         count_from)
             if why:
                 return _bad(w, seq, why)
         if note is not None:

@@ -21,6 +21,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
+from firmware.journal.once import GRANT_PREFIX
 from firmware.table.errors import TableError
 
 if TYPE_CHECKING:
@@ -89,6 +90,9 @@ def parse_transfer(kind: str, args: Mapping[str, Any], seats: int,
     tid = transfer_id(args.get("id"))
     if tid is not None and tid.startswith("sas:"):
         raise TransferRefused("ids beginning 'sas:' are the slot system's (AFT)")
+    if tid is not None and tid.startswith(GRANT_PREFIX):
+        raise TransferRefused(f"ids beginning {GRANT_PREFIX!r} are the table's own (the "
+                              "auto-play grant of a seat)")
     seat = strict_int(args.get("seat"), "seat", 1, seats)
     cents = strict_int(args.get("cents"), "cents", 1, min(limits.per_transfer, HARD_MAX_CENTS))
     return Transfer(kind, seat, cents, tid)

@@ -25,6 +25,7 @@ from etgcore.view import PublicView
 from firmware.engine.rules import Rules, load_rules
 from firmware.journal import EventCode, Journal, JournalError
 from firmware.journal.lock import JournalLock
+from firmware.journal.once import grant_id
 from firmware.journal.opening import open_for_table, system_log
 from firmware.journal.witness import WitnessRead
 from firmware.table.controller import Controller
@@ -35,7 +36,7 @@ from firmware.table.happenings import (
 from firmware.table.meter_proof import start_proof
 from firmware.table.ports import FloorPort
 from firmware.table.recovery import Recovered, open_table
-from firmware.table.requests.transfers import CreditLimits
+from firmware.table.requests.transfers import CreditLimits, Transfer
 from firmware.table.service.floor_witness import await_witness, check_witness, journal_witness
 from firmware.table.service.prefix_audit import prefix_audit
 from firmware.table.service.preflight import check_before_start, nobody_presses
@@ -197,8 +198,11 @@ def _grant_demo_credits(ctl: Controller, journal: Journal, seats: int) -> None:
     granted = {int(r.body["seat"]) for r in journal.records(kinds=["event"])
                if r.code == int(EventCode.CREDITS_IN)}
     for seat in range(1, seats + 1):
-        if seat not in granted:
-            ctl.request("credits-in", {"seat": seat, "cents": AUTO_CREDITS})
+        if seat not in granted:  # its id: the proof holds the journal to one per seat
+            ok, why = ctl.requests.credits(Transfer("credits-in", seat, AUTO_CREDITS,
+                                                    grant_id(seat)))
+            if not ok:
+                log.warning("seat %d: the auto-play credits were not granted: %s", seat, why)
 
 
 def _serve(cfg: TableSetup, opts: RunOptions, rules: Rules, up: PoweredUp,
