@@ -200,7 +200,9 @@ def _grant_demo_credits(ctl: Controller, journal: Journal, seats: int) -> None:
     for seat in range(1, seats + 1):
         if seat not in granted:  # its id: the proof holds the journal to one per seat
             ok, why = ctl.requests.credits(Transfer("credits-in", seat, AUTO_CREDITS,
-                                                    grant_id(seat)))
+                                                    grant_id(seat))) if (
+                ctl.requests.limits.per_transfer >= AUTO_CREDITS) else (
+                False, "more than table.max_transfer_cents")
             if not ok:
                 log.warning("seat %d: the auto-play credits were not granted: %s", seat, why)
 
