@@ -228,6 +228,9 @@ class LinkProcess:
         return None  # until the first snapshot
 
     def _respond(self, poll: Poll) -> bytes | None:
+        # the table's newest snapshot first: one the table wrote before the host sent
+        # this poll is in the pipe now, and the answer must not be older than it
+        self._drain()
         return self.machines[poll.address].respond(poll)
 
     def _host(self, present: bool) -> None:

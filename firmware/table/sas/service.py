@@ -112,6 +112,11 @@ def _unanswered(poll: Poll) -> bytes | None:
     return None  # until the first snapshot is in place
 
 
+def _flush(links: list[LinkChild]) -> None:
+    for link in links:
+        link.flush()
+
+
 def _host_seen(reqs: TableRequests, seats: list[int], present: bool) -> None:
     reqs.host(present, seats)
 
@@ -199,6 +204,9 @@ def _compose(s: SasSettings, ctl: Controller, mm: dict[int, int],
                                priority=s.priority)
                      for spec, p, addrs in opened]
         svc.publish()
+        # an answer to a request (an attendant's transfer, a bench's credits) goes out
+        # once the link's process has the change: a host polling after it reads it
+        ctl.before_reply.append(functools.partial(_flush, svc.links))
     else:
         machines = {a: Machine(a, SeatSnapshot(seat, board.asset(a)), reqs)
                     for a, seat in mm.items()}
