@@ -20,8 +20,8 @@ The facts it rests on (SAS 6.02, as public host and machine implementations stat
 - ``2F``: address, 2F, length, game number (2 BCD), one-byte meter codes; the answer
   address, 2F, length, game number, then code and value per meter (the meters kept
   here are all 4-byte meters in the protocol's meter table).
-- ``6F`` / ``AF``: as 2F with two-byte codes; each meter in the answer is code (2),
-  size (1), value (size bytes BCD).
+- ``6F`` / ``AF``: as 2F with two-byte codes (at most 12 a poll; 2F: at most 10); each
+  meter in the answer is code (2), size (1), value (size bytes BCD).
 - Meter codes: 0000 coin in, 0001 coin out, 0002 jackpot, 0003 hand-paid cancelled
   credits, 0004 cancelled credits, 0005 games played, 0006 won, 0007 lost, 000C current
   credits, 0017 electronic transfers to the machine, 0018 to the host, 0022 total won
@@ -183,8 +183,9 @@ class PtyHost:
         for codes in ((0, 1, 2, 3, 4, 5, 6, 7, 0x0C), (0x17, 0x18, 0x22, 0x24)):
             for code, value in self.meters_2f(address, codes).items():
                 out[f"2F:{code:04X}"] = value
-        for cmd in (0x6F, 0xAF):
-            got = self.meters_extended(address, cmd, KEPT)
+        for cmd in (0x6F, 0xAF):  # at most 12 meters a poll (the protocol's limit)
+            got = {**self.meters_extended(address, cmd, KEPT[:12]),
+                   **self.meters_extended(address, cmd, KEPT[12:])}
             assert set(got) == set(KEPT), (hex(cmd), sorted(got))
             for code, (_size, value) in got.items():
                 out[f"{cmd:02X}:{code:04X}"] = value

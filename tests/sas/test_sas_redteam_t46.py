@@ -59,3 +59,35 @@ def test_finding_a_host_toggling_shutdown_and_startup_filled_the_journal(
         time.sleep(sas_requests.ENABLE_HOLDOFF_S + 0.5)
         rig.settle()
         assert 1 in rig.ctl.floor_gate.closed_seats
+
+
+def test_finding_an_af_asking_24_meters_raised_inside_the_link(tmp_path: Path) -> None:
+    """An AF poll asking 24 meters (the link took up to 32) needs an answer of 266 bytes,
+    more than its one length byte can say: the answer raised inside the machine (counted
+    `respond_error`, a hostile host's way to exercise an internal error at will), and 6F/AF
+    with 13 to 23 meters and 2F with 11 or more were answered past the protocol's limits
+    (2F: ten meters; 6F/AF: twelve). Now a poll asking more than the protocol allows is
+    ignored and counted like any poll the machine does not answer."""
+    from drivers.sas.framing import long_poll
+
+    def ask(cmd: int, n: int) -> bytes:
+        code = b"\x0c" if cmd == 0x2F else b"\x0c\x00"
+        port.drain()
+        port.send(long_poll(1, cmd, b"\x00\x00" + code * n, variable=True))
+        got = port.read(3, time.monotonic() + 1.0)
+        if got:
+            got += port.read(got[2] + 2, time.monotonic() + 1.0)
+        return got
+
+    with sas_table(tmp_path) as rig:
+        port = rig.host.port
+        assert len(ask(0x2F, 10)) == 5 + 2 + 10 * 5
+        for cmd in (0x6F, 0xAF):
+            size = 5 if cmd == 0x6F else 8
+            assert len(ask(cmd, 12)) == 5 + 2 + 12 * (3 + size)
+        for cmd, n in ((0x2F, 11), (0x2F, 40), (0x6F, 13), (0xAF, 13), (0xAF, 24),
+                       (0x6F, 32)):
+            assert ask(cmd, n) == b"", (hex(cmd), n)
+        rig.settle()
+        counts = rig.svc.links[0].counts
+        assert counts["respond_error"] == 0 and counts["unanswered"] >= 6, dict(counts)
