@@ -91,3 +91,48 @@ def test_finding_an_af_asking_24_meters_raised_inside_the_link(tmp_path: Path) -
         rig.settle()
         counts = rig.svc.links[0].counts
         assert counts["respond_error"] == 0 and counts["unanswered"] >= 6, dict(counts)
+
+
+def test_finding_a_host_flooding_polls_it_never_reads_killed_the_link_process(
+        tmp_path: Path) -> None:
+    """A host writing polls as fast as a pty takes them and never reading the answers:
+    the link process at SCHED_FIFO never blocked for 200 ms, so its RLIMIT_RTTIME guard
+    killed it (exit -24), restarted and journaled (1104) every few seconds, the host's
+    polls unanswered meanwhile. Now a process busy 10 ms without waiting sleeps 2 ms:
+    it never dies of a flood and leaves its core to the table part of the time."""
+    import os
+    import threading
+
+    import pytest
+
+    with sas_table(tmp_path) as rig:
+        link = rig.svc.links[0]
+        if not str(getattr(link, "granted", "")).startswith("SCHED_FIFO"):
+            pytest.skip(f"the link process runs at {link.granted}: no RT guard to trip")
+        fd = os.open(rig.port.path, os.O_RDWR | os.O_NOCTTY | os.O_NONBLOCK)
+        stop = threading.Event()
+
+        def flood() -> None:
+            burst = long_poll(1, 0x1A, crc=False) * 500
+            while not stop.is_set():
+                try:
+                    os.write(fd, burst)
+                except BlockingIOError:
+                    pass
+
+        t = threading.Thread(target=flood, daemon=True)
+        t.start()
+        try:
+            time.sleep(4.0)
+        finally:
+            stop.set()
+            t.join(5)
+            os.close(fd)
+        rig.host.port.drain()
+        time.sleep(0.3)
+        rig.host.port.drain()
+        assert rig.host.long(1, 0x1A, crc=False, answer=8)  # answered at once after
+        rig.settle()
+        assert link.restarts == 0, dict(link.counts)
+        assert not [r for r in rig.ctl.journal.records(kinds=["event"])
+                    if r.code == int(EventCode.SAS_LINK_RESTARTED)]
