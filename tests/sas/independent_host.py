@@ -30,6 +30,16 @@ The facts it rests on (SAS 6.02, as public host and machine implementations stat
   status, available transfers, host cash-out status, AFT status, history size, current
   cashable amount (5 BCD), ...
 - ``01`` / ``02``: shutdown / startup with a CRC; the machine answers its address.
+- ``72`` AFT transfer funds: address, 72, length, transfer code (00 full transfer),
+  transaction index (00), transfer type (00 host to machine, 80 machine to host),
+  cashable, restricted and nonrestricted amounts (5 BCD each, cents), transfer flags,
+  asset number (4), registration key (20; zeros: none), transaction id length and id
+  (1-20 ASCII), expiration (4 BCD), pool id (2), receipt data length and data, lock
+  timeout (2 BCD), CRC. Interrogation: length 2, transfer code FF, index 00. The answer:
+  address, 72, length, buffer position, transfer status (00 full success, 40 pending,
+  81 id not unique, 87 unable now, ...), receipt status, transfer type, the three
+  amounts (5 BCD each), flags, asset number (4), id length and id, date (MMDDYYYY, 4
+  BCD), time (HHMMSS, 3 BCD), ...
 """
 
 from __future__ import annotations
@@ -158,6 +168,29 @@ class PtyHost:
         assert got[:2] == bytes((address, 0x74)) and crc_ok(got), got.hex()
         assert got[2] == len(got) - 5, got.hex()
         return int.from_bytes(got[3:7], "little"), bcd(got[12:17])
+
+    def transfer(self, address: int, kind: int, cents: int, asset: int,
+                 txid: bytes) -> dict[str, object]:
+        body = (bytes((0x00, 0x00, kind)) + to_bcd(cents, 5) + to_bcd(0, 5) + to_bcd(0, 5)
+                + b"\x00" + asset.to_bytes(4, "little") + bytes(20) + bytes((len(txid),))
+                + txid + to_bcd(0, 4) + b"\x00\x00" + b"\x00" + to_bcd(0, 2))
+        return self._aft_answer(address, with_crc(bytes((address, 0x72, len(body))) + body))
+
+    def interrogate(self, address: int) -> dict[str, object]:
+        return self._aft_answer(address, with_crc(bytes((address, 0x72, 2, 0xFF, 0x00))))
+
+    def _aft_answer(self, address: int, msg: bytes) -> dict[str, object]:
+        got = self.ask(msg, None)
+        assert got[:2] == bytes((address, 0x72)) and crc_ok(got), got.hex()
+        assert got[2] == len(got) - 5, got.hex()
+        d = got[3:-2]
+        out: dict[str, object] = {"status": d[1]}
+        if len(d) >= 26:  # the full layout (a bare refusal may stop after the status)
+            n = d[24]
+            out.update(type=d[3], cashable=bcd(d[4:9]), restricted=bcd(d[9:14]),
+                       nonrestricted=bcd(d[14:19]), asset=int.from_bytes(d[20:24], "little"),
+                       txid=bytes(d[25:25 + n]))
+        return out
 
     def enable(self, address: int, on: bool) -> bool:
         got = self.ask(with_crc(bytes((address, 0x02 if on else 0x01))), 1, wait=0.3)

@@ -133,6 +133,7 @@ def _check(host: PtyHost, journal: Path) -> None:
         assert host.general(a) is None, f"address {a} answered: no seat of it is seated"
     wait_for("every seat to play a few rounds",
              lambda: min(games(journal).values(), default=0) >= 3)
+    _transfers(host, journal)
     # a shutdown of seat 2's address stops seat 2 and no other
     assert host.enable(ADDRESSES[1], False)
     time.sleep(1.0)  # the round in play finishes
@@ -154,6 +155,52 @@ def _check(host: PtyHost, journal: Path) -> None:
     assert sorted(KEPT) == list(KEPT)
     for a in ADDRESSES[:SEATED]:
         assert host.enable(a, True)
+
+
+def _final(host: PtyHost, address: int, txid: bytes) -> dict[str, object]:
+    """Interrogation until the transfer ``txid`` is no longer pending."""
+    for _ in range(100):
+        got = host.interrogate(address)
+        if got["status"] != 0x40 and got.get("txid") == txid:
+            return got
+        time.sleep(0.05)
+    raise AssertionError(f"transfer {txid!r} still pending")
+
+
+def _transfers(host: PtyHost, journal: Path) -> None:
+    """A transfer to seat 1's machine and one from seat 3's to the host, each read back
+    by interrogation and against `etg meters`, each asked again: moved once."""
+    seat1 = next(x for x in meters(journal)["seats"] if x["seat"] == 1)
+    res = host.transfer(ADDRESSES[0], 0x00, 12_345, ASSET_BASE + 1, b"IND-IN-1")
+    assert res["status"] in (0x00, 0x40), res
+    got = _final(host, ADDRESSES[0], b"IND-IN-1")
+    assert (got["status"], got["type"], got["cashable"], got["asset"]) == (
+        0x00, 0x00, 12_345, ASSET_BASE + 1), got
+    after = next(x for x in meters(journal)["seats"] if x["seat"] == 1)
+    assert after["credits_in"] - seat1["credits_in"] == 12_345
+    again = host.transfer(ADDRESSES[0], 0x00, 12_345, ASSET_BASE + 1, b"IND-IN-1")
+    assert again["status"] == 0x00, again  # its first result, nothing moved
+    # from seat 3 to the host: refused while a round has its stake (87), then done
+    seat3 = next(x for x in meters(journal)["seats"] if x["seat"] == 3)
+    for n in range(40):
+        # 74's cashable amount says what can move now (0 while a round holds a stake)
+        deadline = time.monotonic() + 10
+        while host.status_74(ADDRESSES[2])[1] < 2_345 and time.monotonic() < deadline:
+            time.sleep(0.02)
+        txid = b"IND-OUT-%d" % n
+        host.transfer(ADDRESSES[2], 0x80, 2_345, ASSET_BASE + 3, txid)
+        got = _final(host, ADDRESSES[2], txid)
+        if got["status"] == 0x00:
+            break
+        assert got["status"] == 0x87, got  # the next round came first: the table's right
+    assert (got["type"], got["cashable"], got["asset"]) == (0x80, 2_345, ASSET_BASE + 3)
+    after = next(x for x in meters(journal)["seats"] if x["seat"] == 3)
+    assert after["credits_out"] - seat3["credits_out"] == 2_345
+    assert host.transfer(ADDRESSES[2], 0x80, 2_345, ASSET_BASE + 3, txid)["status"] == 0
+    time.sleep(0.3)
+    final = meters(journal)["seats"]
+    assert next(x for x in final if x["seat"] == 3)["credits_out"] == after["credits_out"]
+    assert next(x for x in final if x["seat"] == 1)["credits_in"] == seat1["credits_in"] + 12_345
 
 
 def test_finding_the_table_machines_games_won_and_lost_counted_seat_games(
