@@ -232,3 +232,10 @@ def test_etg_run_refuses_in_one_line_exit_2(tmp_path: Path) -> None:
     errors = [line for line in out.stderr.splitlines() if line.startswith("etg: error:")]
     assert len(errors) == 1 and "FIFO" in errors[0] and "Traceback" not in out.stderr
     assert len(_refusals(journal)) == 1
+    j = Journal(journal, readonly=True)
+    try:
+        downs = [str(r.body.get("reason")) for r in j.records(kinds=["event"])
+                 if r.code == int(EventCode.POWER_DOWN)]
+    finally:
+        j.close()
+    assert downs[-1].startswith("refused at the start: SAS: the take marks")
