@@ -135,3 +135,30 @@ def test_finding_a_host_flooding_polls_it_never_reads_killed_the_link_process(
         assert link.restarts == 0, dict(link.counts)
         assert not [r for r in rig.ctl.journal.records(kinds=["event"])
                     if r.code == int(EventCode.SAS_LINK_RESTARTED)]
+
+
+def test_the_soak_tells_a_read_one_commit_behind_from_a_wrong_meter(
+        tmp_path: Path) -> None:
+    """The soak's read again (LAG_S) forgives only a read that is equal a moment later:
+    a host that keeps reading a wrong credits meter is still a mismatch."""
+    from types import SimpleNamespace
+
+    from drivers.sas.framing import bcd
+    from firmware.bench import soak_sas
+
+    class FakeHost:
+        def __init__(self, answers: list[int]) -> None:
+            self.answers = answers
+            self.port = SimpleNamespace(drain=lambda: None, send=lambda b: None,
+                                        read=lambda n, t: b"\x00")
+
+        def long(self, a: int, cmd: int, **kw: object) -> bytes:
+            return bcd(self.answers.pop(0), 4)  # the meter, as Host.long gives it
+
+    for answers, lags, bad in (([900, 1000], 1, 0), ([900, 900], 0, 1), ([1000], 0, 0)):
+        soak = soak_sas.SoakHost(1, tmp_path / "log", transfers=False,
+                                 journal=tmp_path / "j.sqlite")
+        soak._credits = lambda a: 1000  # type: ignore[method-assign]
+        soak._poll(FakeHost(answers), 1)  # type: ignore[arg-type]
+        assert (soak.meter_lags, len(soak.meter_mismatches)) == (lags, bad), answers
+        assert soak.meter_check().ok == (not bad)
