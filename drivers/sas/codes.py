@@ -28,8 +28,11 @@ POWER_RESETS = -2
 SUPPORTED_METERS = frozenset({COIN_IN, COIN_OUT, JACKPOT, HANDPAID_CANCELLED, CANCELLED,
                               GAMES_PLAYED, GAMES_WON, GAMES_LOST, CURRENT_CREDITS,
                               ELECTRONIC_IN, ELECTRONIC_OUT, TOTAL_WON, TOTAL_DROP})
-#: at most this many meters asked in one selected / extended meters poll
-MAX_SELECTED = 32
+#: at most this many meters asked in one selected (2F) / extended (6F, AF) meters poll,
+#: as the protocol allows; a poll asking more is ignored (and counted): an AF asking 24
+#: would need an answer longer than its one length byte can say
+MAX_SELECTED = 10
+MAX_EXTENDED = 12
 
 #: the single-meter long polls (answer: address, command, 4-byte BCD, CRC)
 SINGLE_METER_POLLS = {0x10: CANCELLED, 0x11: COIN_IN, 0x12: COIN_OUT, 0x13: TOTAL_DROP,

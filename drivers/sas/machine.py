@@ -171,7 +171,7 @@ class Machine:
     def _extended(self, cmd: int, data: bytes) -> bytes | None:
         """6F / AF: extended meters, two-byte codes (low byte first), each with its size."""
         body = data[2:]
-        if not self._game_ok(data) or len(body) % 2 or len(body) > 2 * C.MAX_SELECTED:
+        if not self._game_ok(data) or len(body) % 2 or len(body) > 2 * C.MAX_EXTENDED:
             return None
         size = 5 if cmd == 0x6F else 8
         out = bytearray(data[:2])

@@ -57,6 +57,13 @@ from drivers.sas.ports import LinkPort, PtyPort, UartPort
 MARK_SLOT = 40
 #: the link's counters go to the table at most this often (when they changed)
 STATS_EVERY_S = 0.1
+#: a flood (a host writing polls faster than they can be answered, e.g. one that never
+#: reads its answers): after this long busy without once waiting for bytes, the process
+#: sleeps YIELD_S, so it never runs the RLIMIT_RTTIME guard's 200 ms without blocking
+#: (which killed it: exit -24, restarted, journaled, every few seconds) and, at SCHED_FIFO,
+#: leaves its core to the table a part of the time; an honest host's polls never get here
+BUSY_S = 0.01
+YIELD_S = 0.002
 PR_SET_PDEATHSIG = 1
 
 
@@ -228,6 +235,9 @@ class LinkProcess:
         return None  # until the first snapshot
 
     def _respond(self, poll: Poll) -> bytes | None:
+        # the table's newest snapshot first: one the table wrote before the host sent
+        # this poll is in the pipe now, and the answer must not be older than it
+        self._drain()
         return self.machines[poll.address].respond(poll)
 
     def _host(self, present: bool) -> None:
@@ -276,9 +286,18 @@ class LinkProcess:
 
     def run(self) -> None:
         port_fd, inbox_fd = self.port.fileno(), self.inbox.fileno()
+        idle_at = time.monotonic()  # when the loop last waited for something
         while self._running:
             try:
-                ready, _w, _x = select.select([port_fd, inbox_fd], [], [], 0.05)
+                ready, _w, _x = select.select([port_fd, inbox_fd], [], [], 0.0)
+                now = time.monotonic()
+                if not ready:  # nothing there: wait (a blocking call)
+                    idle_at = now
+                    ready, _w, _x = select.select([port_fd, inbox_fd], [], [], 0.05)
+                elif now - idle_at > BUSY_S:  # busy all along: a flood; block a moment
+                    self.link.counts["flood_yields"] += 1
+                    time.sleep(YIELD_S)
+                    idle_at = time.monotonic()
                 if inbox_fd in ready:
                     self._drain()
                 self.link.step(0.0)

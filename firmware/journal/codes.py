@@ -74,6 +74,7 @@ class EventCode(IntEnum):
     SAS_HOST_BACK = 1102  # the SAS host polls again
     SAS_TRANSFER_REFUSED = 1103  # an AFT transfer the table refused (with why)
     SAS_LINK_RESTARTED = 1104  # a line's SAS link process ended and was started again
+    SAS_MARKS_REFUSED = 1105  # the SAS link refused to start: its marks path is not its file
 
     @property
     def label(self) -> str:

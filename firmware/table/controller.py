@@ -39,6 +39,7 @@ from firmware.table.happenings import (
     RequestHappening,
     ShoeHappening,
     StopHappening,
+    hold_reply,
 )
 from firmware.table.meter_proof import checkpoint_part
 from firmware.table.pending_double import DoubleChooser
@@ -60,8 +61,7 @@ class Controller:
     firmware.table.devices.device_reports), :attr:`requests` (attendant, bench and floor
     requests: firmware.table.requests.desk, which reaches the controller only through
     :class:`~firmware.table.ports.RequestHost`), :attr:`shoe_control` (gate, LED, fault
-    queries: firmware.table.devices.shoe_control) and :attr:`doubles` (the pending 1x-4x
-    double).
+    queries: firmware.table.devices.shoe_control) and :attr:`doubles` (the 1x-4x double).
     """
 
     def __init__(
@@ -88,6 +88,7 @@ class Controller:
         self.panel = panel
         self.rng = rng
         self.publish = publish or (lambda view: None)
+        self.before_reply: list[Callable[[], object]] = []  # waits an answer goes behind
         self.on_round = on_round or (lambda rec: None)
         self.clock = clock
         # SimpleQueue: a reentrant put, a signal handler may stop us inside get
@@ -113,8 +114,7 @@ class Controller:
         self.floor_gate = FloorGate()  # the service restores it from the journal
         self.repeats = RepeatWatch()
         self.stop_reason = ""  # why the last StopHappening stopped the loop (POWER_DOWN)
-        #: happenings and inputs by kind ("shoe:card", "input:refused", per source
-        #: "input:accepted:console"): the bench waits on these, never on a clock
+        #: happenings and inputs by kind ("shoe:card", "input:refused:console"): waited on
         self.handled: Counter[str] = Counter()
 
     @property
@@ -196,6 +196,7 @@ class Controller:
             self.stopped = True
             self.stop_reason = h.reason
             return
+        h, held = hold_reply(h)  # answered once the change is published (before_reply)
         try:
             if isinstance(h, ShoeHappening):
                 self.carry_out(self.reports.on_shoe(h.report, self.game, self.clock()))
@@ -208,6 +209,8 @@ class Controller:
             self.refresh()
         except Exception as exc:  # one bad request or device event never stops the table
             self._contain(exc, h)
+        finally:
+            held.release(self.before_reply)
 
     def _contain(self, exc: Exception, h: Happening | None) -> None:
         """An exception from handling ``h``: logged with its traceback, journaled (event

@@ -94,3 +94,15 @@ def sas_table(tmp_path: Path, settings: SasSettings | None = None, *,
         svc.stop()
         host.port.close()
         journal.close()
+
+
+def startup(rig: Rig, address: int) -> None:
+    """A host's startup (02) to ``address``, carried out: a startup sooner than
+    ENABLE_HOLDOFF_S after the machine's last shutdown or startup waits for it."""
+    from firmware.table.sas.requests import ENABLE_HOLDOFF_S
+
+    assert rig.host.ack_only(address, 0x02)
+    rig.settle()  # the request is at the table's requests (a link process passed it on)
+    wait_until("the held startup", lambda: address not in rig.svc.requests._held,
+               timeout=ENABLE_HOLDOFF_S + 5)
+    rig.settle()

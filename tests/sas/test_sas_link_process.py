@@ -248,3 +248,43 @@ def test_a_link_process_cannot_take_an_exception_it_was_not_offered(tmp_path: Pa
         assert exceptions(rig) == [C.AC_POWER_APPLIED]  # still offered, then taken once
         rig.settle()
         assert len(events(rig, EventCode.SAS_EXCEPTION_TAKEN)) == 1
+
+
+class _SlowPipe:
+    """The table's end of the snapshot pipe, each snapshot written 80 ms late (a
+    loaded machine's sender thread)."""
+
+    def __init__(self, inner: object) -> None:
+        self.inner = inner
+
+    def send(self, obj: object) -> None:
+        if isinstance(obj, tuple) and obj and obj[0] == "snap":
+            time.sleep(0.08)
+        self.inner.send(obj)  # type: ignore[attr-defined]
+
+    def __getattr__(self, name: str) -> object:
+        return getattr(self.inner, name)
+
+
+def test_finding_an_answered_request_was_older_than_the_hosts_next_read(
+        tmp_path: Path, monkeypatch: object) -> None:
+    """tests/sas flaked at load (test_exceptions_in_order..., the HIL bench's 'seat 7
+    credits: host read 0, etg meters 1000000'): the controller answered a request
+    before the link's process had the snapshot of the change, so a host polling right
+    after the answer read the meters from before it. Now the answer waits for the
+    snapshot to be in the process's pipe, and the process reads its pipe before it
+    answers a poll."""
+    import pytest
+
+    assert isinstance(monkeypatch, pytest.MonkeyPatch)
+    spawn = LinkChild._spawn
+
+    def slow_spawn(self: LinkChild) -> tuple[object, object]:
+        out, inp = spawn(self)
+        return _SlowPipe(out), inp
+
+    monkeypatch.setattr(LinkChild, "_spawn", slow_spawn)
+    with sas_table(tmp_path) as rig:
+        for n in range(1, 6):
+            assert rig.request("credits-in", seat=1, cents=100)[0]
+            assert credits(rig) == 100 * n  # the host's read right after the answer

@@ -8,7 +8,7 @@ import time
 from pathlib import Path
 
 import pytest
-from sas_rig import Rig, sas_table, wait_until
+from sas_rig import Rig, sas_table, startup, wait_until
 
 from drivers.sas import codes as C
 from drivers.sas.aft import parse_result, request_data
@@ -99,8 +99,7 @@ def test_shutdown_and_startup_close_and_open_the_seat(tmp_path: Path) -> None:
                 if r.code == int(EventCode.FLOOR_COMMAND)]
         assert cmds[-1]["seat"] == 1 and cmds[-1]["action"] == "disable"
         assert cmds[-1]["by"].startswith("sas host")
-        assert rig.host.ack_only(1, 0x02)
-        rig.settle()
+        startup(rig, 1)
         assert 1 not in rig.ctl.floor_gate.closed_seats
         # the table's own address closes the table
         assert rig.host.ack_only(9, 0x01)
@@ -206,8 +205,7 @@ def test_aft_refusals(tmp_path: Path) -> None:
         rig.settle()
         assert aft(rig, 1, C.AFT_IN_HOUSE_TO_MACHINE, 100, b"A3")["status"] == C.AFT_UNABLE
         assert aft(rig, 1, 0x01, 100, b"A4")["status"] == C.AFT_INVALID_FUNCTION
-        assert rig.host.ack_only(1, 0x02)
-        rig.settle()
+        startup(rig, 1)
         assert aft(rig, 1, C.AFT_IN_HOUSE_TO_MACHINE, 10**9, b"A5")["status"] == C.AFT_OVER_LIMIT
         data = bytearray(request_data(C.AFT_IN_HOUSE_TO_MACHINE, 100, ASSET1, b"A6"))
         data[0] = 0x80  # a cancel request: not supported
@@ -306,8 +304,7 @@ def test_a_sas_startup_does_not_overrule_the_floors_disable(tmp_path: Path) -> N
         assert rig.host.ack_only(9, 0x01)
         rig.settle()
         assert rig.ctl.floor_gate.closed
-        assert rig.host.ack_only(9, 0x02)
-        rig.settle()
+        startup(rig, 9)
         assert not rig.ctl.floor_gate.closed
 
 

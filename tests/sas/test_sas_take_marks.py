@@ -146,19 +146,24 @@ def test_marks_of_another_journal_at_the_same_path_do_not_count(tmp_path: Path) 
 
 def test_marks_are_never_written_through_a_link(tmp_path: Path) -> None:
     """A symbolic link (or a hard link) planted where the marks go: refused, nothing
-    written into its target; the table runs on without marks (offered again, never
-    lost)."""
-    from firmware.table.sas.takes import open_marks
+    written into its target; the link does not start without its marks (fail closed:
+    tests/sas/test_sas_marks_file.py has every shape)."""
+    import os
+
+    import pytest
+
+    from firmware.table.sas.takes import MarksRefused, open_marks
 
     path = tmp_path / "j.sqlite"
     victim = tmp_path / "victim"
     victim.write_bytes(b"precious")
     marks_path(path).symlink_to(victim)
-    assert open_marks(path, b"k" * 32, "id") is None
+    with pytest.raises(MarksRefused, match="symbolic link"):
+        open_marks(path, b"k" * 32, "id")
     marks_path(path).unlink()
-    import os
-
     os.link(victim, marks_path(path))
-    assert open_marks(path, b"k" * 32, "id") is None
+    with pytest.raises(MarksRefused, match="hard links"):
+        open_marks(path, b"k" * 32, "id")
+    marks_path(path).unlink()
     take_power_up_then_die(path)
     assert victim.read_bytes() == b"precious"

@@ -206,6 +206,10 @@ class SasBoard:
             if r.body.get("state") != "voided":
                 book = self.won if returns.get(seat, 0) > staked else self.lost
                 book[seat] = book.get(seat, 0) + 1
+        if r.body.get("state") != "voided":  # the table's machine: one game a round
+            # (its games played are the rounds), won when the round paid back more
+            book = self.won if sum(returns.values()) > sum(stakes.values()) else self.lost
+            book[0] = book.get(0, 0) + 1
         self._in_game.clear()
 
     # -- the snapshot ----------------------------------------------------------------------
@@ -243,8 +247,7 @@ def sas_meters(raw: Mapping[tuple[str, int, str], int], seat: int,
     def m(name: str) -> int:
         return int(raw.get((name, seat, ""), 0))
 
-    won = sum(board.won.values()) if seat == 0 else board.won.get(seat, 0)
-    lost = sum(board.lost.values()) if seat == 0 else board.lost.get(seat, 0)
+    won, lost = board.won.get(seat, 0), board.lost.get(seat, 0)  # seat 0: the table's
     return {
         C.COIN_IN: m("wagered"), C.COIN_OUT: m("paid"), C.JACKPOT: 0,
         C.HANDPAID_CANCELLED: 0, C.CANCELLED: m("credits_out"),

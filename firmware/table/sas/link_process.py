@@ -46,6 +46,8 @@ log = logging.getLogger("etg.sas")
 #: a process that dies is started again after this long (then doubled, up to the most)
 BACKOFF_S = 0.2
 MOST_BACKOFF_S = 5.0
+#: how long an answer to a request waits for its snapshot to reach the link's process
+FLUSH_S = 0.25
 #: a request from the process larger than this is not read (the schema's messages are
 #: a few hundred bytes)
 MAX_MESSAGE = 65_536
@@ -92,6 +94,7 @@ class LinkChild:
         self._cv = threading.Condition()
         self._snap: dict[int, Any] | None = None
         self._snap_gen = 0
+        self._sent_gen = 0  # the newest snapshot the sender has written to the process
         self._tells: deque[tuple[Any, ...]] = deque()
         self.results: deque[tuple[Any, ...]] = deque(maxlen=64)
         self._stopping = False
@@ -108,6 +111,20 @@ class LinkChild:
             self._snap = snaps
             self._snap_gen += 1
             self._cv.notify_all()
+
+    def flush(self, timeout: float = FLUSH_S) -> bool:
+        """Wait (the controller's thread, before it answers a request) until the newest
+        snapshot is in the process's pipe: the process reads its pipe before it answers
+        a poll, so a host that polls after the answer reads what the answer says. Not
+        while no process runs (a restart sends the newest snapshot first anyway)."""
+        with self._cv:
+            gen = self._snap_gen
+            return self._cv.wait_for(lambda: self._sent_gen >= gen or not self._alive(),
+                                     timeout)
+
+    def _alive(self) -> bool:
+        proc = self.proc
+        return proc is not None and proc.poll() is None and self.started.is_set()
 
     def offered(self, address: int) -> set[int]:
         """The exceptions (journal records) the newest snapshot offers ``address``: the
@@ -274,6 +291,9 @@ class LinkChild:
             try:
                 if snap is not None:
                     out.send(("snap", snap))
+                    with self._cv:
+                        self._sent_gen = max(self._sent_gen, gen[0])
+                        self._cv.notify_all()
                 for t in tells:
                     out.send(t)
             except (OSError, ValueError):

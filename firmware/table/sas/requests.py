@@ -10,6 +10,8 @@ from __future__ import annotations
 
 import datetime as dt
 import queue
+import threading
+import time
 from collections.abc import Callable, Mapping
 
 from drivers.sas import codes as C
@@ -19,6 +21,11 @@ from firmware.table.requests.transfers import TransferLedger
 from firmware.table.sas.takes import TakeMarks
 
 Reply = queue.Queue[tuple[bool, str]]
+
+#: a host's startup sooner than this after the machine's last shutdown or startup waits
+#: until then (the latest wins; a shutdown is never held: fail closed), so that a host
+#: toggling a seat journals at most one disable and one enable every this many seconds
+ENABLE_HOLDOFF_S = 2.0
 
 
 def ledger_id(asset: int, txid: bytes) -> str:
@@ -45,6 +52,10 @@ class TableRequests:
         self._inflight: dict[tuple[int, str], Reply] = {}
         self._transfers: dict[tuple[int, bytes], tuple[Reply, AftRequest]] = {}
         self.dropped = 0  # requests not sent because one of the kind was in flight
+        self.held_enables = 0  # startups held for ENABLE_HOLDOFF_S (a toggling host)
+        self._changed: dict[int, float] = {}  # address -> its last shutdown or startup
+        self._held: dict[int, threading.Timer] = {}  # address -> its held startup
+        self._lock = threading.Lock()
 
     def _busy(self, key: tuple[int, str]) -> bool:
         q = self._inflight.get(key)
@@ -70,6 +81,31 @@ class TableRequests:
         self.put(RequestHappening("sas", {"op": "taken", "address": address, "seq": seq}))
 
     def enable(self, address: int, on: bool) -> None:
+        with self._lock:
+            now = time.monotonic()
+            wait = self._changed.get(address, -1e9) + ENABLE_HOLDOFF_S - now
+            if on and wait > 0:  # held: carried out when the hold-off ends
+                if address not in self._held:
+                    self.held_enables += 1
+                    t = threading.Timer(wait, self._held_enable, (address,))
+                    t.daemon = True
+                    self._held[address] = t
+                    t.start()
+                return
+            held = self._held.pop(address, None)  # a shutdown cancels a held startup
+            if held is not None:
+                held.cancel()
+            self._changed[address] = now
+            self._enable(address, on)
+
+    def _held_enable(self, address: int) -> None:
+        with self._lock:
+            if self._held.pop(address, None) is None:
+                return  # cancelled by a shutdown meanwhile
+            self._changed[address] = time.monotonic()
+            self._enable(address, True)
+
+    def _enable(self, address: int, on: bool) -> None:
         key = (address, "enable" if on else "disable")
         if not self._busy(key):
             self._send(key, {"op": key[1], "address": address,

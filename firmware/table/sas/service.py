@@ -21,13 +21,14 @@ from drivers.sas.machine import Machine, SeatSnapshot
 from drivers.sas.ports import LinkPort, PtyPort, open_port
 from drivers.sas.settings import SasSettings, own_line, port_of
 from firmware.engine.inputs import CreditsIn, CreditsOut
+from firmware.journal import EventCode
 from firmware.table.happenings import RequestHappening
 from firmware.table.sas.board import SasBoard
 from firmware.table.sas.link_feed import LinkFeed, link_died
 from firmware.table.sas.link_process import LinkChild
 from firmware.table.sas.requests import TableRequests
 from firmware.table.sas.signature import Signer
-from firmware.table.sas.takes import TakeMarks, open_marks, recover
+from firmware.table.sas.takes import MarksRefused, TakeMarks, open_marks, recover
 
 if TYPE_CHECKING:
     from firmware.table.controller import Controller
@@ -111,6 +112,11 @@ def _unanswered(poll: Poll) -> bytes | None:
     return None  # until the first snapshot is in place
 
 
+def _flush(links: list[LinkChild]) -> None:
+    for link in links:
+        link.flush()
+
+
 def _host_seen(reqs: TableRequests, seats: list[int], present: bool) -> None:
     reqs.host(present, seats)
 
@@ -167,8 +173,13 @@ def _compose(s: SasSettings, ctl: Controller, mm: dict[int, int],
     limits = ctl.requests.limits
     board = SasBoard(ctl.journal, mm, s.asset_base, limits.per_transfer, limits.per_seat)
     first = next(iter(ctl.journal.records(upto_seq=1)), None)
-    marks = open_marks(getattr(ctl.journal, "path", None), getattr(ctl.journal, "key", None),
-                       first.hash if first is not None else None)
+    try:
+        marks = open_marks(getattr(ctl.journal, "path", None),
+                           getattr(ctl.journal, "key", None),
+                           first.hash if first is not None else None)
+    except MarksRefused as exc:  # fail closed, and the audit shows why the link is down
+        ctl.event(EventCode.SAS_MARKS_REFUSED, ctl.game.round_no, reason=str(exc))
+        raise
     reqs = TableRequests(ctl.put, mm, {a: board.asset(a) for a in mm}, ctl.transfers,
                          signer.signature, marks, signer.ready)
     if marks is not None:  # takes the link marked that a kill -9 kept from the journal
@@ -193,6 +204,9 @@ def _compose(s: SasSettings, ctl: Controller, mm: dict[int, int],
                                priority=s.priority)
                      for spec, p, addrs in opened]
         svc.publish()
+        # an answer to a request (an attendant's transfer, a bench's credits) goes out
+        # once the link's process has the change: a host polling after it reads it
+        ctl.before_reply.append(functools.partial(_flush, svc.links))
     else:
         machines = {a: Machine(a, SeatSnapshot(seat, board.asset(a)), reqs)
                     for a, seat in mm.items()}

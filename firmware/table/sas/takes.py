@@ -17,24 +17,28 @@ the journal: whoever can forge it can forge the journal) over this journal's ide
 (its first record's hash: a journal begun anew at the same path does not inherit the
 old one's marks) and its record is one of the machine's untaken exceptions.
 A missing, short, torn or forged file is ignored: nothing is lost, at most one exception
-per machine is offered again.
+per machine is offered again. What the path holds must be the table's own file (regular,
+one link, the table's user's, mode 0600: :func:`open_own_file`); anything else (a link, a
+FIFO, a directory, a device, another user's or a wider mode) refuses the link's start,
+journaled (``SAS_MARKS_REFUSED``) and one line on the command line: never a run that
+quietly keeps no marks.
 """
 
 from __future__ import annotations
 
 import contextlib
 import errno
+import fcntl
 import hashlib
 import hmac
-import logging
 import os
 import stat
 from collections.abc import Callable, Mapping
 from pathlib import Path
 
 from drivers.sas.process import MARK_SLOT
-
-log = logging.getLogger("etg.sas")
+from etgcore.errors import UserError
+from firmware.table.errors import TableError
 
 SLOT = MARK_SLOT  # 8 bytes of record number, 32 of MAC
 ADDRESSES = 128
@@ -59,14 +63,7 @@ class TakeMarks:
         self.path = path
         self._key = key
         self._id = journal_id
-        # never through a link, never into anything but a regular file of its own
-        self._fd = os.open(path, os.O_RDWR | os.O_CREAT | os.O_CLOEXEC | os.O_NOFOLLOW, 0o600)
-        st = os.fstat(self._fd)
-        if not stat.S_ISREG(st.st_mode) or st.st_nlink != 1:
-            os.close(self._fd)
-            raise OSError(errno.EPERM, "not a regular file of its own")
-        if st.st_mode & 0o077:
-            os.fchmod(self._fd, 0o600)
+        self._fd = open_own_file(path)
 
     def slot(self, address: int, seq: int) -> bytes:
         """What :meth:`mark` writes for ``seq`` (the link process is given it in the
@@ -99,21 +96,101 @@ class TakeMarks:
             os.close(self._fd)
 
 
+class MarksRefused(TableError, UserError):
+    """The marks file's path holds something the table will not write its takes into;
+    the message names the path, what is there and the technician's remedy."""
+
+
+#: What every open of the marks file adds: never through a link, never blocking on a
+#: FIFO or a device, never a controlling terminal, not into the link process's exec.
+_FLAGS = os.O_RDWR | os.O_CLOEXEC | os.O_NOFOLLOW | os.O_NONBLOCK | os.O_NOCTTY
+
+
+def open_own_file(path: Path) -> int:
+    """``path`` opened for reading and writing, or made anew (mode 0600): a regular file
+    with one link, this process's user's, mode exactly 0600. Every check is on the opened
+    descriptor (fstat), never on the name, so nothing can be swapped in between the
+    check and the use. Anything else raises :class:`MarksRefused` (fail closed: a table
+    without its marks could offer a taken exception again after a kill -9)."""
+    for _attempt in range(3):
+        try:  # a fresh file: ours by construction (O_EXCL never follows a link)
+            fd = os.open(path, _FLAGS | os.O_CREAT | os.O_EXCL, 0o600)
+        except FileExistsError:
+            pass
+        except OSError as exc:
+            raise _refused(path, exc.strerror or str(exc)) from None
+        else:
+            os.fchmod(fd, 0o600)  # the umask may have taken bits we need
+            return _checked(path, fd)
+        try:  # something is there: opened without following it, checked as opened
+            fd = os.open(path, _FLAGS)
+        except FileNotFoundError:
+            continue  # removed between the two opens: make it anew
+        except OSError as exc:
+            raise _refused(path, _what_is_there(path, exc)) from None
+        return _checked(path, fd)
+    raise _refused(path, "it appears and disappears (something else is changing it)")
+
+
+def _checked(path: Path, fd: int) -> int:
+    st = os.fstat(fd)
+    problem = None
+    if not stat.S_ISREG(st.st_mode):
+        problem = f"it is {_kind(st.st_mode)}, not a regular file"
+    elif st.st_nlink != 1:
+        problem = f"it has {st.st_nlink} hard links (the marks' file has one)"
+    elif st.st_uid != os.geteuid():
+        problem = f"it belongs to uid {st.st_uid}, not to the table's user (uid {os.geteuid()})"
+    elif stat.S_IMODE(st.st_mode) != 0o600:
+        problem = f"its mode is {stat.S_IMODE(st.st_mode):04o}, not 0600"
+    if problem is not None:
+        os.close(fd)
+        raise _refused(path, problem)
+    flags = fcntl.fcntl(fd, fcntl.F_GETFL)  # a regular file: blocking writes from here on
+    fcntl.fcntl(fd, fcntl.F_SETFL, flags & ~os.O_NONBLOCK)
+    return fd
+
+
+def _what_is_there(path: Path, exc: OSError) -> str:
+    """Why the open failed, in a technician's words (an lstat only to describe it:
+    the decision was the open's)."""
+    try:
+        kind = _kind(os.lstat(path).st_mode)
+    except OSError:
+        kind = None
+    if exc.errno == errno.ELOOP or kind == "a symbolic link":
+        return "it is a symbolic link, not a regular file"
+    if kind is not None and kind != "a regular file":
+        return f"it is {kind}, not a regular file"
+    return f"it cannot be opened ({exc.strerror or exc})"
+
+
+def _kind(mode: int) -> str:
+    for test, name in ((stat.S_ISLNK, "a symbolic link"), (stat.S_ISDIR, "a directory"),
+                       (stat.S_ISFIFO, "a FIFO"), (stat.S_ISSOCK, "a socket"),
+                       (stat.S_ISCHR, "a character device"), (stat.S_ISBLK, "a block device"),
+                       (stat.S_ISREG, "a regular file")):
+        if test(mode):
+            return name
+    return "not a file"
+
+
+def _refused(path: Path, problem: str) -> MarksRefused:
+    return MarksRefused(
+        f"SAS: the take marks {path}: {problem}; the link will not start without them "
+        f"(a kill -9 could offer a taken exception again). Remove it (rm -r {path}) and "
+        "start again: a fresh one is made (docs/sas.md, Exceptions)")
+
+
 def open_marks(journal_path: Path | None, key: bytes | None,
                journal_id: str | None) -> TakeMarks | None:
     """The marks beside a journal file; None without a file, a key or a first record
-    (then only the journal's takes count: an exception may be offered once more after a
-    kill -9)."""
+    (an in-memory journal: nothing survives a kill -9 to mark against). A path holding
+    anything but the table's own marks file raises :class:`MarksRefused`."""
     if (journal_path is None or key is None or not journal_id
             or str(journal_path) == ":memory:"):
         return None
-    try:
-        return TakeMarks(marks_path(journal_path), key, journal_id.encode())
-    except OSError as exc:
-        log.warning("SAS: cannot open the marks of taken exceptions %s (%s): a kill -9 "
-                    "may offer an exception once more", marks_path(journal_path),
-                    exc.strerror or exc)
-        return None
+    return TakeMarks(marks_path(journal_path), key, journal_id.encode())
 
 
 def recover(marks: TakeMarks, untaken: Mapping[int, set[int]],

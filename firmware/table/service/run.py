@@ -346,7 +346,11 @@ def _run(cfg: TableSetup, opts: RunOptions, rules: Rules, notifier: Notifier,
         devices = Devices()
         stack.callback(devices.stop)
         stack.callback(notifier.stopping)
-        start_devices(cfg, opts, rules, up, devices)
+        try:
+            start_devices(cfg, opts, rules, up, devices)
+        except UserError as exc:  # refused at the start (e.g. the SAS take marks): the
+            stop_reason[0] = f"refused at the start: {exc}"  # power-down record says so
+            raise
         stack.enter_context(prefix_audit(up.ctl, cfg.journal.key_path))
         stop_reason[0] = _serve(cfg, opts, rules, up, notifier, started)
 
