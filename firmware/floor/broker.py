@@ -166,6 +166,22 @@ def write_config(root: Path, port: int, host: str = "127.0.0.1", *, extra_acl: s
     return conf
 
 
+def local_plugin_file(root: Path, host: str) -> Path | None:
+    """The dynamic security plugin's file of the broker at ``host``, where the floor can
+    read it: the broker's configuration in the floor directory (``etg floor broker``,
+    ``--start-broker``) names it and the broker is on this machine. Else None (a
+    property's broker elsewhere: its own monitoring watches its file)."""
+    import ipaddress
+
+    try:
+        local = host == "localhost" or ipaddress.ip_address(host).is_loopback
+        conf = (root / "mosquitto.conf").read_text(errors="replace")
+    except (ValueError, OSError):
+        return None
+    path = root / DYNSEC_FILE
+    return path if local and f"plugin_opt_config_file {path}\n" in conf else None
+
+
 def mosquitto_binary() -> str:
     for cand in (shutil.which("mosquitto"), "/usr/sbin/mosquitto"):
         if cand and Path(cand).exists():

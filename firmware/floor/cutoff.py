@@ -26,6 +26,17 @@ with the floor's own list of quarantined tables (a floor restart, a broker whose
 lost). A broker that does not answer (no plugin) or refuses a command is never silent:
 the floor's health says so on every page and in the log, and the floor still drops the
 table's messages at its edge.
+
+Two losses Mosquitto 2.0.11 keeps to itself (the red team's attack on the plugin's file,
+found by trying): a file that is not valid JSON is one line in the broker's log, and the
+broker runs on with the plugin's state empty; a file the plugin cannot save (its
+directory or its ``.new`` not writable) is not even that — the cut holds in the broker's
+memory and is gone at its next start. So a table quarantined at the floor that the
+plugin's listing does not hold is an alarm on that table (``cutoff``: the broker had lost
+it; cut off again at once), and where the plugin's file is this machine's (the broker's
+configuration in the floor directory names it), the floor reads it every
+:data:`FILE_CHECK_S`: a table the broker holds cut off but its file does not, twice
+running, or a file that cannot be read as the plugin's, is the banner.
 """
 
 from __future__ import annotations
@@ -35,6 +46,7 @@ import logging
 import threading
 import time
 from collections.abc import Callable, Iterable
+from pathlib import Path
 from typing import Any
 
 import orjson
@@ -60,8 +72,14 @@ MAX_ANSWER_BYTES = 4 * 1024 * 1024
 BENIGN = {("createClient", "Client already exists"), ("createRole", "Role already exists"),
           ("addClientRole", "Internal error"), ("deleteClient", "Client not found")}
 
+#: seconds between two readings of the plugin's file (where it is this machine's)
+FILE_CHECK_S = 5.0
+#: the plugin's file is not read past this size (it holds only the quarantined tables)
+MAX_FILE_BYTES = 16 * 1024 * 1024
+
 Publish = Callable[[str, bytes], None]
 Problem = Callable[[str | None], None]
+Lost = Callable[[str], None]
 
 
 def plugin_config() -> dict[str, Any]:
@@ -87,11 +105,18 @@ def restore_commands(tid: str) -> list[dict[str, Any]]:
 class BrokerCutoff:
     """The floor's side of the cut-off: commands out (``publish(topic, payload)``, paho's
     thread-safe publish), answers in (:meth:`answered`, paho's thread), deadlines on the
-    watchdog's tick; ``problem(text | None)``: the health's banner."""
+    watchdog's tick; ``problem(text | None)``: the health's banner; ``lost(table)``: the
+    broker's listing did not hold a quarantined table (the table's alarm);
+    ``state_file``: the plugin's file, where the floor can read it (else None)."""
 
-    def __init__(self, publish: Publish, problem: Problem) -> None:
+    def __init__(self, publish: Publish, problem: Problem, *, lost: Lost | None = None,
+                 state_file: Path | None = None) -> None:
         self.publish = publish
         self.problem = problem
+        self.lost = lost or (lambda tid: None)
+        self.state_file = state_file
+        self._file_at = float("-inf")
+        self._unsaved: set[str] = set()  # held by the broker, not in its file, last look
         self._lock = threading.Lock()
         self._ids = itertools.count(1)
         #: correlation id -> (sent at, what it was for)
@@ -181,8 +206,13 @@ class BrokerCutoff:
                 self._pending.pop(corr, None)
                 if what in failed:
                     self._errors[what] = failed[what]
-                else:
-                    self._errors.pop(what, None)
+                    continue
+                self._errors.pop(what, None)
+                verb, _sp, tid = what.partition(" ")
+                if verb == "cut":  # the broker holds it so (getClient said)
+                    self.cut.add(tid)
+                elif verb == "restore":
+                    self.cut.discard(tid)
             self.answers += bool(done)
             self._overdue = False
         for what, err in failed.items():
@@ -206,9 +236,13 @@ class BrokerCutoff:
 
     def _reconcile(self, missing: list[str], extra: list[str]) -> None:
         for tid in missing:
-            log.warning("table %s: quarantined but not cut off at the broker: cut off now",
-                        tid)
+            log.error("table %s: quarantined but the broker did not hold its cut-off (the "
+                      "plugin's file lost, corrupt or not saved?): cut off now", tid)
             self._send(f"cut {tid}", cut_commands(tid))
+            try:
+                self.lost(tid)
+            except Exception:  # the alarm's trouble never stops the cut
+                log.exception("table %s: the lost cut-off could not be alarmed", tid)
         for tid in extra:
             log.warning("table %s: cut off at the broker but not quarantined: let in", tid)
             self._send(f"restore {tid}", restore_commands(tid))
@@ -221,8 +255,45 @@ class BrokerCutoff:
             late = [w for t, w in self._pending.values() if now - t > ANSWER_S]
             changed = bool(late) != self._overdue
             self._overdue = bool(late)
+        if self.state_file is not None and now - self._file_at >= FILE_CHECK_S:
+            self._file_at = now
+            changed |= self._check_file()
         if changed:
             self._report(now)
+
+    def _check_file(self) -> bool:
+        """The plugin's file against what the broker holds: a table cut off in the
+        broker's memory but not in its file at two looks running (the plugin saves at
+        each change, before it answers), or a file that is not the plugin's, is an error
+        until it is put right. Whether the errors changed."""
+        assert self.state_file is not None
+        why: str | None = None
+        try:
+            with open(self.state_file, "rb") as f:
+                held = _file_held(orjson.loads(f.read(MAX_FILE_BYTES + 1)))
+        except (OSError, orjson.JSONDecodeError, ValueError) as exc:
+            held = None
+            why = (f"the plugin's file {self.state_file} cannot be read as the plugin's "
+                   f"({type(exc).__name__}): at its next start the broker forgets every "
+                   "quarantine until the floor connects (docs/floor.md)")
+        with self._lock:
+            if held is not None:
+                unsaved = (self.cut & self.wanted) - held
+                twice = sorted(unsaved & self._unsaved)
+                self._unsaved = unsaved
+                if twice and not self._pending:
+                    why = (f"the broker's plugin did not save the cut-off of {twice[0]} "
+                           f"({len(twice)} in all) in its file {self.state_file} (is it "
+                           "writable by the broker?): at its next start the broker lets "
+                           "them in until the floor connects (docs/floor.md)")
+            was = self._errors.get("the plugin's file")
+            if why is None:
+                self._errors.pop("the plugin's file", None)
+            else:
+                self._errors["the plugin's file"] = why
+        if why != was and why is not None:
+            log.error("%s", why)
+        return why != was
 
     def state(self, now: float | None = None) -> str | None:
         """What is wrong with the cut-off now (None: the broker does what it is asked)."""
@@ -237,11 +308,22 @@ class BrokerCutoff:
                     "A quarantined table's flood still reaches the floor (docs/floor.md)")
         if errors:
             what, err = next(iter(errors.items()))
+            if what == "the plugin's file":
+                return err
             return f"the broker refused the floor's cut-off ({what}): {err}"
         return None
 
     def _report(self, now: float | None = None) -> None:
         self.problem(self.state(now))
+
+
+def _file_held(config: Any) -> set[str]:
+    """The tables the plugin's file holds disabled in :data:`ROLE` (ValueError: a file
+    not shaped as the plugin's)."""
+    clients = config.get("clients") if isinstance(config, dict) else None
+    if not isinstance(clients, list):
+        raise ValueError("no list of clients")
+    return {str(c.get("username")) for c in clients if _held_cut(c)}
 
 
 def _denies_all(data: Any) -> bool:
@@ -254,7 +336,8 @@ def _denies_all(data: Any) -> bool:
 
 
 def _held_cut(data: Any) -> bool:
-    """Whether the plugin's answer to getClient shows the table disabled in :data:`ROLE`."""
-    client = data.get("client") if isinstance(data, dict) else None
+    """Whether the plugin's answer to getClient (or a client of its file) shows the table
+    disabled in :data:`ROLE`."""
+    client = data.get("client", data) if isinstance(data, dict) else None
     return isinstance(client, dict) and client.get("disabled") is True and any(
         isinstance(r, dict) and r.get("rolename") == ROLE for r in client.get("roles") or [])

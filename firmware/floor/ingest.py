@@ -33,6 +33,7 @@ from typing import Any
 import orjson
 
 from firmware.floor import topics, wire
+from firmware.floor.broker import local_plugin_file
 from firmware.floor.certs import FLOOR_SERVICE, ca_paths, identity
 from firmware.floor.cutoff import RESPONSE_TOPIC, BrokerCutoff
 from firmware.floor.errors import DatabaseAway
@@ -64,17 +65,14 @@ INBOX_BYTES = 64 * 1024 * 1024
 #: of which one table may hold at most this much: a flooding table fills its own share
 #: (its excess dropped unacknowledged; an honest backlog drain is a few MB at most)
 TABLE_INBOX_BYTES = 4 * 1024 * 1024
-#: seconds between two log lines about one table's bad messages
-BAD_LOG_S = 10.0
+BAD_LOG_S = 10.0  # seconds between two log lines about one table's bad messages
 #: the MQTT keep-alive: bounds a silent loss (a dead broker closes the connection;
 #: 5 s was missed under CPU starvation: needless reconnects)
 KEEPALIVE_S = 15
 ONLINE_BYTES = 1024  # a presence message's bytes in a table's budget and the inbox
 DEADLINE_EVERY_S = 5.0  # seconds between looks for software checks past their deadline
-#: seconds the store thread waits after a pass that failed
-FAILED_PASS_S = 1.0
-#: a batch that takes longer than this to store is logged (the tables wait meanwhile)
-SLOW_S = 1.0
+FAILED_PASS_S = 1.0  # seconds the store thread waits after a pass that failed
+SLOW_S = 1.0  # a batch that takes longer than this to store is logged (tables wait)
 
 
 class Ingest:
@@ -102,7 +100,7 @@ class Ingest:
         self._queued = 0  # bytes waiting in the inbox
         self._queued_by: dict[str, int] = {}  # and by table
         self._queued_lock = threading.Lock()
-        self.dropped = 0
+        self.dropped = 0  # messages dropped (behind, or a quarantined table's)
         #: the edge's gate: tables whose messages are dropped (read by paho's thread)
         self.quarantined = {t for t, st in store.tables.items() if st.quarantined}
         self.connected = threading.Event()
@@ -120,7 +118,9 @@ class Ingest:
         self.received: dict[str, int] = {}
         self.cutoff = BrokerCutoff(  # the broker refuses a quarantined table
             lambda topic, payload: self.client.publish(topic, payload, qos=1),
-            self.health.cutoff_problem)
+            self.health.cutoff_problem, state_file=local_plugin_file(floor_dir, host),
+            lost=lambda tid: self._put([Incoming(tid, "control", {"action": "cutoff-lost"},
+                                                 time.time())], 0))  # the table's alarm
         #: the store's failures: one traceback a kind, then counts (docs/floor.md)
         self.failures = store.failures = Failures(log, "the floor's store",
                                                   self.health.store_problem)

@@ -7,6 +7,8 @@ and nothing of it reaches the floor's edge or its store;
 (b) a table forging another's client id or topics cannot get the honest one quarantined;
 (c) a floor restart and a broker restart while quarantined keep the cut, and clearing
 still lets the honest table's backlog in exactly once;
+(d) the plugin's state file corrupt or unwritable is an alarm or a banner, never a silent
+no-op (Mosquitto 2.0.11 says nothing of an unwritable file, one log line of a corrupt one).
 
 A real Mosquitto on the floor's generated configuration, the floor's ingest in this
 process; counts, not timing (the barrier is the floor's own ping through the broker)."""
@@ -14,6 +16,7 @@ process; counts, not timing (the barrier is the floor's own ping through the bro
 from __future__ import annotations
 
 import json
+import shutil
 import ssl
 import threading
 from collections.abc import Iterator
@@ -27,10 +30,18 @@ pytest.importorskip("msgspec")
 
 import paho.mqtt.client as mqtt
 from floor_rig import FloorRig
-from test_floor_cutoff import HAS_BROKER, _barrier, _floor, _floor_rounds, _quarantine
+from test_floor_cutoff import (
+    HAS_BROKER,
+    _barrier,
+    _floor,
+    _floor_rounds,
+    _quarantine,
+    _reaches_floor,
+)
 from waiting import DEADLINE_S, wait_for
 
 from firmware.floor import broker as broker_mod
+from firmware.floor import cutoff as cutoff_mod
 from firmware.floor.certs import ca_paths, identity
 
 pytestmark = pytest.mark.skipif(not HAS_BROKER or broker_mod.dynsec_plugin() is None,
@@ -240,3 +251,112 @@ def test_attack_c_restarts_while_quarantined_keep_the_cut_and_the_backlog_arrive
     assert ing.cutoff.cut == set() or "H1" not in ing.cutoff.wanted
     h1.close()
     ing.stop()
+
+
+def _broker_log(rig: FloorRig) -> str:
+    p = rig.root / "broker.log"
+    return p.read_text(errors="replace") if p.exists() else ""
+
+
+def _banner(ing: Any) -> str:
+    ing.tick()
+    return str(ing.health.warnings().get("cutoff", ""))
+
+
+def test_attack_d_a_corrupt_plugin_file_is_a_banner_and_the_floor_cuts_off_again(
+        tmp_path: Path) -> None:
+    """The plugin's file made junk while the broker is down: Mosquitto 2.0.11 runs on
+    without the plugin's state (it says so in its log only). The floor's first look at the
+    plugin must not be a silent no-op: either the plugin answers and the floor puts its
+    quarantines back (the table refused again), or the banner says the cut-off fails."""
+    r = FloorRig(tmp_path, ["EVIL", "H1"])
+    r.start_broker()
+    try:
+        ing = _floor(r)
+        _quarantine(ing, "EVIL")
+        ing.stop()
+        r.stop_broker()
+        (r.dir / broker_mod.DYNSEC_FILE).write_text("{ not json")
+        r.start_broker()
+        ing = _floor_any(r)
+        wait_for("EVIL's cutoff alarm: the broker had lost its cut",
+                 lambda: "cutoff" in ing.store.tables["EVIL"].alarmed)
+        wait_for("EVIL cut off again", lambda: ing.cutoff.cut == {"EVIL"}
+                 and not ing.cutoff._pending and ing.cutoff.state() is None)
+        assert _reaches_floor(r, ing, "EVIL") == 0
+        assert _reaches_floor(r, ing, "H1") == 50
+        assert "H1" not in ing.store.tables or "cutoff" not in ing.store.tables["H1"].alarmed
+        ing.stop()
+    finally:
+        r.close()
+
+
+def _floor_any(rig: FloorRig) -> Any:
+    """The floor on the broker, whatever the plugin answers."""
+    from firmware.floor.db import Database
+    from firmware.floor.ingest import Ingest
+    from firmware.floor.ledger import FloorLedger
+
+    ing = Ingest(FloorLedger(Database(rig.db_url), quarantine_after=20), rig.dir,
+                 "127.0.0.1", rig.broker_port).start()
+    wait_for("the floor on the broker", ing.connected.is_set)
+    return ing
+
+
+def _immutable(path: Path, on: bool) -> bool:
+    """``chattr +i``/``-i``: a file even root cannot write or replace (False: not here)."""
+    import subprocess
+
+    chattr = shutil.which("chattr")
+    return chattr is not None and subprocess.run(
+        [chattr, "+i" if on else "-i", str(path)], capture_output=True).returncode == 0
+
+
+def test_attack_d_an_unwritable_plugin_file_is_a_banner(tmp_path: Path,
+                                                       monkeypatch: pytest.MonkeyPatch
+                                                       ) -> None:
+    """The plugin cannot save its file (here: made immutable): Mosquitto 2.0.11 answers
+    every command as done and says nothing, the cut holding in the broker's memory only —
+    gone at the broker's next start. The floor reads the file and says so on every page;
+    the banner ends when the file holds the cut again; a file that is not the plugin's is
+    the banner too."""
+    monkeypatch.setattr(cutoff_mod, "FILE_CHECK_S", 0.2)
+    r = FloorRig(tmp_path, ["EVIL", "H1"])
+    r.start_broker()
+    state = r.dir / broker_mod.DYNSEC_FILE
+    try:
+        ing = _floor(r)
+        assert ing.cutoff.state_file == state
+        if not _immutable(state, True):
+            pytest.skip("chattr +i is not possible here")
+        _quarantine(ing, "EVIL")  # the broker holds it cut off: it answered so
+        assert "EVIL" not in state.read_text()
+        wait_for("the banner: the plugin's file not saved", lambda: "did not save the "
+                 "cut-off of EVIL" in _banner(ing))
+        _immutable(state, False)
+        ing.cutoff.release("EVIL")  # a change the plugin can save again: the banner ends
+        ing.cutoff.quarantine("EVIL")
+        wait_for("the banner gone once the file holds the cut", lambda: _banner(ing) == "")
+        assert "EVIL" in state.read_text()
+        state.write_text("[]")
+        wait_for("a file not the plugin's: the banner",
+                 lambda: "cannot be read as the plugin's" in _banner(ing))
+        ing.stop()
+    finally:
+        _immutable(state, False)
+        r.close()
+
+
+def test_the_plugin_file_is_read_only_where_it_is_this_machines(tmp_path: Path) -> None:
+    """The floor reads the plugin's file only where the broker's configuration in the
+    floor directory names it and the broker is on this machine (a property's broker
+    elsewhere: a stale copy here would be a false banner)."""
+    from firmware.floor.broker import local_plugin_file
+
+    assert local_plugin_file(tmp_path, "127.0.0.1") is None  # no configuration here
+    (tmp_path / "mosquitto.conf").write_text(
+        f"plugin_opt_config_file {tmp_path / broker_mod.DYNSEC_FILE}\n")
+    assert local_plugin_file(tmp_path, "127.0.0.1") == tmp_path / broker_mod.DYNSEC_FILE
+    assert local_plugin_file(tmp_path, "localhost") == tmp_path / broker_mod.DYNSEC_FILE
+    assert local_plugin_file(tmp_path, "10.1.2.3") is None
+    assert local_plugin_file(tmp_path, "broker.casino.example") is None
