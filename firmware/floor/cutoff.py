@@ -70,7 +70,10 @@ MAX_ANSWER_BYTES = 4 * 1024 * 1024
 #: errors that mean "already so" (the floor's commands are idempotent; a cut-off is then
 #: judged by the client the plugin holds at its end)
 BENIGN = {("createClient", "Client already exists"), ("createRole", "Role already exists"),
-          ("addClientRole", "Internal error"), ("deleteClient", "Client not found")}
+          ("deleteClient", "Client not found")}
+#: seconds between two looks at the plugin's roles and clients while connected (a change
+#: made at the broker meanwhile — a role added to a cut-off table — is put right)
+RECHECK_S = 15.0
 
 #: seconds between two readings of the plugin's file (where it is this machine's)
 FILE_CHECK_S = 5.0
@@ -91,10 +94,13 @@ def plugin_config() -> dict[str, Any]:
 
 def cut_commands(tid: str) -> list[dict[str, Any]]:
     return [{"command": "createClient", "username": tid, "roles": [{"rolename": ROLE}]},
-            {"command": "addClientRole", "username": tid, "rolename": ROLE},
+            # exactly the one role, no group: another role of a higher priority that
+            # allows publishing would win over ROLE's refusal (red team r43 F2)
+            {"command": "modifyClient", "username": tid, "roles": [{"rolename": ROLE}],
+             "groups": []},
             {"command": "disableClient", "username": tid},
-            # what decides: the client as the plugin now holds it (the two above answer
-            # an error when it already exists or already has the role)
+            # what decides: the client as the plugin now holds it (createClient answers
+            # an error when it already exists)
             {"command": "getClient", "username": tid}]
 
 
@@ -117,6 +123,8 @@ class BrokerCutoff:
         self.state_file = state_file
         self._file_at = float("-inf")
         self._unsaved: set[str] = set()  # held by the broker, not in its file, last look
+        self._live = False  # connected to the broker (a look now is answered)
+        self._probed = float("-inf")
         self._lock = threading.Lock()
         self._ids = itertools.count(1)
         #: correlation id -> (sent at, what it was for)
@@ -139,6 +147,15 @@ class BrokerCutoff:
             # old connection would otherwise stay overdue for good)
             self._pending.clear()
             self._overdue = False
+            self._live = True
+        self._probe()
+
+    def disconnected(self) -> None:
+        """The floor's connection ended: no looks until the next one (its own banner)."""
+        self._live = False
+
+    def _probe(self) -> None:
+        self._probed = time.monotonic()
         self._send("probe", [
             {"command": "setDefaultACLAccess", "acls": [
                 {"acltype": k, "allow": v} for k, v in DEFAULT_ACCESS.items()]},
@@ -199,7 +216,7 @@ class BrokerCutoff:
                                     "(someone changed it: docs/floor.md)")
                 elif r.get("command") == "getClient" and not _held_cut(r.get("data")):
                     failed[what] = (f"the plugin does not hold the table disabled in the "
-                                    f"role {ROLE}")
+                                    f"role {ROLE} alone")
                 elif r.get("command") == "listClients":
                     self._listed(r.get("data"))
             for corr, what in done.items():
@@ -224,13 +241,15 @@ class BrokerCutoff:
         """The plugin's clients: the tables it holds in :data:`ROLE` made to agree with
         the floor's quarantines (both ways)."""
         clients = (data or {}).get("clients") if isinstance(data, dict) else None
-        held = set()
+        held, ours = set(), set()
         for c in clients if isinstance(clients, list) else []:
             if isinstance(c, dict) and any(isinstance(r, dict) and r.get("rolename") == ROLE
                                            for r in c.get("roles") or []):
-                held.add(str(c.get("username")))
+                ours.add(str(c.get("username")))
+                if _held_cut(c):  # disabled, in ROLE alone, in no group
+                    held.add(str(c.get("username")))
         self.cut = held
-        missing, extra = sorted(self.wanted - held), sorted(held - self.wanted)
+        missing, extra = sorted(self.wanted - held), sorted(ours - self.wanted)
         threading.Thread(target=self._reconcile, args=(missing, extra), daemon=True,
                          name="floor-cutoff").start()
 
@@ -255,6 +274,9 @@ class BrokerCutoff:
             late = [w for t, w in self._pending.values() if now - t > ANSWER_S]
             changed = bool(late) != self._overdue
             self._overdue = bool(late)
+        if self._live and now - self._probed >= RECHECK_S and not any(
+                w == "probe" for _t, w in self._pending.values()):
+            self._probe()
         if self.state_file is not None and now - self._file_at >= FILE_CHECK_S:
             self._file_at = now
             changed |= self._check_file()
@@ -336,8 +358,12 @@ def _denies_all(data: Any) -> bool:
 
 
 def _held_cut(data: Any) -> bool:
-    """Whether the plugin's answer to getClient (or a client of its file) shows the table
-    disabled in :data:`ROLE`."""
+    """Whether the plugin's answer to getClient (or a client of its listing or file) shows
+    the table disabled in :data:`ROLE` and nothing else: no other role (one of a higher
+    priority allowing a publish would win), no group."""
     client = data.get("client", data) if isinstance(data, dict) else None
-    return isinstance(client, dict) and client.get("disabled") is True and any(
-        isinstance(r, dict) and r.get("rolename") == ROLE for r in client.get("roles") or [])
+    if not isinstance(client, dict) or client.get("disabled") is not True:
+        return False
+    roles = client.get("roles") or []
+    return (isinstance(roles, list) and len(roles) == 1 and isinstance(roles[0], dict)
+            and roles[0].get("rolename") == ROLE and not client.get("groups"))

@@ -185,6 +185,7 @@ class Ingest:
     def _disconnected(self, client: Any, userdata: Any, flags: Any, rc: Any,
                       props: Any) -> None:
         self.connected.clear()
+        self.cutoff.disconnected()
         if not self._stop:
             self.health.broker_up(False, f"{self.host}:{self.port}")
 

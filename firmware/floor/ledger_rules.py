@@ -270,8 +270,9 @@ class LedgerRules:
         elif p["action"] == "cutoff-lost" and st.quarantined is not None:
             self.alarm(m.table_id, st, "cutoff", (
                 "quarantined, but the broker did not hold its cut-off (Mosquitto's dynamic "
-                "security plugin's file lost, corrupt or not saved): cut off again; its "
-                "messages may have reached the floor meanwhile (dropped at the edge)"),
+                "security plugin's file lost, corrupt or not saved, or its client changed): "
+                "cut off again; its messages may have reached the floor meanwhile (dropped "
+                "at the edge)"),
                 work, out)
         out.changed.add(m.table_id)
 
