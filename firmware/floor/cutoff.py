@@ -123,6 +123,7 @@ class BrokerCutoff:
         self.state_file = state_file
         self._file_at = float("-inf")
         self._unsaved: set[str] = set()  # held by the broker, not in its file, last look
+        self._unread = False  # the file could not be read at the last look
         self._live = False  # connected to the broker (a look now is answered)
         self._probed = float("-inf")
         self._lock = threading.Lock()
@@ -274,8 +275,11 @@ class BrokerCutoff:
             late = [w for t, w in self._pending.values() if now - t > ANSWER_S]
             changed = bool(late) != self._overdue
             self._overdue = bool(late)
-        if self._live and now - self._probed >= RECHECK_S and not any(
-                w == "probe" for _t, w in self._pending.values()):
+        if self._live and now - self._probed >= RECHECK_S:
+            with self._lock:  # a look still unanswered is settled by this one (its answer
+                # may have been dropped: the broker's queue for the floor full, say)
+                for corr in [k for k, (_t, w) in self._pending.items() if w == "probe"]:
+                    del self._pending[corr]
             self._probe()
         if self.state_file is not None and now - self._file_at >= FILE_CHECK_S:
             self._file_at = now
@@ -285,9 +289,10 @@ class BrokerCutoff:
 
     def _check_file(self) -> bool:
         """The plugin's file against what the broker holds: a table cut off in the
-        broker's memory but not in its file at two looks running (the plugin saves at
-        each change, before it answers), or a file that is not the plugin's, is an error
-        until it is put right. Whether the errors changed."""
+        broker's memory but not in its file, or a file that cannot be read as the
+        plugin's, at two looks running (the plugin writes its file in place at each
+        change: one look may catch it half written), is an error until it is put right.
+        Whether the errors changed."""
         assert self.state_file is not None
         why: str | None = None
         try:
@@ -299,10 +304,14 @@ class BrokerCutoff:
                    f"({type(exc).__name__}): at its next start the broker forgets every "
                    "quarantine until the floor connects (docs/floor.md)")
         with self._lock:
-            if held is not None:
+            if held is None:
+                if not self._unread:
+                    why = None  # unreadable once: looked at again before it is an error
+                self._unread, self._unsaved = True, set()
+            else:
                 unsaved = (self.cut & self.wanted) - held
                 twice = sorted(unsaved & self._unsaved)
-                self._unsaved = unsaved
+                self._unread, self._unsaved = False, unsaved
                 if twice and not self._pending:
                     why = (f"the broker's plugin did not save the cut-off of {twice[0]} "
                            f"({len(twice)} in all) in its file {self.state_file} (is it "
