@@ -2,21 +2,14 @@
 ledger in batches, each table on its own.
 
 paho's network thread checks each message against the schema (:mod:`firmware.floor.wire`)
-and queues it (a bad one as ``bad``); a quarantined table's are dropped there. One store
-thread takes what has arrived (up to :data:`BATCH` records or :data:`LINGER_S`), applies it
-in one database transaction, and only after the commit acknowledges to each table what the
-floor now holds (retained on ``etg/ack/<id>``) and tells the pit view what changed. A crash
-before the commit loses nothing: the acknowledgement was not sent, so the tables send
-those messages again.
-
-Nothing a message holds can stop a thread: the network thread's handling of a message is
-contained whole (an exception is a bad message: acknowledged, kept as evidence, alarmed),
-and so is the store thread's every pass. Both beat for :mod:`firmware.floor.supervise`.
-
-Two different failures, two paths: the database away (:class:`DatabaseAway`) keeps the
-batch and retries it, the tables waiting unacknowledged; any other failure to store is a
-record the floor cannot hold — the batch is applied table by table, and the table whose
-messages fail is quarantined, so no table can stop another.
+and queues it (a bad one as ``bad``; a quarantined table's dropped). One store thread
+applies what arrived (up to :data:`BATCH` records or :data:`LINGER_S`) in one transaction,
+and only after the commit acknowledges to each table what the floor holds (retained on
+``etg/ack/<id>``) and tells the pit view: a crash before it loses nothing (the tables
+send again). Nothing a message holds stops a thread (handling is contained whole: a bad
+message), nor the store's pass; both beat for the supervisor. The database away
+(:class:`DatabaseAway`): the batch kept and retried; any other failure to store: the batch
+applied table by table, the table whose messages fail quarantined.
 """
 
 from __future__ import annotations
@@ -113,7 +106,8 @@ class Ingest:
         self._known: set[str] = set()  # table ids already checked (paho's thread)
         self._status_since: set[str] = set()  # tables with a status since the connect
         self._bad_logged: dict[str, tuple[float, int]] = {}
-        self.rate = TableRate()  # each table's records budget (bytes a second)
+        self.rate = TableRate()  # each table's budget (bytes, the edge's CPU a second)
+        self._charged = ""  # the table the message in hand is charged to (paho's thread)
         #: messages that reached the edge, by table (what a cut-off must bring to a stop)
         self.received: dict[str, int] = {}
         self.cutoff = BrokerCutoff(  # the broker refuses a quarantined table
@@ -192,6 +186,7 @@ class Ingest:
     def _message(self, client: Any, userdata: Any, msg: Any) -> None:
         """paho's thread: nothing a message holds may escape (paho would end the thread and
         never acknowledge it: the broker delivers it again to every new floor process)."""
+        cpu0, self._charged = time.thread_time(), ""
         try:
             self._take_message(msg)
         except Exception as exc:
@@ -199,6 +194,8 @@ class Ingest:
                 self._contained(msg, exc)
             except Exception:
                 log.exception("a message on %r could not even be refused", msg.topic[:120])
+        if self._charged:  # the edge's CPU, charged to the table's budget (TableRate)
+            self.rate.spent(self._charged, time.thread_time() - cpu0)
 
     def _contained(self, msg: Any, exc: Exception) -> None:
         where = topics.parse_table_topic(str(msg.topic))
@@ -237,6 +234,7 @@ class Ingest:
             if (count := self.rate.over(tid, now)) is not None:
                 self._put([Incoming(tid, "rate", {"count": count}, now)], 0)
             return
+        self._charged = tid
         if kind == topics.ONLINE and payload in (b"0", b"1"):  # (else: a bad message)
             self._put([Incoming(tid, "online", payload == b"1", now)], ONLINE_BYTES)
             return

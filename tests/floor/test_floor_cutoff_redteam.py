@@ -5,6 +5,7 @@ process (or the offline edge, where the broker plays no part)."""
 from __future__ import annotations
 
 import json
+import time
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -155,3 +156,59 @@ def test_finding_r43_F3_a_flood_while_the_floor_is_away_is_bounded_in_bytes(
         ing.stop()
     finally:
         r.close()
+
+
+def _slow_message(k: int) -> bytes:
+    """Red team r43 F1's message: three valid events whose bodies are thousands of tiny
+    objects, written with spaces (the duplicate-key check's slow path), about 240 KB."""
+    import hashlib
+
+    body = {f"k{i}": [{}] * 1000 for i in range(20)}
+    records = [{"kind": "event", "n": n, "seq": n, "hash": hashlib.sha256(b"%d" % n)
+                .hexdigest(), "ts_ns": time.time_ns(), "code": 100, "round": None,
+                "body": body} for n in (1, 2, 3)]
+    return json.dumps(records).encode()  # ", " and ": ": not compact
+
+
+def test_finding_r43_F1_a_burst_of_costly_valid_messages_is_bounded_by_the_edges_cpu(
+        tmp_path: Path) -> None:
+    """Red team r43 F1: 70 valid messages of 240 KB (16 MiB: the byte budget's burst) of
+    tiny objects written with spaces held the floor's one network thread 2.3 s, every
+    other table's acknowledgement as long; nothing refused, no strike. Now each table also
+    has a budget of the edge's CPU (0.25 s at once, 20 ms a second): the first messages
+    are taken, the rest dropped unacknowledged (the table sends them again), and another
+    table's message right after is taken at once."""
+    from types import SimpleNamespace
+
+    from firmware.floor import rate as rate_mod
+    from firmware.floor.certs import make_floor_certs
+    from firmware.floor.db import Database
+    from firmware.floor.ingest import Ingest
+    from firmware.floor.ledger import FloorLedger
+
+    make_floor_certs(tmp_path, [])
+    ing = Ingest(FloorLedger(Database(str(tmp_path / "floor.sqlite"))), tmp_path,
+                 "127.0.0.1", 1)
+    payload = _slow_message(0)
+    assert 200_000 < len(payload) < 260_000
+
+    def send(tid: str) -> None:
+        ing._message(None, None, SimpleNamespace(topic=f"etg/table/{tid}/records",
+                                                 payload=payload, retain=False))
+
+    cpu0 = time.thread_time()
+    send("PROBE")  # what one such message costs the edge on this machine
+    one = time.thread_time() - cpu0
+    cpu0 = time.thread_time()
+    for _ in range(70):
+        send("EVIL")
+    cost = time.thread_time() - cpu0
+    taken = sum(1 for items in ing.inbox for i in items
+                if getattr(i, "table_id", "") == "EVIL" and getattr(i, "kind", "") == "record")
+    # the edge's time on EVIL: its burst and the message that went past it, not 70 of them
+    assert taken // 3 < 70
+    burst = getattr(rate_mod, "CPU_BURST_S", 0.25)  # (the name this fix gave it)
+    assert cost <= burst + 2 * one + 0.05, (cost, one, taken // 3)
+    ing._message(None, None, SimpleNamespace(
+        topic="etg/table/H1/status", payload=b'{"seq": 1}', retain=False))
+    assert any(getattr(i, "table_id", "") == "H1" for items in ing.inbox for i in items)
