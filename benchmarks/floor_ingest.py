@@ -1,6 +1,7 @@
 """`python -m benchmarks floor-ingest`: the floor service's whole ingest path on SQLite,
-CPU per MQTT message, of this tree beside another tree of the project (``ETG_BASE_TREE``,
-e.g. ``git archive 7c96827 | tar -x -C /tmp/base``), in the same run, taking turns.
+CPU per MQTT message, of this tree beside other trees of the project (``ETG_BASE_TREE``,
+directories separated by ``:``, e.g. made by ``git archive 7c96827 | tar -x -C
+/tmp/7c96827``), in the same run, taking turns.
 
 Why: the 1,000-table SQLite p99 was 322 ms at load 2.7-4.6 after the broker's cut-off
 (issue 43), 79 ms on a quiet machine before it. Wall-clock figures at 1,000 tables depend
@@ -87,8 +88,8 @@ def _run(tree: Path, data: Path, tmp: Path, k: int) -> tuple[float, int, int]:
 
 def floor_ingest() -> Iterator[str]:
     here = Path(__file__).resolve().parents[1]
-    base = os.environ.get("ETG_BASE_TREE")
-    trees = {"this tree": here, **({"base": Path(base)} if base else {})}
+    bases = [Path(b) for b in os.environ.get("ETG_BASE_TREE", "").split(":") if b]
+    trees = {"this tree": here, **{b.name: b for b in bases}}
     with tempfile.TemporaryDirectory(prefix="etg-floor-ingest-") as tmp_s:
         tmp = Path(tmp_s)
         data = tmp / "traffic.pickle"
@@ -107,7 +108,7 @@ def floor_ingest() -> Iterator[str]:
         for name, xs in got.items():
             mid = sorted(xs)[len(xs) // 2]
             yield f"{name}: best {min(xs) * 1e6:.1f} us, median {mid * 1e6:.1f} us"
-        if base:
-            ratio = min(got["this tree"]) / min(got["base"])
-            yield f"this tree / base (best of each): {ratio:.3f}"
+        for b in bases:
+            ratio = min(got["this tree"]) / min(got[b.name])
+            yield f"this tree / {b.name} (best of each): {ratio:.3f}"
         yield f"load average at end {os.getloadavg()[0]:.1f}"

@@ -107,7 +107,7 @@ class Ingest:
         self._status_since: set[str] = set()  # tables with a status since the connect
         self._bad_logged: dict[str, tuple[float, int]] = {}
         self.rate = TableRate()  # each table's budget (bytes, the edge's CPU a second)
-        self._charged = ""  # the table the message in hand is charged to (paho's thread)
+        self._charged, self._cpu_at = "", 0.0  # the table the last message is charged to
         #: messages that reached the edge, by table (what a cut-off must bring to a stop)
         self.received: dict[str, int] = {}
         self.cutoff = BrokerCutoff(  # the broker refuses a quarantined table
@@ -186,7 +186,10 @@ class Ingest:
     def _message(self, client: Any, userdata: Any, msg: Any) -> None:
         """paho's thread: nothing a message holds may escape (paho would end the thread and
         never acknowledge it: the broker delivers it again to every new floor process)."""
-        cpu0, self._charged = time.thread_time(), ""
+        cpu = time.thread_time()  # the thread's CPU since the last message: its table's
+        if self._charged:  # (TableRate; one clock read a message, paho's read included)
+            self.rate.spent(self._charged, cpu - self._cpu_at)
+        self._cpu_at, self._charged = cpu, ""
         try:
             self._take_message(msg)
         except Exception as exc:
@@ -194,8 +197,6 @@ class Ingest:
                 self._contained(msg, exc)
             except Exception:
                 log.exception("a message on %r could not even be refused", msg.topic[:120])
-        if self._charged:  # the edge's CPU, charged to the table's budget (TableRate)
-            self.rate.spent(self._charged, time.thread_time() - cpu0)
 
     def _contained(self, msg: Any, exc: Exception) -> None:
         where = topics.parse_table_topic(str(msg.topic))
