@@ -6,8 +6,9 @@ from __future__ import annotations
 
 import json
 import time
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from pathlib import Path
+from typing import Any
 
 import orjson
 import pytest
@@ -163,7 +164,7 @@ def _slow_message(k: int) -> bytes:
     objects, written with spaces (the duplicate-key check's slow path), about 240 KB."""
     import hashlib
 
-    body = {f"k{i}": [{}] * 1000 for i in range(20)}
+    body: dict[str, list[dict[str, int]]] = {f"k{i}": [{}] * 1000 for i in range(20)}
     records = [{"kind": "event", "n": n, "seq": n, "hash": hashlib.sha256(b"%d" % n)
                 .hexdigest(), "ts_ns": time.time_ns(), "code": 100, "round": None,
                 "body": body} for n in (1, 2, 3)]
@@ -212,3 +213,53 @@ def test_finding_r43_F1_a_burst_of_costly_valid_messages_is_bounded_by_the_edges
     ing._message(None, None, SimpleNamespace(
         topic="etg/table/H1/status", payload=b'{"seq": 1}', retain=False))
     assert any(getattr(i, "table_id", "") == "H1" for items in ing.inbox for i in items)
+
+
+def test_finding_r43_F4_a_topic_ending_like_the_tables_own_is_not_dropped_by_the_sieve(
+        ) -> None:
+    """Red team r43 F4: the broker log's sieve drops a table's refused publishes on its own
+    four topics (only a cut-off table is refused there), but it matched a topic merely
+    ending like one (``etg/table/EVIL/status', ... (1 bytes))`` and others): those
+    refusals of foreign topics reached no `acl` alarm and no strike. Now the whole quoted
+    topic must be one of the four."""
+    import shutil
+    import subprocess
+
+    from firmware.floor.acl_watch import refused
+    from firmware.floor.broker_process import SIEVE, judge
+
+    awk = shutil.which("mawk") or shutil.which("awk")
+    if awk is None:
+        pytest.skip("no awk")
+    tails = ["etg/table/EVIL/status', ... (1 bytes))",
+             "etg/command/BJ-02/x 'etg/table/EVIL/status', ... (1 bytes))",
+             "$CONTROL/dynamic-security/v1', 'etg/table/EVIL/status', ... (1 bytes))",
+             "etg/table/BJ-02/records"]
+    lines = [f"1700000000: Denied PUBLISH from EVIL (d0, q1, r0, m{i}, '{t}', ... (1 bytes))"
+             for i, t in enumerate(tails)]
+    own = [f"1700000000: Denied PUBLISH from EVIL (d0, q1, r0, m9, 'etg/table/EVIL/{k}', "
+           "... (1 bytes))" for k in ("status", "online", "records", "signature")]
+    out = subprocess.run([awk, SIEVE], input="\n".join(lines + own) + "\n",
+                         capture_output=True, text=True, check=True).stdout.splitlines()
+    assert out == lines  # every foreign refusal passed, the own four dropped
+    assert all(refused(judge(x)[1]) == ("EVIL", "publish", 1) for x in out)
+
+
+def reports_to(out: list[tuple[str, dict[str, Any]]]) -> Callable[[str, dict[str, Any]], None]:
+    return lambda tid, p: out.append((tid, p))
+
+
+def test_finding_r43_F5_an_oversize_packet_is_a_strike() -> None:
+    """Red team r43 F5: a table sending packets past the broker's bound (connect, 300 KB,
+    disconnected, again) was never struck, alarmed or quarantined. An honest link never
+    sends past its own bound: the broker's line is a refusal of that table, counted toward
+    its `acl` alarm and quarantine."""
+    from firmware.floor.acl_watch import RefusalWatch
+    from firmware.floor.broker_process import judge
+
+    for line in ("1700000000: Client EVIL-14 disconnected due to oversize packet.",
+                 "1700000000: Client EVIL-14 disconnected due to oversize payload."):
+        reports: list[tuple[str, dict[str, Any]]] = []
+        watch = RefusalWatch(reports_to(reports), every_s=0.0)
+        watch.saw(judge(line)[1], 1.0)
+        assert reports and reports[0][0] == "EVIL-14" and reports[0][1]["count"] == 1
