@@ -177,9 +177,11 @@ def write_config(root: Path, port: int, host: str = "127.0.0.1", *, extra_acl: s
 
 def local_plugin_file(root: Path, host: str) -> Path | None:
     """The dynamic security plugin's file of the broker at ``host``, where the floor can
-    read it: the broker's configuration in the floor directory (``etg floor broker``,
-    ``--start-broker``) names it and the broker is on this machine. Else None (a
-    property's broker elsewhere: its own monitoring watches its file)."""
+    read it: the broker's configuration in the floor directory names it and the broker is
+    on this machine. Else None. The floor service reads it only with ``--start-broker``
+    (the broker it runs on that configuration): a property's broker started elsewhere from
+    its own configuration may use another file, and a stale copy here would be a false
+    banner (its own monitoring watches its log)."""
     import ipaddress
 
     try:

@@ -33,8 +33,8 @@ broker runs on with the plugin's state empty; a file the plugin cannot save (its
 directory or its ``.new`` not writable) is not even that — the cut holds in the broker's
 memory and is gone at its next start. So a table quarantined at the floor that the
 plugin's listing does not hold is an alarm on that table (``cutoff``: the broker had lost
-it; cut off again at once), and where the plugin's file is this machine's (the broker's
-configuration in the floor directory names it), the floor reads it every
+it; cut off again at once), and where the floor runs the broker itself (its plugin's
+file in the floor directory: ``--start-broker``), the floor reads it every
 :data:`FILE_CHECK_S`: a table the broker holds cut off but its file does not, twice
 running, or a file that cannot be read as the plugin's, is the banner.
 """

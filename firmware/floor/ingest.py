@@ -26,7 +26,6 @@ from typing import Any
 import orjson
 
 from firmware.floor import topics, wire
-from firmware.floor.broker import local_plugin_file
 from firmware.floor.certs import FLOOR_SERVICE, ca_paths, identity
 from firmware.floor.cutoff import RESPONSE_TOPIC, BrokerCutoff
 from firmware.floor.errors import DatabaseAway
@@ -112,7 +111,7 @@ class Ingest:
         self.received: dict[str, int] = {}
         self.cutoff = BrokerCutoff(  # the broker refuses a quarantined table
             lambda topic, payload: self.client.publish(topic, payload, qos=1),
-            self.health.cutoff_problem, state_file=local_plugin_file(floor_dir, host),
+            self.health.cutoff_problem,
             lost=lambda tid: self._put([Incoming(tid, "control", {"action": "cutoff-lost"},
                                                  time.time())], 0))  # the table's alarm
         #: the store's failures: one traceback a kind, then counts (docs/floor.md)

@@ -326,6 +326,8 @@ def test_attack_d_an_unwritable_plugin_file_is_a_banner(tmp_path: Path,
     state = r.dir / broker_mod.DYNSEC_FILE
     try:
         ing = _floor(r)
+        # as `etg floor serve --start-broker` sets it: the broker runs on this directory
+        ing.cutoff.state_file = broker_mod.local_plugin_file(r.dir, "127.0.0.1")
         assert ing.cutoff.state_file == state
         if not _immutable(state, True):
             pytest.skip("chattr +i is not possible here")
