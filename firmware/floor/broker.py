@@ -76,6 +76,10 @@ PACKET_HEADROOM = 1024
 #: acknowledgement, and the floor's first acknowledgement after it is back asks again. A
 #: 1,000-table floor away for 30 s queues about 90,000 messages, 55 MB.
 QUEUED_BYTES = 64 * 1024 * 1024
+#: bytes of QoS 1 messages in flight to one client at once (besides the 1,000 messages):
+#: 1,000 honest messages are about 1.5 MB; a table's flood of 250 KB records was 1,000 of
+#: them, 250 MB, for the floor to read before its cut (red team r43 F6)
+INFLIGHT_BYTES = 8 * 1024 * 1024
 
 
 def acl_text(extra: str = "") -> str:
@@ -136,6 +140,7 @@ def config_text(root: Path, port: int, host: str = "127.0.0.1", persist: bool = 
         "set_tcp_nodelay true",
         "max_queued_messages 100000",
         f"max_queued_bytes {QUEUED_BYTES}",
+        f"max_inflight_bytes {INFLIGHT_BYTES}",
         "log_dest stderr",
         "log_type error",
         "log_type warning",

@@ -53,7 +53,8 @@ class TableRate:
         self._lock = threading.Lock()
         self.refused: dict[str, int] = {}  # messages refused per table, since the last log
         self._logged: dict[str, float] = {}
-        self._over: dict[str, tuple[float, int]] = {}  # (reported at, refused since)
+        #: (reported at, refused since, of which reported already)
+        self._over: dict[str, tuple[float, int, int]] = {}
 
     def take(self, table_id: str, size: int, now: float) -> bool:
         """Spend ``size`` bytes of the table's budget; False (nothing spent) past it, or
@@ -96,9 +97,14 @@ class TableRate:
         flooding the floor (its presence, say) is not honest, and its flood delayed every
         other table's acknowledgement (red team h43 F4)."""
         with self._lock:
-            last, count = self._over.get(table_id, (float("-inf"), 0))
+            last, count, told = self._over.get(table_id, (float("-inf"), 0, 0))
             if now - last < REPORT_S:
-                self._over[table_id] = (last, count + 1)
-                return None
-            self._over[table_id] = (now, 0)
-            return count + 1 if count + 1 > FLOODING else None
+                count += 1
+                # a flood is reported the moment it is one, not at its second's end (its
+                # cut waited a second meanwhile: red team r43 F6), the rest at the end
+                flood = count > FLOODING and not told
+                self._over[table_id] = (last, count, count if flood else told)
+                return count if flood else None
+            self._over[table_id] = (now, 0, 0)
+            rest = count + 1 - told
+            return rest if count + 1 > FLOODING and rest > 1 else None

@@ -263,3 +263,19 @@ def test_finding_r43_F5_an_oversize_packet_is_a_strike() -> None:
         watch = RefusalWatch(reports_to(reports), every_s=0.0)
         watch.saw(judge(line)[1], 1.0)
         assert reports and reports[0][0] == "EVIL-14" and reports[0][1]["count"] == 1
+
+
+def test_finding_r43_F6_a_flood_is_reported_the_moment_it_is_one() -> None:
+    """Red team r43 F6: a table's flood past its budget reached the ledger (its `rate`
+    alarm, its strikes, so its quarantine and cut) only at the end of the second it began
+    in, while the broker queued on for the floor everything the table sent meanwhile (one
+    table, 5 s of sending: every other table 8-10 s late). Now the flood is reported at
+    its 51st refusal within the second, the rest at the second's end, nothing twice."""
+    from firmware.floor.rate import FLOODING, REPORT_S, TableRate
+
+    rate, t = TableRate(), 1000.0
+    got = [rate.over("EVIL", t + k * 1e-4) for k in range(FLOODING + 11)]
+    reported = [g for g in got if g is not None]
+    assert reported == [FLOODING + 1]  # within the first 10 ms, not a second later
+    assert rate.over("EVIL", t + REPORT_S) == (FLOODING + 11) - (FLOODING + 1)  # the rest
+    assert rate.over("EVIL", t + 5 * REPORT_S) is None  # its second over: nothing more
