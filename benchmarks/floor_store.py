@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import os
 import tempfile
+import threading
 import time
 from collections.abc import Iterator
 from pathlib import Path
@@ -40,6 +41,8 @@ class _Capture:
 
     def __init__(self) -> None:
         self.sent: list[tuple[str, bytes]] = []
+        self.connected = threading.Event()  # always: the light table publishes at once
+        self.connected.set()
 
     def publish(self, topic: str, payload: bytes, **_: Any) -> None:
         self.sent.append((topic, payload))

@@ -42,6 +42,7 @@ BENCHMARKS: tuple[tuple[str, str], ...] = (
     ("floor-edge", "benchmarks.floor_edge:floor_edge"),
     ("floor", "benchmarks.floor:floor_benchmark"),
     ("floor-store", "benchmarks.floor_store:floor_store"),
+    ("floor-ingest", "benchmarks.floor_ingest:floor_ingest"),
     ("floor-scale", "benchmarks.floor_scale:floor_scale"),
     ("floor-flood", "benchmarks.floor_flood:floor_flood"),
     ("lab", "benchmarks.lab:run"),
@@ -72,7 +73,9 @@ a process of its own). Give names to run only those. Benchmarks: {names}.
 
 Environment: ETG_FLOOR_SCALE_S=SECONDS (floor-scale: play per database, default 60;
 300 is the full five minutes); ETG_FLOOR_SCALE_DB=sqlite|postgresql (floor-scale: one
-database only); ETG_FLOOR_FLOOD_S=SECONDS (floor-flood: each phase, default 20);
+database only); ETG_BASE_TREE=DIR (floor-ingest: the same ingest path of another tree
+of the project beside this one's, in the same run);
+ETG_FLOOR_FLOOD_S=SECONDS (floor-flood: each phase, default 20);
 ETG_SAS_SQUEEZE=N[,M] (sas: also measure with the table
 pinned to one core shared with N busy loops, default 3; empty: not);
 ETG_SAS_BENCH_S=SECONDS (sas: play per leg and layout, default 20)."""

@@ -46,6 +46,10 @@ def refused(text: str) -> tuple[str, str, int] | None:
         return (parts[7] if len(parts) > 7 else ""), "publish", n
     if text.endswith("outside what it may read (the ACL delivers nothing of it)"):
         return text.split(" ", 1)[0], "subscription", 1
+    if text.startswith("Client ") and text.endswith((
+            " disconnected due to oversize packet.", " disconnected due to oversize payload.")):
+        # an honest link never sends past its own bound: a refused publish (red team r43 F5)
+        return text.split(" ", 2)[1], "publish", 1
     return None
 
 

@@ -68,6 +68,18 @@ DYNSEC_FILE = "broker-dynsec.json"
 
 #: room for the MQTT fixed header, topic and properties around the largest payload
 PACKET_HEADROOM = 1024
+#: bytes of QoS 1 messages the broker queues for one client's session (the floor's while
+#: it is away): one table's flood of 256 KiB records while the floor restarts was bound
+#: only by the count, 100,000 messages, 25 GiB of the broker's memory and persistence
+#: file (red team r43 F3). Past it the broker drops what comes for that session — nothing
+#: of an honest table is lost: its link keeps every record until the floor's own
+#: acknowledgement, and the floor's first acknowledgement after it is back asks again. A
+#: 1,000-table floor away for 30 s queues about 90,000 messages, 55 MB.
+QUEUED_BYTES = 64 * 1024 * 1024
+#: bytes of QoS 1 messages in flight to one client at once (besides the 1,000 messages):
+#: 1,000 honest messages are about 1.5 MB; a table's flood of 250 KB records was 1,000 of
+#: them, 250 MB, for the floor to read before its cut (red team r43 F6)
+INFLIGHT_BYTES = 8 * 1024 * 1024
 
 
 def acl_text(extra: str = "") -> str:
@@ -127,6 +139,8 @@ def config_text(root: Path, port: int, host: str = "127.0.0.1", persist: bool = 
         "max_inflight_messages 1000",
         "set_tcp_nodelay true",
         "max_queued_messages 100000",
+        f"max_queued_bytes {QUEUED_BYTES}",
+        f"max_inflight_bytes {INFLIGHT_BYTES}",
         "log_dest stderr",
         "log_type error",
         "log_type warning",
@@ -164,6 +178,24 @@ def write_config(root: Path, port: int, host: str = "127.0.0.1", *, extra_acl: s
     conf = root / "mosquitto.conf"
     conf.write_text(config_text(root, port, host, log_denied=log_denied, plugin=plugin))
     return conf
+
+
+def local_plugin_file(root: Path, host: str) -> Path | None:
+    """The dynamic security plugin's file of the broker at ``host``, where the floor can
+    read it: the broker's configuration in the floor directory names it and the broker is
+    on this machine. Else None. The floor service reads it only with ``--start-broker``
+    (the broker it runs on that configuration): a property's broker started elsewhere from
+    its own configuration may use another file, and a stale copy here would be a false
+    banner (its own monitoring watches its log)."""
+    import ipaddress
+
+    try:
+        local = host == "localhost" or ipaddress.ip_address(host).is_loopback
+        conf = (root / "mosquitto.conf").read_text(errors="replace")
+    except (ValueError, OSError):
+        return None
+    path = root / DYNSEC_FILE
+    return path if local and f"plugin_opt_config_file {path}\n" in conf else None
 
 
 def mosquitto_binary() -> str:

@@ -26,6 +26,17 @@ with the floor's own list of quarantined tables (a floor restart, a broker whose
 lost). A broker that does not answer (no plugin) or refuses a command is never silent:
 the floor's health says so on every page and in the log, and the floor still drops the
 table's messages at its edge.
+
+Two losses Mosquitto 2.0.11 keeps to itself (the red team's attack on the plugin's file,
+found by trying): a file that is not valid JSON is one line in the broker's log, and the
+broker runs on with the plugin's state empty; a file the plugin cannot save (its
+directory or its ``.new`` not writable) is not even that — the cut holds in the broker's
+memory and is gone at its next start. So a table quarantined at the floor that the
+plugin's listing does not hold is an alarm on that table (``cutoff``: the broker had lost
+it; cut off again at once), and where the floor runs the broker itself (its plugin's
+file in the floor directory: ``--start-broker``), the floor reads it every
+:data:`FILE_CHECK_S`: a table the broker holds cut off but its file does not, twice
+running, or a file that cannot be read as the plugin's, is the banner.
 """
 
 from __future__ import annotations
@@ -35,6 +46,7 @@ import logging
 import threading
 import time
 from collections.abc import Callable, Iterable
+from pathlib import Path
 from typing import Any
 
 import orjson
@@ -58,10 +70,19 @@ MAX_ANSWER_BYTES = 4 * 1024 * 1024
 #: errors that mean "already so" (the floor's commands are idempotent; a cut-off is then
 #: judged by the client the plugin holds at its end)
 BENIGN = {("createClient", "Client already exists"), ("createRole", "Role already exists"),
-          ("addClientRole", "Internal error"), ("deleteClient", "Client not found")}
+          ("deleteClient", "Client not found")}
+#: seconds between two looks at the plugin's roles and clients while connected (a change
+#: made at the broker meanwhile — a role added to a cut-off table — is put right)
+RECHECK_S = 15.0
+
+#: seconds between two readings of the plugin's file (where it is this machine's)
+FILE_CHECK_S = 5.0
+#: the plugin's file is not read past this size (it holds only the quarantined tables)
+MAX_FILE_BYTES = 16 * 1024 * 1024
 
 Publish = Callable[[str, bytes], None]
 Problem = Callable[[str | None], None]
+Lost = Callable[[str], None]
 
 
 def plugin_config() -> dict[str, Any]:
@@ -73,10 +94,13 @@ def plugin_config() -> dict[str, Any]:
 
 def cut_commands(tid: str) -> list[dict[str, Any]]:
     return [{"command": "createClient", "username": tid, "roles": [{"rolename": ROLE}]},
-            {"command": "addClientRole", "username": tid, "rolename": ROLE},
+            # exactly the one role, no group: another role of a higher priority that
+            # allows publishing would win over ROLE's refusal (red team r43 F2)
+            {"command": "modifyClient", "username": tid, "roles": [{"rolename": ROLE}],
+             "groups": []},
             {"command": "disableClient", "username": tid},
-            # what decides: the client as the plugin now holds it (the two above answer
-            # an error when it already exists or already has the role)
+            # what decides: the client as the plugin now holds it (createClient answers
+            # an error when it already exists)
             {"command": "getClient", "username": tid}]
 
 
@@ -87,11 +111,21 @@ def restore_commands(tid: str) -> list[dict[str, Any]]:
 class BrokerCutoff:
     """The floor's side of the cut-off: commands out (``publish(topic, payload)``, paho's
     thread-safe publish), answers in (:meth:`answered`, paho's thread), deadlines on the
-    watchdog's tick; ``problem(text | None)``: the health's banner."""
+    watchdog's tick; ``problem(text | None)``: the health's banner; ``lost(table)``: the
+    broker's listing did not hold a quarantined table (the table's alarm);
+    ``state_file``: the plugin's file, where the floor can read it (else None)."""
 
-    def __init__(self, publish: Publish, problem: Problem) -> None:
+    def __init__(self, publish: Publish, problem: Problem, *, lost: Lost | None = None,
+                 state_file: Path | None = None) -> None:
         self.publish = publish
         self.problem = problem
+        self.lost = lost or (lambda tid: None)
+        self.state_file = state_file
+        self._file_at = float("-inf")
+        self._unsaved: set[str] = set()  # held by the broker, not in its file, last look
+        self._unread = False  # the file could not be read at the last look
+        self._live = False  # connected to the broker (a look now is answered)
+        self._probed = float("-inf")
         self._lock = threading.Lock()
         self._ids = itertools.count(1)
         #: correlation id -> (sent at, what it was for)
@@ -114,6 +148,15 @@ class BrokerCutoff:
             # old connection would otherwise stay overdue for good)
             self._pending.clear()
             self._overdue = False
+            self._live = True
+        self._probe()
+
+    def disconnected(self) -> None:
+        """The floor's connection ended: no looks until the next one (its own banner)."""
+        self._live = False
+
+    def _probe(self) -> None:
+        self._probed = time.monotonic()
         self._send("probe", [
             {"command": "setDefaultACLAccess", "acls": [
                 {"acltype": k, "allow": v} for k, v in DEFAULT_ACCESS.items()]},
@@ -174,15 +217,20 @@ class BrokerCutoff:
                                     "(someone changed it: docs/floor.md)")
                 elif r.get("command") == "getClient" and not _held_cut(r.get("data")):
                     failed[what] = (f"the plugin does not hold the table disabled in the "
-                                    f"role {ROLE}")
+                                    f"role {ROLE} alone")
                 elif r.get("command") == "listClients":
                     self._listed(r.get("data"))
             for corr, what in done.items():
                 self._pending.pop(corr, None)
                 if what in failed:
                     self._errors[what] = failed[what]
-                else:
-                    self._errors.pop(what, None)
+                    continue
+                self._errors.pop(what, None)
+                verb, _sp, tid = what.partition(" ")
+                if verb == "cut":  # the broker holds it so (getClient said)
+                    self.cut.add(tid)
+                elif verb == "restore":
+                    self.cut.discard(tid)
             self.answers += bool(done)
             self._overdue = False
         for what, err in failed.items():
@@ -194,21 +242,27 @@ class BrokerCutoff:
         """The plugin's clients: the tables it holds in :data:`ROLE` made to agree with
         the floor's quarantines (both ways)."""
         clients = (data or {}).get("clients") if isinstance(data, dict) else None
-        held = set()
+        held, ours = set(), set()
         for c in clients if isinstance(clients, list) else []:
             if isinstance(c, dict) and any(isinstance(r, dict) and r.get("rolename") == ROLE
                                            for r in c.get("roles") or []):
-                held.add(str(c.get("username")))
+                ours.add(str(c.get("username")))
+                if _held_cut(c):  # disabled, in ROLE alone, in no group
+                    held.add(str(c.get("username")))
         self.cut = held
-        missing, extra = sorted(self.wanted - held), sorted(held - self.wanted)
+        missing, extra = sorted(self.wanted - held), sorted(ours - self.wanted)
         threading.Thread(target=self._reconcile, args=(missing, extra), daemon=True,
                          name="floor-cutoff").start()
 
     def _reconcile(self, missing: list[str], extra: list[str]) -> None:
         for tid in missing:
-            log.warning("table %s: quarantined but not cut off at the broker: cut off now",
-                        tid)
+            log.error("table %s: quarantined but the broker did not hold its cut-off (the "
+                      "plugin's file lost, corrupt or not saved?): cut off now", tid)
             self._send(f"cut {tid}", cut_commands(tid))
+            try:
+                self.lost(tid)
+            except Exception:  # the alarm's trouble never stops the cut
+                log.exception("table %s: the lost cut-off could not be alarmed", tid)
         for tid in extra:
             log.warning("table %s: cut off at the broker but not quarantined: let in", tid)
             self._send(f"restore {tid}", restore_commands(tid))
@@ -221,8 +275,56 @@ class BrokerCutoff:
             late = [w for t, w in self._pending.values() if now - t > ANSWER_S]
             changed = bool(late) != self._overdue
             self._overdue = bool(late)
+        if self._live and now - self._probed >= RECHECK_S:
+            with self._lock:  # a look still unanswered is settled by this one (its answer
+                # may have been dropped: the broker's queue for the floor full, say)
+                for corr in [k for k, (_t, w) in self._pending.items() if w == "probe"]:
+                    del self._pending[corr]
+            self._probe()
+        if self.state_file is not None and now - self._file_at >= FILE_CHECK_S:
+            self._file_at = now
+            changed |= self._check_file()
         if changed:
             self._report(now)
+
+    def _check_file(self) -> bool:
+        """The plugin's file against what the broker holds: a table cut off in the
+        broker's memory but not in its file, or a file that cannot be read as the
+        plugin's, at two looks running (the plugin writes its file in place at each
+        change: one look may catch it half written), is an error until it is put right.
+        Whether the errors changed."""
+        assert self.state_file is not None
+        why: str | None = None
+        try:
+            with open(self.state_file, "rb") as f:
+                held = _file_held(orjson.loads(f.read(MAX_FILE_BYTES + 1)))
+        except (OSError, orjson.JSONDecodeError, ValueError) as exc:
+            held = None
+            why = (f"the plugin's file {self.state_file} cannot be read as the plugin's "
+                   f"({type(exc).__name__}): at its next start the broker forgets every "
+                   "quarantine until the floor connects (docs/floor.md)")
+        with self._lock:
+            if held is None:
+                if not self._unread:
+                    why = None  # unreadable once: looked at again before it is an error
+                self._unread, self._unsaved = True, set()
+            else:
+                unsaved = (self.cut & self.wanted) - held
+                twice = sorted(unsaved & self._unsaved)
+                self._unread, self._unsaved = False, unsaved
+                if twice and not self._pending:
+                    why = (f"the broker's plugin did not save the cut-off of {twice[0]} "
+                           f"({len(twice)} in all) in its file {self.state_file} (is it "
+                           "writable by the broker?): at its next start the broker lets "
+                           "them in until the floor connects (docs/floor.md)")
+            was = self._errors.get("the plugin's file")
+            if why is None:
+                self._errors.pop("the plugin's file", None)
+            else:
+                self._errors["the plugin's file"] = why
+        if why != was and why is not None:
+            log.error("%s", why)
+        return why != was
 
     def state(self, now: float | None = None) -> str | None:
         """What is wrong with the cut-off now (None: the broker does what it is asked)."""
@@ -237,11 +339,22 @@ class BrokerCutoff:
                     "A quarantined table's flood still reaches the floor (docs/floor.md)")
         if errors:
             what, err = next(iter(errors.items()))
+            if what == "the plugin's file":
+                return err
             return f"the broker refused the floor's cut-off ({what}): {err}"
         return None
 
     def _report(self, now: float | None = None) -> None:
         self.problem(self.state(now))
+
+
+def _file_held(config: Any) -> set[str]:
+    """The tables the plugin's file holds disabled in :data:`ROLE` (ValueError: a file
+    not shaped as the plugin's)."""
+    clients = config.get("clients") if isinstance(config, dict) else None
+    if not isinstance(clients, list):
+        raise ValueError("no list of clients")
+    return {str(c.get("username")) for c in clients if _held_cut(c)}
 
 
 def _denies_all(data: Any) -> bool:
@@ -254,7 +367,12 @@ def _denies_all(data: Any) -> bool:
 
 
 def _held_cut(data: Any) -> bool:
-    """Whether the plugin's answer to getClient shows the table disabled in :data:`ROLE`."""
-    client = data.get("client") if isinstance(data, dict) else None
-    return isinstance(client, dict) and client.get("disabled") is True and any(
-        isinstance(r, dict) and r.get("rolename") == ROLE for r in client.get("roles") or [])
+    """Whether the plugin's answer to getClient (or a client of its listing or file) shows
+    the table disabled in :data:`ROLE` and nothing else: no other role (one of a higher
+    priority allowing a publish would win), no group."""
+    client = data.get("client", data) if isinstance(data, dict) else None
+    if not isinstance(client, dict) or client.get("disabled") is not True:
+        return False
+    roles = client.get("roles") or []
+    return (isinstance(roles, list) and len(roles) == 1 and isinstance(roles[0], dict)
+            and roles[0].get("rolename") == ROLE and not client.get("groups"))

@@ -2,21 +2,14 @@
 ledger in batches, each table on its own.
 
 paho's network thread checks each message against the schema (:mod:`firmware.floor.wire`)
-and queues it (a bad one as ``bad``); a quarantined table's are dropped there. One store
-thread takes what has arrived (up to :data:`BATCH` records or :data:`LINGER_S`), applies it
-in one database transaction, and only after the commit acknowledges to each table what the
-floor now holds (retained on ``etg/ack/<id>``) and tells the pit view what changed. A crash
-before the commit loses nothing: the acknowledgement was not sent, so the tables send
-those messages again.
-
-Nothing a message holds can stop a thread: the network thread's handling of a message is
-contained whole (an exception is a bad message: acknowledged, kept as evidence, alarmed),
-and so is the store thread's every pass. Both beat for :mod:`firmware.floor.supervise`.
-
-Two different failures, two paths: the database away (:class:`DatabaseAway`) keeps the
-batch and retries it, the tables waiting unacknowledged; any other failure to store is a
-record the floor cannot hold — the batch is applied table by table, and the table whose
-messages fail is quarantined, so no table can stop another.
+and queues it (a bad one as ``bad``; a quarantined table's dropped). One store thread
+applies what arrived (up to :data:`BATCH` records or :data:`LINGER_S`) in one transaction,
+and only after the commit acknowledges to each table what the floor holds (retained on
+``etg/ack/<id>``) and tells the pit view: a crash before it loses nothing (the tables
+send again). Nothing a message holds stops a thread (handling is contained whole: a bad
+message), nor the store's pass; both beat for the supervisor. The database away
+(:class:`DatabaseAway`): the batch kept and retried; any other failure to store: the batch
+applied table by table, the table whose messages fail quarantined.
 """
 
 from __future__ import annotations
@@ -64,17 +57,14 @@ INBOX_BYTES = 64 * 1024 * 1024
 #: of which one table may hold at most this much: a flooding table fills its own share
 #: (its excess dropped unacknowledged; an honest backlog drain is a few MB at most)
 TABLE_INBOX_BYTES = 4 * 1024 * 1024
-#: seconds between two log lines about one table's bad messages
-BAD_LOG_S = 10.0
+BAD_LOG_S = 10.0  # seconds between two log lines about one table's bad messages
 #: the MQTT keep-alive: bounds a silent loss (a dead broker closes the connection;
 #: 5 s was missed under CPU starvation: needless reconnects)
 KEEPALIVE_S = 15
 ONLINE_BYTES = 1024  # a presence message's bytes in a table's budget and the inbox
 DEADLINE_EVERY_S = 5.0  # seconds between looks for software checks past their deadline
-#: seconds the store thread waits after a pass that failed
-FAILED_PASS_S = 1.0
-#: a batch that takes longer than this to store is logged (the tables wait meanwhile)
-SLOW_S = 1.0
+FAILED_PASS_S = 1.0  # seconds the store thread waits after a pass that failed
+SLOW_S = 1.0  # a batch that takes longer than this to store is logged (tables wait)
 
 
 class Ingest:
@@ -102,7 +92,7 @@ class Ingest:
         self._queued = 0  # bytes waiting in the inbox
         self._queued_by: dict[str, int] = {}  # and by table
         self._queued_lock = threading.Lock()
-        self.dropped = 0
+        self.dropped = 0  # messages dropped (behind, or a quarantined table's)
         #: the edge's gate: tables whose messages are dropped (read by paho's thread)
         self.quarantined = {t for t, st in store.tables.items() if st.quarantined}
         self.connected = threading.Event()
@@ -115,12 +105,15 @@ class Ingest:
         self._known: set[str] = set()  # table ids already checked (paho's thread)
         self._status_since: set[str] = set()  # tables with a status since the connect
         self._bad_logged: dict[str, tuple[float, int]] = {}
-        self.rate = TableRate()  # each table's records budget (bytes a second)
+        self.rate = TableRate()  # each table's budget (bytes, the edge's CPU a second)
+        self._charged, self._cpu_at = "", 0.0  # the table the last message is charged to
         #: messages that reached the edge, by table (what a cut-off must bring to a stop)
         self.received: dict[str, int] = {}
         self.cutoff = BrokerCutoff(  # the broker refuses a quarantined table
             lambda topic, payload: self.client.publish(topic, payload, qos=1),
-            self.health.cutoff_problem)
+            self.health.cutoff_problem,
+            lost=lambda tid: self._put([Incoming(tid, "control", {"action": "cutoff-lost"},
+                                                 time.time())], 0))  # the table's alarm
         #: the store's failures: one traceback a kind, then counts (docs/floor.md)
         self.failures = store.failures = Failures(log, "the floor's store",
                                                   self.health.store_problem)
@@ -185,12 +178,17 @@ class Ingest:
     def _disconnected(self, client: Any, userdata: Any, flags: Any, rc: Any,
                       props: Any) -> None:
         self.connected.clear()
+        self.cutoff.disconnected()
         if not self._stop:
             self.health.broker_up(False, f"{self.host}:{self.port}")
 
     def _message(self, client: Any, userdata: Any, msg: Any) -> None:
         """paho's thread: nothing a message holds may escape (paho would end the thread and
         never acknowledge it: the broker delivers it again to every new floor process)."""
+        cpu = time.thread_time()  # the thread's CPU since the last message: its table's
+        if self._charged:  # (TableRate; one clock read a message, paho's read included)
+            self.rate.spent(self._charged, cpu - self._cpu_at)
+        self._cpu_at, self._charged = cpu, ""
         try:
             self._take_message(msg)
         except Exception as exc:
@@ -236,6 +234,7 @@ class Ingest:
             if (count := self.rate.over(tid, now)) is not None:
                 self._put([Incoming(tid, "rate", {"count": count}, now)], 0)
             return
+        self._charged = tid
         if kind == topics.ONLINE and payload in (b"0", b"1"):  # (else: a bad message)
             self._put([Incoming(tid, "online", payload == b"1", now)], ONLINE_BYTES)
             return

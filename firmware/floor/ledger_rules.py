@@ -267,6 +267,13 @@ class LedgerRules:
             st.bad.clear()
             out.released.add(m.table_id)
             out.acks[m.table_id] = ack_of(st)  # so the table sends what waits again
+        elif p["action"] == "cutoff-lost" and st.quarantined is not None:
+            self.alarm(m.table_id, st, "cutoff", (
+                "quarantined, but the broker did not hold its cut-off (Mosquitto's dynamic "
+                "security plugin's file lost, corrupt or not saved, or its client changed): "
+                "cut off again; its messages may have reached the floor meanwhile (dropped "
+                "at the edge)"),
+                work, out)
         out.changed.add(m.table_id)
 
     def signature(self, m: Incoming, st: TableState, work: Work, out: Applied) -> None:

@@ -27,6 +27,7 @@ from pathlib import Path
 from typing import Any
 
 from etgcore.errors import UserError
+from firmware.floor.broker import local_plugin_file
 from firmware.floor.broker_process import BrokerSupervisor, why_not_bound
 from firmware.floor.certs import FLOOR_SERVICE, identity
 from firmware.floor.command_auth import new_command
@@ -171,6 +172,8 @@ def _serve(opts: ServeOptions, sock: socket.socket, ingest_db: Database,
                          check_deadline_s=opts.check_deadline_s)
     ingest = Ingest(ledger, opts.floor_dir, opts.broker_host, opts.broker_port,
                     on_applied=hub.applied, health=health, supervisor=supervisor)
+    if broker is not None:  # the broker's plugin file is the one this floor wrote
+        ingest.cutoff.state_file = local_plugin_file(opts.floor_dir, opts.broker_host)
     health.beats = supervisor.ages
     health.expecting = lambda: any(st.online for st in list(ledger.tables.values()))
 

@@ -534,7 +534,9 @@ def test_redteam_h43_f4_a_table_flooding_past_its_budget_is_alarmed_and_quaranti
         return [m for m in ing.take() if isinstance(m, Incoming)]
 
     first = flood(FLOODING * 4)
-    assert [m.kind for m in first] == ["online"] * 4  # the burst; the rest dropped
+    # the burst; the rest dropped, and the flood reported the moment it is one (r43 F6)
+    assert [m.kind for m in first] == ["online"] * 4 + ["rate"]
+    assert first[-1].payload["count"] == FLOODING + 1
     time.sleep(1.05)
     got = flood(1)
     assert [m.kind for m in got] == ["rate"] and got[0].payload["count"] > FLOODING
