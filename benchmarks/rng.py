@@ -209,6 +209,31 @@ def _per_request(calls: int = 3000) -> tuple[float, float]:
     return statistics.median(times[0]), statistics.median(times[1])
 
 
+def _take_turns(steps: dict[tuple[str, int], Callable[[], int]], pipes: dict[str, _Stream | None],
+                best: dict[tuple[str, int], float], cpu: dict[tuple[str, int], float]) -> None:
+    """Seven rounds of every in-process step and every pipe (``pipes``, None: not
+    available), one after the other, keeping each one's best wall and CPU rate."""
+    for _ in range(7):
+        for key, fn in steps.items():
+            seconds = 0.1 if key[0] == "hmac-drbg" else 0.25
+            wall, on_cpu = _best_rates(fn, seconds, 1)
+            best[key] = max(best[key], wall)
+            cpu[key] = max(cpu[key], on_cpu)
+        for name, pipe in pipes.items():
+            if pipe is not None:
+                best[name, 0] = max(best[name, 0], pipe.rate(0.25))
+
+
+def _bulk_path() -> str:
+    from rng import ctr_native
+
+    return ("CTR_DRBG bulk path: "
+            + ("the compiled loop on libcrypto's EVP (rng.ctr_native)"
+               if ctr_native.bulk() is not None else
+               "the Python loop on cryptography (rng.ctr_native unavailable or "
+               "ETG_RNG_NO_NATIVE set)"))
+
+
 def _stream_figures() -> Iterator[str]:
     """Raw keystream, the DRBGs in process and `etg rng stream` through a pipe, in
     interleaved runs (best of 7 each) so all see the same machine load."""
@@ -234,16 +259,7 @@ def _stream_figures() -> Iterator[str]:
     best = dict.fromkeys([*steps, ("stream", 0), ("openssl", 0), ("writer", 0)], 0.0)
     cpu = dict.fromkeys(steps, 0.0)
     try:
-        for _ in range(7):
-            for key, fn in steps.items():
-                seconds = 0.1 if key[0] == "hmac-drbg" else 0.25
-                wall, on_cpu = _best_rates(fn, seconds, 1)
-                best[key] = max(best[key], wall)
-                cpu[key] = max(cpu[key], on_cpu)
-            best["stream", 0] = max(best["stream", 0], stream.rate(0.25))
-            if ssl is not None:
-                best["openssl", 0] = max(best["openssl", 0], ssl.rate(0.25))
-            best["writer", 0] = max(best["writer", 0], writer.rate(0.25))
+        _take_turns(steps, {"stream": stream, "openssl": ssl, "writer": writer}, best, cpu)
     finally:
         stream.close()
         writer.close()
@@ -253,13 +269,7 @@ def _stream_figures() -> Iterator[str]:
             r.close()
     raw_rate = max(best["raw", size] for size in raws)
     raw_cpu = max(cpu["raw", size] for size in raws)
-    from rng import ctr_native
-
-    yield ("CTR_DRBG bulk path: "
-           + ("the compiled loop on libcrypto's EVP (rng.ctr_native)"
-              if ctr_native.bulk() is not None else
-              "the Python loop on cryptography (rng.ctr_native unavailable or "
-              "ETG_RNG_NO_NATIVE set)"))
+    yield _bulk_path()
     yield ("method: time.perf_counter (wall) and CPU time beside it (time.process_time; "
            "the stream's process from /proc/<pid>/stat, every thread); each figure is the "
            "best of 7 runs of 0.25 s; runs of raw keystream, of the DRBGs and of `etg rng "

@@ -14,9 +14,9 @@ paid T-1 twice / lost the record."""
 from __future__ import annotations
 
 import json
+import sqlite3
 import subprocess
 import sys
-import sqlite3
 from pathlib import Path
 
 import pytest
@@ -56,7 +56,7 @@ def _status(path: Path, tid: str, capsys: pytest.CaptureFixture[str]) -> dict[st
 
 
 @pytest.fixture
-def cashed_out(tmp_path: Path) -> tuple[Path, int]:  # noqa: D401
+def cashed_out(tmp_path: Path) -> tuple[Path, int]:
     """A bench journal with four rounds and cash-out T-1 applied (the table stopped, the
     write-ahead log folded into the file)."""
     path = tmp_path / "j.sqlite"
