@@ -234,7 +234,7 @@ class Journal(InfoAndOutbox):
                 raise
             if written:
                 for r in written if self._proven is not None else ():
-                    self._proven.add(r.seq, r.kind, r.code, r.hash)
+                    self._proven.add(r.seq, r.kind, r.code, r.hash)  # type: ignore[union-attr]
                 self._seq, self._head = written[-1].seq, written[-1].hash
                 self._last_ts = max(r.ts_ns for r in written)
             self._meters = after
