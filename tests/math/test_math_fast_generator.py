@@ -99,3 +99,15 @@ def test_the_stream_is_a_function_of_the_seed() -> None:
     assert same[0] != same[2] and same[0] != same[3] and same[2] != same[3]
     state = np.random.SeedSequence(5).generate_state(4, np.uint64)
     assert state.any()
+
+
+def test_etg_rtp_states_the_generator_of_its_stream() -> None:
+    """A lab reproducing a seeded `etg rtp` run reads which stream the seed drove: the
+    fast path's changed with issue 49 (MT19937 before), so the JSON names it."""
+    from firmware.math.simulation.rtp import run_rtp
+
+    rules = load("blackjack")
+    fast = run_rtp(rules, 2000, jobs=1, seed=1, fast=True).to_json()
+    engine = run_rtp(rules, 200, jobs=1, seed=1).to_json()
+    assert fast["generator"].startswith("xoshiro256**")
+    assert "PCG64" in engine["generator"]
