@@ -18,7 +18,6 @@ def run() -> Iterator[str]:
     from firmware.engine.rules import available_variants
     from firmware.math.games.house_edge import analyse
     from firmware.math.ruleset import load
-    from firmware.math.simulation.fast_path import warm_up
     from firmware.math.simulation.rtp import run_rtp
 
     have = set(available_variants())
@@ -52,19 +51,38 @@ def run() -> Iterator[str]:
     res_e = run_rtp(rules, n, jobs=1, seed=1)
     yield (f"Monte Carlo through the engine, blackjack, 1 seat, 1 core, {n} rounds: "
            f"{n / res_e.seconds:,.0f} rounds/s per core")
+    yield "Monte Carlo fast path: see `python -m benchmarks montecarlo` (next)"
+
+
+def fast_path_rates(n: int = 10_000_000) -> Iterator[str]:
+    """The fast path's rounds per CPU second and per wall second for every game (issue 49:
+    10 M a core), its generator (xoshiro256** in the kernel) beside the yardstick in the
+    same run: the same kernel drawing from numba's MT19937, as it did before."""
+    from firmware.math.ruleset import load
+    from firmware.math.simulation.fast_path import play_fast_rounds, warm_up
+
+    yield (f"Monte Carlo fast path (numba), 1 core, {n:,} rounds a run, CPU seconds beside "
+           "wall seconds; yardstick: the same kernel on numba's MT19937, runs taking turns "
+           "(target 10,000,000 rounds per CPU second)")
     try:
-        warm_up(rules)  # numba compiles (or loads its cache) here, outside the timing
+        warm_up(load("blackjack"))  # numba compiles (or loads its cache), not timed
     except UserError as exc:
-        yield f"Monte Carlo fast path: not measured ({exc})"
+        yield f"  not measured ({exc})"
         return
-    n = 10_000_000
     for v in VARIANTS:
         r = load(v)
         warm_up(r)
-        res_f = run_rtp(r, n, jobs=1, seed=1, fast=True)
-        yield (f"Monte Carlo fast path (numba), {v}, 1 core, {n:,} rounds: "
-               f"{n / res_f.seconds:,.0f} rounds/s per core (target 2,000,000)")
-    yield f"  machine load average while measuring: {load_average()} (shared machine)"
+        play_fast_rounds(r, 100, 0, mt19937=True)
+        rate = {}
+        for mt in (False, True):
+            c0, w0 = time.process_time(), time.perf_counter()
+            play_fast_rounds(r, n, 1, mt19937=mt)
+            rate[mt] = (n / (time.process_time() - c0), n / (time.perf_counter() - w0))
+        (cpu, wall), (mcpu, mwall) = rate[False], rate[True]
+        yield (f"  {v:<16} xoshiro256** {cpu / 1e6:5.2f} M rounds per CPU s ({wall / 1e6:5.2f} "
+               f"M per wall s); MT19937 {mcpu / 1e6:5.2f} M ({mwall / 1e6:5.2f} M): "
+               f"{cpu / mcpu:.2f}x by CPU, {cpu / 1e7:.2f} of the target; "
+               f"load {load_average()}")
 
 
 def sheets() -> Iterator[str]:

@@ -38,6 +38,7 @@ BENCHMARKS: tuple[tuple[str, str], ...] = (
     ("ui", "benchmarks.ui:ui_speed"),
     ("release", "benchmarks.release:release"),
     ("math", "benchmarks.math:run"),
+    ("montecarlo", "benchmarks.math:fast_path_rates"),
     ("par", "benchmarks.math:par"),
     ("floor-edge", "benchmarks.floor_edge:floor_edge"),
     ("floor", "benchmarks.floor:floor_benchmark"),

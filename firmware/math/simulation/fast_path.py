@@ -104,7 +104,8 @@ def _shoe(rules: GameRules) -> np.ndarray:
 
 def play_fast_rounds(rules: GameRules, rounds: int, seed: object,
                      starts: list[tuple[int, int, int, float]] | None = None,
-                     only_split: bool = True, lane: tuple[int, int] | None = None) -> Tally:
+                     only_split: bool = True, lane: tuple[int, int] | None = None,
+                     mt19937: bool | None = None) -> Tally:
     """``rounds`` rounds of ``rules`` through the compiled kernel, seeded by ``seed``.
 
     ``starts`` (player card, up card, player card, weight): every round starts with one
@@ -112,7 +113,9 @@ def play_fast_rounds(rules: GameRules, rounds: int, seed: object,
     are counted (the PAR sheet's split rounds, :mod:`firmware.math.par.split_distribution`);
     ``rounds`` are then the rounds played, the tally's the rounds counted. ``lane``
     (Bingo: target index, multiplier index): every round draws that target and
-    multiplier (a stratum of the PAR sheet's split rounds).
+    multiplier (a stratum of the PAR sheet's split rounds). ``mt19937``: draw from numba's
+    MT19937 (default: only for ``starts``, whose seeded figures the PAR sheet prints)
+    rather than the kernel's xoshiro256** (`make bench` times both in one run).
     """
     k = _kernel()
     ft = tables_for(rules)
@@ -137,7 +140,15 @@ def play_fast_rounds(rules: GameRules, rounds: int, seed: object,
     targets = np.array(BINGO_TARGETS, np.int64)
     mults = np.array(BINGO_MULTIPLIERS, np.float64)
     ss = seed if isinstance(seed, np.random.SeedSequence) else np.random.SeedSequence(seed)  # type: ignore[arg-type]
+    # The PAR sheet's split rounds (``starts``) print seeded figures to the last digit:
+    # they keep numba's MT19937 stream; every other run draws from xoshiro256**, seeded
+    # from the same SeedSequence (see fast_path_kernel._below: 10x cheaper a draw)
+    mt = bool(starts) if mt19937 is None else mt19937
+    ip[k.I_GENERATOR] = k.MT19937 if mt else k.XOSHIRO
     kseed = int(ss.generate_state(1, np.uint32)[0])
+    rs = ss.generate_state(4, np.uint64)
+    if not rs.any():  # xoshiro's one forbidden state (chance 2^-256)
+        rs[0] = 1
     shoe = _shoe(rules)
     sums = np.zeros(k.N_SUMS, np.float64)
     keys = np.full(SLOTS, k.EMPTY, np.int64)
@@ -148,7 +159,7 @@ def play_fast_rounds(rules: GameRules, rounds: int, seed: object,
         n = k.play_rounds(
             min(BATCH, rounds - done), kseed, shoe, ip, fp, ft.init, ft.init_times, ft.split2,
             ft.split2_times, ft.more, ft.rescue, free_dbl, real_split, np.cumsum(tw),
-            np.cumsum(mw), targets, mults, sums, keys, counts, forced, forced_cum,
+            np.cumsum(mw), targets, mults, sums, keys, counts, forced, forced_cum, rs,
         )
         kseed = -1
         done += n

@@ -44,7 +44,9 @@ I_REFERENCE = 16
 I_SUITED_77 = 17
 #: count only the rounds in which a hand was split (the PAR sheet's split rounds)
 I_ONLY_SPLIT = 18
-N_INT = 19
+#: the generator the draws read: MT19937 or XOSHIRO (see :func:`_below`)
+I_GENERATOR = 19
+N_INT = 20
 # -- indices into the float parameters --------------------------------------------------
 F_SURRENDER_REFUND = 0
 F_BJ_PAYS = 1
@@ -67,16 +69,66 @@ EMPTY = np.iinfo(np.int64).min
 MAX_HANDS = 8
 
 
-@njit(cache=True, inline="always")
-def _draw(shoe: np.ndarray, st: np.ndarray) -> int:
+#: ``st[ST_GENERATOR]``: which generator the draws read (see :func:`_below`)
+ST_GENERATOR = 3
+MT19937, XOSHIRO = 0, 1
+_M32 = np.uint64(0xFFFFFFFF)
+
+
+@njit(cache=True, inline="always", error_model="numpy")
+def _next64(rs: np.ndarray) -> np.uint64:
+    """xoshiro256** (Blackman and Vigna): the next 64-bit output of the state ``rs[0:4]``."""
+    s0, s1, s2, s3 = rs[0], rs[1], rs[2], rs[3]
+    m = s1 * np.uint64(5)
+    r = ((m << np.uint64(7)) | (m >> np.uint64(57))) * np.uint64(9)
+    t = s1 << np.uint64(17)
+    s2 ^= s0
+    s3 ^= s1
+    s1 ^= s2
+    s0 ^= s3
+    s2 ^= t
+    s3 = (s3 << np.uint64(45)) | (s3 >> np.uint64(19))
+    rs[0], rs[1], rs[2], rs[3] = s0, s1, s2, s3
+    return r
+
+
+@njit(cache=True, inline="always", error_model="numpy")
+def _below(st: np.ndarray, rs: np.ndarray, n: int) -> np.int64:
+    """Uniform in [0, n) (n < 2^32). WHY two generators: numba's ``np.random.randint``
+    (MT19937 behind a call per draw, masked rejection) costs about 17 ns a draw, half a
+    round; xoshiro256** with Lemire's multiply-and-reject costs about 1.5 ns, exactly
+    uniform too. MT19937 stays for the runs whose seeded figures are printed to the
+    last digit (the PAR sheet's split rounds,
+    :func:`firmware.math.simulation.fast_path.play_fast_rounds`)."""
+    if st[ST_GENERATOR] == MT19937:
+        return np.int64(np.random.randint(0, n))
+    un = np.uint64(n)
+    m = (_next64(rs) >> np.uint64(32)) * un
+    if (m & _M32) < un:  # Lemire: reject the low products that would bias the result
+        floor = ((_M32 - un) + np.uint64(1)) % un
+        while (m & _M32) < floor:
+            m = (_next64(rs) >> np.uint64(32)) * un
+    return np.int64(m >> np.uint64(32))
+
+
+@njit(cache=True, inline="always", error_model="numpy")
+def _uniform(st: np.ndarray, rs: np.ndarray) -> float:
+    """Uniform in [0, 1) from the run's generator (53 bits for xoshiro256**)."""
+    if st[ST_GENERATOR] == MT19937:
+        return np.random.random()
+    return np.float64(_next64(rs) >> np.uint64(11)) * (1.0 / 9007199254740992.0)
+
+
+@njit(cache=True, inline="always", error_model="numpy")
+def _draw(shoe: np.ndarray, st: np.ndarray, rs: np.ndarray) -> int:
     """The next card of the round: uniform among the cards of the shoe not yet dealt."""
     n = st[1]
     if st[2]:
-        return shoe[np.random.randint(0, n)]
+        return shoe[_below(st, rs, n)]
     p = st[0]
     if p >= n:  # never in practice (a round uses far fewer cards than a shoe holds)
         p = 0
-    j = p + np.random.randint(0, n - p)
+    j = p + _below(st, rs, n - p)
     c = shoe[j]
     shoe[j] = shoe[p]
     shoe[p] = c
@@ -84,19 +136,19 @@ def _draw(shoe: np.ndarray, st: np.ndarray) -> int:
     return c
 
 
-@njit(cache=True, inline="always")
-def _draw_value(shoe: np.ndarray, st: np.ndarray, v: int) -> int:
+@njit(cache=True, inline="always", error_model="numpy")
+def _draw_value(shoe: np.ndarray, st: np.ndarray, rs: np.ndarray, v: int) -> int:
     """The next card of the round given its value: uniform among the shoe's cards of
     value ``v`` not yet dealt (a forced start, :func:`play_rounds`)."""
     n = st[1]
     if st[2]:
         while True:
-            c = shoe[np.random.randint(0, n)]
+            c = shoe[_below(st, rs, n)]
             if _value(c) == v:
                 return c
     p = st[0]
     while True:
-        j = p + np.random.randint(0, n - p)
+        j = p + _below(st, rs, n - p)
         if _value(shoe[j]) == v:
             break
     c = shoe[j]
@@ -106,27 +158,27 @@ def _draw_value(shoe: np.ndarray, st: np.ndarray, v: int) -> int:
     return c
 
 
-@njit(cache=True, inline="always")
+@njit(cache=True, inline="always", error_model="numpy")
 def _value(c: int) -> int:
     v = c // 4 + 1
     return 10 if v > 10 else v
 
 
-@njit(cache=True, inline="always")
+@njit(cache=True, inline="always", error_model="numpy")
 def _total(hard: int, ace: bool) -> int:
     return hard + 10 if ace and hard <= 11 else hard
 
 
-@njit(cache=True, inline="always")
-def _pick(cum: np.ndarray) -> int:
-    u = np.random.random() * cum[cum.shape[0] - 1]
+@njit(cache=True, inline="always", error_model="numpy")
+def _pick(cum: np.ndarray, st: np.ndarray, rs: np.ndarray) -> int:
+    u = _uniform(st, rs) * cum[cum.shape[0] - 1]
     for i in range(cum.shape[0]):
         if u < cum[i]:
             return i
     return cum.shape[0] - 1
 
 
-@njit(cache=True)
+@njit(cache=True, error_model="numpy")
 def _spanish_odds(fp: np.ndarray, f3: np.ndarray, h: int, nc: int, up: int) -> float:
     """§ 635a.12(b)/(c) odds of a winning undoubled 21 (1.0 when no bonus applies)."""
     if nc == 5:
@@ -154,7 +206,7 @@ def _spanish_odds(fp: np.ndarray, f3: np.ndarray, h: int, nc: int, up: int) -> f
     return 1.0
 
 
-@njit(cache=True)
+@njit(cache=True, error_model="numpy")
 def play_rounds(
     rounds: int,
     seed: int,
@@ -178,17 +230,21 @@ def play_rounds(
     counts: np.ndarray,
     forced: np.ndarray,
     forced_cum: np.ndarray,
+    rs: np.ndarray,
 ) -> int:
     """Play up to ``rounds`` rounds; return how many (fewer when ``keys`` is 3/4 full).
 
-    ``seed`` >= 0 seeds the kernel's generator first (the caller's first call of a run);
-    later calls continue its stream. ``forced`` (S, 3): when not empty, every round starts
+    ``ip[I_GENERATOR]``: :data:`MT19937` (numba's ``np.random``: ``seed`` >= 0 seeds it
+    first, the caller's first call of a run; later calls continue its stream) or
+    :data:`XOSHIRO` (the state ``rs[0:4]``, seeded by the caller and carried over in
+    ``rs`` from call to call). ``forced`` (S, 3): when not empty, every round starts
     with one of these (player card, up card, player card) values, drawn by the cumulative
     weights ``forced_cum`` (suits at random, the hole card from the rest).
     """
-    if seed >= 0:
+    if seed >= 0 and ip[I_GENERATOR] == MT19937:
         np.random.seed(seed)
-    st = np.zeros(3, np.int64)
+    st = np.zeros(4, np.int64)
+    st[ST_GENERATOR] = ip[I_GENERATOR]
     st[1] = shoe.shape[0]
     st[2] = ip[I_DECKS_INFINITE]
     h17 = ip[I_H17] != 0
@@ -233,21 +289,21 @@ def play_rounds(
         target = 0
         mult = 1.0
         if bingo:
-            ti = _pick(tcum)
-            mi = _pick(mcum)
+            ti = _pick(tcum, st, rs)
+            mi = _pick(mcum, st, rs)
             lane = ti * nmult + mi
             target = targets[ti]
             mult = mults[mi]
         if forced.shape[0]:
-            fi = _pick(forced_cum)
-            c0 = _draw_value(shoe, st, forced[fi, 0])
-            cu = _draw_value(shoe, st, forced[fi, 1])
-            c2 = _draw_value(shoe, st, forced[fi, 2])
+            fi = _pick(forced_cum, st, rs)
+            c0 = _draw_value(shoe, st, rs, forced[fi, 0])
+            cu = _draw_value(shoe, st, rs, forced[fi, 1])
+            c2 = _draw_value(shoe, st, rs, forced[fi, 2])
         else:
-            c0 = _draw(shoe, st)
-            cu = _draw(shoe, st)
-            c2 = _draw(shoe, st)
-        ch = _draw(shoe, st)
+            c0 = _draw(shoe, st, rs)
+            cu = _draw(shoe, st, rs)
+            c2 = _draw(shoe, st, rs)
+        ch = _draw(shoe, st, rs)
         p1, up, p2, hole = _value(c0), _value(cu), _value(c2), _value(ch)
         dbj = check and ((up == 1 and hole == 10) or (up == 10 and hole == 1))
         pbj = (p1 == 1 and p2 == 10) or (p1 == 10 and p2 == 1)
@@ -282,7 +338,7 @@ def play_rounds(
                 first = False
             else:
                 if s == PENDING:
-                    c = _draw(shoe, st)
+                    c = _draw(shoe, st, rs)
                     if nc[ci] < 3:
                         f3[ci, nc[ci]] = c
                     v = _value(c)
@@ -320,7 +376,7 @@ def play_rounds(
                     dbl[ci] = times
                     hv = hard[ci] if hard[ci] < 31 else 31
                     dlam[ci] = nc[ci] == 2 and not ace[ci] and free_dbl[hv]
-                c = _draw(shoe, st)
+                c = _draw(shoe, st, rs)
                 if nc[ci] < 3:
                     f3[ci, nc[ci]] = c
                 v = _value(c)
@@ -372,7 +428,7 @@ def play_rounds(
             while True:
                 dt = _total(dh, da)
                 if dt < 17 or (dt == 17 and h17 and da and dh <= 7):
-                    v = _value(_draw(shoe, st))
+                    v = _value(_draw(shoe, st, rs))
                     dh += v
                     da = da or v == 1
                 else:

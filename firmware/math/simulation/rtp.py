@@ -33,6 +33,11 @@ CHUNK = 2000
 #: 10^6 rounds (a quarter of a second) the 2-core local cluster ran 1.4-1.7x one worker;
 #: with 4 x 10^6, 1.8-2.1x (``make bench`` lab, docs/math.md).
 FAST_CHUNK = 4_000_000
+#: the stream each task's seed drives (docs/math.md: a lab reproducing a seeded run needs
+#: it; the fast path's changed from numba's MT19937 with issue 49)
+FAST_GENERATOR = ("xoshiro256** in the kernel, Lemire's bounded draw; state: the task "
+                  "seed's generate_state(4, uint64)")
+ENGINE_GENERATOR = "numpy default_rng (PCG64) of the task seed"
 
 
 @dataclass
@@ -93,6 +98,7 @@ class RtpResult:
             "task_rounds": self.task_rounds,
             "last_task_rounds": self.last_task_rounds,
             "task_seed": "SeedSequence(seed, spawn_key=(task,))",
+            "generator": FAST_GENERATOR if self.fast else ENGINE_GENERATOR,
             "resumed_tasks": self.resumed_tasks,
             "cluster": self.cluster,
             "seconds": round(self.seconds, 3),
