@@ -55,16 +55,18 @@ def add_credits_offline(cfg: TableConfig, seat: int, cents: int, journal_path: s
     try:
         journal = open_for_table(jpath, cfg.journal.key_path, bench=cfg.bench,
                                  who="etg credits", prove=start_proof, hold=True)
-        rec = replay(journal)
-        if rec is None:  # a journal without a table yet (bench: credits before the first start)
-            rules = load_rules(cfg.table.variant, dict(cfg.rules), cfg.source)
-            rec = open_table(journal, rules, cfg.table.seats, cfg.bench)
-        ctl = Controller(rec.game, journal, finals_recorded=rec.finals_recorded,
-                         round_first_seq=rec.round_first_seq, limits=_limits(cfg),
-                         epoch_seq=rec.epoch_seq,
-                         checkpoint_rounds=cfg.journal.checkpoint_rounds)
-        ok, msg = ctl.request(kind, args)
-        journal.close()
+        try:
+            rec = replay(journal)
+            if rec is None:  # a journal without a table yet (bench: credits first)
+                rules = load_rules(cfg.table.variant, dict(cfg.rules), cfg.source)
+                rec = open_table(journal, rules, cfg.table.seats, cfg.bench)
+            ctl = Controller(rec.game, journal, finals_recorded=rec.finals_recorded,
+                             round_first_seq=rec.round_first_seq, limits=_limits(cfg),
+                             epoch_seq=rec.epoch_seq,
+                             checkpoint_rounds=cfg.journal.checkpoint_rounds)
+            ok, msg = ctl.request(kind, args)
+        finally:
+            journal.close()  # before the lock: see JournalLock.release
     finally:
         lock.release()
     if not ok:

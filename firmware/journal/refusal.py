@@ -122,7 +122,10 @@ def judge(line: str, key: bytes | None, seen: set[str],
         return _evidence(line, f"it names record {seq} with a hash this journal's record "
                          f"{seq} does not have: a note of another journal")
     if item["mac"] in seen:
-        return _evidence(line, "a refusal journaled before (event 715), put back")
+        # a genuine refusal of this journal already in it as a 715: a start killed after
+        # committing it and before removing the note leaves exactly this (red team r42
+        # F7), and one put back adds no fact: nothing to write, never a tamper alarm
+        return 0, {}
     seen.add(item["mac"])
     return int(EventCode.START_REFUSED), {f: item[f] for f in (*FIELDS, "mac")}
 
@@ -132,30 +135,32 @@ def _is_end(at: object) -> bool:
             and isinstance(at[1], str))
 
 
-def read_note(journal: Path) -> tuple[list[str], int]:
+def read_note(journal: Path) -> tuple[list[str], int, int]:
     """The note's last lines (at most :data:`LINES_MAX` of its first :data:`READ_MAX`
-    bytes) and how many lines more it held; a link or anything not a file reads as none."""
+    bytes), how many lines more it held, and the file's size; a link or anything not a
+    file reads as none."""
     try:
         fd = os.open(note_path(journal), os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK)
     except OSError:
-        return [], 0
+        return [], 0, 0
     try:
-        if not stat.S_ISREG(os.fstat(fd).st_mode):
-            return [], 0
+        st = os.fstat(fd)
+        if not stat.S_ISREG(st.st_mode):
+            return [], 0, 0
         data = os.read(fd, READ_MAX)
     except OSError:
-        return [], 0
+        return [], 0, 0
     finally:
         os.close(fd)
     lines = [ln for ln in data.decode("utf-8", "replace").splitlines() if ln.strip()]
-    return lines[-LINES_MAX:], max(0, len(lines) - LINES_MAX)
+    return lines[-LINES_MAX:], max(0, len(lines) - LINES_MAX), st.st_size
 
 
 def refused_starts(journal: _Appends) -> None:
     """At a start, once the journal is proven: the note's refusals (715, or 717 for a
     line that is not a genuine refusal), then the last start if it did not finish (716);
     the note goes once they are written."""
-    lines, more = read_note(journal.path)
+    lines, more, size = read_note(journal.path)
     written: list[int] = []
     if _not_a_file(note_path(journal.path)):  # where a start would write its note
         written.append(journal.append_one("event", {
@@ -167,8 +172,12 @@ def refused_starts(journal: _Appends) -> None:
             kinds=["event"], codes=[int(EventCode.START_REFUSED)]) if r.body.get("mac")}
         for i, line in enumerate(lines):
             code, body = judge(line, journal.key, seen, lambda s: _hash_of(journal, s))
+            if not code:
+                continue
             if i == 0 and more:
                 body = {**body, "lines_not_journaled": more}
+            if i == 0 and size > READ_MAX:  # what was not read is said, not hidden
+                body = {**body, "note_file_bytes": size, "note_bytes_read": READ_MAX}
             written.append(journal.append_one("event", body, code=code).seq)
         remove_note(journal.path)
     unfinished = unfinished_start(journal)

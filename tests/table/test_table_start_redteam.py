@@ -284,10 +284,31 @@ def test_finding_2_a_forged_refusal_note_is_not_a_genuine_715(tmp_path: Path) ->
     assert "MAC does not verify" in str(unverified[2][1]["why"])
     assert "another journal" in str(unverified[3][1]["why"])
     assert not note.exists()
-    note.write_text(kept + "\n")  # the genuine line put back: not a second refusal
+    # the genuine line left or put back after its 715 was committed (a start killed
+    # between the commit and the note's removal leaves exactly this: red team r42 F7):
+    # no second refusal, and no tamper alarm either
+    note.write_text(kept + "\n")
     _proven_start(path)
-    assert len(_events(path, 715)) == 1
-    assert "journaled before" in str(_events(path, 717)[-1][1]["why"])
+    assert len(_events(path, 715)) == 1 and len(_events(path, 717)) == 4
+    assert not note.exists()
+
+
+def test_finding_r42_2_a_note_larger_than_what_is_read_says_so(tmp_path: Path) -> None:
+    """Red team r42 F2: a 2 GiB note was journaled as bytes=64000, with nothing saying
+    that most of it was never read; the 717 now states the file's size and the bytes
+    read."""
+    from journal_rig import played_journal
+
+    from firmware.journal.refusal import READ_MAX, note_path
+
+    path = played_journal(tmp_path, rounds=2)
+    with open(note_path(path), "wb") as f:
+        f.write(b"junk\n" * 10)
+        f.truncate(3 * READ_MAX)  # a sparse tail: large, cheap
+    _proven_start(path)
+    first = _events(path, 717)[0][1]
+    assert first["note_file_bytes"] == 3 * READ_MAX
+    assert first["note_bytes_read"] == READ_MAX
 
 
 def test_finding_3_a_refused_start_whose_note_was_removed_is_named(
@@ -431,3 +452,29 @@ def test_finding_2_a_note_that_is_not_a_file_is_named(tmp_path: Path) -> None:
     named = _events(path, 717)
     assert len(named) == 1 and "not a regular file" in str(named[0][1]["why"])
     assert target.read_text() == "not ours\n" and _events(path, 715) == []
+
+
+def test_finding_r42_5_a_new_journal_does_not_inherit_the_old_ones_note(
+        tmp_path: Path) -> None:
+    """Red team r42 F5: ``etg journal init --archive`` left ``<journal>.refused`` behind:
+    the new journal's first start journaled the old journal's genuine note as a 717 (a
+    tamper alarm from an honest technician's step) and the old journal lost its 715. The
+    note now moves with its journal."""
+    from journal_rig import played_journal
+
+    from firmware.journal import key as journal_key
+    from firmware.journal.refusal import note_path, note_refusal
+
+    path = played_journal(tmp_path, rounds=2)
+    db = sqlite3.connect(f"file:{path}?immutable=1", uri=True)
+    end, digest = db.execute("SELECT seq, hash FROM records ORDER BY seq DESC").fetchone()
+    db.close()
+    note_refusal(path, "the journal changed during the start's proof: genuine",
+                 journal_key.load(journal_key.key_path_for(path, "")), (end, digest))
+    assert main(["journal", "init", "--archive", "--reason", "new card", "--journal",
+                 str(path), "--json"]) == 0
+    assert not note_path(path).exists()
+    kept = [p for p in tmp_path.iterdir() if p.name.endswith(".refused")]
+    assert len(kept) == 1 and kept[0].name.startswith("j.sqlite.20")
+    _proven_start(path)
+    assert _events(path, 717) == [] and _events(path, 715) == []
