@@ -27,7 +27,9 @@ from __future__ import annotations
 import contextlib
 import json
 import logging
+import mmap
 import os
+import struct
 import subprocess
 import sys
 import threading
@@ -94,6 +96,15 @@ class LinkChild:
         self._cv = threading.Condition()
         self._snap: dict[int, Any] | None = None
         self._snap_gen = 0
+        self._snap_tag = 0
+        # the commits told pending (before their COMMIT) in a page the process reads
+        # before it answers a meter: see :meth:`pending` and docs/sas.md
+        self._pend_fd = os.memfd_create("etg-sas-pending", os.MFD_CLOEXEC)
+        os.ftruncate(self._pend_fd, 8)
+        self._pend_page = mmap.mmap(self._pend_fd, 8)
+        self._told = 0  # the newest commit told pending
+        self._resolved = 0  # the newest told commit known committed (another thread's)
+        self._mine = threading.local()  # the newest commit this thread told
         self._sent_gen = 0  # the newest snapshot the sender has written to the process
         self._tells: deque[tuple[Any, ...]] = deque()
         self.results: deque[tuple[Any, ...]] = deque(maxlen=64)
@@ -105,12 +116,37 @@ class LinkChild:
 
     # -- from the table --------------------------------------------------------------------
 
-    def feed(self, snaps: dict[int, Any]) -> None:
-        """The newest snapshots of this line's machines (the controller's thread)."""
+    def feed(self, snaps: dict[int, Any], tag: int = 0) -> None:
+        """The newest snapshots of this line's machines (the controller's thread);
+        ``tag``: :meth:`resolved` read before they were built."""
         with self._cv:
-            self._snap = snaps
+            self._snap, self._snap_tag = snaps, tag
             self._snap_gen += 1
             self._cv.notify_all()
+
+    def pending(self) -> None:
+        """A commit that changes what a host reads is about to COMMIT (the journal's
+        stager, under its lock, so commits are told in their order): its number is in
+        the shared page before the COMMIT makes it visible to ``etg meters``. A store
+        into memory: the controller never waits on the process for it."""
+        with self._cv:
+            self._told += 1
+            n = self._told
+            struct.pack_into("<Q", self._pend_page, 0, n)
+        self._mine.n = n
+
+    def committed(self) -> None:
+        """The journal's committed hook: this thread's told commit is visible now."""
+        n = getattr(self._mine, "n", 0)
+        with self._cv:
+            self._resolved = max(self._resolved, n)
+
+    def resolved(self) -> int:
+        """The newest told commit a snapshot built now on this thread reflects: every
+        commit this thread told has ended (committed, or rolled back: nothing to show),
+        and another thread's once its committed hook ran (commits are serialized)."""
+        with self._cv:
+            return max(self._resolved, getattr(self._mine, "n", 0))
 
     def flush(self, timeout: float = FLUSH_S) -> bool:
         """Wait (the controller's thread, before it answers a request) until the newest
@@ -177,6 +213,8 @@ class LinkChild:
             proc.kill()
             proc.wait(5)
         self.port.close()
+        with contextlib.suppress(OSError):  # the page stays: a late stager writes it
+            os.close(self._pend_fd)
 
     def pid(self) -> int | None:
         return self.proc.pid if self.proc is not None and self.proc.poll() is None else None
@@ -205,8 +243,8 @@ class LinkChild:
         snap_r, snap_w = os.pipe()
         req_r, req_w = os.pipe()
         cfg: dict[str, Any] = {**self._cfg, "parent": os.getpid(), "snap_fd": snap_r,
-                               "req_fd": req_w}
-        fds = [snap_r, req_w]
+                               "req_fd": req_w, "pending_fd": self._pend_fd}
+        fds = [snap_r, req_w, self._pend_fd]
         if cfg["marks_fd"] >= 0:
             fds.append(cfg["marks_fd"])
         if isinstance(self.port, _Described):
@@ -285,12 +323,12 @@ class LinkChild:
                     self._cv.wait(0.5)
                 snap = None
                 if self._snap is not None and self._snap_gen != gen[0]:
-                    snap, gen[0] = self._snap, self._snap_gen
+                    snap, tag, gen[0] = self._snap, self._snap_tag, self._snap_gen
                 tells = list(self._tells)
                 self._tells.clear()
             try:
                 if snap is not None:
-                    out.send(("snap", snap))
+                    out.send(("snap", snap, tag))
                     with self._cv:
                         self._sent_gen = max(self._sent_gen, gen[0])
                         self._cv.notify_all()

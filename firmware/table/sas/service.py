@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import functools
 import logging
+from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
@@ -21,9 +22,9 @@ from drivers.sas.machine import Machine, SeatSnapshot
 from drivers.sas.ports import LinkPort, PtyPort, open_port
 from drivers.sas.settings import SasSettings, own_line, port_of
 from firmware.engine.inputs import CreditsIn, CreditsOut
-from firmware.journal import EventCode
+from firmware.journal import EventCode, Record
 from firmware.table.happenings import RequestHappening
-from firmware.table.sas.board import SasBoard
+from firmware.table.sas.board import _CREDITS, SasBoard
 from firmware.table.sas.link_feed import LinkFeed, link_died
 from firmware.table.sas.link_process import LinkChild
 from firmware.table.sas.requests import TableRequests
@@ -59,10 +60,12 @@ class SasService:
         live = {i + 1: int(s.credits) for i, s in enumerate(ctl.game.seats)}
         live[0] = sum(live.values())
         slot = self.marks.slot if self.marks is not None else None
+        # before the snapshot is built: the commits it is known to reflect
+        tags = [link.resolved() if isinstance(link, LinkChild) else 0 for link in self.links]
         snaps = self.board.snapshots(_refusals(ctl, closed), closed, live, slot)
-        for link in self.links:
+        for link, tag in zip(self.links, tags, strict=True):
             if isinstance(link, LinkChild):
-                link.feed({a: snaps[a] for a in link.addresses})
+                link.feed({a: snaps[a] for a in link.addresses}, tag)
         for addr, snap in snaps.items():
             if addr in self.machines:
                 self.machines[addr].snapshot = snap
@@ -115,6 +118,25 @@ def _unanswered(poll: Poll) -> bytes | None:
 def _flush(links: list[LinkChild]) -> None:
     for link in links:
         link.flush()
+
+
+def _tell_pending(links: list[LinkChild], _db: object, written: list[Record],
+                  deltas: Mapping[object, int]) -> None:
+    """The journal's stager (before COMMIT): a commit that moves a meter, ends a round
+    (games won and lost) or journals a transfer is told to each line's process as
+    pending; anything else (an exception taken, a witness) changes no meter a host reads."""
+    if deltas or any(r.kind == "round" or (r.kind == "event" and int(r.code or 0) in _CREDITS)
+                     for r in written):
+        for link in links:
+            try:
+                link.pending()
+            except Exception:  # never the table's commit: the link's trouble is its own
+                log.exception("SAS pending tell failed")
+
+
+def _tell_committed(links: list[LinkChild]) -> None:
+    for link in links:
+        link.committed()
 
 
 def _host_seen(reqs: TableRequests, seats: list[int], present: bool) -> None:
@@ -207,6 +229,10 @@ def _compose(s: SasSettings, ctl: Controller, mm: dict[int, int],
         # an answer to a request (an attendant's transfer, a bench's credits) goes out
         # once the link's process has the change: a host polling after it reads it
         ctl.before_reply.append(functools.partial(_flush, svc.links))
+        add_stager = getattr(ctl.journal, "add_stager", None)
+        if add_stager is not None:  # a host never reads a meter one commit behind
+            add_stager(functools.partial(_tell_pending, svc.links),
+                       functools.partial(_tell_committed, svc.links))
     else:
         machines = {a: Machine(a, SeatSnapshot(seat, board.asset(a)), reqs)
                     for a, seat in mm.items()}
