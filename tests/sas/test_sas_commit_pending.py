@@ -11,10 +11,12 @@ import threading
 from pathlib import Path
 from typing import Any
 
+import pytest
 from sas_rig import Rig, sas_table, wait_until
 
 from drivers.sas.framing import from_bcd
 from drivers.sas.host import NoAnswer
+from drivers.sas.settings import SasSettings
 from firmware.journal import Journal
 from firmware.table.happenings import RequestHappening
 
@@ -33,6 +35,13 @@ def host_credits(rig: Rig) -> int | None:
         return from_bcd(rig.host.long(1, 0x1A, crc=False, answer=8))
     except NoAnswer:
         return None
+
+
+LAYOUTS = pytest.mark.parametrize("layout", ["process", "thread"])
+
+
+def settings(layout: str) -> SasSettings:
+    return SasSettings(addresses=(1, 2), table_address=9, layout=layout)
 
 
 class Hold:
@@ -56,9 +65,10 @@ class Hold:
             self.release.wait(10)
 
 
+@LAYOUTS
 def test_finding_point_3_a_poll_between_commit_and_snapshot_read_one_commit_behind(
-        tmp_path: Path) -> None:
-    with sas_table(tmp_path) as rig:
+        tmp_path: Path, layout: str) -> None:
+    with sas_table(tmp_path, settings(layout)) as rig:
         rig.settle()
         assert host_credits(rig) == 0 == etg_meters_credits(rig, 1)
         hold = Hold()
@@ -86,12 +96,13 @@ def test_finding_point_3_a_poll_between_commit_and_snapshot_read_one_commit_behi
         assert link.counts["pending_unanswered"] >= 5, dict(link.counts)
 
 
-def test_a_pending_commit_is_waited_for_within_the_bound(tmp_path: Path) -> None:
+@LAYOUTS
+def test_a_pending_commit_is_waited_for_within_the_bound(tmp_path: Path, layout: str) -> None:
     """A snapshot that comes inside the bound answers the poll (no silence for the
     usual few milliseconds between COMMIT and the snapshot)."""
     from drivers.sas.process import PENDING_WAIT_S
 
-    with sas_table(tmp_path) as rig:
+    with sas_table(tmp_path, settings(layout)) as rig:
         rig.settle()
         hold = Hold()
         rig.ctl.journal.add_stager(hold.stage, hold.committed)
@@ -108,10 +119,11 @@ def test_a_pending_commit_is_waited_for_within_the_bound(tmp_path: Path) -> None
         assert host_credits(rig) == 300 == etg_meters_credits(rig, 1)
 
 
-def test_a_commit_rolled_back_leaves_no_meter_poll_unanswered(tmp_path: Path) -> None:
+@LAYOUTS
+def test_a_commit_rolled_back_leaves_no_meter_poll_unanswered(tmp_path: Path, layout: str) -> None:
     """Told pending, then rolled back (a stager failing inside the transaction): the
     snapshot the controller publishes next settles it, the host reads the meters."""
-    with sas_table(tmp_path) as rig:
+    with sas_table(tmp_path, settings(layout)) as rig:
         rig.settle()
         fail = threading.Event()
 

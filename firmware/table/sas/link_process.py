@@ -29,7 +29,6 @@ import json
 import logging
 import mmap
 import os
-import struct
 import subprocess
 import sys
 import threading
@@ -42,6 +41,7 @@ from types import SimpleNamespace
 from typing import Any
 
 import drivers
+from firmware.table.sas.pending import CommitTells
 
 log = logging.getLogger("etg.sas")
 
@@ -98,13 +98,10 @@ class LinkChild:
         self._snap_gen = 0
         self._snap_tag = 0
         # the commits told pending (before their COMMIT) in a page the process reads
-        # before it answers a meter: see :meth:`pending` and docs/sas.md
+        # before it answers a meter (firmware.table.sas.pending, docs/sas.md)
         self._pend_fd = os.memfd_create("etg-sas-pending", os.MFD_CLOEXEC)
         os.ftruncate(self._pend_fd, 8)
-        self._pend_page = mmap.mmap(self._pend_fd, 8)
-        self._told = 0  # the newest commit told pending
-        self._resolved = 0  # the newest told commit known committed (another thread's)
-        self._mine = threading.local()  # the newest commit this thread told
+        self.tells = CommitTells(mmap.mmap(self._pend_fd, 8))
         self._sent_gen = 0  # the newest snapshot the sender has written to the process
         self._tells: deque[tuple[Any, ...]] = deque()
         self.results: deque[tuple[Any, ...]] = deque(maxlen=64)
@@ -118,35 +115,11 @@ class LinkChild:
 
     def feed(self, snaps: dict[int, Any], tag: int = 0) -> None:
         """The newest snapshots of this line's machines (the controller's thread);
-        ``tag``: :meth:`resolved` read before they were built."""
+        ``tag``: :meth:`CommitTells.resolved` read before they were built."""
         with self._cv:
             self._snap, self._snap_tag = snaps, tag
             self._snap_gen += 1
             self._cv.notify_all()
-
-    def pending(self) -> None:
-        """A commit that changes what a host reads is about to COMMIT (the journal's
-        stager, under its lock, so commits are told in their order): its number is in
-        the shared page before the COMMIT makes it visible to ``etg meters``. A store
-        into memory: the controller never waits on the process for it."""
-        with self._cv:
-            self._told += 1
-            n = self._told
-            struct.pack_into("<Q", self._pend_page, 0, n)
-        self._mine.n = n
-
-    def committed(self) -> None:
-        """The journal's committed hook: this thread's told commit is visible now."""
-        n = getattr(self._mine, "n", 0)
-        with self._cv:
-            self._resolved = max(self._resolved, n)
-
-    def resolved(self) -> int:
-        """The newest told commit a snapshot built now on this thread reflects: every
-        commit this thread told has ended (committed, or rolled back: nothing to show),
-        and another thread's once its committed hook ran (commits are serialized)."""
-        with self._cv:
-            return max(self._resolved, getattr(self._mine, "n", 0))
 
     def flush(self, timeout: float = FLUSH_S) -> bool:
         """Wait (the controller's thread, before it answers a request) until the newest

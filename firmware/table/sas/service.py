@@ -13,13 +13,14 @@ from __future__ import annotations
 import functools
 import logging
 from collections.abc import Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 from drivers.sas.framing import Poll
 from drivers.sas.link import SasLink
 from drivers.sas.machine import Machine, SeatSnapshot
 from drivers.sas.ports import LinkPort, PtyPort, open_port
+from drivers.sas.process import PENDING_WAIT_S, READS_COMMITTED
 from drivers.sas.settings import SasSettings, own_line, port_of
 from firmware.engine.inputs import CreditsIn, CreditsOut
 from firmware.journal import EventCode, Record
@@ -27,6 +28,7 @@ from firmware.table.happenings import RequestHappening
 from firmware.table.sas.board import _CREDITS, SasBoard
 from firmware.table.sas.link_feed import LinkFeed, link_died
 from firmware.table.sas.link_process import LinkChild
+from firmware.table.sas.pending import CommitTells
 from firmware.table.sas.requests import TableRequests
 from firmware.table.sas.signature import Signer
 from firmware.table.sas.takes import MarksRefused, TakeMarks, open_marks, recover
@@ -45,6 +47,7 @@ class SasService:
     requests: TableRequests
     links: list[Any]  #: SasLink (thread layout) or LinkChild (process layout)
     marks: TakeMarks | None = None
+    local: CommitTells = field(default_factory=CommitTells)  #: the thread layout's
 
     @property
     def link(self) -> Any:
@@ -61,16 +64,28 @@ class SasService:
         live[0] = sum(live.values())
         slot = self.marks.slot if self.marks is not None else None
         # before the snapshot is built: the commits it is known to reflect
-        tags = [link.resolved() if isinstance(link, LinkChild) else 0 for link in self.links]
+        tags = [t.resolved() for t in self.tells()]
         snaps = self.board.snapshots(_refusals(ctl, closed), closed, live, slot)
-        for link, tag in zip(self.links, tags, strict=True):
+        for link, tag in zip(self.links, tags, strict=False):
             if isinstance(link, LinkChild):
                 link.feed({a: snaps[a] for a in link.addresses}, tag)
         for addr, snap in snaps.items():
             if addr in self.machines:
                 self.machines[addr].snapshot = snap
+        if self.machines:
+            self.local.show(tags[-1])
+
+    def tells(self) -> list[CommitTells]:
+        """What each line is told of the commits (one for the thread layout's machines)."""
+        return [ln.tells for ln in self.links] if not self.machines else [self.local]
 
     def respond(self, poll: Poll) -> bytes | None:
+        if (not poll.general and poll.command in READS_COMMITTED
+                and not self.local.settled(PENDING_WAIT_S)):
+            for link in self.links:  # never one commit behind: the host polls again
+                if poll.address in link.addresses:
+                    link.counts["pending_unanswered"] += 1
+            return None
         return self.machines[poll.address].respond(poll)
 
     def late(self, address: int) -> bytes | None:
@@ -120,23 +135,23 @@ def _flush(links: list[LinkChild]) -> None:
         link.flush()
 
 
-def _tell_pending(links: list[LinkChild], _db: object, written: list[Record],
+def _tell_pending(svc: SasService, _db: object, written: list[Record],
                   deltas: Mapping[object, int]) -> None:
     """The journal's stager (before COMMIT): a commit that moves a meter, ends a round
     (games won and lost) or journals a transfer is told to each line's process as
     pending; anything else (an exception taken, a witness) changes no meter a host reads."""
     if deltas or any(r.kind == "round" or (r.kind == "event" and int(r.code or 0) in _CREDITS)
                      for r in written):
-        for link in links:
+        for tells in svc.tells():
             try:
-                link.pending()
+                tells.pending()
             except Exception:  # never the table's commit: the link's trouble is its own
                 log.exception("SAS pending tell failed")
 
 
-def _tell_committed(links: list[LinkChild]) -> None:
-    for link in links:
-        link.committed()
+def _tell_committed(svc: SasService) -> None:
+    for tells in svc.tells():
+        tells.committed()
 
 
 def _host_seen(reqs: TableRequests, seats: list[int], present: bool) -> None:
@@ -229,10 +244,6 @@ def _compose(s: SasSettings, ctl: Controller, mm: dict[int, int],
         # an answer to a request (an attendant's transfer, a bench's credits) goes out
         # once the link's process has the change: a host polling after it reads it
         ctl.before_reply.append(functools.partial(_flush, svc.links))
-        add_stager = getattr(ctl.journal, "add_stager", None)
-        if add_stager is not None:  # a host never reads a meter one commit behind
-            add_stager(functools.partial(_tell_pending, svc.links),
-                       functools.partial(_tell_committed, svc.links))
     else:
         machines = {a: Machine(a, SeatSnapshot(seat, board.asset(a)), reqs)
                     for a, seat in mm.items()}
@@ -246,6 +257,10 @@ def _compose(s: SasSettings, ctl: Controller, mm: dict[int, int],
             link.respond = svc.respond
             link.late = svc.late
             link.priority = s.priority
+    add_stager = getattr(ctl.journal, "add_stager", None)
+    if add_stager is not None:  # a host never reads a meter one commit behind
+        add_stager(functools.partial(_tell_pending, svc),
+                   functools.partial(_tell_committed, svc))
     before = ctl.publish
 
     def publish(view: Any) -> None:
