@@ -250,9 +250,19 @@ class LinkProcess:
         # this poll is in the pipe now, and the answer must not be older than it
         if not poll.general and poll.command in READS_COMMITTED and not self._settled():
             self.link.counts["pending_unanswered"] += 1
+            self.machines[poll.address].unanswered(poll)
             return None  # never one commit behind: the host polls again
         self._drain()
         return self.machines[poll.address].respond(poll)
+
+    def _read_told(self) -> int:
+        """The page's number, read until two reads agree (an 8-byte store is not
+        promised to be one write: a torn read could name a smaller number)."""
+        assert self._told is not None
+        got = struct.unpack_from("<Q", self._told, 0)[0]
+        while (again := struct.unpack_from("<Q", self._told, 0)[0]) != got:
+            got = again
+        return int(got)
 
     def _settled(self) -> bool:
         """Every commit told pending before now is in the snapshot in hand (waiting at
@@ -261,7 +271,7 @@ class LinkProcess:
         answer from here on is the journal's at an instant inside the poll's life."""
         if self._told is None:
             return True
-        told = int(struct.unpack_from("<Q", self._told, 0)[0])
+        told = self._read_told()
         self._drain()
         if self.tag >= told:
             return True

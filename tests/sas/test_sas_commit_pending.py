@@ -140,3 +140,52 @@ def test_a_commit_rolled_back_leaves_no_meter_poll_unanswered(tmp_path: Path, la
         got = wait_until("an answer", lambda: host_credits(rig) is not None, timeout=5)
         assert got
         assert host_credits(rig) == etg_meters_credits(rig, 1)
+
+
+@LAYOUTS
+def test_only_a_commit_a_host_can_read_is_told_pending(tmp_path: Path, layout: str) -> None:
+    """The tell costs a store, but a poll waits on it: an event that moves no meter, ends
+    no round and is no transfer is not told; a credits-in is."""
+    from firmware.journal import EventCode
+
+    with sas_table(tmp_path, settings(layout)) as rig:
+        rig.settle()
+        tells = rig.svc.tells()[0]
+        before = tells.told
+        rig.ctl.journal.append_one("event", {"why": "test"}, code=int(EventCode.DOOR_OPEN))
+        assert tells.told == before
+        assert rig.request("credits-in", seat=1, cents=100)[0]
+        assert tells.told > before
+        rig.settle()
+        assert host_credits(rig) == 100 == etg_meters_credits(rig, 1)
+
+
+@LAYOUTS
+def test_finding_a_withheld_meter_poll_still_acknowledges_the_exception(
+        tmp_path: Path, layout: str) -> None:
+    """Found by the soak under load: the long poll after a general poll is the host's
+    implied acknowledgement of the exception it got; left unanswered (a commit pending)
+    it did not take it, so a kill -9 next offered it again (received twice)."""
+    from drivers.sas import codes as C
+    from firmware.journal import EventCode
+
+    with sas_table(tmp_path, settings(layout)) as rig:
+        rig.settle()
+        rig.host.timeout = 0.3
+        first = rig.host.general_poll(1)
+        assert first not in (None, C.NO_EXCEPTION)  # the power applied of the rig
+        hold = Hold()
+        rig.ctl.journal.add_stager(hold.stage, hold.committed)
+        hold.armed.set()
+        rig.ctl.put(RequestHappening("credits-in", {"seat": 1, "cents": 200}, None))
+        try:
+            assert hold.reached.wait(10)
+            assert host_credits(rig) is None  # withheld: the table is between its COMMIT
+        finally:  # and its snapshot
+            hold.release.set()
+        rig.settle()
+        wait_until("the take journaled", lambda: [
+            r for r in rig.ctl.journal.records(kinds=["event"])
+            if r.code == int(EventCode.SAS_EXCEPTION_TAKEN)
+            and r.body.get("address") == 1])
+        assert rig.host.general_poll(1) != first

@@ -85,6 +85,7 @@ class SasService:
             for link in self.links:  # never one commit behind: the host polls again
                 if poll.address in link.addresses:
                     link.counts["pending_unanswered"] += 1
+            self.machines[poll.address].unanswered(poll)
             return None
         return self.machines[poll.address].respond(poll)
 
