@@ -84,6 +84,16 @@ class Machine:
 
     # -- dispatch ----------------------------------------------------------------------
 
+    def unanswered(self, poll: Poll) -> None:
+        """A long poll left unanswered (a commit pending: the link answers no meter from
+        before it): still the host's implied acknowledgement of the exception it was
+        given last, as the host counts it taken (a kill -9 next must not offer it again)."""
+        self._sig_seed = None
+        if self._unacked is not None and not poll.general:
+            seq = self._unacked[0]
+            self._unacked = None
+            self.requests.taken(self.address, seq)
+
     def respond(self, poll: Poll) -> bytes | None:
         now = self.clock()
         self._sig_seed = None  # any poll: the host is not waiting for a late signature

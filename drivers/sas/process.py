@@ -37,9 +37,11 @@ import contextlib
 import ctypes
 import datetime as dt
 import json
+import mmap
 import os
 import select
 import signal
+import struct
 import sys
 import time
 from collections.abc import Mapping
@@ -65,6 +67,12 @@ STATS_EVERY_S = 0.1
 BUSY_S = 0.01
 YIELD_S = 0.002
 PR_SET_PDEATHSIG = 1
+#: the polls answered only from a snapshot with no commit pending (meters, credits, a
+#: transfer's status); and how long such a poll waits for that snapshot before it is
+#: left unanswered (the host polls again): well inside the protocol's 20 ms
+READS_COMMITTED = frozenset((*C.SINGLE_METER_POLLS, *C.METER_SET_POLLS, 0x2F, 0x6F, 0xAF,
+                             0x72, 0x74))
+PENDING_WAIT_S = 0.008
 
 
 class _PassedPty:
@@ -226,6 +234,9 @@ class LinkProcess:
                             interbyte_s=float(cfg["interbyte_s"]),
                             host_lost_s=float(cfg["host_lost_s"]), on_host=self._host)
         self.link.late = lambda a: self.machines[a].late()
+        fd = int(cfg.get("pending_fd", -1))
+        self._told = mmap.mmap(fd, 8, prot=mmap.PROT_READ) if fd >= 0 else None
+        self.tag = 0  # the newest told commit the snapshot in hand reflects
         self._sent_stats: dict[str, object] = {}
         self._stats_at = 0.0
         self._running = True
@@ -237,8 +248,41 @@ class LinkProcess:
     def _respond(self, poll: Poll) -> bytes | None:
         # the table's newest snapshot first: one the table wrote before the host sent
         # this poll is in the pipe now, and the answer must not be older than it
+        if not poll.general and poll.command in READS_COMMITTED and not self._settled():
+            self.link.counts["pending_unanswered"] += 1
+            self.machines[poll.address].unanswered(poll)
+            return None  # never one commit behind: the host polls again
         self._drain()
         return self.machines[poll.address].respond(poll)
+
+    def _read_told(self) -> int:
+        """The page's number, read until two reads agree (an 8-byte store is not
+        promised to be one write: a torn read could name a smaller number)."""
+        assert self._told is not None
+        got = struct.unpack_from("<Q", self._told, 0)[0]
+        while (again := struct.unpack_from("<Q", self._told, 0)[0]) != got:
+            got = again
+        return int(got)
+
+    def _settled(self) -> bool:
+        """Every commit told pending before now is in the snapshot in hand (waiting at
+        most :data:`PENDING_WAIT_S` for it). The told number is read first: a commit
+        ``etg meters`` showed before this instant was told before its COMMIT, so an
+        answer from here on is the journal's at an instant inside the poll's life."""
+        if self._told is None:
+            return True
+        told = self._read_told()
+        self._drain()
+        if self.tag >= told:
+            return True
+        self.link.counts["pending_waits"] += 1
+        deadline = time.monotonic() + PENDING_WAIT_S
+        while self.tag < told:
+            left = deadline - time.monotonic()
+            if left <= 0:
+                return False
+            self._drain(left)
+        return True
 
     def _host(self, present: bool) -> None:
         self.reqs.send({"op": "host", "present": present})
@@ -247,6 +291,8 @@ class LinkProcess:
         kind = msg[0]
         if kind == "snap":
             first = not self.reqs.snaps
+            if len(msg) > 2:
+                self.tag = int(msg[2])
             for addr, snap in msg[1].items():
                 if addr in self.machines:
                     self.reqs.snaps[addr] = snap
@@ -267,10 +313,11 @@ class LinkProcess:
         elif kind == "stop":
             self._running = False
 
-    def _drain(self) -> None:
+    def _drain(self, wait: float = 0.0) -> None:
         try:
-            while self.inbox.poll():
+            while self.inbox.poll(wait):
                 self._apply(self.inbox.recv())
+                wait = 0.0
         except (EOFError, OSError):  # the table is gone: so is its link
             os._exit(0)
 

@@ -39,8 +39,6 @@ from firmware.bench.soak_checks import Check
 ASSET_BASE = 46000  # sas.asset_base's default
 PACE_S = 0.2  # per machine
 DEADLINE_MS = 20.0
-#: how long a host waits before it reads again a meter that was one commit behind
-LAG_S = 0.05
 
 #: one-meter long polls read at a still instant, and the journal meter each must equal
 METER_POLLS = {0x10: "credits_out", 0x11: "wagered", 0x12: "paid", 0x13: "credits_in",
@@ -67,9 +65,6 @@ class SoakHost:
         self.received: dict[int, list[int]] = {a: [] for a in range(1, seats + 1)}
         self.meter_reads = 0
         self.meter_mismatches: list[str] = []
-        #: reads one commit behind while the table plays (the journal committed, the
-        #: link's snapshot a few ms from it), each read again at once and then equal
-        self.meter_lags = 0
         self._n = 0
         self._stop = threading.Event()
         self._line = threading.Lock()  # one poll (and its answer) on the line at a time
@@ -146,7 +141,9 @@ class SoakHost:
             if before is not None:
                 after = self._credits(a)
                 self.meter_reads += 1
-                if read not in (before, after) and not self._caught_up(host, a):
+                # neither the journal's before the poll nor after its answer: a mismatch
+                # (no read again: a commit pending is never answered from the old figure)
+                if read not in (before, after):
                     self.meter_mismatches.append(
                         f"seat {a} credits: host read {read}, etg meters {before} before "
                         f"the poll and {after} after its answer")
@@ -155,19 +152,6 @@ class SoakHost:
                 self.transfer(host, a, 100 + self._n, f"SOAK{self._n}")
         except (NoAnswer, OSError):
             self.missed += 1
-
-    def _caught_up(self, host: Host, a: int) -> bool:
-        """A read that was neither the journal's value before nor after it: the table
-        committed a change just before the poll and its snapshot was not at the link yet
-        (the window docs/sas.md states). Read again a moment later: equal then, it is
-        counted as a lag, not a mismatch; still different, a mismatch."""
-        time.sleep(LAG_S)
-        before = self._credits(a)
-        read = from_bcd(host.long(a, 0x1A, crc=False, answer=8))
-        if read in (before, self._credits(a)):
-            self.meter_lags += 1
-            return True
-        return False
 
     def _credits(self, a: int) -> int | None:
         if self.journal is None:
@@ -252,9 +236,7 @@ class SoakHost:
         bad = self.meter_mismatches
         return Check("SAS meters equal etg meters", bool(self.meter_reads) and not bad,
                      f"{self.meter_reads} meters read, "
-                     f"{len(bad)} different" + (f": {'; '.join(bad[:3])}" if bad else "")
-                     + (f", {self.meter_lags} one commit behind and equal when read again"
-                        if self.meter_lags else ""))
+                     f"{len(bad)} different" + (f": {'; '.join(bad[:3])}" if bad else ""))
 
     def transfer_check(self, journal: Path) -> Check:
         rows = _events(journal, (_IN, _OUT))

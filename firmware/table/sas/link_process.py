@@ -27,6 +27,7 @@ from __future__ import annotations
 import contextlib
 import json
 import logging
+import mmap
 import os
 import subprocess
 import sys
@@ -40,6 +41,7 @@ from types import SimpleNamespace
 from typing import Any
 
 import drivers
+from firmware.table.sas.pending import CommitTells
 
 log = logging.getLogger("etg.sas")
 
@@ -94,6 +96,12 @@ class LinkChild:
         self._cv = threading.Condition()
         self._snap: dict[int, Any] | None = None
         self._snap_gen = 0
+        self._snap_tag = 0
+        # the commits told pending (before their COMMIT) in a page the process reads
+        # before it answers a meter (firmware.table.sas.pending, docs/sas.md)
+        self._pend_fd = os.memfd_create("etg-sas-pending", os.MFD_CLOEXEC)
+        os.ftruncate(self._pend_fd, 8)
+        self.tells = CommitTells(mmap.mmap(self._pend_fd, 8))
         self._sent_gen = 0  # the newest snapshot the sender has written to the process
         self._tells: deque[tuple[Any, ...]] = deque()
         self.results: deque[tuple[Any, ...]] = deque(maxlen=64)
@@ -105,10 +113,11 @@ class LinkChild:
 
     # -- from the table --------------------------------------------------------------------
 
-    def feed(self, snaps: dict[int, Any]) -> None:
-        """The newest snapshots of this line's machines (the controller's thread)."""
+    def feed(self, snaps: dict[int, Any], tag: int = 0) -> None:
+        """The newest snapshots of this line's machines (the controller's thread);
+        ``tag``: :meth:`CommitTells.resolved` read before they were built."""
         with self._cv:
-            self._snap = snaps
+            self._snap, self._snap_tag = snaps, tag
             self._snap_gen += 1
             self._cv.notify_all()
 
@@ -177,6 +186,8 @@ class LinkChild:
             proc.kill()
             proc.wait(5)
         self.port.close()
+        with contextlib.suppress(OSError):  # the page stays: a late stager writes it
+            os.close(self._pend_fd)
 
     def pid(self) -> int | None:
         return self.proc.pid if self.proc is not None and self.proc.poll() is None else None
@@ -205,8 +216,8 @@ class LinkChild:
         snap_r, snap_w = os.pipe()
         req_r, req_w = os.pipe()
         cfg: dict[str, Any] = {**self._cfg, "parent": os.getpid(), "snap_fd": snap_r,
-                               "req_fd": req_w}
-        fds = [snap_r, req_w]
+                               "req_fd": req_w, "pending_fd": self._pend_fd}
+        fds = [snap_r, req_w, self._pend_fd]
         if cfg["marks_fd"] >= 0:
             fds.append(cfg["marks_fd"])
         if isinstance(self.port, _Described):
@@ -285,12 +296,12 @@ class LinkChild:
                     self._cv.wait(0.5)
                 snap = None
                 if self._snap is not None and self._snap_gen != gen[0]:
-                    snap, gen[0] = self._snap, self._snap_gen
+                    snap, tag, gen[0] = self._snap, self._snap_tag, self._snap_gen
                 tells = list(self._tells)
                 self._tells.clear()
             try:
                 if snap is not None:
-                    out.send(("snap", snap))
+                    out.send(("snap", snap, tag))
                     with self._cv:
                         self._sent_gen = max(self._sent_gen, gen[0])
                         self._cv.notify_all()

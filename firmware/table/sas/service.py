@@ -12,20 +12,23 @@ from __future__ import annotations
 
 import functools
 import logging
-from dataclasses import dataclass
+from collections.abc import Mapping
+from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 from drivers.sas.framing import Poll
 from drivers.sas.link import SasLink
 from drivers.sas.machine import Machine, SeatSnapshot
 from drivers.sas.ports import LinkPort, PtyPort, open_port
+from drivers.sas.process import PENDING_WAIT_S, READS_COMMITTED
 from drivers.sas.settings import SasSettings, own_line, port_of
 from firmware.engine.inputs import CreditsIn, CreditsOut
-from firmware.journal import EventCode
+from firmware.journal import EventCode, Record
 from firmware.table.happenings import RequestHappening
-from firmware.table.sas.board import SasBoard
+from firmware.table.sas.board import _CREDITS, SasBoard
 from firmware.table.sas.link_feed import LinkFeed, link_died
 from firmware.table.sas.link_process import LinkChild
+from firmware.table.sas.pending import CommitTells
 from firmware.table.sas.requests import TableRequests
 from firmware.table.sas.signature import Signer
 from firmware.table.sas.takes import MarksRefused, TakeMarks, open_marks, recover
@@ -44,6 +47,7 @@ class SasService:
     requests: TableRequests
     links: list[Any]  #: SasLink (thread layout) or LinkChild (process layout)
     marks: TakeMarks | None = None
+    local: CommitTells = field(default_factory=CommitTells)  #: the thread layout's
 
     @property
     def link(self) -> Any:
@@ -59,15 +63,30 @@ class SasService:
         live = {i + 1: int(s.credits) for i, s in enumerate(ctl.game.seats)}
         live[0] = sum(live.values())
         slot = self.marks.slot if self.marks is not None else None
+        # before the snapshot is built: the commits it is known to reflect
+        tags = [t.resolved() for t in self.tells()]
         snaps = self.board.snapshots(_refusals(ctl, closed), closed, live, slot)
-        for link in self.links:
+        for link, tag in zip(self.links, tags, strict=False):
             if isinstance(link, LinkChild):
-                link.feed({a: snaps[a] for a in link.addresses})
+                link.feed({a: snaps[a] for a in link.addresses}, tag)
         for addr, snap in snaps.items():
             if addr in self.machines:
                 self.machines[addr].snapshot = snap
+        if self.machines:
+            self.local.show(tags[-1])
+
+    def tells(self) -> list[CommitTells]:
+        """What each line is told of the commits (one for the thread layout's machines)."""
+        return [ln.tells for ln in self.links] if not self.machines else [self.local]
 
     def respond(self, poll: Poll) -> bytes | None:
+        if (not poll.general and poll.command in READS_COMMITTED
+                and not self.local.settled(PENDING_WAIT_S)):
+            for link in self.links:  # never one commit behind: the host polls again
+                if poll.address in link.addresses:
+                    link.counts["pending_unanswered"] += 1
+            self.machines[poll.address].unanswered(poll)
+            return None
         return self.machines[poll.address].respond(poll)
 
     def late(self, address: int) -> bytes | None:
@@ -115,6 +134,25 @@ def _unanswered(poll: Poll) -> bytes | None:
 def _flush(links: list[LinkChild]) -> None:
     for link in links:
         link.flush()
+
+
+def _tell_pending(svc: SasService, _db: object, written: list[Record],
+                  deltas: Mapping[object, int]) -> None:
+    """The journal's stager (before COMMIT): a commit that moves a meter, ends a round
+    (games won and lost) or journals a transfer is told to each line's process as
+    pending; anything else (an exception taken, a witness) changes no meter a host reads."""
+    if deltas or any(r.kind == "round" or (r.kind == "event" and int(r.code or 0) in _CREDITS)
+                     for r in written):
+        for tells in svc.tells():
+            try:
+                tells.pending()
+            except Exception:  # never the table's commit: the link's trouble is its own
+                log.exception("SAS pending tell failed")
+
+
+def _tell_committed(svc: SasService) -> None:
+    for tells in svc.tells():
+        tells.committed()
 
 
 def _host_seen(reqs: TableRequests, seats: list[int], present: bool) -> None:
@@ -220,6 +258,10 @@ def _compose(s: SasSettings, ctl: Controller, mm: dict[int, int],
             link.respond = svc.respond
             link.late = svc.late
             link.priority = s.priority
+    add_stager = getattr(ctl.journal, "add_stager", None)
+    if add_stager is not None:  # a host never reads a meter one commit behind
+        add_stager(functools.partial(_tell_pending, svc),
+                   functools.partial(_tell_committed, svc))
     before = ctl.publish
 
     def publish(view: Any) -> None:
