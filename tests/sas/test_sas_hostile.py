@@ -180,6 +180,11 @@ def test_an_attendant_cannot_take_a_slot_system_transaction_id(tmp_path: Path) -
     with sas_table(tmp_path) as rig:
         ok, why = rig.request("credits-in", seat=1, cents=100, id="sas:46001:5431")
         assert not ok and "slot system" in why
+        # red team r46 F3: the guard was case-sensitive; 'SAS:...' was taken and journaled
+        # beside the host's 'sas:...' of the same seat and amount
+        for tid in ("SAS:46001:5959", "Sas:46001:5959", "AUTO-PLAY:1"):
+            ok, why = rig.request("credits-in", seat=1, cents=100, id=tid)
+            assert not ok, tid
 
 
 def test_the_host_command_refuses_what_is_not_a_serial_line(tmp_path: Path) -> None:

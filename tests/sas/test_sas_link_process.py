@@ -5,6 +5,7 @@ behind holding the port."""
 
 from __future__ import annotations
 
+import logging
 import os
 import signal
 import subprocess
@@ -12,6 +13,7 @@ import sys
 import time
 from pathlib import Path
 
+import pytest
 from sas_rig import Rig, sas_table, wait_until
 
 from drivers.sas import codes as C
@@ -87,7 +89,8 @@ def test_the_link_runs_in_its_own_process_with_no_secret(tmp_path: Path) -> None
 
 
 def test_kill_9_of_the_link_process_alone_loses_nothing_and_repeats_nothing(
-        tmp_path: Path) -> None:
+        tmp_path: Path, caplog: pytest.LogCaptureFixture) -> None:
+    caplog.set_level(logging.INFO, logger="etg.sas")
     with sas_table(tmp_path) as rig:
         assert exceptions(rig) == [C.AC_POWER_APPLIED]
         first = link_pid(rig)
@@ -110,6 +113,9 @@ def test_kill_9_of_the_link_process_alone_loses_nothing_and_repeats_nothing(
         # the restart is an event; the host hears the transfer once, the power-up never again
         restarted = events(rig, EventCode.SAS_LINK_RESTARTED)
         assert len(restarted) == 1 and restarted[0]["exit"] == -signal.SIGKILL
+        # red team r46 F2: the new process's pid and priority are logged, as the first's
+        # (the docs point a technician at that line)
+        assert f"SAS link process {second} of" in caplog.text
         assert exceptions(rig) == [C.AFT_TRANSFER_COMPLETE]
         kill_link(rig)
         assert exceptions(rig) == []
@@ -159,6 +165,8 @@ _TABLE = """
 import sys, threading, time
 sys.path.insert(0, {tests!r})
 from pathlib import Path
+
+import pytest
 from sas_rig import sas_table
 with sas_table(Path({tmp!r})) as rig:
     print(rig.svc.link.pid(), rig.port.path, flush=True)

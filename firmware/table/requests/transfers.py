@@ -88,9 +88,11 @@ def parse_transfer(kind: str, args: Mapping[str, Any], seats: int,
     if unknown:
         raise TransferRefused(f"unknown field(s): {', '.join(sorted(map(str, unknown)))}")
     tid = transfer_id(args.get("id"))
-    if tid is not None and tid.startswith("sas:"):
+    # reserved prefixes in any case: an attendant's 'SAS:46003:5959' beside the host's
+    # 'sas:46003:5959' misled an audit that matches ids without case (red team r46 F3)
+    if tid is not None and tid.casefold().startswith("sas:"):
         raise TransferRefused("ids beginning 'sas:' are the slot system's (AFT)")
-    if tid is not None and tid.startswith(GRANT_PREFIX):
+    if tid is not None and tid.casefold().startswith(GRANT_PREFIX.casefold()):
         raise TransferRefused(f"ids beginning {GRANT_PREFIX!r} are the table's own (the "
                               "auto-play grant of a seat)")
     seat = strict_int(args.get("seat"), "seat", 1, seats)

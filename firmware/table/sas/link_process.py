@@ -243,9 +243,10 @@ class LinkChild:
         ready = self.proc.stdout.readline().decode(errors="replace").split(None, 1)
         if ready and ready[0] == "ready":
             self.granted = ready[1].strip() if len(ready) > 1 else "normal"
-            if self.restarts == 0:
-                log.info("SAS link process %d of %s: priority %s", self.proc.pid,
-                         self.port.description, self.granted)
+            # every life, not only the first: a technician finds the process by this
+            # line, which must not name a dead pid after a restart (red team r46 F2)
+            log.info("SAS link process %d of %s: priority %s", self.proc.pid,
+                     self.port.description, self.granted)
         return Connection(snap_w, readable=False), Connection(req_r, writable=False)
 
     def _one_life(self) -> None:
