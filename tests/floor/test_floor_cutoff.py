@@ -168,7 +168,9 @@ def test_finding_flood_quarantined_table_is_cut_off(rig: FloorRig) -> None:
                  and ing.cutoff.state() is None)
         _barrier(ing)
         at_cut = ing.received.get("FLOOD", 0)
-        assert at_cut >= 20 and flood.sent > at_cut  # it flooded; the floor saw the start
+        # it flooded and the floor saw it; the cut may come before or after the floor has
+        # read all it sent so far (the flood is cut at its 51st refusal in a second)
+        assert at_cut >= 20 and flood.sent >= at_cut
         wait_for("FLOOD connected (kicked, its certificate connects again)",
                  flood.c.is_connected)
         sent_before = flood.sent
